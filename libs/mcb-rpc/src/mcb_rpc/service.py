@@ -1,0 +1,88 @@
+"""Run a service: a gRPC aio server plus an HTTP ``GET /health`` in one event loop.
+
+Stops cleanly on SIGINT/SIGTERM: the health server closes, the gRPC server drains for a
+short grace period, then ``on_stop`` runs (close databases, flush files).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import uvicorn
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+log = logging.getLogger("mcb")
+
+GRPC_OPTIONS = [
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    ("grpc.max_send_message_length", 64 * 1024 * 1024),
+]
+
+
+def configure_logging(service: str) -> None:
+    logging.basicConfig(
+        level=logging.INFO,
+        format=f"%(asctime)s {service} %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def health_app(service: str, health: Callable[[], Awaitable[dict[str, Any]]]) -> FastAPI:
+    app = FastAPI(title=f"mcb {service} health", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/health")
+    async def _health() -> JSONResponse:
+        body = await health()
+        body.setdefault("service", service)
+        status = 200 if body.get("status") == "ok" else 503
+        return JSONResponse(body, status_code=status)
+
+    return app
+
+
+async def serve(
+    service: str,
+    bind: str,
+    grpc_port: int,
+    health_port: int,
+    add_servicers: Callable[[grpc.aio.Server], None],
+    health: Callable[[], Awaitable[dict[str, Any]]],
+    on_start: Callable[[], Awaitable[None]] | None = None,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    server = grpc.aio.server(options=GRPC_OPTIONS)
+    add_servicers(server)
+    bound = server.add_insecure_port(f"{bind}:{grpc_port}")
+    if bound == 0:
+        raise SystemExit(f"{service}: cannot bind gRPC port {bind}:{grpc_port} (in use?)")
+    if on_start is not None:
+        await on_start()
+    await server.start()
+    config = uvicorn.Config(
+        health_app(service, health), host=bind, port=health_port, log_level="warning",
+        lifespan="off",
+    )
+    http = uvicorn.Server(config)
+    http.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    http_task = asyncio.create_task(http.serve())
+    log.info("%s listening: gRPC %s:%d, health http://%s:%d/health", service, bind, grpc_port, bind, health_port)
+    stopper = asyncio.create_task(stop.wait())
+    done, _ = await asyncio.wait({http_task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    if http_task in done and http_task.exception() is not None:
+        log.error("%s: health server failed: %s", service, http_task.exception())
+    http.should_exit = True
+    await server.stop(grace=2.0)
+    if on_stop is not None:
+        await on_stop()
+    await asyncio.gather(http_task, return_exceptions=True)
+    stopper.cancel()
+    log.info("%s stopped", service)

@@ -1,0 +1,75 @@
+"""Runtime settings from the environment (``MCB_*``), with loopback defaults.
+
+The local runner (``mcb up``) and compose.yaml set the same variables. Nothing here is
+secret: tokens are read from files in ``secrets_dir`` (see tokens.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORTS = {
+    "world_host": 8765,   # world protocol (HTTP)
+    "bridge": 8787,       # MCP streamable HTTP + /health
+    "planner_grpc": 50061,
+    "journal_grpc": 50062,
+    "camera_grpc": 50064,
+    "planner_health": 8791,
+    "journal_health": 8792,
+    "camera_health": 8794,
+    "redis": 6389,
+}
+
+
+def _env(name: str, default: str) -> str:
+    v = os.environ.get(name)
+    return v if v not in (None, "") else default
+
+
+@dataclass
+class Settings:
+    runtime_dir: Path
+    bind_host: str
+    world_host_url: str
+    planner_addr: str
+    journal_addr: str
+    camera_addr: str
+    redis_url: str
+    ports: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PORTS))
+
+    @property
+    def secrets_dir(self) -> Path:
+        return Path(_env("MCB_SECRETS_DIR", str(self.runtime_dir / "secrets")))
+
+    @property
+    def config_file(self) -> Path:
+        return Path(_env("MCB_CONFIG", str(self.runtime_dir / "config.json")))
+
+    def port(self, name: str) -> int:
+        return int(_env(f"MCB_{name.upper()}_PORT", str(self.ports[name])))
+
+    def load_config(self) -> dict[str, Any]:
+        """The non-secret project configuration written by the runner (projects, world)."""
+        try:
+            return json.loads(self.config_file.read_text())
+        except FileNotFoundError:
+            return {}
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        runtime = Path(_env("MCB_RUNTIME_DIR", ".runtime")).resolve()
+        host = "127.0.0.1"
+        p = DEFAULT_PORTS
+        return cls(
+            runtime_dir=runtime,
+            bind_host=_env("MCB_BIND_HOST", host),
+            world_host_url=_env("MCB_WORLD_HOST_URL", f"http://{host}:{p['world_host']}"),
+            planner_addr=_env("MCB_PLANNER_ADDR", f"{host}:{p['planner_grpc']}"),
+            journal_addr=_env("MCB_JOURNAL_ADDR", f"{host}:{p['journal_grpc']}"),
+            camera_addr=_env("MCB_CAMERA_ADDR", f"{host}:{p['camera_grpc']}"),
+            redis_url=_env("MCB_REDIS_URL", f"redis://{host}:{p['redis']}/0"),
+        )

@@ -1,0 +1,84 @@
+"""Bearer tokens: one file per principal in the secrets folder, mode 0600.
+
+Principals and what they may do:
+  agent       MCP tools of the configured project (the model's side)
+  admin       everything, including recovery decisions and chat polling
+  service     service-to-service calls (journal -> world host, camera -> world host)
+  automation  the embedded host's local-automation methods (tests, scripts); off unless set
+
+Tokens are compared in constant time and never logged or returned.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+PRINCIPALS = ("agent", "admin", "service", "automation")
+
+
+def token_path(secrets_dir: Path, principal: str) -> Path:
+    return secrets_dir / f"{principal}.token"
+
+
+def read_token(secrets_dir: Path, principal: str) -> str | None:
+    env = os.environ.get(f"MCB_{principal.upper()}_TOKEN")
+    if env:
+        return env.strip()
+    try:
+        return token_path(secrets_dir, principal).read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def ensure_token(secrets_dir: Path, principal: str) -> str:
+    """Create the principal's token file (0600, atomic) unless it exists; return the token."""
+    secrets_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(secrets_dir, 0o700)
+    path = token_path(secrets_dir, principal)
+    if path.exists():
+        return path.read_text().strip()
+    tok = secrets.token_urlsafe(32)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(tok + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return tok
+
+
+class TokenTable:
+    """Maps presented bearer tokens to principals."""
+
+    def __init__(self, tokens: dict[str, str | None]):
+        self._tokens = {p: t for p, t in tokens.items() if t}
+
+    @classmethod
+    def load(cls, secrets_dir: Path, principals: tuple[str, ...] = PRINCIPALS) -> TokenTable:
+        return cls({p: read_token(secrets_dir, p) for p in principals})
+
+    def principal_for(self, presented: str | None) -> str | None:
+        if not presented:
+            return None
+        found = None
+        for principal, tok in self._tokens.items():
+            # compare against every token so timing does not reveal which one matched
+            if hmac.compare_digest(presented.encode(), tok.encode()):
+                found = principal
+        return found
+
+    def has(self, principal: str) -> bool:
+        return principal in self._tokens
+
+
+def bearer(header_value: str | None) -> str | None:
+    if not header_value:
+        return None
+    scheme, _, value = header_value.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()

@@ -1,0 +1,1 @@
+"""mcb_journal."""

@@ -1,0 +1,1 @@
+"""mcb: the command line (local runner, status, MCP over stdio)."""

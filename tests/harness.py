@@ -1,0 +1,128 @@
+"""Real processes for tests: free ports, a real redis-server, services started as
+subprocesses and waited on by their ``/health`` with a deadline (never a bare sleep).
+
+Every process started here is killed at teardown; its log is kept in the test's tmp dir and
+printed on failure to start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(pred: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-8000:]
+        except FileNotFoundError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> int | None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(sig)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+        return self.popen.returncode
+
+    def kill9(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.wait(5)
+
+
+def start_process(
+    name: str,
+    argv: list[str],
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    health_url: str | None = None,
+    ready: Callable[[], bool] | None = None,
+    timeout: float = 30.0,
+) -> Proc:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{name}.log"
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    logf = open(log_path, "ab")  # noqa: SIM115 - owned by the child for its lifetime
+    popen = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT)
+    proc = Proc(name, popen, log_path, env or {})
+
+    def _ready() -> bool:
+        if popen.poll() is not None:
+            raise RuntimeError(f"{name} exited with {popen.returncode}:\n{proc.log()}")
+        if ready is not None:
+            return ready()
+        try:
+            return httpx.get(health_url, timeout=1.0).status_code == 200  # type: ignore[arg-type]
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_until(_ready, timeout, f"{name} to become healthy")
+    except TimeoutError:
+        proc.kill9()
+        raise TimeoutError(f"{name} did not become healthy in {timeout}s:\n{proc.log()}") from None
+    return proc
+
+
+def start_redis(tmp: Path) -> tuple[Proc, str]:
+    exe = shutil.which("redis-server")
+    if exe is None:
+        raise RuntimeError("redis-server is not installed (make test installs it: apt-get install redis-server)")
+    port = free_port()
+    data = tmp / "redis"
+    data.mkdir(parents=True, exist_ok=True)
+    argv = [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
+            "--save", "", "--appendonly", "no", "--protected-mode", "yes"]
+
+    def ping() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    proc = start_process("redis", argv, tmp / "logs", ready=ping, timeout=15)
+    return proc, f"redis://127.0.0.1:{port}/0"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install what `make up` / `make test` need and is missing: uv, redis-server, the venv.
+# Idempotent; safe to run on every invocation. Uses only PyPI and Debian packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing ${need_apt[*]} (apt-get)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    # Debian starts a system redis on 6379; we run our own on other ports.
+    (systemctl stop redis-server 2>/dev/null || service redis-server stop 2>/dev/null || true) >/dev/null 2>&1
+  else
+    echo "bootstrap: please install: ${need_apt[*]} (e.g. sudo apt-get install ${need_apt[*]})" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v uv >/dev/null 2>&1; then
+  echo "bootstrap: installing uv (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check uv 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check --user uv
+  export PATH="$HOME/.local/bin:$PATH"
+fi
+
+uv sync --frozen --quiet

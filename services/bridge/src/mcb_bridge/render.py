@@ -1,0 +1,376 @@
+"""Journal responses -> compact JSON for the model, bounded in size.
+
+Conventions of everything the model reads (stated once here, and in the tool descriptions):
+
+* keys are snake_case, the same style as the tool arguments (the protobuf field names,
+  ``preserving_proto_field_name``), never the camelCase of the canonical proto JSON mapping;
+* numbers are JSON numbers (64-bit counters too) and are always shown, zero included;
+  empty strings and empty lists are left out; positions are always full ``{x, y, z}``;
+* a response's JSON text is at most ``MAX_TEXT_BYTES`` (64 KiB). Long lists are cut to a
+  bounded sample *with* a count of what was left out (``<name>_omitted``) and
+  ``truncated: true``; region blocks are cut into pages with ``next_cursor``. Nothing is
+  dropped silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+from mcb_common.errors import ErrorCode, McbError
+
+MAX_TEXT_BYTES = 64 * 1024
+# Aim well below the hard cap so a typical answer stays within a few thousand tokens.
+SOFT_TEXT_BYTES = 48 * 1024
+
+SAMPLE_LIMITS = {
+    "palette": 64,
+    "materials": 64,
+    "conflicts": 20,
+    "conflict_samples": 20,
+    "written_samples": 20,
+    "warnings": 20,
+    "needs_attention": 20,
+    "recent_operations": 10,
+    "capabilities": 64,
+}
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def text_size(obj: Any) -> int:
+    return len(dumps(obj).encode())
+
+
+# ---------------------------------------------------------------- protobuf -> dict
+
+
+def vec(v: Any) -> dict[str, int]:
+    return {"x": int(v.x), "y": int(v.y), "z": int(v.z)}
+
+
+def box(b: Any) -> dict[str, Any]:
+    return {"min": vec(b.min), "max": vec(b.max)}
+
+
+def _scalar(fd: FieldDescriptor, value: Any) -> Any:
+    if fd.type == FieldDescriptor.TYPE_ENUM:
+        return fd.enum_type.values_by_number[value].name if value in fd.enum_type.values_by_number else value
+    if fd.type == FieldDescriptor.TYPE_BYTES:
+        return base64.b64encode(value).decode()
+    return value
+
+
+def to_dict(msg: Message) -> dict[str, Any]:
+    """snake_case dict: numbers/bools always, strings and lists only when non-empty."""
+    name = msg.DESCRIPTOR.full_name
+    if name == "mcb.common.v1.Vec3":
+        return vec(msg)
+    if name == "mcb.common.v1.Error":
+        out: dict[str, Any] = {"code": msg.code, "message": msg.message, "retryable": msg.retryable}
+        if msg.details_json:
+            try:
+                out["details"] = json.loads(msg.details_json)
+            except ValueError:
+                out["details"] = msg.details_json
+        return out
+    out = {}
+    for fd in msg.DESCRIPTOR.fields:
+        value = getattr(msg, fd.name)
+        if fd.label == FieldDescriptor.LABEL_REPEATED:
+            if len(value) == 0:
+                continue
+            if fd.message_type is not None:
+                out[fd.name] = [to_dict(v) for v in value]
+            else:
+                out[fd.name] = [_scalar(fd, v) for v in value]
+        elif fd.message_type is not None:
+            if msg.HasField(fd.name):
+                out[fd.name] = to_dict(value)
+        elif fd.type == FieldDescriptor.TYPE_STRING:
+            if value:
+                out[fd.name] = value
+        else:
+            out[fd.name] = _scalar(fd, value)
+    return out
+
+
+# ---------------------------------------------------------------- bounding
+
+
+def bound_lists(d: dict[str, Any], limits: dict[str, int] = SAMPLE_LIMITS) -> dict[str, Any]:
+    """Cut known long lists to their sample size, recording how many were left out."""
+    for key, limit in limits.items():
+        items = d.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            d[f"{key}_omitted"] = len(items) - limit
+            d[key] = items[:limit]
+            d["truncated"] = True
+    return d
+
+
+def fit(d: dict[str, Any], max_bytes: int = SOFT_TEXT_BYTES) -> dict[str, Any]:
+    """Halve the longest list (anywhere at the top level) until the JSON fits; count the cuts."""
+    while text_size(d) > max_bytes:
+        lists = [(text_size(v), k) for k, v in d.items() if isinstance(v, list) and v]
+        if not lists:
+            break
+        _, key = max(lists)
+        items = d[key]
+        keep = len(items) // 2
+        d[f"{key}_omitted"] = d.get(f"{key}_omitted", 0) + len(items) - keep
+        d[key] = items[:keep]
+        d["truncated"] = True
+    if text_size(d) > MAX_TEXT_BYTES:
+        # Only giant strings can get here (lists are already empty): shorten them, loudly.
+        for k, v in list(d.items()):
+            if isinstance(v, str) and len(v) > 1024:
+                d[k] = v[:1024] + "…"
+                d["truncated"] = True
+    return d
+
+
+# ---------------------------------------------------------------- tools
+
+
+def project_context(resp: Any) -> dict[str, Any]:
+    out = to_dict(resp)
+    world = out.get("world")
+    if isinstance(world, dict):
+        world.pop("host_instance", None)  # process identity; meaningless to the model
+    if resp.HasField("project") and resp.project.HasField("area"):
+        out["project"]["area"] = box(resp.project.area)
+    out["conventions"] = (
+        "Coordinates are integer block positions, y up; boxes are inclusive [min, max]. "
+        "Block states are canonical strings like minecraft:oak_stairs[facing=east,half=bottom,"
+        "shape=straight,waterlogged=false]; shorthand without properties takes the defaults. "
+        "Output keys are snake_case; empty strings and lists are omitted."
+    )
+    return fit(bound_lists(out))
+
+
+def plan_summary(resp: Any) -> dict[str, Any]:
+    out = to_dict(resp)
+    if resp.HasField("region"):
+        out["region"] = box(resp.region)
+    out = bound_lists(out)
+    if resp.plan_id:
+        out["next"] = (
+            "Review changed_blocks, materials and conflicts; then call build_apply with this "
+            "plan_id and plan_hash and a new idempotency_key before expires_at."
+        )
+    return fit(out)
+
+
+_TERMINAL = {"applied", "conflict", "cancelled", "failed", "recovery_required"}
+
+
+def operation_report(resp: Any) -> dict[str, Any]:
+    out = bound_lists(to_dict(resp))
+    if resp.state and resp.state not in _TERMINAL:
+        out["next"] = "Still running: call operation_status with this operation_id in a second or two."
+    elif resp.state == "conflict":
+        out["next"] = (
+            "Some blocks changed under the plan and were not overwritten: inspect the region "
+            "and prepare a new plan that respects them."
+        )
+    return fit(out)
+
+
+# ---------------------------------------------------------------- region_inspect
+
+AIR_STATES = {"minecraft:air", "minecraft:cave_air", "minecraft:void_air"}
+NOT_IN_PAGE = " "
+# Printable ASCII without space, '"' and '\\' (which JSON would escape) and '.' (air).
+_ALPHABET = [c for c in (chr(i) for i in range(33, 127)) if c not in ' "\\.']
+_ALPHABET_SET = set(_ALPHABET)
+
+CURSOR_PREFIX = "b1."
+
+
+def _symbols(states: list[str]) -> dict[str, str]:
+    """A short, mostly mnemonic symbol per state (first letter of the block name first)."""
+    width = 1 if len(states) <= len(_ALPHABET) + 1 else 2
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    if width == 1:
+        for s in states:
+            if s.split("[", 1)[0] in AIR_STATES and "." not in used:
+                out[s] = "."
+                used.add(".")
+                continue
+            name = s.split(":", 1)[-1]
+            candidates = [ch for ch in (name[:1].upper(), name[:1].lower()) if ch in _ALPHABET_SET]
+            candidates += [ch.upper() for ch in name if ch.isalpha()] + _ALPHABET
+            for ch in candidates:
+                if ch not in used:
+                    out[s] = ch
+                    used.add(ch)
+                    break
+        return out
+    pairs = iter(a + b for a in _ALPHABET for b in _ALPHABET)
+    for s in states:
+        if s.split("[", 1)[0] in AIR_STATES and ".." not in used:
+            out[s] = ".."
+            used.add("..")
+        else:
+            out[s] = next(pairs)
+    return out
+
+
+def encode_cursor(region: tuple[int, ...], journal_cursor: str, skip: int) -> str:
+    raw = dumps({"r": list(region), "j": journal_cursor, "k": skip}).encode()
+    return CURSOR_PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, region: tuple[int, ...]) -> tuple[str, int]:
+    """-> (journal cursor for the page to fetch, positions of that page to skip)."""
+    bad = McbError(
+        ErrorCode.INVALID_REQUEST,
+        "cursor is not a next_cursor returned by region_inspect; omit it to start at the first page",
+    )
+    if not cursor.startswith(CURSOR_PREFIX):
+        raise bad
+    body = cursor[len(CURSOR_PREFIX):]
+    try:
+        data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        r, j, k = data["r"], data["j"], data["k"]
+        if not (isinstance(j, str) and isinstance(k, int) and k >= 0 and isinstance(r, list)):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        raise bad from None
+    if tuple(r) != tuple(region):
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "this cursor belongs to another region: pass the same min and max as the call that "
+            "returned it, or omit the cursor",
+        )
+    return j, k
+
+
+def region_summary(resp: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "region": box(resp.region),
+        "detail": "summary",
+        "positions": int(resp.positions),
+        "non_air": int(resp.non_air),
+        "palette": [{"state": p.state, "count": int(p.count)} for p in resp.palette],
+    }
+    bound_lists(out)
+    if "palette_omitted" in out:
+        shown = sum(p["count"] for p in out["palette"])
+        out["palette_omitted_positions"] = int(resp.positions) - shown
+        out["hint"] = "Narrow the region to see the rarest states."
+    return fit(out)
+
+
+def region_blocks(
+    resp: Any,
+    region: tuple[int, ...],
+    journal_cursor: str,
+    skip: int,
+    max_bytes: int = SOFT_TEXT_BYTES,
+) -> dict[str, Any]:
+    """Render one journal page (minus its first ``skip`` positions) as legend + layers.
+
+    If the rendering would exceed ``max_bytes`` the page is cut further: the answer then ends
+    early and ``next_cursor`` resumes inside this journal page.
+    """
+    x0, y0, z0, x1, y1, z1 = region
+    dx, dz = x1 - x0 + 1, z1 - z0 + 1
+    states = list(resp.page_states)
+    if skip > len(states):
+        raise McbError(ErrorCode.INVALID_REQUEST, "cursor is past the end of its page; omit it to start again")
+    start = int(resp.offset) + skip
+    remaining = states[skip:]
+    base: dict[str, Any] = {
+        "region": {"min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}},
+        "detail": "blocks",
+        "positions": int(resp.positions),
+        "non_air": int(resp.non_air),
+    }
+    if resp.palette:
+        pal = [{"state": p.state, "count": int(p.count)} for p in resp.palette]
+        base["palette"] = pal[: SAMPLE_LIMITS["palette"]]
+        if len(pal) > SAMPLE_LIMITS["palette"]:
+            base["palette_omitted"] = len(pal) - SAMPLE_LIMITS["palette"]
+
+    def render(n: int) -> dict[str, Any]:
+        page = remaining[:n]
+        used = _by_freq(page)
+        names = [resp.page_palette[i] for i in used]
+        sym_by_state = _symbols(names)
+        sym = {i: sym_by_state[resp.page_palette[i]] for i in used}
+        width = len(next(iter(sym.values()))) if sym else 1
+        blank = NOT_IN_PAGE * width
+        layers: list[dict[str, Any]] = []
+        rows: dict[tuple[int, int], list[str]] = {}
+        order: list[tuple[int, int]] = []
+        for k, st in enumerate(page):
+            idx = start + k
+            x = x0 + idx % dx
+            z = z0 + (idx // dx) % dz
+            y = y0 + idx // (dx * dz)
+            key = (y, z)
+            if key not in rows:
+                rows[key] = [blank] * dx
+                order.append(key)
+            rows[key][x - x0] = sym[st]
+        current_y = None
+        for y, z in order:
+            if y != current_y:
+                layers.append({"y": y, "z_from": z, "rows": []})
+                current_y = y
+            layers[-1]["rows"].append("".join(rows[(y, z)]))
+        legend = {sym_by_state[s]: s for s in names}
+        if any(blank in "".join(layer["rows"]) for layer in layers):
+            legend[blank] = "(not in this page)"
+        out = dict(base)
+        out.update(
+            {
+                "page": {"first_position": start, "count": n},
+                "orientation": (
+                    f"each layer is one y; layers[].rows[j] is z = z_from + j (z grows southward); "
+                    f"symbol i of a row (symbol_width {width} characters each) is x = {x0} + i "
+                    "(x grows eastward). Positions are in y, then z, then x order."
+                ),
+                "symbol_width": width,
+                "legend": legend,
+                "layers": layers,
+            }
+        )
+        done = n
+        if done < len(remaining):
+            out["next_cursor"] = encode_cursor(region, journal_cursor, skip + done)
+            out["truncated"] = True
+        elif resp.next_cursor:
+            out["next_cursor"] = encode_cursor(region, resp.next_cursor, 0)
+            out["truncated"] = True
+        else:
+            out["truncated"] = False
+        return out
+
+    n = len(remaining)
+    out = render(n)
+    if text_size(out) <= max_bytes or n <= 1:
+        return out
+    lo, hi = 1, n  # largest n whose rendering fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_size(render(mid)) <= max_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return render(lo)
+
+
+def _by_freq(page: list[int]) -> list[int]:
+    counts: dict[int, int] = {}
+    for s in page:
+        counts[s] = counts.get(s, 0) + 1
+    return sorted(counts, key=lambda i: (-counts[i], i))

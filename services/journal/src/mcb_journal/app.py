@@ -1,0 +1,109 @@
+"""Wiring: settings -> database, blobs, clients, core, executor, gRPC server, health."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import grpc
+
+from mcb.journal.v1 import journal_pb2_grpc
+from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
+from mcb_common.errors import McbError
+from mcb_rpc.errors import from_rpc_error
+from mcb_rpc.service import GRPC_OPTIONS, serve
+from mcb_rpc.settings import Settings
+from mcb_rpc.tokens import TokenTable, read_token
+from mcb_rpc.worldclient import WorldClient
+
+from .blobs import BlobStore
+from .core import JournalCore
+from .db import Database
+from .executor import Executor
+from .queue import ApplyQueue
+from .servicer import JournalServicer
+
+log = logging.getLogger("mcb.journal")
+VERSION = "0.1.0"
+
+
+class GrpcPlanner:
+    def __init__(self, addr: str):
+        self.channel = grpc.aio.insecure_channel(addr, options=GRPC_OPTIONS)
+        self.stub = planner_pb2_grpc.PlannerStub(self.channel)
+
+    async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse:
+        try:
+            return await self.stub.Compile(req, timeout=30)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "planner") from None
+
+
+async def main_async() -> None:
+    s = Settings.from_env()
+    data_dir = s.runtime_dir / "journal"
+    db = Database(data_dir / "journal.sqlite")
+    blobs = BlobStore(data_dir / "blobs")
+    service_token = read_token(s.secrets_dir, "service")
+    if not service_token:
+        raise SystemExit(f"journal: no service token in {s.secrets_dir} (run `mcb up` or create service.token)")
+    world = WorldClient(s.world_host_url, service_token)
+    queue = ApplyQueue(s.redis_url)
+    core = JournalCore(db=db, blobs=blobs, world=world, planner=GrpcPlanner(s.planner_addr), queue=queue)
+    core.load_projects(s.load_config().get("projects", []))
+    needing = core.recover_at_start()
+    if needing:
+        log.warning("operations need recovery before new writes: %s", ", ".join(needing))
+    executor = Executor(core)
+    tokens = TokenTable.load(s.secrets_dir, ("agent", "admin"))
+    tasks: list[asyncio.Task[Any]] = []
+
+    async def reconcile() -> None:
+        # Redis is not the system of record: re-offer operations it may have lost.
+        while not executor.stopping.is_set():
+            for op_id in core.runnable_unqueued():
+                row = db.one("SELECT state, updated_ms FROM operations WHERE op_id=?", op_id)
+                if row is not None and row["state"] == "prepared":
+                    await core.enqueue(op_id)
+            try:
+                await asyncio.wait_for(executor.stopping.wait(), timeout=2.0)
+            except TimeoutError:
+                pass
+
+    async def on_start() -> None:
+        for op_id in core.runnable_unqueued():
+            await core.enqueue(op_id)
+        tasks.append(asyncio.create_task(executor.run_forever()))
+        tasks.append(asyncio.create_task(reconcile()))
+
+    async def on_stop() -> None:
+        executor.stopping.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await world.aclose()
+        await queue.aclose()
+        db.close()
+
+    async def health() -> dict[str, Any]:
+        redis_ok = await queue.ping()
+        try:
+            await world.health()
+            world_ok = True
+        except McbError:
+            world_ok = False
+        pending = core.pending_recovery()
+        return {
+            "status": "ok" if redis_ok else "degraded",
+            "version": VERSION,
+            "redis": "ok" if redis_ok else "unreachable",
+            "world_host": "ok" if world_ok else "unreachable",
+            "recovery_required": len(pending),
+        }
+
+    def add(server: grpc.aio.Server) -> None:
+        journal_pb2_grpc.add_JournalServicer_to_server(JournalServicer(core, tokens), server)
+
+    await serve("journal", s.bind_host, s.port("journal_grpc"), s.port("journal_health"), add, health,
+                on_start=on_start, on_stop=on_stop)

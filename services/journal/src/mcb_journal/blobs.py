@@ -1,0 +1,55 @@
+"""Content-addressed blob files: ``<dir>/<sha[:2]>/<sha256>.zlib``.
+
+Write: compress → tmp file → fsync → rename → fsync the folder, so a blob either exists
+whole or not at all. Read: decompress and verify the sha256 of the uncompressed bytes; a
+mismatch is an ``internal`` error naming the file (never silently used).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from pathlib import Path
+
+from mcb_common.errors import ErrorCode, McbError
+
+
+class BlobStore:
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, sha: str) -> Path:
+        return self.root / sha[:2] / f"{sha}.zlib"
+
+    def put(self, data: bytes) -> str:
+        sha = hashlib.sha256(data).hexdigest()
+        path = self._path(sha)
+        if path.exists():
+            return sha
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            f.write(zlib.compress(data, 6))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        return sha
+
+    def get(self, sha: str) -> bytes:
+        path = self._path(sha)
+        try:
+            data = zlib.decompress(path.read_bytes())
+        except FileNotFoundError:
+            raise McbError(ErrorCode.NOT_FOUND, f"journal blob {sha[:12]}… is missing ({path})") from None
+        except zlib.error as exc:
+            raise McbError(ErrorCode.INTERNAL, f"journal blob {path} is corrupt: {exc}") from exc
+        if hashlib.sha256(data).hexdigest() != sha:
+            raise McbError(ErrorCode.INTERNAL, f"journal blob {path} fails its checksum")
+        return data

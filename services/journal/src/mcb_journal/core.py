@@ -1,0 +1,500 @@
+"""The journal core: projects, plans, operations, idempotency, recovery at start.
+
+Transport-free: it receives its ports (world host client, planner, queue) from app.py and
+speaks McbError; servicer.py is the only gRPC-facing code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb.planner.v1 import planner_pb2
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Box, Vec3
+from mcb_common.registry import AIR_NAMES
+from mcb_rpc.worldclient import WorldClient
+
+from .blobs import BlobStore
+from .db import Database, now_ms
+from .plans import Plan
+from .queue import ApplyQueue
+from .states import OpState, check_transition
+from .worldread import read_region, read_states
+
+log = logging.getLogger("mcb.journal")
+
+
+class PlannerPort(Protocol):
+    async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse: ...
+
+
+@dataclass
+class Limits:
+    max_changed_blocks: int = 100_000
+    max_examined_positions: int = 2_000_000
+    batch_blocks: int = 512
+    inspect_blocks_page: int = 4096
+    inspect_summary_positions: int = 2_000_000
+    plan_ttl_seconds: int = 600
+    max_recipe_bytes: int = 256 * 1024
+    sample_limit: int = 20
+
+
+@dataclass(frozen=True)
+class Caller:
+    principal: str
+    project_id: str
+    player_id: str
+
+
+@dataclass
+class Project:
+    project_id: str
+    name: str
+    owner_player_id: str
+    area: Box
+    world_uuid: str = ""
+
+
+def iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def vec(p: Vec3 | tuple[int, int, int]) -> common_pb2.Vec3:
+    if isinstance(p, Vec3):
+        return common_pb2.Vec3(x=p.x, y=p.y, z=p.z)
+    return common_pb2.Vec3(x=p[0], y=p[1], z=p[2])
+
+
+def box_pb(b: Box) -> common_pb2.Box:
+    return common_pb2.Box(min=vec(b.min), max=vec(b.max))
+
+
+def box_from_pb(lo: common_pb2.Vec3, hi: common_pb2.Vec3) -> Box:
+    return Box.of(Vec3(lo.x, lo.y, lo.z), Vec3(hi.x, hi.y, hi.z))
+
+
+@dataclass
+class JournalCore:
+    db: Database
+    blobs: BlobStore
+    world: WorldClient
+    planner: PlannerPort
+    queue: ApplyQueue
+    limits: Limits = field(default_factory=Limits)
+    minecraft_version: str = "1.21.11"
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    # ---------------------------------------------------------------- projects
+    def load_projects(self, projects: list[dict[str, Any]]) -> None:
+        """Upsert the configured projects (trusted configuration, never the model)."""
+        with self.db.tx() as c:
+            for p in projects:
+                area = Box.parse(p["area"]["min"], p["area"]["max"], "project.area")
+                c.execute(
+                    "INSERT INTO projects(project_id, name, owner_player_id, area_json, world_uuid)"
+                    " VALUES (?,?,?,?,?) ON CONFLICT(project_id) DO UPDATE SET name=excluded.name,"
+                    " owner_player_id=excluded.owner_player_id, area_json=excluded.area_json,"
+                    " world_uuid=excluded.world_uuid",
+                    (p["project_id"], p.get("name", p["project_id"]), p["owner_player_id"],
+                     json.dumps(area.as_dict()), p.get("world_uuid", "")),
+                )
+
+    def project_for(self, caller: Caller) -> Project:
+        if not caller.project_id:
+            raise McbError(ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)")
+        row = self.db.one("SELECT * FROM projects WHERE project_id=?", caller.project_id)
+        if row is None:
+            raise McbError(ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server")
+        if caller.principal != "admin" and caller.player_id != row["owner_player_id"]:
+            raise McbError(
+                ErrorCode.PERMISSION_DENIED,
+                f"player {caller.player_id or '(none)'} has no rights in project {caller.project_id!r}",
+            )
+        a = json.loads(row["area_json"])
+        return Project(row["project_id"], row["name"], row["owner_player_id"],
+                       Box.parse(a["min"], a["max"]), row["world_uuid"])
+
+    # ---------------------------------------------------------------- recovery
+    def recover_at_start(self) -> list[str]:
+        """Decide what a previous process left behind. Returns ops now recovery_required.
+
+        - a batch with an intent and no completion: its writes may or may not have happened
+          -> the operation becomes ``recovery_required`` (an admin decides; never replayed);
+        - ``applying`` with every batch settled: interrupted between batches -> ``cancelled``
+          with its confirmed counts (nothing uncertain; a new prepare continues the work);
+        - ``prepared`` / ``queued``: nothing was written -> stays, and is re-enqueued.
+        """
+        needing = []
+        rows = self.db.all("SELECT op_id, state FROM operations WHERE state='applying'")
+        for r in rows:
+            open_intent = self.db.one(
+                "SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"]
+            )
+            if open_intent is not None:
+                self._set_state(
+                    r["op_id"], OpState.RECOVERY_REQUIRED,
+                    message=f"the journal stopped while batch {open_intent['seq']} was being written; "
+                            "an admin must review it (mcb recovery review) before new writes",
+                )
+                needing.append(r["op_id"])
+            else:
+                self._set_state(
+                    r["op_id"], OpState.CANCELLED,
+                    message="interrupted by a journal restart between batches; the confirmed "
+                            "writes stay; prepare again to continue",
+                )
+        return needing
+
+    def pending_recovery(self) -> list[str]:
+        return [r["op_id"] for r in self.db.all("SELECT op_id FROM operations WHERE state='recovery_required'")]
+
+    def runnable_unqueued(self) -> list[str]:
+        return [r["op_id"] for r in self.db.all(
+            "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms")]
+
+    # ---------------------------------------------------------------- operations
+    def _set_state(self, op_id: str, new: OpState, message: str | None = None,
+                   error: McbError | None = None, **counters: int) -> None:
+        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+        if row is None:
+            raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
+        if row["state"] != new:
+            check_transition(row["state"], new)
+        sets = ["state=?", "updated_ms=?"]
+        args: list[Any] = [str(new), now_ms()]
+        if message is not None:
+            sets.append("message=?")
+            args.append(message)
+        if error is not None:
+            sets.append("error_json=?")
+            args.append(json.dumps(error.to_dict()))
+        for k, v in counters.items():
+            sets.append(f"{k}=?")
+            args.append(v)
+        args.append(op_id)
+        with self.db.tx() as c:
+            c.execute(f"UPDATE operations SET {', '.join(sets)} WHERE op_id=?", args)
+
+    def report(self, op_id: str, replayed: bool = False) -> jpb.OperationReport:
+        r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
+        if r is None:
+            raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
+        rep = jpb.OperationReport(
+            operation_id=r["op_id"], plan_id=r["plan_id"], state=r["state"],
+            planned=r["planned"], written=r["written"], already=r["already"],
+            conflicts=r["conflicts"], batches_total=r["batches_total"],
+            batches_done=r["batches_done"], message=r["message"],
+            created_at=iso(r["created_ms"]), updated_at=iso(r["updated_ms"]),
+            replayed=replayed, visual_check="pending",
+        )
+        for c in json.loads(r["conflict_samples_json"]):
+            rep.conflict_samples.append(jpb.Conflict(
+                pos=vec(tuple(c["pos"])), expected=c["expected"], current=c["current"],
+                desired=c["desired"], source=c.get("source", "unknown"), part_id=c.get("part_id", "")))
+        for p in json.loads(r["written_samples_json"]):
+            rep.written_samples.append(vec(tuple(p)))
+        if r["error_json"]:
+            e = McbError.from_dict(json.loads(r["error_json"]))
+            rep.error.CopyFrom(common_pb2.Error(code=str(e.code), message=e.message, retryable=bool(e.retryable),
+                                                details_json=json.dumps(e.details) if e.details else ""))
+        return rep
+
+    def operation_status(self, caller: Caller, op_id: str) -> jpb.OperationReport:
+        self._own_operation(caller, op_id)
+        return self.report(op_id)
+
+    def _own_operation(self, caller: Caller, op_id: str) -> None:
+        project = self.project_for(caller)
+        if not op_id:
+            raise McbError(ErrorCode.INVALID_REQUEST, "operation_id is required")
+        row = self.db.one("SELECT project_id FROM operations WHERE op_id=?", op_id)
+        if row is None or row["project_id"] != project.project_id:
+            raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found in project {project.project_id!r}")
+
+    def operation_cancel(self, caller: Caller, op_id: str) -> jpb.OperationReport:
+        self._own_operation(caller, op_id)
+        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+        assert row is not None
+        with self.db.tx() as c:
+            c.execute("UPDATE operations SET cancel_requested=1, updated_ms=? WHERE op_id=?", (now_ms(), op_id))
+        if row["state"] in (OpState.PREPARED, OpState.QUEUED):
+            self._set_state(op_id, OpState.CANCELLED, message="cancelled before any block was written")
+        # An applying operation sees the flag before its next batch (executor.py).
+        return self.report(op_id)
+
+    # ---------------------------------------------------------------- context / inspect
+    async def project_context(self, caller: Caller) -> jpb.ProjectContextResponse:
+        project = self.project_for(caller)
+        info = await self.world.world_info()
+        L = self.limits
+        resp = jpb.ProjectContextResponse(
+            project=jpb.Project(project_id=project.project_id, name=project.name,
+                                owner_player_id=project.owner_player_id, area=box_pb(project.area),
+                                world_uuid=info.world_uuid),
+            world=info,
+            limits=jpb.PlanLimits(
+                max_changed_blocks=L.max_changed_blocks, max_examined_positions=L.max_examined_positions,
+                batch_blocks=L.batch_blocks, inspect_blocks_page=L.inspect_blocks_page,
+                inspect_summary_positions=L.inspect_summary_positions, plan_ttl_seconds=L.plan_ttl_seconds),
+            capabilities=["region_inspect.summary", "region_inspect.blocks", "build_prepare",
+                          "build_apply", "operation_status", "operation_cancel"],
+            recipe_operations=["box", "line", "cylinder", "repeat"],
+            block_states_help=(
+                f"Vanilla Minecraft {info.minecraft_version} block states, written like "
+                "minecraft:oak_stairs[facing=east,half=bottom]; omitted properties take the "
+                "block's defaults. Unknown names are refused with the nearest valid names."
+            ),
+        )
+        for r in self.db.all(
+            "SELECT * FROM operations WHERE project_id=? AND state IN ('recovery_required','conflict')"
+            " ORDER BY updated_ms DESC LIMIT 10", project.project_id):
+            resp.needs_attention.append(jpb.OperationBrief(
+                operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"], written=r["written"],
+                message=r["message"]))
+        for r in self.db.all(
+            "SELECT * FROM operations WHERE project_id=? ORDER BY created_ms DESC LIMIT 5", project.project_id):
+            resp.recent_operations.append(jpb.OperationBrief(
+                operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"], written=r["written"],
+                message=r["message"]))
+        return resp
+
+    async def region_inspect(self, caller: Caller, req: jpb.RegionInspectRequest) -> jpb.RegionInspectResponse:
+        self.project_for(caller)
+        if not req.HasField("min") or not req.HasField("max"):
+            raise McbError(ErrorCode.INVALID_REQUEST, "region_inspect needs min and max as {x,y,z}")
+        box = box_from_pb(req.min, req.max)
+        detail = req.detail or "summary"
+        if detail not in ("summary", "blocks"):
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           f"detail {detail!r} is not available yet; use 'summary' or 'blocks'")
+        if box.volume > self.limits.inspect_summary_positions:
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"region has {box.volume:,} positions; the limit is {self.limits.inspect_summary_positions:,}. "
+                "Inspect a smaller region or several parts.",
+                details={"positions": box.volume, "limit": self.limits.inspect_summary_positions},
+            )
+        resp = jpb.RegionInspectResponse(region=box_pb(box), detail=detail, positions=box.volume)
+        if detail == "summary":
+            palette, idx = await read_region(self.world, box)
+            counts = Counter(idx)
+            self._fill_palette(resp, palette, counts)
+            return resp
+        # blocks: one page of positions in YZX order, starting at the cursor's offset
+        offset = self._parse_cursor(req.cursor, box)
+        page = self.limits.inspect_blocks_page
+        layer = box.size.x * box.size.z
+        y0 = box.min.y + offset // layer
+        end = min(box.volume, offset + page)
+        y1 = box.min.y + (end - 1) // layer
+        slab = Box(Vec3(box.min.x, y0, box.min.z), Vec3(box.max.x, y1, box.max.z))
+        palette, idx = await read_region(self.world, slab)
+        base = (y0 - box.min.y) * layer
+        sel = idx[offset - base: end - base]
+        used = sorted(set(sel))
+        remap = {old: new for new, old in enumerate(used)}
+        resp.offset = offset
+        resp.page_palette.extend(palette[i] for i in used)
+        resp.page_states.extend(remap[i] for i in sel)
+        counts = Counter(sel)
+        self._fill_palette(resp, palette, counts)
+        if end < box.volume:
+            resp.truncated = True
+            resp.next_cursor = self._make_cursor(end, box)
+        return resp
+
+    @staticmethod
+    def _fill_palette(resp: jpb.RegionInspectResponse, palette: list[str], counts: Counter) -> None:
+        merged: Counter = Counter()
+        for i, n in counts.items():
+            merged[palette[i]] += n
+        for state, n in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0])):
+            resp.palette.append(common_pb2.StateCount(state=state, count=n))
+        resp.non_air = sum(n for s, n in merged.items() if s.split("[")[0] not in AIR_NAMES)
+
+    @staticmethod
+    def _make_cursor(offset: int, box: Box) -> str:
+        b = box
+        return f"b1.{offset}.{b.min.x}.{b.min.y}.{b.min.z}.{b.max.x}.{b.max.y}.{b.max.z}"
+
+    @staticmethod
+    def _parse_cursor(cursor: str, box: Box) -> int:
+        if not cursor:
+            return 0
+        parts = cursor.split(".")
+        try:
+            if parts[0] != "b1" or len(parts) != 8:
+                raise ValueError
+            offset = int(parts[1])
+            coords = [int(p) for p in parts[2:]]
+        except ValueError:
+            raise McbError(ErrorCode.INVALID_REQUEST, "cursor is not one this server issued") from None
+        b = box
+        if coords != [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z] or not 0 <= offset < b.volume:
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           "cursor belongs to another region; repeat the call with the same min/max")
+        return offset
+
+    # ---------------------------------------------------------------- prepare
+    async def build_prepare(self, caller: Caller, req: jpb.BuildPrepareRequest) -> jpb.PlanSummary:
+        project = self.project_for(caller)
+        if req.part_id:
+            raise McbError(ErrorCode.NOT_FOUND, f"part {req.part_id!r} not found (parts arrive with a later release)")
+        if len(req.recipe_json.encode()) > self.limits.max_recipe_bytes:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                           f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.limits.max_recipe_bytes:,}")
+        info = await self.world.world_info()
+        area = project.area
+        compiled = await self.planner.compile(planner_pb2.CompileRequest(
+            recipe_json=req.recipe_json, minecraft_version=info.minecraft_version or self.minecraft_version,
+            limits=planner_pb2.Limits(max_changed_blocks=self.limits.max_changed_blocks,
+                                      max_examined_positions=self.limits.max_examined_positions),
+            area=box_pb(area),
+        ))
+        ws = compiled.write_set
+        n = len(ws.state)
+        if n == 0:
+            raise McbError(ErrorCode.INVALID_REQUEST, "the recipe places no blocks")
+        xyz = list(ws.xyz)
+        base_states = await read_states(self.world, xyz)
+        palette = list(ws.palette)
+        index = {s: i for i, s in enumerate(palette)}
+        base = []
+        for s in base_states:
+            if s not in index:
+                index[s] = len(palette)
+                palette.append(s)
+            base.append(index[s])
+        deps: list[tuple[int, int, int, str]] = []
+        if req.dependencies:
+            dep_xyz: list[int] = []
+            for d in req.dependencies:
+                p = Vec3(d.pos.x, d.pos.y, d.pos.z)
+                if not area.contains(p):
+                    raise McbError(ErrorCode.OUT_OF_BOUNDS, f"dependency {p.as_dict()} is outside the project area")
+                dep_xyz += [p.x, p.y, p.z]
+            current = await read_states(self.world, dep_xyz)
+            for d, cur in zip(req.dependencies, current, strict=True):
+                if d.state and d.state != cur:
+                    raise McbError(ErrorCode.CONFLICT,
+                                   f"dependency at {d.pos.x},{d.pos.y},{d.pos.z} holds {cur}, not {d.state}",
+                                   details={"pos": [d.pos.x, d.pos.y, d.pos.z], "current": cur})
+                deps.append((d.pos.x, d.pos.y, d.pos.z, cur))
+        plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=deps,
+                    world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
+        raw = plan.encode()
+        sha = self.blobs.put(raw)
+        changed = plan.changed_count()
+        already = n - changed
+        plan_id = "pl_" + secrets.token_hex(8)
+        created = now_ms()
+        expires = created + self.limits.plan_ttl_seconds * 1000
+        materials = Counter(palette[d] for d, b in zip(plan.desired, plan.base, strict=True) if d != b)
+        batches = -(-n // self.limits.batch_blocks)
+        summary = jpb.PlanSummary(
+            plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,
+            region=compiled.bounds, expires_at=iso(expires), total_positions=n, batches=batches,
+            world_epoch=info.epoch, warnings=list(compiled.warnings),
+        )
+        for state, count in sorted(materials.items(), key=lambda kv: (-kv[1], kv[0]))[:32]:
+            summary.materials.append(common_pb2.StateCount(state=state, count=count))
+        if len(materials) > 32:
+            summary.warnings.append(f"{len(materials) - 32} more materials not listed")
+        removed = sum(1 for d, b in zip(plan.desired, plan.base, strict=True)
+                      if d != b and palette[b].split("[")[0] not in AIR_NAMES)
+        if removed:
+            summary.warnings.append(f"{removed} existing non-air blocks will be replaced")
+        with self.db.tx() as c:
+            c.execute(
+                "INSERT INTO plans(plan_id, project_id, plan_hash, blob_sha256, world_uuid, world_epoch,"
+                " created_ms, expires_ms, changed, already, total, summary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (plan_id, project.project_id, sha, sha, info.world_uuid, info.epoch, created, expires,
+                 changed, already, n, "{}"),
+            )
+        return summary
+
+    # ---------------------------------------------------------------- apply
+    async def build_apply(self, caller: Caller, req: jpb.BuildApplyRequest) -> jpb.OperationReport:
+        project = self.project_for(caller)
+        key = req.idempotency_key.strip()
+        if not key or len(key) > 128:
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           "idempotency_key is required (1–128 characters); reuse it when you retry this same apply")
+        if not req.plan_id or not req.plan_hash:
+            raise McbError(ErrorCode.INVALID_REQUEST, "plan_id and plan_hash (from build_prepare) are required")
+        # Same key: answer with the operation it created, or refuse a different plan.
+        prev = self.db.one("SELECT op_id, plan_id, plan_hash FROM operations WHERE project_id=? AND idempotency_key=?",
+                           project.project_id, key)
+        if prev is not None:
+            if prev["plan_id"] == req.plan_id and prev["plan_hash"] == req.plan_hash:
+                return self.report(prev["op_id"], replayed=True)
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"idempotency_key {key!r} was already used for plan {prev['plan_id']}; "
+                "a different plan needs a new key",
+                details={"operation_id": prev["op_id"]},
+            )
+        plan_row = self.db.one("SELECT * FROM plans WHERE plan_id=? AND project_id=?", req.plan_id, project.project_id)
+        if plan_row is None:
+            raise McbError(ErrorCode.NOT_FOUND, f"plan {req.plan_id} not found; call build_prepare first")
+        if plan_row["plan_hash"] != req.plan_hash:
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           f"plan_hash does not match plan {req.plan_id}; pass the hash build_prepare returned")
+        if plan_row["expires_ms"] < now_ms():
+            raise McbError(ErrorCode.STALE_SNAPSHOT,
+                           f"plan {req.plan_id} expired at {iso(plan_row['expires_ms'])}; prepare it again")
+        pending = self.pending_recovery()
+        if pending:
+            raise McbError(ErrorCode.RECOVERY_REQUIRED,
+                           f"new writes are refused until an admin decides operation(s) {', '.join(pending)}",
+                           details={"operations": pending})
+        info = await self.world.world_info()
+        if info.world_uuid != plan_row["world_uuid"] or info.epoch != plan_row["world_epoch"]:
+            raise McbError(ErrorCode.STALE_SNAPSHOT,
+                           "the world changed identity or epoch since this plan was prepared; prepare again")
+        op_id = "op_" + secrets.token_hex(8)
+        t = now_ms()
+        n = plan_row["total"]
+        with self.db.tx() as c:
+            c.execute(
+                "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
+                " batches_total, message, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (op_id, project.project_id, req.plan_id, req.plan_hash, key, str(OpState.PREPARED),
+                 plan_row["changed"], -(-n // self.limits.batch_blocks), "waiting for the writer", t, t),
+            )
+        await self.enqueue(op_id)
+        return self.report(op_id)
+
+    async def enqueue(self, op_id: str) -> None:
+        """prepared -> queued once the work queue holds it (an unreachable queue leaves it
+        prepared; the reconcile loop in app.py retries)."""
+        try:
+            await self.queue.enqueue(op_id)
+        except McbError:
+            log.warning("operation %s stays prepared: work queue unreachable", op_id)
+            return
+        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+        if row is not None and row["state"] == OpState.PREPARED:
+            self._set_state(op_id, OpState.QUEUED, message="queued")
+        self.wake.set()
+
+    def load_plan(self, plan_id: str) -> Plan:
+        row = self.db.one("SELECT blob_sha256 FROM plans WHERE plan_id=?", plan_id)
+        if row is None:
+            raise McbError(ErrorCode.NOT_FOUND, f"plan {plan_id} not found")
+        return Plan.decode(self.blobs.get(row["blob_sha256"]))
+
+
+def world_entries(entries: list[tuple[int, int, int, str, str]]) -> list[world_pb2.BatchEntry]:
+    return [world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries]

@@ -1,0 +1,122 @@
+"""The journal's SQLite database (docs/journal-format.md describes it before this code).
+
+WAL mode with ``synchronous=FULL``: a committed transaction is on disk before ``commit``
+returns, which is what "persist the intent before writing the world" relies on.
+One connection, used from the event loop thread only (the journal is the single writer).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS projects (
+  project_id TEXT PRIMARY KEY, name TEXT NOT NULL, owner_player_id TEXT NOT NULL,
+  area_json TEXT NOT NULL, world_uuid TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS plans (
+  plan_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, plan_hash TEXT NOT NULL,
+  blob_sha256 TEXT NOT NULL, world_uuid TEXT NOT NULL, world_epoch INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
+  changed INTEGER NOT NULL, already INTEGER NOT NULL, total INTEGER NOT NULL,
+  summary_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS operations (
+  op_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, plan_id TEXT NOT NULL,
+  plan_hash TEXT NOT NULL, idempotency_key TEXT NOT NULL, state TEXT NOT NULL,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  planned INTEGER NOT NULL DEFAULT 0, written INTEGER NOT NULL DEFAULT 0,
+  already INTEGER NOT NULL DEFAULT 0, conflicts INTEGER NOT NULL DEFAULT 0,
+  batches_total INTEGER NOT NULL DEFAULT 0, batches_done INTEGER NOT NULL DEFAULT 0,
+  message TEXT NOT NULL DEFAULT '', error_json TEXT NOT NULL DEFAULT '',
+  conflict_samples_json TEXT NOT NULL DEFAULT '[]',
+  written_samples_json TEXT NOT NULL DEFAULT '[]',
+  created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS operations_idempotency
+  ON operations (project_id, idempotency_key);
+CREATE TABLE IF NOT EXISTS batches (
+  op_id TEXT NOT NULL, seq INTEGER NOT NULL, batch_id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL,               -- intent | done | conflict | aborted
+  entries BLOB NOT NULL,             -- zlib(JSON [[x,y,z,expected,desired], ...])
+  entries_sha256 TEXT NOT NULL,
+  result_json TEXT NOT NULL DEFAULT '',
+  intent_ms INTEGER NOT NULL, done_ms INTEGER,
+  PRIMARY KEY (op_id, seq)
+);
+"""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Database:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.executescript(SCHEMA)
+        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif int(row["value"]) != SCHEMA_VERSION:
+            raise SystemExit(
+                f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def tx(self) -> _Tx:
+        return _Tx(self.conn)
+
+    def one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        return self.conn.execute(sql, args).fetchone()
+
+    def all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, args).fetchall()
+
+    def exec(self, sql: str, *args: Any) -> None:
+        self.conn.execute(sql, args)
+
+    # -- small helpers ---------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, json.dumps(value)),
+        )
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.one("SELECT value FROM meta WHERE key=?", key)
+        return default if row is None else json.loads(row["value"])
+
+
+class _Tx:
+    """``with db.tx():`` — BEGIN IMMEDIATE … COMMIT (durable on return) or ROLLBACK."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")

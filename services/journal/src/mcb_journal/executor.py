@@ -1,0 +1,203 @@
+"""The batch executor: runs queued operations against the world host, one batch at a time.
+
+For each batch of ≤ 512 entries (ARCHITECTURE §3):
+  1. stop if the operation was cancelled (the flag is read before every batch);
+  2. persist the intent — batch id, (pos, expected, desired) for every entry, checksum — and
+     commit with fsync BEFORE the world is touched;
+  3. send ``batch_apply`` (compare-and-set per entry, all-or-nothing, idempotent by batch id;
+     the host re-checks pause and epoch);
+  4. persist the outcome: ``done`` (with the exact positions written), ``conflict`` (nothing
+     of this batch written; the operation stops) or ``aborted`` (paused/refused);
+  5. publish progress; only then the next batch.
+A lost link is retried with the SAME batch id for a short while (safe: idempotent); if the
+answer never comes, the operation becomes ``recovery_required`` — never a blind replay.
+
+Operations run one at a time per journal (a single dispatcher serialises all writes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+import zlib
+
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+
+from .core import JournalCore, world_entries
+from .db import now_ms
+from .faults import fault_point
+from .states import OpState, is_terminal
+
+log = logging.getLogger("mcb.journal.executor")
+
+LINK_RETRY_SECONDS = 10.0
+
+
+class Executor:
+    def __init__(self, core: JournalCore):
+        self.core = core
+        self.db = core.db
+        self.stopping = asyncio.Event()
+
+    async def run_forever(self) -> None:
+        q = self.core.queue
+        while not self.stopping.is_set():
+            try:
+                await q.ensure_group()
+                entries = await q.read(block_ms=500)
+            except Exception as exc:  # noqa: BLE001 - Redis down: keep trying, report in /health
+                log.warning("work queue read failed: %s", exc.__class__.__name__)
+                await self._sleep(1.0)
+                continue
+            for entry_id, op_id in entries:
+                await self.run_operation(op_id)
+                row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+                if row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED:
+                    await q.ack(entry_id)
+
+    async def _sleep(self, seconds: float) -> None:
+        try:
+            await asyncio.wait_for(self.stopping.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+
+    async def run_operation(self, op_id: str) -> None:
+        core = self.core
+        row = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
+        if row is None:
+            log.warning("queue names unknown operation %s; dropping", op_id)
+            return
+        if row["state"] not in (OpState.PREPARED, OpState.QUEUED):
+            # Already begun or settled: a redelivered entry never runs an operation twice.
+            return
+        if row["cancel_requested"]:
+            core._set_state(op_id, OpState.CANCELLED, message="cancelled before any block was written")
+            await self._progress(op_id)
+            return
+        pending = core.pending_recovery()
+        if pending:
+            core._set_state(op_id, OpState.FAILED, message="refused: an operation needs recovery first",
+                            error=McbError(ErrorCode.RECOVERY_REQUIRED,
+                                           f"operation(s) {', '.join(pending)} need an admin decision"))
+            await self._progress(op_id)
+            return
+        plan = core.load_plan(row["plan_id"])
+        size = core.limits.batch_blocks
+        total = -(-len(plan) // size)
+        core._set_state(op_id, OpState.APPLYING, message="applying", batches_total=total)
+        await self._progress(op_id)
+        written = already = 0
+        samples: list[list[int]] = []
+        for seq in range(total):
+            cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
+            if cur is not None and cur["cancel_requested"]:
+                core._set_state(op_id, OpState.CANCELLED,
+                                message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
+                await self._progress(op_id)
+                return
+            entries = plan.entries(seq * size, (seq + 1) * size)
+            batch_id = f"{op_id}.{seq}"
+            payload = json.dumps(entries, separators=(",", ":")).encode()
+            fault_point("before_intent")
+            with self.db.tx() as c:
+                c.execute(
+                    "INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    (op_id, seq, batch_id, "intent", zlib.compress(payload), hashlib.sha256(payload).hexdigest(), now_ms()),
+                )
+            fault_point("after_intent")
+            params = world_pb2.BatchApplyParams(
+                batch_id=batch_id, world_epoch=plan.world_epoch, entries=world_entries(entries),
+                operation_id=op_id,
+                dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in plan.dependencies],
+            )
+            try:
+                result = await self._send(params)
+            except McbError as err:
+                if err.code in (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED,
+                                ErrorCode.OUT_OF_BOUNDS, ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST,
+                                ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND):
+                    # The host refused the batch as a whole before writing anything.
+                    self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
+                    new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
+                    core._set_state(op_id, new, error=err,
+                                    message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
+                                            f"{written} blocks written stay",
+                                    written=written, already=already, batches_done=seq)
+                else:
+                    core._set_state(op_id, OpState.RECOVERY_REQUIRED, error=err,
+                                    message=f"no answer from the world host for batch {seq + 1}; its writes are "
+                                            "unknown — an admin must review (mcb recovery review)")
+                await self._progress(op_id)
+                return
+            fault_point("before_completion")
+            if result.status == "applied":
+                already_set = {(p.x, p.y, p.z) for p in result.already_positions}
+                batch_written = [e for e in entries if (e[0], e[1], e[2]) not in already_set]
+                written += len(batch_written)
+                already += len(already_set)
+                for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
+                    samples.append([e[0], e[1], e[2]])
+                self._settle_batch(op_id, seq, "done", {
+                    "written": len(batch_written), "already": sorted(already_set),
+                    "replayed": result.replayed})
+                core._set_state(op_id, OpState.APPLYING, written=written, already=already, batches_done=seq + 1)
+                with self.db.tx() as c:
+                    c.execute("UPDATE operations SET written_samples_json=? WHERE op_id=?", (json.dumps(samples), op_id))
+                await self._progress(op_id)
+                continue
+            # conflict: nothing of this batch was written; stop before it.
+            conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
+            want = {(e[0], e[1], e[2]): e for e in entries}
+            cs = []
+            for p in conflicts[: core.limits.sample_limit]:
+                e = want.get((p.x, p.y, p.z))
+                cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
+                           "desired": e[4] if e else "", "source": "unknown",
+                           "kind": p.result})
+            self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
+            with self.db.tx() as c:
+                c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
+            core._set_state(
+                op_id, OpState.CONFLICT,
+                message=(f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
+                         f"(changed since prepare); nothing of that batch was written; {written} blocks written "
+                         "earlier stay. Inspect the region and prepare again."),
+                written=written, already=already, conflicts=len(conflicts), batches_done=seq)
+            await self._progress(op_id)
+            return
+        core._set_state(op_id, OpState.APPLIED, message=f"applied: {written} blocks written, {already} already in place",
+                        written=written, already=already, batches_done=total)
+        await self._progress(op_id)
+
+    async def _send(self, params: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
+        deadline = time.monotonic() + LINK_RETRY_SECONDS
+        delay = 0.1
+        while True:
+            try:
+                return await self.core.world.call("batch_apply", params, world_pb2.BatchApplyResult)
+            except McbError as err:
+                if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
+                    raise
+                log.warning("world host unreachable for batch %s; retrying the same batch id", params.batch_id)
+                await self._sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    def _settle_batch(self, op_id: str, seq: int, state: str, result: dict) -> None:
+        with self.db.tx() as c:
+            c.execute("UPDATE batches SET state=?, result_json=?, done_ms=? WHERE op_id=? AND seq=?",
+                      (state, json.dumps(result), now_ms(), op_id, seq))
+
+    async def _progress(self, op_id: str) -> None:
+        r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
+        if r is None:
+            return
+        await self.core.queue.progress({
+            "operation_id": op_id, "project_id": r["project_id"], "state": r["state"],
+            "written": r["written"], "already": r["already"], "conflicts": r["conflicts"],
+            "batches_done": r["batches_done"], "batches_total": r["batches_total"], "at_ms": now_ms(),
+        })

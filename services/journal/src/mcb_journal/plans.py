@@ -1,0 +1,71 @@
+"""Immutable plans: what a recipe will write, against which base states, until when.
+
+A plan is the write set (position -> desired state) plus the base state B of every position
+read at prepare time, plus the declared dependencies (read set). It is stored once as a
+content-addressed blob; ``plan_hash`` is the sha256 of that blob, so the same recipe on the
+same world state gives the same hash. Plans never change after prepare.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PLAN_FORMAT = "mcb.plan.v1"
+
+
+@dataclass
+class Plan:
+    palette: list[str]
+    xyz: list[int]  # 3 ints per entry, sorted by (y, z, x)
+    desired: list[int]  # palette index per entry
+    base: list[int]  # palette index per entry
+    dependencies: list[tuple[int, int, int, str]]
+    world_uuid: str
+    world_epoch: int
+    recipe_hash: str
+
+    def __len__(self) -> int:
+        return len(self.desired)
+
+    def encode(self) -> bytes:
+        doc = {
+            "format": PLAN_FORMAT,
+            "palette": self.palette,
+            "xyz": self.xyz,
+            "desired": self.desired,
+            "base": self.base,
+            "dependencies": [list(d) for d in self.dependencies],
+            "world_uuid": self.world_uuid,
+            "world_epoch": self.world_epoch,
+            "recipe_hash": self.recipe_hash,
+        }
+        return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+
+    @classmethod
+    def decode(cls, raw: bytes) -> Plan:
+        doc: dict[str, Any] = json.loads(raw)
+        if doc.get("format") != PLAN_FORMAT:
+            raise ValueError(f"unknown plan format {doc.get('format')!r}")
+        return cls(
+            palette=doc["palette"],
+            xyz=doc["xyz"],
+            desired=doc["desired"],
+            base=doc["base"],
+            dependencies=[tuple(d) for d in doc["dependencies"]],  # type: ignore[misc]
+            world_uuid=doc["world_uuid"],
+            world_epoch=doc["world_epoch"],
+            recipe_hash=doc["recipe_hash"],
+        )
+
+    def entries(self, start: int, stop: int) -> list[tuple[int, int, int, str, str]]:
+        """(x, y, z, expected=B, desired=D) for entries [start, stop)."""
+        p, xyz = self.palette, self.xyz
+        return [
+            (xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], p[self.base[i]], p[self.desired[i]])
+            for i in range(start, min(stop, len(self)))
+        ]
+
+    def changed_count(self) -> int:
+        return sum(1 for b, d in zip(self.base, self.desired, strict=True) if b != d)

@@ -1,0 +1,57 @@
+"""``python -m mcb_planner``: serve ``Planner`` over gRPC plus ``GET /health``.
+
+Ports: ``MCB_PLANNER_GRPC_PORT`` (default 50061) and ``MCB_PLANNER_HEALTH_PORT`` (8791), bound
+on ``MCB_BIND_HOST`` (127.0.0.1). Every known block registry is loaded before the port opens,
+so a broken registry fails the start instead of the first request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+
+from mcb.planner.v1 import planner_pb2_grpc
+from mcb_common.registry import KNOWN_VERSIONS, Registry
+from mcb_rpc.service import configure_logging, serve
+from mcb_rpc.settings import Settings
+
+from . import PLANNER_VERSION
+from .servicer import PlannerServicer
+
+
+def _registries() -> dict[str, Any]:
+    out = {}
+    for version in KNOWN_VERSIONS:
+        r = Registry.load(version)
+        out[version] = {"dataVersion": r.data_version, "sha256": r.sha256, "blockCount": len(r.blocks)}
+    return out
+
+
+async def _run(settings: Settings) -> None:
+    registries = _registries()
+
+    def add(server: grpc.aio.Server) -> None:
+        planner_pb2_grpc.add_PlannerServicer_to_server(PlannerServicer(), server)
+
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "service": "planner", "version": PLANNER_VERSION, "registries": registries}
+
+    await serve(
+        "planner",
+        settings.bind_host,
+        settings.port("planner_grpc"),
+        settings.port("planner_health"),
+        add,
+        health,
+    )
+
+
+def main() -> None:
+    configure_logging("planner")
+    asyncio.run(_run(Settings.from_env()))
+
+
+if __name__ == "__main__":
+    main()

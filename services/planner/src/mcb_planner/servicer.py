@@ -1,0 +1,101 @@
+"""The gRPC boundary: ``Planner.Compile``. Validates the request, calls the core, translates
+``McbError`` exactly once (``mcb_rpc.errors.abort_with``) — nothing else lives here.
+
+Compilation is CPU-bound, so it runs in a worker thread (the event loop keeps answering
+``/health``), at most ``concurrency`` at a time to bound memory (a compile at the default
+limits peaks at a few tens of MB).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+
+from mcb.common.v1 import common_pb2
+from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
+from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Box, Vec3
+from mcb_rpc.errors import abort_with
+
+from .compile import CompileResult, Limits, compile_recipe
+
+log = logging.getLogger("mcb.planner")
+
+
+def _vec(v: common_pb2.Vec3) -> Vec3:
+    return Vec3(v.x, v.y, v.z)
+
+
+def _pvec(v: Vec3) -> common_pb2.Vec3:
+    return common_pb2.Vec3(x=v.x, y=v.y, z=v.z)
+
+
+def area_from_proto(request: planner_pb2.CompileRequest) -> Box | None:
+    if not request.HasField("area"):
+        return None
+    lo, hi = _vec(request.area.min), _vec(request.area.max)
+    if lo.x > hi.x or lo.y > hi.y or lo.z > hi.z:
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"area min {lo.as_dict()} is not ≤ max {hi.as_dict()} on every axis",
+            details={"path": "area"},
+        )
+    return Box(lo, hi)
+
+
+def limits_from_proto(limits: planner_pb2.Limits) -> Limits:
+    return Limits.of(
+        max_changed_blocks=limits.max_changed_blocks,
+        max_examined_positions=limits.max_examined_positions,
+        max_operations=limits.max_operations,
+        max_depth=limits.max_depth,
+    )
+
+
+def response_from_result(r: CompileResult) -> planner_pb2.CompileResponse:
+    resp = planner_pb2.CompileResponse(
+        bounds=common_pb2.Box(min=_pvec(r.bounds.min), max=_pvec(r.bounds.max)),
+        examined_positions=r.examined,
+        materials=[common_pb2.StateCount(state=s, count=c) for s, c in r.materials],
+        warnings=list(r.warnings),
+        recipe_hash=r.recipe_hash,
+        planner_version=r.planner_version,
+    )
+    ws = resp.write_set
+    ws.palette.extend(r.palette)
+    ws.xyz.extend(r.xyz.ravel().tolist())
+    ws.state.extend(r.states.tolist())
+    return resp
+
+
+def compile_request(request: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse:
+    result = compile_recipe(
+        request.recipe_json,
+        minecraft_version=request.minecraft_version,
+        limits=limits_from_proto(request.limits),
+        area=area_from_proto(request),
+    )
+    return response_from_result(result)
+
+
+class PlannerServicer(planner_pb2_grpc.PlannerServicer):
+    def __init__(self, concurrency: int = 2) -> None:
+        self._slots = asyncio.Semaphore(concurrency)
+
+    async def Compile(  # noqa: N802 - gRPC method name
+        self, request: planner_pb2.CompileRequest, context: grpc.aio.ServicerContext
+    ) -> planner_pb2.CompileResponse:
+        try:
+            async with self._slots:
+                return await asyncio.to_thread(compile_request, request)
+        except McbError as err:
+            await abort_with(context, err)
+        except Exception as exc:  # a bug: report it as `internal`, keep the server up
+            log.exception("Compile failed")
+            await abort_with(
+                context,
+                McbError(ErrorCode.INTERNAL, f"planner bug: {type(exc).__name__}: {exc}; see the planner log"),
+            )
+        raise AssertionError("unreachable: abort_with raises")

@@ -1,0 +1,98 @@
+"""Shared inputs for the planner tests: the seed example and recipes both the parser and the
+JSON Schema must refuse (each with the JSON path the parser has to name)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+# Seed 003, "Рецепт первой версии", verbatim.
+SEED_TEXT = """{
+"version": 1,
+"operations": [
+{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},"block":"minecraft:stone_bricks","hollow":true},
+{"type":"line","from":{"x":0,"y":64,"z":0},"to":{"x":8,"y":64,"z":8},"block":"minecraft:stone"},
+{"type":"cylinder","center":{"x":12,"y":64,"z":12},"radius":3,"height":8,"block":"minecraft:stone_bricks","hollow":true},
+{"type":"repeat","count":3,"offset":{"x":6,"y":0,"z":0},"operations":[{"type":"box","min":{"x":0,"y":64,"z":20},"max":{"x":1,"y":67,"z":21},"block":"minecraft:oak_log[axis=y]"}]}
+]
+}"""
+
+
+def seed() -> dict[str, Any]:
+    return json.loads(SEED_TEXT)
+
+
+def _with(mutate) -> dict[str, Any]:
+    r = copy.deepcopy(seed())
+    mutate(r)
+    return r
+
+
+def _set(path: list, value: Any):
+    def m(r):
+        node = r
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+    return m
+
+
+def _del(path: list):
+    def m(r):
+        node = r
+        for k in path[:-1]:
+            node = node[k]
+        del node[path[-1]]
+    return m
+
+
+# (id, recipe, the JSON path the parser must name)
+BAD: list[tuple[str, Any, str]] = [
+    ("not-an-object", [1, 2], "recipe"),
+    ("version-2", _with(_set(["version"], 2)), "version"),
+    ("version-string", _with(_set(["version"], "1")), "version"),
+    ("version-bool", _with(_set(["version"], True)), "version"),
+    ("missing-operations", _with(_del(["operations"])), "operations"),
+    ("operations-empty", _with(_set(["operations"], [])), "operations"),
+    ("operations-object", _with(_set(["operations"], {})), "operations"),
+    ("unknown-top-key", _with(_set(["author"], "me")), "author"),
+    ("unknown-op-type", _with(_set(["operations", 1, "type"], "sphere")), "operations[1].type"),
+    ("later-op-type", _with(_set(["operations", 1, "type"], "arch")), "operations[1].type"),
+    ("op-without-type", _with(_del(["operations", 0, "type"])), "operations[0].type"),
+    ("op-not-object", _with(_set(["operations", 2], "box")), "operations[2]"),
+    ("unknown-op-key", _with(_set(["operations", 0, "hollw"], True)), "operations[0].hollw"),
+    ("line-hollow", _with(_set(["operations", 1, "hollow"], True)), "operations[1].hollow"),
+    ("missing-block", _with(_del(["operations", 0, "block"])), "operations[0].block"),
+    ("block-number", _with(_set(["operations", 0, "block"], 1)), "operations[0].block"),
+    ("block-empty", _with(_set(["operations", 0, "block"], "")), "operations[0].block"),
+    ("block-too-long", _with(_set(["operations", 0, "block"], "a" * 300)), "operations[0].block"),
+    ("hollow-string", _with(_set(["operations", 0, "hollow"], "yes")), "operations[0].hollow"),
+    ("coord-float", _with(_set(["operations", 0, "min", "x"], 1.5)), "operations[0].min.x"),
+    ("coord-string", _with(_set(["operations", 0, "min", "y"], "64")), "operations[0].min.y"),
+    ("coord-bool", _with(_set(["operations", 0, "max", "z"], False)), "operations[0].max.z"),
+    ("coord-null", _with(_set(["operations", 1, "to", "x"], None)), "operations[1].to.x"),
+    ("coord-huge", _with(_set(["operations", 1, "to", "x"], 30_000_000)), "operations[1].to.x"),
+    ("vec-missing-axis", _with(_del(["operations", 1, "from", "z"])), "operations[1].from.z"),
+    ("vec-extra-axis", _with(_set(["operations", 1, "from", "w"], 0)), "operations[1].from.w"),
+    ("vec-as-list", _with(_set(["operations", 1, "from"], [0, 64, 0])), "operations[1].from"),
+    ("radius-negative", _with(_set(["operations", 2, "radius"], -1)), "operations[2].radius"),
+    ("radius-float", _with(_set(["operations", 2, "radius"], 2.5)), "operations[2].radius"),
+    ("height-zero", _with(_set(["operations", 2, "height"], 0)), "operations[2].height"),
+    ("repeat-count-zero", _with(_set(["operations", 3, "count"], 0)), "operations[3].count"),
+    ("repeat-count-1025", _with(_set(["operations", 3, "count"], 1025)), "operations[3].count"),
+    ("repeat-ops-empty", _with(_set(["operations", 3, "operations"], [])), "operations[3].operations"),
+    ("nested-max-string",
+     _with(_set(["operations", 3, "operations", 0, "max", "y"], "67")),
+     "operations[3].operations[0].max.y"),
+    ("nested-unknown-type",
+     _with(_set(["operations", 3, "operations", 0, "type"], "cube")),
+     "operations[3].operations[0].type"),
+    ("seed-negative", _with(_set(["seed"], -1)), "seed"),
+    ("seed-float", _with(_set(["seed"], 0.5)), "seed"),
+    ("params-not-number", _with(_set(["params"], {"floors": "two"})), "params.floors"),
+    ("params-bool", _with(_set(["params"], {"floors": True})), "params.floors"),
+    ("params-bad-name", _with(_set(["params"], {"2floors": 2})), "params.2floors"),
+    ("palette-number", _with(_set(["palette"], {"wall": 5})), "palette.wall"),
+    ("palette-list", _with(_set(["palette"], ["minecraft:stone"])), "palette"),
+]

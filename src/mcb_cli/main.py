@@ -1,0 +1,38 @@
+"""``mcb``: the command line.
+
+  mcb up        start Redis and every service as local processes on the embedded world
+  mcb status    each service's /health
+  mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="mcb", description="minecraft-builder-mcp")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start the whole stack locally (Ctrl-C stops it)")
+    up.add_argument("--quiet", action="store_true", help="print no connection help")
+    sub.add_parser("status", help="show each service's health")
+    sub.add_parser("mcp", help="serve the MCP tools over stdio")
+    args = ap.parse_args(argv)
+    if args.cmd == "up":
+        from .runner import run_up
+
+        return run_up(quiet=args.quiet)
+    if args.cmd == "status":
+        from .runner import run_status
+
+        return run_status()
+    if args.cmd == "mcp":
+        # Replace this process: stdout belongs to the MCP protocol from here on.
+        os.execv(sys.executable, [sys.executable, "-m", "mcb_bridge", "stdio"])
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

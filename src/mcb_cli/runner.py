@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import PRINCIPALS, ensure_token
 

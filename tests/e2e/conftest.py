@@ -15,7 +15,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from harness import ROOT, free_port, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",

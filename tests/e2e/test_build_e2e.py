@@ -7,13 +7,11 @@ verifies the save with an independent third-party reader (anvil-parser2).
 from __future__ import annotations
 
 import sys
-import time
 import uuid
 
 import anyio
 import httpx
 import pytest
-
 from e2e.mcpclient import ToolError, call, http_client, stdio_client
 
 SEED_RECIPE = {

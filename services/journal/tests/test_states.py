@@ -1,7 +1,6 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import pytest
 from mcb_common.errors import McbError
 from mcb_journal.states import TERMINAL, TRANSITIONS, OpState, check_transition
 

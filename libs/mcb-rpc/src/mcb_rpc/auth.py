@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
-
 from mcb_common.errors import ErrorCode, McbError
 
 from .tokens import TokenTable, bearer

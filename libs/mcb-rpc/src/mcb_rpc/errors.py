@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 import grpc
-
 from mcb_common.errors import ErrorCode, McbError
 
 GRPC_STATUS: dict[ErrorCode, grpc.StatusCode] = {

@@ -63,7 +63,8 @@ class Settings:
     def from_env(cls) -> Settings:
         runtime = Path(_env("MCB_RUNTIME_DIR", ".runtime")).resolve()
         host = "127.0.0.1"
-        p = DEFAULT_PORTS
+        # Addresses default to loopback on the configured ports (MCB_<NAME>_PORT).
+        p = {name: int(_env(f"MCB_{name.upper()}_PORT", str(v))) for name, v in DEFAULT_PORTS.items()}
         return cls(
             runtime_dir=runtime,
             bind_host=_env("MCB_BIND_HOST", host),

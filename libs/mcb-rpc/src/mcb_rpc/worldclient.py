@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 import httpx
 from google.protobuf import json_format
 from google.protobuf.message import Message
-
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 

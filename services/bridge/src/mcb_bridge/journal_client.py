@@ -83,7 +83,7 @@ class JournalClient:
         try:
             await asyncio.wait_for(self._channel.channel_ready(), timeout)
             return True
-        except (asyncio.TimeoutError, grpc.RpcError):
+        except (TimeoutError, grpc.RpcError):
             return False
 
     # ---- the journal's API, one method per RPC ----

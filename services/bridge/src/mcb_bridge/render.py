@@ -82,7 +82,7 @@ def to_dict(msg: Message) -> dict[str, Any]:
     out = {}
     for fd in msg.DESCRIPTOR.fields:
         value = getattr(msg, fd.name)
-        if fd.label == FieldDescriptor.LABEL_REPEATED:
+        if fd.is_repeated:
             if len(value) == 0:
                 continue
             if fd.message_type is not None:
@@ -190,7 +190,7 @@ NOT_IN_PAGE = " "
 _ALPHABET = [c for c in (chr(i) for i in range(33, 127)) if c not in ' "\\.']
 _ALPHABET_SET = set(_ALPHABET)
 
-CURSOR_PREFIX = "b1."
+CURSOR_PREFIX = "rb1."  # distinct from the journal's own cursors, which this one wraps
 
 
 def _symbols(states: list[str]) -> dict[str, str]:
@@ -288,17 +288,14 @@ def region_blocks(
         raise McbError(ErrorCode.INVALID_REQUEST, "cursor is past the end of its page; omit it to start again")
     start = int(resp.offset) + skip
     remaining = states[skip:]
+    # The journal's palette/non_air for a blocks page may describe the page or the region;
+    # the answer states only what the page itself proves (counts per page, legend).
     base: dict[str, Any] = {
         "region": {"min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}},
         "detail": "blocks",
         "positions": int(resp.positions),
-        "non_air": int(resp.non_air),
     }
-    if resp.palette:
-        pal = [{"state": p.state, "count": int(p.count)} for p in resp.palette]
-        base["palette"] = pal[: SAMPLE_LIMITS["palette"]]
-        if len(pal) > SAMPLE_LIMITS["palette"]:
-            base["palette_omitted"] = len(pal) - SAMPLE_LIMITS["palette"]
+    air_idx = {i for i, s in enumerate(resp.page_palette) if s.split("[", 1)[0] in AIR_STATES}
 
     def render(n: int) -> dict[str, Any]:
         page = remaining[:n]
@@ -333,11 +330,13 @@ def region_blocks(
         out = dict(base)
         out.update(
             {
-                "page": {"first_position": start, "count": n},
+                "page": {"first_position": start, "count": n,
+                         "non_air": sum(1 for st in page if st not in air_idx)},
                 "orientation": (
                     f"each layer is one y; layers[].rows[j] is z = z_from + j (z grows southward); "
-                    f"symbol i of a row (symbol_width {width} characters each) is x = {x0} + i "
-                    "(x grows eastward). Positions are in y, then z, then x order."
+                    f"the i-th symbol of a row (each symbol is symbol_width={width} character"
+                    f"{'s' if width > 1 else ''}) is x = {x0} + i (x grows eastward). Positions "
+                    "are in y, then z, then x order."
                 ),
                 "symbol_width": width,
                 "legend": legend,

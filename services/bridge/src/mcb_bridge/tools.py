@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import mcp_types as types
@@ -113,6 +114,10 @@ class ToolSpec:
     input_schema: dict[str, Any]
     read_only: bool
     idempotent: bool
+
+    @cached_property
+    def validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.input_schema)
 
     def to_mcp(self) -> types.Tool:
         return types.Tool(
@@ -319,8 +324,7 @@ def _path(err: Any) -> str:
 
 def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
     """Raise invalid_request listing every schema violation (bounded) with its path."""
-    validator = Draft202012Validator(spec.input_schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    errors = sorted(spec.validator.iter_errors(arguments), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         return
     problems = []

@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 import grpc
-
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb_common.errors import McbError

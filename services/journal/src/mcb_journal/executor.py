@@ -54,7 +54,11 @@ class Executor:
                 await self._sleep(1.0)
                 continue
             for entry_id, op_id in entries:
-                await self.run_operation(op_id)
+                try:
+                    await self.run_operation(op_id)
+                except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
+                    log.exception("operation %s failed inside the executor", op_id)
+                    self._fail_bug(op_id, exc)
                 row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
                 if row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED:
                     await q.ack(entry_id)
@@ -85,6 +89,9 @@ class Executor:
                                            f"operation(s) {', '.join(pending)} need an admin decision"))
             await self._progress(op_id)
             return
+        if row["state"] == OpState.PREPARED:
+            # The queue delivered it before build_apply recorded `queued`: it is queued now.
+            core._set_state(op_id, OpState.QUEUED, message="queued")
         plan = core.load_plan(row["plan_id"])
         size = core.limits.batch_blocks
         total = -(-len(plan) // size)
@@ -173,6 +180,17 @@ class Executor:
         core._set_state(op_id, OpState.APPLIED, message=f"applied: {written} blocks written, {already} already in place",
                         written=written, already=already, batches_done=total)
         await self._progress(op_id)
+
+    def _fail_bug(self, op_id: str, exc: Exception) -> None:
+        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+        if row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED:
+            return
+        open_intent = self.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", op_id)
+        new = OpState.RECOVERY_REQUIRED if open_intent is not None else OpState.FAILED
+        err = McbError(ErrorCode.INTERNAL, f"journal internal error ({exc.__class__.__name__}); see the journal log")
+        if row["state"] in (OpState.PREPARED, OpState.QUEUED) and new == OpState.RECOVERY_REQUIRED:
+            new = OpState.FAILED
+        self.core._set_state(op_id, new, error=err, message=err.message)
 
     async def _send(self, params: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
         deadline = time.monotonic() + LINK_RETRY_SECONDS

@@ -16,9 +16,8 @@ import socket
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError, ResponseError
-
 from mcb_common.errors import ErrorCode, McbError
+from redis.exceptions import RedisError, ResponseError
 
 log = logging.getLogger("mcb.journal.queue")
 

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
-
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError

@@ -11,7 +11,6 @@ import asyncio
 from typing import Any
 
 import grpc
-
 from mcb.planner.v1 import planner_pb2_grpc
 from mcb_common.registry import KNOWN_VERSIONS, Registry
 from mcb_rpc.service import configure_logging, serve

@@ -29,13 +29,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
 from mcb_common.registry import DEFAULT_VERSION, Registry
 
 from . import PLANNER_VERSION, shapes
-from .recipe import BoxOp, CylinderOp, LineOp, Operation, Recipe, RepeatOp, Shape, expanded_count, parse_recipe
+from .recipe import (
+    BoxOp,
+    LineOp,
+    Operation,
+    Recipe,
+    RepeatOp,
+    Shape,
+    expanded_count,
+    parse_recipe,
+)
 
 # The overworld's build heights since 1.18 (every version the registry knows).
 WORLD_MIN_Y = -64

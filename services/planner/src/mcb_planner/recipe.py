@@ -239,7 +239,7 @@ def _operation(value: Any, path: str, depth: int, max_depth: int) -> Operation:
     if "type" not in value:
         raise _bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
     kind = value["type"]
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:
         if isinstance(kind, str) and kind in _LATER_TYPES:
             msg = f"operation {kind!r} is not supported by recipe v1 yet; use {', '.join(OPERATION_TYPES)}"
         else:

@@ -12,7 +12,6 @@ import asyncio
 import logging
 
 import grpc
-
 from mcb.common.v1 import common_pb2
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError

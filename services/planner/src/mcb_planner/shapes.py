@@ -31,7 +31,6 @@ cylinder(center, radius r, height, hollow)
 from __future__ import annotations
 
 import numpy as np
-
 from mcb_common.geometry import Vec3
 
 # -- box -------------------------------------------------------------------------------------

@@ -1,1 +1,8 @@
-"""mcb_world_host."""
+"""mcb_world_host: the embedded world host, sole writer of a real Minecraft Java world save.
+
+Modules: region (Anvil files), chunk (1.18+ chunk NBT), level (level.dat), world (a save:
+reads, atomic batch writes), hostlog (durable batch log), events (observed block events),
+host (the world protocol's methods), server (HTTP), __main__ (process entry point).
+"""
+
+__version__ = "0.1.0"

@@ -19,7 +19,6 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-
 from mcb_common import nbt
 from mcb_common.blockstate import BlockState, parse_state_text
 from mcb_common.errors import ErrorCode, McbError

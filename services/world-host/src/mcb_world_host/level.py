@@ -12,6 +12,7 @@ instead of ``SpawnX/SpawnY/SpawnZ/SpawnAngle``; 1.21.11 stores game rules under
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import shutil
 import time
@@ -87,8 +88,12 @@ def new_flat_level(name: str, seed: int | None = None, spawn: tuple[int, int, in
             "minecraft:the_end": _noise_dimension("minecraft:end", None, "minecraft:the_end", "minecraft:the_end"),
         }),
     )
+    gateways = list(range(20))
+    random.Random(seed).shuffle(gateways)  # the game shuffles the 20 end gateways per world
     data["DragonFight"] = nbt.Compound(
-        NeedsStateScanning=nbt.Byte(1), DragonKilled=nbt.Byte(0), PreviouslyKilled=nbt.Byte(0),
+        NeedsStateScanning=nbt.Byte(1),
+        Gateways=nbt.List(nbt.INT, [nbt.Int(g) for g in gateways]),
+        DragonKilled=nbt.Byte(0), PreviouslyKilled=nbt.Byte(0),
     )
     data["Version"] = nbt.Compound(
         Snapshot=nbt.Byte(0), Series=nbt.String("main"), Id=nbt.Int(DATA_VERSION), Name=nbt.String(MINECRAFT_VERSION),

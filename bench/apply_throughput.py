@@ -1,0 +1,98 @@
+"""Benchmark: build_apply → applied through the whole stack (MCP over HTTP → bridge →
+journal → world host), for the seed example and a 100,000-block box, and the same box
+written by amulet-core (set + save, no safety) in its own venv, as a ratio.
+
+    uv run python bench/apply_throughput.py            # writes bench/out/apply_throughput.json
+
+amulet-core lives in bench/.venv-amulet (it pins numpy < 2):
+    uv venv -p python3.11 bench/.venv-amulet && uv pip install --python bench/.venv-amulet/bin/python amulet-core
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from e2e.conftest import start_stack  # noqa: E402
+from e2e.mcpclient import call, http_client  # noqa: E402
+from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
+
+BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
+
+
+async def timed_apply(client, recipe) -> dict:
+    t0 = time.perf_counter()
+    plan = await call(client, "build_prepare", {"recipe": recipe})
+    t1 = time.perf_counter()
+    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                            "idempotency_key": str(uuid.uuid4())})
+    while True:
+        st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
+        if st["state"] not in ("prepared", "queued", "applying"):
+            break
+        await anyio.sleep(0.02)
+    t2 = time.perf_counter()
+    assert st["state"] == "applied", st
+    return {"changed_blocks": plan["changed_blocks"], "prepare_s": round(t1 - t0, 3),
+            "apply_s": round(t2 - t1, 3), "blocks_per_s": round(plan["changed_blocks"] / (t2 - t1)),
+            "batches": st["batches_total"]}
+
+
+def main() -> int:
+    out: dict = {"machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count(),
+                             "platform": platform.platform()}}
+    with tempfile.TemporaryDirectory() as tmp:
+        runtime = Path(tmp) / "runtime"
+        stack = start_stack(runtime)
+        try:
+            x0, y0, z0, x1, y1, z1 = BOX
+            box = {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
+                                                  "max": {"x": x1, "y": y1, "z": z1}, "block": "minecraft:stone"}]}
+
+            async def run():
+                async with http_client(stack.mcp_url, stack.token("agent")) as client:
+                    out["seed_example"] = await timed_apply(client, SEED_RECIPE)
+                    out["box_100k"] = await timed_apply(client, box)
+
+            anyio.run(run)
+        finally:
+            stack.stop()
+        # amulet-core on a pristine copy of the same kind of world (a fresh flat world).
+        amulet_py = ROOT / "bench" / ".venv-amulet" / "bin" / "python"
+        if amulet_py.exists():
+            fresh = Path(tmp) / "fresh"
+            stack2 = start_stack(fresh)
+            stack2.stop()
+            world = Path(tmp) / "amulet-world"
+            shutil.copytree(fresh / "world", world)
+            r = subprocess.run([str(amulet_py), str(ROOT / "bench" / "amulet_write.py"), str(world), *map(str, BOX)],
+                               capture_output=True, text=True, timeout=1800)
+            if r.returncode == 0:
+                am = json.loads(r.stdout.strip().splitlines()[-1])
+                out["amulet_core_100k"] = am
+                out["ratio_ours_apply_over_amulet_set_save"] = round(out["box_100k"]["apply_s"] / am["set_save_s"], 2)
+            else:
+                out["amulet_core_100k"] = {"error": r.stderr[-2000:]}
+        else:
+            out["amulet_core_100k"] = {"skipped": "bench/.venv-amulet not installed (see the module docstring)"}
+    dest = ROOT / "bench" / "out"
+    dest.mkdir(exist_ok=True)
+    (dest / "apply_throughput.json").write_text(json.dumps(out, indent=2))
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""``python -m mcb_world_host``: run the embedded world host.
+
+Environment (besides mcb_rpc.settings' MCB_RUNTIME_DIR / MCB_SECRETS_DIR / MCB_BIND_HOST):
+  MCB_WORLD_DIR               the save folder (default <runtime>/world)
+  MCB_WORLD_CREATE=flat       create a new flat 1.21.11 world when there is no level.dat
+  MCB_WORLD_PREGEN            "minX,minZ,maxX,maxZ" block area to pre-generate in a flat world
+                              (default -64,-64,63,63; "none" to skip)
+  MCB_ALLOW_LOCAL_AUTOMATION  1 to enable automation_set_blocks / automation_chat
+  MCB_WORLD_HOST_PORT         default 8765
+Stops cleanly on SIGTERM/SIGINT (region files and the host log are flushed and closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+import uvicorn
+from mcb_common.errors import McbError
+from mcb_common.registry import Registry
+from mcb_rpc.settings import Settings
+from mcb_rpc.tokens import TokenTable
+
+from .host import Host
+from .server import create_app
+from .world import World
+
+log = logging.getLogger("mcb.world")
+
+
+def parse_pregen(text: str | None) -> tuple[int, int, int, int] | None:
+    if text is None or text.strip() == "":
+        return (-64, -64, 63, 63)
+    if text.strip().lower() in ("none", "off", "0"):
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 4:
+        raise SystemExit(f"MCB_WORLD_PREGEN must be minX,minZ,maxX,maxZ (got {text!r})")
+    try:
+        a, b, c, d = (int(p) for p in parts)
+    except ValueError:
+        raise SystemExit(f"MCB_WORLD_PREGEN must hold 4 integers (got {text!r})") from None
+    if abs(c - a) > 4096 or abs(d - b) > 4096:
+        raise SystemExit("MCB_WORLD_PREGEN area is limited to 4096×4096 blocks")
+    return (a, b, c, d)
+
+
+async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
+    config = uvicorn.Config(create_app(host, tokens), host=bind, port=port, log_level="warning",
+                            lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+    log.info("world host on http://%s:%d (world %s, automation %s)", bind, port, host.world.path,
+             "on" if host.allow_automation else "off")
+    await server.serve()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s world-host %(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    world_dir = Path(os.environ.get("MCB_WORLD_DIR") or settings.runtime_dir / "world").resolve()
+    create = os.environ.get("MCB_WORLD_CREATE") or None
+    if create not in (None, "flat"):
+        raise SystemExit(f"MCB_WORLD_CREATE must be 'flat' (got {create!r})")
+    pregen = parse_pregen(os.environ.get("MCB_WORLD_PREGEN"))
+    allow = os.environ.get("MCB_ALLOW_LOCAL_AUTOMATION", "") in ("1", "true", "yes")
+    port = int(os.environ.get("MCB_WORLD_HOST_PORT") or 8765)
+    bind = settings.bind_host
+    tokens = TokenTable.load(settings.secrets_dir, ("service", "admin", "automation"))
+    if not tokens.has("service"):
+        log.warning("no service token in %s: only admin/automation tokens will be accepted", settings.secrets_dir)
+    try:
+        world = World.open_or_create(world_dir, Registry.load(), create, pregen)
+    except McbError as err:
+        print(f"world host: {err.message}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if world.recovered:
+        log.warning("rolled back %d interrupted batch(es): %s", len(world.recovered), ", ".join(world.recovered))
+    host = Host(world, allow_automation=allow)
+    try:
+        asyncio.run(_serve(host, tokens, bind, port))
+    finally:
+        world.close()
+        log.info("world host stopped; files flushed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""The world protocol's methods over one ``World``: protobuf messages in, messages out.
+
+server.py owns HTTP (envelope, tokens, scopes, limits); this module owns the rules:
+compare-and-set batches, idempotency by batch id, pause, events, local automation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from google.protobuf import json_format
+from mcb.common.v1 import common_pb2
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError, invalid
+from mcb_common.geometry import WORLD_XZ_LIMIT
+
+from . import __version__
+from .events import MAX_PAGE, EventLog
+from .world import Change, World
+
+PROTOCOL = "mcb.world.v1"
+MAX_REGION_POSITIONS = 2_097_152
+MAX_BATCH_ENTRIES = 512
+MAX_BATCH_DEPENDENCIES = 4096
+MAX_BLOCKS_GET = 100_000
+MAX_AUTOMATION_BLOCKS = 32_768
+
+
+@dataclass
+class HostState:
+    paused: bool = False
+    pause_reason: str = ""
+    chat: list[dict] = field(default_factory=list)
+
+
+def _xz_ok(x: int, z: int) -> bool:
+    return abs(x) <= WORLD_XZ_LIMIT and abs(z) <= WORLD_XZ_LIMIT
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Host:
+    def __init__(self, world: World, allow_automation: bool = False):
+        self.world = world
+        self.allow_automation = allow_automation
+        self.instance = secrets.token_hex(8)
+        self.events = EventLog(self.instance)
+        self.state = HostState()
+
+    # -- health / info ---------------------------------------------------------------------------
+    def health(self) -> world_pb2.Health:
+        return world_pb2.Health(status="ok", service="world-host", version=__version__,
+                                protocol_version=PROTOCOL, paused=self.state.paused)
+
+    def world_info(self, _: world_pb2.Empty) -> world_pb2.WorldInfo:
+        w = self.world
+        reg = w.registry
+        caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world"]
+        if self.allow_automation:
+            caps.append("local_automation")
+        info = world_pb2.WorldInfo(
+            world_uuid=w.meta.world_uuid, world_name=w.name, epoch=w.meta.epoch,
+            data_version=w.data_version, minecraft_version=w.minecraft_version,
+            min_y=w.min_y, max_y=w.max_y,
+            registry=world_pb2.RegistryInfo(minecraft_version=reg.version, data_version=reg.data_version,
+                                            block_count=len(reg.blocks), sha256=reg.sha256),
+            host_instance=self.instance, paused=self.state.paused, capabilities=caps,
+        )
+        chunks = w.existing_chunks()
+        if chunks:
+            xs = [c[0] for c in chunks]
+            zs = [c[1] for c in chunks]
+            info.loaded_area.CopyFrom(common_pb2.Box(
+                min=common_pb2.Vec3(x=min(xs), y=w.min_section, z=min(zs)),
+                max=common_pb2.Vec3(x=max(xs), y=w.max_section, z=max(zs)),
+            ))
+        return info
+
+    # -- reads -----------------------------------------------------------------------------------
+    def region_read(self, p: world_pb2.RegionReadParams) -> world_pb2.RegionReadResult:
+        if not p.HasField("min") or not p.HasField("max"):
+            raise invalid("region_read needs min and max {x,y,z}")
+        lo = (min(p.min.x, p.max.x), min(p.min.y, p.max.y), min(p.min.z, p.max.z))
+        hi = (max(p.min.x, p.max.x), max(p.min.y, p.max.y), max(p.min.z, p.max.z))
+        if not (_xz_ok(lo[0], lo[2]) and _xz_ok(hi[0], hi[2])):
+            raise McbError(ErrorCode.OUT_OF_BOUNDS, f"x/z beyond the world border (±{WORLD_XZ_LIMIT})")
+        size = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
+        if size > MAX_REGION_POSITIONS:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                           f"region_read of {size} positions exceeds the limit of {MAX_REGION_POSITIONS}; split the box",
+                           details={"positions": size, "limit": MAX_REGION_POSITIONS})
+        palette, arr, revs = self.world.region_read(lo, hi)
+        return world_pb2.RegionReadResult(
+            min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]),
+            palette=palette, indices=arr.astype("<u2").tobytes(),
+            revisions=[world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs],
+        )
+
+    def blocks_get(self, p: world_pb2.BlocksGetParams) -> world_pb2.BlocksGetResult:
+        xyz = list(p.xyz)
+        if len(xyz) % 3:
+            raise invalid(f"xyz must hold 3 integers per position; got {len(xyz)} integers")
+        if len(xyz) // 3 > MAX_BLOCKS_GET:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"blocks_get of {len(xyz) // 3} positions exceeds {MAX_BLOCKS_GET}")
+        positions = [(xyz[i], xyz[i + 1], xyz[i + 2]) for i in range(0, len(xyz), 3)]
+        states = self.world.get_blocks(positions)
+        palette: list[str] = []
+        index: dict[str, int] = {}
+        out = []
+        for s in states:
+            i = index.get(s)
+            if i is None:
+                i = index[s] = len(palette)
+                palette.append(s)
+            out.append(i)
+        return world_pb2.BlocksGetResult(palette=palette, state=out)
+
+    # -- batch_apply -----------------------------------------------------------------------------
+    @staticmethod
+    def _content_hash(p: world_pb2.BatchApplyParams) -> str:
+        d = json_format.MessageToDict(p, always_print_fields_with_no_presence=True)
+        d.pop("batchId", None)
+        return hashlib.sha256(json.dumps(d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+    def batch_apply(self, p: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
+        w = self.world
+        if not p.batch_id or len(p.batch_id) > 200:
+            raise invalid("batchId is required (1..200 characters): it is the batch's idempotency key")
+        if len(p.entries) == 0:
+            raise invalid("a batch needs at least one entry")
+        if len(p.entries) > MAX_BATCH_ENTRIES:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(p.entries)}")
+        if len(p.dependencies) > MAX_BATCH_DEPENDENCIES:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch declares at most {MAX_BATCH_DEPENDENCIES} dependencies")
+        digest = self._content_hash(p)
+        with w.lock:
+            row = w.hostlog.get(p.batch_id)
+            if row is not None and row.state == "complete":
+                if row.content_hash != digest:
+                    raise invalid(f"batch id {p.batch_id!r} was already used for a different batch; "
+                                  "a new batch needs a new id (same id + same content replays the answer)")
+                res = json_format.ParseDict(row.result or {}, world_pb2.BatchApplyResult())
+                res.replayed = True
+                return res
+            if self.state.paused:
+                raise McbError(ErrorCode.PAUSED, f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first")
+            if p.world_epoch != w.meta.epoch:
+                raise McbError(ErrorCode.STALE_SNAPSHOT,
+                               f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
+                               "re-read world_info and re-plan",
+                               details={"worldEpoch": w.meta.epoch})
+            # validate and read
+            seen: set[tuple[int, int, int]] = set()
+            entries = []
+            for e in p.entries:
+                pos = (e.x, e.y, e.z)
+                if pos in seen:
+                    raise invalid(f"position ({e.x},{e.y},{e.z}) appears twice in the batch")
+                seen.add(pos)
+                if not _xz_ok(e.x, e.z):
+                    raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({e.x},{e.y},{e.z}) is beyond the world border")
+                if not e.expected or not e.desired:
+                    raise invalid(f"entry ({e.x},{e.y},{e.z}) needs both expected and desired states")
+                entries.append((pos, w.canonical_expected(e.expected), w.canonical_desired(e.desired)))
+            deps = []
+            for d in p.dependencies:
+                if not d.expected:
+                    raise invalid(f"dependency ({d.x},{d.y},{d.z}) needs an expected state")
+                deps.append(((d.x, d.y, d.z), w.canonical_expected(d.expected)))
+            all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
+            ys = [y for _, y, _ in all_pos]
+            w.check_height(min(ys), max(ys))
+            chunks = w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _, _ in entries)), True)
+            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _ in deps)), False)
+            problems: list[world_pb2.EntryResult] = []
+            already: list[common_pb2.Vec3] = []
+            writes: list[Change] = []
+            for (x, y, z), expected, desired in entries:
+                current = w.get_block(x, y, z)
+                if current == desired:
+                    already.append(common_pb2.Vec3(x=x, y=y, z=z))
+                elif current == expected:
+                    be = chunks[(x >> 4, z >> 4)].block_entity_at(x, y, z)
+                    if be is not None:
+                        raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
+                                       f"({x},{y},{z}) holds a block entity ({be.get('id', '?')}); the host does not "
+                                       "overwrite block entities (chests, signs, ...)", details={"pos": [x, y, z]})
+                    writes.append(Change(x, y, z, current, desired))
+                else:
+                    problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
+            for (x, y, z), expected in deps:
+                current = w.get_block(x, y, z)
+                if current != expected:
+                    problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
+            res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)
+            if problems:
+                res.status = "conflict"
+                res.conflicts = len(problems)
+                res.problems.extend(problems)
+                res.applied_at_millis = _now_ms()
+                w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
+                return res
+            revs = w.apply(writes, p.batch_id, digest, p.operation_id) if writes else []
+            res.status = "applied"
+            res.written = len(writes)
+            res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
+            res.applied_at_millis = _now_ms()
+            if writes:
+                w.hostlog.complete(p.batch_id, self._to_dict(res))
+            else:
+                w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
+            for ch in writes:
+                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, "ours", operation_id=p.operation_id)
+            return res
+
+    @staticmethod
+    def _to_dict(msg) -> dict:
+        return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+
+    # -- events ----------------------------------------------------------------------------------
+    def events_since(self, p: world_pb2.EventsSinceParams) -> world_pb2.EventsSinceResult:
+        if p.limit > MAX_PAGE:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"limit {p.limit} exceeds the page size of {MAX_PAGE}")
+        region = None
+        if p.HasField("region"):
+            b = p.region
+            region = ((min(b.min.x, b.max.x), min(b.min.y, b.max.y), min(b.min.z, b.max.z)),
+                      (max(b.min.x, b.max.x), max(b.min.y, b.max.y), max(b.min.z, b.max.z)))
+        page = self.events.since(p.cursor, p.limit or MAX_PAGE, region)
+        return world_pb2.EventsSinceResult(
+            events=[world_pb2.BlockEvent(seq=e.seq, x=e.x, y=e.y, z=e.z, before=e.before, after=e.after,
+                                         source=e.source, player_id=e.player_id, at_millis=e.at_millis,
+                                         operation_id=e.operation_id) for e in page.events],
+            next_cursor=page.next_cursor, resync_required=page.resync_required,
+            complete=page.complete, reason=page.reason,
+        )
+
+    # -- pause -----------------------------------------------------------------------------------
+    def pause(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
+        self.state.paused = True
+        self.state.pause_reason = p.reason[:500]
+        return world_pb2.PauseResult(paused=True, reason=self.state.pause_reason)
+
+    def resume(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
+        self.state.paused = False
+        self.state.pause_reason = ""
+        return world_pb2.PauseResult(paused=False, reason=p.reason[:500])
+
+    # -- local automation --------------------------------------------------------------------------
+    def automation_set_blocks(self, p: world_pb2.AutomationSetBlocksParams) -> world_pb2.AutomationSetBlocksResult:
+        if p.actor not in ("player", "external"):
+            raise invalid(f"actor must be \"player\" or \"external\", got {p.actor!r}")
+        if not p.blocks:
+            raise invalid("blocks is empty")
+        if len(p.blocks) > MAX_AUTOMATION_BLOCKS:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"at most {MAX_AUTOMATION_BLOCKS} blocks per call")
+        items = []
+        for b in p.blocks:
+            if not _xz_ok(b.x, b.z):
+                raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({b.x},{b.y},{b.z}) is beyond the world border")
+            items.append((b.x, b.y, b.z, self.world.canonical_desired(b.state)))
+        player = p.player_id or "console"
+        changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}")
+        if p.actor == "player":
+            for ch in changes:
+                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, "player", player_id=player)
+        return world_pb2.AutomationSetBlocksResult(changed=len(changes))
+
+    def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:
+        if not p.player_id or not p.text:
+            raise invalid("automation_chat needs player_id and text")
+        if len(p.text) > 4096:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, "a chat line holds at most 4096 characters")
+        mid = f"msg-{secrets.token_hex(8)}"
+        self.state.chat.append({"messageId": mid, "playerId": p.player_id, "text": p.text, "atMillis": _now_ms()})
+        del self.state.chat[:-1000]
+        return world_pb2.AutomationChatResult(message_id=mid)

@@ -1,0 +1,137 @@
+"""HTTP for the world protocol: ``GET /health`` and ``POST /v1/rpc`` (see world.proto).
+
+Request checks, in order (each failure is a structured error, HTTP status from
+``mcb_rpc.errors.HTTP_STATUS``, nothing executed):
+  1. body size ≤ MAX_BODY (413 budget_exceeded)
+  2. bearer token -> principal (401 unauthenticated)
+  3. body is a JSON object with a string ``method`` (400 invalid_request)
+  4. method is in methods.json (404 not_found), the principal's scope allows it (403),
+     automation methods only when local automation is on (403), method implemented (400)
+  5. params parse into the method's message; unknown fields name the field (400)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from google.protobuf import json_format
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError, invalid
+from mcb_rpc.errors import HTTP_STATUS
+from mcb_rpc.tokens import TokenTable, bearer
+from mcb_rpc.worldclient import method_table
+from starlette.concurrency import run_in_threadpool
+
+from .host import Host
+
+log = logging.getLogger("mcb.world.http")
+
+MAX_BODY = 8 * 1024 * 1024
+AUTOMATION_METHODS = frozenset({"automation_set_blocks", "automation_chat"})
+
+
+def _to_json(msg: Any) -> dict[str, Any]:
+    return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+
+
+def _error(err: McbError, request_id: Any) -> JSONResponse:
+    body: dict[str, Any] = {"ok": False, "error": err.to_dict(), "requestId": request_id}
+    return JSONResponse(body, status_code=HTTP_STATUS.get(err.code, 500))
+
+
+def _parse_error_message(exc: Exception, method: str) -> str:
+    text = str(exc)
+    # protobuf: 'Message type "mcb.world.v1.X" has no field named "foo" at "X".'
+    marker = 'has no field named "'
+    if marker in text:
+        name = text.split(marker, 1)[1].split('"', 1)[0]
+        return f"{method}: unknown params field {name!r}"
+    return f"{method}: invalid params: {text}"
+
+
+def create_app(host: Host, tokens: TokenTable) -> FastAPI:
+    app = FastAPI(title="mcb world host", docs_url=None, redoc_url=None, openapi_url=None)
+    methods = method_table()
+    handlers = {
+        "world_info": host.world_info,
+        "region_read": host.region_read,
+        "blocks_get": host.blocks_get,
+        "batch_apply": host.batch_apply,
+        "events_since": host.events_since,
+        "pause": host.pause,
+        "resume": host.resume,
+        "automation_set_blocks": host.automation_set_blocks,
+        "automation_chat": host.automation_chat,
+    }
+
+    @app.get("/health")
+    async def health() -> JSONResponse:
+        return JSONResponse(_to_json(host.health()))
+
+    @app.post("/v1/rpc")
+    async def rpc(request: Request) -> JSONResponse:
+        request_id: Any = None
+        try:
+            declared = request.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+                raise McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {declared} bytes exceeds {MAX_BODY} bytes")
+            raw = b""
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    raise McbError(ErrorCode.BUDGET_EXCEEDED, f"request body exceeds {MAX_BODY} bytes")
+            principal = tokens.principal_for(bearer(request.headers.get("authorization")))
+            if principal is None:
+                raise McbError(ErrorCode.UNAUTHENTICATED,
+                               "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)")
+            try:
+                body = json.loads(raw)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise invalid(f"request body is not valid JSON: {exc}") from None
+            if not isinstance(body, dict):
+                raise invalid("request body must be a JSON object {method, params, requestId}")
+            rid = body.get("requestId")
+            request_id = rid if isinstance(rid, (str, int)) else None
+            if request_id is None:
+                request_id = uuid.uuid4().hex
+            method = body.get("method")
+            if not isinstance(method, str) or not method:
+                raise invalid("missing \"method\" (a string naming a world-protocol method)")
+            spec = methods.get(method)
+            if spec is None:
+                raise McbError(ErrorCode.NOT_FOUND, f"unknown method {method[:80]!r}; known: {', '.join(sorted(methods))}",
+                               details={"method": method[:80]})
+            if principal not in spec["scopes"]:
+                raise McbError(ErrorCode.PERMISSION_DENIED,
+                               f"the {principal} token may not call {method} (allowed: {', '.join(spec['scopes'])})")
+            if method in AUTOMATION_METHODS and not host.allow_automation:
+                raise McbError(ErrorCode.PERMISSION_DENIED,
+                               f"{method} needs local automation, which is off; start the world host with "
+                               "MCB_ALLOW_LOCAL_AUTOMATION=1 (the local runner's embedded-world config does)")
+            if not spec.get("implemented") or method not in handlers:
+                raise invalid(f"{method} is not implemented yet by the embedded host")
+            params = body.get("params", {})
+            if params is None:
+                params = {}
+            if not isinstance(params, dict):
+                raise invalid(f"{method}: params must be a JSON object")
+            msg_cls = getattr(world_pb2, spec["params"])
+            try:
+                msg = json_format.ParseDict(params, msg_cls())
+            except json_format.ParseError as exc:
+                raise invalid(_parse_error_message(exc, method)) from None
+            result = await run_in_threadpool(handlers[method], msg)
+            return JSONResponse({"ok": True, "result": _to_json(result), "requestId": request_id})
+        except McbError as err:
+            return _error(err, request_id)
+        except Exception as exc:  # noqa: BLE001 - the boundary: every failure is structured
+            log.exception("internal error in /v1/rpc")
+            return _error(McbError(ErrorCode.INTERNAL, f"internal error ({exc.__class__.__name__}); see the world host log"),
+                          request_id)
+
+    return app

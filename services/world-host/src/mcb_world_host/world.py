@@ -1,0 +1,404 @@
+"""A Minecraft Java world save owned by this process: chunks, reads, atomic batch writes.
+
+``World`` is the only writer of its folder. Layout it uses::
+
+    <world>/level.dat            vanilla (level.py)
+    <world>/region/r.X.Z.mca     vanilla Anvil regions (region.py, chunk.py)
+    <world>/mcb/world.json       ours: {"worldUuid", "epoch", ...} (not in level.dat)
+    <world>/mcb/host.sqlite      ours: the batch log (hostlog.py)
+
+Reads never generate chunks: a missing chunk is ``not_found`` with ``missingChunks``.
+Writes go only into existing ``minecraft:full`` chunks (a proto-chunk would be regenerated
+over by the game). ``apply`` changes a set of blocks all-or-nothing across chunks and region
+files: intent (before/after) is committed to the host log first, then each changed chunk is
+written copy-on-write and fsynced, then the batch is marked complete.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from mcb_common import nbt
+from mcb_common.errors import ErrorCode, McbError
+from mcb_common.registry import AIR, AIR_NAMES, Registry
+
+from . import level as levelmod
+from .chunk import Chunk, flat_chunk
+from .hostlog import HostLog, Undo
+from .region import REGION_NAME, RegionFile, region_coords, region_name
+
+log = logging.getLogger("mcb.world")
+
+MAX_CACHED_CHUNKS = 4096
+
+
+@dataclass
+class Change:
+    x: int
+    y: int
+    z: int
+    before: str
+    after: str
+
+
+@dataclass
+class WorldMeta:
+    world_uuid: str
+    epoch: int
+    created_at_millis: int
+    extra: dict = field(default_factory=dict)
+
+
+def _atomic_write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class World:
+    def __init__(self, path: Path, registry: Registry, min_y: int = levelmod.MIN_Y, max_y: int = levelmod.MAX_Y):
+        self.path = Path(path)
+        self.registry = registry
+        self.min_y, self.max_y = min_y, max_y
+        self.min_section, self.max_section = min_y >> 4, max_y >> 4
+        self.lock = threading.RLock()
+        self._regions: dict[tuple[int, int], RegionFile | None] = {}
+        self._chunks: OrderedDict[tuple[int, int], Chunk] = OrderedDict()
+        self._missing: set[tuple[int, int]] = set()
+        self.revisions: dict[tuple[int, int, int], int] = {}
+        self.level = levelmod.read_level(self.path / "level.dat")
+        info = levelmod.level_info(self.level)
+        self.name = info["name"]
+        self.data_version = info["dataVersion"]
+        self.minecraft_version = info["minecraftVersion"]
+        self.meta = self._load_meta()
+        self.hostlog = HostLog(self.path / "mcb" / "host.sqlite")
+        self.recovered = self._recover()
+
+    # -- creation ------------------------------------------------------------------------------
+    @classmethod
+    def create_flat(cls, path: Path, registry: Registry, name: str = "mcb flat world",
+                    pregen: tuple[int, int, int, int] | None = None) -> World:
+        path = Path(path)
+        if (path / "level.dat").exists():
+            raise McbError(ErrorCode.INVALID_REQUEST, f"a world already exists at {path}")
+        (path / "region").mkdir(parents=True, exist_ok=True)
+        levelmod.write_level(path / "level.dat", levelmod.new_flat_level(name))
+        world = cls(path, registry)
+        if pregen is not None:
+            world.pregenerate_flat(*pregen)
+        return world
+
+    @classmethod
+    def open_or_create(cls, path: Path, registry: Registry, create: str | None,
+                       pregen: tuple[int, int, int, int] | None) -> World:
+        if (Path(path) / "level.dat").exists():
+            world = cls(path, registry)
+            if pregen is not None and world.is_flat():
+                world.pregenerate_flat(*pregen)
+            return world
+        if create == "flat":
+            return cls.create_flat(path, registry, pregen=pregen)
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"no world at {path} (no level.dat); set MCB_WORLD_CREATE=flat to create a new flat world there",
+        )
+
+    def is_flat(self) -> bool:
+        try:
+            gen = self.level["Data"]["WorldGenSettings"]["dimensions"]["minecraft:overworld"]["generator"]
+            return str(gen["type"]) == "minecraft:flat"
+        except (KeyError, TypeError):
+            return False
+
+    def pregenerate_flat(self, min_x: int, min_z: int, max_x: int, max_z: int) -> int:
+        """Write full flat chunks covering the block area where no chunk exists yet."""
+        made = 0
+        with self.lock:
+            for cx in range(min(min_x, max_x) >> 4, (max(min_x, max_x) >> 4) + 1):
+                for cz in range(min(min_z, max_z) >> 4, (max(min_z, max_z) >> 4) + 1):
+                    region = self._region(cx, cz, create=True)
+                    assert region is not None
+                    if region.has_chunk(cx, cz):
+                        continue
+                    root = flat_chunk(cx, cz, self.data_version or levelmod.DATA_VERSION,
+                                      levelmod.FLAT_LAYERS, self.min_y, self.max_y, levelmod.FLAT_BIOME)
+                    region.write_chunk(cx, cz, nbt.write(root))
+                    self._missing.discard((cx, cz))
+                    made += 1
+        if made:
+            log.info("pre-generated %d flat chunks", made)
+        return made
+
+    # -- our metadata ----------------------------------------------------------------------------
+    def _load_meta(self) -> WorldMeta:
+        p = self.path / "mcb" / "world.json"
+        try:
+            d = json.loads(p.read_text())
+            return WorldMeta(str(d["worldUuid"]), int(d["epoch"]), int(d.get("createdAtMillis", 0)), d)
+        except FileNotFoundError:
+            meta = WorldMeta(str(uuid.uuid4()), 1, int(time.time() * 1000))
+            _atomic_write_json(p, {"worldUuid": meta.world_uuid, "epoch": meta.epoch,
+                                   "createdAtMillis": meta.created_at_millis,
+                                   "note": "minecraft-builder-mcp world identity; bump epoch when the world is replaced"})
+            return meta
+        except (ValueError, KeyError) as exc:
+            raise McbError(ErrorCode.INTERNAL, f"{p} is unreadable ({exc}); fix or remove it") from None
+
+    # -- regions and chunks ------------------------------------------------------------------------
+    def _region(self, cx: int, cz: int, create: bool = False) -> RegionFile | None:
+        key = region_coords(cx, cz)
+        r = self._regions.get(key)
+        if r is not None:
+            return r
+        p = self.path / "region" / region_name(*key)
+        if not p.exists() and not create:
+            return None
+        r = RegionFile(p, create=create)
+        self._regions[key] = r
+        return r
+
+    def chunk(self, cx: int, cz: int) -> Chunk | None:
+        with self.lock:
+            c = self._chunks.get((cx, cz))
+            if c is not None:
+                self._chunks.move_to_end((cx, cz))
+                return c
+            region = self._region(cx, cz)
+            data = region.read_chunk(cx, cz) if region is not None else None
+            if data is None:
+                return None
+            try:
+                root = nbt.read(data)
+            except nbt.NbtError as exc:
+                raise McbError(ErrorCode.INTERNAL, f"chunk ({cx},{cz}) is not valid NBT: {exc}") from None
+            c = Chunk(cx, cz, root, self.registry, self.min_section, self.max_section)
+            self._chunks[(cx, cz)] = c
+            while len(self._chunks) > MAX_CACHED_CHUNKS:
+                k, old = next(iter(self._chunks.items()))
+                if old.dirty:
+                    break
+                self._chunks.popitem(last=False)
+            return c
+
+    def existing_chunks(self) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        rdir = self.path / "region"
+        if not rdir.is_dir():
+            return out
+        with self.lock:
+            for p in rdir.iterdir():
+                m = REGION_NAME.match(p.name)
+                if not m:
+                    continue
+                rx, rz = int(m.group(1)), int(m.group(2))
+                r = self._region(rx * 32, rz * 32)
+                if r is not None:
+                    out.extend(r.chunk_positions(rx, rz))
+        return out
+
+    # -- checks ------------------------------------------------------------------------------------
+    def check_height(self, y0: int, y1: int) -> None:
+        if y0 < self.min_y or y1 > self.max_y:
+            raise McbError(
+                ErrorCode.OUT_OF_BOUNDS,
+                f"y {y0}..{y1} is outside the world's height {self.min_y}..{self.max_y}",
+                details={"minY": self.min_y, "maxY": self.max_y},
+            )
+
+    def _chunks_for(self, keys: Iterable[tuple[int, int]], for_write: bool) -> dict[tuple[int, int], Chunk]:
+        found: dict[tuple[int, int], Chunk] = {}
+        missing: list[list[int]] = []
+        proto: list[list[int]] = []
+        for key in sorted(set(keys)):
+            c = self.chunk(*key)
+            if c is None:
+                missing.append(list(key))
+            else:
+                if for_write and not c.is_full:
+                    proto.append(list(key))
+                found[key] = c
+        if missing:
+            shown = missing[:64]
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"{len(missing)} chunk(s) do not exist in the world (never generated), e.g. "
+                f"{', '.join(f'({a},{b})' for a, b in shown[:5])}; the host never generates chunks. "
+                "Load the area in the game (or pre-generate it) first.",
+                details={"missingChunks": shown, "missingCount": len(missing)},
+            )
+        if proto:
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"{len(proto)} chunk(s) are unfinished proto-chunks (e.g. ({proto[0][0]},{proto[0][1]})); "
+                "the game would generate over anything written there. Load the area in the game until "
+                "the chunks are complete, then retry.",
+                details={"protoChunks": proto[:64]},
+            )
+        return found
+
+    # -- reads -------------------------------------------------------------------------------------
+    def get_block(self, x: int, y: int, z: int) -> str:
+        self.check_height(y, y)
+        with self.lock:
+            c = self._chunks_for([(x >> 4, z >> 4)], False)[(x >> 4, z >> 4)]
+            return c.get_block(x, y, z)
+
+    def get_blocks(self, positions: list[tuple[int, int, int]]) -> list[str]:
+        if not positions:
+            return []
+        ys = [p[1] for p in positions]
+        self.check_height(min(ys), max(ys))
+        with self.lock:
+            chunks = self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), False)
+            return [chunks[(x >> 4, z >> 4)].get_block(x, y, z) for x, y, z in positions]
+
+    def region_read(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> tuple[list[str], np.ndarray, list[tuple[int, int, int, int]]]:
+        """(palette, uint16 indices shaped (sy, sz, sx) in YZX order, section revisions)."""
+        (x0, y0, z0), (x1, y1, z1) = lo, hi
+        self.check_height(y0, y1)
+        sx, sy, sz = x1 - x0 + 1, y1 - y0 + 1, z1 - z0 + 1
+        palette: list[str] = [AIR]
+        index_of: dict[str, int] = {AIR: 0}
+        out = np.zeros((sy, sz, sx), dtype=np.uint16)
+        revs: list[tuple[int, int, int, int]] = []
+        with self.lock:
+            keys = [(cx, cz) for cx in range(x0 >> 4, (x1 >> 4) + 1) for cz in range(z0 >> 4, (z1 >> 4) + 1)]
+            chunks = self._chunks_for(keys, False)
+            for (cx, cz), c in chunks.items():
+                bx0, bx1 = max(x0, cx * 16), min(x1, cx * 16 + 15)
+                bz0, bz1 = max(z0, cz * 16), min(z1, cz * 16 + 15)
+                for sec_y in range(y0 >> 4, (y1 >> 4) + 1):
+                    revs.append((cx, sec_y, cz, self.revisions.get((cx, sec_y, cz), 0)))
+                    view = c.section_view(sec_y)
+                    if view is None:
+                        continue  # absent section: air (already 0)
+                    states, idx = view
+                    lut = np.empty(len(states), dtype=np.uint16)
+                    for i, s in enumerate(states):
+                        g = index_of.get(s)
+                        if g is None:
+                            g = len(palette)
+                            palette.append(s)
+                            index_of[s] = g
+                        lut[i] = g
+                    by0, by1 = max(y0, sec_y * 16), min(y1, sec_y * 16 + 15)
+                    cube = idx.reshape(16, 16, 16)
+                    sub = cube[by0 - sec_y * 16: by1 - sec_y * 16 + 1,
+                               bz0 - cz * 16: bz1 - cz * 16 + 1,
+                               bx0 - cx * 16: bx1 - cx * 16 + 1]
+                    out[by0 - y0: by1 - y0 + 1, bz0 - z0: bz1 - z0 + 1, bx0 - x0: bx1 - x0 + 1] = lut[sub]
+        return palette, out, revs
+
+    # -- writes ------------------------------------------------------------------------------------
+    def canonical_desired(self, state: str) -> str:
+        s = self.registry.canonical(state)
+        return AIR if s.split("[", 1)[0] in AIR_NAMES else s
+
+    def canonical_expected(self, state: str) -> str:
+        """Expected states may name blocks the registry does not know (read from the world)."""
+        try:
+            return self.canonical_desired(state)
+        except McbError:
+            return state.strip()
+
+    def apply(self, changes: list[Change], log_id: str, content_hash: str, operation_id: str = "") -> list[tuple[int, int, int, int]]:
+        """Write ``changes`` (their ``before`` checked by the caller under ``self.lock``)
+        all-or-nothing; returns the bumped section revisions. The caller holds ``self.lock``."""
+        undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
+        self.hostlog.begin(log_id, content_hash, operation_id, undo)
+        try:
+            self._write_states([(c.x, c.y, c.z, c.after) for c in changes])
+        except BaseException as exc:
+            log.error("batch %s failed while writing (%s); rolling back", log_id, exc)
+            self._rollback(undo)
+            self.hostlog.mark_rolled_back(log_id)
+            if isinstance(exc, McbError):
+                raise
+            raise McbError(ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed") from exc
+        revs = {}
+        for c in changes:
+            key = (c.x >> 4, c.y >> 4, c.z >> 4)
+            self.revisions[key] = self.revisions.get(key, 0) + 1
+            revs[key] = self.revisions[key]
+        return [(cx, sy, cz, r) for (cx, sy, cz), r in sorted(revs.items())]
+
+    def _write_states(self, items: list[tuple[int, int, int, str]]) -> None:
+        touched: dict[tuple[int, int], Chunk] = {}
+        for x, y, z, state in items:
+            key = (x >> 4, z >> 4)
+            c = touched.get(key) or self.chunk(*key)
+            if c is None:
+                raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
+            c.set_block(x, y, z, state)
+            touched[key] = c
+        for (cx, cz), c in sorted(touched.items()):
+            if not c.dirty:
+                continue
+            data = c.encode()
+            region = self._region(cx, cz, create=True)
+            assert region is not None
+            region.write_chunk(cx, cz, data)
+
+    def _rollback(self, undo: Undo) -> None:
+        """Put every ``before`` back (cache dropped first so disk is the truth)."""
+        keys = {(x >> 4, z >> 4) for x, _, z, _, _ in undo}
+        for k in keys:
+            self._chunks.pop(k, None)
+        self._write_states([(x, y, z, before) for x, y, z, before, _ in undo])
+
+    def _recover(self) -> list[str]:
+        done = []
+        for row in self.hostlog.pending():
+            log.warning("rolling back batch %s: it was begun but never completed (%d blocks)", row.batch_id, len(row.undo))
+            with self.lock:
+                self._rollback(row.undo)
+                self.hostlog.mark_rolled_back(row.batch_id)
+            done.append(row.batch_id)
+        return done
+
+    def set_blocks_direct(self, items: list[tuple[int, int, int, str]], log_id: str) -> list[Change]:
+        """Automation writes (not a caller's batch): same durability, no compare-and-set."""
+        with self.lock:
+            ys = [y for _, y, _ in ((i[0], i[1], i[2]) for i in items)]
+            if ys:
+                self.check_height(min(ys), max(ys))
+            self._chunks_for(((x >> 4, z >> 4) for x, _, z, _ in items), True)
+            changes: list[Change] = []
+            seen: dict[tuple[int, int, int], int] = {}
+            for x, y, z, state in items:
+                seen[(x, y, z)] = len(changes)
+                changes.append(Change(x, y, z, "", state))
+            # last write wins for duplicate positions
+            uniq = [changes[i] for i in sorted(set(seen.values()))]
+            for ch in uniq:
+                ch.before = self.get_block(ch.x, ch.y, ch.z)
+            real = [ch for ch in uniq if ch.before != ch.after]
+            if real:
+                self.apply(real, log_id, "automation")
+                self.hostlog.complete(log_id, {"changed": len(real)})
+            return real
+
+    def close(self) -> None:
+        with self.lock:
+            for r in self._regions.values():
+                if r is not None:
+                    r.close()
+            self._regions.clear()
+            self._chunks.clear()
+            self.hostlog.close()

@@ -1,0 +1,132 @@
+"""World: flat creation, reads that never generate, atomic batches, host-log rollback."""
+
+from __future__ import annotations
+
+import pytest
+from mcb.common.v1 import common_pb2
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_world_host import region as regionmod
+from mcb_world_host.host import Host
+from mcb_world_host.world import Change, World
+
+
+@pytest.fixture
+def world(tmp_path, registry):
+    w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
+    yield w
+    w.close()
+
+
+def vec(x, y, z):
+    return common_pb2.Vec3(x=x, y=y, z=z)
+
+
+def test_region_read_yzx_order_and_missing_chunks(world):
+    host = Host(world)
+    world.apply([Change(1, 64, 2, "minecraft:air", "minecraft:stone")], "b0", "h")
+    r = host.region_read(world_pb2.RegionReadParams(min=vec(0, 63, 0), max=vec(2, 64, 3)))
+    idx = list(memoryview(r.indices).cast("H"))
+    assert len(idx) == 3 * 4 * 2
+    def at(x, y, z):
+        return r.palette[idx[((y - 63) * 4 + z) * 3 + x]]
+    assert at(1, 64, 2) == "minecraft:stone"
+    assert at(0, 64, 2) == "minecraft:air"
+    assert at(2, 63, 3) == "minecraft:grass_block[snowy=false]"
+    with pytest.raises(McbError) as ei:
+        host.region_read(world_pb2.RegionReadParams(min=vec(30, 0, 0), max=vec(40, 0, 20)))
+    assert ei.value.code == ErrorCode.NOT_FOUND
+    assert sorted(map(tuple, ei.value.details["missingChunks"])) == [(1, 1), (2, 0), (2, 1)]
+    with pytest.raises(McbError) as ei:
+        host.region_read(world_pb2.RegionReadParams(min=vec(0, 300, 0), max=vec(0, 320, 0)))
+    assert ei.value.code == ErrorCode.OUT_OF_BOUNDS
+    assert not (world.path / "region" / "r.1.0.mca").exists() or (2, 1) not in world.existing_chunks()
+
+
+def test_heights_minus64_to_319(world):
+    world.apply([Change(0, -64, 0, "minecraft:bedrock", "minecraft:stone"),
+                 Change(0, 319, 0, "minecraft:air", "minecraft:glass")], "b1", "h")
+    assert world.get_block(0, -64, 0) == "minecraft:stone"
+    assert world.get_block(0, 319, 0) == "minecraft:glass"
+    with pytest.raises(McbError):
+        world.get_block(0, -65, 0)
+
+
+def test_begun_but_not_completed_batch_is_rolled_back_on_reopen(tmp_path, registry):
+    w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
+    # spans two chunks and two region files
+    changes = [Change(-1, 70, -1, "minecraft:air", "minecraft:stone"), Change(17, 70, 3, "minecraft:air", "minecraft:glass")]
+    w.apply(changes, "crashy", "h")  # intent + region writes, but never marked complete
+    assert w.get_block(-1, 70, -1) == "minecraft:stone"
+    w.close()
+    w2 = World(tmp_path / "w", registry)
+    assert w2.recovered == ["crashy"]
+    assert w2.get_block(-1, 70, -1) == "minecraft:air"
+    assert w2.get_block(17, 70, 3) == "minecraft:air"
+    assert w2.hostlog.get("crashy").state == "rolled_back"
+    w2.close()
+    w3 = World(tmp_path / "w", registry)
+    assert w3.recovered == []
+    w3.close()
+
+
+def test_failure_mid_batch_leaves_nothing_written(tmp_path, registry, monkeypatch):
+    w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
+    real = regionmod.RegionFile.write_chunk
+    calls = {"n": 0}
+
+    def flaky(self, cx, cz, data, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full (simulated)")
+        return real(self, cx, cz, data, **kw)
+
+    monkeypatch.setattr(regionmod.RegionFile, "write_chunk", flaky)
+    with pytest.raises(McbError) as ei:
+        w.apply([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
+                 Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "b", "h")
+    assert ei.value.code == ErrorCode.INTERNAL and "nothing was changed" in ei.value.message
+    assert w.get_block(-1, 70, -1) == "minecraft:air"
+    assert w.get_block(17, 70, 3) == "minecraft:air"
+    monkeypatch.setattr(regionmod.RegionFile, "write_chunk", real)
+    w.close()
+    w2 = World(tmp_path / "w", registry)
+    assert w2.get_block(-1, 70, -1) == "minecraft:air" and w2.get_block(17, 70, 3) == "minecraft:air"
+    w2.close()
+
+
+def batch(bid, entries, epoch=1, deps=()):
+    return world_pb2.BatchApplyParams(
+        batch_id=bid, world_epoch=epoch,
+        entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
+        dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e) for x, y, z, e in deps],
+    )
+
+
+def test_batch_rules(world):
+    host = Host(world)
+    r = host.batch_apply(batch("a", [(0, 64, 0, "air", "stone"), (1, 64, 0, "air", "air")]))
+    assert (r.status, r.written, r.already) == ("applied", 1, 1)
+    again = host.batch_apply(batch("a", [(0, 64, 0, "air", "stone"), (1, 64, 0, "air", "air")]))
+    assert again.replayed and again.written == 1
+    with pytest.raises(McbError) as ei:
+        host.batch_apply(batch("a", [(0, 64, 0, "air", "glass")]))
+    assert ei.value.code == ErrorCode.INVALID_REQUEST
+    c = host.batch_apply(batch("c", [(0, 64, 0, "air", "glass"), (2, 64, 0, "air", "glass")]))
+    assert c.status == "conflict" and c.written == 0
+    assert [(p.x, p.result, p.current) for p in c.problems] == [(0, "conflict", "minecraft:stone")]
+    assert world.get_block(2, 64, 0) == "minecraft:air"  # all-or-nothing
+    d = host.batch_apply(batch("d", [(2, 64, 0, "air", "glass")], deps=[(0, 64, 0, "minecraft:dirt")]))
+    assert d.status == "conflict" and d.problems[0].result == "dependency_changed"
+    with pytest.raises(McbError) as ei:
+        host.batch_apply(batch("e", [(2, 64, 0, "air", "glass")], epoch=7))
+    assert ei.value.code == ErrorCode.STALE_SNAPSHOT
+    with pytest.raises(McbError) as ei:
+        host.batch_apply(batch("f", [(2, 64, 0, "air", "not_a_block")]))
+    assert ei.value.code == ErrorCode.UNSUPPORTED_BLOCK
+    host.pause(world_pb2.PauseParams(reason="test"))
+    with pytest.raises(McbError) as ei:
+        host.batch_apply(batch("g", [(2, 64, 0, "air", "glass")]))
+    assert ei.value.code == ErrorCode.PAUSED
+    host.resume(world_pb2.PauseParams())
+    assert host.batch_apply(batch("g", [(2, 64, 0, "air", "glass")])).status == "applied"

@@ -1,7 +1,6 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from mcb_common.errors import McbError
 from mcb_common.registry import Registry
 

@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.local/bin:$(PATH)
 UV ?= uv
 
-.PHONY: up test check proto proto-check lint bench bootstrap status
+.PHONY: up test check proto proto-check lint bench bootstrap status java-test
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -23,7 +23,12 @@ proto-check:
 lint:
 	@$(UV) run --frozen ruff check .
 
-test: bootstrap proto-check
+# Java parts (paper-plugin/: core JUnit tests, the Java test host jar the conformance suite runs).
+# Needs a JDK >= 21 and Maven (Maven Central only); MCB_SKIP_JAVA=1 skips it explicitly.
+java-test:
+	@if [ "$${MCB_SKIP_JAVA:-0}" = 1 ]; then echo "java-test: skipped (MCB_SKIP_JAVA=1)"; else paper-plugin/build.sh verify; fi
+
+test: bootstrap proto-check java-test
 	@$(UV) run --frozen pytest -q
 
 check: test lint

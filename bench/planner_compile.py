@@ -1,11 +1,19 @@
-"""Planner compile time for recipes producing ~1k, 10k and 100k blocks.
+"""Planner compile time for recipes producing ~1k, 10k and 100k blocks, and (``--stack``)
+prepare and region_inspect end to end through the services.
 
-Two recipe families — a solid box, and a "tower" (hollow cylinder walls, solid floors every
-5 layers via repeat, a hollow box plinth and diagonal braces; overlapping shapes) — each
-compiled by the core in-process and through gRPC against a real ``python -m mcb_planner``
-on free ports. Prints medians; no assertions (tests never time things).
+Three recipe families — a solid box, a "tower" (hollow cylinder walls, solid floors every
+5 layers via repeat, a hollow box plinth and diagonal braces; overlapping shapes), and a
+language-revision-2 "rev2" recipe (params + expressions, a weighted palette, and the same
+walls four times through ``transform`` rotations with stairs) — each compiled by the core
+in-process and through gRPC against a real ``python -m mcb_planner`` on free ports.
 
-    uv run python bench/planner_compile.py [--repeat N]
+``--stack`` also starts the whole stack (``mcb up``: world host with a pregenerated flat world,
+planner, journal, bridge) and times, through MCP: ``build_prepare`` for 1k/10k/100k-block
+recipes (bridge → journal → planner → world reads → stored plan), and ``region_inspect``
+summary and heightmap over ~2,000,000 positions, fully generated and half never generated.
+Prints medians; no assertions (tests never time things).
+
+    uv run python bench/planner_compile.py [--repeat N] [--stack]
 """
 
 from __future__ import annotations
@@ -55,6 +63,28 @@ def tower_recipe(r: int) -> dict:
     ]}
 
 
+def rev2_recipe(n: int) -> dict:
+    """Four stair-topped walls of length n made from one wall turned about the centre."""
+    wall = [
+        {"type": "box", "min": v("-half", "base", "-half"), "max": v("half", "base + h - 1", "-half"),
+         "block": "$wall"},
+        {"type": "box", "min": v("-half", "base + h", "-half"), "max": v("half", "base + h", "-half"),
+         "block": "$cap"},
+    ]
+    return {"version": 1, "seed": 3,
+            "params": {"n": n, "half": "floor(n / 2)", "h": 10, "base": 0},
+            "palette": {"wall": [{"block": "stone_bricks", "weight": 5},
+                                 {"block": "mossy_stone_bricks", "weight": 2},
+                                 {"block": "cracked_stone_bricks", "weight": 1}],
+                        "cap": "stone_brick_stairs[facing=north]"},
+            "operations": [{"type": "transform", "rotate": deg, "anchor": v(0, 0, 0), "operations": wall}
+                           for deg in (0, 90, 180, 270)]}
+
+
+def rev2_near(target: int) -> dict:
+    return rev2_recipe(max(3, round(target / 44)))
+
+
 def tower_near(target: int) -> dict:
     best = None
     for r in range(2, 79):  # the tower is 4r tall: r < 79 stays below the world top
@@ -82,6 +112,7 @@ def median_ms(fn, repeat: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--stack", action="store_true", help="also time prepare/inspect through the services")
     args = ap.parse_args()
 
     cases = [
@@ -91,6 +122,9 @@ def main() -> None:
         ("tower ~1k", tower_near(1_000)),
         ("tower ~10k", tower_near(10_000)),
         ("tower ~100k", tower_near(100_000)),
+        ("rev2 ~1k", rev2_near(1_000)),
+        ("rev2 ~10k", rev2_near(10_000)),
+        ("rev2 ~100k", rev2_near(100_000)),
     ]
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +153,66 @@ def main() -> None:
             channel.close()
         finally:
             proc.stop()
+    if args.stack:
+        stack_bench(args.repeat)
+
+
+def stack_bench(repeat: int) -> None:
+    """build_prepare and region_inspect through bridge → journal → planner/world host."""
+    import anyio
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from e2e.conftest import start_stack
+    from e2e.mcpclient import call, http_client
+
+    def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone"):
+        return {"version": 1, "operations": [{"type": "box", "min": v(x0, y0, z0), "max": v(x1, y1, z1),
+                                              "block": block}]}
+
+    prepares = [
+        ("box 1k", box(-5, 70, -5, 4, 79, 4)),
+        ("box 10k", box(-25, 70, -25, 24, 73, 24)),
+        ("box 100k", box(-50, 70, -50, 49, 79, 49)),
+        ("rev2 ~1k", rev2_recipe(23)),
+        ("rev2 ~5k", rev2_recipe(120)),
+        ("rev2 ~100k", {**rev2_recipe(120), "params": {"n": 120, "half": 60, "h": 206, "base": 70}}),
+    ]
+    inspects = [
+        ("summary 2M generated", {"min": v(-64, -64, -64), "max": v(63, 57, 63), "detail": "summary"}),
+        ("summary 2M half missing", {"min": v(-64, 0, -64), "max": v(191, 60, 63), "detail": "summary"}),
+        ("heightmap 2M step 4", {"min": v(-64, -64, -64), "max": v(63, 57, 63), "detail": "heightmap", "step": 4}),
+        ("summary 250k", {"min": v(-64, 0, -64), "max": v(63, 14, 63), "detail": "summary"}),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        stack = start_stack(Path(tmp) / "runtime")
+        try:
+            async def run():
+                async with http_client(stack.mcp_url, stack.token("agent")) as client:
+                    print(f"\n{'through the services (MCP)':<28} {'blocks':>8} {'median ms':>10} {'answer B':>9}")
+                    for name, recipe in prepares:
+                        times, plan = [], None
+                        for _ in range(max(2, repeat // 2)):
+                            t0 = time.perf_counter()
+                            plan = await call(client, "build_prepare", {"recipe": recipe})
+                            times.append(time.perf_counter() - t0)
+                        size = len(json.dumps(plan, separators=(",", ":")))
+                        print(f"prepare {name:<20} {plan['total_positions']:>8} "
+                              f"{statistics.median(times) * 1000:>10.0f} {size:>9}")
+                    for name, args in inspects:
+                        times, out = [], None
+                        for _ in range(max(2, repeat // 2)):
+                            t0 = time.perf_counter()
+                            out = await call(client, "region_inspect", args)
+                            times.append(time.perf_counter() - t0)
+                        size = len(json.dumps(out, separators=(",", ":")))
+                        unknown = out.get("unknown_chunk_count", 0)
+                        print(f"inspect {name:<20} {out['positions']:>8} "
+                              f"{statistics.median(times) * 1000:>10.0f} {size:>9}"
+                              f"{f'  ({unknown} chunks unknown)' if unknown else ''}")
+
+            anyio.run(run)
+        finally:
+            stack.stop()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# The camera worker's built-in renderer: OpenGL on headless EGL (Mesa llvmpipe without a GPU).
+for pkg in libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libgbm1; do
+  if command -v dpkg-query >/dev/null 2>&1; then
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+  fi
+done
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "bootstrap: installing ${need_apt[*]} (apt-get)"
@@ -24,6 +30,20 @@ if ! command -v uv >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check uv 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check --user uv
   export PATH="$HOME/.local/bin:$PATH"
+fi
+
+# Java parts (paper-plugin/, `make java-test`): a JDK >= 21 and Maven 3.8+.
+if ! command -v mvn >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing maven (apt-get)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >/dev/null
+  else
+    echo "bootstrap: warning: Maven is missing; make java-test needs it (e.g. sudo apt-get install maven)" >&2
+  fi
+fi
+if ! paper-plugin/build.sh --print-java >/dev/null 2>&1; then
+  echo "bootstrap: warning: no JDK >= 21 found; make java-test needs one (set MCB_JAVA_HOME, e.g. a Temurin 21/25 JDK)" >&2
 fi
 
 uv sync --frozen --quiet

@@ -3,6 +3,8 @@
   mcb up        start Redis and every service as local processes on the embedded world
   mcb status    each service's /health
   mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
+  mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
+  mcb part protect PART [--off]                      admin: part protection
 """
 
 from __future__ import annotations
@@ -19,7 +21,23 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--quiet", action="store_true", help="print no connection help")
     sub.add_parser("status", help="show each service's health")
     sub.add_parser("mcp", help="serve the MCP tools over stdio")
+    rec = sub.add_parser("recovery", help="admin: decide operations left recovery_required by a crash")
+    rsub = rec.add_subparsers(dest="action", required=True)
+    rv = rsub.add_parser("review", help="compare the live world with before/after over the affected blocks")
+    rv.add_argument("operation_id")
+    ab = rsub.add_parser("abandon", help="leave every block as it is, mark the operation failed, forbid its undo")
+    ab.add_argument("operation_id")
+    ab.add_argument("--digest", required=True, help="currentDigest from the latest review")
+    part = sub.add_parser("part", help="admin: part protection")
+    psub = part.add_subparsers(dest="action", required=True)
+    pp = psub.add_parser("protect", help="protect a part from agent writes (--off to unprotect)")
+    pp.add_argument("part_id")
+    pp.add_argument("--off", action="store_true")
     args = ap.parse_args(argv)
+    if args.cmd in ("recovery", "part"):
+        from .admin import run
+
+        return run(args)
     if args.cmd == "up":
         from .runner import run_up
 

@@ -7,11 +7,16 @@ HTTP. Register another implementation (e.g. the Java core host) by adding a fact
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from harness import Proc, free_port, start_process
 from mcb_rpc.tokens import ensure_token
 
@@ -68,4 +73,107 @@ def embedded(tmp: Path, automation: bool = True) -> HostHandle:
     return HostHandle("embedded", url, tokens, automation, runtime / "world", restart, stop)
 
 
-FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded}
+# ---- the Java core host (paper-plugin/testhost: the Paper plugin's core over an in-memory world) ----
+ROOT = Path(__file__).resolve().parents[2]
+JAVA_PROJECT = ROOT / "paper-plugin"
+JAVA_JAR = JAVA_PROJECT / "testhost" / "target" / "mcb-world-testhost.jar"
+JAVA_INPUTS = (JAVA_PROJECT / "pom.xml", JAVA_PROJECT / "core", JAVA_PROJECT / "testhost", ROOT / "proto",
+               ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data")
+_java_state: dict[str, object] = {}
+
+
+def _java_major(java: Path) -> int:
+    try:
+        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    m = re.search(r'version "(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+def find_jdk() -> Path | None:
+    """A JDK >= 21 (Paper's Java): $MCB_JAVA_HOME, $JAVA_HOME, then the usual install folders."""
+    candidates = [os.environ.get("MCB_JAVA_HOME"), os.environ.get("JAVA_HOME")]
+    jvm = Path("/usr/lib/jvm")
+    if jvm.is_dir():
+        candidates += [str(p) for p in sorted(jvm.iterdir(), reverse=True)]
+    for c in candidates:
+        if c and (Path(c) / "bin" / "javac").exists() and _java_major(Path(c) / "bin" / "java") >= 21:
+            return Path(c)
+    return None
+
+
+def _newest_input() -> float:
+    newest = 0.0
+    for base in JAVA_INPUTS:
+        paths = [base] if base.is_file() else (p for p in base.rglob("*") if "target" not in p.parts and p.is_file())
+        for p in paths:
+            newest = max(newest, p.stat().st_mtime)
+    return newest
+
+
+def java_testhost_jar() -> tuple[Path, Path]:
+    """Build the Java test host once per session (skipped when its jar is newer than every input).
+    Returns (java binary, jar); skips the test with a reason when no JDK >= 21 or Maven is present."""
+    if "jar" in _java_state:
+        return _java_state["java"], _java_state["jar"]  # type: ignore[return-value]
+    if "skip" in _java_state:
+        pytest.skip(str(_java_state["skip"]))
+    jdk = find_jdk()
+    mvn = shutil.which("mvn")
+    if jdk is None or mvn is None:
+        _java_state["skip"] = ("Java host not run: needs a JDK >= 21 and Maven (scripts/bootstrap.sh says how); "
+                               f"found JDK={jdk}, mvn={mvn}")
+        pytest.skip(str(_java_state["skip"]))
+    if not JAVA_JAR.exists() or JAVA_JAR.stat().st_mtime < _newest_input():
+        env = {**os.environ, "JAVA_HOME": str(jdk)}
+        if _java_major(jdk / "bin" / "java") >= 24:
+            env["MAVEN_OPTS"] = (env.get("MAVEN_OPTS", "") + " --sun-misc-unsafe-memory-access=allow").strip()
+        cmd = [mvn, "-q", "-B", "-pl", "testhost", "-am", "package", "-DskipTests"]
+        r = subprocess.run([*cmd[:3], "-o", *cmd[3:]], cwd=JAVA_PROJECT, env=env, capture_output=True, text=True)
+        if r.returncode != 0:  # offline failed (first run): fetch from Maven Central
+            r = subprocess.run(cmd, cwd=JAVA_PROJECT, env=env, capture_output=True, text=True)
+        assert r.returncode == 0, f"building the Java test host failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    _java_state["java"], _java_state["jar"] = jdk / "bin" / "java", JAVA_JAR
+    return jdk / "bin" / "java", JAVA_JAR
+
+
+def java_core(tmp: Path, automation: bool = True) -> HostHandle:
+    java, jar = java_testhost_jar()
+    runtime = tmp / "runtime"
+    secrets_dir = runtime / "secrets"
+    tokens = {p: ensure_token(secrets_dir, p) for p in ("service", "admin", "automation", "agent")}
+    port = free_port()
+    env = {
+        "MCB_SECRETS_DIR": str(secrets_dir),
+        "MCB_WORLD_DIR": str(runtime / "java-world"),
+        "MCB_WORLD_PREGEN": "-32,-32,31,31",
+        "MCB_WORLD_HOST_PORT": str(port),
+        "MCB_BIND_HOST": "127.0.0.1",
+        "MCB_ALLOW_LOCAL_AUTOMATION": "1" if automation else "0",
+        **{f"MCB_{p.upper()}_TOKEN": "" for p in ("service", "admin", "automation", "agent")},
+    }
+    url = f"http://127.0.0.1:{port}"
+    state: dict[str, Proc] = {}
+
+    def start() -> None:
+        state["proc"] = start_process("java-core-host", [str(java), "-Xmx256m", "-XX:+UseSerialGC", "-jar", str(jar)],
+                                      tmp / "logs", env=env, health_url=f"{url}/health", timeout=60)
+
+    def restart(kill9: bool) -> None:
+        proc = state["proc"]
+        if kill9:
+            proc.kill9()
+        else:
+            proc.stop()
+        start()
+
+    def stop() -> None:
+        state["proc"].stop()
+
+    start()
+    # world_dir stays None: blocks live in memory, so save-on-disk durability tests do not apply
+    return HostHandle("java-core", url, tokens, automation, None, restart, stop)
+
+
+FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded, "java-core": java_core}

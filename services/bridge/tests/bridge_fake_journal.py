@@ -118,8 +118,21 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
         total = dx * dy * dz
         if total > 1_000_000:
             self._fail(context, McbError(ErrorCode.BUDGET_EXCEEDED, f"{total} positions > 1000000"))
-        if request.detail not in ("summary", "blocks"):
+        if request.detail not in ("summary", "blocks", "heightmap"):
             self._fail(context, McbError(ErrorCode.INVALID_REQUEST, f"detail {request.detail!r}"))
+        if request.detail == "heightmap":
+            step = max(1, request.step)
+            cols, rows = (dx - 1) // step + 1, (dz - 1) // step + 1
+            heights = []
+            for r in range(rows):
+                for c in range(cols):
+                    x, z = mn.x + c * step, mn.z + r * step
+                    top = [y for y in range(mn.y, mx.y + 1) if state_at(self.world, x, y, z) != "minecraft:air"]
+                    heights.append(max(top) if top else -32768)
+            return journal_pb2.RegionInspectResponse(
+                region=common_pb2.Box(min=mn, max=mx), detail="heightmap", positions=total,
+                heightmap=journal_pb2.Heightmap(x0=mn.x, z0=mn.z, step=step, cols=cols, rows=rows,
+                                                heights=heights))
 
         def at(i: int) -> str:
             return state_at(self.world, mn.x + i % dx, mn.y + i // (dx * dz), mn.z + (i // dx) % dz)

@@ -19,10 +19,20 @@ from mcp import Client
 
 TOOLS = {
     "project_context": set(),
-    "region_inspect": {"min", "max", "detail", "cursor"},
-    "build_prepare": {"recipe", "dependencies", "part_id"},
+    "region_inspect": {"min", "max", "detail", "cursor", "step"},
+    "build_prepare": {"recipe", "dependencies", "part_id", "regenerate_part_id"},
     "build_apply": {"plan_id", "plan_hash", "idempotency_key"},
     "operation_status": {"operation_id"},
+    "operation_cancel": {"operation_id"},
+    "operation_undo_prepare": {"operation_id"},
+    "part_define": {"name", "operation_id"},
+    "part_get": {"part_id"},
+    "region_changes": {"region", "since_cursor", "limit"},
+    "camera_list": set(),
+    "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id"},
+    "asset_list": {"query", "cursor"},
+    "schematic_export": {"name", "min", "max", "origin"},
+    "schematic_import_prepare": {"asset_id", "target", "rotation", "allow_drop_block_entities"},
 }
 REQUIRED = {
     "project_context": set(),
@@ -30,6 +40,16 @@ REQUIRED = {
     "build_prepare": {"recipe"},
     "build_apply": {"plan_id", "plan_hash", "idempotency_key"},
     "operation_status": {"operation_id"},
+    "operation_cancel": {"operation_id"},
+    "operation_undo_prepare": {"operation_id"},
+    "part_define": {"name", "operation_id"},
+    "part_get": {"part_id"},
+    "region_changes": {"region"},
+    "camera_list": set(),
+    "camera_capture": set(),
+    "asset_list": set(),
+    "schematic_export": {"name", "min", "max"},
+    "schematic_import_prepare": {"asset_id", "target"},
 }
 MODES = ["auto", "legacy"]
 
@@ -93,7 +113,7 @@ def test_list_tools_is_the_contract(fresh_fake: FakeEnv, mode: str) -> None:
             assert tool.description and len(tool.description) > 200, name
             assert "error" in tool.description
         ri = tools["region_inspect"].input_schema["properties"]
-        assert ri["detail"]["enum"] == ["summary", "blocks"]
+        assert ri["detail"]["enum"] == ["summary", "blocks", "heightmap"]
         for corner in ("min", "max"):
             assert set(ri[corner]["required"]) == {"x", "y", "z"}
         assert tools["project_context"].annotations.read_only_hint is True
@@ -229,19 +249,30 @@ def test_heightmap_and_region_checks(fresh_fake: FakeEnv) -> None:
     async def body(client: Client) -> list[dict]:
         out = []
         base = {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}}
-        out.append(err(await client.call_tool("region_inspect", {**base, "detail": "heightmap"})))
         out.append(err(await client.call_tool("region_inspect", {
             "min": {"x": 5, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"})))
         out.append(err(await client.call_tool("region_inspect", {**base, "detail": "blocks", "cursor": "garbage"})))
         out.append(err(await client.call_tool("region_inspect", {**base, "detail": "summary", "cursor": "x"})))
         return out
 
-    heightmap, order, cursor, summary_cursor = arun(with_client(fresh_fake, body))
-    assert heightmap["code"] == "invalid_request" and "heightmap" in heightmap["message"]
+    order, cursor, summary_cursor = arun(with_client(fresh_fake, body))
     assert order["code"] == "invalid_request" and "min.x" in order["message"]
     assert cursor["code"] == "invalid_request" and "cursor" in cursor["message"]
     assert summary_cursor["code"] == "invalid_request"
     assert fresh_fake.fake.calls == []
+
+
+def test_heightmap_reaches_the_journal_and_renders_rows(fresh_fake: FakeEnv) -> None:
+    async def body(client: Client) -> dict:
+        return ok(await client.call_tool("region_inspect", {
+            "min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 3, "y": 70, "z": 5}, "detail": "heightmap", "step": 2}))
+
+    hm = arun(with_client(fresh_fake, body))
+    assert hm["detail"] == "heightmap"
+    grid = hm["heightmap"]
+    assert grid["step"] == 2 and len(grid["rows"]) == 3 and all(len(r) == 2 for r in grid["rows"])
+    assert all(v is None or isinstance(v, int) for r in grid["rows"] for v in r)
+    assert [c[0] for c in fresh_fake.fake.calls] == ["RegionInspect"]
 
 
 def _collect(pages: list[dict]) -> dict[tuple[int, int, int], str]:
@@ -390,7 +421,7 @@ def test_unknown_tool_is_a_protocol_error(fresh_fake: FakeEnv) -> None:
 
     async def body(client: Client) -> None:
         with pytest.raises(MCPError) as info:
-            await client.call_tool("region_changes", {})
+            await client.call_tool("teleport_player", {})
         assert "unknown tool" in str(info.value)
 
     arun(with_client(fresh_fake, body))

@@ -1,7 +1,8 @@
 """The camera worker as a real process, against a real redis-server.
 
-No driver exists yet (camera issue, issue 6): the worker must say so honestly —
+Here the worker runs with ``MCB_CAMERA_DRIVER=none``: it must say so honestly —
 ``worker_state="no_driver"`` and ``camera_unavailable`` on capture — and never return an image.
+The drivers that take pictures are tested in tests/e2e/test_camera*.py.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def _start(tmp: Path) -> Worker:
         "MCB_CAMERA_GRPC_PORT": str(gport),
         "MCB_CAMERA_HEALTH_PORT": str(hport),
         "MCB_BIND_HOST": "127.0.0.1",
+        "MCB_CAMERA_DRIVER": "none",
     }
     for p in ("agent", "admin", "service", "automation"):
         env[f"MCB_{p.upper()}_TOKEN"] = ""  # only the files count, whatever the caller's env says
@@ -128,7 +130,7 @@ def test_capture_by_pose_is_camera_unavailable(worker: Worker) -> None:
     err = from_rpc_error(info.value, "camera-worker")
     assert err.code is ErrorCode.CAMERA_UNAVAILABLE
     assert err.retryable is True
-    assert "no camera driver" in err.message and "issue 6" in err.message
+    assert "no camera driver" in err.message and "MCB_CAMERA_DRIVER" in err.message
     assert err.details == {"worker_state": "no_driver"}
     # nothing was stored as if a picture had been taken
     assert not list((worker.runtime / "camera").glob("**/*.png"))

@@ -16,7 +16,7 @@ from mcb_planner.recipe import (
     expanded_count,
     parse_recipe,
 )
-from planner_cases import BAD, SEED_TEXT, seed
+from planner_cases import BAD, PARSER_ONLY, SEED_TEXT, seed
 
 
 def test_seed_example_parses_into_the_tree():
@@ -49,12 +49,12 @@ def test_integral_floats_are_integers():
 def test_optional_params_palette_seed_are_kept_in_the_normal_form():
     doc = seed() | {"params": {"floors": 3, "h": 2.5}, "palette": {"wall": "stone"}, "seed": 42}
     norm = parse_recipe(doc).normalised()
-    assert norm["params"] == {"floors": 3, "h": 2.5}
+    assert norm["params"] == {"floors": 3, "h": "5/2"}  # exact rationals
     assert norm["palette"] == {"wall": "stone"}
     assert norm["seed"] == 42
 
 
-@pytest.mark.parametrize(("case", "recipe", "path"), BAD, ids=[c[0] for c in BAD])
+@pytest.mark.parametrize(("case", "recipe", "path"), BAD + PARSER_ONLY, ids=[c[0] for c in BAD + PARSER_ONLY])
 def test_bad_recipes_are_invalid_requests_naming_the_path(case, recipe, path):
     with pytest.raises(McbError) as ei:
         parse_recipe(recipe)

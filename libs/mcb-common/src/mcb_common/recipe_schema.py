@@ -1,13 +1,22 @@
-"""JSON Schema (draft 2020-12) of recipe v1, and the static bounds it shares with the parser.
+"""JSON Schema (draft 2020-12) of recipe v1 (language revision 2), and the static bounds it
+shares with the parser.
 
 The bridge exposes ``RECIPE_SCHEMA`` as the input schema of the ``build_prepare`` tool; the
 planner's hand-written parser (``mcb_planner.recipe``) imports the constants below, so the two
 cannot drift, and a planner test checks that both accept and refuse the same inputs.
 
+Revision 2 keeps ``version: 1``: it is a strict superset of revision 1 (every recipe that was
+valid stays valid and compiles to the same blocks). It adds the ``arch`` and ``transform``
+operations, integer fields that may be expressions over ``params`` (strings like
+``"floors * 4 + 1"``), palette entries with weighted choices, and ``"$name"`` palette
+references wherever a block is expected.
+
 What the schema cannot say, and only the planner checks (docs/recipes.md):
   * box corners in order (``min`` ≤ ``max`` on every axis);
-  * the configurable budgets: repeat nesting depth, operations after repeat expansion,
-    examined and changed positions (``budget_exceeded``);
+  * expressions: grammar, param names, integral results and their ranges;
+  * that a ``$name`` reference names a palette entry;
+  * the configurable budgets: nesting depth, operations after repeat expansion,
+    examined and changed positions, time (``budget_exceeded``);
   * block states against the registry of the target version (``unsupported_block``);
   * the project's area and the world's heights (``out_of_bounds``).
 
@@ -30,10 +39,25 @@ MAX_PARAMS = 64
 MAX_PALETTE = 64
 MAX_SEED = 2**53 - 1  # the largest integer every JSON reader keeps exactly
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"
+MAX_ARCH_DEPTH = 65_535
+MAX_PALETTE_CHOICES = 16
+MAX_PALETTE_WEIGHT = 1000
+MAX_PARAM_MAGNITUDE = 10**15
+# Expression text (mcb_planner.expr.EXPR_PATTERN is the same pattern).
+EXPR_PATTERN = r"^[A-Za-z0-9_+\-*/%()., ]{1,256}$"
+LANGUAGE_REVISION = 2
 
-OPERATION_TYPES = ("box", "line", "cylinder", "repeat")
+OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform")
 
 _ID = "https://minecraft-builder-mcp.dev/schemas/recipe-v1.json"
+
+
+def _int_or_expr(lo: int, hi: int, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": lo, "maximum": hi},
+                                     {"$ref": "#/$defs/expression"}]}
+    if description:
+        out["description"] = description
+    return out
 
 
 def _vec3(description: str) -> dict[str, Any]:
@@ -53,26 +77,50 @@ def _op(type_name: str, description: str, props: dict[str, Any], required: list[
 RECIPE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": _ID,
-    "title": "minecraft-builder-mcp recipe v1",
+    "title": "minecraft-builder-mcp recipe v1 (language revision 2)",
     "description": (
         "A declarative build: operations are applied in order and later ones win where they "
-        "overlap. Coordinates are absolute block positions; boxes are inclusive."
+        "overlap. Coordinates are absolute block positions; boxes are inclusive. Any integer "
+        "may be an expression string over params (+ - * / % ( ) min max abs floor ceil round), "
+        "e.g. \"base_y + floors * 4\"; any block may be a palette reference \"$name\"."
     ),
     "type": "object",
     "properties": {
         "version": {"const": RECIPE_VERSION},
         "params": {
             "type": "object",
-            "description": "Named numbers (reserved: v1 operations cannot reference them yet).",
+            "description": "Named numbers, or expressions over other params; referenced by name "
+                           "in any integer field's expression.",
             "propertyNames": {"pattern": NAME_PATTERN},
-            "additionalProperties": {"type": "number"},
+            "additionalProperties": {"anyOf": [
+                {"type": "number", "minimum": -MAX_PARAM_MAGNITUDE, "maximum": MAX_PARAM_MAGNITUDE},
+                {"$ref": "#/$defs/expression"},
+            ]},
             "maxProperties": MAX_PARAMS,
         },
         "palette": {
             "type": "object",
-            "description": "Named block states (reserved: v1 operations cannot reference them yet).",
+            "description": "Named materials, used as \"$name\" in place of a block. A weighted "
+                           "list picks one choice per position, reproducibly from `seed`.",
             "propertyNames": {"pattern": NAME_PATTERN},
-            "additionalProperties": {"$ref": "#/$defs/block"},
+            "additionalProperties": {"anyOf": [
+                {"$ref": "#/$defs/block"},
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": MAX_PALETTE_CHOICES,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "block": {"$ref": "#/$defs/block"},
+                            "weight": {"type": "integer", "minimum": 1,
+                                       "maximum": MAX_PALETTE_WEIGHT, "default": 1},
+                        },
+                        "required": ["block"],
+                        "additionalProperties": False,
+                    },
+                },
+            ]},
             "maxProperties": MAX_PALETTE,
         },
         "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
@@ -81,7 +129,13 @@ RECIPE_SCHEMA: dict[str, Any] = {
     "required": ["version", "operations"],
     "additionalProperties": False,
     "$defs": {
-        "coord": {"type": "integer", "minimum": -COORD_LIMIT, "maximum": COORD_LIMIT},
+        "coord": _int_or_expr(-COORD_LIMIT, COORD_LIMIT),
+        "expression": {
+            "type": "string",
+            "pattern": EXPR_PATTERN,
+            "description": "An integer-valued expression over params, e.g. \"w - 1\" or "
+                           "\"floor(h / 2)\".",
+        },
         "vec3": {
             "type": "object",
             "properties": {
@@ -96,7 +150,8 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "maxLength": MAX_BLOCK_TEXT,
-            "description": "A block state, e.g. minecraft:oak_log[axis=y] (omitted properties take defaults).",
+            "description": "A block state, e.g. minecraft:oak_log[axis=y] (omitted properties take "
+                           "defaults), or a palette reference like $wall.",
         },
         "operations": {
             "type": "array",
@@ -109,6 +164,8 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 {"$ref": "#/$defs/line"},
                 {"$ref": "#/$defs/cylinder"},
                 {"$ref": "#/$defs/repeat"},
+                {"$ref": "#/$defs/arch"},
+                {"$ref": "#/$defs/transform"},
             ]
         },
         "box": _op(
@@ -138,8 +195,8 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "hollow: only the wall (no floor or roof).",
             {
                 "center": _vec3("centre of the bottom layer"),
-                "radius": {"type": "integer", "minimum": 0, "maximum": MAX_RADIUS},
-                "height": {"type": "integer", "minimum": 1, "maximum": MAX_HEIGHT},
+                "radius": _int_or_expr(0, MAX_RADIUS),
+                "height": _int_or_expr(1, MAX_HEIGHT),
                 "block": {"$ref": "#/$defs/block"},
                 "hollow": {"type": "boolean", "default": False},
             },
@@ -149,11 +206,46 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "repeat",
             "`count` copies of `operations`, copy i shifted by i × offset (i = 0 … count−1).",
             {
-                "count": {"type": "integer", "minimum": 1, "maximum": MAX_REPEAT_COUNT},
+                "count": _int_or_expr(1, MAX_REPEAT_COUNT),
                 "offset": _vec3("shift between consecutive copies"),
                 "operations": {"$ref": "#/$defs/operations"},
             },
             ["count", "offset", "operations"],
         ),
+        "arch": _op(
+            "arch",
+            "A half ring standing in a vertical plane: cells (u, v) with v ≥ 0 and "
+            "(r−width)²+(r−width) < u²+v² ≤ r²+r (u along `axis` from center, v = y − center.y); "
+            "filled: the whole half disc (use air to cut an arched opening). `depth` layers go "
+            "+1 along the other horizontal axis.",
+            {
+                "center": _vec3("centre of the springing line (the circle's centre)"),
+                "radius": _int_or_expr(0, MAX_RADIUS),
+                "width": {**_int_or_expr(1, MAX_RADIUS), "default": 1},
+                "axis": {"enum": ["x", "z"], "description": "the axis the arch spans along"},
+                "depth": {**_int_or_expr(1, MAX_ARCH_DEPTH), "default": 1},
+                "filled": {"type": "boolean", "default": False},
+                "block": {"$ref": "#/$defs/block"},
+            },
+            ["center", "radius", "axis", "block"],
+        ),
+        "transform": {
+            **_op(
+                "transform",
+                "Applies to everything inside: mirror about `anchor` (x: east↔west, z: "
+                "north↔south), then turn `rotate` degrees clockwise seen from above about "
+                "`anchor`, then shift by `translate`. Block states (stairs, doors, rails, "
+                "fences, signs…) are mirrored and rotated with them.",
+                {
+                    "rotate": {"enum": [0, 90, 180, 270], "default": 0},
+                    "mirror": {"enum": ["x", "z"]},
+                    "anchor": _vec3("the block position rotation and mirroring are about"),
+                    "translate": _vec3("shift applied last"),
+                    "operations": {"$ref": "#/$defs/operations"},
+                },
+                ["operations"],
+            ),
+            "dependentRequired": {"rotate": ["anchor"], "mirror": ["anchor"]},
+        },
     },
 }

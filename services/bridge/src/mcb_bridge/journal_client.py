@@ -27,6 +27,14 @@ DEADLINES: dict[str, float] = {
     "BuildPrepare": 60.0,
     "BuildApply": 30.0,
     "OperationStatus": 10.0,
+    "OperationCancel": 10.0,
+    "OperationUndoPrepare": 60.0,
+    "PartDefine": 30.0,
+    "PartGet": 30.0,
+    "RegionChanges": 30.0,
+    "AssetList": 30.0,
+    "SchematicExport": 60.0,
+    "SchematicImportPrepare": 60.0,
 }
 
 _CHANNEL_OPTIONS = [
@@ -72,7 +80,7 @@ class JournalClient:
     async def _call(self, method: str, request: Any) -> Any:
         rpc = getattr(self._get_stub(), method)
         try:
-            return await rpc(request, metadata=self._metadata, timeout=DEADLINES[method] * self._scale)
+            return await rpc(request, metadata=self._metadata, timeout=DEADLINES.get(method, 30.0) * self._scale)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
@@ -92,20 +100,22 @@ class JournalClient:
         return await self._call("ProjectContext", journal_pb2.ProjectContextRequest())
 
     async def region_inspect(
-        self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = ""
+        self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = "", step: int = 0
     ) -> journal_pb2.RegionInspectResponse:
         req = journal_pb2.RegionInspectRequest(
-            min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor
+            min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor, step=step
         )
         return await self._call("RegionInspect", req)
 
     async def build_prepare(
-        self, recipe_json: str, dependencies: list[tuple[dict[str, Any], str]], part_id: str
+        self, recipe_json: str, dependencies: list[tuple[dict[str, Any], str]], part_id: str,
+        regenerate_part_id: str = "",
     ) -> journal_pb2.PlanSummary:
         req = journal_pb2.BuildPrepareRequest(
             recipe_json=recipe_json,
             dependencies=[journal_pb2.Dependency(pos=vec3(p), state=s) for p, s in dependencies],
             part_id=part_id,
+            regenerate_part_id=regenerate_part_id,
         )
         return await self._call("BuildPrepare", req)
 
@@ -119,3 +129,38 @@ class JournalClient:
 
     async def operation_status(self, operation_id: str) -> journal_pb2.OperationReport:
         return await self._call("OperationStatus", journal_pb2.OperationRef(operation_id=operation_id))
+
+    async def operation_cancel(self, operation_id: str) -> journal_pb2.OperationReport:
+        return await self._call("OperationCancel", journal_pb2.OperationRef(operation_id=operation_id))
+
+    async def operation_undo_prepare(self, operation_id: str) -> journal_pb2.PlanSummary:
+        return await self._call("OperationUndoPrepare", journal_pb2.OperationRef(operation_id=operation_id))
+
+    async def part_define(self, name: str, operation_id: str) -> journal_pb2.JsonResult:
+        return await self._call("PartDefine", journal_pb2.PartDefineRequest(name=name, operation_id=operation_id))
+
+    async def part_get(self, part_id: str) -> journal_pb2.JsonResult:
+        return await self._call("PartGet", journal_pb2.PartRef(part_id=part_id))
+
+    async def region_changes(self, mn: dict[str, Any], mx: dict[str, Any], since_cursor: str,
+                             limit: int) -> journal_pb2.JsonResult:
+        req = journal_pb2.RegionChangesRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
+                                               since_cursor=since_cursor, limit=limit)
+        return await self._call("RegionChanges", req)
+
+    async def asset_list(self, query: str, cursor: str) -> journal_pb2.JsonResult:
+        return await self._call("AssetList", journal_pb2.AssetListRequest(query=query, cursor=cursor))
+
+    async def schematic_export(self, name: str, mn: dict[str, Any], mx: dict[str, Any],
+                               origin: dict[str, Any] | None) -> journal_pb2.JsonResult:
+        req = journal_pb2.SchematicExportRequest(name=name, min=vec3(mn), max=vec3(mx))
+        if origin is not None:
+            req.origin.CopyFrom(vec3(origin))
+        return await self._call("SchematicExport", req)
+
+    async def schematic_import_prepare(self, asset_id: str, target: dict[str, Any], rotation: int,
+                                       allow_drop_block_entities: bool = False) -> journal_pb2.PlanSummary:
+        req = journal_pb2.SchematicImportPrepareRequest(
+            asset_id=asset_id, target=vec3(target), rotation=rotation,
+            allow_drop_block_entities=allow_drop_block_entities)
+        return await self._call("SchematicImportPrepare", req)

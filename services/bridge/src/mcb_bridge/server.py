@@ -8,6 +8,7 @@ in an MCP server; ``http_app`` adds bearer auth and ``GET /health`` for the HTTP
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import time
@@ -80,7 +81,18 @@ class Bridge:
             "build_prepare": self._build_prepare,
             "build_apply": self._build_apply,
             "operation_status": self._operation_status,
+            "operation_cancel": self._operation_cancel,
+            "operation_undo_prepare": self._operation_undo_prepare,
+            "part_define": self._part_define,
+            "part_get": self._part_get,
+            "region_changes": self._region_changes,
+            "asset_list": self._asset_list,
+            "schematic_export": self._schematic_export,
+            "schematic_import_prepare": self._schematic_import_prepare,
+            "camera_list": self._camera_list,
+            "camera_capture": self._camera_capture,
         }
+        self.camera = CameraClient(config.agent_token, config.project_id, config.player_id)
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -104,14 +116,9 @@ class Bridge:
         started = time.monotonic()
         code = "ok"
         try:
-            if name == "region_inspect" and args.get("detail") == "heightmap":
-                raise McbError(
-                    ErrorCode.INVALID_REQUEST,
-                    "detail 'heightmap' is not available in this version; use 'summary' (palette "
-                    "with counts) or 'blocks' (exact states, paged)",
-                )
             validate_arguments(spec, args)
-            return _result(await self._handlers[name](args))
+            out = await self._handlers[name](args)
+            return out if isinstance(out, types.CallToolResult) else _result(out)
         except McbError as err:
             code = str(err.code)
             return tool_error(err)
@@ -136,10 +143,13 @@ class Bridge:
                 )
         region = tuple(int(v) for v in (mn["x"], mn["y"], mn["z"], mx["x"], mx["y"], mx["z"]))
         cursor = args.get("cursor") or ""
-        if detail == "summary":
+        if detail in ("summary", "heightmap"):
             if cursor:
                 raise McbError(ErrorCode.INVALID_REQUEST, "cursor applies to detail 'blocks' only")
-            return render.region_summary(await self.journal.region_inspect(mn, mx, "summary"))
+            resp = await self.journal.region_inspect(mn, mx, detail, step=int(args.get("step") or 0))
+            if detail == "heightmap":
+                return render.region_heightmap(resp)
+            return render.region_summary(resp)
         journal_cursor, skip = render.decode_cursor(cursor, region) if cursor else ("", 0)
         resp = await self.journal.region_inspect(mn, mx, "blocks", journal_cursor)
         return render.region_blocks(resp, region, journal_cursor, skip)
@@ -147,7 +157,8 @@ class Bridge:
     async def _build_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         recipe_json = json.dumps(args["recipe"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         deps = [_dependency(d) for d in args.get("dependencies") or []]
-        resp = await self.journal.build_prepare(recipe_json, deps, args.get("part_id") or "")
+        resp = await self.journal.build_prepare(recipe_json, deps, args.get("part_id") or "",
+                                                args.get("regenerate_part_id") or "")
         return render.plan_summary(resp)
 
     async def _build_apply(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -164,6 +175,127 @@ class Bridge:
 
     async def _operation_status(self, args: dict[str, Any]) -> dict[str, Any]:
         return render.operation_report(await self.journal.operation_status(args["operation_id"]))
+
+    async def _operation_cancel(self, args: dict[str, Any]) -> dict[str, Any]:
+        return render.operation_report(await self.journal.operation_cancel(args["operation_id"]))
+
+    async def _operation_undo_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+        return render.plan_summary(await self.journal.operation_undo_prepare(args["operation_id"]))
+
+    async def _part_define(self, args: dict[str, Any]) -> dict[str, Any]:
+        return json.loads((await self.journal.part_define(args["name"], args["operation_id"])).json)
+
+    async def _part_get(self, args: dict[str, Any]) -> dict[str, Any]:
+        return json.loads((await self.journal.part_get(args["part_id"])).json)
+
+    async def _region_changes(self, args: dict[str, Any]) -> dict[str, Any]:
+        region = args["region"]
+        resp = await self.journal.region_changes(region["min"], region["max"], args.get("since_cursor") or "",
+                                                 int(args.get("limit") or 100))
+        return json.loads(resp.json)
+
+    async def _asset_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        resp = await self.journal.asset_list(args.get("query") or "", args.get("cursor") or "")
+        return render.fit(json.loads(resp.json))
+
+    async def _schematic_export(self, args: dict[str, Any]) -> dict[str, Any]:
+        mn, mx = args["min"], args["max"]
+        for axis in "xyz":
+            if int(mn[axis]) > int(mx[axis]):
+                raise McbError(ErrorCode.INVALID_REQUEST,
+                               f"min.{axis} ({mn[axis]}) is greater than max.{axis} ({mx[axis]})")
+        resp = await self.journal.schematic_export(args["name"], mn, mx, args.get("origin"))
+        return render.fit(json.loads(resp.json))
+
+    async def _schematic_import_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+        resp = await self.journal.schematic_import_prepare(
+            args["asset_id"], args["target"], int(args.get("rotation") or 0),
+            bool(args.get("allow_drop_block_entities")))
+        return render.plan_summary(resp)
+
+    # ---- cameras (the camera worker's gRPC API) ----
+
+    async def _camera_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        return render.camera_list(await self.camera.list())
+
+    async def _camera_capture(self, args: dict[str, Any]) -> dict[str, Any] | types.CallToolResult:
+        resp = await self.camera.capture(args)
+        payload = render.capture_meta(resp)
+        if resp.status != "completed" or not resp.image:
+            return payload
+        # the picture as MCP image content (never base64 inside a text block) + metadata text
+        return types.CallToolResult(
+            content=[
+                types.ImageContent(data=base64.b64encode(resp.image).decode("ascii"),
+                                   mime_type=resp.mime_type or "image/png"),
+                types.TextContent(text=render.dumps(payload)),
+            ],
+            structured_content=payload,
+            is_error=False,
+        )
+
+
+class CameraClient:
+    """The camera worker's gRPC API with the agent token and the trusted project/player ids."""
+
+    def __init__(self, token: str, project_id: str, player_id: str, addr: str | None = None) -> None:
+        from mcb_rpc.auth import call_metadata
+        from mcb_rpc.settings import Settings
+
+        self.addr = addr or Settings.from_env().camera_addr
+        self._metadata = call_metadata(token, project_id, player_id)
+        self._channel: Any = None
+
+    def __repr__(self) -> str:  # never show the metadata (it holds the token)
+        return f"CameraClient({self.addr!r})"
+
+    def _stub(self) -> Any:
+        import grpc
+        from mcb.camera.v1 import camera_pb2_grpc
+
+        if self._channel is None:
+            self._channel = grpc.aio.insecure_channel(self.addr, options=[
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+        return camera_pb2_grpc.CameraStub(self._channel)
+
+    async def _call(self, method: str, request: Any, timeout: float) -> Any:
+        import grpc
+        from mcb_rpc.errors import from_rpc_error
+
+        try:
+            return await getattr(self._stub(), method)(request, metadata=self._metadata, timeout=timeout)
+        except grpc.RpcError as exc:
+            err = from_rpc_error(exc, "camera-worker")
+            if err.code == ErrorCode.UNAVAILABLE:
+                err = McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker cannot be reached; is it "
+                               "running? (`mcb status`) No picture was taken")
+            raise err from None
+
+    async def list(self) -> Any:
+        from mcb.camera.v1 import camera_pb2
+
+        return await self._call("ListCameras", camera_pb2.ListCamerasRequest(), 10.0)
+
+    async def capture(self, args: dict[str, Any]) -> Any:
+        from mcb.camera.v1 import camera_pb2
+        from mcb.common.v1 import common_pb2
+
+        req = camera_pb2.CaptureRequest(camera_id=args.get("camera_id") or "",
+                                        capture_id=args.get("capture_id") or "",
+                                        after_operation_id=args.get("after_operation_id") or "",
+                                        view=args.get("view") or "")
+        if args.get("pose"):
+            p = args["pose"]
+            req.pose.CopyFrom(camera_pb2.Pose(
+                x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]),
+                pitch=float(p["pitch"]), fov=float(p.get("fov") or 0), width=int(p.get("width") or 0),
+                height=int(p.get("height") or 0)))
+        if args.get("region"):
+            r = args["region"]
+            req.region.CopyFrom(common_pb2.Box(
+                min=common_pb2.Vec3(x=int(r["min"]["x"]), y=int(r["min"]["y"]), z=int(r["min"]["z"])),
+                max=common_pb2.Vec3(x=int(r["max"]["x"]), y=int(r["max"]["y"]), z=int(r["max"]["z"]))))
+        return await self._call("Capture", req, 30.0)
 
 
 def build_server(bridge: Bridge) -> Server[Any]:

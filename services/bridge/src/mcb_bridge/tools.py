@@ -162,14 +162,16 @@ build_apply answer was lost. """ + _ERRORS_NOTE
 REGION_INSPECT = """\
 Read blocks in an inclusive box [min, max] (integer block coordinates, y is up). Never \
 generates chunks: missing chunks are a not_found error naming them.
-detail="summary": palette of canonical block states with counts (most frequent first), \
-non_air count, positions. Use it first for any size of area within the summary limit.
+detail="summary": palette of canonical block states with counts (most frequent first, at \
+most 32 listed), non_air count, positions. Use it first for any size of area up to 2,000,000 \
+positions.
 detail="blocks": the exact state of every position, one page of at most 4096 positions at a \
 time. The answer has a `legend` (short symbol -> canonical state; "." is air, " " is a position \
 not in this page) and `layers`: one entry per y, each with `rows`, one string per z \
 (from z_min upward), one character per x (from x_min upward). If `next_cursor` is present the \
 answer is partial: call again with the same min/max/detail and cursor=next_cursor.
-detail="heightmap" is not available yet (invalid_request).
+detail="heightmap": surface heights (highest non-air y inside the box) sampled every `step` blocks (default: automatic; a grid of at most 32x32), as `rows` (one per sampled z, from z_min) of numbers per sampled x (from x_min); null = only air in that column, "?" = the chunk does not exist (never generated; it is never created by reading).
+summary also has `occupied` (at most 32 boxes that together hold every non-air block), a coarse heightmap (16x16 at most) and `unknown_chunks` when part of the box was never generated.
 Keep regions small (e.g. 16x16x16 = 4096 positions per blocks page); use summary for large areas. \
 """ + _ERRORS_NOTE
 
@@ -177,10 +179,16 @@ BUILD_PREPARE = """\
 Compile a recipe into an immutable plan without changing the world. Returns plan_id, \
 plan_hash, changed_blocks, already_blocks (already in the desired state), region, expires_at, \
 materials, conflicts known now (with positions and the part they hit) and warnings.
-recipe: {"version": 1, "operations": [...]} with operations box(min,max,block,hollow?), \
-line(from,to,block), cylinder(center,radius,height,block,hollow?), \
-repeat(count,offset,operations). Coordinates are absolute and inclusive; later operations win \
-where they overlap. Example: {"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},\
+recipe: {"version": 1, "params"?, "palette"?, "seed"?, "operations": [...]} with operations \
+box(min,max,block,hollow?), line(from,to,block), cylinder(center,radius,height,block,hollow?), \
+arch(center,radius,axis,block,width?,depth?,filled?), repeat(count,offset,operations), \
+transform(operations, rotate? 0/90/180/270 clockwise seen from above, mirror? x/z, anchor, \
+translate?) — block states (stairs, doors, rails, fences…) turn with the transform. Any integer \
+may be an expression over params, e.g. "base_y + floors * 4"; any block may be "$name" from the \
+palette, whose entries may be weighted lists [{"block":..,"weight":3},..] chosen per position \
+reproducibly from seed. Coordinates are absolute and inclusive; later operations win \
+where they overlap. Plans that would place or overwrite block entities (chests, signs…), \
+touch fluids, or leave gravity blocks (sand, gravel…) unsupported are refused before writing. Example: {"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},\
 "max":{"x":4,"y":70,"z":4},"block":"minecraft:stone_bricks","hollow":true}]}.
 dependencies (optional): positions the build relies on (supports, clear passages); each is \
 {x,y,z,state?} or {pos:{x,y,z}, state?}. With state, the block must hold that state; without, \
@@ -212,6 +220,167 @@ done/total, a bounded sample of conflicts with positions (expected, current, des
 player/environment/external, and the part they hit) and of written positions, and any error.
 Even cancelled or failed operations may have written some blocks (see written). Poll every \
 second or two while queued/applying. """ + _ERRORS_NOTE
+
+
+OPERATION_CANCEL = """\
+Stop an operation: no new batch starts after this call (the flag is read before every \
+batch). Blocks already written stay written and journaled; the answer has the same shape as \
+operation_status, with the counts written so far. """ + _ERRORS_NOTE
+
+OPERATION_UNDO_PREPARE = """\
+Prepare the undo of a finished operation as an ordinary plan (apply it with build_apply and a \
+new idempotency_key). Only blocks the operation actually wrote are restored, and only where \
+they still hold what we wrote and nothing later touched them: a person's edit (even one \
+changed back), another operation of ours, or the environment make that block a conflict that \
+is listed and left as it is. Never restores a whole area blindly. """ + _ERRORS_NOTE
+
+PART_DEFINE = """\
+Name the blocks a finished operation actually wrote as a part (e.g. "walls", "roof"). The \
+part's mask is exactly those blocks; build_prepare with part_id then refuses writes outside \
+that mask. A part extension needs a new part. """ + _ERRORS_NOTE
+
+PART_GET = """\
+A part's name, bounds, block count, protection, and how many of its blocks changed since it \
+was defined by someone else (by source; complete=false when observation was interrupted). \
+""" + _ERRORS_NOTE
+
+REGION_CHANGES = """\
+Block changes observed in a region since a cursor: count, by source (player, environment, \
+ours), bounding box, affected parts, and a page of at most 100 events. Start with an empty \
+since_cursor to get a fresh cursor. A resync_required error means history was lost (world \
+host restart, trimmed log, new world/epoch): read a fresh region_inspect summary and start \
+again with an empty cursor. Changes that emit no event (external edits) are not listed; \
+region_inspect shows them. """ + _ERRORS_NOTE
+
+
+def safe_write_specs() -> list[ToolSpec]:
+    op = _obj({"operation_id": _id("operation_id from build_apply")}, ["operation_id"])
+    return [
+        ToolSpec("operation_cancel", "Cancel an operation", OPERATION_CANCEL, op, False, True),
+        ToolSpec("operation_undo_prepare", "Prepare an undo", OPERATION_UNDO_PREPARE, op, True, False),
+        ToolSpec("part_define", "Define a part", PART_DEFINE,
+                 _obj({"name": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the part's name"},
+                       "operation_id": _id("a finished operation whose written blocks form the part")},
+                      ["name", "operation_id"]), False, False),
+        ToolSpec("part_get", "Get a part", PART_GET, _obj({"part_id": _id("part_id from part_define")}, ["part_id"]),
+                 True, True),
+        ToolSpec("region_changes", "Changes in a region", REGION_CHANGES,
+                 _obj({"region": _obj({"min": _vec3("inclusive lower corner"),
+                                       "max": _vec3("inclusive upper corner")}, ["min", "max"]),
+                       "since_cursor": {"type": "string", "maxLength": 256,
+                                        "description": "next_cursor of the previous call; empty to start"},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
+                      ["region"]), True, True),
+    ]
+
+
+ASSET_LIST = """\
+List the schematic library (one folder of .schem files, and read-only vanilla structure .nbt \
+files). query (optional): case-insensitive part of the asset id. Pages of 20; pass \
+next_cursor as cursor for more. Each asset: assetId (use it in schematic_import_prepare), \
+name, width, height, length, blockCount (non-air blocks), dataVersion, offset {x,y,z} (where \
+the schematic's corner sits relative to its anchor), sha256, bytes, format, readOnly. A file \
+that cannot be used is listed with valid=false and its reason. """ + _ERRORS_NOTE
+
+SCHEMATIC_EXPORT = """\
+Save an inclusive box [min, max] of the world as a new Sponge v3 .schem in the library, air \
+included, within the project area and the plan limit. origin (optional, default min) is the \
+anchor: importing with target T puts origin's block at T. name: letters, digits, '_' and '-' \
+(1-64), it becomes the assetId; an existing name is refused (never overwritten). Players and \
+other entities are never saved; a box with block entities (chests, signs, ...) is refused \
+with their list. Returns the asset's metadata. """ + _ERRORS_NOTE
+
+SCHEMATIC_IMPORT_PREPARE = """\
+Prepare placing a library schematic as an ordinary plan (apply with build_apply). target \
+{x,y,z}: where the schematic's anchor goes (its stored offset is honoured); rotation 0, 90, \
+180 or 270 degrees clockwise seen from above around target (stairs, logs, doors, fences turn \
+with it). The schematic's air is part of the plan and replaces what stands there (see \
+warnings). Refused with reasons: entities, block entities (unless \
+allow_drop_block_entities=true: those positions are then left out and listed in left_out), \
+biomes, unknown blocks (with suggestions), a newer Minecraft version, over the plan limit, \
+outside the project area. """ + _ERRORS_NOTE
+
+
+def schematic_specs() -> list[ToolSpec]:
+    return [
+        ToolSpec("asset_list", "List schematics", ASSET_LIST,
+                 _obj({"query": {"type": "string", "maxLength": 64, "description": "part of the asset id"},
+                       "cursor": {"type": "string", "maxLength": 64, "description": "next_cursor of the previous page"}},
+                      []), True, True),
+        ToolSpec("schematic_export", "Export a schematic", SCHEMATIC_EXPORT,
+                 _obj({"name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+                                "description": "the new asset's name (= assetId)"},
+                       "min": _vec3("inclusive lower corner"),
+                       "max": _vec3("inclusive upper corner (>= min on every axis)"),
+                       "origin": _vec3("the anchor (default: min)")},
+                      ["name", "min", "max"]), False, False),
+        ToolSpec("schematic_import_prepare", "Prepare a schematic import", SCHEMATIC_IMPORT_PREPARE,
+                 _obj({"asset_id": {"type": "string", "minLength": 1, "maxLength": 80,
+                                    "description": "assetId from asset_list"},
+                       "target": _vec3("where the schematic's anchor goes"),
+                       "rotation": {"type": "integer", "enum": [0, 90, 180, 270],
+                                    "description": "degrees clockwise seen from above (default 0)"},
+                       "allow_drop_block_entities": {
+                           "type": "boolean",
+                           "description": "import without block entities (chests, signs...): left out and listed"}},
+                      ["asset_id", "target"]), True, False),
+    ]
+
+
+CAMERA_LIST = """\
+Saved cameras of the project (camera_id, name, pose) and the camera worker's state: \
+worker_state ready / busy / no_driver / link_lost and driver builtin (draws the world's real \
+blocks) or fabric (a real Minecraft client). """ + _ERRORS_NOTE
+
+CAMERA_CAPTURE = """\
+Take a real picture of the world, returned as an image with a metadata text.
+Give exactly one of: camera_id (a saved camera); pose {x,y,z (feet position), yaw, pitch, \
+fov? (vertical degrees, default 70), width?/height? (default 1280x720)} - Minecraft \
+convention: yaw 0 looks south (+z), 90 west (-x), 180 north, 270 east; pitch 90 looks straight \
+down; region {min,max} alone - an automatic viewpoint of that box chosen by view \
+(entrance, opposite, diagonal [default], or top/side for orthographic views); or capture_id \
+to poll a capture that answered status "pending".
+region with a pose limits what is drawn to that box (default: what the pose sees, up to 64 \
+blocks). after_operation_id: wait until that operation is finished first, so the picture \
+shows its result.
+The answer is status "completed" with the image, or "pending" with capture_id: call again \
+with capture_id in a second or two. Metadata: stale=true means blocks in view changed while \
+the picture was taken (capture again); serverRevisionVerified says whether the picture is \
+proven to show the server's current blocks. capture_not_ready: the scene could not be read \
+in time (missing chunks, still changing); camera_unavailable: no camera driver or its link \
+is down. An old picture is never returned for a new request. Use pictures sparingly (2 \
+views per check). """ + _ERRORS_NOTE
+
+
+def camera_specs() -> list[ToolSpec]:
+    num = {"type": "number", "minimum": -30_000_000, "maximum": 30_000_000}
+    pose = {
+        "type": "object",
+        "description": "feet position and look direction (Minecraft convention)",
+        "properties": {
+            "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
+            "yaw": {"type": "number", "minimum": -360, "maximum": 360},
+            "pitch": {"type": "number", "minimum": -90, "maximum": 90},
+            "fov": {"type": "number", "minimum": 1, "maximum": 170},
+            "width": {"type": "integer", "minimum": 16, "maximum": 3840},
+            "height": {"type": "integer", "minimum": 16, "maximum": 2160},
+        },
+        "required": ["x", "y", "z", "yaw", "pitch"],
+        "additionalProperties": False,
+    }
+    return [
+        ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
+        ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE,
+                 _obj({"camera_id": _id("a saved camera from camera_list"),
+                       "pose": pose,
+                       "region": _obj({"min": _vec3("inclusive lower corner"),
+                                       "max": _vec3("inclusive upper corner")}, ["min", "max"]),
+                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"],
+                                "description": "automatic viewpoint of region (without pose/camera_id)"},
+                       "after_operation_id": _id("wait until this operation is finished"),
+                       "capture_id": _id("poll a pending capture")},
+                      []), True, False),
+    ]
 
 
 def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
@@ -250,6 +419,10 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
                 "description": "positions the build relies on: {x,y,z,state?} or {pos:{x,y,z}, state?}",
             },
             "part_id": _id("restrict writes to the exact mask of this part"),
+            "regenerate_part_id": _id(
+                "regenerate this part with the recipe by a three-way merge: where the new design equals "
+                "the old one the world keeps whatever it holds (manual edits survive); blocks untouched "
+                "since we built them take the new design; blocks changed by both are conflicts"),
         },
         ["recipe"],
     )
@@ -266,8 +439,16 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
                     "max": _vec3("inclusive upper corner (>= min on every axis)"),
                     "detail": {
                         "type": "string",
-                        "enum": ["summary", "blocks"],
-                        "description": "summary: palette with counts; blocks: exact states (paged)",
+                        "enum": ["summary", "blocks", "heightmap"],
+                        "description": "summary: palette with counts, occupied boxes, coarse heights; "
+                                       "blocks: exact states (paged); heightmap: surface heights",
+                    },
+                    "step": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 4096,
+                        "description": "heightmap/summary: sample every `step` blocks (raised if the "
+                                       "grid would exceed its size)",
                     },
                     "cursor": {
                         "type": "string",
@@ -310,6 +491,9 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             True,
         ),
     ]
+    specs += safe_write_specs()
+    specs += schematic_specs()
+    specs += camera_specs()
     for s in specs:
         Draft202012Validator.check_schema(s.input_schema)
     return {s.name: s for s in specs}

@@ -1,8 +1,7 @@
-"""mcb_camera: the camera worker (saved cameras, capture jobs, drivers that render real images).
+"""mcb_camera: the camera worker (saved cameras, a Redis queue of capture jobs, drivers that
+render real images: the built-in OpenGL renderer and the Fabric camera client link).
 
-Until the camera issue (issue 6) lands there is no driver: ``ListCameras`` answers with the
-saved cameras and ``worker_state="no_driver"``, and ``Capture`` fails with
-``camera_unavailable``. The worker never returns a placeholder image.
+The worker never returns a placeholder image, and never an older picture for a new request.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

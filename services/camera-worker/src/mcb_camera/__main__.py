@@ -2,20 +2,24 @@
 
 Ports: gRPC ``MCB_CAMERA_GRPC_PORT`` (50064), health ``MCB_CAMERA_HEALTH_PORT`` (8794), bound to
 ``MCB_BIND_HOST`` (127.0.0.1). Redis: ``MCB_REDIS_URL``. Tokens: ``MCB_SECRETS_DIR``.
+Driver: ``MCB_CAMERA_DRIVER`` = builtin (default) | fabric | none; see README.md for the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 import redis.asyncio as aioredis
 from mcb.camera.v1 import camera_pb2_grpc
 from mcb_rpc.service import configure_logging, log, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import TokenTable
+from mcb_rpc.tokens import TokenTable, read_token
+from mcb_rpc.worldclient import WorldClient
 
-from .drivers import NoDriver
+from .drivers import make_driver
+from .jobs import CaptureQueue, OperationWaiter
 from .server import CameraService
 from .store import CameraStore
 
@@ -30,11 +34,37 @@ def build(settings: Settings) -> CameraService:
             "MCB_SECRETS_DIR at the folder that holds them"
         )
     client = aioredis.from_url(
-        settings.redis_url, socket_connect_timeout=1.0, socket_timeout=1.0,
+        settings.redis_url, socket_connect_timeout=1.0, socket_timeout=3.0,
         retry_on_timeout=False, decode_responses=True,
     )
     store = CameraStore(settings.runtime_dir / "camera")
-    return CameraService(tokens, store, NoDriver(), client)
+    service_token = read_token(settings.secrets_dir, "service")
+    world = WorldClient(settings.world_host_url, service_token or "", timeout=30.0)
+    driver_name = os.environ.get("MCB_CAMERA_DRIVER", "builtin")
+    driver = make_driver(driver_name, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),
+                         settings.secrets_dir)
+    # Captures get their own Redis connection: the job loop blocks on XREADGROUP.
+    queue_redis = aioredis.from_url(
+        settings.redis_url, socket_connect_timeout=1.0, socket_timeout=5.0,
+        retry_on_timeout=False, decode_responses=True,
+    )
+    queue = CaptureQueue(
+        queue_redis, driver, settings.runtime_dir / "camera",
+        OperationWaiter(settings.journal_addr, service_token),
+        readiness_timeout_s=_float("MCB_CAMERA_READINESS_TIMEOUT_S", 20.0),
+        operation_timeout_s=_float("MCB_CAMERA_OPERATION_TIMEOUT_S", 120.0),
+        inline_wait_s=_float("MCB_CAMERA_INLINE_WAIT_S", 2.0),
+    )
+    log.info("camera-worker: driver %s", driver.name or "none")
+    return CameraService(tokens, store, driver, client, queue, world)
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        return float(raw) if raw else default
+    except ValueError:
+        raise SystemExit(f"{name} must be a number (got {raw!r})") from None
 
 
 async def run(settings: Settings) -> None:
@@ -54,8 +84,6 @@ async def run(settings: Settings) -> None:
 def main() -> None:
     configure_logging("camera-worker")
     settings = Settings.from_env()
-    log.info("camera-worker: no capture driver configured (it arrives with the camera issue); "
-             "captures answer camera_unavailable")
     try:
         asyncio.run(run(settings))
     except KeyboardInterrupt:

@@ -23,8 +23,10 @@ from mcb_rpc.errors import abort_with
 from mcb_rpc.tokens import TokenTable
 from redis.exceptions import RedisError
 
-from . import __version__
-from .drivers import Driver
+from . import __version__, png, viewpoints
+from . import diff as imgdiff
+from .drivers import CaptureJob, Driver
+from .jobs import CaptureQueue, new_capture_id
 from .store import CameraStore
 
 log = logging.getLogger("mcb.camera")
@@ -37,6 +39,23 @@ REDIS_PING_TIMEOUT_S = 1.5
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT, DEFAULT_FOV = 1280, 720, 70.0
 MAX_WIDTH, MAX_HEIGHT = 3840, 2160
+MAX_REGION_POSITIONS = 2_097_152
+VIEWS = ("", "entrance", "opposite", "diagonal", "top", "side")
+
+
+def _box(region: Any) -> tuple[int, int, int, int, int, int]:
+    lo, hi = region.min, region.max
+    b = (min(lo.x, hi.x), min(lo.y, hi.y), min(lo.z, hi.z), max(lo.x, hi.x), max(lo.y, hi.y), max(lo.z, hi.z))
+    n = (b[3] - b[0] + 1) * (b[4] - b[1] + 1) * (b[5] - b[2] + 1)
+    if n > MAX_REGION_POSITIONS:
+        raise invalid(f"region has {n} positions; at most {MAX_REGION_POSITIONS} (e.g. 128x128x128)",
+                      field="region")
+    return b
+
+
+def _pose_dict(p: camera_pb2.Pose) -> dict[str, float]:
+    return {"x": p.x, "y": p.y, "z": p.z, "yaw": float(p.yaw), "pitch": float(p.pitch), "fov": float(p.fov),
+            "width": int(p.width), "height": int(p.height)}
 
 
 def _project(caller: Caller, requested: str) -> str:
@@ -73,11 +92,13 @@ def validate_pose(pose: camera_pb2.Pose) -> camera_pb2.Pose:
 
 class CameraService(camera_pb2_grpc.CameraServicer):
     def __init__(self, tokens: TokenTable, store: CameraStore, driver: Driver,
-                 redis_client: aioredis.Redis):
+                 redis_client: aioredis.Redis, queue: CaptureQueue | None = None, world: Any = None):
         self.tokens = tokens
         self.store = store
         self.driver = driver
         self.redis = redis_client
+        self.queue = queue
+        self.world = world  # WorldClient for auto viewpoints (free-pose checks)
         self.started = time.time()
         self._heartbeat: asyncio.Task[None] | None = None
 
@@ -105,14 +126,21 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             given = [n for n, v in (("camera_id", request.camera_id),
                                     ("pose", request.HasField("pose")),
                                     ("capture_id", request.capture_id)) if v]
-            if len(given) != 1:
+            auto = not given and request.HasField("region")
+            if len(given) != 1 and not auto:
                 raise invalid(
                     "give exactly one of camera_id (a saved camera), pose (x, y, z, yaw, pitch, "
-                    "optional fov/width/height) or capture_id (to poll a started capture)",
+                    "optional fov/width/height), region (an automatic viewpoint) or capture_id "
+                    "(to poll a started capture)",
                     given=given,
                 )
             if request.capture_id:
-                return await self.driver.poll(project, request.capture_id)
+                return await self._poll(project, request.capture_id)
+            region = _box(request.region) if request.HasField("region") else None
+            if request.view not in VIEWS:
+                raise invalid(f"view must be one of {', '.join(v for v in VIEWS if v)}", field="view")
+            if request.view and region is None:
+                raise invalid("view needs a region {min, max}", field="view")
             if request.camera_id:
                 cam = self.store.get(project, request.camera_id)
                 if cam is None:
@@ -121,9 +149,162 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                                    "saved cameras, or pass a pose instead",
                                    details={"camera_id": request.camera_id})
                 pose = validate_pose(cam.pose)
-            else:
+            elif request.HasField("pose"):
                 pose = validate_pose(request.pose)
-            return await self.driver.capture(project, pose, request.after_operation_id)
+            else:
+                assert region is not None
+                pose = await self._auto_pose(region, request.view or "diagonal")
+            if self.queue is None:
+                raise McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker has no capture queue")
+            if request.after_operation_id:
+                # fail fast on an unknown operation; waiting for it happens in the job
+                await self.queue.waiter.status(project, request.after_operation_id)
+            expand = 0
+            if region is not None and not given and (request.view or "diagonal") in ("entrance", "opposite", "diagonal"):
+                # an automatic view shows the region in its surroundings (ground, neighbours)
+                expand = max(6, (max(region[3] - region[0], region[5] - region[2]) + 1) // 2)
+            job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=_pose_dict(pose),
+                             region=region, view=request.view if request.view in ("top", "side") else "",
+                             camera_id=request.camera_id, after_operation_id=request.after_operation_id,
+                             expand=expand)
+            await self.driver_available()
+            cid = await self.queue.submit(job)
+            await self.queue.wait_inline(cid)
+            return await self._poll(project, cid)
+        except McbError as err:
+            await abort_with(context, err)
+            raise AssertionError("unreachable") from err
+
+    async def driver_available(self) -> None:
+        """Refuse at once when no driver can take pictures (rather than queueing in vain)."""
+        state = self.driver.state()
+        if state in ("no_driver", "link_lost"):
+            # render() raises the driver's own camera_unavailable with its explanation
+            await self.driver.render(CaptureJob("", "", {}), None)
+
+    async def _poll(self, project: str, capture_id: str) -> camera_pb2.CaptureResponse:
+        assert self.queue is not None
+        rec = await self.queue.record(project, capture_id)
+        status = rec.get("status")
+        if status == "completed":
+            data, meta = self.queue.image(capture_id)
+            meta = {k: v for k, v in meta.items() if k != "revisions"}
+            meta["status"] = "completed"
+            return camera_pb2.CaptureResponse(status="completed", capture_id=capture_id, image=data,
+                                              mime_type="image/png", metadata_json=json.dumps(meta))
+        if status == "failed":
+            try:
+                err = McbError.from_dict(json.loads(rec.get("error") or "{}"))
+            except (ValueError, TypeError, KeyError):
+                err = McbError(ErrorCode.INTERNAL, f"capture {capture_id} failed")
+            details = dict(err.details or {})
+            details["capture_id"] = capture_id
+            raise McbError(err.code, err.message, details=details)
+        meta = {"status": "pending", "captureId": capture_id, "stage": rec.get("stage", ""),
+                "hint": "call camera_capture with this capture_id in a second or two"}
+        return camera_pb2.CaptureResponse(status="pending", capture_id=capture_id, metadata_json=json.dumps(meta))
+
+    async def _blocks(self, positions: list[tuple[int, int, int]]) -> list[str]:
+        from mcb.world.v1 import world_pb2
+
+        if self.world is None:
+            return ["minecraft:air"] * len(positions)
+        flat = [v for p in positions for v in p]
+        try:
+            res = await self.world.call("blocks_get", {"xyz": flat}, world_pb2.BlocksGetResult)
+        except McbError:
+            return ["minecraft:air"] * len(positions)  # outside loaded chunks: nothing to collide with
+        return [res.palette[i] for i in res.state]
+
+    async def _viewpoints(self, region: tuple[int, ...]) -> list[camera_pb2.NamedPose]:
+        from mcb.world.v1 import world_pb2
+
+        doors: list[tuple[int, int, int, str]] = []
+        if self.world is not None:
+            x0, y0, z0, x1, y1, z1 = region
+            try:
+                res = await self.world.call("region_read", {"min": {"x": x0, "y": y0, "z": z0},
+                                                            "max": {"x": x1, "y": y1, "z": z1}},
+                                            world_pb2.RegionReadResult)
+                door_idx = {i for i, s in enumerate(res.palette) if s.split("[", 1)[0].endswith("_door")
+                            and "half=lower" in s}
+                if door_idx:
+                    import numpy as np
+
+                    arr = np.frombuffer(res.indices, "<u2").reshape(y1 - y0 + 1, z1 - z0 + 1, x1 - x0 + 1)
+                    ys, zs, xs = np.nonzero(np.isin(arr, list(door_idx)))
+                    for y, z, x in list(zip(ys, zs, xs, strict=True))[:8]:
+                        doors.append((x0 + int(x), y0 + int(y), z0 + int(z), res.palette[int(arr[y, z, x])]))
+            except McbError:
+                pass
+        side = viewpoints.entrance_side([], doors, region)
+        x0, y0, z0, x1, y1, z1 = region
+        centre = ((x0 + x1 + 1) / 2, (y0 + y1 + 1) / 2, (z0 + z1 + 1) / 2)
+        out = []
+        for name, p in viewpoints.poses(region, side):
+            free, note = await viewpoints.free_pose(p, centre, self._blocks)
+            if not note:
+                note = f"entrance side: {side}" + (" (from a door)" if doors else " (no door found; default)")
+            out.append(camera_pb2.NamedPose(name=name, note=note, pose=camera_pb2.Pose(
+                x=free["x"], y=free["y"], z=free["z"], yaw=free["yaw"], pitch=free["pitch"], fov=free["fov"],
+                width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)))
+        return out
+
+    async def _auto_pose(self, region: tuple[int, ...], view: str) -> camera_pb2.Pose:
+        if view in ("top", "side"):
+            x0, y0, z0, x1, y1, z1 = region
+            return validate_pose(camera_pb2.Pose(x=(x0 + x1 + 1) / 2, y=y1 + 1, z=(z0 + z1 + 1) / 2,
+                                                 pitch=90 if view == "top" else 0, yaw=180))
+        for vp in await self._viewpoints(region):
+            if vp.name == view:
+                return validate_pose(vp.pose)
+        raise invalid(f"unknown view {view!r}", field="view")
+
+    async def SaveCamera(self, request: camera_pb2.SaveCameraRequest,
+                         context: grpc.aio.ServicerContext) -> camera_pb2.CameraInfo:
+        try:
+            caller = caller_from_context(context, self.tokens, ("admin", "agent"))
+            project = _project(caller, request.project_id)
+            cam = camera_pb2.CameraInfo()
+            cam.CopyFrom(request.camera)
+            cam.pose.CopyFrom(validate_pose(request.camera.pose))
+            return self.store.save(project, cam)
+        except McbError as err:
+            await abort_with(context, err)
+            raise AssertionError("unreachable") from err
+
+    async def AutoViewpoints(self, request: camera_pb2.AutoViewpointsRequest,
+                             context: grpc.aio.ServicerContext) -> camera_pb2.AutoViewpointsResponse:
+        try:
+            caller_from_context(context, self.tokens, ALLOWED)
+            if not request.HasField("region"):
+                raise invalid("region {min, max} is required", field="region")
+            return camera_pb2.AutoViewpointsResponse(viewpoints=await self._viewpoints(_box(request.region)))
+        except McbError as err:
+            await abort_with(context, err)
+            raise AssertionError("unreachable") from err
+
+    async def DiffCaptures(self, request: camera_pb2.DiffCapturesRequest,
+                           context: grpc.aio.ServicerContext) -> camera_pb2.DiffCapturesResponse:
+        try:
+            caller = caller_from_context(context, self.tokens, ALLOWED)
+            project = _project(caller, request.project_id)
+            assert self.queue is not None
+            imgs = []
+            for cid in (request.capture_a, request.capture_b):
+                rec = await self.queue.record(project, cid)
+                if rec.get("status") != "completed":
+                    raise invalid(f"capture {cid} is {rec.get('status')}; only completed captures can be compared")
+                imgs.append(png.decode(self.queue.image(cid)[0]))
+            try:
+                d = imgdiff.diff(imgs[0], imgs[1])
+            except ValueError as exc:
+                raise invalid(str(exc)) from None
+            meta = {"captureA": request.capture_a, "captureB": request.capture_b,
+                    "threshold": imgdiff.THRESHOLD, "note": "a signal of visible change, not a quality score"}
+            return camera_pb2.DiffCapturesResponse(
+                changed_fraction=d["changed_fraction"], mean_abs_diff=d["mean_abs_diff"], bbox=d["bbox"],
+                image=png.encode(d["image"]), mime_type="image/png", metadata_json=json.dumps(meta))
         except McbError as err:
             await abort_with(context, err)
             raise AssertionError("unreachable") from err
@@ -146,6 +327,8 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             "worker_state": self.driver.state(),
             "driver": self.driver.name,
             "redis": r,
+            "active_capture": self.queue.active if self.queue else None,
+            "link": self.driver.health() if hasattr(self.driver, "health") else None,
             "uptime_s": round(time.time() - self.started, 1),
         }
 
@@ -165,12 +348,18 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             await asyncio.sleep(HEARTBEAT_EVERY_S)
 
     async def start(self) -> None:
+        await self.driver.start()
+        if self.queue is not None:
+            await self.queue.start()
         self._heartbeat = asyncio.create_task(self._beat_forever())
 
     async def stop(self) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             await asyncio.gather(self._heartbeat, return_exceptions=True)
+        if self.queue is not None:
+            await self.queue.stop()
+        await self.driver.stop()
         try:
             await asyncio.wait_for(self.redis.delete(HEARTBEAT_KEY), REDIS_PING_TIMEOUT_S)
         except (TimeoutError, RedisError, OSError):

@@ -1,6 +1,6 @@
 """Saved camera poses, one JSON file per worker under ``<runtime>/camera/cameras.json``.
 
-Shape of the file (written by the camera issue's ``camera_save``; nothing writes it yet)::
+Shape of the file (written by ``SaveCamera``, atomically)::
 
     {"version": 1, "cameras": [{"camera_id", "project_id", "name", "world_uuid",
       "render_profile", "pose": {"x","y","z","yaw","pitch","fov","width","height"}}]}
@@ -12,6 +12,8 @@ empty list in disguise.
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +69,22 @@ class CameraStore:
             if c.camera_id == camera_id:
                 return c
         return None
+
+    def save(self, project_id: str, cam: camera_pb2.CameraInfo) -> camera_pb2.CameraInfo:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", cam.camera_id or ""):
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           "camera_id must be 1-64 characters [A-Za-z0-9_-], starting with a letter or digit")
+        cams = [c for c in self._load()
+                if not (c.get("camera_id") == cam.camera_id and c.get("project_id") in (None, "", project_id))]
+        p = cam.pose
+        cams.append({"camera_id": cam.camera_id, "project_id": project_id, "name": cam.name or cam.camera_id,
+                     "world_uuid": cam.world_uuid, "render_profile": cam.render_profile or "builtin",
+                     "pose": {"x": p.x, "y": p.y, "z": p.z, "yaw": p.yaw, "pitch": p.pitch, "fov": p.fov,
+                              "width": p.width, "height": p.height}})
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n")
+        os.replace(tmp, self.path)
+        got = self.get(project_id, cam.camera_id)
+        assert got is not None
+        return got

@@ -20,8 +20,10 @@ from .blobs import BlobStore
 from .core import JournalCore
 from .db import Database
 from .executor import Executor
+from .observer import Observer
 from .queue import ApplyQueue
-from .servicer import JournalServicer
+from .safety import Safety
+from .servicer import JournalAdminServicer, JournalServicer
 
 log = logging.getLogger("mcb.journal")
 VERSION = "0.1.0"
@@ -38,6 +40,18 @@ class GrpcPlanner:
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "planner") from None
 
+    async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse:
+        try:
+            return await self.stub.ImportSchematic(req, timeout=60)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "planner") from None
+
+    async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse:
+        try:
+            return await self.stub.ExportSchematic(req, timeout=60)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "planner") from None
+
 
 async def main_async() -> None:
     s = Settings.from_env()
@@ -51,11 +65,14 @@ async def main_async() -> None:
     queue = ApplyQueue(s.redis_url)
     core = JournalCore(db=db, blobs=blobs, world=world, planner=GrpcPlanner(s.planner_addr), queue=queue)
     core.load_projects(s.load_config().get("projects", []))
+    observer = Observer(db, world)
+    core.safety = Safety(core, observer)
     needing = core.recover_at_start()
     if needing:
         log.warning("operations need recovery before new writes: %s", ", ".join(needing))
     executor = Executor(core)
-    tokens = TokenTable.load(s.secrets_dir, ("agent", "admin"))
+    # service: the camera worker reads OperationStatus (only that; see servicer.STATUS_READERS)
+    tokens = TokenTable.load(s.secrets_dir, ("agent", "admin", "service"))
     tasks: list[asyncio.Task[Any]] = []
 
     async def reconcile() -> None:
@@ -75,6 +92,7 @@ async def main_async() -> None:
             await core.enqueue(op_id)
         tasks.append(asyncio.create_task(executor.run_forever()))
         tasks.append(asyncio.create_task(reconcile()))
+        tasks.append(asyncio.create_task(observer.run_forever(executor.stopping)))
 
     async def on_stop() -> None:
         executor.stopping.set()
@@ -99,10 +117,12 @@ async def main_async() -> None:
             "redis": "ok" if redis_ok else "unreachable",
             "world_host": "ok" if world_ok else "unreachable",
             "recovery_required": len(pending),
+            "observing": observer.healthy,
         }
 
     def add(server: grpc.aio.Server) -> None:
         journal_pb2_grpc.add_JournalServicer_to_server(JournalServicer(core, tokens), server)
+        journal_pb2_grpc.add_JournalAdminServicer_to_server(JournalAdminServicer(core, tokens), server)
 
     await serve("journal", s.bind_host, s.port("journal_grpc"), s.port("journal_health"), add, health,
                 on_start=on_start, on_stop=on_stop)

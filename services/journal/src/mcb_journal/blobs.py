@@ -7,6 +7,7 @@ mismatch is an ``internal`` error naming the file (never silently used).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import zlib
@@ -30,11 +31,18 @@ class BlobStore:
             return sha
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            f.write(zlib.compress(data, 6))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(zlib.compress(data, 6))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            if exc.errno == errno.ENOSPC:
+                raise McbError(ErrorCode.UNAVAILABLE,
+                               "the journal's disk is full; the plan was not stored. Free space and retry.") from exc
+            raise
         dfd = os.open(path.parent, os.O_RDONLY)
         try:
             os.fsync(dfd)

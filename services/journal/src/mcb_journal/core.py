@@ -21,11 +21,14 @@ from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
+from mcb_common.recipe_schema import OPERATION_TYPES
 from mcb_common.registry import AIR_NAMES
 from mcb_rpc.worldclient import WorldClient
 
 from .blobs import BlobStore
+from .blockrules import check_block_rules
 from .db import Database, now_ms
+from .inspect import inspect_into
 from .plans import Plan
 from .queue import ApplyQueue
 from .states import OpState, check_transition
@@ -94,6 +97,9 @@ class JournalCore:
     limits: Limits = field(default_factory=Limits)
     minecraft_version: str = "1.21.11"
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set by app.py: undo/parts/recovery/change feed (safety.py) and the observer.
+    safety: Any = None
+    max_waiting_operations: int = 32
 
     # ---------------------------------------------------------------- projects
     def load_projects(self, projects: list[dict[str, Any]]) -> None:
@@ -116,7 +122,9 @@ class JournalCore:
         row = self.db.one("SELECT * FROM projects WHERE project_id=?", caller.project_id)
         if row is None:
             raise McbError(ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server")
-        if caller.principal != "admin" and caller.player_id != row["owner_player_id"]:
+        # service: another of our services acting for the project (only allowed on read-only
+        # methods by the servicer, e.g. OperationStatus for the camera worker)
+        if caller.principal not in ("admin", "service") and caller.player_id != row["owner_player_id"]:
             raise McbError(
                 ErrorCode.PERMISSION_DENIED,
                 f"player {caller.player_id or '(none)'} has no rights in project {caller.project_id!r}",
@@ -247,9 +255,11 @@ class JournalCore:
                 max_changed_blocks=L.max_changed_blocks, max_examined_positions=L.max_examined_positions,
                 batch_blocks=L.batch_blocks, inspect_blocks_page=L.inspect_blocks_page,
                 inspect_summary_positions=L.inspect_summary_positions, plan_ttl_seconds=L.plan_ttl_seconds),
-            capabilities=["region_inspect.summary", "region_inspect.blocks", "build_prepare",
-                          "build_apply", "operation_status", "operation_cancel"],
-            recipe_operations=["box", "line", "cylinder", "repeat"],
+            capabilities=["region_inspect.summary", "region_inspect.blocks", "region_inspect.heightmap",
+                          "build_prepare",
+                          "build_apply", "operation_status", "operation_cancel",
+                          "asset_list", "schematic_export", "schematic_import_prepare"],
+            recipe_operations=list(OPERATION_TYPES),
             block_states_help=(
                 f"Vanilla Minecraft {info.minecraft_version} block states, written like "
                 "minecraft:oak_stairs[facing=east,half=bottom]; omitted properties take the "
@@ -275,9 +285,9 @@ class JournalCore:
             raise McbError(ErrorCode.INVALID_REQUEST, "region_inspect needs min and max as {x,y,z}")
         box = box_from_pb(req.min, req.max)
         detail = req.detail or "summary"
-        if detail not in ("summary", "blocks"):
+        if detail not in ("summary", "blocks", "heightmap"):
             raise McbError(ErrorCode.INVALID_REQUEST,
-                           f"detail {detail!r} is not available yet; use 'summary' or 'blocks'")
+                           f"detail {detail!r} is unknown; use 'summary', 'blocks' or 'heightmap'")
         if box.volume > self.limits.inspect_summary_positions:
             raise McbError(
                 ErrorCode.BUDGET_EXCEEDED,
@@ -286,10 +296,9 @@ class JournalCore:
                 details={"positions": box.volume, "limit": self.limits.inspect_summary_positions},
             )
         resp = jpb.RegionInspectResponse(region=box_pb(box), detail=detail, positions=box.volume)
-        if detail == "summary":
-            palette, idx = await read_region(self.world, box)
-            counts = Counter(idx)
-            self._fill_palette(resp, palette, counts)
+        if detail in ("summary", "heightmap"):
+            # bounded palette, occupied boxes, heightmap; missing chunks marked unknown (issue 4)
+            await inspect_into(self.world, resp, box, detail, req.step)
             return resp
         # blocks: one page of positions in YZX order, starting at the cursor's offset
         offset = self._parse_cursor(req.cursor, box)
@@ -349,8 +358,6 @@ class JournalCore:
     # ---------------------------------------------------------------- prepare
     async def build_prepare(self, caller: Caller, req: jpb.BuildPrepareRequest) -> jpb.PlanSummary:
         project = self.project_for(caller)
-        if req.part_id:
-            raise McbError(ErrorCode.NOT_FOUND, f"part {req.part_id!r} not found (parts arrive with a later release)")
         if len(req.recipe_json.encode()) > self.limits.max_recipe_bytes:
             raise McbError(ErrorCode.BUDGET_EXCEEDED,
                            f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.limits.max_recipe_bytes:,}")
@@ -363,19 +370,14 @@ class JournalCore:
             area=box_pb(area),
         ))
         ws = compiled.write_set
-        n = len(ws.state)
-        if n == 0:
+        if len(ws.state) == 0:
             raise McbError(ErrorCode.INVALID_REQUEST, "the recipe places no blocks")
-        xyz = list(ws.xyz)
-        base_states = await read_states(self.world, xyz)
-        palette = list(ws.palette)
-        index = {s: i for i, s in enumerate(palette)}
-        base = []
-        for s in base_states:
-            if s not in index:
-                index[s] = len(palette)
-                palette.append(s)
-            base.append(index[s])
+        if req.regenerate_part_id:
+            if self.safety is None:
+                raise McbError(ErrorCode.NOT_FOUND, f"part {req.regenerate_part_id!r} not found")
+            self.safety.check_write_set(caller, project.project_id, list(ws.xyz), "")
+            return await self.safety.regenerate(caller, project, req.regenerate_part_id, ws, compiled, info)
+        xyz, palette, base = await self.read_base(caller, project, ws, req.part_id)
         deps: list[tuple[int, int, int, str]] = []
         if req.dependencies:
             dep_xyz: list[int] = []
@@ -393,8 +395,39 @@ class JournalCore:
                 deps.append((d.pos.x, d.pos.y, d.pos.z, cur))
         plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=deps,
                     world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-        raw = plan.encode()
-        sha = self.blobs.put(raw)
+        return self.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+
+    async def read_base(self, caller: Caller, project: Project, ws: common_pb2.BlockList,
+                        part_id: str = "") -> tuple[list[int], list[str], list[int]]:
+        """A write set's positions checked (safety: parts, protection) and their base states
+        read from the world: (xyz, palette = desired states + base states, base indices).
+        Shared by every prepare path that starts from a write set (recipes, schematics)."""
+        xyz = list(ws.xyz)
+        if self.safety is not None:
+            self.safety.check_write_set(caller, project.project_id, xyz, part_id)
+        elif part_id:
+            raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found")
+        base_states = await read_states(self.world, xyz)
+        # Block entities, fluids, gravity support: refused before anything is stored (issue 4).
+        await check_block_rules(self.world, xyz, list(ws.palette), list(ws.state), base_states)
+        palette = list(ws.palette)
+        index = {s: i for i, s in enumerate(palette)}
+        base = []
+        for s in base_states:
+            if s not in index:
+                index[s] = len(palette)
+                palette.append(s)
+            base.append(index[s])
+        return xyz, palette, base
+
+    def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
+                   conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
+        """Persist an immutable plan (blob + row) and summarise it for the model.
+
+        Every prepare path (recipes, undo, schematics) ends here, so plans look alike.
+        """
+        palette, n = plan.palette, len(plan)
+        sha = self.blobs.put(plan.encode())
         changed = plan.changed_count()
         already = n - changed
         plan_id = "pl_" + secrets.token_hex(8)
@@ -404,8 +437,8 @@ class JournalCore:
         batches = -(-n // self.limits.batch_blocks)
         summary = jpb.PlanSummary(
             plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,
-            region=compiled.bounds, expires_at=iso(expires), total_positions=n, batches=batches,
-            world_epoch=info.epoch, warnings=list(compiled.warnings),
+            region=bounds, expires_at=iso(expires), total_positions=n, batches=batches,
+            world_epoch=plan.world_epoch, warnings=warnings,
         )
         for state, count in sorted(materials.items(), key=lambda kv: (-kv[1], kv[0]))[:32]:
             summary.materials.append(common_pb2.StateCount(state=state, count=count))
@@ -415,12 +448,17 @@ class JournalCore:
                       if d != b and palette[b].split("[")[0] not in AIR_NAMES)
         if removed:
             summary.warnings.append(f"{removed} existing non-air blocks will be replaced")
+        for c in (conflicts or [])[: self.limits.sample_limit]:
+            summary.conflicts.append(c)
+        if conflicts and len(conflicts) > self.limits.sample_limit:
+            summary.warnings.append(f"{len(conflicts)} conflicts in all; {self.limits.sample_limit} listed")
         with self.db.tx() as c:
             c.execute(
                 "INSERT INTO plans(plan_id, project_id, plan_hash, blob_sha256, world_uuid, world_epoch,"
                 " created_ms, expires_ms, changed, already, total, summary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (plan_id, project.project_id, sha, sha, info.world_uuid, info.epoch, created, expires,
-                 changed, already, n, "{}"),
+                (plan_id, project.project_id, sha, sha, plan.world_uuid, plan.world_epoch, created, expires,
+                 changed, already, n, json.dumps({"conflicts": len(conflicts or []),
+                                                  "observed_oid": self.observed_oid()})),
             )
         return summary
 
@@ -463,6 +501,12 @@ class JournalCore:
         if info.world_uuid != plan_row["world_uuid"] or info.epoch != plan_row["world_epoch"]:
             raise McbError(ErrorCode.STALE_SNAPSHOT,
                            "the world changed identity or epoch since this plan was prepared; prepare again")
+        waiting = self.db.one("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued')")["n"]
+        if waiting >= self.max_waiting_operations:
+            raise McbError(ErrorCode.BUSY, f"{waiting} operations are already waiting for the writer; "
+                                           "retry when some have finished (operation_status)")
+        if self.safety is not None:
+            self.safety.check_write_set(caller, project.project_id, self.load_plan(req.plan_id).xyz, "")
         op_id = "op_" + secrets.token_hex(8)
         t = now_ms()
         n = plan_row["total"]
@@ -473,6 +517,8 @@ class JournalCore:
                 (op_id, project.project_id, req.plan_id, req.plan_hash, key, str(OpState.PREPARED),
                  plan_row["changed"], -(-n // self.limits.batch_blocks), "waiting for the writer", t, t),
             )
+            c.execute("INSERT INTO op_extra(op_id, player_id, observed_at_start) VALUES (?,?,?)",
+                      (op_id, caller.player_id, self.observed_oid()))
         await self.enqueue(op_id)
         return self.report(op_id)
 
@@ -488,6 +534,10 @@ class JournalCore:
         if row is not None and row["state"] == OpState.PREPARED:
             self._set_state(op_id, OpState.QUEUED, message="queued")
         self.wake.set()
+
+    def observed_oid(self) -> int:
+        row = self.db.one("SELECT MAX(oid) AS m FROM observed")
+        return int(row["m"] or 0)
 
     def load_plan(self, plan_id: str) -> Plan:
         row = self.db.one("SELECT blob_sha256 FROM plans WHERE plan_id=?", plan_id)

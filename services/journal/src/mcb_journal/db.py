@@ -7,13 +7,17 @@ One connection, used from the event loop thread only (the journal is the single 
 
 from __future__ import annotations
 
+import errno
 import json
+import shutil
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from mcb_common.errors import ErrorCode, McbError
+
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +55,39 @@ CREATE TABLE IF NOT EXISTS batches (
   intent_ms INTEGER NOT NULL, done_ms INTEGER,
   PRIMARY KEY (op_id, seq)
 );
+-- v2: what we actually wrote (undo, parts, recovery masks), what the world host observed,
+-- parts, admin decisions.
+CREATE TABLE IF NOT EXISTS written (
+  wid INTEGER PRIMARY KEY AUTOINCREMENT, op_id TEXT NOT NULL,
+  x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
+  before TEXT NOT NULL, after TEXT NOT NULL,
+  uncertain INTEGER NOT NULL DEFAULT 0,   -- 1: potential write of an abandoned batch
+  at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS written_pos ON written (x, z, y);
+CREATE INDEX IF NOT EXISTS written_op ON written (op_id);
+CREATE TABLE IF NOT EXISTS observed (
+  oid INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,                      -- event | gap
+  host_instance TEXT NOT NULL, host_seq INTEGER NOT NULL DEFAULT 0,
+  x INTEGER, y INTEGER, z INTEGER, before TEXT, after TEXT,
+  source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
+CREATE TABLE IF NOT EXISTS op_extra (
+  op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
+  undo_forbidden INTEGER NOT NULL DEFAULT 0, undo_of TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS parts (
+  part_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, op_id TEXT NOT NULL,
+  protected INTEGER NOT NULL DEFAULT 0, bounds_json TEXT NOT NULL, count INTEGER NOT NULL,
+  mask_sha256 TEXT NOT NULL, observed_at_define INTEGER NOT NULL, created_ms INTEGER NOT NULL,
+  UNIQUE (project_id, name)
+);
+CREATE TABLE IF NOT EXISTS decisions (
+  op_id TEXT PRIMARY KEY, decision TEXT NOT NULL, digest TEXT NOT NULL, decided_ms INTEGER NOT NULL,
+  principal TEXT NOT NULL
+);
 """
 
 
@@ -64,6 +101,18 @@ class Database:
         self.path = path
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
+        try:
+            check = self.conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.DatabaseError as err:  # a malformed header or page
+            check = str(err)
+        if check != "ok":
+            self.conn.close()
+            backup = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            shutil.copy2(path, backup)
+            raise SystemExit(
+                f"journal database {path} failed its integrity check ({check}); a copy is at {backup}. "
+                "Restore a backup or move the file away to start a new journal (operations in it are lost)."
+            )
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.execute("PRAGMA foreign_keys=ON")
@@ -73,6 +122,9 @@ class Database:
             self.conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
+        elif int(row["value"]) == 1:
+            # v1 -> v2 only adds tables (created above by IF NOT EXISTS).
+            self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         elif int(row["value"]) != SCHEMA_VERSION:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
@@ -117,6 +169,22 @@ class _Tx:
 
     def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
         if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as err:
+                exc = err
+        try:
             self.conn.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            pass  # SQLite already rolled back (e.g. after SQLITE_FULL)
+        if is_disk_full(exc):
+            # Nothing of this transaction is on disk: no half-record, no write to the world.
+            raise McbError(ErrorCode.UNAVAILABLE,
+                           "the journal's disk is full; nothing was recorded or written. Free space and retry.") from exc
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower():
+        return True
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC

@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import time
 import zlib
 
@@ -34,7 +35,9 @@ from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
 
-LINK_RETRY_SECONDS = 10.0
+# How long a lost world-host link is retried (same batch id) before the operation becomes
+# recovery_required. MCB_LINK_RETRY_SECONDS overrides it.
+LINK_RETRY_SECONDS = float(os.environ.get("MCB_LINK_RETRY_SECONDS", "10"))
 
 
 class Executor:
@@ -107,6 +110,14 @@ class Executor:
                 await self._progress(op_id)
                 return
             entries = plan.entries(seq * size, (seq + 1) * size)
+            refusal = self._rights_refusal(row["project_id"], op_id, entries)
+            if refusal is not None:
+                core._set_state(op_id, OpState.FAILED, error=refusal,
+                                message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
+                                        f"{written} blocks written stay",
+                                written=written, already=already, batches_done=seq)
+                await self._progress(op_id)
+                return
             batch_id = f"{op_id}.{seq}"
             payload = json.dumps(entries, separators=(",", ":")).encode()
             fault_point("before_intent")
@@ -151,7 +162,7 @@ class Executor:
                     samples.append([e[0], e[1], e[2]])
                 self._settle_batch(op_id, seq, "done", {
                     "written": len(batch_written), "already": sorted(already_set),
-                    "replayed": result.replayed})
+                    "replayed": result.replayed}, written_rows=batch_written)
                 core._set_state(op_id, OpState.APPLYING, written=written, already=already, batches_done=seq + 1)
                 with self.db.tx() as c:
                     c.execute("UPDATE operations SET written_samples_json=? WHERE op_id=?", (json.dumps(samples), op_id))
@@ -166,6 +177,12 @@ class Executor:
                 cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
                            "desired": e[4] if e else "", "source": "unknown",
                            "kind": p.result})
+            if core.safety is not None and cs:
+                prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
+                prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
+                sources = await core.safety.classify([tuple(c["pos"]) for c in cs], prepared_oid)
+                for c in cs:
+                    c["source"] = sources.get(tuple(c["pos"]), "external")
             self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
             with self.db.tx() as c:
                 c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
@@ -201,14 +218,35 @@ class Executor:
             except McbError as err:
                 if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
                     raise
-                log.warning("world host unreachable for batch %s; retrying the same batch id", params.batch_id)
+                log.warning("batch %s: %s; retrying the same batch id", params.batch_id, err.message)
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)
 
-    def _settle_batch(self, op_id: str, seq: int, state: str, result: dict) -> None:
+    def _settle_batch(self, op_id: str, seq: int, state: str, result: dict,
+                      written_rows: list[tuple[int, int, int, str, str]] | None = None) -> None:
+        t = now_ms()
         with self.db.tx() as c:
             c.execute("UPDATE batches SET state=?, result_json=?, done_ms=? WHERE op_id=? AND seq=?",
-                      (state, json.dumps(result), now_ms(), op_id, seq))
+                      (state, json.dumps(result), t, op_id, seq))
+            # What we actually wrote, each with the state it replaced (undo, parts, recovery).
+            c.executemany(
+                "INSERT INTO written(op_id, x, y, z, before, after, at_ms) VALUES (?,?,?,?,?,?,?)",
+                [(op_id, x, y, z, before, after, t) for x, y, z, before, after in written_rows or []])
+
+    def _rights_refusal(self, project_id: str, op_id: str, entries: list) -> McbError | None:
+        """Permissions and the area are checked again before every batch, not only at prepare."""
+        proj = self.db.one("SELECT owner_player_id, area_json FROM projects WHERE project_id=?", project_id)
+        if proj is None:
+            return McbError(ErrorCode.PERMISSION_DENIED, f"project {project_id!r} no longer exists")
+        extra = self.db.one("SELECT player_id FROM op_extra WHERE op_id=?", op_id)
+        if extra is not None and extra["player_id"] and extra["player_id"] != proj["owner_player_id"]:
+            return McbError(ErrorCode.PERMISSION_DENIED, "the player's rights in this project were revoked")
+        a = json.loads(proj["area_json"])
+        lo, hi = a["min"], a["max"]
+        for x, y, z, *_ in entries:
+            if not (lo["x"] <= x <= hi["x"] and lo["y"] <= y <= hi["y"] and lo["z"] <= z <= hi["z"]):
+                return McbError(ErrorCode.OUT_OF_BOUNDS, f"({x},{y},{z}) is outside the project area now")
+        return None
 
     async def _progress(self, op_id: str) -> None:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)

@@ -7,6 +7,7 @@ are re-checked against the project table by the core.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -19,12 +20,13 @@ from mcb_rpc.auth import caller_from_context
 from mcb_rpc.errors import abort_with
 from mcb_rpc.tokens import TokenTable
 
-from .core import Caller, JournalCore
+from .core import Caller, JournalCore, box_from_pb
 
 log = logging.getLogger("mcb.journal.rpc")
 T = TypeVar("T")
 
 AGENT_METHODS = ("agent", "admin")
+STATUS_READERS = ("agent", "admin", "service")
 
 
 class JournalServicer(journal_pb2_grpc.JournalServicer):
@@ -32,9 +34,10 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         self.core = core
         self.tokens = tokens
 
-    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[[Caller], Awaitable[T] | T]) -> T:
+    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[[Caller], Awaitable[T] | T],
+                    allowed: tuple[str, ...] = AGENT_METHODS) -> T:
         try:
-            c = caller_from_context(context, self.tokens, AGENT_METHODS)
+            c = caller_from_context(context, self.tokens, allowed)
             out: Any = fn(Caller(c.principal, c.project_id, c.player_id))
             if hasattr(out, "__await__"):
                 out = await out
@@ -59,7 +62,99 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         return await self._call(context, lambda c: self.core.build_apply(c, request))
 
     async def OperationStatus(self, request: jpb.OperationRef, context):  # noqa: N802
-        return await self._call(context, lambda c: self.core.operation_status(c, request.operation_id))
+        # The camera worker (service token) waits for an operation before a capture
+        # (camera_capture after_operation_id): read-only, within the project in its metadata.
+        return await self._call(context, lambda c: self.core.operation_status(c, request.operation_id),
+                                STATUS_READERS)
 
     async def OperationCancel(self, request: jpb.OperationRef, context):  # noqa: N802
         return await self._call(context, lambda c: self.core.operation_cancel(c, request.operation_id))
+
+    async def OperationUndoPrepare(self, request: jpb.OperationRef, context):  # noqa: N802
+        return await self._call(context, lambda c: self.safety.undo_prepare(c, request.operation_id))
+
+    async def PartDefine(self, request: jpb.PartDefineRequest, context):  # noqa: N802
+        async def run(c: Caller) -> jpb.JsonResult:
+            return _json(await self.safety.part_define(c, request.name, request.operation_id))
+
+        return await self._call(context, run)
+
+    async def PartGet(self, request: jpb.PartRef, context):  # noqa: N802
+        async def run(c: Caller) -> jpb.JsonResult:
+            return _json(await self.safety.part_get(c, request.part_id))
+
+        return await self._call(context, run)
+
+    async def RegionChanges(self, request: jpb.RegionChangesRequest, context):  # noqa: N802
+        async def run(c: Caller) -> jpb.JsonResult:
+            if not request.HasField("region"):
+                raise McbError(ErrorCode.INVALID_REQUEST, "region_changes needs a region {min, max}")
+            box = box_from_pb(request.region.min, request.region.max)
+            return _json(await self.safety.region_changes(c, box, request.since_cursor, request.limit))
+
+        return await self._call(context, run)
+
+    async def AssetList(self, request: jpb.AssetListRequest, context):  # noqa: N802
+        from . import schematics
+
+        return await self._call(context, lambda c: _json(schematics.asset_list(self.core, c, request)))
+
+    async def SchematicExport(self, request: jpb.SchematicExportRequest, context):  # noqa: N802
+        from . import schematics
+
+        async def run(c: Caller) -> jpb.JsonResult:
+            return _json(await schematics.schematic_export(self.core, c, request))
+
+        return await self._call(context, run)
+
+    async def SchematicImportPrepare(self, request: jpb.SchematicImportPrepareRequest, context):  # noqa: N802
+        from . import schematics
+
+        return await self._call(context, lambda c: schematics.schematic_import_prepare(self.core, c, request))
+
+    @property
+    def safety(self) -> Any:
+        return self.core.safety
+
+
+def _json(doc: Any) -> jpb.JsonResult:
+    return jpb.JsonResult(json=json.dumps(doc, separators=(",", ":")))
+
+
+class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
+    """Admin-only: recovery decisions and part protection. The agent token is refused."""
+
+    def __init__(self, core: JournalCore, tokens: TokenTable):
+        self.core = core
+        self.tokens = tokens
+
+    async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[[Caller], Awaitable[T] | T]) -> T:
+        try:
+            c = caller_from_context(context, self.tokens, ("admin",))
+            out: Any = fn(Caller(c.principal, c.project_id, c.player_id))
+            if hasattr(out, "__await__"):
+                out = await out
+            return out
+        except McbError as err:
+            await abort_with(context, err)
+        except Exception:  # noqa: BLE001
+            log.exception("journal admin internal error")
+            await abort_with(context, McbError(ErrorCode.INTERNAL, "journal internal error; see the journal log"))
+        raise AssertionError("unreachable")
+
+    async def RecoveryReview(self, request: jpb.OperationRef, context):  # noqa: N802
+        async def run(c: Caller) -> jpb.JsonResult:
+            return _json(await self.core.safety.recovery_review(request.operation_id))
+
+        return await self._call(context, run)
+
+    async def RecoveryAbandon(self, request: jpb.RecoveryAbandonRequest, context):  # noqa: N802
+        return await self._call(context, lambda c: self.core.safety.recovery_abandon(
+            request.operation_id, request.expected_digest, c.principal))
+
+    async def PartProtect(self, request: jpb.PartProtectRequest, context):  # noqa: N802
+        def run(c: Caller) -> jpb.JsonResult:
+            self.core.safety.part_protect(request.part_id, request.protected)
+            return _json({"part_id": request.part_id, "protected": request.protected})
+
+        return await self._call(context, run)

@@ -5,10 +5,15 @@ Pipeline (each step refuses before the next one spends anything)::
     parse (invalid_request; repeat depth → budget_exceeded)
     → count shapes after repeat expansion, exactly, without expanding (budget_exceeded)
     → block states against the registry (unsupported_block with suggestions, naming the path)
-    → expand repeats into placements; every placement's bounding box against the world's
-      heights, the world border and the request's area (out_of_bounds, first offender)
+    → palette entries against the registry too (weighted choices: palette.<name>[i].block)
+    → expand repeats and transforms into placements: each shape with a Frame (one of the 8
+      quarter-turn/mirror matrices on x/z plus a translation) and its state options turned
+      by the frame's orientation (mcb_common.transforms); every placement's bounding box
+      against the world's heights, the world border and the request's area (out_of_bounds)
     → examined positions = Σ cells of every placement, in closed form (budget_exceeded)
-    → rasterise into packed int64 keys, resolve overlaps (later operations win)
+    → rasterise into packed int64 keys, pick weighted palette choices per position
+      (a hash of seed, palette name and position), resolve overlaps (later operations win);
+      the time budget is checked after every shape (budget_exceeded, limit max_millis)
     → changed positions = distinct cells (budget_exceeded)
     → materials, bounds, recipe hash
 
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,15 +38,18 @@ import numpy as np
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
 from mcb_common.registry import DEFAULT_VERSION, Registry
+from mcb_common.transforms import transform as transform_state
 
 from . import PLANNER_VERSION, shapes
 from .recipe import (
     BoxOp,
+    CylinderOp,
     LineOp,
     Operation,
     Recipe,
     RepeatOp,
     Shape,
+    TransformOp,
     expanded_count,
     parse_recipe,
 )
@@ -62,6 +71,7 @@ class Limits:
     max_examined_positions: int = 2_000_000
     max_operations: int = 256
     max_depth: int = 4
+    max_millis: int = 10_000
 
     # What a caller may raise them to: beyond this the planner's memory is not bounded sanely.
     CEILINGS = {
@@ -69,6 +79,7 @@ class Limits:
         "max_examined_positions": 20_000_000,
         "max_operations": 65_536,
         "max_depth": 16,
+        "max_millis": 60_000,
     }
 
     @classmethod
@@ -92,24 +103,104 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class Frame:
+    """Local → world: x' = a·x + b·z + t.x, y' = y + t.y, z' = c·x + d·z + t.z, where
+    [[a, b], [c, d]] is one of the 8 signed permutations (quarter turns, mirrors)."""
+
+    m: tuple[int, int, int, int] = (1, 0, 0, 1)
+    t: Vec3 = Vec3(0, 0, 0)
+
+    def point(self, p: Vec3) -> Vec3:
+        a, b, c, d = self.m
+        return Vec3(a * p.x + b * p.z + self.t.x, p.y + self.t.y, c * p.x + d * p.z + self.t.z)
+
+    def shifted(self, v: Vec3) -> Frame:
+        """This frame after a local translation by ``v`` (a repeat copy)."""
+        a, b, c, d = self.m
+        return Frame(self.m, Vec3(self.t.x + a * v.x + b * v.z, self.t.y + v.y,
+                                  self.t.z + c * v.x + d * v.z))
+
+    def then(self, op: TransformOp) -> Frame:
+        """This frame composed with a transform operation's local map G(p) = A·p + g."""
+        # A = R^k · S (S = mirror x) or R^k · S_z; build A by applying the steps to the basis.
+        def steps(x: int, z: int) -> tuple[int, int]:
+            if op.mirror == "x":
+                x = -x
+            elif op.mirror == "z":
+                z = -z
+            for _ in range(op.rotate):
+                x, z = -z, x
+            return x, z
+        ax, az = steps(1, 0)
+        bx, bz = steps(0, 1)
+        am = (ax, bx, az, bz)  # columns are the images of the x and z unit vectors
+        anc = op.anchor
+        # g = anchor − A·anchor + translate (y: translate only)
+        gx = anc.x - (am[0] * anc.x + am[1] * anc.z) + op.translate.x
+        gz = anc.z - (am[2] * anc.x + am[3] * anc.z) + op.translate.z
+        a, b, c, d = self.m
+        m2 = (a * am[0] + b * am[2], a * am[1] + b * am[3], c * am[0] + d * am[2], c * am[1] + d * am[3])
+        return Frame(m2, self.point(Vec3(gx, op.translate.y, gz)))
+
+    def orientation(self) -> tuple[bool, int]:
+        """(mirrored in x first?, quarter turns clockwise) with m = R^k · S^mirrored."""
+        a, b, c, d = self.m
+        flipped = a * d - b * c == -1
+        if flipped:  # m · S: negate the first column
+            a, c = -a, -c
+        k = {(1, 0, 0, 1): 0, (0, -1, 1, 0): 1, (-1, 0, 0, -1): 2, (0, 1, -1, 0): 3}[(a, b, c, d)]
+        return flipped, k
+
+    def is_identity(self) -> bool:
+        return self.m == (1, 0, 0, 1) and self.t == Vec3(0, 0, 0)
+
+    def cells(self, local: np.ndarray) -> np.ndarray:
+        if self.m == (1, 0, 0, 1):
+            if self.t == Vec3(0, 0, 0):
+                return local
+            return local + np.array([self.t.x, self.t.y, self.t.z], dtype=np.int64)
+        a, b, c, d = self.m
+        out = np.empty_like(local)
+        out[:, 0] = a * local[:, 0] + b * local[:, 2] + self.t.x
+        out[:, 1] = local[:, 1] + self.t.y
+        out[:, 2] = c * local[:, 0] + d * local[:, 2] + self.t.z
+        return out
+
+
+IDENTITY = Frame()
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
-    """One shape of the recipe after repeat expansion: the shape shifted by ``offset``."""
+    """One shape of the recipe after repeat/transform expansion, placed by ``frame``."""
 
     shape: Shape
-    offset: Vec3
+    frame: Frame
     copies: tuple[int, ...]  # the copy index in each enclosing repeat, outermost first
-    state: int  # index into the compilation's state table
+    options: tuple[tuple[int, int], ...]  # (state index, weight); one entry = a fixed state
+    salt: int  # palette name hash (weighted choices differ per palette entry)
+
+    @property
+    def state(self) -> int:
+        return self.options[0][0]
+
+    def local_bounds(self) -> Box:
+        s = self.shape
+        if isinstance(s, BoxOp):
+            return Box(s.min, s.max)
+        if isinstance(s, LineOp):
+            return Box.of(s.start, s.end)
+        if isinstance(s, CylinderOp):
+            c, r = s.center, s.radius
+            return Box(Vec3(c.x - r, c.y, c.z - r), Vec3(c.x + r, c.y + s.height - 1, c.z + r))
+        c, r, dp = s.center, s.radius, s.depth - 1
+        if s.axis == "x":
+            return Box(Vec3(c.x - r, c.y, c.z), Vec3(c.x + r, c.y + r, c.z + dp))
+        return Box(Vec3(c.x, c.y, c.z - r), Vec3(c.x + dp, c.y + r, c.z + r))
 
     def bounds(self) -> Box:
-        s, o = self.shape, self.offset
-        if isinstance(s, BoxOp):
-            box = Box(s.min, s.max)
-        elif isinstance(s, LineOp):
-            box = Box.of(s.start, s.end)
-        else:
-            c, r = s.center, s.radius
-            box = Box(Vec3(c.x - r, c.y, c.z - r), Vec3(c.x + r, c.y + s.height - 1, c.z + r))
-        return Box(box.min + o, box.max + o)
+        b = self.local_bounds()
+        return Box.of(self.frame.point(b.min), self.frame.point(b.max))
 
     def count(self) -> int:
         s = self.shape
@@ -117,7 +208,9 @@ class Placement:
             return shapes.box_count(s.min, s.max, s.hollow)
         if isinstance(s, LineOp):
             return shapes.line_count(s.start, s.end)
-        return shapes.cylinder_count(s.radius, s.height, s.hollow)
+        if isinstance(s, CylinderOp):
+            return shapes.cylinder_count(s.radius, s.height, s.hollow)
+        return shapes.arch_count(s.radius, s.width, s.depth, s.filled)
 
     def cells(self) -> np.ndarray:
         s = self.shape
@@ -125,18 +218,24 @@ class Placement:
             cells = shapes.box_cells(s.min, s.max, s.hollow)
         elif isinstance(s, LineOp):
             cells = shapes.line_cells(s.start, s.end)
-        else:
+        elif isinstance(s, CylinderOp):
             cells = shapes.cylinder_cells(s.center, s.radius, s.height, s.hollow)
-        if self.offset != Vec3(0, 0, 0):
-            cells = cells + np.array([self.offset.x, self.offset.y, self.offset.z], dtype=np.int64)
-        return cells
+        else:
+            cells = shapes.arch_cells(s.center, s.radius, s.width, s.axis, s.depth, s.filled)
+        return self.frame.cells(cells)
 
     def where(self) -> str:
-        if not self.copies:
+        if self.frame.is_identity() and not self.copies:
             return self.shape.path
-        copies = ", ".join(str(i) for i in self.copies)
-        o = self.offset
-        return f"{self.shape.path} (repeat copy {copies}, shifted by x={o.x} y={o.y} z={o.z})"
+        parts = []
+        if self.copies:
+            parts.append(f"repeat copy {', '.join(str(i) for i in self.copies)}")
+        if self.frame.m == (1, 0, 0, 1):
+            t = self.frame.t
+            parts.append(f"shifted by x={t.x} y={t.y} z={t.z}")
+        else:
+            parts.append("transformed")
+        return f"{self.shape.path} ({', '.join(parts)})"
 
 
 @dataclass(frozen=True)
@@ -181,21 +280,54 @@ def _box_text(b: Box) -> str:
 
 def _walk_shapes(ops: tuple[Operation, ...]) -> Iterator[Shape]:
     for op in ops:
-        if isinstance(op, RepeatOp):
+        if isinstance(op, (RepeatOp, TransformOp)):
             yield from _walk_shapes(op.operations)
         else:
             yield op
 
 
-def _expand(
-    ops: tuple[Operation, ...], offset: Vec3, copies: tuple[int, ...], state_of: dict[str, int]
-) -> Iterator[Placement]:
+def _expand(ops: tuple[Operation, ...], frame: Frame, copies: tuple[int, ...]) -> Iterator[tuple[Shape, Frame, tuple[int, ...]]]:
     for op in ops:
         if isinstance(op, RepeatOp):
             for i in range(op.count):
-                yield from _expand(op.operations, offset + op.offset.scaled(i), (*copies, i), state_of)
+                yield from _expand(op.operations, frame.shifted(op.offset.scaled(i)), (*copies, i))
+        elif isinstance(op, TransformOp):
+            yield from _expand(op.operations, frame.then(op), copies)
         else:
-            yield Placement(op, offset, copies, state_of[op.path])
+            yield op, frame, copies
+
+
+def _salt(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(b"mcb-palette:" + name.encode()).digest()[:8], "little")
+
+
+_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser over uint64 (wrapping arithmetic): a well-mixed hash."""
+    x = x.copy()
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def choose(keys: np.ndarray, options: tuple[tuple[int, int], ...], salt: int, seed: int) -> np.ndarray:
+    """Weighted choice per packed position key: a pure function of (seed, palette name,
+    position), so it does not depend on operation order, repeats or other shapes."""
+    if len(options) == 1:
+        return np.full(len(keys), options[0][0], dtype=np.uint32)
+    base = np.uint64((seed * 0x9E3779B97F4A7C15 + salt) & 0xFFFFFFFFFFFFFFFF)
+    h = _mix64(keys.astype(np.uint64) ^ base)
+    total = sum(w for _, w in options)
+    r = h % np.uint64(total)
+    bounds = np.cumsum([w for _, w in options]).astype(np.uint64)
+    idx = np.searchsorted(bounds, r, side="right")
+    states = np.array([s for s, _ in options], dtype=np.uint32)
+    return states[idx]
 
 
 def _canonical(registry: Registry, text: str, path: str) -> str:
@@ -284,19 +416,48 @@ def compile_recipe(
             "max_operations", n_ops, limits.max_operations,
         )
 
+    started = time.monotonic()
     registry = Registry.load(minecraft_version or DEFAULT_VERSION)
     canon: dict[str, str] = {}  # block text as written → canonical state
     table: dict[str, int] = {}  # canonical state → index
-    state_of: dict[str, int] = {}  # shape path → index
+    palette_opts: dict[str, tuple[tuple[str, int], ...]] = {}  # palette name → canonical choices
+    for name, choices in recipe.palette:
+        out = []
+        for i, (text, weight) in enumerate(choices):
+            if text not in canon:
+                where = f"palette.{name}" if len(choices) == 1 else f"palette.{name}[{i}].block"
+                canon[text] = _canonical(registry, text, where)
+            out.append((canon[text], weight))
+        palette_opts[name] = tuple(out)
+    used_palette: set[str] = set()
     for shape in _walk_shapes(recipe.operations):
-        if shape.block not in canon:
+        if shape.block.startswith("$"):
+            used_palette.add(shape.block[1:])
+        elif shape.block not in canon:
             canon[shape.block] = _canonical(registry, shape.block, f"{shape.path}.block")
-        state_of[shape.path] = table.setdefault(canon[shape.block], len(table))
-    for name, text in recipe.palette:
-        if text not in canon:
-            canon[text] = _canonical(registry, text, f"palette.{name}")
 
-    placements = list(_expand(recipe.operations, Vec3(0, 0, 0), (), state_of))
+    oriented: dict[tuple[str, bool, int], int] = {}  # (canonical, mirrored, turns) → table index
+
+    def index(state: str, flipped: bool, k: int) -> int:
+        key = (state, flipped, k)
+        i = oriented.get(key)
+        if i is None:
+            s2 = state if not flipped and k == 0 else transform_state(
+                state, registry, mirror_axis="x" if flipped else None, quarter_turns=k)
+            i = oriented[key] = table.setdefault(s2, len(table))
+        return i
+
+    placements: list[Placement] = []
+    for shape, frame, copies in _expand(recipe.operations, IDENTITY, ()):
+        flipped, k = frame.orientation()
+        if shape.block.startswith("$"):
+            name = shape.block[1:]
+            opts = tuple((index(st, flipped, k), w) for st, w in palette_opts[name])
+            salt = _salt(name)
+        else:
+            opts = ((index(canon[shape.block], flipped, k), 1),)
+            salt = 0
+        placements.append(Placement(shape, frame, copies, opts, salt))
     for p in placements:
         _check_bounds(p, area)
 
@@ -312,15 +473,27 @@ def compile_recipe(
             largest={"path": placements[worst].shape.path, "positions": counts[worst]},
         )
 
-    keys_parts = [pack(p.cells()) for p in placements]
+    seed = recipe.seed or 0
+    keys_parts: list[np.ndarray] = []
+    state_parts: list[np.ndarray] = []
+    for p in placements:
+        k_ = pack(p.cells())
+        keys_parts.append(k_)
+        state_parts.append(choose(k_, p.options, p.salt, seed))
+        elapsed = int((time.monotonic() - started) * 1000)
+        if elapsed > limits.max_millis:
+            raise _budget(
+                f"compiling took over {elapsed} ms (at {p.where()}); the limit is "
+                f"{limits.max_millis} ms — use fewer or smaller shapes",
+                "max_millis", elapsed, limits.max_millis,
+            )
     if len(keys_parts) == 1:
-        keys = np.sort(keys_parts[0])  # one shape's cells are distinct by construction
-        states = np.full(len(keys), placements[0].state, dtype=np.uint32)
+        order = np.argsort(keys_parts[0], kind="stable")  # one shape's cells are distinct
+        keys = keys_parts[0][order]
+        states = state_parts[0][order]
     else:
         all_keys = np.concatenate(keys_parts)
-        all_states = np.repeat(
-            np.array([p.state for p in placements], dtype=np.uint32), [len(k) for k in keys_parts]
-        )
+        all_states = np.concatenate(state_parts)
         # Later operations win: keep each key's *last* occurrence, i.e. the first one of the
         # reversed arrays (np.unique's return_index is stable and picks first occurrences).
         keys, first = np.unique(all_keys[::-1], return_index=True)
@@ -349,12 +522,12 @@ def compile_recipe(
     bounds = Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))
 
     warnings = []
-    if recipe.params:
-        warnings.append("params are accepted but recipe v1 operations cannot reference them yet")
-    if recipe.palette:
-        warnings.append("palette is checked but recipe v1 operations cannot reference it yet")
-    if recipe.seed is not None:
-        warnings.append("seed has no effect in recipe v1 (nothing is random yet)")
+    unused = sorted(set(palette_opts) - used_palette)
+    if unused:
+        warnings.append(f"palette entries never used: {', '.join('$' + n for n in unused)}")
+    weighted = any(len(palette_opts[n]) > 1 for n in used_palette)
+    if recipe.seed is not None and not weighted:
+        warnings.append("seed has no effect: no weighted palette entry is used")
 
     normalised = recipe.normalised(block=canon.__getitem__)
     return CompileResult(

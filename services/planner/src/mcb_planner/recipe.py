@@ -1,19 +1,26 @@
-"""Recipe v1: parsing and validation into a small typed tree.
+"""Recipe v1 (language revision 2): parsing and validation into a small typed tree.
 
 ``parse_recipe`` accepts JSON text or an already-decoded object and returns a ``Recipe`` whose
 operations are frozen dataclasses carrying their JSON path (``operations[3].operations[0]``),
 so every later error can name the place a person has to fix. Shape errors (unknown operation,
-unknown or missing key, wrong type, out-of-range number) are ``invalid_request`` with
-``details.path``; the repeat-nesting budget is ``budget_exceeded``.
+unknown or missing key, wrong type, out-of-range number, bad expression, unknown palette
+reference) are ``invalid_request`` with ``details.path``; the nesting budget is
+``budget_exceeded``.
+
+Revision 2 keeps ``version: 1`` — it is a strict superset: every recipe revision 1 accepted
+is accepted and compiles to the same write set. It adds ``arch`` and ``transform``, numeric
+expressions over ``params`` wherever an integer is expected (expr.py), and palette references
+``"$name"`` wherever a block is expected, with weighted palette entries chosen per position
+from ``seed``.
+
+Expressions are evaluated here, so the tree holds plain ints; ``normalised()`` (the input of
+the recipe hash) is the evaluated tree plus the resolved params, palette and seed.
 
 The static bounds come from ``mcb_common.recipe_schema`` (the JSON Schema the bridge exposes);
-a planner test checks that this parser and that schema accept and refuse the same inputs.
+a planner test checks that this parser and that schema accept and refuse the same inputs
+(except what the schema cannot say: expression grammar and names, palette names, corner order).
 Block states are only checked for being strings here: the registry check needs the target
 version and happens in compile.py.
-
-Invariants of a parsed ``Recipe``: coordinates are ints within the world border; every box
-has min ≤ max; counts, radii and heights are within the schema's bounds; ``normalised()``
-is a plain JSON value with every default filled in (the input of the recipe hash).
 """
 
 from __future__ import annotations
@@ -24,15 +31,19 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 from mcb_common.recipe_schema import (
     COORD_LIMIT,
+    MAX_ARCH_DEPTH,
     MAX_BLOCK_TEXT,
     MAX_HEIGHT,
     MAX_PALETTE,
+    MAX_PALETTE_CHOICES,
+    MAX_PALETTE_WEIGHT,
     MAX_PARAMS,
     MAX_RADIUS,
     MAX_REPEAT_COUNT,
@@ -42,10 +53,12 @@ from mcb_common.recipe_schema import (
     RECIPE_VERSION,
 )
 
+from . import expr
+
 MAX_RECIPE_BYTES = 1024 * 1024
 _NAME = re.compile(NAME_PATTERN)
-# Operation types the language reserves for later versions (issue 4): a clearer refusal.
-_LATER_TYPES = ("arch", "transform", "replace", "paste")
+# Operation types the language reserves for later revisions: a clearer refusal.
+_LATER_TYPES = ("replace", "paste")
 
 
 # -- the tree ------------------------------------------------------------------------------
@@ -77,6 +90,24 @@ class CylinderOp:
 
 
 @dataclass(frozen=True, slots=True)
+class ArchOp:
+    """A half ring (or half disc when ``filled``) standing in a vertical plane.
+
+    ``axis`` is the horizontal axis the arch spans along; ``depth`` layers go +1 along the
+    other horizontal axis from ``center``.
+    """
+
+    path: str
+    center: Vec3
+    radius: int
+    width: int
+    axis: str  # "x" | "z"
+    depth: int
+    filled: bool
+    block: str
+
+
+@dataclass(frozen=True, slots=True)
 class RepeatOp:
     path: str
     count: int
@@ -84,30 +115,52 @@ class RepeatOp:
     operations: tuple[Operation, ...]
 
 
-Operation = BoxOp | LineOp | CylinderOp | RepeatOp
-Shape = BoxOp | LineOp | CylinderOp
+@dataclass(frozen=True, slots=True)
+class TransformOp:
+    """Everything inside is mirrored about ``anchor`` (if ``mirror``), then turned
+    ``rotate`` quarter turns clockwise seen from above about ``anchor``, then shifted by
+    ``translate``. Block states are mirrored/rotated with mcb_common.transforms."""
+
+    path: str
+    rotate: int  # quarter turns 0..3
+    mirror: str | None  # "x" | "z" | None
+    anchor: Vec3
+    translate: Vec3
+    operations: tuple[Operation, ...]
+
+
+Operation = BoxOp | LineOp | CylinderOp | ArchOp | RepeatOp | TransformOp
+Shape = BoxOp | LineOp | CylinderOp | ArchOp
 
 
 @dataclass(frozen=True, slots=True)
 class Recipe:
     version: int
     operations: tuple[Operation, ...]
-    params: tuple[tuple[str, int | float], ...] = ()
-    palette: tuple[tuple[str, str], ...] = ()
+    params: tuple[tuple[str, Fraction], ...] = ()
+    # name -> ((block, weight), ...); a plain string entry is one choice of weight 1
+    palette: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
     seed: int | None = None
 
     def normalised(self, block: Callable[[str], str] = str) -> dict[str, Any]:
-        """The recipe as plain JSON with defaults filled in; ``block`` maps each block text
-        (the compiler passes the registry's canonical form, so ``stone`` and
-        ``minecraft:stone`` normalise alike)."""
+        """The recipe as plain JSON with defaults filled in and expressions evaluated;
+        ``block`` maps each block text (the compiler passes the registry's canonical form,
+        so ``stone`` and ``minecraft:stone`` normalise alike; ``$name`` references stay)."""
+        def blk(text: str) -> str:
+            return text if text.startswith("$") else block(text)
+
         out: dict[str, Any] = {
             "version": self.version,
-            "operations": [_op_json(op, block) for op in self.operations],
+            "operations": [_op_json(op, blk) for op in self.operations],
         }
         if self.params:
-            out["params"] = dict(self.params)
+            out["params"] = {k: expr.fraction_json(v) for k, v in self.params}
         if self.palette:
-            out["palette"] = {k: block(v) for k, v in self.palette}
+            out["palette"] = {
+                k: (blk(v[0][0]) if len(v) == 1 and v[0][1] == 1
+                    else [{"block": blk(b), "weight": w} for b, w in v])
+                for k, v in self.palette
+            }
         if self.seed is not None:
             out["seed"] = self.seed
         return out
@@ -123,6 +176,14 @@ def _op_json(op: Operation, block: Callable[[str], str]) -> dict[str, Any]:
     if isinstance(op, CylinderOp):
         return {"type": "cylinder", "center": op.center.as_dict(), "radius": op.radius,
                 "height": op.height, "block": block(op.block), "hollow": op.hollow}
+    if isinstance(op, ArchOp):
+        return {"type": "arch", "center": op.center.as_dict(), "radius": op.radius,
+                "width": op.width, "axis": op.axis, "depth": op.depth, "filled": op.filled,
+                "block": block(op.block)}
+    if isinstance(op, TransformOp):
+        return {"type": "transform", "rotate": op.rotate * 90, "mirror": op.mirror,
+                "anchor": op.anchor.as_dict(), "translate": op.translate.as_dict(),
+                "operations": [_op_json(o, block) for o in op.operations]}
     return {"type": "repeat", "count": op.count, "offset": op.offset.as_dict(),
             "operations": [_op_json(o, block) for o in op.operations]}
 
@@ -131,7 +192,12 @@ def expanded_count(ops: tuple[Operation, ...]) -> int:
     """How many shapes the operations produce once every repeat is expanded (exact, no expansion)."""
     total = 0
     for op in ops:
-        total += op.count * expanded_count(op.operations) if isinstance(op, RepeatOp) else 1
+        if isinstance(op, RepeatOp):
+            total += op.count * expanded_count(op.operations)
+        elif isinstance(op, TransformOp):
+            total += expanded_count(op.operations)
+        else:
+            total += 1
     return total
 
 
@@ -155,39 +221,6 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-
-
-# -- scalar readers --------------------------------------------------------------------------
-def _int(value: Any, path: str, lo: int, hi: int) -> int:
-    # JSON has one number type: 64.0 is the integer 64 (as JSON Schema's "integer" says).
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _bad(path, f"must be an integer, got {_kind(value)}")
-    if isinstance(value, float):
-        if not math.isfinite(value) or not value.is_integer():
-            raise _bad(path, f"must be an integer, got {value!r}")
-        value = int(value)
-    if not lo <= value <= hi:
-        raise _bad(path, f"must be between {lo} and {hi}, got {value}", minimum=lo, maximum=hi)
-    return value
-
-
-def _bool(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(path, f"must be true or false, got {_kind(value)}")
-    return value
-
-
-def _block(value: Any, path: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise _bad(path, f"must be a block state string like minecraft:stone, got {_kind(value)}")
-    if len(value) > MAX_BLOCK_TEXT:
-        raise _bad(path, f"is {len(value)} characters long; at most {MAX_BLOCK_TEXT}")
-    return value
-
-
-def _vec(value: Any, path: str) -> Vec3:
-    obj = _object(value, path, required=("x", "y", "z"), optional=(), what="a position {x, y, z}")
-    return Vec3(*(_int(obj[a], f"{path}.{a}", -COORD_LIMIT, COORD_LIMIT) for a in "xyz"))
 
 
 def _object(
@@ -215,75 +248,185 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(path, f"must be true or false, got {_kind(value)}")
+    return value
+
+
+def _int_literal(value: Any, path: str, lo: int, hi: int) -> int:
+    # JSON has one number type: 64.0 is the integer 64 (as JSON Schema's "integer" says).
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(path, f"must be an integer, got {_kind(value)}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise _bad(path, f"must be an integer, got {value!r}")
+        value = int(value)
+    if not lo <= value <= hi:
+        raise _bad(path, f"must be between {lo} and {hi}, got {value}", minimum=lo, maximum=hi)
+    return value
+
+
+def _expr_text(value: str, path: str) -> None:
+    """Expression text uses only the characters of ``EXPR_PATTERN`` (as the schema says)."""
+    if not re.fullmatch(expr.EXPR_PATTERN, value):
+        expr.tokenize(value, path)  # names the offending character, or the length
+        raise _bad(path, f"{value[:40]!r} is not an expression (letters, digits, _ + - * / % ( ) , . "
+                         "and spaces; at most 256 characters)", reason="expression")
+
+
 # -- operations ------------------------------------------------------------------------------
 _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "box": (("type", "min", "max", "block"), ("hollow",)),
     "line": (("type", "from", "to", "block"), ()),
     "cylinder": (("type", "center", "radius", "height", "block"), ("hollow",)),
     "repeat": (("type", "count", "offset", "operations"), ()),
+    "arch": (("type", "center", "radius", "axis", "block"), ("width", "depth", "filled")),
+    "transform": (("type", "operations"), ("rotate", "mirror", "anchor", "translate")),
 }
 assert tuple(_KEYS) == OPERATION_TYPES
 
 
-def _operations(value: Any, path: str, depth: int, max_depth: int) -> tuple[Operation, ...]:
-    if not isinstance(value, list):
-        raise _bad(path, f"must be an array of operations, got {_kind(value)}")
-    if not value:
-        raise _bad(path, "is empty; give at least one operation")
-    return tuple(_operation(item, f"{path}[{i}]", depth, max_depth) for i, item in enumerate(value))
+class _Parser:
+    def __init__(self, env: dict[str, Fraction], palette: set[str], max_depth: int):
+        self.env = env
+        self.palette = palette
+        self.max_depth = max_depth
 
+    # -- scalars (integers may be expressions over params)
+    def int(self, value: Any, path: str, lo: int, hi: int) -> int:
+        if isinstance(value, str):
+            _expr_text(value, path)
+            v = expr.evaluate(value, self.env, path)
+            if v.denominator != 1:
+                raise _bad(path, f"{value!r} evaluates to {float(v):g}, not an integer; "
+                                 "wrap it in floor(), ceil() or round()", reason="expression")
+            iv = int(v)
+            if not lo <= iv <= hi:
+                raise _bad(path, f"{value!r} evaluates to {iv}; it must be between {lo} and {hi}",
+                           minimum=lo, maximum=hi, reason="expression")
+            return iv
+        return _int_literal(value, path, lo, hi)
 
-def _operation(value: Any, path: str, depth: int, max_depth: int) -> Operation:
-    if not isinstance(value, dict):
-        raise _bad(path, f"must be an operation object with a \"type\", got {_kind(value)}")
-    if "type" not in value:
-        raise _bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
-    kind = value["type"]
-    if not isinstance(kind, str) or kind not in _KEYS:
-        if isinstance(kind, str) and kind in _LATER_TYPES:
-            msg = f"operation {kind!r} is not supported by recipe v1 yet; use {', '.join(OPERATION_TYPES)}"
-        else:
-            near = difflib.get_close_matches(str(kind), OPERATION_TYPES, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            msg = f"unknown operation {_kind(kind)}{hint}; v1 has {', '.join(OPERATION_TYPES)}"
-        raise _bad(f"{path}.type", msg, supported=list(OPERATION_TYPES))
-    required, optional = _KEYS[kind]
-    obj = _object(value, path, required, optional, what=f"a {kind} operation")
-    if kind == "box":
-        lo, hi = _vec(obj["min"], f"{path}.min"), _vec(obj["max"], f"{path}.max")
-        for axis in "xyz":
-            a, b = getattr(lo, axis), getattr(hi, axis)
-            if b < a:
-                raise _bad(
-                    f"{path}.max.{axis}",
-                    f"is {b}, below min.{axis}={a}; a box needs min ≤ max on every axis",
-                    reason="corner_order",
-                )
-        return BoxOp(path, lo, hi, _block(obj["block"], f"{path}.block"),
-                     _bool(obj.get("hollow", False), f"{path}.hollow"))
-    if kind == "line":
-        return LineOp(path, _vec(obj["from"], f"{path}.from"), _vec(obj["to"], f"{path}.to"),
-                      _block(obj["block"], f"{path}.block"))
-    if kind == "cylinder":
-        return CylinderOp(
-            path,
-            _vec(obj["center"], f"{path}.center"),
-            _int(obj["radius"], f"{path}.radius", 0, MAX_RADIUS),
-            _int(obj["height"], f"{path}.height", 1, MAX_HEIGHT),
-            _block(obj["block"], f"{path}.block"),
-            _bool(obj.get("hollow", False), f"{path}.hollow"),
-        )
-    # repeat
-    count = _int(obj["count"], f"{path}.count", 1, MAX_REPEAT_COUNT)
-    offset = _vec(obj["offset"], f"{path}.offset")
-    if depth + 1 > max_depth:
-        raise McbError(
-            ErrorCode.BUDGET_EXCEEDED,
-            f"{path}: repeat nested {depth + 1} deep; the limit is {max_depth}",
-            details={"path": path, "limit": "max_depth", "value": depth + 1, "max": max_depth},
-        )
-    inner = _operations(obj["operations"], f"{path}.operations", depth + 1, max_depth)
-    return RepeatOp(path, count, offset, inner)
+    def vec(self, value: Any, path: str) -> Vec3:
+        obj = _object(value, path, required=("x", "y", "z"), optional=(), what="a position {x, y, z}")
+        return Vec3(*(self.int(obj[a], f"{path}.{a}", -COORD_LIMIT, COORD_LIMIT) for a in "xyz"))
+
+    def block(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise _bad(path, f"must be a block state string like minecraft:stone or a palette "
+                             f"reference like $wall, got {_kind(value)}")
+        if len(value) > MAX_BLOCK_TEXT:
+            raise _bad(path, f"is {len(value)} characters long; at most {MAX_BLOCK_TEXT}")
+        if value.startswith("$"):
+            name = value[1:]
+            if name not in self.palette:
+                near = difflib.get_close_matches(name, sorted(self.palette), n=1)
+                hint = f" (did you mean ${near[0]}?)" if near else ""
+                known = ", ".join(f"${n}" for n in sorted(self.palette)) or "none"
+                raise _bad(path, f"unknown palette entry {value!r}{hint}; the palette has {known}",
+                           reason="palette_ref")
+        return value
+
+    # -- operations
+    def operations(self, value: Any, path: str, depth: int) -> tuple[Operation, ...]:
+        if not isinstance(value, list):
+            raise _bad(path, f"must be an array of operations, got {_kind(value)}")
+        if not value:
+            raise _bad(path, "is empty; give at least one operation")
+        return tuple(self.operation(item, f"{path}[{i}]", depth) for i, item in enumerate(value))
+
+    def nest(self, path: str, depth: int) -> None:
+        if depth + 1 > self.max_depth:
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"{path}: repeat/transform nested {depth + 1} deep; the limit is {self.max_depth}",
+                details={"path": path, "limit": "max_depth", "value": depth + 1, "max": self.max_depth},
+            )
+
+    def operation(self, value: Any, path: str, depth: int) -> Operation:
+        if not isinstance(value, dict):
+            raise _bad(path, f"must be an operation object with a \"type\", got {_kind(value)}")
+        if "type" not in value:
+            raise _bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
+        kind = value["type"]
+        if not isinstance(kind, str) or kind not in _KEYS:
+            if isinstance(kind, str) and kind in _LATER_TYPES:
+                msg = (f"operation {kind!r} is not supported by this planner yet; use "
+                       f"{', '.join(OPERATION_TYPES)}")
+            else:
+                near = difflib.get_close_matches(str(kind), OPERATION_TYPES, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                msg = f"unknown operation {_kind(kind)}{hint}; recipes have {', '.join(OPERATION_TYPES)}"
+            raise _bad(f"{path}.type", msg, supported=list(OPERATION_TYPES))
+        required, optional = _KEYS[kind]
+        obj = _object(value, path, required, optional, what=f"a {kind} operation")
+        if kind == "box":
+            lo, hi = self.vec(obj["min"], f"{path}.min"), self.vec(obj["max"], f"{path}.max")
+            for axis in "xyz":
+                a, b = getattr(lo, axis), getattr(hi, axis)
+                if b < a:
+                    raise _bad(
+                        f"{path}.max.{axis}",
+                        f"is {b}, below min.{axis}={a}; a box needs min ≤ max on every axis",
+                        reason="corner_order",
+                    )
+            return BoxOp(path, lo, hi, self.block(obj["block"], f"{path}.block"),
+                         _bool(obj.get("hollow", False), f"{path}.hollow"))
+        if kind == "line":
+            return LineOp(path, self.vec(obj["from"], f"{path}.from"), self.vec(obj["to"], f"{path}.to"),
+                          self.block(obj["block"], f"{path}.block"))
+        if kind == "cylinder":
+            return CylinderOp(
+                path,
+                self.vec(obj["center"], f"{path}.center"),
+                self.int(obj["radius"], f"{path}.radius", 0, MAX_RADIUS),
+                self.int(obj["height"], f"{path}.height", 1, MAX_HEIGHT),
+                self.block(obj["block"], f"{path}.block"),
+                _bool(obj.get("hollow", False), f"{path}.hollow"),
+            )
+        if kind == "arch":
+            axis = obj["axis"]
+            if axis not in ("x", "z"):
+                raise _bad(f"{path}.axis", f"must be \"x\" or \"z\" (the axis the arch spans along), "
+                                           f"got {_kind(axis)}")
+            return ArchOp(
+                path,
+                self.vec(obj["center"], f"{path}.center"),
+                self.int(obj["radius"], f"{path}.radius", 0, MAX_RADIUS),
+                self.int(obj.get("width", 1), f"{path}.width", 1, MAX_RADIUS),
+                axis,
+                self.int(obj.get("depth", 1), f"{path}.depth", 1, MAX_ARCH_DEPTH),
+                _bool(obj.get("filled", False), f"{path}.filled"),
+                self.block(obj["block"], f"{path}.block"),
+            )
+        if kind == "transform":
+            rot = obj.get("rotate", 0)
+            if isinstance(rot, float) and rot.is_integer():
+                rot = int(rot)
+            if isinstance(rot, bool) or rot not in (0, 90, 180, 270):
+                raise _bad(f"{path}.rotate", f"must be 0, 90, 180 or 270 (degrees clockwise seen "
+                                             f"from above), got {_kind(rot)}")
+            mir = obj.get("mirror")
+            if "mirror" in obj and (not isinstance(mir, str) or mir not in ("x", "z")):
+                raise _bad(f"{path}.mirror", f"must be \"x\" (east ↔ west) or \"z\" (north ↔ south), "
+                                             f"got {_kind(mir)}")
+            for k in ("rotate", "mirror"):
+                if k in obj and "anchor" not in obj:
+                    raise _bad(f"{path}.anchor", f"missing; a transform with {k!r} needs the anchor "
+                                                 "position it turns or mirrors about")
+            anchor = self.vec(obj["anchor"], f"{path}.anchor") if "anchor" in obj else Vec3(0, 0, 0)
+            translate = (self.vec(obj["translate"], f"{path}.translate") if "translate" in obj
+                         else Vec3(0, 0, 0))
+            self.nest(path, depth)
+            inner = self.operations(obj["operations"], f"{path}.operations", depth + 1)
+            return TransformOp(path, rot // 90, mir, anchor, translate, inner)
+        # repeat
+        count = self.int(obj["count"], f"{path}.count", 1, MAX_REPEAT_COUNT)
+        offset = self.vec(obj["offset"], f"{path}.offset")
+        self.nest(path, depth)
+        inner = self.operations(obj["operations"], f"{path}.operations", depth + 1)
+        return RepeatOp(path, count, offset, inner)
 
 
 # -- the recipe ------------------------------------------------------------------------------
@@ -317,10 +460,35 @@ def decode(text: str | bytes) -> Any:
         raise _bad("recipe", f"is not valid JSON: {e}") from None
 
 
+def _palette_entry(value: Any, path: str) -> tuple[tuple[str, int], ...]:
+    def plain(v: Any, p: str) -> str:
+        if not isinstance(v, str) or not v:
+            raise _bad(p, f"must be a block state string, got {_kind(v)}")
+        if len(v) > MAX_BLOCK_TEXT:
+            raise _bad(p, f"is {len(v)} characters long; at most {MAX_BLOCK_TEXT}")
+        if v.startswith("$"):
+            raise _bad(p, "a palette entry cannot refer to another palette entry", reason="palette_ref")
+        return v
+
+    if isinstance(value, str):
+        return ((plain(value, path), 1),)
+    if not isinstance(value, list):
+        raise _bad(path, f"must be a block state or an array of {{block, weight}}, got {_kind(value)}")
+    if not 1 <= len(value) <= MAX_PALETTE_CHOICES:
+        raise _bad(path, f"has {len(value)} choices; give 1 to {MAX_PALETTE_CHOICES}")
+    out = []
+    for i, item in enumerate(value):
+        p = f"{path}[{i}]"
+        obj = _object(item, p, ("block",), ("weight",), what="a palette choice {block, weight}")
+        out.append((plain(obj["block"], f"{p}.block"),
+                    _int_literal(obj.get("weight", 1), f"{p}.weight", 1, MAX_PALETTE_WEIGHT)))
+    return tuple(out)
+
+
 def parse_recipe(data: Any, *, max_depth: int = 4) -> Recipe:
     """Validate a recipe (JSON text or a decoded object) and return its tree.
 
-    ``max_depth`` bounds the nesting of ``repeat`` (a top-level repeat is depth 1).
+    ``max_depth`` bounds the nesting of ``repeat`` and ``transform`` (a top-level one is depth 1).
     """
     if isinstance(data, (str, bytes)):
         data = decode(data)
@@ -329,20 +497,26 @@ def parse_recipe(data: Any, *, max_depth: int = 4) -> Recipe:
     if isinstance(version, bool) or version != RECIPE_VERSION:
         raise _bad("version", f"recipe version {version!r} is not supported; this planner reads version {RECIPE_VERSION}",
                    supported=[RECIPE_VERSION])
-    params: tuple[tuple[str, int | float], ...] = ()
+    env: dict[str, Fraction] = {}
     if "params" in obj:
-        p = _named(obj["params"], "params", MAX_PARAMS, "named numbers")
+        p = _named(obj["params"], "params", MAX_PARAMS, "named numbers or expressions")
         for k, v in p.items():
+            if isinstance(v, str):
+                _expr_text(v, f"params.{k}")
+                continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise _bad(f"params.{k}", f"must be a number, got {_kind(v)}")
-        params = tuple(sorted(p.items()))
-    palette: tuple[tuple[str, str], ...] = ()
+                raise _bad(f"params.{k}", f"must be a number or an expression, got {_kind(v)}")
+            if abs(v) > expr.MAX_MAGNITUDE:
+                raise _bad(f"params.{k}", f"must be at most {expr.MAX_MAGNITUDE:.0e} in size, got {v!r}")
+        env = expr.resolve_params(p)
+    palette: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
     if "palette" in obj:
         p = _named(obj["palette"], "palette", MAX_PALETTE, "named block states")
-        palette = tuple(sorted((k, _block(v, f"palette.{k}")) for k, v in p.items()))
-    seed = _int(obj["seed"], "seed", 0, MAX_SEED) if "seed" in obj else None
-    ops = _operations(obj["operations"], "operations", 0, max_depth)
-    return Recipe(RECIPE_VERSION, ops, params, palette, seed)
+        palette = tuple(sorted((k, _palette_entry(v, f"palette.{k}")) for k, v in p.items()))
+    seed = _int_literal(obj["seed"], "seed", 0, MAX_SEED) if "seed" in obj else None
+    parser = _Parser(env, {k for k, _ in palette}, max_depth)
+    ops = parser.operations(obj["operations"], "operations", 0)
+    return Recipe(RECIPE_VERSION, ops, tuple(sorted(env.items())), palette, seed)
 
 
 def _named(value: Any, path: str, limit: int, what: str) -> dict[str, Any]:
@@ -353,4 +527,7 @@ def _named(value: Any, path: str, limit: int, what: str) -> dict[str, Any]:
     for k in value:
         if not isinstance(k, str) or not _NAME.fullmatch(k):
             raise _bad(f"{path}.{k}", f"{k!r} is not a name (letters, digits, _; ≤ 32; not starting with a digit)")
+        if k in expr.FUNCTIONS and path == "params":
+            raise _bad(f"{path}.{k}", f"{k!r} is a function name; pick another param name",
+                       reason="expression")
     return value

@@ -79,6 +79,34 @@ def compile_request(request: planner_pb2.CompileRequest) -> planner_pb2.CompileR
     return response_from_result(result)
 
 
+def import_request(request: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse:
+    from .schematics import import_schematic
+
+    t = request.target
+    r = import_schematic(
+        request.data, kind=request.kind or "schem", target=Vec3(t.x, t.y, t.z), rotation=request.rotation,
+        minecraft_version=request.minecraft_version, world_data_version=request.world_data_version,
+        limits=limits_from_proto(request.limits), area=area_from_proto(request),
+        allow_drop_block_entities=request.allow_drop_block_entities,
+    )
+    resp = planner_pb2.ImportSchematicResponse(
+        compiled=response_from_result(r.compiled), data_version=r.data_version, format=r.format)
+    for x, y, z, bid in r.left_out:
+        resp.left_out.append(planner_pb2.LeftOut(pos=common_pb2.Vec3(x=x, y=y, z=z), id=bid))
+    return resp
+
+
+def export_request(request: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse:
+    from .schematics import export_schematic
+
+    o = request.offset
+    data = export_schematic(
+        (request.width, request.height, request.length), list(request.palette), request.indices,
+        offset=(o.x, o.y, o.z), data_version=request.data_version, name=request.name,
+        format_version=request.format_version or 3)
+    return planner_pb2.ExportSchematicResponse(data=data)
+
+
 class PlannerServicer(planner_pb2_grpc.PlannerServicer):
     def __init__(self, concurrency: int = 2) -> None:
         self._slots = asyncio.Semaphore(concurrency)
@@ -86,13 +114,22 @@ class PlannerServicer(planner_pb2_grpc.PlannerServicer):
     async def Compile(  # noqa: N802 - gRPC method name
         self, request: planner_pb2.CompileRequest, context: grpc.aio.ServicerContext
     ) -> planner_pb2.CompileResponse:
+        return await self._run(context, compile_request, request, "Compile")
+
+    async def ImportSchematic(self, request, context):  # noqa: N802 - gRPC method name
+        return await self._run(context, import_request, request, "ImportSchematic")
+
+    async def ExportSchematic(self, request, context):  # noqa: N802 - gRPC method name
+        return await self._run(context, export_request, request, "ExportSchematic")
+
+    async def _run(self, context: grpc.aio.ServicerContext, fn, request, name: str):
         try:
             async with self._slots:
-                return await asyncio.to_thread(compile_request, request)
+                return await asyncio.to_thread(fn, request)
         except McbError as err:
             await abort_with(context, err)
         except Exception as exc:  # a bug: report it as `internal`, keep the server up
-            log.exception("Compile failed")
+            log.exception("%s failed", name)
             await abort_with(
                 context,
                 McbError(ErrorCode.INTERNAL, f"planner bug: {type(exc).__name__}: {exc}; see the planner log"),

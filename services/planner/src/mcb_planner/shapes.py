@@ -147,3 +147,54 @@ def cylinder_cells(center: Vec3, radius: int, height: int, hollow: bool) -> np.n
     out[:, 1] = np.repeat(ys, n)
     out[:, 2] = np.tile(layer[:, 1] + center.z, height)
     return out
+
+
+# -- arch ------------------------------------------------------------------------------------
+#
+# arch(center, r, width, axis, depth, filled)
+#     In the vertical plane through ``center`` spanning along ``axis``: the cells (u, v), v ≥ 0,
+#     with u² + v² ≤ r² + r (the cylinder's disc rule), minus — unless ``filled`` — the cells
+#     with u² + v² ≤ q² + q for q = r − width (nothing is removed when q < 0). Width 1 gives
+#     the 8-connected ring between the two circles. ``depth`` copies go +1 along the other
+#     horizontal axis. Symmetric under u ↦ −u.
+
+
+def _arch_columns(radius: int, width: int, filled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column u ∈ [−r, r]: the covered v range [lo, h] (empty when lo > h)."""
+    r = radius
+    u = np.arange(-r, r + 1, dtype=np.int64)
+    h = _isqrt(r * r + r - u * u)
+    q = r - width
+    if filled or q < 0:
+        lo = np.zeros_like(h)
+    else:
+        inner = q * q + q - u * u
+        hin = np.where(inner >= 0, _isqrt(np.maximum(inner, 0)), -1)
+        lo = hin + 1
+    return u, lo, h
+
+
+def arch_count(radius: int, width: int, depth: int, filled: bool) -> int:
+    _, lo, h = _arch_columns(radius, width, filled)
+    return int(np.maximum(h - lo + 1, 0).sum()) * depth
+
+
+def arch_cells(center: Vec3, radius: int, width: int, axis: str, depth: int, filled: bool) -> np.ndarray:
+    u, lo, h = _arch_columns(radius, width, filled)
+    lengths = np.maximum(h - lo + 1, 0)
+    total = int(lengths.sum())
+    col = np.repeat(u, lengths)
+    first = np.cumsum(lengths) - lengths
+    v = np.arange(total, dtype=np.int64) - np.repeat(first, lengths) + np.repeat(lo, lengths)
+    n = total
+    out = np.empty((n * depth, 3), dtype=np.int64)
+    along = np.tile(col, depth)
+    across = np.repeat(np.arange(depth, dtype=np.int64), n)
+    out[:, 1] = np.tile(v, depth) + center.y
+    if axis == "x":
+        out[:, 0] = along + center.x
+        out[:, 2] = across + center.z
+    else:
+        out[:, 2] = along + center.z
+        out[:, 0] = across + center.x
+    return out

@@ -61,7 +61,8 @@ class Host:
     def world_info(self, _: world_pb2.Empty) -> world_pb2.WorldInfo:
         w = self.world
         reg = w.registry
-        caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world"]
+        caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
+                "region_read.block_entities"]
         if self.allow_automation:
             caps.append("local_automation")
         info = world_pb2.WorldInfo(
@@ -100,7 +101,23 @@ class Host:
             min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]),
             palette=palette, indices=arr.astype("<u2").tobytes(),
             revisions=[world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs],
+            block_entities=self._block_entities(lo, hi),
         )
+
+    def _block_entities(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[world_pb2.BlockEntityRef]:
+        """Block entities (chests, signs, ...) inside the box, in (y, z, x) order."""
+        w = self.world
+        keys = [(cx, cz) for cx in range(lo[0] >> 4, (hi[0] >> 4) + 1) for cz in range(lo[2] >> 4, (hi[2] >> 4) + 1)]
+        found = []
+        with w.lock:
+            for c in w._chunks_for(keys, False).values():
+                for be in c.root.get("block_entities") or ():
+                    if not isinstance(be, dict) or not {"x", "y", "z"} <= be.keys():
+                        continue
+                    x, y, z = int(be["x"]), int(be["y"]), int(be["z"])
+                    if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]:
+                        found.append((y, z, x, str(be.get("id", "?"))))
+        return [world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for y, z, x, i in sorted(found)]
 
     def blocks_get(self, p: world_pb2.BlocksGetParams) -> world_pb2.BlocksGetResult:
         xyz = list(p.xyz)
@@ -254,8 +271,8 @@ class Host:
 
     # -- local automation --------------------------------------------------------------------------
     def automation_set_blocks(self, p: world_pb2.AutomationSetBlocksParams) -> world_pb2.AutomationSetBlocksResult:
-        if p.actor not in ("player", "external"):
-            raise invalid(f"actor must be \"player\" or \"external\", got {p.actor!r}")
+        if p.actor not in ("player", "environment", "external"):
+            raise invalid(f"actor must be \"player\", \"environment\" or \"external\", got {p.actor!r}")
         if not p.blocks:
             raise invalid("blocks is empty")
         if len(p.blocks) > MAX_AUTOMATION_BLOCKS:
@@ -267,9 +284,11 @@ class Host:
             items.append((b.x, b.y, b.z, self.world.canonical_desired(b.state)))
         player = p.player_id or "console"
         changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}")
-        if p.actor == "player":
+        if p.actor in ("player", "environment"):
+            # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
             for ch in changes:
-                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, "player", player_id=player)
+                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, p.actor,
+                                   player_id=player if p.actor == "player" else "")
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))
 
     def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:

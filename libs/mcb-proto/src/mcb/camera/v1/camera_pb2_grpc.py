@@ -45,6 +45,21 @@ class CameraStub:
                 request_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureRequest.SerializeToString,
                 response_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureResponse.FromString,
                 _registered_method=True)
+        self.SaveCamera = channel.unary_unary(
+                '/mcb.camera.v1.Camera/SaveCamera',
+                request_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.SaveCameraRequest.SerializeToString,
+                response_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CameraInfo.FromString,
+                _registered_method=True)
+        self.AutoViewpoints = channel.unary_unary(
+                '/mcb.camera.v1.Camera/AutoViewpoints',
+                request_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsRequest.SerializeToString,
+                response_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsResponse.FromString,
+                _registered_method=True)
+        self.DiffCaptures = channel.unary_unary(
+                '/mcb.camera.v1.Camera/DiffCaptures',
+                request_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesRequest.SerializeToString,
+                response_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesResponse.FromString,
+                _registered_method=True)
 
 
 class CameraServicer:
@@ -65,6 +80,27 @@ class CameraServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SaveCamera(self, request, context):
+        """Save (create or replace by camera_id) a camera of the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AutoViewpoints(self, request, context):
+        """Poses chosen from a region's bounds: entrance side, opposite side, diagonal from above.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DiffCaptures(self, request, context):
+        """A signal, not a beauty score: how much two completed captures of the project differ.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CameraServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -77,6 +113,21 @@ def add_CameraServicer_to_server(servicer, server):
                     servicer.Capture,
                     request_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureRequest.FromString,
                     response_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureResponse.SerializeToString,
+            ),
+            'SaveCamera': grpc.unary_unary_rpc_method_handler(
+                    servicer.SaveCamera,
+                    request_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.SaveCameraRequest.FromString,
+                    response_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.CameraInfo.SerializeToString,
+            ),
+            'AutoViewpoints': grpc.unary_unary_rpc_method_handler(
+                    servicer.AutoViewpoints,
+                    request_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsRequest.FromString,
+                    response_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsResponse.SerializeToString,
+            ),
+            'DiffCaptures': grpc.unary_unary_rpc_method_handler(
+                    servicer.DiffCaptures,
+                    request_deserializer=mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesRequest.FromString,
+                    response_serializer=mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -133,6 +184,87 @@ class Camera:
             '/mcb.camera.v1.Camera/Capture',
             mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureRequest.SerializeToString,
             mcb_dot_camera_dot_v1_dot_camera__pb2.CaptureResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SaveCamera(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.camera.v1.Camera/SaveCamera',
+            mcb_dot_camera_dot_v1_dot_camera__pb2.SaveCameraRequest.SerializeToString,
+            mcb_dot_camera_dot_v1_dot_camera__pb2.CameraInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AutoViewpoints(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.camera.v1.Camera/AutoViewpoints',
+            mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsRequest.SerializeToString,
+            mcb_dot_camera_dot_v1_dot_camera__pb2.AutoViewpointsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DiffCaptures(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.camera.v1.Camera/DiffCaptures',
+            mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesRequest.SerializeToString,
+            mcb_dot_camera_dot_v1_dot_camera__pb2.DiffCapturesResponse.FromString,
             options,
             channel_credentials,
             insecure,

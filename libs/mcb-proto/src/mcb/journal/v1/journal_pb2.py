@@ -27,7 +27,7 @@ from mcb.common.v1 import common_pb2 as mcb_dot_common_dot_v1_dot_common__pb2
 from mcb.world.v1 import world_pb2 as mcb_dot_world_dot_v1_dot_world__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmcb/journal/v1/journal.proto\x12\x0emcb.journal.v1\x1a\x1amcb/common/v1/common.proto\x1a\x18mcb/world/v1/world.proto\"z\n\x07Project\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fowner_player_id\x18\x03 \x01(\t\x12 \n\x04\x61rea\x18\x04 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x12\n\nworld_uuid\x18\x05 \x01(\t\"\xb8\x01\n\nPlanLimits\x12\x1a\n\x12max_changed_blocks\x18\x01 \x01(\r\x12\x1e\n\x16max_examined_positions\x18\x02 \x01(\x04\x12\x14\n\x0c\x62\x61tch_blocks\x18\x03 \x01(\r\x12\x1b\n\x13inspect_blocks_page\x18\x04 \x01(\r\x12!\n\x19inspect_summary_positions\x18\x05 \x01(\x04\x12\x18\n\x10plan_ttl_seconds\x18\x06 \x01(\r\"h\n\x0eOperationBrief\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\r\n\x05state\x18\x02 \x01(\t\x12\x0f\n\x07plan_id\x18\x03 \x01(\t\x12\x0f\n\x07written\x18\x04 \x01(\r\x12\x0f\n\x07message\x18\x05 \x01(\t\"\x17\n\x15ProjectContextRequest\"\xd6\x02\n\x16ProjectContextResponse\x12(\n\x07project\x18\x01 \x01(\x0b\x32\x17.mcb.journal.v1.Project\x12&\n\x05world\x18\x02 \x01(\x0b\x32\x17.mcb.world.v1.WorldInfo\x12*\n\x06limits\x18\x03 \x01(\x0b\x32\x1a.mcb.journal.v1.PlanLimits\x12\x14\n\x0c\x63\x61pabilities\x18\x04 \x03(\t\x12\x19\n\x11recipe_operations\x18\x05 \x03(\t\x12\x19\n\x11\x62lock_states_help\x18\x06 \x01(\t\x12\x37\n\x0fneeds_attention\x18\x07 \x03(\x0b\x32\x1e.mcb.journal.v1.OperationBrief\x12\x39\n\x11recent_operations\x18\x08 \x03(\x0b\x32\x1e.mcb.journal.v1.OperationBrief\"z\n\x14RegionInspectRequest\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x04 \x01(\t\"\xb0\x02\n\x15RegionInspectResponse\x12\"\n\x06region\x18\x01 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x11\n\tpositions\x18\x03 \x01(\x04\x12*\n\x07palette\x18\x04 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12\x0e\n\x06offset\x18\x05 \x01(\x04\x12\x14\n\x0cpage_palette\x18\x06 \x03(\t\x12\x13\n\x0bpage_states\x18\x07 \x03(\r\x12\x13\n\x0bnext_cursor\x18\x08 \x01(\t\x12\x11\n\ttruncated\x18\t \x01(\x08\x12\x0f\n\x07non_air\x18\n \x01(\x04\x12\x30\n\trevisions\x18\x0b \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\"=\n\nDependency\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\r\n\x05state\x18\x02 \x01(\t\"m\n\x13\x42uildPrepareRequest\x12\x13\n\x0brecipe_json\x18\x01 \x01(\t\x12\x30\n\x0c\x64\x65pendencies\x18\x02 \x03(\x0b\x32\x1a.mcb.journal.v1.Dependency\x12\x0f\n\x07part_id\x18\x03 \x01(\t\"\x81\x01\n\x08\x43onflict\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08\x65xpected\x18\x02 \x01(\t\x12\x0f\n\x07\x63urrent\x18\x03 \x01(\t\x12\x0f\n\x07\x64\x65sired\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x0f\n\x07part_id\x18\x06 \x01(\t\"\xc5\x02\n\x0bPlanSummary\x12\x0f\n\x07plan_id\x18\x01 \x01(\t\x12\x11\n\tplan_hash\x18\x02 \x01(\t\x12\x16\n\x0e\x63hanged_blocks\x18\x03 \x01(\r\x12\x16\n\x0e\x61lready_blocks\x18\x04 \x01(\r\x12\"\n\x06region\x18\x05 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x12\n\nexpires_at\x18\x06 \x01(\t\x12,\n\tmaterials\x18\x07 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12+\n\tconflicts\x18\x08 \x03(\x0b\x32\x18.mcb.journal.v1.Conflict\x12\x10\n\x08warnings\x18\t \x03(\t\x12\x17\n\x0ftotal_positions\x18\n \x01(\r\x12\x0f\n\x07\x62\x61tches\x18\x0b \x01(\r\x12\x13\n\x0bworld_epoch\x18\x0c \x01(\r\"P\n\x11\x42uildApplyRequest\x12\x0f\n\x07plan_id\x18\x01 \x01(\t\x12\x11\n\tplan_hash\x18\x02 \x01(\t\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\"$\n\x0cOperationRef\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\"\xa2\x03\n\x0fOperationReport\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0f\n\x07planned\x18\x04 \x01(\r\x12\x0f\n\x07written\x18\x05 \x01(\r\x12\x0f\n\x07\x61lready\x18\x06 \x01(\r\x12\x11\n\tconflicts\x18\x07 \x01(\r\x12\x15\n\rbatches_total\x18\x08 \x01(\r\x12\x14\n\x0c\x62\x61tches_done\x18\t \x01(\r\x12\x32\n\x10\x63onflict_samples\x18\n \x03(\x0b\x32\x18.mcb.journal.v1.Conflict\x12,\n\x0fwritten_samples\x18\x0b \x03(\x0b\x32\x13.mcb.common.v1.Vec3\x12#\n\x05\x65rror\x18\x0c \x01(\x0b\x32\x14.mcb.common.v1.Error\x12\x0f\n\x07message\x18\r \x01(\t\x12\x12\n\ncreated_at\x18\x0e \x01(\t\x12\x12\n\nupdated_at\x18\x0f \x01(\t\x12\x10\n\x08replayed\x18\x10 \x01(\x08\x12\x14\n\x0cvisual_check\x18\x11 \x01(\t2\x90\x04\n\x07Journal\x12_\n\x0eProjectContext\x12%.mcb.journal.v1.ProjectContextRequest\x1a&.mcb.journal.v1.ProjectContextResponse\x12\\\n\rRegionInspect\x12$.mcb.journal.v1.RegionInspectRequest\x1a%.mcb.journal.v1.RegionInspectResponse\x12P\n\x0c\x42uildPrepare\x12#.mcb.journal.v1.BuildPrepareRequest\x1a\x1b.mcb.journal.v1.PlanSummary\x12P\n\nBuildApply\x12!.mcb.journal.v1.BuildApplyRequest\x1a\x1f.mcb.journal.v1.OperationReport\x12P\n\x0fOperationStatus\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1f.mcb.journal.v1.OperationReport\x12P\n\x0fOperationCancel\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1f.mcb.journal.v1.OperationReportB\x1c\n\x18\x64\x65v.mcb.proto.journal.v1P\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmcb/journal/v1/journal.proto\x12\x0emcb.journal.v1\x1a\x1amcb/common/v1/common.proto\x1a\x18mcb/world/v1/world.proto\"1\n\x10\x41ssetListRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\"\xa7\x01\n\x16SchematicExportRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x03min\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x03 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12#\n\x06origin\x18\x04 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x16\n\x0e\x66ormat_version\x18\x05 \x01(\r\"\x8b\x01\n\x1dSchematicImportPrepareRequest\x12\x10\n\x08\x61sset_id\x18\x01 \x01(\t\x12#\n\x06target\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08rotation\x18\x03 \x01(\r\x12!\n\x19\x61llow_drop_block_entities\x18\x04 \x01(\x08\"\x1a\n\nJsonResult\x12\x0c\n\x04json\x18\x01 \x01(\t\"7\n\x11PartDefineRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0coperation_id\x18\x02 \x01(\t\"\x1a\n\x07PartRef\x12\x0f\n\x07part_id\x18\x01 \x01(\t\"8\n\x12PartProtectRequest\x12\x0f\n\x07part_id\x18\x01 \x01(\t\x12\x11\n\tprotected\x18\x02 \x01(\x08\"_\n\x14RegionChangesRequest\x12\"\n\x06region\x18\x01 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x14\n\x0csince_cursor\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\r\"G\n\x16RecoveryAbandonRequest\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x17\n\x0f\x65xpected_digest\x18\x02 \x01(\t\"z\n\x07Project\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fowner_player_id\x18\x03 \x01(\t\x12 \n\x04\x61rea\x18\x04 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x12\n\nworld_uuid\x18\x05 \x01(\t\"\xb8\x01\n\nPlanLimits\x12\x1a\n\x12max_changed_blocks\x18\x01 \x01(\r\x12\x1e\n\x16max_examined_positions\x18\x02 \x01(\x04\x12\x14\n\x0c\x62\x61tch_blocks\x18\x03 \x01(\r\x12\x1b\n\x13inspect_blocks_page\x18\x04 \x01(\r\x12!\n\x19inspect_summary_positions\x18\x05 \x01(\x04\x12\x18\n\x10plan_ttl_seconds\x18\x06 \x01(\r\"h\n\x0eOperationBrief\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\r\n\x05state\x18\x02 \x01(\t\x12\x0f\n\x07plan_id\x18\x03 \x01(\t\x12\x0f\n\x07written\x18\x04 \x01(\r\x12\x0f\n\x07message\x18\x05 \x01(\t\"\x17\n\x15ProjectContextRequest\"\xd6\x02\n\x16ProjectContextResponse\x12(\n\x07project\x18\x01 \x01(\x0b\x32\x17.mcb.journal.v1.Project\x12&\n\x05world\x18\x02 \x01(\x0b\x32\x17.mcb.world.v1.WorldInfo\x12*\n\x06limits\x18\x03 \x01(\x0b\x32\x1a.mcb.journal.v1.PlanLimits\x12\x14\n\x0c\x63\x61pabilities\x18\x04 \x03(\t\x12\x19\n\x11recipe_operations\x18\x05 \x03(\t\x12\x19\n\x11\x62lock_states_help\x18\x06 \x01(\t\x12\x37\n\x0fneeds_attention\x18\x07 \x03(\x0b\x32\x1e.mcb.journal.v1.OperationBrief\x12\x39\n\x11recent_operations\x18\x08 \x03(\x0b\x32\x1e.mcb.journal.v1.OperationBrief\"\x88\x01\n\x14RegionInspectRequest\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x04 \x01(\t\x12\x0c\n\x04step\x18\x05 \x01(\r\"^\n\tHeightmap\x12\n\n\x02x0\x18\x01 \x01(\x11\x12\n\n\x02z0\x18\x02 \x01(\x11\x12\x0c\n\x04step\x18\x03 \x01(\r\x12\x0c\n\x04\x63ols\x18\x04 \x01(\r\x12\x0c\n\x04rows\x18\x05 \x01(\r\x12\x0f\n\x07heights\x18\x06 \x03(\x11\"\x84\x04\n\x15RegionInspectResponse\x12\"\n\x06region\x18\x01 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x11\n\tpositions\x18\x03 \x01(\x04\x12*\n\x07palette\x18\x04 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12\x0e\n\x06offset\x18\x05 \x01(\x04\x12\x14\n\x0cpage_palette\x18\x06 \x03(\t\x12\x13\n\x0bpage_states\x18\x07 \x03(\r\x12\x13\n\x0bnext_cursor\x18\x08 \x01(\t\x12\x11\n\ttruncated\x18\t \x01(\x08\x12\x0f\n\x07non_air\x18\n \x01(\x04\x12\x30\n\trevisions\x18\x0b \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\x12,\n\theightmap\x18\x0c \x01(\x0b\x32\x19.mcb.journal.v1.Heightmap\x12$\n\x08occupied\x18\r \x03(\x0b\x32\x12.mcb.common.v1.Box\x12\x15\n\roccupied_cell\x18\x0e \x01(\r\x12\x16\n\x0eunknown_chunks\x18\x0f \x03(\x11\x12\x1b\n\x13unknown_chunk_count\x18\x10 \x01(\r\x12\x19\n\x11unknown_positions\x18\x11 \x01(\x04\x12\x17\n\x0fpalette_omitted\x18\x12 \x01(\r\"=\n\nDependency\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\r\n\x05state\x18\x02 \x01(\t\"\x89\x01\n\x13\x42uildPrepareRequest\x12\x13\n\x0brecipe_json\x18\x01 \x01(\t\x12\x30\n\x0c\x64\x65pendencies\x18\x02 \x03(\x0b\x32\x1a.mcb.journal.v1.Dependency\x12\x0f\n\x07part_id\x18\x03 \x01(\t\x12\x1a\n\x12regenerate_part_id\x18\x04 \x01(\t\"\x81\x01\n\x08\x43onflict\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08\x65xpected\x18\x02 \x01(\t\x12\x0f\n\x07\x63urrent\x18\x03 \x01(\t\x12\x0f\n\x07\x64\x65sired\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x0f\n\x07part_id\x18\x06 \x01(\t\"\xf5\x02\n\x0bPlanSummary\x12\x0f\n\x07plan_id\x18\x01 \x01(\t\x12\x11\n\tplan_hash\x18\x02 \x01(\t\x12\x16\n\x0e\x63hanged_blocks\x18\x03 \x01(\r\x12\x16\n\x0e\x61lready_blocks\x18\x04 \x01(\r\x12\"\n\x06region\x18\x05 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x12\n\nexpires_at\x18\x06 \x01(\t\x12,\n\tmaterials\x18\x07 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12+\n\tconflicts\x18\x08 \x03(\x0b\x32\x18.mcb.journal.v1.Conflict\x12\x10\n\x08warnings\x18\t \x03(\t\x12\x17\n\x0ftotal_positions\x18\n \x01(\r\x12\x0f\n\x07\x62\x61tches\x18\x0b \x01(\r\x12\x13\n\x0bworld_epoch\x18\x0c \x01(\r\x12.\n\x08left_out\x18\x14 \x03(\x0b\x32\x1c.mcb.journal.v1.LeftOutBlock\"<\n\x0cLeftOutBlock\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\n\n\x02id\x18\x02 \x01(\t\"P\n\x11\x42uildApplyRequest\x12\x0f\n\x07plan_id\x18\x01 \x01(\t\x12\x11\n\tplan_hash\x18\x02 \x01(\t\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\"$\n\x0cOperationRef\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\"\xa2\x03\n\x0fOperationReport\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0f\n\x07planned\x18\x04 \x01(\r\x12\x0f\n\x07written\x18\x05 \x01(\r\x12\x0f\n\x07\x61lready\x18\x06 \x01(\r\x12\x11\n\tconflicts\x18\x07 \x01(\r\x12\x15\n\rbatches_total\x18\x08 \x01(\r\x12\x14\n\x0c\x62\x61tches_done\x18\t \x01(\r\x12\x32\n\x10\x63onflict_samples\x18\n \x03(\x0b\x32\x18.mcb.journal.v1.Conflict\x12,\n\x0fwritten_samples\x18\x0b \x03(\x0b\x32\x13.mcb.common.v1.Vec3\x12#\n\x05\x65rror\x18\x0c \x01(\x0b\x32\x14.mcb.common.v1.Error\x12\x0f\n\x07message\x18\r \x01(\t\x12\x12\n\ncreated_at\x18\x0e \x01(\t\x12\x12\n\nupdated_at\x18\x0f \x01(\t\x12\x10\n\x08replayed\x18\x10 \x01(\x08\x12\x14\n\x0cvisual_check\x18\x11 \x01(\t2\xcb\x08\n\x07Journal\x12_\n\x0eProjectContext\x12%.mcb.journal.v1.ProjectContextRequest\x1a&.mcb.journal.v1.ProjectContextResponse\x12\\\n\rRegionInspect\x12$.mcb.journal.v1.RegionInspectRequest\x1a%.mcb.journal.v1.RegionInspectResponse\x12P\n\x0c\x42uildPrepare\x12#.mcb.journal.v1.BuildPrepareRequest\x1a\x1b.mcb.journal.v1.PlanSummary\x12P\n\nBuildApply\x12!.mcb.journal.v1.BuildApplyRequest\x1a\x1f.mcb.journal.v1.OperationReport\x12P\n\x0fOperationStatus\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1f.mcb.journal.v1.OperationReport\x12P\n\x0fOperationCancel\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1f.mcb.journal.v1.OperationReport\x12Q\n\x14OperationUndoPrepare\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1b.mcb.journal.v1.PlanSummary\x12K\n\nPartDefine\x12!.mcb.journal.v1.PartDefineRequest\x1a\x1a.mcb.journal.v1.JsonResult\x12>\n\x07PartGet\x12\x17.mcb.journal.v1.PartRef\x1a\x1a.mcb.journal.v1.JsonResult\x12Q\n\rRegionChanges\x12$.mcb.journal.v1.RegionChangesRequest\x1a\x1a.mcb.journal.v1.JsonResult\x12I\n\tAssetList\x12 .mcb.journal.v1.AssetListRequest\x1a\x1a.mcb.journal.v1.JsonResult\x12U\n\x0fSchematicExport\x12&.mcb.journal.v1.SchematicExportRequest\x1a\x1a.mcb.journal.v1.JsonResult\x12\x64\n\x16SchematicImportPrepare\x12-.mcb.journal.v1.SchematicImportPrepareRequest\x1a\x1b.mcb.journal.v1.PlanSummary2\x85\x02\n\x0cJournalAdmin\x12J\n\x0eRecoveryReview\x12\x1c.mcb.journal.v1.OperationRef\x1a\x1a.mcb.journal.v1.JsonResult\x12Z\n\x0fRecoveryAbandon\x12&.mcb.journal.v1.RecoveryAbandonRequest\x1a\x1f.mcb.journal.v1.OperationReport\x12M\n\x0bPartProtect\x12\".mcb.journal.v1.PartProtectRequest\x1a\x1a.mcb.journal.v1.JsonResultB\x1c\n\x18\x64\x65v.mcb.proto.journal.v1P\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,34 +35,58 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mcb.journal.v1.journal_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\030dev.mcb.proto.journal.v1P\001'
-  _globals['_PROJECT']._serialized_start=102
-  _globals['_PROJECT']._serialized_end=224
-  _globals['_PLANLIMITS']._serialized_start=227
-  _globals['_PLANLIMITS']._serialized_end=411
-  _globals['_OPERATIONBRIEF']._serialized_start=413
-  _globals['_OPERATIONBRIEF']._serialized_end=517
-  _globals['_PROJECTCONTEXTREQUEST']._serialized_start=519
-  _globals['_PROJECTCONTEXTREQUEST']._serialized_end=542
-  _globals['_PROJECTCONTEXTRESPONSE']._serialized_start=545
-  _globals['_PROJECTCONTEXTRESPONSE']._serialized_end=887
-  _globals['_REGIONINSPECTREQUEST']._serialized_start=889
-  _globals['_REGIONINSPECTREQUEST']._serialized_end=1011
-  _globals['_REGIONINSPECTRESPONSE']._serialized_start=1014
-  _globals['_REGIONINSPECTRESPONSE']._serialized_end=1318
-  _globals['_DEPENDENCY']._serialized_start=1320
-  _globals['_DEPENDENCY']._serialized_end=1381
-  _globals['_BUILDPREPAREREQUEST']._serialized_start=1383
-  _globals['_BUILDPREPAREREQUEST']._serialized_end=1492
-  _globals['_CONFLICT']._serialized_start=1495
-  _globals['_CONFLICT']._serialized_end=1624
-  _globals['_PLANSUMMARY']._serialized_start=1627
-  _globals['_PLANSUMMARY']._serialized_end=1952
-  _globals['_BUILDAPPLYREQUEST']._serialized_start=1954
-  _globals['_BUILDAPPLYREQUEST']._serialized_end=2034
-  _globals['_OPERATIONREF']._serialized_start=2036
-  _globals['_OPERATIONREF']._serialized_end=2072
-  _globals['_OPERATIONREPORT']._serialized_start=2075
-  _globals['_OPERATIONREPORT']._serialized_end=2493
-  _globals['_JOURNAL']._serialized_start=2496
-  _globals['_JOURNAL']._serialized_end=3024
+  _globals['_ASSETLISTREQUEST']._serialized_start=102
+  _globals['_ASSETLISTREQUEST']._serialized_end=151
+  _globals['_SCHEMATICEXPORTREQUEST']._serialized_start=154
+  _globals['_SCHEMATICEXPORTREQUEST']._serialized_end=321
+  _globals['_SCHEMATICIMPORTPREPAREREQUEST']._serialized_start=324
+  _globals['_SCHEMATICIMPORTPREPAREREQUEST']._serialized_end=463
+  _globals['_JSONRESULT']._serialized_start=465
+  _globals['_JSONRESULT']._serialized_end=491
+  _globals['_PARTDEFINEREQUEST']._serialized_start=493
+  _globals['_PARTDEFINEREQUEST']._serialized_end=548
+  _globals['_PARTREF']._serialized_start=550
+  _globals['_PARTREF']._serialized_end=576
+  _globals['_PARTPROTECTREQUEST']._serialized_start=578
+  _globals['_PARTPROTECTREQUEST']._serialized_end=634
+  _globals['_REGIONCHANGESREQUEST']._serialized_start=636
+  _globals['_REGIONCHANGESREQUEST']._serialized_end=731
+  _globals['_RECOVERYABANDONREQUEST']._serialized_start=733
+  _globals['_RECOVERYABANDONREQUEST']._serialized_end=804
+  _globals['_PROJECT']._serialized_start=806
+  _globals['_PROJECT']._serialized_end=928
+  _globals['_PLANLIMITS']._serialized_start=931
+  _globals['_PLANLIMITS']._serialized_end=1115
+  _globals['_OPERATIONBRIEF']._serialized_start=1117
+  _globals['_OPERATIONBRIEF']._serialized_end=1221
+  _globals['_PROJECTCONTEXTREQUEST']._serialized_start=1223
+  _globals['_PROJECTCONTEXTREQUEST']._serialized_end=1246
+  _globals['_PROJECTCONTEXTRESPONSE']._serialized_start=1249
+  _globals['_PROJECTCONTEXTRESPONSE']._serialized_end=1591
+  _globals['_REGIONINSPECTREQUEST']._serialized_start=1594
+  _globals['_REGIONINSPECTREQUEST']._serialized_end=1730
+  _globals['_HEIGHTMAP']._serialized_start=1732
+  _globals['_HEIGHTMAP']._serialized_end=1826
+  _globals['_REGIONINSPECTRESPONSE']._serialized_start=1829
+  _globals['_REGIONINSPECTRESPONSE']._serialized_end=2345
+  _globals['_DEPENDENCY']._serialized_start=2347
+  _globals['_DEPENDENCY']._serialized_end=2408
+  _globals['_BUILDPREPAREREQUEST']._serialized_start=2411
+  _globals['_BUILDPREPAREREQUEST']._serialized_end=2548
+  _globals['_CONFLICT']._serialized_start=2551
+  _globals['_CONFLICT']._serialized_end=2680
+  _globals['_PLANSUMMARY']._serialized_start=2683
+  _globals['_PLANSUMMARY']._serialized_end=3056
+  _globals['_LEFTOUTBLOCK']._serialized_start=3058
+  _globals['_LEFTOUTBLOCK']._serialized_end=3118
+  _globals['_BUILDAPPLYREQUEST']._serialized_start=3120
+  _globals['_BUILDAPPLYREQUEST']._serialized_end=3200
+  _globals['_OPERATIONREF']._serialized_start=3202
+  _globals['_OPERATIONREF']._serialized_end=3238
+  _globals['_OPERATIONREPORT']._serialized_start=3241
+  _globals['_OPERATIONREPORT']._serialized_end=3659
+  _globals['_JOURNAL']._serialized_start=3662
+  _globals['_JOURNAL']._serialized_end=4761
+  _globals['_JOURNALADMIN']._serialized_start=4764
+  _globals['_JOURNALADMIN']._serialized_end=5025
 # @@protoc_insertion_point(module_scope)

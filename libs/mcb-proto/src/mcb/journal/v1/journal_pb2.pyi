@@ -9,6 +9,86 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class AssetListRequest(_message.Message):
+    __slots__ = ("query", "cursor")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    cursor: str
+    def __init__(self, query: _Optional[str] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class SchematicExportRequest(_message.Message):
+    __slots__ = ("name", "min", "max", "origin", "format_version")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    min: _common_pb2.Vec3
+    max: _common_pb2.Vec3
+    origin: _common_pb2.Vec3
+    format_version: int
+    def __init__(self, name: _Optional[str] = ..., min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., origin: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., format_version: _Optional[int] = ...) -> None: ...
+
+class SchematicImportPrepareRequest(_message.Message):
+    __slots__ = ("asset_id", "target", "rotation", "allow_drop_block_entities")
+    ASSET_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_DROP_BLOCK_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    asset_id: str
+    target: _common_pb2.Vec3
+    rotation: int
+    allow_drop_block_entities: bool
+    def __init__(self, asset_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., rotation: _Optional[int] = ..., allow_drop_block_entities: _Optional[bool] = ...) -> None: ...
+
+class JsonResult(_message.Message):
+    __slots__ = ("json",)
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    def __init__(self, json: _Optional[str] = ...) -> None: ...
+
+class PartDefineRequest(_message.Message):
+    __slots__ = ("name", "operation_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    operation_id: str
+    def __init__(self, name: _Optional[str] = ..., operation_id: _Optional[str] = ...) -> None: ...
+
+class PartRef(_message.Message):
+    __slots__ = ("part_id",)
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    def __init__(self, part_id: _Optional[str] = ...) -> None: ...
+
+class PartProtectRequest(_message.Message):
+    __slots__ = ("part_id", "protected")
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    PROTECTED_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    protected: bool
+    def __init__(self, part_id: _Optional[str] = ..., protected: _Optional[bool] = ...) -> None: ...
+
+class RegionChangesRequest(_message.Message):
+    __slots__ = ("region", "since_cursor", "limit")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    SINCE_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    since_cursor: str
+    limit: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., since_cursor: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RecoveryAbandonRequest(_message.Message):
+    __slots__ = ("operation_id", "expected_digest")
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    expected_digest: str
+    def __init__(self, operation_id: _Optional[str] = ..., expected_digest: _Optional[str] = ...) -> None: ...
+
 class Project(_message.Message):
     __slots__ = ("project_id", "name", "owner_player_id", "area", "world_uuid")
     PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -78,19 +158,37 @@ class ProjectContextResponse(_message.Message):
     def __init__(self, project: _Optional[_Union[Project, _Mapping]] = ..., world: _Optional[_Union[_world_pb2.WorldInfo, _Mapping]] = ..., limits: _Optional[_Union[PlanLimits, _Mapping]] = ..., capabilities: _Optional[_Iterable[str]] = ..., recipe_operations: _Optional[_Iterable[str]] = ..., block_states_help: _Optional[str] = ..., needs_attention: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., recent_operations: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ...) -> None: ...
 
 class RegionInspectRequest(_message.Message):
-    __slots__ = ("min", "max", "detail", "cursor")
+    __slots__ = ("min", "max", "detail", "cursor", "step")
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
     min: _common_pb2.Vec3
     max: _common_pb2.Vec3
     detail: str
     cursor: str
-    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., detail: _Optional[str] = ..., cursor: _Optional[str] = ...) -> None: ...
+    step: int
+    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., detail: _Optional[str] = ..., cursor: _Optional[str] = ..., step: _Optional[int] = ...) -> None: ...
+
+class Heightmap(_message.Message):
+    __slots__ = ("x0", "z0", "step", "cols", "rows", "heights")
+    X0_FIELD_NUMBER: _ClassVar[int]
+    Z0_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    COLS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    HEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    x0: int
+    z0: int
+    step: int
+    cols: int
+    rows: int
+    heights: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, x0: _Optional[int] = ..., z0: _Optional[int] = ..., step: _Optional[int] = ..., cols: _Optional[int] = ..., rows: _Optional[int] = ..., heights: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RegionInspectResponse(_message.Message):
-    __slots__ = ("region", "detail", "positions", "palette", "offset", "page_palette", "page_states", "next_cursor", "truncated", "non_air", "revisions")
+    __slots__ = ("region", "detail", "positions", "palette", "offset", "page_palette", "page_states", "next_cursor", "truncated", "non_air", "revisions", "heightmap", "occupied", "occupied_cell", "unknown_chunks", "unknown_chunk_count", "unknown_positions", "palette_omitted")
     REGION_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     POSITIONS_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +200,13 @@ class RegionInspectResponse(_message.Message):
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     NON_AIR_FIELD_NUMBER: _ClassVar[int]
     REVISIONS_FIELD_NUMBER: _ClassVar[int]
+    HEIGHTMAP_FIELD_NUMBER: _ClassVar[int]
+    OCCUPIED_FIELD_NUMBER: _ClassVar[int]
+    OCCUPIED_CELL_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_CHUNK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    PALETTE_OMITTED_FIELD_NUMBER: _ClassVar[int]
     region: _common_pb2.Box
     detail: str
     positions: int
@@ -113,7 +218,14 @@ class RegionInspectResponse(_message.Message):
     truncated: bool
     non_air: int
     revisions: _containers.RepeatedCompositeFieldContainer[_world_pb2.SectionRevision]
-    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., detail: _Optional[str] = ..., positions: _Optional[int] = ..., palette: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., offset: _Optional[int] = ..., page_palette: _Optional[_Iterable[str]] = ..., page_states: _Optional[_Iterable[int]] = ..., next_cursor: _Optional[str] = ..., truncated: _Optional[bool] = ..., non_air: _Optional[int] = ..., revisions: _Optional[_Iterable[_Union[_world_pb2.SectionRevision, _Mapping]]] = ...) -> None: ...
+    heightmap: Heightmap
+    occupied: _containers.RepeatedCompositeFieldContainer[_common_pb2.Box]
+    occupied_cell: int
+    unknown_chunks: _containers.RepeatedScalarFieldContainer[int]
+    unknown_chunk_count: int
+    unknown_positions: int
+    palette_omitted: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., detail: _Optional[str] = ..., positions: _Optional[int] = ..., palette: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., offset: _Optional[int] = ..., page_palette: _Optional[_Iterable[str]] = ..., page_states: _Optional[_Iterable[int]] = ..., next_cursor: _Optional[str] = ..., truncated: _Optional[bool] = ..., non_air: _Optional[int] = ..., revisions: _Optional[_Iterable[_Union[_world_pb2.SectionRevision, _Mapping]]] = ..., heightmap: _Optional[_Union[Heightmap, _Mapping]] = ..., occupied: _Optional[_Iterable[_Union[_common_pb2.Box, _Mapping]]] = ..., occupied_cell: _Optional[int] = ..., unknown_chunks: _Optional[_Iterable[int]] = ..., unknown_chunk_count: _Optional[int] = ..., unknown_positions: _Optional[int] = ..., palette_omitted: _Optional[int] = ...) -> None: ...
 
 class Dependency(_message.Message):
     __slots__ = ("pos", "state")
@@ -124,14 +236,16 @@ class Dependency(_message.Message):
     def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., state: _Optional[str] = ...) -> None: ...
 
 class BuildPrepareRequest(_message.Message):
-    __slots__ = ("recipe_json", "dependencies", "part_id")
+    __slots__ = ("recipe_json", "dependencies", "part_id", "regenerate_part_id")
     RECIPE_JSON_FIELD_NUMBER: _ClassVar[int]
     DEPENDENCIES_FIELD_NUMBER: _ClassVar[int]
     PART_ID_FIELD_NUMBER: _ClassVar[int]
+    REGENERATE_PART_ID_FIELD_NUMBER: _ClassVar[int]
     recipe_json: str
     dependencies: _containers.RepeatedCompositeFieldContainer[Dependency]
     part_id: str
-    def __init__(self, recipe_json: _Optional[str] = ..., dependencies: _Optional[_Iterable[_Union[Dependency, _Mapping]]] = ..., part_id: _Optional[str] = ...) -> None: ...
+    regenerate_part_id: str
+    def __init__(self, recipe_json: _Optional[str] = ..., dependencies: _Optional[_Iterable[_Union[Dependency, _Mapping]]] = ..., part_id: _Optional[str] = ..., regenerate_part_id: _Optional[str] = ...) -> None: ...
 
 class Conflict(_message.Message):
     __slots__ = ("pos", "expected", "current", "desired", "source", "part_id")
@@ -150,7 +264,7 @@ class Conflict(_message.Message):
     def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., expected: _Optional[str] = ..., current: _Optional[str] = ..., desired: _Optional[str] = ..., source: _Optional[str] = ..., part_id: _Optional[str] = ...) -> None: ...
 
 class PlanSummary(_message.Message):
-    __slots__ = ("plan_id", "plan_hash", "changed_blocks", "already_blocks", "region", "expires_at", "materials", "conflicts", "warnings", "total_positions", "batches", "world_epoch")
+    __slots__ = ("plan_id", "plan_hash", "changed_blocks", "already_blocks", "region", "expires_at", "materials", "conflicts", "warnings", "total_positions", "batches", "world_epoch", "left_out")
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_HASH_FIELD_NUMBER: _ClassVar[int]
     CHANGED_BLOCKS_FIELD_NUMBER: _ClassVar[int]
@@ -163,6 +277,7 @@ class PlanSummary(_message.Message):
     TOTAL_POSITIONS_FIELD_NUMBER: _ClassVar[int]
     BATCHES_FIELD_NUMBER: _ClassVar[int]
     WORLD_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     plan_id: str
     plan_hash: str
     changed_blocks: int
@@ -175,7 +290,16 @@ class PlanSummary(_message.Message):
     total_positions: int
     batches: int
     world_epoch: int
-    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., changed_blocks: _Optional[int] = ..., already_blocks: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., expires_at: _Optional[str] = ..., materials: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., conflicts: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., total_positions: _Optional[int] = ..., batches: _Optional[int] = ..., world_epoch: _Optional[int] = ...) -> None: ...
+    left_out: _containers.RepeatedCompositeFieldContainer[LeftOutBlock]
+    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., changed_blocks: _Optional[int] = ..., already_blocks: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., expires_at: _Optional[str] = ..., materials: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., conflicts: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., total_positions: _Optional[int] = ..., batches: _Optional[int] = ..., world_epoch: _Optional[int] = ..., left_out: _Optional[_Iterable[_Union[LeftOutBlock, _Mapping]]] = ...) -> None: ...
+
+class LeftOutBlock(_message.Message):
+    __slots__ = ("pos", "id")
+    POS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    pos: _common_pb2.Vec3
+    id: str
+    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class BuildApplyRequest(_message.Message):
     __slots__ = ("plan_id", "plan_hash", "idempotency_key")

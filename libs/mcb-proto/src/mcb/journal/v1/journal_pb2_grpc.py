@@ -65,6 +65,41 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.FromString,
                 _registered_method=True)
+        self.OperationUndoPrepare = channel.unary_unary(
+                '/mcb.journal.v1.Journal/OperationUndoPrepare',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+                _registered_method=True)
+        self.PartDefine = channel.unary_unary(
+                '/mcb.journal.v1.Journal/PartDefine',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.PartGet = channel.unary_unary(
+                '/mcb.journal.v1.Journal/PartGet',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.RegionChanges = channel.unary_unary(
+                '/mcb.journal.v1.Journal/RegionChanges',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.AssetList = channel.unary_unary(
+                '/mcb.journal.v1.Journal/AssetList',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.SchematicExport = channel.unary_unary(
+                '/mcb.journal.v1.Journal/SchematicExport',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.SchematicImportPrepare = channel.unary_unary(
+                '/mcb.journal.v1.Journal/SchematicImportPrepare',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -106,6 +141,53 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OperationUndoPrepare(self, request, context):
+        """An ordinary plan restoring the blocks the operation actually wrote; per-block conflicts
+        (manual edits, later writes, ABA) are listed in the plan and left as they are.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PartDefine(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PartGet(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegionChanges(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AssetList(self, request, context):
+        """The schematic library (docs/schematics.md). AssetList -> {"assets": [...], "total",
+        "next_cursor"?}; SchematicExport -> the new asset's metadata entry.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SchematicExport(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SchematicImportPrepare(self, request, context):
+        """An ordinary plan (apply with BuildApply); the schematic's air is part of it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -138,6 +220,41 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.OperationCancel,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.SerializeToString,
+            ),
+            'OperationUndoPrepare': grpc.unary_unary_rpc_method_handler(
+                    servicer.OperationUndoPrepare,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
+            ),
+            'PartDefine': grpc.unary_unary_rpc_method_handler(
+                    servicer.PartDefine,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'PartGet': grpc.unary_unary_rpc_method_handler(
+                    servicer.PartGet,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'RegionChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegionChanges,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'AssetList': grpc.unary_unary_rpc_method_handler(
+                    servicer.AssetList,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'SchematicExport': grpc.unary_unary_rpc_method_handler(
+                    servicer.SchematicExport,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'SchematicImportPrepare': grpc.unary_unary_rpc_method_handler(
+                    servicer.SchematicImportPrepare,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -302,6 +419,358 @@ class Journal:
             '/mcb.journal.v1.Journal/OperationCancel',
             mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OperationUndoPrepare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/OperationUndoPrepare',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PartDefine(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/PartDefine',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PartGet(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/PartGet',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegionChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/RegionChanges',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AssetList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/AssetList',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SchematicExport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/SchematicExport',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SchematicImportPrepare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/SchematicImportPrepare',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class JournalAdminStub:
+    """Admin-only methods (the admin token; never the agent's).
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.RecoveryReview = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/RecoveryReview',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.RecoveryAbandon = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/RecoveryAbandon',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryAbandonRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.FromString,
+                _registered_method=True)
+        self.PartProtect = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/PartProtect',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+
+
+class JournalAdminServicer:
+    """Admin-only methods (the admin token; never the agent's).
+    """
+
+    def RecoveryReview(self, request, context):
+        """{operationId, planId, positions, matchesBefore, matchesAfter, foreignStates,
+        currentDigest, sampledAtMillis}
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecoveryAbandon(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PartProtect(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_JournalAdminServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'RecoveryReview': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecoveryReview,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'RecoveryAbandon': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecoveryAbandon,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryAbandonRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.SerializeToString,
+            ),
+            'PartProtect': grpc.unary_unary_rpc_method_handler(
+                    servicer.PartProtect,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'mcb.journal.v1.JournalAdmin', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('mcb.journal.v1.JournalAdmin', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class JournalAdmin:
+    """Admin-only methods (the admin token; never the agent's).
+    """
+
+    @staticmethod
+    def RecoveryReview(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/RecoveryReview',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecoveryAbandon(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/RecoveryAbandon',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryAbandonRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PartProtect(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/PartProtect',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
             options,
             channel_credentials,
             insecure,

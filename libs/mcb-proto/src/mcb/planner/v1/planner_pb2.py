@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from mcb.common.v1 import common_pb2 as mcb_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmcb/planner/v1/planner.proto\x12\x0emcb.planner.v1\x1a\x1amcb/common/v1/common.proto\"o\n\x06Limits\x12\x1a\n\x12max_changed_blocks\x18\x01 \x01(\r\x12\x1e\n\x16max_examined_positions\x18\x02 \x01(\x04\x12\x16\n\x0emax_operations\x18\x03 \x01(\r\x12\x11\n\tmax_depth\x18\x04 \x01(\r\"\x8a\x01\n\x0e\x43ompileRequest\x12\x13\n\x0brecipe_json\x18\x01 \x01(\t\x12\x19\n\x11minecraft_version\x18\x02 \x01(\t\x12&\n\x06limits\x18\x03 \x01(\x0b\x32\x16.mcb.planner.v1.Limits\x12 \n\x04\x61rea\x18\x04 \x01(\x0b\x32\x12.mcb.common.v1.Box\"\xec\x01\n\x0f\x43ompileResponse\x12+\n\twrite_set\x18\x01 \x01(\x0b\x32\x18.mcb.common.v1.BlockList\x12\"\n\x06\x62ounds\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x1a\n\x12\x65xamined_positions\x18\x03 \x01(\x04\x12,\n\tmaterials\x18\x04 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12\x10\n\x08warnings\x18\x05 \x03(\t\x12\x13\n\x0brecipe_hash\x18\x06 \x01(\t\x12\x17\n\x0fplanner_version\x18\x07 \x01(\t2U\n\x07Planner\x12J\n\x07\x43ompile\x12\x1e.mcb.planner.v1.CompileRequest\x1a\x1f.mcb.planner.v1.CompileResponseB\x1c\n\x18\x64\x65v.mcb.proto.planner.v1P\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cmcb/planner/v1/planner.proto\x12\x0emcb.planner.v1\x1a\x1amcb/common/v1/common.proto\"\x8f\x02\n\x16ImportSchematicRequest\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12#\n\x06target\x18\x03 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08rotation\x18\x04 \x01(\r\x12\x19\n\x11minecraft_version\x18\x05 \x01(\t\x12\x1a\n\x12world_data_version\x18\x06 \x01(\r\x12&\n\x06limits\x18\x07 \x01(\x0b\x32\x16.mcb.planner.v1.Limits\x12 \n\x04\x61rea\x18\x08 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12!\n\x19\x61llow_drop_block_entities\x18\t \x01(\x08\"7\n\x07LeftOut\x12 \n\x03pos\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\n\n\x02id\x18\x02 \x01(\t\"\x9d\x01\n\x17ImportSchematicResponse\x12\x31\n\x08\x63ompiled\x18\x01 \x01(\x0b\x32\x1f.mcb.planner.v1.CompileResponse\x12)\n\x08left_out\x18\x02 \x03(\x0b\x32\x17.mcb.planner.v1.LeftOut\x12\x14\n\x0c\x64\x61ta_version\x18\x03 \x01(\r\x12\x0e\n\x06\x66ormat\x18\x04 \x01(\t\"\xca\x01\n\x16\x45xportSchematicRequest\x12\r\n\x05width\x18\x01 \x01(\x11\x12\x0e\n\x06height\x18\x02 \x01(\x11\x12\x0e\n\x06length\x18\x03 \x01(\x11\x12\x0f\n\x07palette\x18\x04 \x03(\t\x12\x0f\n\x07indices\x18\x05 \x01(\x0c\x12#\n\x06offset\x18\x06 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x14\n\x0c\x64\x61ta_version\x18\x07 \x01(\r\x12\x0c\n\x04name\x18\x08 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\t \x01(\r\"\'\n\x17\x45xportSchematicResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\"o\n\x06Limits\x12\x1a\n\x12max_changed_blocks\x18\x01 \x01(\r\x12\x1e\n\x16max_examined_positions\x18\x02 \x01(\x04\x12\x16\n\x0emax_operations\x18\x03 \x01(\r\x12\x11\n\tmax_depth\x18\x04 \x01(\r\"\x8a\x01\n\x0e\x43ompileRequest\x12\x13\n\x0brecipe_json\x18\x01 \x01(\t\x12\x19\n\x11minecraft_version\x18\x02 \x01(\t\x12&\n\x06limits\x18\x03 \x01(\x0b\x32\x16.mcb.planner.v1.Limits\x12 \n\x04\x61rea\x18\x04 \x01(\x0b\x32\x12.mcb.common.v1.Box\"\xec\x01\n\x0f\x43ompileResponse\x12+\n\twrite_set\x18\x01 \x01(\x0b\x32\x18.mcb.common.v1.BlockList\x12\"\n\x06\x62ounds\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x1a\n\x12\x65xamined_positions\x18\x03 \x01(\x04\x12,\n\tmaterials\x18\x04 \x03(\x0b\x32\x19.mcb.common.v1.StateCount\x12\x10\n\x08warnings\x18\x05 \x03(\t\x12\x13\n\x0brecipe_hash\x18\x06 \x01(\t\x12\x17\n\x0fplanner_version\x18\x07 \x01(\t2\x9d\x02\n\x07Planner\x12J\n\x07\x43ompile\x12\x1e.mcb.planner.v1.CompileRequest\x1a\x1f.mcb.planner.v1.CompileResponse\x12\x62\n\x0fImportSchematic\x12&.mcb.planner.v1.ImportSchematicRequest\x1a\'.mcb.planner.v1.ImportSchematicResponse\x12\x62\n\x0f\x45xportSchematic\x12&.mcb.planner.v1.ExportSchematicRequest\x1a\'.mcb.planner.v1.ExportSchematicResponseB\x1c\n\x18\x64\x65v.mcb.proto.planner.v1P\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,12 +34,22 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mcb.planner.v1.planner_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\030dev.mcb.proto.planner.v1P\001'
-  _globals['_LIMITS']._serialized_start=76
-  _globals['_LIMITS']._serialized_end=187
-  _globals['_COMPILEREQUEST']._serialized_start=190
-  _globals['_COMPILEREQUEST']._serialized_end=328
-  _globals['_COMPILERESPONSE']._serialized_start=331
-  _globals['_COMPILERESPONSE']._serialized_end=567
-  _globals['_PLANNER']._serialized_start=569
-  _globals['_PLANNER']._serialized_end=654
+  _globals['_IMPORTSCHEMATICREQUEST']._serialized_start=77
+  _globals['_IMPORTSCHEMATICREQUEST']._serialized_end=348
+  _globals['_LEFTOUT']._serialized_start=350
+  _globals['_LEFTOUT']._serialized_end=405
+  _globals['_IMPORTSCHEMATICRESPONSE']._serialized_start=408
+  _globals['_IMPORTSCHEMATICRESPONSE']._serialized_end=565
+  _globals['_EXPORTSCHEMATICREQUEST']._serialized_start=568
+  _globals['_EXPORTSCHEMATICREQUEST']._serialized_end=770
+  _globals['_EXPORTSCHEMATICRESPONSE']._serialized_start=772
+  _globals['_EXPORTSCHEMATICRESPONSE']._serialized_end=811
+  _globals['_LIMITS']._serialized_start=813
+  _globals['_LIMITS']._serialized_end=924
+  _globals['_COMPILEREQUEST']._serialized_start=927
+  _globals['_COMPILEREQUEST']._serialized_end=1065
+  _globals['_COMPILERESPONSE']._serialized_start=1068
+  _globals['_COMPILERESPONSE']._serialized_end=1304
+  _globals['_PLANNER']._serialized_start=1307
+  _globals['_PLANNER']._serialized_end=1592
 # @@protoc_insertion_point(module_scope)

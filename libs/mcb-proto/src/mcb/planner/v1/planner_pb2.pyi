@@ -8,6 +8,76 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ImportSchematicRequest(_message.Message):
+    __slots__ = ("data", "kind", "target", "rotation", "minecraft_version", "world_data_version", "limits", "area", "allow_drop_block_entities")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    MINECRAFT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WORLD_DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    AREA_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_DROP_BLOCK_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    kind: str
+    target: _common_pb2.Vec3
+    rotation: int
+    minecraft_version: str
+    world_data_version: int
+    limits: Limits
+    area: _common_pb2.Box
+    allow_drop_block_entities: bool
+    def __init__(self, data: _Optional[bytes] = ..., kind: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., rotation: _Optional[int] = ..., minecraft_version: _Optional[str] = ..., world_data_version: _Optional[int] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., allow_drop_block_entities: _Optional[bool] = ...) -> None: ...
+
+class LeftOut(_message.Message):
+    __slots__ = ("pos", "id")
+    POS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    pos: _common_pb2.Vec3
+    id: str
+    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+
+class ImportSchematicResponse(_message.Message):
+    __slots__ = ("compiled", "left_out", "data_version", "format")
+    COMPILED_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    compiled: CompileResponse
+    left_out: _containers.RepeatedCompositeFieldContainer[LeftOut]
+    data_version: int
+    format: str
+    def __init__(self, compiled: _Optional[_Union[CompileResponse, _Mapping]] = ..., left_out: _Optional[_Iterable[_Union[LeftOut, _Mapping]]] = ..., data_version: _Optional[int] = ..., format: _Optional[str] = ...) -> None: ...
+
+class ExportSchematicRequest(_message.Message):
+    __slots__ = ("width", "height", "length", "palette", "indices", "offset", "data_version", "name", "format_version")
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    HEIGHT_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    PALETTE_FIELD_NUMBER: _ClassVar[int]
+    INDICES_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    width: int
+    height: int
+    length: int
+    palette: _containers.RepeatedScalarFieldContainer[str]
+    indices: bytes
+    offset: _common_pb2.Vec3
+    data_version: int
+    name: str
+    format_version: int
+    def __init__(self, width: _Optional[int] = ..., height: _Optional[int] = ..., length: _Optional[int] = ..., palette: _Optional[_Iterable[str]] = ..., indices: _Optional[bytes] = ..., offset: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., data_version: _Optional[int] = ..., name: _Optional[str] = ..., format_version: _Optional[int] = ...) -> None: ...
+
+class ExportSchematicResponse(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+
 class Limits(_message.Message):
     __slots__ = ("max_changed_blocks", "max_examined_positions", "max_operations", "max_depth")
     MAX_CHANGED_BLOCKS_FIELD_NUMBER: _ClassVar[int]

@@ -40,6 +40,16 @@ class PlannerStub:
                 request_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.CompileRequest.SerializeToString,
                 response_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.CompileResponse.FromString,
                 _registered_method=True)
+        self.ImportSchematic = channel.unary_unary(
+                '/mcb.planner.v1.Planner/ImportSchematic',
+                request_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicRequest.SerializeToString,
+                response_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicResponse.FromString,
+                _registered_method=True)
+        self.ExportSchematic = channel.unary_unary(
+                '/mcb.planner.v1.Planner/ExportSchematic',
+                request_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicRequest.SerializeToString,
+                response_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicResponse.FromString,
+                _registered_method=True)
 
 
 class PlannerServicer:
@@ -55,6 +65,22 @@ class PlannerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ImportSchematic(self, request, context):
+        """A schematic file (Sponge v2/v3 or a structure .nbt) placed at `target`, rotated: the
+        same write set as Compile. Refusals (entities, block entities unless allowed, biomes,
+        unknown fields/blocks, newer DataVersion, limits) come before any output.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportSchematic(self, request, context):
+        """A dense region (palette + YZX indices) -> a gzip Sponge schematic file.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlannerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -62,6 +88,16 @@ def add_PlannerServicer_to_server(servicer, server):
                     servicer.Compile,
                     request_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.CompileRequest.FromString,
                     response_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.CompileResponse.SerializeToString,
+            ),
+            'ImportSchematic': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportSchematic,
+                    request_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicRequest.FromString,
+                    response_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicResponse.SerializeToString,
+            ),
+            'ExportSchematic': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportSchematic,
+                    request_deserializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicRequest.FromString,
+                    response_serializer=mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -91,6 +127,60 @@ class Planner:
             '/mcb.planner.v1.Planner/Compile',
             mcb_dot_planner_dot_v1_dot_planner__pb2.CompileRequest.SerializeToString,
             mcb_dot_planner_dot_v1_dot_planner__pb2.CompileResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportSchematic(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.planner.v1.Planner/ImportSchematic',
+            mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicRequest.SerializeToString,
+            mcb_dot_planner_dot_v1_dot_planner__pb2.ImportSchematicResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportSchematic(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.planner.v1.Planner/ExportSchematic',
+            mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicRequest.SerializeToString,
+            mcb_dot_planner_dot_v1_dot_planner__pb2.ExportSchematicResponse.FromString,
             options,
             channel_credentials,
             insecure,

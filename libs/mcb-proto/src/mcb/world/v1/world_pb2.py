@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from mcb.common.v1 import common_pb2 as mcb_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mcb/world/v1/world.proto\x12\x0cmcb.world.v1\x1a\x1amcb/common/v1/common.proto\"d\n\x06Health\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x0f\n\x07service\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\t\x12\x0e\n\x06paused\x18\x05 \x01(\x08\"\x07\n\x05\x45mpty\"\xa5\x02\n\tWorldInfo\x12\x12\n\nworld_uuid\x18\x01 \x01(\t\x12\x12\n\nworld_name\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\r\x12\x14\n\x0c\x64\x61ta_version\x18\x04 \x01(\r\x12\x19\n\x11minecraft_version\x18\x05 \x01(\t\x12\r\n\x05min_y\x18\x06 \x01(\x11\x12\r\n\x05max_y\x18\x07 \x01(\x11\x12,\n\x08registry\x18\x08 \x01(\x0b\x32\x1a.mcb.world.v1.RegistryInfo\x12\x15\n\rhost_instance\x18\t \x01(\t\x12\x0e\n\x06paused\x18\n \x01(\x08\x12\x14\n\x0c\x63\x61pabilities\x18\x0b \x03(\t\x12\'\n\x0bloaded_area\x18\x0c \x01(\x0b\x32\x12.mcb.common.v1.Box\"d\n\x0cRegistryInfo\x12\x19\n\x11minecraft_version\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x61ta_version\x18\x02 \x01(\r\x12\x13\n\x0b\x62lock_count\x18\x03 \x01(\r\x12\x0e\n\x06sha256\x18\x04 \x01(\t\"V\n\x10RegionReadParams\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\"G\n\x0fSectionRevision\x12\n\n\x02\x63x\x18\x01 \x01(\x11\x12\n\n\x02sy\x18\x02 \x01(\x11\x12\n\n\x02\x63z\x18\x03 \x01(\x11\x12\x10\n\x08revision\x18\x04 \x01(\x04\"\xaa\x01\n\x10RegionReadResult\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x0f\n\x07palette\x18\x03 \x03(\t\x12\x0f\n\x07indices\x18\x04 \x01(\x0c\x12\x30\n\trevisions\x18\x05 \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\"\x1e\n\x0f\x42locksGetParams\x12\x0b\n\x03xyz\x18\x01 \x03(\x11\"1\n\x0f\x42locksGetResult\x12\x0f\n\x07palette\x18\x01 \x03(\t\x12\r\n\x05state\x18\x02 \x03(\r\"P\n\nBatchEntry\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\x10\n\x08\x65xpected\x18\x04 \x01(\t\x12\x0f\n\x07\x64\x65sired\x18\x05 \x01(\t\"\xaa\x01\n\x10\x42\x61tchApplyParams\x12\x10\n\x08\x62\x61tch_id\x18\x01 \x01(\t\x12\x13\n\x0bworld_epoch\x18\x02 \x01(\r\x12)\n\x07\x65ntries\x18\x03 \x03(\x0b\x32\x18.mcb.world.v1.BatchEntry\x12.\n\x0c\x64\x65pendencies\x18\x04 \x03(\x0b\x32\x18.mcb.world.v1.BatchEntry\x12\x14\n\x0coperation_id\x18\x05 \x01(\t\"O\n\x0b\x45ntryResult\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\x0e\n\x06result\x18\x04 \x01(\t\x12\x0f\n\x07\x63urrent\x18\x05 \x01(\t\"\xa5\x02\n\x10\x42\x61tchApplyResult\x12\x10\n\x08\x62\x61tch_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0f\n\x07written\x18\x03 \x01(\r\x12\x0f\n\x07\x61lready\x18\x04 \x01(\r\x12\x11\n\tconflicts\x18\x05 \x01(\r\x12+\n\x08problems\x18\x06 \x03(\x0b\x32\x19.mcb.world.v1.EntryResult\x12.\n\x11\x61lready_positions\x18\x07 \x03(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08replayed\x18\x08 \x01(\x08\x12\x30\n\trevisions\x18\t \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\x12\x19\n\x11\x61pplied_at_millis\x18\n \x01(\x04\"V\n\x11\x45ventsSinceParams\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\"\n\x06region\x18\x03 \x01(\x0b\x32\x12.mcb.common.v1.Box\"\xa5\x01\n\nBlockEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\t\n\x01x\x18\x02 \x01(\x11\x12\t\n\x01y\x18\x03 \x01(\x11\x12\t\n\x01z\x18\x04 \x01(\x11\x12\x0e\n\x06\x62\x65\x66ore\x18\x05 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x06 \x01(\t\x12\x0e\n\x06source\x18\x07 \x01(\t\x12\x11\n\tplayer_id\x18\x08 \x01(\t\x12\x11\n\tat_millis\x18\t \x01(\x04\x12\x14\n\x0coperation_id\x18\n \x01(\t\"\x8d\x01\n\x11\x45ventsSinceResult\x12(\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x18.mcb.world.v1.BlockEvent\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\x12\x17\n\x0fresync_required\x18\x03 \x01(\x08\x12\x10\n\x08\x63omplete\x18\x04 \x01(\x08\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x1d\n\x0bPauseParams\x12\x0e\n\x06reason\x18\x01 \x01(\t\"-\n\x0bPauseResult\x12\x0e\n\x06paused\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\"A\n\x0f\x41utomationBlock\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\r\n\x05state\x18\x04 \x01(\t\"l\n\x19\x41utomationSetBlocksParams\x12\r\n\x05\x61\x63tor\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12-\n\x06\x62locks\x18\x03 \x03(\x0b\x32\x1d.mcb.world.v1.AutomationBlock\",\n\x19\x41utomationSetBlocksResult\x12\x0f\n\x07\x63hanged\x18\x01 \x01(\r\"7\n\x14\x41utomationChatParams\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"*\n\x14\x41utomationChatResult\x12\x12\n\nmessage_id\x18\x01 \x01(\tB\x1a\n\x16\x64\x65v.mcb.proto.world.v1P\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18mcb/world/v1/world.proto\x12\x0cmcb.world.v1\x1a\x1amcb/common/v1/common.proto\"d\n\x06Health\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x0f\n\x07service\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\t\x12\x0e\n\x06paused\x18\x05 \x01(\x08\"\x07\n\x05\x45mpty\"\xa5\x02\n\tWorldInfo\x12\x12\n\nworld_uuid\x18\x01 \x01(\t\x12\x12\n\nworld_name\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\r\x12\x14\n\x0c\x64\x61ta_version\x18\x04 \x01(\r\x12\x19\n\x11minecraft_version\x18\x05 \x01(\t\x12\r\n\x05min_y\x18\x06 \x01(\x11\x12\r\n\x05max_y\x18\x07 \x01(\x11\x12,\n\x08registry\x18\x08 \x01(\x0b\x32\x1a.mcb.world.v1.RegistryInfo\x12\x15\n\rhost_instance\x18\t \x01(\t\x12\x0e\n\x06paused\x18\n \x01(\x08\x12\x14\n\x0c\x63\x61pabilities\x18\x0b \x03(\t\x12\'\n\x0bloaded_area\x18\x0c \x01(\x0b\x32\x12.mcb.common.v1.Box\"d\n\x0cRegistryInfo\x12\x19\n\x11minecraft_version\x18\x01 \x01(\t\x12\x14\n\x0c\x64\x61ta_version\x18\x02 \x01(\r\x12\x13\n\x0b\x62lock_count\x18\x03 \x01(\r\x12\x0e\n\x06sha256\x18\x04 \x01(\t\"V\n\x10RegionReadParams\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\"G\n\x0fSectionRevision\x12\n\n\x02\x63x\x18\x01 \x01(\x11\x12\n\n\x02sy\x18\x02 \x01(\x11\x12\n\n\x02\x63z\x18\x03 \x01(\x11\x12\x10\n\x08revision\x18\x04 \x01(\x04\"\xe0\x01\n\x10RegionReadResult\x12 \n\x03min\x18\x01 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12 \n\x03max\x18\x02 \x01(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x0f\n\x07palette\x18\x03 \x03(\t\x12\x0f\n\x07indices\x18\x04 \x01(\x0c\x12\x30\n\trevisions\x18\x05 \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\x12\x34\n\x0e\x62lock_entities\x18\x06 \x03(\x0b\x32\x1c.mcb.world.v1.BlockEntityRef\"=\n\x0e\x42lockEntityRef\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\n\n\x02id\x18\x04 \x01(\t\"\x1e\n\x0f\x42locksGetParams\x12\x0b\n\x03xyz\x18\x01 \x03(\x11\"1\n\x0f\x42locksGetResult\x12\x0f\n\x07palette\x18\x01 \x03(\t\x12\r\n\x05state\x18\x02 \x03(\r\"P\n\nBatchEntry\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\x10\n\x08\x65xpected\x18\x04 \x01(\t\x12\x0f\n\x07\x64\x65sired\x18\x05 \x01(\t\"\xaa\x01\n\x10\x42\x61tchApplyParams\x12\x10\n\x08\x62\x61tch_id\x18\x01 \x01(\t\x12\x13\n\x0bworld_epoch\x18\x02 \x01(\r\x12)\n\x07\x65ntries\x18\x03 \x03(\x0b\x32\x18.mcb.world.v1.BatchEntry\x12.\n\x0c\x64\x65pendencies\x18\x04 \x03(\x0b\x32\x18.mcb.world.v1.BatchEntry\x12\x14\n\x0coperation_id\x18\x05 \x01(\t\"O\n\x0b\x45ntryResult\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\x0e\n\x06result\x18\x04 \x01(\t\x12\x0f\n\x07\x63urrent\x18\x05 \x01(\t\"\xa5\x02\n\x10\x42\x61tchApplyResult\x12\x10\n\x08\x62\x61tch_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0f\n\x07written\x18\x03 \x01(\r\x12\x0f\n\x07\x61lready\x18\x04 \x01(\r\x12\x11\n\tconflicts\x18\x05 \x01(\r\x12+\n\x08problems\x18\x06 \x03(\x0b\x32\x19.mcb.world.v1.EntryResult\x12.\n\x11\x61lready_positions\x18\x07 \x03(\x0b\x32\x13.mcb.common.v1.Vec3\x12\x10\n\x08replayed\x18\x08 \x01(\x08\x12\x30\n\trevisions\x18\t \x03(\x0b\x32\x1d.mcb.world.v1.SectionRevision\x12\x19\n\x11\x61pplied_at_millis\x18\n \x01(\x04\"V\n\x11\x45ventsSinceParams\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\"\n\x06region\x18\x03 \x01(\x0b\x32\x12.mcb.common.v1.Box\"\xa5\x01\n\nBlockEvent\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\t\n\x01x\x18\x02 \x01(\x11\x12\t\n\x01y\x18\x03 \x01(\x11\x12\t\n\x01z\x18\x04 \x01(\x11\x12\x0e\n\x06\x62\x65\x66ore\x18\x05 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x06 \x01(\t\x12\x0e\n\x06source\x18\x07 \x01(\t\x12\x11\n\tplayer_id\x18\x08 \x01(\t\x12\x11\n\tat_millis\x18\t \x01(\x04\x12\x14\n\x0coperation_id\x18\n \x01(\t\"\x8d\x01\n\x11\x45ventsSinceResult\x12(\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x18.mcb.world.v1.BlockEvent\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\x12\x17\n\x0fresync_required\x18\x03 \x01(\x08\x12\x10\n\x08\x63omplete\x18\x04 \x01(\x08\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x1d\n\x0bPauseParams\x12\x0e\n\x06reason\x18\x01 \x01(\t\"-\n\x0bPauseResult\x12\x0e\n\x06paused\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\"A\n\x0f\x41utomationBlock\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12\t\n\x01z\x18\x03 \x01(\x11\x12\r\n\x05state\x18\x04 \x01(\t\"l\n\x19\x41utomationSetBlocksParams\x12\r\n\x05\x61\x63tor\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12-\n\x06\x62locks\x18\x03 \x03(\x0b\x32\x1d.mcb.world.v1.AutomationBlock\",\n\x19\x41utomationSetBlocksResult\x12\x0f\n\x07\x63hanged\x18\x01 \x01(\r\"7\n\x14\x41utomationChatParams\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"*\n\x14\x41utomationChatResult\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"v\n\x17\x43\x61meraAccountPoseParams\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\r\n\x05world\x18\x02 \x01(\t\x12\t\n\x01x\x18\x03 \x01(\x01\x12\t\n\x01y\x18\x04 \x01(\x01\x12\t\n\x01z\x18\x05 \x01(\x01\x12\x0b\n\x03yaw\x18\x06 \x01(\x02\x12\r\n\x05pitch\x18\x07 \x01(\x02\"\x87\x01\n\x17\x43\x61meraAccountPoseResult\x12\r\n\x05moved\x18\x01 \x01(\x08\x12\r\n\x05world\x18\x02 \x01(\t\x12\t\n\x01x\x18\x03 \x01(\x01\x12\t\n\x01y\x18\x04 \x01(\x01\x12\t\n\x01z\x18\x05 \x01(\x01\x12\x0b\n\x03yaw\x18\x06 \x01(\x02\x12\r\n\x05pitch\x18\x07 \x01(\x02\x12\x11\n\tat_millis\x18\x08 \x01(\x03\x42\x1a\n\x16\x64\x65v.mcb.proto.world.v1P\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,37 +47,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SECTIONREVISION']._serialized_start=667
   _globals['_SECTIONREVISION']._serialized_end=738
   _globals['_REGIONREADRESULT']._serialized_start=741
-  _globals['_REGIONREADRESULT']._serialized_end=911
-  _globals['_BLOCKSGETPARAMS']._serialized_start=913
-  _globals['_BLOCKSGETPARAMS']._serialized_end=943
-  _globals['_BLOCKSGETRESULT']._serialized_start=945
-  _globals['_BLOCKSGETRESULT']._serialized_end=994
-  _globals['_BATCHENTRY']._serialized_start=996
-  _globals['_BATCHENTRY']._serialized_end=1076
-  _globals['_BATCHAPPLYPARAMS']._serialized_start=1079
-  _globals['_BATCHAPPLYPARAMS']._serialized_end=1249
-  _globals['_ENTRYRESULT']._serialized_start=1251
-  _globals['_ENTRYRESULT']._serialized_end=1330
-  _globals['_BATCHAPPLYRESULT']._serialized_start=1333
-  _globals['_BATCHAPPLYRESULT']._serialized_end=1626
-  _globals['_EVENTSSINCEPARAMS']._serialized_start=1628
-  _globals['_EVENTSSINCEPARAMS']._serialized_end=1714
-  _globals['_BLOCKEVENT']._serialized_start=1717
-  _globals['_BLOCKEVENT']._serialized_end=1882
-  _globals['_EVENTSSINCERESULT']._serialized_start=1885
-  _globals['_EVENTSSINCERESULT']._serialized_end=2026
-  _globals['_PAUSEPARAMS']._serialized_start=2028
-  _globals['_PAUSEPARAMS']._serialized_end=2057
-  _globals['_PAUSERESULT']._serialized_start=2059
-  _globals['_PAUSERESULT']._serialized_end=2104
-  _globals['_AUTOMATIONBLOCK']._serialized_start=2106
-  _globals['_AUTOMATIONBLOCK']._serialized_end=2171
-  _globals['_AUTOMATIONSETBLOCKSPARAMS']._serialized_start=2173
-  _globals['_AUTOMATIONSETBLOCKSPARAMS']._serialized_end=2281
-  _globals['_AUTOMATIONSETBLOCKSRESULT']._serialized_start=2283
-  _globals['_AUTOMATIONSETBLOCKSRESULT']._serialized_end=2327
-  _globals['_AUTOMATIONCHATPARAMS']._serialized_start=2329
-  _globals['_AUTOMATIONCHATPARAMS']._serialized_end=2384
-  _globals['_AUTOMATIONCHATRESULT']._serialized_start=2386
-  _globals['_AUTOMATIONCHATRESULT']._serialized_end=2428
+  _globals['_REGIONREADRESULT']._serialized_end=965
+  _globals['_BLOCKENTITYREF']._serialized_start=967
+  _globals['_BLOCKENTITYREF']._serialized_end=1028
+  _globals['_BLOCKSGETPARAMS']._serialized_start=1030
+  _globals['_BLOCKSGETPARAMS']._serialized_end=1060
+  _globals['_BLOCKSGETRESULT']._serialized_start=1062
+  _globals['_BLOCKSGETRESULT']._serialized_end=1111
+  _globals['_BATCHENTRY']._serialized_start=1113
+  _globals['_BATCHENTRY']._serialized_end=1193
+  _globals['_BATCHAPPLYPARAMS']._serialized_start=1196
+  _globals['_BATCHAPPLYPARAMS']._serialized_end=1366
+  _globals['_ENTRYRESULT']._serialized_start=1368
+  _globals['_ENTRYRESULT']._serialized_end=1447
+  _globals['_BATCHAPPLYRESULT']._serialized_start=1450
+  _globals['_BATCHAPPLYRESULT']._serialized_end=1743
+  _globals['_EVENTSSINCEPARAMS']._serialized_start=1745
+  _globals['_EVENTSSINCEPARAMS']._serialized_end=1831
+  _globals['_BLOCKEVENT']._serialized_start=1834
+  _globals['_BLOCKEVENT']._serialized_end=1999
+  _globals['_EVENTSSINCERESULT']._serialized_start=2002
+  _globals['_EVENTSSINCERESULT']._serialized_end=2143
+  _globals['_PAUSEPARAMS']._serialized_start=2145
+  _globals['_PAUSEPARAMS']._serialized_end=2174
+  _globals['_PAUSERESULT']._serialized_start=2176
+  _globals['_PAUSERESULT']._serialized_end=2221
+  _globals['_AUTOMATIONBLOCK']._serialized_start=2223
+  _globals['_AUTOMATIONBLOCK']._serialized_end=2288
+  _globals['_AUTOMATIONSETBLOCKSPARAMS']._serialized_start=2290
+  _globals['_AUTOMATIONSETBLOCKSPARAMS']._serialized_end=2398
+  _globals['_AUTOMATIONSETBLOCKSRESULT']._serialized_start=2400
+  _globals['_AUTOMATIONSETBLOCKSRESULT']._serialized_end=2444
+  _globals['_AUTOMATIONCHATPARAMS']._serialized_start=2446
+  _globals['_AUTOMATIONCHATPARAMS']._serialized_end=2501
+  _globals['_AUTOMATIONCHATRESULT']._serialized_start=2503
+  _globals['_AUTOMATIONCHATRESULT']._serialized_end=2545
+  _globals['_CAMERAACCOUNTPOSEPARAMS']._serialized_start=2547
+  _globals['_CAMERAACCOUNTPOSEPARAMS']._serialized_end=2665
+  _globals['_CAMERAACCOUNTPOSERESULT']._serialized_start=2668
+  _globals['_CAMERAACCOUNTPOSERESULT']._serialized_end=2803
 # @@protoc_insertion_point(module_scope)

@@ -87,18 +87,32 @@ class SectionRevision(_message.Message):
     def __init__(self, cx: _Optional[int] = ..., sy: _Optional[int] = ..., cz: _Optional[int] = ..., revision: _Optional[int] = ...) -> None: ...
 
 class RegionReadResult(_message.Message):
-    __slots__ = ("min", "max", "palette", "indices", "revisions")
+    __slots__ = ("min", "max", "palette", "indices", "revisions", "block_entities")
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     PALETTE_FIELD_NUMBER: _ClassVar[int]
     INDICES_FIELD_NUMBER: _ClassVar[int]
     REVISIONS_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_ENTITIES_FIELD_NUMBER: _ClassVar[int]
     min: _common_pb2.Vec3
     max: _common_pb2.Vec3
     palette: _containers.RepeatedScalarFieldContainer[str]
     indices: bytes
     revisions: _containers.RepeatedCompositeFieldContainer[SectionRevision]
-    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., palette: _Optional[_Iterable[str]] = ..., indices: _Optional[bytes] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ...) -> None: ...
+    block_entities: _containers.RepeatedCompositeFieldContainer[BlockEntityRef]
+    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., palette: _Optional[_Iterable[str]] = ..., indices: _Optional[bytes] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., block_entities: _Optional[_Iterable[_Union[BlockEntityRef, _Mapping]]] = ...) -> None: ...
+
+class BlockEntityRef(_message.Message):
+    __slots__ = ("x", "y", "z", "id")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    z: int
+    id: str
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., id: _Optional[str] = ...) -> None: ...
 
 class BlocksGetParams(_message.Message):
     __slots__ = ("xyz",)
@@ -283,3 +297,41 @@ class AutomationChatResult(_message.Message):
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     def __init__(self, message_id: _Optional[str] = ...) -> None: ...
+
+class CameraAccountPoseParams(_message.Message):
+    __slots__ = ("account", "world", "x", "y", "z", "yaw", "pitch")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    WORLD_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    YAW_FIELD_NUMBER: _ClassVar[int]
+    PITCH_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    world: str
+    x: float
+    y: float
+    z: float
+    yaw: float
+    pitch: float
+    def __init__(self, account: _Optional[str] = ..., world: _Optional[str] = ..., x: _Optional[float] = ..., y: _Optional[float] = ..., z: _Optional[float] = ..., yaw: _Optional[float] = ..., pitch: _Optional[float] = ...) -> None: ...
+
+class CameraAccountPoseResult(_message.Message):
+    __slots__ = ("moved", "world", "x", "y", "z", "yaw", "pitch", "at_millis")
+    MOVED_FIELD_NUMBER: _ClassVar[int]
+    WORLD_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    YAW_FIELD_NUMBER: _ClassVar[int]
+    PITCH_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    moved: bool
+    world: str
+    x: float
+    y: float
+    z: float
+    yaw: float
+    pitch: float
+    at_millis: int
+    def __init__(self, moved: _Optional[bool] = ..., world: _Optional[str] = ..., x: _Optional[float] = ..., y: _Optional[float] = ..., z: _Optional[float] = ..., yaw: _Optional[float] = ..., pitch: _Optional[float] = ..., at_millis: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,603 @@
+package dev.mcb.world.core;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import dev.mcb.proto.common.v1.Box;
+import dev.mcb.proto.common.v1.Vec3;
+import dev.mcb.proto.world.v1.AutomationBlock;
+import dev.mcb.proto.world.v1.AutomationChatParams;
+import dev.mcb.proto.world.v1.AutomationChatResult;
+import dev.mcb.proto.world.v1.AutomationSetBlocksParams;
+import dev.mcb.proto.world.v1.AutomationSetBlocksResult;
+import dev.mcb.proto.world.v1.BatchApplyParams;
+import dev.mcb.proto.world.v1.BatchApplyResult;
+import dev.mcb.proto.world.v1.BlockEvent;
+import dev.mcb.proto.world.v1.BlocksGetParams;
+import dev.mcb.proto.world.v1.BlocksGetResult;
+import dev.mcb.proto.world.v1.Empty;
+import dev.mcb.proto.world.v1.EventsSinceParams;
+import dev.mcb.proto.world.v1.EventsSinceResult;
+import dev.mcb.proto.world.v1.Health;
+import dev.mcb.proto.world.v1.PauseParams;
+import dev.mcb.proto.world.v1.PauseResult;
+import dev.mcb.proto.world.v1.RegionReadParams;
+import dev.mcb.proto.world.v1.RegionReadResult;
+import dev.mcb.proto.world.v1.RegistryInfo;
+import dev.mcb.proto.world.v1.SectionRevision;
+import dev.mcb.proto.world.v1.WorldInfo;
+import dev.mcb.world.core.port.ChatSink;
+import dev.mcb.world.core.port.Players;
+import dev.mcb.world.core.port.Scheduler;
+import dev.mcb.world.core.port.WorldAccess;
+import dev.mcb.world.core.port.WorldDescriptor;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * The world protocol's methods over the ports: protobuf messages in, messages out. {@link RpcServer}
+ * owns HTTP (envelope, tokens, scopes, limits); this class owns the rules. Platform adapters call
+ * {@link #observe}, {@link #chat()}, {@link #executor()} and the player helpers; they hold no logic.
+ */
+public final class WorldHostCore {
+    public static final String PROTOCOL = "mcb.world.v1";
+    public static final int MAX_REGION_POSITIONS = 2_097_152;
+    public static final int MAX_BLOCKS_GET = 100_000;
+    public static final int MAX_AUTOMATION_BLOCKS = 32_768;
+
+    private final HostConfig config;
+    private final WorldAccess world;
+    private final Scheduler scheduler;
+    private final Players players;
+    private final String instance;
+    private final EventLog events;
+    private final SectionRevisions revisions = new SectionRevisions();
+    private final BatchExecutor executor;
+    private final ChatQueue chat;
+    private final Map<String, Function<Message, Message>> handlers = new HashMap<>();
+
+    public WorldHostCore(HostConfig config, WorldAccess world, Scheduler scheduler, Players players, ChatSink chatSink) {
+        this.config = config;
+        this.world = world;
+        this.scheduler = scheduler;
+        this.players = players;
+        byte[] r = new byte[8];
+        new SecureRandom().nextBytes(r);
+        this.instance = HexFormat.of().formatHex(r);
+        this.events = new EventLog(instance);
+        this.executor = new BatchExecutor(world, (changes, op) -> {
+            for (BatchExecutor.Change c : changes) {
+                revisions.bump(c.x() >> 4, c.y() >> 4, c.z() >> 4);
+                events.record(c.x(), c.y(), c.z(), c.before(), c.after(), Source.OURS, "", op);
+            }
+        });
+        this.executor.revisions(revisions);
+        this.chat = new ChatQueue(chatSink, () -> executor.stopActive("a new AI bridge connected"),
+                System::currentTimeMillis);
+        scheduler.everyTick(this::tick);
+        handlers.put("world_info", m -> worldInfo());
+        handlers.put("region_read", m -> regionRead((RegionReadParams) m));
+        handlers.put("blocks_get", m -> blocksGet((BlocksGetParams) m));
+        handlers.put("batch_apply", m -> batchApply((BatchApplyParams) m));
+        handlers.put("events_since", m -> eventsSince((EventsSinceParams) m));
+        handlers.put("pause", m -> pause((PauseParams) m));
+        handlers.put("resume", m -> resume((PauseParams) m));
+        handlers.put("automation_set_blocks", m -> automationSetBlocks((AutomationSetBlocksParams) m));
+        handlers.put("automation_chat", m -> automationChat((AutomationChatParams) m));
+    }
+
+    public HostConfig config() {
+        return config;
+    }
+
+    public String instance() {
+        return instance;
+    }
+
+    public EventLog events() {
+        return events;
+    }
+
+    public BatchExecutor executor() {
+        return executor;
+    }
+
+    public ChatQueue chat() {
+        return chat;
+    }
+
+    public SectionRevisions revisions() {
+        return revisions;
+    }
+
+    /** The default params message of a method (its type comes from methods.json). */
+    public static Message.Builder paramsBuilder(String type) {
+        return switch (type) {
+            case "Empty" -> Empty.newBuilder();
+            case "RegionReadParams" -> RegionReadParams.newBuilder();
+            case "BlocksGetParams" -> BlocksGetParams.newBuilder();
+            case "BatchApplyParams" -> BatchApplyParams.newBuilder();
+            case "EventsSinceParams" -> EventsSinceParams.newBuilder();
+            case "PauseParams" -> PauseParams.newBuilder();
+            case "AutomationSetBlocksParams" -> AutomationSetBlocksParams.newBuilder();
+            case "AutomationChatParams" -> AutomationChatParams.newBuilder();
+            default -> null;
+        };
+    }
+
+    public boolean handles(String method) {
+        return handlers.containsKey(method);
+    }
+
+    public Message call(String method, Message params) {
+        Function<Message, Message> h = handlers.get(method);
+        if (h == null) {
+            throw McbException.invalid(method + " is not implemented yet by the Java world host");
+        }
+        return h.apply(params);
+    }
+
+    // ---- health / info ---------------------------------------------------------------------------------
+    public Health health() {
+        return Health.newBuilder().setStatus("ok").setService(config.service()).setVersion(config.version())
+                .setProtocolVersion(PROTOCOL).setPaused(executor.paused()).build();
+    }
+
+    public WorldInfo worldInfo() {
+        WorldDescriptor d = world.describe();
+        List<String> caps = new ArrayList<>(List.of("region_read", "blocks_get", "batch_apply", "events_since", "pause",
+                "environment_events"));
+        if (config.allowLocalAutomation()) {
+            caps.add("local_automation");
+        }
+        WorldInfo.Builder b = WorldInfo.newBuilder().setWorldUuid(d.worldUuid()).setWorldName(d.worldName())
+                .setEpoch(d.epoch()).setDataVersion(d.dataVersion()).setMinecraftVersion(d.minecraftVersion())
+                .setMinY(d.minY()).setMaxY(d.maxY())
+                .setRegistry(RegistryInfo.newBuilder().setMinecraftVersion(d.registryVersion())
+                        .setDataVersion(d.registryDataVersion()).setBlockCount(d.registryBlockCount())
+                        .setSha256(d.registrySha256()))
+                .setHostInstance(instance).setPaused(executor.paused()).addAllCapabilities(caps);
+        int[] a = d.loadedArea();
+        if (a != null) {
+            b.setLoadedArea(Box.newBuilder()
+                    .setMin(Vec3.newBuilder().setX(a[0]).setY(d.minY() >> 4).setZ(a[1]))
+                    .setMax(Vec3.newBuilder().setX(a[2]).setY(d.maxY() >> 4).setZ(a[3])));
+        }
+        return b.build();
+    }
+
+    // ---- reads ---------------------------------------------------------------------------------------
+    private void checkHeight(int y0, int y1, WorldDescriptor d) {
+        if (y0 < d.minY() || y1 > d.maxY()) {
+            JsonObject det = new JsonObject();
+            det.addProperty("minY", d.minY());
+            det.addProperty("maxY", d.maxY());
+            throw new McbException(ErrorCode.OUT_OF_BOUNDS,
+                    "y " + y0 + ".." + y1 + " is outside the world's height " + d.minY() + ".." + d.maxY(), det);
+        }
+    }
+
+    private static void checkXz(int x, int z) {
+        if (Math.abs((long) x) > BatchExecutor.XZ_LIMIT || Math.abs((long) z) > BatchExecutor.XZ_LIMIT) {
+            throw new McbException(ErrorCode.OUT_OF_BOUNDS, "x/z beyond the world border (±" + BatchExecutor.XZ_LIMIT + ")");
+        }
+    }
+
+    private void requireChunks(Set<Long> chunkKeys) {
+        List<int[]> missing = onServer(() -> {
+            List<int[]> out = new ArrayList<>();
+            for (long k : chunkKeys) {
+                int cx = (int) (k >> 32);
+                int cz = (int) k;
+                if (!world.chunkExists(cx, cz)) {
+                    out.add(new int[] {cx, cz});
+                }
+            }
+            return out;
+        });
+        if (!missing.isEmpty()) {
+            missing.sort((p, q) -> p[0] != q[0] ? Integer.compare(p[0], q[0]) : Integer.compare(p[1], q[1]));
+            throw BatchExecutor.missingChunks(missing);
+        }
+    }
+
+    private static long chunkKey(int cx, int cz) {
+        return ((long) cx << 32) | (cz & 0xFFFFFFFFL);
+    }
+
+    public RegionReadResult regionRead(RegionReadParams p) {
+        if (!p.hasMin() || !p.hasMax()) {
+            throw McbException.invalid("region_read needs min and max {x,y,z}");
+        }
+        int x0 = Math.min(p.getMin().getX(), p.getMax().getX());
+        int y0 = Math.min(p.getMin().getY(), p.getMax().getY());
+        int z0 = Math.min(p.getMin().getZ(), p.getMax().getZ());
+        int x1 = Math.max(p.getMin().getX(), p.getMax().getX());
+        int y1 = Math.max(p.getMin().getY(), p.getMax().getY());
+        int z1 = Math.max(p.getMin().getZ(), p.getMax().getZ());
+        checkXz(x0, z0);
+        checkXz(x1, z1);
+        WorldDescriptor d = world.describe();
+        checkHeight(y0, y1, d);
+        long sx = x1 - (long) x0 + 1;
+        long sy = y1 - (long) y0 + 1;
+        long sz = z1 - (long) z0 + 1;
+        long size = sx * sy * sz;
+        if (size > MAX_REGION_POSITIONS) {
+            JsonObject det = new JsonObject();
+            det.addProperty("positions", size);
+            det.addProperty("limit", MAX_REGION_POSITIONS);
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "region_read of " + size
+                    + " positions exceeds the limit of " + MAX_REGION_POSITIONS + "; split the box", det);
+        }
+        Set<Long> chunks = new LinkedHashSet<>();
+        for (int cx = x0 >> 4; cx <= x1 >> 4; cx++) {
+            for (int cz = z0 >> 4; cz <= z1 >> 4; cz++) {
+                chunks.add(chunkKey(cx, cz));
+            }
+        }
+        requireChunks(chunks);
+        int nx = (int) sx;
+        int ny = (int) sy;
+        int nz = (int) sz;
+        byte[] out = new byte[(int) size * 2];
+        List<String> palette = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
+        // one server-thread task per chunk column keeps each task small
+        for (long k : chunks) {
+            int cx = (int) (k >> 32);
+            int cz = (int) k;
+            int bx0 = Math.max(x0, cx << 4);
+            int bx1 = Math.min(x1, (cx << 4) + 15);
+            int bz0 = Math.max(z0, cz << 4);
+            int bz1 = Math.min(z1, (cz << 4) + 15);
+            String[] states = onServer(() -> {
+                String[] s = new String[(bx1 - bx0 + 1) * ny * (bz1 - bz0 + 1)];
+                int i = 0;
+                for (int y = y0; y <= y1; y++) {
+                    for (int z = bz0; z <= bz1; z++) {
+                        for (int x = bx0; x <= bx1; x++) {
+                            s[i++] = world.get(x, y, z);
+                        }
+                    }
+                }
+                return s;
+            });
+            int i = 0;
+            for (int y = y0; y <= y1; y++) {
+                for (int z = bz0; z <= bz1; z++) {
+                    for (int x = bx0; x <= bx1; x++) {
+                        String st = BatchExecutor.airNormalize(states[i++]);
+                        Integer g = index.get(st);
+                        if (g == null) {
+                            g = palette.size();
+                            index.put(st, g);
+                            palette.add(st);
+                        }
+                        int at = (((y - y0) * nz + (z - z0)) * nx + (x - x0)) * 2;
+                        out[at] = (byte) (g & 0xFF);
+                        out[at + 1] = (byte) (g >>> 8);
+                    }
+                }
+            }
+        }
+        RegionReadResult.Builder b = RegionReadResult.newBuilder()
+                .setMin(Vec3.newBuilder().setX(x0).setY(y0).setZ(z0)).setMax(Vec3.newBuilder().setX(x1).setY(y1).setZ(z1))
+                .addAllPalette(palette).setIndices(ByteString.copyFrom(out));
+        for (int cx = x0 >> 4; cx <= x1 >> 4; cx++) {
+            for (int sy2 = y0 >> 4; sy2 <= y1 >> 4; sy2++) {
+                for (int cz = z0 >> 4; cz <= z1 >> 4; cz++) {
+                    b.addRevisions(SectionRevision.newBuilder().setCx(cx).setSy(sy2).setCz(cz)
+                            .setRevision(revisions.get(cx, sy2, cz)));
+                }
+            }
+        }
+        return b.build();
+    }
+
+    public BlocksGetResult blocksGet(BlocksGetParams p) {
+        List<Integer> xyz = p.getXyzList();
+        if (xyz.size() % 3 != 0) {
+            throw McbException.invalid("xyz must hold 3 integers per position; got " + xyz.size() + " integers");
+        }
+        int n = xyz.size() / 3;
+        if (n > MAX_BLOCKS_GET) {
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "blocks_get of " + n + " positions exceeds " + MAX_BLOCKS_GET);
+        }
+        WorldDescriptor d = world.describe();
+        Set<Long> chunks = new LinkedHashSet<>();
+        int lo = Integer.MAX_VALUE;
+        int hi = Integer.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            checkXz(xyz.get(3 * i), xyz.get(3 * i + 2));
+            lo = Math.min(lo, xyz.get(3 * i + 1));
+            hi = Math.max(hi, xyz.get(3 * i + 1));
+            chunks.add(chunkKey(xyz.get(3 * i) >> 4, xyz.get(3 * i + 2) >> 4));
+        }
+        if (n > 0) {
+            checkHeight(lo, hi, d);
+        }
+        requireChunks(chunks);
+        String[] states = onServer(() -> {
+            String[] s = new String[n];
+            for (int i = 0; i < n; i++) {
+                s[i] = world.get(xyz.get(3 * i), xyz.get(3 * i + 1), xyz.get(3 * i + 2));
+            }
+            return s;
+        });
+        BlocksGetResult.Builder b = BlocksGetResult.newBuilder();
+        Map<String, Integer> index = new HashMap<>();
+        for (String s0 : states) {
+            String s = BatchExecutor.airNormalize(s0);
+            Integer g = index.get(s);
+            if (g == null) {
+                g = index.size();
+                index.put(s, g);
+                b.addPalette(s);
+            }
+            b.addState(g);
+        }
+        return b.build();
+    }
+
+    // ---- batches -------------------------------------------------------------------------------------
+    public BatchApplyResult batchApply(BatchApplyParams p) {
+        WorldDescriptor d = world.describe();
+        CompletableFuture<BatchApplyResult> f = executor.submit(p, d.epoch(), d.minY(), d.maxY());
+        try {
+            return f.get(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            if (executor.withdraw(f)) {
+                throw new McbException(ErrorCode.BUSY, "the server did not start this batch within "
+                        + config.callTimeout().toSeconds() + " s; nothing was written; retry with the same batchId");
+            }
+            return await(f); // it is running: its answer is moments away
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    private static RuntimeException unwrap(ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof McbException m) {
+            return m;
+        }
+        return new McbException(ErrorCode.INTERNAL, "internal error on the server thread ("
+                + (c == null ? "?" : c.getClass().getSimpleName()) + "); see the server log");
+    }
+
+    /** Run on the server thread and wait, within the call time limit. */
+    public <T> T onServer(java.util.concurrent.Callable<T> task) {
+        CompletableFuture<T> f = scheduler.call(task);
+        try {
+            return f.get(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw new McbException(ErrorCode.BUSY, "the server thread did not answer within "
+                    + config.callTimeout().toSeconds() + " s (lagging server?); retry later");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    // ---- events --------------------------------------------------------------------------------------
+    /**
+     * A block change the platform observed (adapter listeners, on the server thread). Changes while the
+     * executor itself writes are ours and already recorded; they are ignored here.
+     */
+    public void observe(int x, int y, int z, String before, String after, Source source, String playerId) {
+        if (executor.writing() || source == Source.OURS) {
+            return;
+        }
+        String b = BatchExecutor.airNormalize(before);
+        String a = BatchExecutor.airNormalize(after);
+        if (b.equals(a) && source != Source.PLAYER) {
+            return;
+        }
+        revisions.bump(x >> 4, y >> 4, z >> 4);
+        events.record(x, y, z, b, a, source, playerId, "");
+    }
+
+    private record PendingObservation(String before, Source source, String playerId) {
+    }
+
+    private final Map<Long, int[]> pendingPos = new java.util.LinkedHashMap<>();
+    private final Map<Long, PendingObservation> pending = new HashMap<>();
+
+    /**
+     * A block at a position is about to change (or just changed) for a known cause, and the platform
+     * cannot tell the final state yet (breaks, explosions, pistons, fluids): remember the state before;
+     * the next tick reads the state after and records the event if the block really changed. The first
+     * report for a position within a tick wins (it holds the oldest "before"). Server thread only.
+     */
+    public void observeLater(int x, int y, int z, String before, Source source, String playerId) {
+        if (executor.writing() || source == Source.OURS) {
+            return;
+        }
+        long k = EventLog.key(x, y, z);
+        if (!pending.containsKey(k)) {
+            pending.put(k, new PendingObservation(BatchExecutor.airNormalize(before), source, playerId));
+            pendingPos.put(k, new int[] {x, y, z});
+        }
+    }
+
+    /** The per-tick hook (server thread): settle observations from the last tick, then run batches. */
+    public void tick() {
+        flushObservations();
+        executor.tick();
+    }
+
+    /** Record pending observations whose block really changed (called first thing in every tick). */
+    public void flushObservations() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<Long, int[]> e : pendingPos.entrySet()) {
+            int[] p = e.getValue();
+            PendingObservation o = pending.get(e.getKey());
+            String after;
+            try {
+                after = BatchExecutor.airNormalize(world.get(p[0], p[1], p[2]));
+            } catch (RuntimeException ex) {
+                continue; // the chunk went away; nothing to compare
+            }
+            if (!after.equals(o.before())) {
+                revisions.bump(p[0] >> 4, p[1] >> 4, p[2] >> 4);
+                events.record(p[0], p[1], p[2], o.before(), after, o.source(), o.playerId(), "");
+            }
+        }
+        pending.clear();
+        pendingPos.clear();
+    }
+
+    public EventsSinceResult eventsSince(EventsSinceParams p) {
+        if (p.getLimit() > EventLog.MAX_PAGE) {
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "limit " + p.getLimit() + " exceeds the page size of "
+                    + EventLog.MAX_PAGE);
+        }
+        int[] region = null;
+        if (p.hasRegion()) {
+            Box b = p.getRegion();
+            region = new int[] {Math.min(b.getMin().getX(), b.getMax().getX()), Math.min(b.getMin().getY(), b.getMax().getY()),
+                Math.min(b.getMin().getZ(), b.getMax().getZ()), Math.max(b.getMin().getX(), b.getMax().getX()),
+                Math.max(b.getMin().getY(), b.getMax().getY()), Math.max(b.getMin().getZ(), b.getMax().getZ())};
+        }
+        EventLog.Page page = events.since(p.getCursor(), p.getLimit() == 0 ? EventLog.MAX_PAGE : p.getLimit(), region);
+        EventsSinceResult.Builder r = EventsSinceResult.newBuilder().setNextCursor(page.nextCursor())
+                .setResyncRequired(page.resyncRequired()).setComplete(page.complete()).setReason(page.reason());
+        for (EventLog.Event e : page.events()) {
+            r.addEvents(BlockEvent.newBuilder().setSeq(e.seq()).setX(e.x()).setY(e.y()).setZ(e.z()).setBefore(e.before())
+                    .setAfter(e.after()).setSource(e.source().wire).setPlayerId(e.playerId()).setAtMillis(e.atMillis())
+                    .setOperationId(e.operationId()));
+        }
+        return r.build();
+    }
+
+    // ---- pause ---------------------------------------------------------------------------------------
+    public PauseResult pause(PauseParams p) {
+        String reason = p.getReason().length() > 500 ? p.getReason().substring(0, 500) : p.getReason();
+        executor.pause(reason);
+        return PauseResult.newBuilder().setPaused(true).setReason(reason).build();
+    }
+
+    public PauseResult resume(PauseParams p) {
+        executor.resume();
+        String reason = p.getReason().length() > 500 ? p.getReason().substring(0, 500) : p.getReason();
+        return PauseResult.newBuilder().setPaused(false).setReason(reason).build();
+    }
+
+    // ---- local automation ------------------------------------------------------------------------------
+    public AutomationSetBlocksResult automationSetBlocks(AutomationSetBlocksParams p) {
+        if (!p.getActor().equals("player") && !p.getActor().equals("external")) {
+            throw McbException.invalid("actor must be \"player\" or \"external\", got '" + p.getActor() + "'");
+        }
+        if (p.getBlocksCount() == 0) {
+            throw McbException.invalid("blocks is empty");
+        }
+        if (p.getBlocksCount() > MAX_AUTOMATION_BLOCKS) {
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "at most " + MAX_AUTOMATION_BLOCKS + " blocks per call");
+        }
+        WorldDescriptor d = world.describe();
+        List<Object[]> items = new ArrayList<>();
+        Set<Long> chunks = new LinkedHashSet<>();
+        for (AutomationBlock b : p.getBlocksList()) {
+            if (Math.abs((long) b.getX()) > BatchExecutor.XZ_LIMIT || Math.abs((long) b.getZ()) > BatchExecutor.XZ_LIMIT) {
+                throw new McbException(ErrorCode.OUT_OF_BOUNDS, "(" + b.getX() + "," + b.getY() + "," + b.getZ()
+                        + ") is beyond the world border");
+            }
+            checkHeight(b.getY(), b.getY(), d);
+            items.add(new Object[] {b.getX(), b.getY(), b.getZ(), BatchExecutor.airNormalize(world.canonical(b.getState()))});
+            chunks.add(chunkKey(b.getX() >> 4, b.getZ() >> 4));
+        }
+        requireChunks(chunks);
+        String player = p.getPlayerId().isEmpty() ? "console" : p.getPlayerId();
+        boolean asPlayer = p.getActor().equals("player");
+        int changed = onServer(() -> {
+            int n = 0;
+            for (Object[] it : items) {
+                int x = (int) it[0];
+                int y = (int) it[1];
+                int z = (int) it[2];
+                String before = BatchExecutor.airNormalize(world.get(x, y, z));
+                String after = (String) it[3];
+                if (before.equals(after)) {
+                    continue;
+                }
+                world.set(x, y, z, after);
+                n++;
+                revisions.bump(x >> 4, y >> 4, z >> 4);
+                if (asPlayer) {
+                    events.record(x, y, z, before, after, Source.PLAYER, player, "");
+                }
+            }
+            return n;
+        });
+        return AutomationSetBlocksResult.newBuilder().setChanged(changed).build();
+    }
+
+    public AutomationChatResult automationChat(AutomationChatParams p) {
+        if (p.getPlayerId().isEmpty() || p.getText().isEmpty()) {
+            throw McbException.invalid("automation_chat needs player_id and text");
+        }
+        return AutomationChatResult.newBuilder().setMessageId(chat.submit(p.getPlayerId(), p.getText()).messageId()).build();
+    }
+
+    // ---- player context and camera (named in the protocol; RPC messages come with a later proto change) ----
+    /** Position, look and target block of an online player, read on the server thread. */
+    public Optional<Players.PlayerView> playerContext(String playerId) {
+        return onServer(() -> players.find(playerId));
+    }
+
+    /** Move the named camera account; {@code camera_unavailable} when it is not online. */
+    public void cameraAccountPose(String account, double x, double y, double z, float yaw, float pitch) {
+        if (account == null || account.isBlank()) {
+            throw McbException.invalid("camera_account_pose needs the camera account's name");
+        }
+        if (!Double.isFinite(x) || !Double.isFinite(y) || !Double.isFinite(z) || pitch < -90 || pitch > 90) {
+            throw McbException.invalid("pose needs finite x,y,z and pitch in -90..90");
+        }
+        boolean ok = onServer(() -> players.poseCamera(account, x, y, z, yaw, pitch));
+        if (!ok) {
+            throw new McbException(ErrorCode.CAMERA_UNAVAILABLE, "camera account " + account + " is not online; "
+                    + "start the camera client first");
+        }
+    }
+
+    static JsonArray xyz(int x, int y, int z) {
+        JsonArray a = new JsonArray();
+        a.add(x);
+        a.add(y);
+        a.add(z);
+        return a;
+    }
+}

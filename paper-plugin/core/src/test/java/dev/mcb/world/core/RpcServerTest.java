@@ -1,0 +1,126 @@
+package dev.mcb.world.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RpcServerTest {
+    @TempDir
+    Path secrets;
+    DirectScheduler sched;
+    RpcServer server;
+    final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void start() throws IOException {
+        Files.writeString(secrets.resolve("service.token"), "svc-token\n");
+        Files.writeString(secrets.resolve("admin.token"), "adm-token\n");
+        Files.writeString(secrets.resolve("automation.token"), "auto-token\n");
+        Files.writeString(secrets.resolve("agent.token"), "agent-token\n");
+        sched = new DirectScheduler();
+        WorldHostCore core = new WorldHostCore(HostConfig.defaults("test", "0", 0, false), new FakeWorld(), sched,
+                DirectScheduler.NO_PLAYERS, (p, t) -> { });
+        server = new RpcServer(core, Tokens.load(secrets, Map.of()), MethodTable.load());
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        sched.close();
+    }
+
+    HttpResponse<String> call(String token, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v1/rpc"))
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static String code(HttpResponse<String> r) {
+        JsonObject o = JsonParser.parseString(r.body()).getAsJsonObject();
+        return o.get("ok").getAsBoolean() ? "ok" : o.getAsJsonObject("error").get("code").getAsString();
+    }
+
+    @Test
+    void tokenScopesFollowMethodsJson() throws Exception {
+        String info = "{\"method\":\"world_info\",\"params\":{}}";
+        String batch = "{\"method\":\"batch_apply\",\"params\":{\"batchId\":\"x\",\"worldEpoch\":1,\"entries\":"
+                + "[{\"x\":0,\"y\":64,\"z\":0,\"expected\":\"air\",\"desired\":\"stone\"}]}}";
+        assertEquals("ok", code(call("svc-token", info)));
+        assertEquals("ok", code(call("adm-token", info)));
+        HttpResponse<String> r = call(null, info);
+        assertEquals(401, r.statusCode());
+        assertEquals("unauthenticated", code(r));
+        assertEquals(401, call("agent-token", info).statusCode(), "agents never talk to the world host");
+        assertEquals(401, call("nope", info).statusCode());
+        r = call("adm-token", batch);
+        assertEquals(403, r.statusCode());
+        assertEquals("permission_denied", code(r));
+        assertEquals(403, call("auto-token", batch).statusCode());
+        assertEquals(403, call("auto-token", info).statusCode());
+        // automation is off in this host: even the automation token is refused, saying why
+        r = call("auto-token", "{\"method\":\"automation_chat\",\"params\":{\"playerId\":\"a\",\"text\":\"hi\"}}");
+        assertEquals(403, r.statusCode());
+        assertTrue(r.body().contains("automation"));
+        r = call("svc-token", batch);
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    @Test
+    void envelopeErrorsAndLimits() throws Exception {
+        assertEquals(400, call("svc-token", "{nope").statusCode());
+        assertEquals(404, call("svc-token", "{\"method\":\"no_such\"}").statusCode());
+        HttpResponse<String> r = call("svc-token", "{\"method\":\"region_read\",\"params\":{\"colour\":1}}");
+        assertEquals(400, r.statusCode());
+        assertTrue(r.body().contains("colour"), r.body());
+        r = call("svc-token", "{\"method\":\"player_context\",\"params\":{}}");
+        assertTrue(r.body().contains("not implemented"), r.body());
+        r = call("svc-token", "{\"method\":\"world_info\",\"pad\":\"" + "x".repeat(9 * 1024 * 1024) + "\"}");
+        assertEquals(413, r.statusCode());
+        assertEquals("budget_exceeded", code(r));
+        r = call("svc-token", "{\"method\":\"world_info\",\"requestId\":\"abc\"}");
+        assertEquals("abc", JsonParser.parseString(r.body()).getAsJsonObject().get("requestId").getAsString());
+    }
+
+    @Test
+    void bindsToLoopbackOnly() throws Exception {
+        assertTrue(server.address().getAddress().isLoopbackAddress());
+        assertThrows(IOException.class, () -> RpcServer.loopbackOnly("0.0.0.0"));
+        assertThrows(IOException.class, () -> RpcServer.loopbackOnly("8.8.8.8"));
+        WorldHostCore core = new WorldHostCore(new HostConfig("t", "0", "0.0.0.0", 0, false, 1024,
+                java.time.Duration.ofSeconds(1), 1), new FakeWorld(), sched, DirectScheduler.NO_PLAYERS, (p, t) -> { });
+        assertThrows(IOException.class, () -> new RpcServer(core, new Tokens(Map.of()), MethodTable.load()));
+        assertTrue(RpcServer.loopbackOnly("localhost").isLoopbackAddress());
+        assertTrue(RpcServer.loopbackOnly("::1").isLoopbackAddress());
+    }
+
+    @Test
+    void errorTableMatchesThePythonSide() {
+        // mcb_rpc/errors.py HTTP_STATUS and mcb_common.errors.RETRYABLE
+        assertEquals(423, ErrorCode.PAUSED.httpStatus);
+        assertTrue(ErrorCode.PAUSED.retryable);
+        assertEquals(409, ErrorCode.STALE_SNAPSHOT.httpStatus);
+        assertEquals(413, ErrorCode.BUDGET_EXCEEDED.httpStatus);
+        assertEquals(429, ErrorCode.BUSY.httpStatus);
+        assertEquals(423, ErrorCode.RECOVERY_REQUIRED.httpStatus);
+        assertEquals(504, ErrorCode.CAPTURE_NOT_READY.httpStatus);
+    }
+}

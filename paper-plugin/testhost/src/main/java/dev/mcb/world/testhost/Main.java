@@ -1,0 +1,90 @@
+package dev.mcb.world.testhost;
+
+import dev.mcb.world.core.HostConfig;
+import dev.mcb.world.core.MethodTable;
+import dev.mcb.world.core.RpcServer;
+import dev.mcb.world.core.Tokens;
+import dev.mcb.world.core.WorldHostCore;
+import dev.mcb.world.core.port.Players;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The Java world host over an in-memory flat world, for the conformance suite (tests/contract).
+ * Environment (same names as the embedded host): MCB_SECRETS_DIR, MCB_WORLD_HOST_PORT, MCB_BIND_HOST,
+ * MCB_ALLOW_LOCAL_AUTOMATION, MCB_WORLD_PREGEN ("x0,z0,x1,z1", default -32,-32,31,31),
+ * MCB_WORLD_DIR (optional: keeps the world uuid in world-uuid.txt; blocks stay in memory).
+ */
+public final class Main {
+    public static final String VERSION = "0.1.0";
+
+    private Main() {
+    }
+
+    public static JsonBlockRegistry loadRegistry() throws IOException {
+        try (InputStream in = Main.class.getResourceAsStream("/mcb/registry/blocks-1.21.11.json")) {
+            if (in == null) {
+                throw new IOException("the block registry is not bundled (build with Maven from the repository)");
+            }
+            return new JsonBlockRegistry("1.21.11", 4671, in.readAllBytes());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> env = System.getenv();
+        Path secrets = Path.of(env.getOrDefault("MCB_SECRETS_DIR", ".runtime/secrets"));
+        int port = Integer.parseInt(env.getOrDefault("MCB_WORLD_HOST_PORT", "8765"));
+        String bind = env.getOrDefault("MCB_BIND_HOST", "127.0.0.1");
+        boolean automation = "1".equals(env.getOrDefault("MCB_ALLOW_LOCAL_AUTOMATION", "0"));
+        String[] pg = env.getOrDefault("MCB_WORLD_PREGEN", "-32,-32,31,31").split(",");
+        String uuid = UUID.randomUUID().toString();
+        String worldDir = env.get("MCB_WORLD_DIR");
+        if (worldDir != null && !worldDir.isBlank()) {
+            Path f = Path.of(worldDir, "world-uuid.txt");
+            Files.createDirectories(f.getParent());
+            if (Files.exists(f)) {
+                uuid = Files.readString(f, StandardCharsets.UTF_8).strip();
+            } else {
+                Files.writeString(f, uuid + "\n", StandardCharsets.UTF_8);
+            }
+        }
+        JsonBlockRegistry registry = loadRegistry();
+        MemoryWorld world = new MemoryWorld(registry, uuid, "mcb java test world", Integer.parseInt(pg[0].strip()),
+                Integer.parseInt(pg[1].strip()), Integer.parseInt(pg[2].strip()), Integer.parseInt(pg[3].strip()));
+        TickScheduler scheduler = new TickScheduler(20);
+        HostConfig cfg = new HostConfig("java-testhost", VERSION, bind, port, automation, HostConfig.MAX_BODY,
+                java.time.Duration.ofSeconds(30), 4);
+        Players noPlayers = new Players() {
+            @Override
+            public Optional<PlayerView> find(String playerId) {
+                return Optional.empty();
+            }
+
+            @Override
+            public boolean poseCamera(String account, double x, double y, double z, float yaw, float pitch) {
+                return false;
+            }
+        };
+        WorldHostCore core = new WorldHostCore(cfg, world, scheduler, noPlayers,
+                (player, text) -> System.out.println("[chat -> " + player + "] " + text));
+        RpcServer server = new RpcServer(core, Tokens.load(secrets, env), MethodTable.load());
+        scheduler.start();
+        server.start();
+        System.out.println("mcb java test host: http://" + server.address().getHostString() + ":" + server.port()
+                + " (instance " + core.instance() + ", automation " + (automation ? "on" : "off") + ")");
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            scheduler.close();
+            done.countDown();
+        }));
+        done.await();
+    }
+}

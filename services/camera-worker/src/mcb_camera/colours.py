@@ -1,0 +1,99 @@
+"""The per-block colour table (``data/block_colours.json``, see ``data/PROVENANCE.md``) and the
+per-palette lookup tables the mesher needs.
+
+A block state ``minecraft:oak_slab[type=top,waterlogged=false]`` is looked up by its name
+(properties stripped); a few properties change the shape (slab ``type``). An unknown name (a
+newer block, a modded one) gets a neutral grey cube: drawn, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+# kind -> box (lo, hi) inside the unit cell
+BOXES = {
+    "cube": ((0, 0, 0), (1, 1, 1)),
+    "slab_bottom": ((0, 0, 0), (1, 0.5, 1)),
+    "slab_top": ((0, 0.5, 0), (1, 1, 1)),
+    "carpet": ((0, 0, 0), (1, 0.0625, 1)),
+    "post": ((0.375, 0, 0.375), (0.625, 1, 0.625)),
+    "small": ((0.3, 0, 0.3), (0.7, 0.7, 0.7)),
+    "water": ((0, 0, 0), (1, 0.875, 1)),
+    "lava": ((0, 0, 0), (1, 0.875, 1)),
+}
+UNKNOWN = {"rgb": [170, 170, 170], "a": 1.0, "kind": "cube", "src": "unknown"}
+
+
+@lru_cache(maxsize=1)
+def table() -> dict[str, dict]:
+    raw = resources.files("mcb_camera").joinpath("data/block_colours.json").read_text()
+    return json.loads(raw)["blocks"]
+
+
+@dataclass
+class PaletteLuts:
+    """Arrays indexed by palette index."""
+    draw: np.ndarray        # bool: has geometry
+    opaque: np.ndarray      # bool: full opaque cube (hides neighbours' faces)
+    translucent: np.ndarray  # bool: drawn in the blended pass
+    group: np.ndarray       # int32: same group + translucent -> shared faces culled
+    top: np.ndarray         # (n, 4) float32 rgba
+    side: np.ndarray        # (n, 4) float32 rgba
+    lo: np.ndarray          # (n, 3) float32
+    hi: np.ndarray          # (n, 3) float32
+
+
+def _props(state: str) -> dict[str, str]:
+    if "[" not in state:
+        return {}
+    body = state[state.index("[") + 1: state.rindex("]")]
+    out = {}
+    for kv in body.split(","):
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def luts(palette: list[str]) -> PaletteLuts:
+    t = table()
+    n = len(palette)
+    draw = np.zeros(n, bool)
+    opaque = np.zeros(n, bool)
+    translucent = np.zeros(n, bool)
+    group = np.zeros(n, np.int32)
+    top = np.zeros((n, 4), np.float32)
+    side = np.zeros((n, 4), np.float32)
+    lo = np.zeros((n, 3), np.float32)
+    hi = np.ones((n, 3), np.float32)
+    groups: dict[str, int] = {}
+    for i, state in enumerate(palette):
+        name = state.split("[", 1)[0]
+        if ":" not in name:
+            name = "minecraft:" + name
+        e = t.get(name, UNKNOWN)
+        kind = e["kind"]
+        if kind == "none":
+            continue
+        props = _props(state)
+        if kind == "slab":
+            kind = {"top": "slab_top", "double": "cube"}.get(props.get("type", "bottom"), "slab_bottom")
+        if kind == "water" and props.get("level", "0") not in ("0", ""):
+            kind = "carpet" if props.get("level") in ("7",) else "water"
+        a = float(e["a"])
+        draw[i] = True
+        opaque[i] = kind == "cube" and a >= 1.0
+        translucent[i] = a < 1.0
+        group[i] = groups.setdefault(name, len(groups) + 1)
+        rgb = np.array(e["rgb"], np.float32) / 255.0
+        srgb = np.array(e.get("side", e["rgb"]), np.float32) / 255.0
+        top[i, :3], top[i, 3] = rgb, a
+        side[i, :3], side[i, 3] = srgb, a
+        b = BOXES.get(kind, BOXES["cube"])
+        lo[i], hi[i] = b
+    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi)

@@ -1,0 +1,142 @@
+"""Refusals at prepare time for blocks outside the guaranteed building set (ARCHITECTURE §3,
+docs/recipes.md "Refused before any write").
+
+Checked against the states read from the world at prepare, before a plan is stored, so a
+refused plan never writes anything:
+
+| reason | when | code |
+|---|---|---|
+| ``places_block_entity`` | the plan would place a block that carries a block entity (chest, sign, furnace…) | ``unsupported_block`` |
+| ``places_fluid`` | the plan would place water/lava/bubble column or a ``waterlogged=true`` state | ``unsupported_block`` |
+| ``unsupported_gravity`` | the plan places a gravity block (sand, gravel, concrete powder, anvil…) with air or fluid under it after the plan | ``unsupported_block`` |
+| ``overwrites_block_entity`` | a position holding a block entity would change | ``conflict`` |
+| ``into_fluid`` | a position holding a fluid (incl. waterlogged blocks) would change | ``conflict`` |
+| ``removes_support`` | the plan leaves air/fluid under a gravity block that stays (existing or planned) | ``conflict`` |
+
+Positions that already hold the desired state are not writes and are not checked. Every
+refusal names the reason, the number of positions and up to ``SAMPLES`` of them with the
+state involved. The block categories come from ``mcb_common.blockinfo``.
+"""
+
+from __future__ import annotations
+
+from mcb_common.blockinfo import BlockInfo
+from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.worldclient import WorldClient
+
+from .worldread import read_states
+
+SAMPLES = 8
+
+_MESSAGES = {
+    "places_block_entity": (ErrorCode.UNSUPPORTED_BLOCK,
+                            "would place {n} block(s) that carry a block entity ({kinds}); their "
+                            "contents cannot be written safely — leave those positions out of the recipe"),
+    "places_fluid": (ErrorCode.UNSUPPORTED_BLOCK,
+                     "would place {n} fluid or waterlogged block(s) ({kinds}); fluids flow beyond the "
+                     "plan — use the non-waterlogged state or leave them out"),
+    "unsupported_gravity": (ErrorCode.UNSUPPORTED_BLOCK,
+                            "would place {n} gravity block(s) ({kinds}) with air or fluid below them; "
+                            "they would fall — put a solid block under each first"),
+    "overwrites_block_entity": (ErrorCode.CONFLICT,
+                                "would overwrite {n} block(s) with a block entity ({kinds}), e.g. a "
+                                "chest and its contents — exclude those positions"),
+    "into_fluid": (ErrorCode.CONFLICT,
+                   "would build into {n} fluid or waterlogged position(s) ({kinds}) — the water or "
+                   "lava would flow; exclude those positions or drain them by hand first"),
+    "removes_support": (ErrorCode.CONFLICT,
+                        "would remove the support under {n} gravity block(s) ({kinds}); they would "
+                        "fall — keep a solid block under each"),
+}
+ORDER = tuple(_MESSAGES)
+
+
+def _short(state: str) -> str:
+    return state.split("[", 1)[0].removeprefix("minecraft:")
+
+
+async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
+                            base: list[str], version: str = "") -> None:
+    """Raise the first refusal (in ``ORDER``) that applies; return quietly otherwise."""
+    info = BlockInfo.load(version) if version else BlockInfo.load()
+    n = len(desired)
+    d_be = [info.block_entity(s) is not None for s in palette]
+    d_fluid = [info.is_fluid(s) for s in palette]
+    d_grav = [info.is_gravity(s) for s in palette]
+    d_nosupport = [not info.supports(s) for s in palette]
+    base_flags: dict[str, tuple[bool, bool, bool]] = {}
+    found: dict[str, list[tuple[int, int, int, str]]] = {k: [] for k in ORDER}
+    counts = dict.fromkeys(ORDER, 0)
+
+    def hit(reason: str, i: int, state: str) -> None:
+        counts[reason] += 1
+        if len(found[reason]) < SAMPLES:
+            found[reason].append((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], state))
+
+    removals: list[int] = []  # writes leaving air/fluid
+    gravity_placed: list[int] = []
+    for i in range(n):
+        di = desired[i]
+        d = palette[di]
+        b = base[i]
+        if d == b:
+            continue
+        bf = base_flags.get(b)
+        if bf is None:
+            bf = base_flags[b] = (info.block_entity(b) is not None, info.is_fluid(b), info.is_gravity(b))
+        if d_be[di]:
+            hit("places_block_entity", i, d)
+        if d_fluid[di]:
+            hit("places_fluid", i, d)
+        if bf[0]:
+            hit("overwrites_block_entity", i, b)
+        if bf[1]:
+            hit("into_fluid", i, b)
+        if d_nosupport[di]:
+            removals.append(i)
+        if d_grav[di]:
+            gravity_placed.append(i)
+
+    if removals or gravity_placed:
+        at = {(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]): i for i in range(n)}
+        outside: list[tuple[int, int, int]] = []
+        for i in removals:
+            p = (xyz[3 * i], xyz[3 * i + 1] + 1, xyz[3 * i + 2])
+            if p not in at:
+                outside.append(p)
+        for i in gravity_placed:
+            p = (xyz[3 * i], xyz[3 * i + 1] - 1, xyz[3 * i + 2])
+            if p not in at:
+                outside.append(p)
+        outside = sorted(set(p for p in outside if -64 <= p[1] <= 319))
+        cur = dict(zip(outside, await read_states(world, [c for p in outside for c in p]), strict=True)) if outside else {}
+
+        def after(p: tuple[int, int, int]) -> str | None:
+            j = at.get(p)
+            if j is not None:
+                return palette[desired[j]]
+            return cur.get(p)
+
+        for i in removals:
+            above = after((xyz[3 * i], xyz[3 * i + 1] + 1, xyz[3 * i + 2]))
+            if above is not None and info.is_gravity(above):
+                hit("removes_support", i, above)
+        for i in gravity_placed:
+            below = after((xyz[3 * i], xyz[3 * i + 1] - 1, xyz[3 * i + 2]))
+            if below is not None and not info.supports(below):
+                hit("unsupported_gravity", i, palette[desired[i]])
+
+    for reason in ORDER:
+        if counts[reason]:
+            code, template = _MESSAGES[reason]
+            samples = found[reason]
+            kinds = ", ".join(sorted({_short(s) for *_, s in samples}))
+            where = "; ".join(f"{x},{y},{z}" for x, y, z, _ in samples[:3])
+            raise McbError(
+                code,
+                f"the plan {template.format(n=counts[reason], kinds=kinds)} (at {where}"
+                f"{' …' if counts[reason] > 3 else ''}). Nothing was written.",
+                details={"reason": reason, "count": counts[reason],
+                         "samples": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in samples],
+                         "other_reasons": {k: v for k, v in counts.items() if v and k != reason}},
+            )

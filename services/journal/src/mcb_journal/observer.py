@@ -1,0 +1,83 @@
+"""The journal's copy of what the world host observed: block events and gaps.
+
+A task pulls ``events_since`` from the host and appends every event to the ``observed``
+table in order. When the host answers ``resync_required`` (it restarted, or trimmed its
+memory) a ``gap`` row is written: history before it is incomplete, and everything that
+reasons about "no later write touched this block" (undo, the change feed) must say so.
+``sync()`` drains the host up to now; callers that decide on history call it first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import McbError
+from mcb_rpc.worldclient import WorldClient
+
+from .db import Database, now_ms
+
+log = logging.getLogger("mcb.journal.observer")
+
+
+class Observer:
+    def __init__(self, db: Database, world: WorldClient):
+        self.db = db
+        self.world = world
+        self._lock = asyncio.Lock()
+        self.healthy = False
+
+    @property
+    def cursor(self) -> str:
+        return self.db.get_meta("observer_cursor", "")
+
+    def last_oid(self) -> int:
+        row = self.db.one("SELECT MAX(oid) AS m FROM observed")
+        return int(row["m"] or 0)
+
+    async def sync(self) -> None:
+        """Pull every event the host has until it says the page is complete."""
+        async with self._lock:
+            for _ in range(10_000):
+                cursor = self.cursor
+                res = await self.world.call("events_since", world_pb2.EventsSinceParams(cursor=cursor, limit=100),
+                                            world_pb2.EventsSinceResult)
+                instance = res.next_cursor.rpartition(":")[0]
+                with self.db.tx() as c:
+                    if res.resync_required or not cursor:
+                        c.execute(
+                            "INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap', ?, ?, ?)",
+                            (instance, now_ms(), res.reason or "observation started"),
+                        )
+                    for e in res.events:
+                        c.execute(
+                            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
+                            " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
+                            (instance, e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id,
+                             e.operation_id, e.at_millis),
+                        )
+                    c.execute(
+                        "INSERT INTO meta(key, value) VALUES ('observer_cursor', ?)"
+                        " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                        (json.dumps(res.next_cursor),),
+                    )
+                self.healthy = True
+                if res.complete:
+                    return
+
+    async def run_forever(self, stopping: asyncio.Event, interval: float = 0.25) -> None:
+        while not stopping.is_set():
+            try:
+                await self.sync()
+            except McbError as err:
+                self.healthy = False
+                log.debug("observer: %s", err.message)
+            except Exception:  # noqa: BLE001 - keep observing; report in /health
+                self.healthy = False
+                log.exception("observer failed")
+            try:
+                await asyncio.wait_for(stopping.wait(), timeout=interval)
+            except TimeoutError:
+                pass

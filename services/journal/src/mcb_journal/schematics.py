@@ -1,0 +1,124 @@
+"""The journal's side of schematics: the asset library, export from the world, import as a plan.
+
+* ``asset_list`` — one page of the library folder (mcb_common.assets); a bad file is an
+  entry with ``valid: false`` and its reason, never an error of the whole call.
+* ``schematic_export`` — a dense box (air included) read from the world host, within the
+  project area and the plan limit; block entities in the box are a refusal listing them;
+  players are never part of a schematic (the journal reads no entities). The planner writes
+  the file; the library stores it under a new name (never overwrites).
+* ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
+  is the ordinary prepare path (``JournalCore.read_base`` → ``Plan`` → ``store_plan``), so
+  ``build_apply`` applies it with every check a recipe gets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb.planner.v1 import planner_pb2
+from mcb.world.v1 import world_pb2
+from mcb_common.assets import AssetLibrary, check_name
+from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Vec3
+
+from .core import Caller, JournalCore, box_from_pb, box_pb
+from .plans import Plan
+
+BLOCK_ENTITY_CAPABILITY = "region_read.block_entities"
+
+
+def library(core: JournalCore) -> AssetLibrary:
+    lib = getattr(core, "assets", None)
+    if lib is None:
+        lib = AssetLibrary()
+        core.assets = lib  # type: ignore[attr-defined]
+    return lib
+
+
+def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
+    core.project_for(caller)
+    if len(req.query) > 64:
+        raise McbError(ErrorCode.INVALID_REQUEST, "query is at most 64 characters")
+    return library(core).list(req.query, req.cursor)
+
+
+async def schematic_export(core: JournalCore, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
+    project = core.project_for(caller)
+    name = check_name(req.name)
+    if not req.HasField("min") or not req.HasField("max"):
+        raise McbError(ErrorCode.INVALID_REQUEST, "schematic_export needs min and max as {x,y,z}")
+    if req.format_version not in (0, 2, 3):
+        raise McbError(ErrorCode.INVALID_REQUEST, "format_version is 3 (default) or 2")
+    box = box_from_pb(req.min, req.max)
+    if not project.area.contains_box(box):
+        raise McbError(ErrorCode.OUT_OF_BOUNDS, "the export box must lie inside the project area",
+                       details={"box": box.as_dict(), "area": project.area.as_dict()})
+    limit = core.limits.max_changed_blocks
+    if box.volume > limit:
+        raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                       f"the box holds {box.volume:,} positions; an export is limited to the plan limit {limit:,}",
+                       details={"positions": box.volume, "limit": limit})
+    origin = box.min
+    if req.HasField("origin"):
+        origin = Vec3(req.origin.x, req.origin.y, req.origin.z)
+    lib = library(core)
+    if (lib.root / f"{name}.schem").exists() or (lib.root / f"{name}.schem").is_symlink():
+        raise McbError(ErrorCode.INVALID_REQUEST, f"asset {name!r} already exists; choose another name",
+                       details={"asset_id": name})
+    info = await core.world.world_info()
+    res = await core.world.call("region_read", world_pb2.RegionReadParams(min=req.min, max=req.max),
+                                world_pb2.RegionReadResult)
+    if res.block_entities:
+        listed = [{"pos": {"x": b.x, "y": b.y, "z": b.z}, "id": b.id} for b in res.block_entities[:50]]
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"the box holds {len(res.block_entities)} block entities "
+            f"({', '.join(sorted({b.id for b in res.block_entities})[:8])}); their contents cannot be "
+            "exported — choose a box without them",
+            details={"block_entities": listed, "count": len(res.block_entities)})
+    size = box.size
+    offset = box.min - origin
+    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
+        width=size.x, height=size.y, length=size.z, palette=list(res.palette), indices=res.indices,
+        offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
+        name=name, format_version=req.format_version or 3))
+    entry = lib.write(name, out.data)
+    warnings = []
+    if BLOCK_ENTITY_CAPABILITY not in info.capabilities:
+        warnings.append("this world host does not report block entities; check the box has no chests or signs")
+    warnings.append("entities are never exported (players included)")
+    entry["warnings"] = warnings
+    entry["region"] = box.as_dict()
+    entry["origin"] = origin.as_dict()
+    return entry
+
+
+async def schematic_import_prepare(core: JournalCore, caller: Caller,
+                                   req: jpb.SchematicImportPrepareRequest) -> jpb.PlanSummary:
+    project = core.project_for(caller)
+    if not req.HasField("target"):
+        raise McbError(ErrorCode.INVALID_REQUEST, "schematic_import_prepare needs target {x,y,z}")
+    if req.rotation not in (0, 90, 180, 270):
+        raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270, got {req.rotation}")
+    data, kind, _entry = library(core).read(req.asset_id)
+    info = await core.world.world_info()
+    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(
+        data=data, kind=kind, target=req.target, rotation=req.rotation,
+        minecraft_version=info.minecraft_version or core.minecraft_version,
+        world_data_version=info.data_version,
+        limits=planner_pb2.Limits(max_changed_blocks=core.limits.max_changed_blocks,
+                                  max_examined_positions=core.limits.max_examined_positions),
+        area=box_pb(project.area),
+        allow_drop_block_entities=req.allow_drop_block_entities,
+    ))
+    compiled = resp.compiled
+    ws = compiled.write_set
+    xyz, palette, base = await core.read_base(caller, project, ws)
+    plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
+                world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
+    summary = core.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+    for lo in resp.left_out:
+        summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))
+    return summary

@@ -1,0 +1,118 @@
+"""Prepare-time refusals for block entities, fluids and gravity support (mcb_journal.blockrules)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_journal.blockrules import check_block_rules
+
+
+class FakeWorld:
+    """region_read / blocks_get over a dict; everything else is air."""
+
+    def __init__(self, blocks: dict[tuple[int, int, int], str]):
+        self.blocks = blocks
+        self.calls = 0
+
+    def at(self, x, y, z):
+        return self.blocks.get((x, y, z), "minecraft:air")
+
+    async def call(self, method, params, result_type):
+        self.calls += 1
+        if method == "region_read":
+            lo, hi = params.min, params.max
+            pal: list[str] = []
+            idx = bytearray()
+            for y in range(lo.y, hi.y + 1):
+                for z in range(lo.z, hi.z + 1):
+                    for x in range(lo.x, hi.x + 1):
+                        s = self.at(x, y, z)
+                        if s not in pal:
+                            pal.append(s)
+                        idx += pal.index(s).to_bytes(2, "little")
+            return world_pb2.RegionReadResult(palette=pal, indices=bytes(idx))
+        assert method == "blocks_get"
+        xyz = list(params.xyz)
+        states = [self.at(*xyz[i:i + 3]) for i in range(0, len(xyz), 3)]
+        pal = sorted(set(states))
+        return world_pb2.BlocksGetResult(palette=pal, state=[pal.index(s) for s in states])
+
+
+def run(world, writes: dict[tuple[int, int, int], str]):
+    xyz = [c for p in writes for c in p]
+    palette = sorted(set(writes.values()))
+    desired = [palette.index(s) for s in writes.values()]
+    base = [world.at(*p) for p in writes]
+    return asyncio.run(check_block_rules(world, xyz, palette, desired, base))
+
+
+def refused(world, writes) -> McbError:
+    with pytest.raises(McbError) as ei:
+        run(world, writes)
+    return ei.value
+
+
+def test_ordinary_build_passes():
+    w = FakeWorld({(0, 63, 0): "minecraft:grass_block[snowy=false]"})
+    run(w, {(0, 64, 0): "minecraft:stone", (1, 64, 0): "minecraft:sand"} | {(1, 63, 0): "minecraft:dirt"})
+
+
+def test_overwriting_a_chest_is_a_conflict_naming_it():
+    w = FakeWorld({(5, 64, 5): "minecraft:chest[facing=north,type=single,waterlogged=false]"})
+    e = refused(w, {(5, 64, 5): "minecraft:stone", (6, 64, 5): "minecraft:stone"})
+    assert e.code == ErrorCode.CONFLICT and e.details["reason"] == "overwrites_block_entity"
+    assert e.details["count"] == 1 and e.details["samples"][0]["x"] == 5
+    assert "chest" in e.message and "Nothing was written" in e.message
+
+
+def test_placing_block_entities_and_fluids_is_unsupported():
+    w = FakeWorld({})
+    e = refused(w, {(0, 64, 0): "minecraft:oak_sign[rotation=0,waterlogged=false]"})
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "places_block_entity"
+    e = refused(w, {(0, 64, 0): "minecraft:water[level=0]"})
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "places_fluid"
+    e = refused(w, {(0, 64, 0): "minecraft:oak_slab[type=bottom,waterlogged=true]"})
+    assert e.details["reason"] == "places_fluid"
+
+
+def test_building_into_water_or_waterlogged_is_a_conflict():
+    w = FakeWorld({(0, 64, 0): "minecraft:water[level=0]",
+                   (1, 64, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=true,west=false]"})
+    e = refused(w, {(0, 64, 0): "minecraft:stone"})
+    assert e.code == ErrorCode.CONFLICT and e.details["reason"] == "into_fluid"
+    e = refused(w, {(1, 64, 0): "minecraft:stone"})
+    assert e.details["reason"] == "into_fluid"
+
+
+def test_removing_support_under_sand_is_refused_but_replacing_it_is_not():
+    w = FakeWorld({(0, 65, 0): "minecraft:sand", (0, 64, 0): "minecraft:stone"})
+    e = refused(w, {(0, 64, 0): "minecraft:air"})
+    assert e.code == ErrorCode.CONFLICT and e.details["reason"] == "removes_support"
+    assert e.details["samples"][0]["state"] == "minecraft:sand"
+    # removing the sand too (in the same plan) is fine; so is replacing the stone with stone bricks
+    run(w, {(0, 64, 0): "minecraft:air", (0, 65, 0): "minecraft:air"})
+    run(w, {(0, 64, 0): "minecraft:stone_bricks"})
+
+
+def test_placing_gravity_blocks_over_air_is_refused_unless_the_plan_supports_them():
+    w = FakeWorld({})
+    e = refused(w, {(0, 70, 0): "minecraft:gravel"})
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_gravity"
+    run(w, {(0, 69, 0): "minecraft:stone", (0, 70, 0): "minecraft:gravel"})
+
+
+def test_already_there_is_not_a_write():
+    w = FakeWorld({(0, 64, 0): "minecraft:chest[facing=north,type=single,waterlogged=false]"})
+    run(w, {(0, 64, 0): "minecraft:chest[facing=north,type=single,waterlogged=false]"})
+
+
+def test_a_large_plan_is_checked_quickly():
+    import time
+    w = FakeWorld({})
+    writes = {(x, 64 + y, z): "minecraft:stone" for x in range(50) for y in range(40) for z in range(50)}
+    t = time.perf_counter()
+    run(w, writes)
+    assert time.perf_counter() - t < 2.0

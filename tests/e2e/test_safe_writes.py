@@ -1,0 +1,438 @@
+"""ACCEPTANCE 1, 2, 3, 4 (with ABA), 6, 7, 8 and 11 against real processes and Redis,
+driven only through MCP tools, the admin CLI and the embedded host's automation principal.
+"""
+
+from __future__ import annotations
+
+import array
+import base64
+import json
+import subprocess
+import sys
+import uuid
+
+import anyio
+import grpc
+import pytest
+from e2e.components import start_components
+from e2e.mcpclient import ToolError, call, http_client
+
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def comp(tmp_path_factory):
+    c = start_components(tmp_path_factory.mktemp("safe") / "runtime")
+    yield c
+    c.stop_all()
+
+
+def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone_bricks", hollow=False):
+    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
+                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block,
+                                          "hollow": hollow}]}
+
+
+def automation(comp, actor, blocks, player_id="player-1"):
+    comp.world_rpc("automation_set_blocks", {"actor": actor, "playerId": player_id,
+                                             "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]},
+                   principal="automation")
+
+
+def state_at(comp, x, y, z) -> str:
+    res = comp.world_rpc("blocks_get", {"xyz": [x, y, z]})
+    return res["palette"][res["state"][0]]
+
+
+async def apply_and_wait(client, plan) -> dict:
+    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                            "idempotency_key": str(uuid.uuid4())})
+    with anyio.fail_after(TIMEOUT):
+        while True:
+            st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
+            if st["state"] not in ("prepared", "queued", "applying"):
+                return st
+            await anyio.sleep(0.05)
+
+
+def run(comp, scenario):
+    async def main():
+        async with http_client(comp.mcp_url, comp.token("agent")) as client:
+            await scenario(client)
+
+    anyio.run(main)
+
+
+def test_1_manual_edit_after_prepare_is_a_conflict_and_stays(comp):
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(0, 64, 0, 3, 64, 3)})
+        automation(comp, "player", [(2, 64, 2, "minecraft:glass")])
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "conflict"
+        assert st["written"] == 0
+        c = st["conflict_samples"][0]
+        assert (c["pos"], c["current"], c["source"]) == ({"x": 2, "y": 64, "z": 2}, "minecraft:glass", "player")
+        assert state_at(comp, 2, 64, 2) == "minecraft:glass"
+        assert state_at(comp, 0, 64, 0) == "minecraft:air"  # all-or-nothing: nothing of the batch
+
+    run(comp, scenario)
+
+
+def test_2_edit_of_a_later_batch_stops_there_with_an_exact_report(comp):
+    async def scenario(client):
+        # 8 x 10 x 8 = 640... use 10 layers of 10x10: 1000 blocks = 2 batches (512 + 488), bottom-up.
+        plan = await call(client, "build_prepare", {"recipe": box(10, 64, 10, 19, 73, 19, "minecraft:stone")})
+        assert plan["batches"] == 2
+        automation(comp, "external", [(15, 73, 15, "minecraft:gold_block")])  # top layer: batch 2
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "conflict", st
+        assert st["written"] == 512 and st["batches_done"] == 1
+        c = st["conflict_samples"][0]
+        assert c["pos"] == {"x": 15, "y": 73, "z": 15}
+        assert c["source"] == "external"  # no event was emitted: never called a player
+        assert state_at(comp, 15, 73, 15) == "minecraft:gold_block"
+        assert state_at(comp, 10, 64, 10) == "minecraft:stone"   # batch 1 written
+        assert state_at(comp, 19, 73, 19) == "minecraft:air"     # batch 2 not written
+
+    run(comp, scenario)
+
+
+def test_3_changed_dependency_requires_replanning(comp):
+    async def scenario(client):
+        support = {"x": 30, "y": 63, "z": 30}
+        plan = await call(client, "build_prepare", {
+            "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
+            "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}]})
+        automation(comp, "external", [(30, 63, 30, "minecraft:air")])
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "conflict"
+        assert st["written"] == 0
+        assert state_at(comp, 30, 64, 30) == "minecraft:air"
+        with pytest.raises(ToolError) as exc:  # re-planning sees the changed support at once
+            await call(client, "build_prepare", {
+                "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
+                "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}]})
+        assert exc.value.error["code"] == "conflict"
+
+    run(comp, scenario)
+
+
+def test_4_undo_respects_manual_edits_and_aba(comp):
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(40, 64, 40, 42, 64, 42, "minecraft:bricks")})
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "applied" and st["written"] == 9
+        automation(comp, "player", [(40, 64, 40, "minecraft:glass")])           # a manual edit
+        automation(comp, "player", [(42, 64, 42, "minecraft:glass")])           # A → B …
+        automation(comp, "player", [(42, 64, 42, "minecraft:bricks")])          # … → A again (ABA)
+        undo = await call(client, "operation_undo_prepare", {"operation_id": st["operation_id"]})
+        conflicts = {(c["pos"]["x"], c["pos"]["z"]): c for c in undo["conflicts"]}
+        assert set(conflicts) == {(40, 40), (42, 42)}
+        assert conflicts[(40, 40)]["current"] == "minecraft:glass"
+        assert conflicts[(42, 42)]["source"] == "player"
+        assert undo["changed_blocks"] == 7
+        done = await apply_and_wait(client, undo)
+        assert done["state"] == "applied" and done["written"] == 7
+        assert state_at(comp, 40, 64, 40) == "minecraft:glass"   # the manual value stays
+        assert state_at(comp, 42, 64, 42) == "minecraft:bricks"  # ABA: refused, left as is
+        assert state_at(comp, 41, 64, 41) == "minecraft:air"     # ours: restored
+        # Undoing the same operation again: every block now has a later write of ours.
+        again = await call(client, "operation_undo_prepare", {"operation_id": st["operation_id"]})
+        assert again["changed_blocks"] == 0
+
+    run(comp, scenario)
+
+
+def test_8_environment_is_its_own_source(comp):
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(50, 64, 0, 51, 64, 0)})
+        automation(comp, "environment", [(51, 64, 0, "minecraft:water[level=0]")])
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "conflict"
+        assert st["conflict_samples"][0]["source"] == "environment"
+
+    run(comp, scenario)
+
+
+def test_parts_mask_and_protection(comp):
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(0, 64, 40, 4, 66, 44, hollow=True)})
+        st = await apply_and_wait(client, plan)
+        part = await call(client, "part_define", {"name": "walls", "operation_id": st["operation_id"]})
+        assert part["block_count"] == st["written"] and part["protected"] is False
+        # Bounds are not a mask: the hollow interior is inside the bounds but not in the part.
+        with pytest.raises(ToolError) as exc:
+            await call(client, "build_prepare", {"recipe": box(2, 65, 42, 2, 65, 42), "part_id": part["part_id"]})
+        assert exc.value.error["code"] == "out_of_bounds"
+        ok = await call(client, "build_prepare", {"recipe": box(0, 64, 40, 0, 64, 40, "minecraft:stone"),
+                                                  "part_id": part["part_id"]})
+        assert ok["changed_blocks"] == 1
+        automation(comp, "player", [(4, 66, 44, "minecraft:glass")])
+        got = await call(client, "part_get", {"part_id": part["part_id"]})
+        assert got["external_changes_since"]["by_source"] == {"player": 1}
+        # Protection is admin-only and then refuses agent writes.
+        out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "part", "protect", part["part_id"]],
+                             env=comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"},
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        with pytest.raises(ToolError) as exc:
+            await call(client, "build_prepare", {"recipe": box(0, 64, 40, 0, 64, 40, "minecraft:stone")})
+        assert exc.value.error["code"] == "permission_denied"
+
+    run(comp, scenario)
+
+
+def test_11_agent_token_cannot_call_admin_or_spoof_identity(comp):
+    from mcb.journal.v1 import journal_pb2 as jpb
+    from mcb.journal.v1 import journal_pb2_grpc
+    from mcb_rpc.auth import call_metadata
+
+    addr = f"127.0.0.1:{comp.ports['journal_grpc']}"
+
+    async def main():
+        async with grpc.aio.insecure_channel(addr) as ch:
+            admin = journal_pb2_grpc.JournalAdminStub(ch)
+            with pytest.raises(grpc.RpcError) as exc:
+                await admin.RecoveryReview(jpb.OperationRef(operation_id="x"),
+                                           metadata=call_metadata(comp.token("agent")))
+            assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            stub = journal_pb2_grpc.JournalStub(ch)
+            for project, player in (("other-project", "p"), ("default", "not-the-owner")):
+                with pytest.raises(grpc.RpcError) as exc:
+                    await stub.ProjectContext(jpb.ProjectContextRequest(),
+                                              metadata=call_metadata(comp.token("agent"), project, player))
+                assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+    anyio.run(main)
+
+    async def scenario(client):
+        with pytest.raises(ToolError) as exc:
+            await call(client, "build_prepare", {"recipe": box(100, 64, 0, 101, 64, 0)})
+        assert exc.value.error["code"] == "out_of_bounds"
+
+    run(comp, scenario)
+
+
+def test_7_change_feed_and_resync_after_host_restart(comp):
+    async def scenario_before(client):
+        region = {"min": {"x": 60, "y": 60, "z": 60}, "max": {"x": 63, "y": 70, "z": 63}}
+        fresh = await call(client, "region_changes", {"region": region, "since_cursor": ""})
+        automation(comp, "player", [(61, 64, 61, "minecraft:glass"), (62, 64, 62, "minecraft:glass")])
+        automation(comp, "player", [(0, 64, 63, "minecraft:glass")])  # outside the region
+        page = await call(client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"]})
+        assert page["changes"] == 2 and page["by_source"] == {"player": 2}
+        return page["next_cursor"], region
+
+    holder = {}
+
+    async def first(client):
+        holder["cursor"], holder["region"] = await scenario_before(client)
+
+    run(comp, first)
+    comp.procs["world-host"].stop()
+    comp.start("world-host")
+
+    async def after(client):
+        with pytest.raises(ToolError) as exc:
+            await call(client, "region_changes", {"region": holder["region"], "since_cursor": holder["cursor"]})
+        assert exc.value.error["code"] == "resync_required"
+        summary = await call(client, "region_inspect", {**holder["region"], "detail": "summary"})
+        assert summary["non_air"] >= 2
+        fresh = await call(client, "region_changes", {"region": holder["region"], "since_cursor": ""})
+        assert fresh["changes"] == 0
+
+    run(comp, after)
+
+
+@pytest.mark.parametrize("point", ["after_intent", "before_completion"])
+def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
+    env_admin = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
+    x0 = 0 if point == "after_intent" else 20
+    comp.procs["journal"].stop()
+    comp.start("journal", {"MCB_FAULT_POINT": point})
+    journal = comp.procs["journal"]
+
+    async def crash(client):
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 80, 0, x0 + 9, 80, 9, "minecraft:stone")})
+        await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                           "idempotency_key": str(uuid.uuid4())})
+        with anyio.fail_after(TIMEOUT):
+            while journal.alive():
+                await anyio.sleep(0.05)
+
+    run(comp, crash)
+    assert journal.popen.returncode == -9
+    comp.start("journal")  # fault point no longer armed
+
+    async def after(client):
+        ctx = await call(client, "project_context")
+        stuck = [o for o in ctx["needs_attention"] if o["state"] == "recovery_required"]
+        assert len(stuck) == 1
+        op_id = stuck[0]["operation_id"]
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 81, 0, x0, 81, 0)})
+        with pytest.raises(ToolError) as exc:
+            await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                               "idempotency_key": str(uuid.uuid4())})
+        assert exc.value.error["code"] == "recovery_required"
+        return op_id
+
+    op_holder = {}
+
+    async def after_wrap(client):
+        op_holder["op"] = await after(client)
+
+    run(comp, after_wrap)
+    op_id = op_holder["op"]
+    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id], env=env_admin,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    review = json.loads(out.stdout)
+    assert review["positions"] == 100
+    if point == "after_intent":  # killed before the host was asked: nothing written
+        assert (review["matchesBefore"], review["matchesAfter"]) == (100, 0)
+    else:  # killed after the host wrote, before completion was recorded
+        assert (review["matchesBefore"], review["matchesAfter"]) == (0, 100)
+    # A foreign change after the review makes the digest stale: refused.
+    automation(comp, "external", [(x0, 80, 0, "minecraft:glass")])
+    stale = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
+                            review["currentDigest"]], env=env_admin, capture_output=True, text=True, timeout=60)
+    assert stale.returncode == 1 and "invalid_request" in stale.stderr
+    review2 = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
+                                        env=env_admin, capture_output=True, text=True, timeout=60).stdout)
+    assert review2["foreignStates"] == 1
+    done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
+                           review2["currentDigest"]], env=env_admin, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["state"] == "failed"
+    assert state_at(comp, x0, 80, 0) == "minecraft:glass"  # nothing rewritten automatically
+
+    async def unblocked(client):
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 82, 0, x0, 82, 0)})
+        st = await apply_and_wait(client, plan)
+        assert st["state"] == "applied"
+        with pytest.raises(ToolError) as exc:
+            await call(client, "operation_undo_prepare", {"operation_id": op_id})
+        assert exc.value.error["code"] == "permission_denied"
+
+    run(comp, unblocked)
+
+
+def test_regenerate_tower_keeps_hand_made_windows(comp):
+    """The main scenario: "keep my windows, add two floors, redo the roof"."""
+    def tower(top: int, roof: str) -> dict:
+        return {"version": 1, "operations": [
+            {"type": "box", "min": {"x": -20, "y": 64, "z": 50}, "max": {"x": -16, "y": top, "z": 54},
+             "block": "minecraft:stone_bricks", "hollow": True},
+            {"type": "box", "min": {"x": -20, "y": top + 1, "z": 50}, "max": {"x": -16, "y": top + 1, "z": 54},
+             "block": roof}]}
+
+    async def scenario(client):
+        v1 = await call(client, "build_prepare", {"recipe": tower(68, "minecraft:oak_planks")})
+        st = await apply_and_wait(client, v1)
+        assert st["state"] == "applied"
+        part = await call(client, "part_define", {"name": "tower", "operation_id": st["operation_id"]})
+        automation(comp, "player", [(-20, 66, 52, "minecraft:glass"), (-16, 66, 52, "minecraft:glass")])
+        v2 = await call(client, "build_prepare", {"recipe": tower(70, "minecraft:spruce_planks"),
+                                                  "regenerate_part_id": part["part_id"]})
+        assert not v2.get("conflicts"), v2
+        done = await apply_and_wait(client, v2)
+        assert done["state"] == "applied", done
+        assert state_at(comp, -20, 66, 52) == "minecraft:glass"        # the windows survive
+        assert state_at(comp, -16, 66, 52) == "minecraft:glass"
+        assert state_at(comp, -20, 70, 50) == "minecraft:stone_bricks"  # two more floors
+        assert state_at(comp, -18, 71, 52) == "minecraft:spruce_planks"  # the new roof
+        assert state_at(comp, -18, 69, 52) == "minecraft:air"           # the old roof is gone
+        assert state_at(comp, -18, 68, 52) == "minecraft:air"           # the old top face is gone
+        assert state_at(comp, -20, 69, 50) == "minecraft:stone_bricks"  # old roof edge became wall
+
+    run(comp, scenario)
+
+
+def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp):
+    """kill -9 of the world host at random moments of a multi-batch apply, several times."""
+    import random
+
+    rng = random.Random(1234)
+    for round_ in range(3):
+        z0 = -60 + round_ * 10
+        recipe = box(-60, 90, z0, -45, 129, z0 + 9, "minecraft:andesite")  # 16 x 40 x 10 = 6400: 13 batches
+        holder: dict = {}
+
+        async def start(client):
+            plan = await call(client, "build_prepare", {"recipe": recipe})
+            holder["plan"] = plan
+            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                                    "idempotency_key": str(uuid.uuid4())})
+            holder["op"] = op["operation_id"]
+            await anyio.sleep(rng.uniform(0.05, 1.0))  # the fault's timing, not a synchronisation
+
+        run(comp, start)
+        comp.procs["world-host"].kill9()
+        comp.start("world-host")
+
+        async def finish(client):
+            with anyio.fail_after(TIMEOUT):
+                while True:
+                    st = await call(client, "operation_status", {"operation_id": holder["op"]})
+                    if st["state"] not in ("prepared", "queued", "applying"):
+                        return st
+                    await anyio.sleep(0.1)
+
+        result: dict = {}
+
+        async def fin(client):
+            result["st"] = await finish(client)
+
+        run(comp, fin)
+        st = result["st"]
+        # The journal retried the same batch ids while the host restarted: idempotent, so the
+        # operation completes with every block written exactly once.
+        assert st["state"] == "applied", st
+        assert st["written"] == holder["plan"]["changed_blocks"] == 6400
+        got = comp.world_rpc("region_read", {"min": {"x": -60, "y": 90, "z": z0},
+                                             "max": {"x": -45, "y": 129, "z": z0 + 9}})
+        idx = array.array("H")
+        idx.frombytes(base64.b64decode(got["indices"]))
+        assert len(idx) == 6400
+        assert {got["palette"][i] for i in idx} == {"minecraft:andesite"}, round_
+
+
+def test_lost_world_host_link_stops_and_requires_recovery(comp):
+    env_admin = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
+    comp.procs["journal"].stop()
+    comp.start("journal", {"MCB_LINK_RETRY_SECONDS": "1"})
+    holder: dict = {}
+
+    async def apply(client):
+        plan = await call(client, "build_prepare", {"recipe": box(-64, 140, -64, -25, 149, -25)})  # 16,000
+        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                                "idempotency_key": str(uuid.uuid4())})
+        holder["op"] = op["operation_id"]
+
+    run(comp, apply)
+    comp.procs["world-host"].kill9()  # the link drops in the middle of the apply
+
+    async def wait(client):
+        with anyio.fail_after(TIMEOUT):
+            while True:
+                st = await call(client, "operation_status", {"operation_id": holder["op"]})
+                if st["state"] not in ("prepared", "queued", "applying"):
+                    break
+                await anyio.sleep(0.1)
+        holder["st"] = st
+
+    run(comp, wait)
+    st = holder["st"]
+    assert st["state"] == "recovery_required", st  # no new batch, nothing replayed blindly
+    comp.start("world-host")
+    review = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", holder["op"]],
+                                       env=env_admin, capture_output=True, text=True, timeout=60).stdout)
+    assert review["foreignStates"] == 0
+    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"]
+    assert review["matchesAfter"] >= st["written"]
+    assert review["positions"] - st["written"] <= 512  # confirmed writes + at most one unfinished batch
+    done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", holder["op"], "--digest",
+                           review["currentDigest"]], env=env_admin, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    comp.procs["journal"].stop()
+    comp.start("journal")

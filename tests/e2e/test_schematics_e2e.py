@@ -1,0 +1,175 @@
+"""Schematics end to end on the running stack (`mcb up`), through MCP only (plus the world
+host's protocol to read the result back): build → schematic_export → asset_list →
+schematic_import_prepare rotated elsewhere → build_apply → the rotated states are in the world.
+Also: a bad file never breaks asset_list; block entities are refused, or left out and listed
+with the opt-in.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import uuid
+from array import array
+from pathlib import Path
+
+import anyio
+import pytest
+from e2e.mcpclient import ToolError, call, http_client
+from mcb_common.registry import Registry
+from mcb_common.transforms import rotate
+
+FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
+TIMEOUT = 60
+STAIRS = "minecraft:oak_stairs[facing=north,half=bottom,shape=straight,waterlogged=false]"
+LOG = "minecraft:oak_log[axis=x]"
+DOOR = "minecraft:oak_door[facing=east,half=lower,hinge=left,open=false,powered=false]"
+DOOR_TOP = "minecraft:oak_door[facing=east,half=upper,hinge=left,open=false,powered=false]"
+FENCE = "minecraft:oak_fence[east=false,north=true,south=false,waterlogged=false,west=false]"
+SLAB = "minecraft:stone_slab[type=top,waterlogged=false]"
+MIN = {"x": 20, "y": 64, "z": 20}
+MAX = {"x": 23, "y": 66, "z": 22}
+RECIPE = {"version": 1, "operations": [
+    {"type": "box", "min": {"x": 20, "y": 64, "z": 20}, "max": {"x": 23, "y": 64, "z": 22}, "block": "minecraft:stone"},
+    {"type": "box", "min": {"x": 20, "y": 65, "z": 20}, "max": {"x": 20, "y": 65, "z": 20}, "block": STAIRS},
+    {"type": "box", "min": {"x": 21, "y": 65, "z": 20}, "max": {"x": 22, "y": 65, "z": 20}, "block": LOG},
+    {"type": "box", "min": {"x": 23, "y": 65, "z": 21}, "max": {"x": 23, "y": 65, "z": 21}, "block": DOOR},
+    {"type": "box", "min": {"x": 23, "y": 66, "z": 21}, "max": {"x": 23, "y": 66, "z": 21}, "block": DOOR_TOP},
+    {"type": "box", "min": {"x": 20, "y": 65, "z": 22}, "max": {"x": 20, "y": 65, "z": 22}, "block": FENCE},
+    {"type": "box", "min": {"x": 21, "y": 66, "z": 22}, "max": {"x": 21, "y": 66, "z": 22}, "block": SLAB},
+]}
+
+
+async def wait_terminal(client, op_id: str) -> dict:
+    with anyio.fail_after(TIMEOUT):
+        while True:
+            st = await call(client, "operation_status", {"operation_id": op_id})
+            if st["state"] in ("applied", "conflict", "cancelled", "failed", "recovery_required"):
+                return st
+            await anyio.sleep(0.1)
+
+
+async def apply(client, plan: dict) -> dict:
+    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                            "idempotency_key": f"e2e-schem-{uuid.uuid4()}"})
+    return await wait_terminal(client, op["operation_id"])
+
+
+def read_world(stack, lo: dict, hi: dict) -> dict[tuple[int, int, int], str]:
+    res = stack.world_rpc("region_read", {"min": lo, "max": hi})
+    idx = array("H")
+    idx.frombytes(base64.b64decode(res["indices"]))
+    pal = res["palette"]
+    out = {}
+    i = 0
+    for y in range(lo["y"], hi["y"] + 1):
+        for z in range(lo["z"], hi["z"] + 1):
+            for x in range(lo["x"], hi["x"] + 1):
+                out[(x, y, z)] = pal[idx[i]]
+                i += 1
+    return out
+
+
+def test_export_list_import_rotated(stack):
+    registry = Registry.load()
+
+    async def scenario():
+        async with http_client(stack.mcp_url, stack.token("agent")) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert {"asset_list", "schematic_export", "schematic_import_prepare"} <= tools
+            ctx = await call(client, "project_context")
+            assert "schematic_import_prepare" in ctx["capabilities"]
+
+            built = await apply(client, await call(client, "build_prepare", {"recipe": RECIPE}))
+            assert built["state"] == "applied", built
+            source = read_world(stack, MIN, MAX)
+
+            meta = await call(client, "schematic_export", {"name": "e2e_house", "min": MIN, "max": MAX,
+                                                           "origin": MIN})
+            assert (meta["assetId"], meta["width"], meta["height"], meta["length"]) == ("e2e_house", 4, 3, 3)
+            assert meta["blockCount"] == sum(1 for s in source.values() if s != "minecraft:air")
+            assert meta["offset"] == {"x": 0, "y": 0, "z": 0} and len(meta["sha256"]) == 64
+            assert (stack.runtime / "assets" / "e2e_house.schem").stat().st_size == meta["bytes"]
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_export", {"name": "e2e_house", "min": MIN, "max": MAX})
+            assert "already exists" in ei.value.error["message"]
+            with pytest.raises(ToolError):
+                await call(client, "schematic_export", {"name": "../evil", "min": MIN, "max": MAX})
+
+            listing = await call(client, "asset_list", {"query": "E2E"})
+            assert [a["assetId"] for a in listing["assets"]] == ["e2e_house"]
+            assert listing["assets"][0]["sha256"] == meta["sha256"]
+
+            target = {"x": -30, "y": 70, "z": -30}
+            plan = await call(client, "schematic_import_prepare",
+                              {"asset_id": "e2e_house", "target": target, "rotation": 90})
+            assert plan["total_positions"] == 4 * 3 * 3
+            assert any("air" in w for w in plan.get("warnings", []))
+            done = await apply(client, plan)
+            assert done["state"] == "applied", done
+
+            # expected: (dx, dz) -> (-dz, dx) around target, states turned one quarter clockwise
+            expected = {}
+            for (x, y, z), st in source.items():
+                dx, dz = x - MIN["x"], z - MIN["z"]
+                expected[(target["x"] - dz, target["y"] + y - MIN["y"], target["z"] + dx)] = rotate(st, 1, registry)
+            xs, ys, zs = zip(*expected, strict=False)
+            got = read_world(stack, {"x": min(xs), "y": min(ys), "z": min(zs)},
+                             {"x": max(xs), "y": max(ys), "z": max(zs)})
+            assert {p: got[p] for p in expected} == expected
+            assert got[(target["x"], target["y"] + 1, target["z"])].startswith(
+                "minecraft:oak_stairs[facing=east"), "stairs facing north turn to face east"
+
+            # re-importing the same plan target again: everything is already there
+            again = await call(client, "schematic_import_prepare",
+                               {"asset_id": "e2e_house", "target": target, "rotation": 90})
+            assert again["changed_blocks"] == 0 and again["already_blocks"] == 36
+
+    anyio.run(scenario)
+
+
+def test_bad_files_and_block_entities(stack):
+    if not FIXTURES.is_dir():
+        pytest.skip(f"third-party fixtures not present at {FIXTURES} (CI provides ../shared/fixtures)")
+    assets = stack.runtime / "assets"
+    assets.mkdir(exist_ok=True)
+    (assets / "broken.schem").write_bytes(b"\x1f\x8b\x08\x00junk")
+    (assets / "huge.schem").write_bytes(b"\x1f\x8b" + bytes(1024 * 1024))  # one byte over 1 MiB
+    shutil.copyfile(FIXTURES / "schem" / "nucleation_new_chest_test_v2.schem", assets / "chests.schem")
+    shutil.copyfile(FIXTURES / "structure" / "fabric_test_structure.nbt", assets / "statue.nbt")
+
+    async def scenario():
+        async with http_client(stack.mcp_url, stack.token("agent")) as client:
+            listing = await call(client, "asset_list", {})
+            by_id = {a["assetId"]: a for a in listing["assets"]}
+            assert not by_id["broken"]["valid"] and by_id["broken"]["reason"]
+            assert by_id["chests"]["valid"] and by_id["chests"]["blockEntities"] == 6
+            assert by_id["statue.nbt"]["readOnly"]
+            assert not by_id["huge"]["valid"] and "limit" in by_id["huge"]["reason"]
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_import_prepare",
+                           {"asset_id": "huge", "target": {"x": 40, "y": 70, "z": 40}})
+            assert ei.value.error["code"] == "budget_exceeded"
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_import_prepare",
+                           {"asset_id": "../secrets/agent", "target": {"x": 40, "y": 70, "z": 40}})
+            assert ei.value.error["code"] == "invalid_request"
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_import_prepare",
+                           {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40}})
+            assert ei.value.error["code"] == "unsupported_block" and "block entities" in ei.value.error["message"]
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_import_prepare",
+                           {"asset_id": "statue.nbt", "target": {"x": 40, "y": 70, "z": 40}})
+            assert "entities" in ei.value.error["message"]
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_import_prepare",
+                           {"asset_id": "broken", "target": {"x": 40, "y": 70, "z": 40}})
+            assert ei.value.error["code"] == "invalid_request"
+            plan = await call(client, "schematic_import_prepare",
+                              {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40},
+                               "allow_drop_block_entities": True})
+            assert len(plan["left_out"]) == 6 and {b["id"] for b in plan["left_out"]} >= {"minecraft:chest"}
+            assert plan["total_positions"] == 7 * 5 * 12 - 6
+
+    anyio.run(scenario)

@@ -20,4 +20,5 @@ command -v mvn >/dev/null 2>&1 || { echo "paper-plugin: needs Maven 3.8+ (apt-ge
 export JAVA_HOME="$jdk"
 # Maven 3.8's bundled Guava calls sun.misc.Unsafe; JDK 24+ warns about it on every run.
 if [ "$(major "$jdk")" -ge 24 ]; then export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"; fi
-exec mvn -q -B -Dstyle.color=never "$@"
+# Debian's Maven 3.8.7 prints bare colour resets even in batch mode; drop them (and the empty lines).
+mvn -q -B -Dstyle.color=never "$@" 2>&1 | sed -u 's/\x1b\[0m//g; /^$/d'

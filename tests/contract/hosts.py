@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from harness import Proc, free_port, start_process
-from mcb_rpc.tokens import ensure_token
+from mcb_rpc.tokens import ensure_token, read_token
 
 
 @dataclass
@@ -176,4 +176,19 @@ def java_core(tmp: Path, automation: bool = True) -> HostHandle:
     return HostHandle("java-core", url, tokens, automation, None, restart, stop)
 
 
+def paper_live(tmp: Path, automation: bool = True) -> HostHandle:
+    """A real Paper server with the plugin (docs/paper-live-test.md): MUTATES that world; never in CI.
+    Registered only when MCB_LIVE_WORLD_URL is set; tokens come from MCB_LIVE_SECRETS_DIR."""
+    if not automation:
+        pytest.skip("paper-live runs with allow-local-automation on; the 'off' case is covered by the other hosts")
+    secrets_dir = Path(os.environ["MCB_LIVE_SECRETS_DIR"])
+    tokens = {p: read_token(secrets_dir, p) for p in ("service", "admin", "automation")}
+    missing = [p for p, t in tokens.items() if not t]
+    assert not missing, f"token files missing in {secrets_dir}: {missing}"
+    tokens["agent"] = "agent-token-unknown-to-the-world-host"
+    return HostHandle("paper-live", os.environ["MCB_LIVE_WORLD_URL"].rstrip("/"), tokens, True)  # type: ignore[arg-type]
+
+
 FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded, "java-core": java_core}
+if os.environ.get("MCB_LIVE_WORLD_URL"):
+    FACTORIES = {"paper-live": paper_live}  # only the live server: its world must be fresh and flat

@@ -168,6 +168,10 @@ def test_parts_mask_and_protection(comp):
                                                   "part_id": part["part_id"]})
         assert ok["changed_blocks"] == 1
         automation(comp, "player", [(4, 66, 44, "minecraft:glass")])
+        # Parts do not overlap.
+        with pytest.raises(ToolError) as exc:
+            await call(client, "part_define", {"name": "walls-again", "operation_id": st["operation_id"]})
+        assert exc.value.error["code"] == "invalid_request" and "walls" in exc.value.error["message"]
         got = await call(client, "part_get", {"part_id": part["part_id"]})
         assert got["external_changes_since"]["by_source"] == {"player": 1}
         # Protection is admin-only and then refuses agent writes.
@@ -244,16 +248,20 @@ def test_7_change_feed_and_resync_after_host_restart(comp):
     run(comp, after)
 
 
-@pytest.mark.parametrize("point", ["after_intent", "before_completion"])
+@pytest.mark.parametrize("point", ["before_intent", "after_intent", "before_completion"])
 def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
+    import random
+
     env_admin = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
-    x0 = 0 if point == "after_intent" else 20
+    x0 = {"before_intent": -40, "after_intent": 0, "before_completion": 20}[point]
+    skip = random.Random().randint(0, 2)  # crash at batch skip+1 of 4
     comp.procs["journal"].stop()
-    comp.start("journal", {"MCB_FAULT_POINT": point})
+    comp.start("journal", {"MCB_FAULT_POINT": point, "MCB_FAULT_SKIP": str(skip)})
     journal = comp.procs["journal"]
 
     async def crash(client):
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 80, 0, x0 + 9, 80, 9, "minecraft:stone")})
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 80, 0, x0 + 15, 87, 15, "minecraft:stone")})
+        assert plan["batches"] == 4
         await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
                                            "idempotency_key": str(uuid.uuid4())})
         with anyio.fail_after(TIMEOUT):
@@ -263,35 +271,33 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
     run(comp, crash)
     assert journal.popen.returncode == -9
     comp.start("journal")  # fault point no longer armed
+    op_holder = {}
 
     async def after(client):
         ctx = await call(client, "project_context")
         stuck = [o for o in ctx["needs_attention"] if o["state"] == "recovery_required"]
         assert len(stuck) == 1
-        op_id = stuck[0]["operation_id"]
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 81, 0, x0, 81, 0)})
+        op_holder["op"] = stuck[0]["operation_id"]
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 90, 0, x0, 90, 0)})
         with pytest.raises(ToolError) as exc:
             await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
                                                "idempotency_key": str(uuid.uuid4())})
         assert exc.value.error["code"] == "recovery_required"
-        return op_id
 
-    op_holder = {}
-
-    async def after_wrap(client):
-        op_holder["op"] = await after(client)
-
-    run(comp, after_wrap)
+    run(comp, after)
     op_id = op_holder["op"]
     out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id], env=env_admin,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     review = json.loads(out.stdout)
-    assert review["positions"] == 100
-    if point == "after_intent":  # killed before the host was asked: nothing written
-        assert (review["matchesBefore"], review["matchesAfter"]) == (100, 0)
-    else:  # killed after the host wrote, before completion was recorded
-        assert (review["matchesBefore"], review["matchesAfter"]) == (0, 100)
+    confirmed = 512 * skip  # batches settled before the crash
+    expected = {  # (positions, matchesBefore, matchesAfter): exact, no lost or duplicated write
+        "before_intent": (confirmed, 0, confirmed),
+        "after_intent": (confirmed + 512, 512, confirmed),  # the host was never asked
+        "before_completion": (confirmed + 512, 0, confirmed + 512),  # written, not recorded
+    }[point]
+    assert (review["positions"], review["matchesBefore"], review["matchesAfter"]) == expected, (skip, review)
+    assert review["foreignStates"] == 0
     # A foreign change after the review makes the digest stale: refused.
     automation(comp, "external", [(x0, 80, 0, "minecraft:glass")])
     stale = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
@@ -299,7 +305,7 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
     assert stale.returncode == 1 and "invalid_request" in stale.stderr
     review2 = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
                                         env=env_admin, capture_output=True, text=True, timeout=60).stdout)
-    assert review2["foreignStates"] == 1
+    assert review2["currentDigest"] != review["currentDigest"]
     done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
                            review2["currentDigest"]], env=env_admin, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -307,7 +313,7 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
     assert state_at(comp, x0, 80, 0) == "minecraft:glass"  # nothing rewritten automatically
 
     async def unblocked(client):
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 82, 0, x0, 82, 0)})
+        plan = await call(client, "build_prepare", {"recipe": box(x0, 91, 0, x0, 91, 0)})
         st = await apply_and_wait(client, plan)
         assert st["state"] == "applied"
         with pytest.raises(ToolError) as exc:
@@ -337,6 +343,10 @@ def test_regenerate_tower_keeps_hand_made_windows(comp):
         assert not v2.get("conflicts"), v2
         done = await apply_and_wait(client, v2)
         assert done["state"] == "applied", done
+        # Redefining the part under its own name takes the regenerated blocks.
+        again = await call(client, "part_define", {"name": "tower", "operation_id": done["operation_id"]})
+        assert again["part_id"] == part["part_id"]
+        assert again["block_count"] == (5 * 7 * 5 - 3 * 5 * 3) + 25  # the whole new design, windows' places too
         assert state_at(comp, -20, 66, 52) == "minecraft:glass"        # the windows survive
         assert state_at(comp, -16, 66, 52) == "minecraft:glass"
         assert state_at(comp, -20, 70, 50) == "minecraft:stone_bricks"  # two more floors

@@ -94,7 +94,7 @@ def test_air_columns_and_missing_chunks_are_marked_never_guessed():
     r = inspect(world, box, "heightmap", step=1)
     hm = r.heightmap
     assert hm.step == 2 and hm.cols == 32  # step 1 would exceed the 32 x 32 grid
-    assert r.unknown_chunk_count == 2 and sorted(zip(r.unknown_chunks[0::2], r.unknown_chunks[1::2])) == [(0, 3), (3, 3)]
+    assert r.unknown_chunk_count == 2 and sorted(zip(r.unknown_chunks[0::2], r.unknown_chunks[1::2], strict=True)) == [(0, 3), (3, 3)]
     assert r.unknown_positions == 2 * 16 * 16 * 21
     assert hm.heights[0] == 5  # (0, 0)
     assert hm.heights[20] == 20  # x = 40: the surface (100) is above the box, so its top layer

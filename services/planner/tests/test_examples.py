@@ -53,7 +53,11 @@ def test_golden_plan(name):
     got = dict(r.materials)
     for state, n in materials.items():
         assert got[state] == n, state
-    assert not r.warnings
+    if name == "roof":
+        assert r.warnings == ("1 redstone component(s) (lightning_rod) may change state after placement "
+                              "as they react to their neighbours",)
+    else:
+        assert not r.warnings
     assert digest(r) == DIGESTS[name]
     assert compile_recipe(EXAMPLES[name]).recipe_hash == r.recipe_hash
 

@@ -137,31 +137,23 @@ class JournalCore:
     def recover_at_start(self) -> list[str]:
         """Decide what a previous process left behind. Returns ops now recovery_required.
 
-        - a batch with an intent and no completion: its writes may or may not have happened
-          -> the operation becomes ``recovery_required`` (an admin decides; never replayed);
-        - ``applying`` with every batch settled: interrupted between batches -> ``cancelled``
-          with its confirmed counts (nothing uncertain; a new prepare continues the work);
+        - ``applying``: the process died while the operation was writing — inside a batch (an
+          intent without completion: its writes may or may not have happened) or between two
+          batches. Either way the operation becomes ``recovery_required``: an admin reviews the
+          live world over its mask and decides; nothing is replayed or resumed silently.
         - ``prepared`` / ``queued``: nothing was written -> stays, and is re-enqueued.
         """
         needing = []
-        rows = self.db.all("SELECT op_id, state FROM operations WHERE state='applying'")
-        for r in rows:
-            open_intent = self.db.one(
-                "SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"]
+        for r in self.db.all("SELECT op_id FROM operations WHERE state='applying'"):
+            open_intent = self.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"])
+            where = (f"while batch {open_intent['seq'] + 1} was being written" if open_intent is not None
+                     else "between two batches")
+            self._set_state(
+                r["op_id"], OpState.RECOVERY_REQUIRED,
+                message=f"the journal stopped {where}; new writes are refused until an admin reviews it "
+                        "(mcb recovery review) and decides",
             )
-            if open_intent is not None:
-                self._set_state(
-                    r["op_id"], OpState.RECOVERY_REQUIRED,
-                    message=f"the journal stopped while batch {open_intent['seq']} was being written; "
-                            "an admin must review it (mcb recovery review) before new writes",
-                )
-                needing.append(r["op_id"])
-            else:
-                self._set_state(
-                    r["op_id"], OpState.CANCELLED,
-                    message="interrupted by a journal restart between batches; the confirmed "
-                            "writes stay; prepare again to continue",
-                )
+            needing.append(r["op_id"])
         return needing
 
     def pending_recovery(self) -> list[str]:

@@ -181,8 +181,10 @@ class Executor:
                 prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
                 prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
                 sources = await core.safety.classify([tuple(c["pos"]) for c in cs], prepared_oid)
+                parts = core.safety.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
                 for c in cs:
                     c["source"] = sources.get(tuple(c["pos"]), "external")
+                    c["part_id"] = parts.get(tuple(c["pos"]), "")
             self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
             with self.db.tx() as c:
                 c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))

@@ -242,23 +242,60 @@ class Safety:
         if op["state"] not in (OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED):
             raise McbError(ErrorCode.INVALID_REQUEST,
                            f"operation {op_id} is {op['state']}; a part is defined from a finished operation")
-        rows = self.db.all("SELECT x, y, z, after FROM written WHERE op_id=? AND uncertain=0", op_id)
-        if not rows:
-            raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
-        positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
-        mask = {"positions": [list(p) for p in positions],
-                "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows}}
-        sha = core.blobs.put(json.dumps(mask, sort_keys=True, separators=(",", ":")).encode())
+        prow = self.db.one("SELECT p.summary_json FROM plans p JOIN operations o ON o.plan_id=p.plan_id"
+                           " WHERE o.op_id=?", op_id)
+        pdoc = json.loads(prow["summary_json"] or "{}") if prow is not None else {}
+        if pdoc.get("design_sha") and op["state"] == OpState.APPLIED:
+            # A regeneration: the part is the whole new design (kept blocks included).
+            sha = pdoc["design_sha"]
+            positions = [tuple(p) for p in json.loads(core.blobs.get(sha))["positions"]]
+        else:
+            rows = self.db.all("SELECT x, y, z, after FROM written WHERE op_id=? AND uncertain=0", op_id)
+            if not rows:
+                raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
+            positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
+            mask = {"positions": [list(p) for p in positions],
+                    "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows}}
+            sha = core.blobs.put(json.dumps(mask, sort_keys=True, separators=(",", ":")).encode())
         bounds = _bounds(positions)
-        part_id = "pt_" + secrets.token_hex(6)
-        if self.db.one("SELECT 1 FROM parts WHERE project_id=? AND name=?", project.project_id, name):
-            raise McbError(ErrorCode.INVALID_REQUEST, f"a part named {name!r} already exists in this project")
+        same = self.db.one("SELECT part_id, protected FROM parts WHERE project_id=? AND name=?",
+                           project.project_id, name)
+        # Parts do not overlap; redefining a part under its own name (e.g. after regenerating
+        # it) replaces its mask.
+        mine = set(positions)
+        for other in self.db.all("SELECT part_id, name FROM parts WHERE project_id=?", project.project_id):
+            if same is not None and other["part_id"] == same["part_id"]:
+                continue
+            overlap = mine & self.part_mask(other["part_id"])
+            if overlap:
+                raise McbError(ErrorCode.INVALID_REQUEST,
+                               f"{len(overlap)} of these blocks already belong to part {other['name']!r} "
+                               f"({other['part_id']}); parts may not overlap — redefine that part under its "
+                               "own name, or build the extension as a separate operation",
+                               details={"part_id": other["part_id"], "overlap": len(overlap)})
+        if same is not None and same["protected"] and caller.principal != "admin":
+            raise McbError(ErrorCode.PERMISSION_DENIED, f"part {name!r} is protected; only an admin can redefine it")
+        part_id = same["part_id"] if same is not None else "pt_" + secrets.token_hex(6)
         with self.db.tx() as c:
-            c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count, mask_sha256,"
-                      " observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,?,?)",
-                      (part_id, project.project_id, name, op_id, json.dumps(bounds.as_dict()), len(positions), sha,
-                       self.observer.last_oid(), now_ms()))
+            if same is not None:
+                c.execute("UPDATE parts SET op_id=?, bounds_json=?, count=?, mask_sha256=?, observed_at_define=?"
+                          " WHERE part_id=?", (op_id, json.dumps(bounds.as_dict()), len(positions), sha,
+                                               self.observer.last_oid(), part_id))
+            else:
+                c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count,"
+                          " mask_sha256, observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,?,?)",
+                          (part_id, project.project_id, name, op_id, json.dumps(bounds.as_dict()), len(positions),
+                           sha, self.observer.last_oid(), now_ms()))
         return await self.part_get(caller, part_id)
+
+    def parts_at(self, project_id: str, positions: list[Pos]) -> dict[Pos, str]:
+        """The part each position belongs to (parts do not overlap)."""
+        out: dict[Pos, str] = {}
+        wanted = set(positions)
+        for r in self.db.all("SELECT part_id FROM parts WHERE project_id=?", project_id):
+            for p in wanted & self.part_mask(r["part_id"]):
+                out[p] = r["part_id"]
+        return out
 
     def part_mask(self, part_id: str) -> set[Pos]:
         row = self.db.one("SELECT mask_sha256 FROM parts WHERE part_id=?", part_id)
@@ -334,10 +371,14 @@ class Safety:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in this project")
         doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
         g0 = {tuple(int(v) for v in k.split(",")): st for k, st in doc["generated"].items()}
-        before = {(r["x"], r["y"], r["z"]): r["before"] for r in self.db.all(
-            "SELECT x, y, z, before FROM written WHERE op_id=? AND uncertain=0", row["op_id"])}
         pal = list(ws.palette)
         g1 = {(ws.xyz[3 * i], ws.xyz[3 * i + 1], ws.xyz[3 * i + 2]): pal[s] for i, s in enumerate(ws.state)}
+        # Blocks leaving the design return to what was there before we first built them.
+        before: dict[Pos, str] = {}
+        for p in set(g0) - set(g1):
+            r = self.db.one("SELECT before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
+                            " ORDER BY wid LIMIT 1", *p)
+            before[p] = r["before"] if r is not None else "minecraft:air"
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
         current = dict(zip(positions, await read_states(self.core.world, flat), strict=True))
@@ -369,7 +410,16 @@ class Safety:
             f"their current state (design unchanged there; manual edits survive), {len(result.conflicts)} "
             "conflicts (both the design and the world changed) are left as they are"]
         bounds = box_pb(_bounds(positions))
-        return self.core.store_plan(project, plan, bounds, warnings, conflicts)
+        summary = self.core.store_plan(project, plan, bounds, warnings, conflicts)
+        # The new design, for redefining the part from this operation once it is applied.
+        design = {"positions": sorted([list(p) for p in g1]),
+                  "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}
+        design_sha = self.core.blobs.put(json.dumps(design, sort_keys=True, separators=(",", ":")).encode())
+        prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
+        doc = json.loads(prow["summary_json"]) | {"regenerates": part_id, "design_sha": design_sha}
+        with self.db.tx() as c:
+            c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
+        return summary
 
     # ------------------------------------------------------------------ change feed
     async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int) -> dict[str, Any]:

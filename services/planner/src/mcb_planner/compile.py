@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
+from mcb_common.blockinfo import REDSTONE, BlockInfo
 from mcb_common.registry import DEFAULT_VERSION, Registry
 from mcb_common.transforms import transform as transform_state
 
@@ -525,6 +526,14 @@ def compile_recipe(
     unused = sorted(set(palette_opts) - used_palette)
     if unused:
         warnings.append(f"palette entries never used: {', '.join('$' + n for n in unused)}")
+    info = BlockInfo.load(registry.version)
+    redstone = sorted({s.split("[", 1)[0].removeprefix("minecraft:") for s, _ in materials
+                       if info.category(s) == REDSTONE})
+    if redstone:
+        n_red = sum(c for s, c in materials if info.category(s) == REDSTONE)
+        warnings.append(f"{n_red} redstone component(s) ({', '.join(redstone[:6])}"
+                        f"{', …' if len(redstone) > 6 else ''}) may change state after placement "
+                        "as they react to their neighbours")
     weighted = any(len(palette_opts[n]) > 1 for n in used_palette)
     if recipe.seed is not None and not weighted:
         warnings.append("seed has no effect: no weighted palette entry is used")

@@ -54,6 +54,10 @@ public final class RpcServer implements AutoCloseable {
         this.tokens = tokens;
         this.methods = methods;
         HostConfig cfg = core.config();
+        // slow-loris guard of the JDK server (seconds to read a request); set only if nobody chose one
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", "60");
+        }
         InetAddress addr = loopbackOnly(cfg.bindHost());
         this.server = HttpServer.create(new InetSocketAddress(addr, cfg.port()), 64);
         AtomicInteger n = new AtomicInteger();

@@ -57,6 +57,8 @@ public final class WorldHostCore {
     public static final int MAX_REGION_POSITIONS = 2_097_152;
     public static final int MAX_BLOCKS_GET = 100_000;
     public static final int MAX_AUTOMATION_BLOCKS = 32_768;
+    /** Server-thread time one region_read task may take before yielding to the next tick. */
+    public static final long READ_SLICE_NANOS = 10_000_000L;
 
     private final HostConfig config;
     private final WorldAccess world;
@@ -256,40 +258,52 @@ public final class WorldHostCore {
         byte[] out = new byte[(int) size * 2];
         List<String> palette = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        // one server-thread task per chunk column keeps each task small
+        // server-thread tasks read whole chunk columns, as many as fit in READ_SLICE_NANOS each
+        List<long[]> columns = new ArrayList<>();
         for (long k : chunks) {
             int cx = (int) (k >> 32);
             int cz = (int) k;
-            int bx0 = Math.max(x0, cx << 4);
-            int bx1 = Math.min(x1, (cx << 4) + 15);
-            int bz0 = Math.max(z0, cz << 4);
-            int bz1 = Math.min(z1, (cz << 4) + 15);
-            String[] states = onServer(() -> {
-                String[] s = new String[(bx1 - bx0 + 1) * ny * (bz1 - bz0 + 1)];
-                int i = 0;
-                for (int y = y0; y <= y1; y++) {
-                    for (int z = bz0; z <= bz1; z++) {
-                        for (int x = bx0; x <= bx1; x++) {
-                            s[i++] = world.get(x, y, z);
+            columns.add(new long[] {Math.max(x0, cx << 4), Math.min(x1, (cx << 4) + 15),
+                Math.max(z0, cz << 4), Math.min(z1, (cz << 4) + 15)});
+        }
+        int next = 0;
+        while (next < columns.size()) {
+            final int from = next;
+            List<String[]> got = onServer(() -> {
+                List<String[]> parts = new ArrayList<>();
+                long t0 = System.nanoTime();
+                for (int c = from; c < columns.size() && (parts.isEmpty() || System.nanoTime() - t0 < READ_SLICE_NANOS); c++) {
+                    long[] col = columns.get(c);
+                    String[] st = new String[(int) ((col[1] - col[0] + 1) * ny * (col[3] - col[2] + 1))];
+                    int i = 0;
+                    for (int y = y0; y <= y1; y++) {
+                        for (int z = (int) col[2]; z <= col[3]; z++) {
+                            for (int x = (int) col[0]; x <= col[1]; x++) {
+                                st[i++] = world.get(x, y, z);
+                            }
                         }
                     }
+                    parts.add(st);
                 }
-                return s;
+                return parts;
             });
-            int i = 0;
-            for (int y = y0; y <= y1; y++) {
-                for (int z = bz0; z <= bz1; z++) {
-                    for (int x = bx0; x <= bx1; x++) {
-                        String st = BatchExecutor.airNormalize(states[i++]);
-                        Integer g = index.get(st);
-                        if (g == null) {
-                            g = palette.size();
-                            index.put(st, g);
-                            palette.add(st);
+            for (String[] states : got) {
+                long[] col = columns.get(next++);
+                int i = 0;
+                for (int y = y0; y <= y1; y++) {
+                    for (int z = (int) col[2]; z <= col[3]; z++) {
+                        for (int x = (int) col[0]; x <= col[1]; x++) {
+                            String st = BatchExecutor.airNormalize(states[i++]);
+                            Integer g = index.get(st);
+                            if (g == null) {
+                                g = palette.size();
+                                index.put(st, g);
+                                palette.add(st);
+                            }
+                            int at = (((y - y0) * nz + (z - z0)) * nx + (x - x0)) * 2;
+                            out[at] = (byte) (g & 0xFF);
+                            out[at + 1] = (byte) (g >>> 8);
                         }
-                        int at = (((y - y0) * nz + (z - z0)) * nx + (x - x0)) * 2;
-                        out[at] = (byte) (g & 0xFF);
-                        out[at + 1] = (byte) (g >>> 8);
                     }
                 }
             }

@@ -50,7 +50,7 @@ def three_way(g0: dict[Pos, str], before: dict[Pos, str], current: dict[Pos, str
             else:
                 out.writes[p] = (c, g1[p])
             continue
-        target = g1.get(p, before[p])
+        target = g1[p] if p in g1 else before[p]
         verdict = merge_rule(g0[p], c, target)
         if verdict == "keep":
             out.kept.append(p)

@@ -46,4 +46,18 @@ if ! paper-plugin/build.sh --print-java >/dev/null 2>&1; then
   echo "bootstrap: warning: no JDK >= 21 found; make java-test needs one (set MCB_JAVA_HOME, e.g. a Temurin 21/25 JDK)" >&2
 fi
 
+# The chat bridge's pinned ACP agent (codex-acp) and Codex CLI (`mcb login` only); versions locked in
+# services/bridge/acp/package-lock.json.
+# `npm ci` installs exactly the lockfile; the bridge starts the native binary directly (never npx).
+acp=services/bridge/acp
+if [ ! -f "$acp/node_modules/.package-lock.json" ] || [ "$acp/package-lock.json" -nt "$acp/node_modules/.package-lock.json" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "bootstrap: installing the pinned codex-acp (npm ci in $acp)"
+    (cd "$acp" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) \
+      || echo "bootstrap: warning: npm ci failed in $acp; the chat bridge needs MCB_ACP_COMMAND or a retry" >&2
+  else
+    echo "bootstrap: warning: npm is missing; the chat bridge's codex-acp is not installed (Node.js 20+ needed)" >&2
+  fi
+fi
+
 uv sync --frozen --quiet

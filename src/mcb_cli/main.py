@@ -3,6 +3,9 @@
   mcb up        start Redis and every service as local processes on the embedded world
   mcb status    each service's /health
   mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
+  mcb chat      talk to the agent from a terminal against the embedded world (runs the chat loop)
+  mcb doctor    JSON diagnostics: host health, chat config, pinned versions, isolation
+  mcb login [status]   device-code login of the chat agent's own Codex home (explicit only)
   mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
   mcb part protect PART [--off]                      admin: part protection
 """
@@ -21,6 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--quiet", action="store_true", help="print no connection help")
     sub.add_parser("status", help="show each service's health")
     sub.add_parser("mcp", help="serve the MCP tools over stdio")
+    chat = sub.add_parser("chat", help="talk to the agent from a terminal (embedded world)")
+    chat.add_argument("--player", help="player id (default: the first project's owner)")
+    chat.add_argument("--no-loop", action="store_true", help="another bridge already runs the chat loop")
+    chat.add_argument("--wait", type=float, default=600, help="seconds to wait for running turns at end of input")
+    sub.add_parser("doctor", help="JSON diagnostics of the chat bridge")
+    login = sub.add_parser("login", help="device-code login of the chat agent's own Codex home (pinned Codex CLI)")
+    login.add_argument("action", nargs="?", choices=["status"], help="status: only check the login")
     rec = sub.add_parser("recovery", help="admin: decide operations left recovery_required by a crash")
     rsub = rec.add_subparsers(dest="action", required=True)
     rv = rsub.add_parser("review", help="compare the live world with before/after over the affected blocks")
@@ -46,6 +56,19 @@ def main(argv: list[str] | None = None) -> int:
         from .runner import run_status
 
         return run_status()
+    if args.cmd == "chat":
+        from mcb_bridge.chat.terminal import main as chat_main
+
+        return chat_main([*(["--player", args.player] if args.player else []),
+                          *(["--no-loop"] if args.no_loop else []), "--wait", str(args.wait)])
+    if args.cmd == "login":
+        from mcb_bridge.chat.login import run as login_run
+
+        return login_run(args.action)
+    if args.cmd == "doctor":
+        from mcb_bridge.chat.doctor import main as doctor_main
+
+        return doctor_main()
     if args.cmd == "mcp":
         # Replace this process: stdout belongs to the MCP protocol from here on.
         os.execv(sys.executable, [sys.executable, "-m", "mcb_bridge", "stdio"])

@@ -216,6 +216,18 @@ def test_events_player_external_ours_and_resync(world_host):
 
 
 # ---- automation, auth, envelope --------------------------------------------------------------
+def test_environment_changes_are_their_own_source(world_host):
+    c = Client(world_host)
+    auto = Client(world_host, "automation")
+    cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
+    auto.ok("automation_set_blocks", {"actor": "environment",
+                                      "blocks": [{"x": 11, "y": 64, "z": 11, "state": "minecraft:water"}]})
+    evs = c.ok("events_since", {"cursor": cur, "limit": 100})["events"]
+    assert [(e["x"], e["source"], e["playerId"]) for e in evs] == [(11, "environment", "")]
+    auto.err("automation_set_blocks", {"actor": "wizard", "blocks": [{"x": 1, "y": 64, "z": 1, "state": "stone"}]},
+             400, "invalid_request")
+
+
 def test_automation_disabled(world_host_no_automation):
     auto = Client(world_host_no_automation, "automation")
     e = auto.err("automation_set_blocks", {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},
@@ -255,8 +267,8 @@ def test_envelope_errors(world_host):
     c.err("no_such_method", {}, 404, "not_found")
     e = c.err("region_read", {"min": v(0, 0, 0), "max": v(0, 0, 0), "colour": "red"}, 400, "invalid_request")
     assert "colour" in e["message"]
-    e = c.err("player_context", {}, 400, "invalid_request")
-    assert "not implemented" in e["message"]
+    e = c.err("camera_account_pose", {"account": "cam"}, 400, "invalid_request")
+    assert "not implemented" in e["message"] or "not available" in e["message"]
     r = c.raw(None, content=b'{"method":"world_info","pad":"' + b"x" * (9 * 1024 * 1024) + b'"}')
     assert r.status_code == 413 and r.json()["error"]["code"] == "budget_exceeded"
     r = c.raw({"method": "world_info", "requestId": "abc-1"})

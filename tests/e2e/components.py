@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from harness import Proc, free_port, start_process, start_redis
+from harness import Proc, free_ports, start_process, start_redis
 
 PY = sys.executable
 
@@ -74,7 +74,7 @@ def start_components(runtime: Path) -> Components:
         "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}}]}))
     names = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health",
              "journal_health", "camera_health"]
-    ports = {n: free_port() for n in names}
+    ports = dict(zip(names, free_ports(len(names)), strict=True))
     redis_proc, redis_url = start_redis(runtime)
     env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_REDIS_URL": redis_url, "MCB_WORLD_CREATE": "flat",
            "MCB_WORLD_PREGEN": "-64,-64,63,63", "MCB_ALLOW_LOCAL_AUTOMATION": "1",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from harness import ROOT, free_port, wait_until
+from harness import ROOT, free_ports, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
               "planner_health", "journal_health", "camera_health", "redis"]
@@ -65,7 +65,7 @@ class Stack:
 
 
 def start_stack(runtime: Path) -> Stack:
-    ports = {name: free_port() for name in PORT_NAMES}
+    ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES)), strict=True))
     env = dict(os.environ)
     env["MCB_RUNTIME_DIR"] = str(runtime)
     for name, port in ports.items():

@@ -47,6 +47,25 @@ def rev2() -> dict[str, Any]:
     }
 
 
+REPLACE = {"type": "replace", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 70, "z": 4},
+           "from": ["minecraft:stone", "!oak_stairs[facing=east]", "*"], "to": "stone_bricks"}
+PASTE = {"type": "paste", "asset": "tower", "at": {"x": 0, "y": 64, "z": 0}, "rotation": 90}
+
+
+def rev3() -> dict[str, Any]:
+    """A language-revision-3 recipe with replace and paste (for schema/parser fuzzing)."""
+    r = rev2()
+    r["operations"] += [
+        copy.deepcopy(REPLACE),
+        {"type": "transform", "rotate": 180, "anchor": {"x": 0, "y": 64, "z": 0}, "operations": [
+            {"type": "replace", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": "w", "y": 64, "z": 2},
+             "from": "oak_stairs", "to": "$step"},
+            copy.deepcopy(PASTE),
+            {"type": "paste", "part": "pt_0123456789ab", "at": {"x": "w", "y": 64, "z": 0}}]},
+    ]
+    return r
+
+
 def seed() -> dict[str, Any]:
     return json.loads(SEED_TEXT)
 
@@ -86,7 +105,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("operations-object", _with(_set(["operations"], {})), "operations"),
     ("unknown-top-key", _with(_set(["author"], "me")), "author"),
     ("unknown-op-type", _with(_set(["operations", 1, "type"], "sphere")), "operations[1].type"),
-    ("later-op-type", _with(_set(["operations", 1, "type"], "replace")), "operations[1].type"),
+    ("replace-with-line-keys", _with(_set(["operations", 1, "type"], "replace")), "operations[1].block"),
     ("op-without-type", _with(_del(["operations", 0, "type"])), "operations[0].type"),
     ("op-not-object", _with(_set(["operations", 2], "box")), "operations[2]"),
     ("unknown-op-key", _with(_set(["operations", 0, "hollw"], True)), "operations[0].hollw"),
@@ -142,6 +161,26 @@ BAD: list[tuple[str, Any, str]] = [
      "operations[1].anchor"),
     ("transform-ops-empty", _with(_set(["operations", 1], {**TRANSFORM, "operations": []})),
      "operations[1].operations"),
+    # revision 3: replace and paste
+    ("replace-from-empty", _with(_set(["operations", 1], {**REPLACE, "from": []})), "operations[1].from"),
+    ("replace-from-number", _with(_set(["operations", 1], {**REPLACE, "from": [1]})), "operations[1].from[0]"),
+    ("replace-from-double-bang", _with(_set(["operations", 1], {**REPLACE, "from": "!!stone"})),
+     "operations[1].from"),
+    ("replace-from-too-many", _with(_set(["operations", 1], {**REPLACE, "from": ["stone"] * 33})),
+     "operations[1].from"),
+    ("replace-missing-to", _with(_set(["operations", 1], {k: v for k, v in REPLACE.items() if k != "to"})),
+     "operations[1].to"),
+    ("replace-hollow", _with(_set(["operations", 1], {**REPLACE, "hollow": True})), "operations[1].hollow"),
+    ("paste-neither", _with(_set(["operations", 1], {"type": "paste", "at": {"x": 0, "y": 64, "z": 0}})),
+     "operations[1].asset"),
+    ("paste-both", _with(_set(["operations", 1], {**PASTE, "part": "pt_1"})), "operations[1].part"),
+    ("paste-asset-path", _with(_set(["operations", 1], {**PASTE, "asset": "../etc/passwd"})),
+     "operations[1].asset"),
+    ("paste-asset-url", _with(_set(["operations", 1], {**PASTE, "asset": "http://x/y.schem"})),
+     "operations[1].asset"),
+    ("paste-rotation-45", _with(_set(["operations", 1], {**PASTE, "rotation": 45})), "operations[1].rotation"),
+    ("paste-missing-at", _with(_set(["operations", 1], {k: v for k, v in PASTE.items() if k != "at"})),
+     "operations[1].at"),
 ]
 
 # Refused by the parser only: the JSON Schema cannot express expression grammar and names,

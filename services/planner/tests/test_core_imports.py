@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-CORE = ["mcb_planner", "mcb_planner.recipe", "mcb_planner.shapes", "mcb_planner.compile",
+CORE = ["mcb_planner", "mcb_planner.recipe", "mcb_planner.shapes", "mcb_planner.compile", "mcb_planner.sources",
         "mcb_common.recipe_schema"]
 BLOCKED = ["grpc", "redis", "fastapi", "uvicorn", "mcp", "starlette", "httpx"]
 

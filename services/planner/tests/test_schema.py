@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.recipe_schema import RECIPE_SCHEMA
 from mcb_planner.recipe import parse_recipe
-from planner_cases import BAD, PARSER_ONLY, rev2, seed
+from planner_cases import BAD, PARSER_ONLY, rev2, rev3, seed
 
 VALIDATOR = jsonschema.Draft202012Validator(RECIPE_SCHEMA)
 
@@ -56,7 +56,7 @@ scalars = st.one_of(
     st.none(), st.booleans(),
     st.integers(-40_000_000, 40_000_000),
     st.sampled_from([0, 1, 2, 3, 1024, 1025, -1, 64, 1.0, 64.0, 2.5, -0.5]),
-    st.sampled_from(["box", "line", "cylinder", "repeat", "arch", "transform", "replace", "", "minecraft:stone",
+    st.sampled_from(["box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste", "", "minecraft:stone", "!stone", "*", "!", "pt_1", "a/b",
                      "x", "z", "w", "w + 1", "7 / 2", "$wall", "$nope", 90, 45, 270]),
 )
 values = st.recursive(
@@ -70,7 +70,7 @@ values = st.recursive(
 keys = st.sampled_from(["x", "y", "z", "type", "block", "hollow", "from", "to", "min", "max",
                         "center", "radius", "height", "count", "offset", "operations", "extra",
                         "axis", "width", "depth", "filled", "rotate", "mirror", "anchor", "translate",
-                        "weight"])
+                        "weight", "asset", "part", "at", "rotation"])
 
 
 @st.composite
@@ -135,3 +135,14 @@ def test_parser_and_schema_agree_on_mutations_of_a_revision_2_recipe(doc):
 def test_the_revision_2_fixture_is_valid_for_both():
     VALIDATOR.validate(rev2())
     parse_recipe(rev2())
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated(rev3))
+def test_parser_and_schema_agree_on_mutations_of_a_revision_3_recipe(doc):
+    _agree(doc)
+
+
+def test_the_revision_3_fixture_is_valid_for_both():
+    VALIDATOR.validate(rev3())
+    parse_recipe(rev3())

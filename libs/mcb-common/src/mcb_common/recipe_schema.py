@@ -1,4 +1,4 @@
-"""JSON Schema (draft 2020-12) of recipe v1 (language revision 2), and the static bounds it
+"""JSON Schema (draft 2020-12) of recipe v1 (language revision 3), and the static bounds it
 shares with the parser.
 
 The bridge exposes ``RECIPE_SCHEMA`` as the input schema of the ``build_prepare`` tool; the
@@ -9,7 +9,8 @@ Revision 2 keeps ``version: 1``: it is a strict superset of revision 1 (every re
 valid stays valid and compiles to the same blocks). It adds the ``arch`` and ``transform``
 operations, integer fields that may be expressions over ``params`` (strings like
 ``"floors * 4 + 1"``), palette entries with weighted choices, and ``"$name"`` palette
-references wherever a block is expected.
+references wherever a block is expected. Revision 3 adds ``replace`` (a box mask plus a
+filter on the current states) and ``paste`` (a library asset or a defined part).
 
 What the schema cannot say, and only the planner checks (docs/recipes.md):
   * box corners in order (``min`` ≤ ``max`` on every axis);
@@ -45,9 +46,15 @@ MAX_PALETTE_WEIGHT = 1000
 MAX_PARAM_MAGNITUDE = 10**15
 # Expression text (mcb_planner.expr.EXPR_PATTERN is the same pattern).
 EXPR_PATTERN = r"^[A-Za-z0-9_+\-*/%()., ]{1,256}$"
-LANGUAGE_REVISION = 2
+LANGUAGE_REVISION = 3
+# replace: filter entries ("!" negates; "*" = every non-air state; a block id with or without
+# properties); paste: asset ids (mcb_common.assets.ASSET_ID_RE) and part ids.
+MAX_FILTER_ENTRIES = 32
+FILTER_ENTRY_PATTERN = r"^!?[^!]"
+ASSET_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.nbt|\.schem)?$"
+PART_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
-OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform")
+OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste")
 
 _ID = "https://minecraft-builder-mcp.dev/schemas/recipe-v1.json"
 
@@ -77,7 +84,7 @@ def _op(type_name: str, description: str, props: dict[str, Any], required: list[
 RECIPE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": _ID,
-    "title": "minecraft-builder-mcp recipe v1 (language revision 2)",
+    "title": "minecraft-builder-mcp recipe v1 (language revision 3)",
     "description": (
         "A declarative build: operations are applied in order and later ones win where they "
         "overlap. Coordinates are absolute block positions; boxes are inclusive. Any integer "
@@ -166,7 +173,52 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 {"$ref": "#/$defs/repeat"},
                 {"$ref": "#/$defs/arch"},
                 {"$ref": "#/$defs/transform"},
+                {"$ref": "#/$defs/replace"},
+                {"$ref": "#/$defs/paste"},
             ]
+        },
+        "filter_entry": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_BLOCK_TEXT + 1,
+            "pattern": FILTER_ENTRY_PATTERN,
+            "description": "\"*\" (every non-air state), a block id (every state of it, e.g. "
+                           "minecraft:oak_stairs) or a block with some properties "
+                           "(oak_stairs[facing=east]); a leading \"!\" excludes what it matches.",
+        },
+        "replace": _op(
+            "replace",
+            "Within the box min..max, every position whose current state (the world as the "
+            "earlier operations leave it) matches `from` becomes `to`. A `to` written without "
+            "[properties] keeps the source's properties the target block also has "
+            "(oak_stairs → spruce_stairs keeps facing/half/shape).",
+            {
+                "min": _vec3("inclusive lower corner of the region"),
+                "max": _vec3("inclusive upper corner (≥ min on every axis)"),
+                "from": {"anyOf": [
+                    {"$ref": "#/$defs/filter_entry"},
+                    {"type": "array", "minItems": 1, "maxItems": MAX_FILTER_ENTRIES,
+                     "items": {"$ref": "#/$defs/filter_entry"}},
+                ]},
+                "to": {"$ref": "#/$defs/block"},
+            },
+            ["min", "max", "from", "to"],
+        ),
+        "paste": {
+            **_op(
+                "paste",
+                "Places a library schematic (`asset`, see asset_list) or a defined part (`part`, "
+                "its blocks as generated, min corner at `at`), turned `rotation` degrees "
+                "clockwise seen from above about `at`.",
+                {
+                    "asset": {"type": "string", "pattern": ASSET_ID_PATTERN},
+                    "part": {"type": "string", "pattern": PART_ID_PATTERN},
+                    "at": _vec3("where the schematic's anchor (or the part's min corner) lands"),
+                    "rotation": {"enum": [0, 90, 180, 270], "default": 0},
+                },
+                ["at"],
+            ),
+            "oneOf": [{"required": ["asset"]}, {"required": ["part"]}],
         },
         "box": _op(
             "box",

@@ -1,9 +1,12 @@
-"""``python -m mcb_bridge http|stdio`` (also the ``mcb-bridge`` script; ``mcb mcp`` = stdio).
+"""``python -m mcb_bridge http|stdio|chat|doctor`` (also the ``mcb-bridge`` script; ``mcb mcp`` = stdio).
 
 http   MCP streamable HTTP at http://$MCB_BIND_HOST:$MCB_BRIDGE_PORT/mcp (default
        127.0.0.1:8787), bearer auth with the agent token, plus GET /health.
 stdio  MCP over stdin/stdout for a client that spawns this process (the user's own process:
        no HTTP auth); stdout is the protocol, so every log line goes to stderr.
+chat   the in-game chat loop: chat_poll/chat_reply with the admin token, an ACP agent per
+       project (see mcb_bridge/chat and docs/chat.md).
+doctor JSON diagnostics of the chat bridge (also `mcb doctor`).
 
 Exit codes: 0 stopped cleanly, 2 configuration missing (the message says what to set).
 """
@@ -91,9 +94,24 @@ async def _serve_stdio(bridge: Bridge) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcb-bridge", description="The minecraft-builder MCP server.")
-    parser.add_argument("transport", choices=["http", "stdio"], help="http: streamable HTTP; stdio: stdin/stdout")
+    parser.add_argument("transport", choices=["http", "stdio", "chat", "doctor"],
+                        help="http: streamable HTTP; stdio: stdin/stdout; chat: the in-game chat loop "
+                             "(ACP agent); doctor: JSON diagnostics of the chat bridge")
     args = parser.parse_args(argv)
     _configure_logging([])
+    if args.transport in ("chat", "doctor"):
+        from mcb_rpc.settings import Settings
+        from mcb_rpc.tokens import read_token
+
+        s = Settings.from_env()
+        _configure_logging([read_token(s.secrets_dir, p) or "" for p in ("admin", "agent", "automation")])
+        if args.transport == "doctor":
+            from .chat.doctor import main as doctor_main
+
+            return doctor_main()
+        from .chat.service import main as chat_main
+
+        return chat_main()
     try:
         config = load_config()
     except ConfigError as exc:

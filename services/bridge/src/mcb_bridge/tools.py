@@ -183,7 +183,11 @@ recipe: {"version": 1, "params"?, "palette"?, "seed"?, "operations": [...]} with
 box(min,max,block,hollow?), line(from,to,block), cylinder(center,radius,height,block,hollow?), \
 arch(center,radius,axis,block,width?,depth?,filled?), repeat(count,offset,operations), \
 transform(operations, rotate? 0/90/180/270 clockwise seen from above, mirror? x/z, anchor, \
-translate?) — block states (stairs, doors, rails, fences…) turn with the transform. Any integer \
+translate?) — block states (stairs, doors, rails, fences…) turn with the transform, \
+replace(min,max,from,to): positions in the box whose current state matches `from` ("*" = any \
+non-air, a block id = all its states, "oak_stairs[facing=east]", "!…" excludes) become `to` (written \
+without [properties] it keeps the source's: oak_stairs → spruce_stairs keeps facing), \
+paste(at, asset (asset_list id) or part (part id), rotation? 0/90/180/270 about at). Any integer \
 may be an expression over params, e.g. "base_y + floors * 4"; any block may be "$name" from the \
 palette, whose entries may be weighted lists [{"block":..,"weight":3},..] chosen per position \
 reproducibly from seed. Coordinates are absolute and inclusive; later operations win \

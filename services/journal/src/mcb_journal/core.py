@@ -355,11 +355,14 @@ class JournalCore:
                            f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.limits.max_recipe_bytes:,}")
         info = await self.world.world_info()
         area = project.area
+        from .recipeparts import parts_for_recipe  # paste of a part: its states go with the request
+
         compiled = await self.planner.compile(planner_pb2.CompileRequest(
             recipe_json=req.recipe_json, minecraft_version=info.minecraft_version or self.minecraft_version,
             limits=planner_pb2.Limits(max_changed_blocks=self.limits.max_changed_blocks,
                                       max_examined_positions=self.limits.max_examined_positions),
             area=box_pb(area),
+            parts=parts_for_recipe(self, project.project_id, req.recipe_json),
         ))
         ws = compiled.write_set
         if len(ws.state) == 0:

@@ -1,6 +1,7 @@
 """``python -m mcb_planner``: serve ``Planner`` over gRPC plus ``GET /health``.
 
-Ports: ``MCB_PLANNER_GRPC_PORT`` (default 50061) and ``MCB_PLANNER_HEALTH_PORT`` (8791), bound
+The world host (``MCB_WORLD_HOST_URL``, service token from the secrets folder) is read only by
+``replace``. Ports: ``MCB_PLANNER_GRPC_PORT`` (default 50061) and ``MCB_PLANNER_HEALTH_PORT`` (8791), bound
 on ``MCB_BIND_HOST`` (127.0.0.1). Every known block registry is loaded before the port opens,
 so a broken registry fails the start instead of the first request.
 """
@@ -15,6 +16,8 @@ from mcb.planner.v1 import planner_pb2_grpc
 from mcb_common.registry import KNOWN_VERSIONS, Registry
 from mcb_rpc.service import configure_logging, serve
 from mcb_rpc.settings import Settings
+from mcb_rpc.tokens import read_token
+from mcb_rpc.worldclient import WorldClient
 
 from . import PLANNER_VERSION
 from .servicer import PlannerServicer
@@ -30,9 +33,13 @@ def _registries() -> dict[str, Any]:
 
 async def _run(settings: Settings) -> None:
     registries = _registries()
+    # replace reads the world's current states: the world host with the service token (as the
+    # journal does). Without a token the planner still serves everything else.
+    token = read_token(settings.secrets_dir, "service")
+    world = WorldClient(settings.world_host_url, token) if token else None
 
     def add(server: grpc.aio.Server) -> None:
-        planner_pb2_grpc.add_PlannerServicer_to_server(PlannerServicer(), server)
+        planner_pb2_grpc.add_PlannerServicer_to_server(PlannerServicer(world=world), server)
 
     async def health() -> dict[str, Any]:
         return {"status": "ok", "service": "planner", "version": PLANNER_VERSION, "registries": registries}

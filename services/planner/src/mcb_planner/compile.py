@@ -17,12 +17,20 @@ Pipeline (each step refuses before the next one spends anything)::
     → changed positions = distinct cells (budget_exceeded)
     → materials, bounds, recipe hash
 
+Revision 3: ``paste`` sources (assets through the schematic import checks, parts from the
+request) are loaded while placements are built, so their sizes count before any cell exists;
+``replace`` reads its (transformed) box through the ``world`` port when its turn comes and
+tests each position's state *as the earlier operations leave it* (the write set so far is
+collapsed and looked up), the world's state elsewhere — so a recipe reads top to bottom. The
+recipe hash then also covers a digest of what was read (sources.py).
+
 Packed key (invariant: positions are inside the world, which the bounds check guarantees):
 ``(y + 64) << 52 | (z + 2^25) << 26 | (x + 2^25)``. Ordering keys orders positions by
 (y, z, x), the deterministic output order.
 
-"Changed" here means "in the write set": the planner cannot see the world, so blocks that
-already hold the desired state are only discovered by the journal when it reads the world.
+"Changed" here means "in the write set": apart from ``replace`` regions the planner does not
+see the world, so blocks that already hold the desired state are only discovered by the journal
+when it reads the world.
 """
 
 from __future__ import annotations
@@ -30,30 +38,33 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from mcb_common.blockinfo import REDSTONE, BlockInfo
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
-from mcb_common.blockinfo import REDSTONE, BlockInfo
 from mcb_common.registry import DEFAULT_VERSION, Registry
 from mcb_common.transforms import transform as transform_state
 
-from . import PLANNER_VERSION, shapes
+from . import PLANNER_VERSION, shapes, sources
 from .recipe import (
     BoxOp,
     CylinderOp,
     LineOp,
     Operation,
+    PasteOp,
     Recipe,
     RepeatOp,
+    ReplaceOp,
     Shape,
     TransformOp,
     expanded_count,
     parse_recipe,
 )
+from .sources import PartBlocks, RegionReader
 
 # The overworld's build heights since 1.18 (every version the registry knows).
 WORLD_MIN_Y = -64
@@ -180,6 +191,8 @@ class Placement:
     copies: tuple[int, ...]  # the copy index in each enclosing repeat, outermost first
     options: tuple[tuple[int, int], ...]  # (state index, weight); one entry = a fixed state
     salt: int  # palette name hash (weighted choices differ per palette entry)
+    # paste: (cells relative to the frame, (N, 3) int64; state index per cell, uint32)
+    pasted: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def state(self) -> int:
@@ -187,8 +200,13 @@ class Placement:
 
     def local_bounds(self) -> Box:
         s = self.shape
-        if isinstance(s, BoxOp):
+        if isinstance(s, (BoxOp, ReplaceOp)):
             return Box(s.min, s.max)
+        if isinstance(s, PasteOp):
+            assert self.pasted is not None
+            cells = self.pasted[0]
+            lo, hi = cells.min(axis=0), cells.max(axis=0)
+            return Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))
         if isinstance(s, LineOp):
             return Box.of(s.start, s.end)
         if isinstance(s, CylinderOp):
@@ -207,6 +225,11 @@ class Placement:
         s = self.shape
         if isinstance(s, BoxOp):
             return shapes.box_count(s.min, s.max, s.hollow)
+        if isinstance(s, ReplaceOp):
+            return shapes.box_count(s.min, s.max, False)
+        if isinstance(s, PasteOp):
+            assert self.pasted is not None
+            return len(self.pasted[1])
         if isinstance(s, LineOp):
             return shapes.line_count(s.start, s.end)
         if isinstance(s, CylinderOp):
@@ -217,6 +240,11 @@ class Placement:
         s = self.shape
         if isinstance(s, BoxOp):
             cells = shapes.box_cells(s.min, s.max, s.hollow)
+        elif isinstance(s, ReplaceOp):
+            cells = shapes.box_cells(s.min, s.max, False)
+        elif isinstance(s, PasteOp):
+            assert self.pasted is not None
+            cells = self.pasted[0]
         elif isinstance(s, LineOp):
             cells = shapes.line_cells(s.start, s.end)
         elif isinstance(s, CylinderOp):
@@ -386,12 +414,17 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def recipe_hash(normalised: dict[str, Any], registry_sha256: str, planner_version: str = PLANNER_VERSION) -> str:
+def recipe_hash(normalised: dict[str, Any], registry_sha256: str, planner_version: str = PLANNER_VERSION,
+                inputs: str = "") -> str:
+    """``inputs``: a digest of what the recipe read besides itself (world regions of
+    ``replace``, assets and parts of ``paste``); empty — and left out — when it read nothing."""
     h = hashlib.sha256()
     h.update(b"mcb-recipe\n")
     h.update(canonical_json(normalised))
     h.update(b"\nregistry:" + registry_sha256.encode())
     h.update(b"\nplanner:" + planner_version.encode())
+    if inputs:
+        h.update(b"\ninputs:" + inputs.encode())
     return h.hexdigest()
 
 
@@ -404,8 +437,15 @@ def compile_recipe(
     minecraft_version: str = DEFAULT_VERSION,
     limits: Limits | None = None,
     area: Box | None = None,
+    world: RegionReader | None = None,
+    parts: Mapping[str, PartBlocks] | None = None,
+    assets: sources.AssetReader | None = None,
 ) -> CompileResult:
-    """Compile a recipe (JSON text, decoded JSON or a parsed ``Recipe``) into its write set."""
+    """Compile a recipe (JSON text, decoded JSON or a parsed ``Recipe``) into its write set.
+
+    ``world`` reads the current states of ``replace`` regions; ``parts`` holds the parts
+    ``paste`` may name; ``assets`` reads library files (default: the asset library folder).
+    """
     limits = limits or Limits()
     recipe = data if isinstance(data, Recipe) else parse_recipe(data, max_depth=limits.max_depth)
 
@@ -431,11 +471,19 @@ def compile_recipe(
             out.append((canon[text], weight))
         palette_opts[name] = tuple(out)
     used_palette: set[str] = set()
+    filters: dict[str, tuple[sources.FilterEntry, ...]] = {}
     for shape in _walk_shapes(recipe.operations):
-        if shape.block.startswith("$"):
-            used_palette.add(shape.block[1:])
-        elif shape.block not in canon:
-            canon[shape.block] = _canonical(registry, shape.block, f"{shape.path}.block")
+        if isinstance(shape, PasteOp):
+            continue
+        if isinstance(shape, ReplaceOp):
+            filters[shape.path] = sources.parse_filter(shape.filter, registry, f"{shape.path}.from")
+            text, where = shape.to, f"{shape.path}.to"
+        else:
+            text, where = shape.block, f"{shape.path}.block"
+        if text.startswith("$"):
+            used_palette.add(text[1:])
+        elif text not in canon:
+            canon[text] = _canonical(registry, text, where)
 
     oriented: dict[tuple[str, bool, int], int] = {}  # (canonical, mirrored, turns) → table index
 
@@ -449,14 +497,35 @@ def compile_recipe(
         return i
 
     placements: list[Placement] = []
+    pasted: dict[tuple[str, str], sources.Source] = {}
+    warnings: list[str] = []
     for shape, frame, copies in _expand(recipe.operations, IDENTITY, ()):
         flipped, k = frame.orientation()
-        if shape.block.startswith("$"):
-            name = shape.block[1:]
+        if isinstance(shape, PasteOp):
+            key = ("asset", shape.asset) if shape.asset is not None else ("part", shape.part or "")
+            src = pasted.get(key)
+            if src is None:
+                if shape.asset is not None:
+                    src = sources.load_asset(shape.asset, registry, limits.max_changed_blocks, assets,
+                                             f"{shape.path}.asset")
+                else:
+                    src = sources.load_part(key[1], parts, registry, f"{shape.path}.part")
+                pasted[key] = src
+                warnings.extend(src.warnings)
+            # states: the frame's map after the paste's own turn, m · R^r
+            kk = (k - shape.rotation) % 4 if flipped else (k + shape.rotation) % 4
+            remap_src = np.array([index(st, flipped, kk) for st in src.palette], dtype=np.uint32)
+            cells = sources.turn_cells(src.cells, shape.rotation)
+            cells += np.array([shape.at.x, shape.at.y, shape.at.z], dtype=np.int64)
+            placements.append(Placement(shape, frame, copies, (), 0, (cells, remap_src[src.states])))
+            continue
+        block = shape.to if isinstance(shape, ReplaceOp) else shape.block
+        if block.startswith("$"):
+            name = block[1:]
             opts = tuple((index(st, flipped, k), w) for st, w in palette_opts[name])
             salt = _salt(name)
         else:
-            opts = ((index(canon[shape.block], flipped, k), 1),)
+            opts = ((index(canon[block], flipped, k), 1),)
             salt = 0
         placements.append(Placement(shape, frame, copies, opts, salt))
     for p in placements:
@@ -477,10 +546,121 @@ def compile_recipe(
     seed = recipe.seed or 0
     keys_parts: list[np.ndarray] = []
     state_parts: list[np.ndarray] = []
+    inputs = hashlib.sha256()
+    for key in sorted(pasted):
+        inputs.update(f"{key[0]}:{key[1]}={pasted[key].digest}\n".encode())
+    reads: dict[Box, tuple[np.ndarray, np.ndarray]] = {}
+    unmatched: list[str] = []
+
+    def collapse() -> tuple[np.ndarray, np.ndarray]:
+        """The write set so far as sorted distinct keys (later operations win)."""
+        if not keys_parts:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint32)
+        all_keys = np.concatenate(keys_parts)
+        all_states = np.concatenate(state_parts)
+        keys_, first = np.unique(all_keys[::-1], return_index=True)
+        states_ = all_states[::-1][first]
+        keys_parts[:] = [keys_]
+        state_parts[:] = [states_]
+        return keys_, states_
+
+    def read(p: Placement, box: Box) -> tuple[np.ndarray, np.ndarray]:
+        got = reads.get(box)
+        if got is not None:
+            return got
+        if world is None:
+            raise McbError(ErrorCode.UNAVAILABLE,
+                           f"{p.where()}: replace reads the world's current states, and this planner "
+                           "has no world reader configured", details={"path": p.shape.path})
+        try:
+            wpal, widx = world(box)
+        except McbError as e:
+            if e.code != ErrorCode.NOT_FOUND:
+                raise
+            raise McbError(ErrorCode.NOT_FOUND,
+                           f"{p.where()}: cannot read the replace region {_box_text(box)}: {e.message}",
+                           details={**e.details, "path": p.shape.path, "region": box.as_dict()}) from None
+        widx = np.asarray(widx, dtype=np.int64)
+        if len(widx) != box.volume or (len(widx) and int(widx.max()) >= len(wpal)):
+            raise McbError(ErrorCode.INTERNAL, f"the world host answered {len(widx)} positions for "
+                                               f"{_box_text(box)} ({box.volume} expected)")
+        wmap = np.empty(len(wpal), dtype=np.int64)
+        for i, st in enumerate(wpal):
+            try:
+                c = registry.canonical(st)
+            except McbError:
+                c = st  # a state this registry does not know: never matches a filter
+            wmap[i] = table.setdefault(c, len(table))
+        inputs.update(f"region {_box_text(box)}\n".encode())
+        inputs.update(canonical_json(list(wpal)))
+        inputs.update(widx.astype("<u2").tobytes())
+        got = reads[box] = (wmap, widx)
+        return got
+
+    def replace(p: Placement) -> tuple[np.ndarray, np.ndarray]:
+        shape = p.shape
+        assert isinstance(shape, ReplaceOp)
+        box = p.bounds()
+        wmap, widx = read(p, box)
+        keys_ = pack(shapes.box_cells(box.min, box.max, False))  # YZX, like region_read
+        cur = wmap[widx]
+        mk, ms = collapse()
+        if len(mk):  # positions earlier operations wrote are tested with those states
+            pos = np.minimum(np.searchsorted(mk, keys_), len(mk) - 1)
+            hit = mk[pos] == keys_
+            cur = np.where(hit, ms[pos].astype(np.int64), cur)
+        flipped, kq = p.frame.orientation()
+        inv = (flipped, kq if flipped else (4 - kq) % 4)  # world → the recipe's local frame
+        names = list(table)
+        if shape.to.startswith("$"):
+            choices = palette_opts[shape.to[1:]]
+        else:
+            choices = ((canon[shape.to], 1),)
+        uniq, which = np.unique(cur, return_inverse=True)
+        fixed = np.full(len(uniq), -1, dtype=np.int64)
+        weighted: list[tuple[int, tuple[tuple[int, int], ...]]] = []
+        for j, u in enumerate(uniq.tolist()):
+            st = names[u]
+            try:
+                local = st if inv == (False, 0) else transform_state(
+                    st, registry, mirror_axis="x" if inv[0] else None, quarter_turns=inv[1])
+                if not sources.matches(filters[shape.path], local):
+                    continue
+            except McbError:
+                continue  # not a state of this registry
+            opts = tuple(
+                (index(sources.keep_properties(local, c, registry) if keep else c, flipped, kq), w)
+                for (c, w), keep in zip(choices, shape.keep, strict=True))
+            if len(opts) == 1:
+                fixed[j] = opts[0][0]
+            else:
+                weighted.append((j, opts))
+        per = fixed[which]
+        sel = per >= 0
+        out_k = [keys_[sel]]
+        out_s = [per[sel].astype(np.uint32)]
+        for j, opts in weighted:
+            m = which == j
+            out_k.append(keys_[m])
+            out_s.append(choose(keys_[m], opts, p.salt, seed))
+        k_ = np.concatenate(out_k)
+        if len(k_) == 0:
+            unmatched.append(p.where())
+        return k_, np.concatenate(out_s)
+
     for p in placements:
-        k_ = pack(p.cells())
-        keys_parts.append(k_)
-        state_parts.append(choose(k_, p.options, p.salt, seed))
+        if isinstance(p.shape, ReplaceOp):
+            k_, s_ = replace(p)
+            keys_parts.append(k_)
+            state_parts.append(s_)
+        elif p.pasted is not None:
+            k_ = pack(p.cells())
+            keys_parts.append(k_)
+            state_parts.append(p.pasted[1])
+        else:
+            k_ = pack(p.cells())
+            keys_parts.append(k_)
+            state_parts.append(choose(k_, p.options, p.salt, seed))
         elapsed = int((time.monotonic() - started) * 1000)
         if elapsed > limits.max_millis:
             raise _budget(
@@ -501,6 +681,11 @@ def compile_recipe(
         states = all_states[::-1][first]
 
     changed = len(keys)
+    if changed == 0:
+        raise McbError(ErrorCode.INVALID_REQUEST,
+                       "the recipe places no blocks" + (
+                           f": {', '.join(unmatched[:4])} matched no position" if unmatched else ""),
+                       details={"unmatched": unmatched[:8]})
     if changed > limits.max_changed_blocks:
         raise _budget(
             f"the recipe sets {changed} blocks; the limit is {limits.max_changed_blocks} per plan "
@@ -522,7 +707,9 @@ def compile_recipe(
     lo, hi = xyz.min(axis=0), xyz.max(axis=0)
     bounds = Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))
 
-    warnings = []
+    if unmatched:
+        warnings.append(f"{len(unmatched)} replace operation(s) matched no position: "
+                        f"{', '.join(unmatched[:4])}{', …' if len(unmatched) > 4 else ''}")
     unused = sorted(set(palette_opts) - used_palette)
     if unused:
         warnings.append(f"palette entries never used: {', '.join('$' + n for n in unused)}")
@@ -546,7 +733,8 @@ def compile_recipe(
         materials=materials,
         bounds=bounds,
         examined=examined,
-        recipe_hash=recipe_hash(normalised, registry.sha256),
+        recipe_hash=recipe_hash(normalised, registry.sha256,
+                                inputs=inputs.hexdigest() if (pasted or reads) else ""),
         minecraft_version=registry.version,
         warnings=tuple(warnings),
     )

@@ -1,4 +1,4 @@
-"""Recipe v1 (language revision 2): parsing and validation into a small typed tree.
+"""Recipe v1 (language revision 3): parsing and validation into a small typed tree.
 
 ``parse_recipe`` accepts JSON text or an already-decoded object and returns a ``Recipe`` whose
 operations are frozen dataclasses carrying their JSON path (``operations[3].operations[0]``),
@@ -37,9 +37,12 @@ from typing import Any
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 from mcb_common.recipe_schema import (
+    ASSET_ID_PATTERN,
     COORD_LIMIT,
+    FILTER_ENTRY_PATTERN,
     MAX_ARCH_DEPTH,
     MAX_BLOCK_TEXT,
+    MAX_FILTER_ENTRIES,
     MAX_HEIGHT,
     MAX_PALETTE,
     MAX_PALETTE_CHOICES,
@@ -50,6 +53,7 @@ from mcb_common.recipe_schema import (
     MAX_SEED,
     NAME_PATTERN,
     OPERATION_TYPES,
+    PART_ID_PATTERN,
     RECIPE_VERSION,
 )
 
@@ -58,7 +62,7 @@ from . import expr
 MAX_RECIPE_BYTES = 1024 * 1024
 _NAME = re.compile(NAME_PATTERN)
 # Operation types the language reserves for later revisions: a clearer refusal.
-_LATER_TYPES = ("replace", "paste")
+_LATER_TYPES: tuple[str, ...] = ()
 
 
 # -- the tree ------------------------------------------------------------------------------
@@ -129,8 +133,38 @@ class TransformOp:
     operations: tuple[Operation, ...]
 
 
-Operation = BoxOp | LineOp | CylinderOp | ArchOp | RepeatOp | TransformOp
-Shape = BoxOp | LineOp | CylinderOp | ArchOp
+@dataclass(frozen=True, slots=True)
+class ReplaceOp:
+    """Within ``min``..``max``: positions whose current state matches ``filter`` become ``to``.
+
+    ``filter`` holds the entries as written (``"!..."`` negates, ``"*"`` is every non-air
+    state); they are checked against the registry by the compiler. ``keep`` says, per choice
+    of ``to`` (one for a block, one per palette choice), whether it was written without
+    ``[properties]`` and so keeps the source's matching properties.
+    """
+
+    path: str
+    min: Vec3
+    max: Vec3
+    filter: tuple[str, ...]
+    to: str
+    keep: tuple[bool, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PasteOp:
+    """A library asset (``asset``) or a part (``part``) placed at ``at``, turned ``rotation``
+    quarter turns clockwise seen from above about ``at``."""
+
+    path: str
+    asset: str | None
+    part: str | None
+    at: Vec3
+    rotation: int  # quarter turns 0..3
+
+
+Operation = BoxOp | LineOp | CylinderOp | ArchOp | RepeatOp | TransformOp | ReplaceOp | PasteOp
+Shape = BoxOp | LineOp | CylinderOp | ArchOp | ReplaceOp | PasteOp
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +214,12 @@ def _op_json(op: Operation, block: Callable[[str], str]) -> dict[str, Any]:
         return {"type": "arch", "center": op.center.as_dict(), "radius": op.radius,
                 "width": op.width, "axis": op.axis, "depth": op.depth, "filled": op.filled,
                 "block": block(op.block)}
+    if isinstance(op, ReplaceOp):
+        return {"type": "replace", "min": op.min.as_dict(), "max": op.max.as_dict(),
+                "from": list(op.filter), "to": block(op.to), "keep_properties": list(op.keep)}
+    if isinstance(op, PasteOp):
+        src = {"asset": op.asset} if op.asset is not None else {"part": op.part}
+        return {"type": "paste", **src, "at": op.at.as_dict(), "rotation": op.rotation * 90}
     if isinstance(op, TransformOp):
         return {"type": "transform", "rotate": op.rotate * 90, "mirror": op.mirror,
                 "anchor": op.anchor.as_dict(), "translate": op.translate.as_dict(),
@@ -283,15 +323,49 @@ _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "repeat": (("type", "count", "offset", "operations"), ()),
     "arch": (("type", "center", "radius", "axis", "block"), ("width", "depth", "filled")),
     "transform": (("type", "operations"), ("rotate", "mirror", "anchor", "translate")),
+    "replace": (("type", "min", "max", "from", "to"), ()),
+    "paste": (("type", "at"), ("asset", "part", "rotation")),
 }
+_FILTER_ENTRY = re.compile(FILTER_ENTRY_PATTERN)
+_ASSET_ID = re.compile(ASSET_ID_PATTERN)
+_PART_ID = re.compile(PART_ID_PATTERN)
 assert tuple(_KEYS) == OPERATION_TYPES
 
 
 class _Parser:
-    def __init__(self, env: dict[str, Fraction], palette: set[str], max_depth: int):
+    def __init__(self, env: dict[str, Fraction], palette: dict[str, tuple[tuple[str, int], ...]],
+                 max_depth: int):
         self.env = env
         self.palette = palette
         self.max_depth = max_depth
+
+    def corners(self, obj: dict[str, Any], path: str) -> tuple[Vec3, Vec3]:
+        lo, hi = self.vec(obj["min"], f"{path}.min"), self.vec(obj["max"], f"{path}.max")
+        for axis in "xyz":
+            a, b = getattr(lo, axis), getattr(hi, axis)
+            if b < a:
+                raise _bad(
+                    f"{path}.max.{axis}",
+                    f"is {b}, below min.{axis}={a}; a box needs min ≤ max on every axis",
+                    reason="corner_order",
+                )
+        return lo, hi
+
+    def filter(self, value: Any, path: str) -> tuple[str, ...]:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not items or len(items) > MAX_FILTER_ENTRIES:
+            raise _bad(path, f"must be a filter entry or an array of 1 to {MAX_FILTER_ENTRIES} entries "
+                             f"(\"*\", a block id, a block with properties, \"!\" to exclude), "
+                             f"got {_kind(value)}")
+        out = []
+        for i, item in enumerate(items):
+            p = path if isinstance(value, str) else f"{path}[{i}]"
+            if (not isinstance(item, str) or not 1 <= len(item) <= MAX_BLOCK_TEXT + 1
+                    or not _FILTER_ENTRY.match(item)):
+                raise _bad(p, f"must be \"*\", a block id or a block state, optionally after one "
+                              f"\"!\" (at most {MAX_BLOCK_TEXT + 1} characters), got {_kind(item)}")
+            out.append(item)
+        return tuple(out)
 
     # -- scalars (integers may be expressions over params)
     def int(self, value: Any, path: str, lo: int, hi: int) -> int:
@@ -361,16 +435,35 @@ class _Parser:
             raise _bad(f"{path}.type", msg, supported=list(OPERATION_TYPES))
         required, optional = _KEYS[kind]
         obj = _object(value, path, required, optional, what=f"a {kind} operation")
+        if kind == "replace":
+            lo, hi = self.corners(obj, path)
+            flt = self.filter(obj["from"], f"{path}.from")
+            to = self.block(obj["to"], f"{path}.to")
+            texts = [b for b, _ in self.palette[to[1:]]] if to.startswith("$") else [to]
+            return ReplaceOp(path, lo, hi, flt, to, tuple("[" not in t for t in texts))
+        if kind == "paste":
+            has = [k for k in ("asset", "part") if k in obj]
+            if len(has) != 1:
+                raise _bad(f"{path}.asset" if not has else f"{path}.part",
+                           "missing; a paste needs \"asset\" (a library id, see asset_list) or "
+                           "\"part\" (a part id)" if not has else
+                           "a paste takes either \"asset\" or \"part\", not both")
+            src = obj[has[0]]
+            pattern = _ASSET_ID if has[0] == "asset" else _PART_ID
+            if not isinstance(src, str) or not pattern.match(src):
+                raise _bad(f"{path}.{has[0]}", f"must be {'an asset id like tower or farm.nbt' if has[0] == 'asset' else 'a part id like pt_0123abcd4567'}, "
+                                              f"got {_kind(src)}")
+            rot = obj.get("rotation", 0)
+            if isinstance(rot, float) and rot.is_integer():
+                rot = int(rot)
+            if isinstance(rot, bool) or rot not in (0, 90, 180, 270):
+                raise _bad(f"{path}.rotation", f"must be 0, 90, 180 or 270 (degrees clockwise seen "
+                                               f"from above), got {_kind(rot)}")
+            at = self.vec(obj["at"], f"{path}.at")
+            return PasteOp(path, src if has[0] == "asset" else None, src if has[0] == "part" else None,
+                           at, rot // 90)
         if kind == "box":
-            lo, hi = self.vec(obj["min"], f"{path}.min"), self.vec(obj["max"], f"{path}.max")
-            for axis in "xyz":
-                a, b = getattr(lo, axis), getattr(hi, axis)
-                if b < a:
-                    raise _bad(
-                        f"{path}.max.{axis}",
-                        f"is {b}, below min.{axis}={a}; a box needs min ≤ max on every axis",
-                        reason="corner_order",
-                    )
+            lo, hi = self.corners(obj, path)
             return BoxOp(path, lo, hi, self.block(obj["block"], f"{path}.block"),
                          _bool(obj.get("hollow", False), f"{path}.hollow"))
         if kind == "line":
@@ -514,7 +607,7 @@ def parse_recipe(data: Any, *, max_depth: int = 4) -> Recipe:
         p = _named(obj["palette"], "palette", MAX_PALETTE, "named block states")
         palette = tuple(sorted((k, _palette_entry(v, f"palette.{k}")) for k, v in p.items()))
     seed = _int_literal(obj["seed"], "seed", 0, MAX_SEED) if "seed" in obj else None
-    parser = _Parser(env, {k for k, _ in palette}, max_depth)
+    parser = _Parser(env, dict(palette), max_depth)
     ops = parser.operations(obj["operations"], "operations", 0)
     return Recipe(RECIPE_VERSION, ops, tuple(sorted(env.items())), palette, seed)
 

@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import grpc
+import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
+from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_rpc.errors import abort_with
 
 from .compile import CompileResult, Limits, compile_recipe
+from .sources import PartBlocks, RegionReader
+
+# The world host's largest region_read; bigger replace regions are read in y slabs.
+REGION_READ_MAX = 2_097_152
 
 log = logging.getLogger("mcb.planner")
 
@@ -69,12 +76,51 @@ def response_from_result(r: CompileResult) -> planner_pb2.CompileResponse:
     return resp
 
 
-def compile_request(request: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse:
+def parts_from_proto(request: planner_pb2.CompileRequest) -> dict[str, PartBlocks]:
+    out = {}
+    for part_id, bl in request.parts.items():
+        xyz = np.asarray(bl.xyz, dtype=np.int64)
+        if len(xyz) != 3 * len(bl.state):
+            raise McbError(ErrorCode.INVALID_REQUEST, f"parts[{part_id!r}]: xyz holds {len(xyz)} numbers "
+                                                      f"for {len(bl.state)} states", details={"path": "parts"})
+        out[part_id] = PartBlocks(xyz.reshape(-1, 3), tuple(bl.palette), np.asarray(bl.state, dtype=np.uint32))
+    return out
+
+
+def world_reader(world: Any, loop: asyncio.AbstractEventLoop, timeout: float = 60.0) -> RegionReader:
+    """A ``RegionReader`` over the world protocol's ``region_read``, for a compile running in a
+    worker thread: each read is scheduled on the service's event loop (``world`` is an
+    ``mcb_rpc.worldclient.WorldClient``); boxes above the host's limit are read in y slabs."""
+
+    def read(box: Box) -> tuple[list[str], np.ndarray]:
+        layer = box.size.x * box.size.z
+        step = max(1, REGION_READ_MAX // layer)
+        index: dict[str, int] = {}
+        parts = []
+        for y0 in range(box.min.y, box.max.y + 1, step):
+            y1 = min(box.max.y, y0 + step - 1)
+            params = world_pb2.RegionReadParams(min=common_pb2.Vec3(x=box.min.x, y=y0, z=box.min.z),
+                                                max=common_pb2.Vec3(x=box.max.x, y=y1, z=box.max.z))
+            fut = asyncio.run_coroutine_threadsafe(
+                world.call("region_read", params, world_pb2.RegionReadResult), loop)
+            res = fut.result(timeout)
+            idx = np.frombuffer(res.indices, dtype="<u2")
+            remap = np.array([index.setdefault(st, len(index)) for st in res.palette], dtype=np.uint16)
+            parts.append(remap[idx] if len(idx) else idx)
+        return list(index), np.concatenate(parts) if parts else np.empty(0, dtype=np.uint16)
+
+    return read
+
+
+def compile_request(request: planner_pb2.CompileRequest,
+                    reader: RegionReader | None = None) -> planner_pb2.CompileResponse:
     result = compile_recipe(
         request.recipe_json,
         minecraft_version=request.minecraft_version,
         limits=limits_from_proto(request.limits),
         area=area_from_proto(request),
+        world=reader,
+        parts=parts_from_proto(request),
     )
     return response_from_result(result)
 
@@ -108,13 +154,15 @@ def export_request(request: planner_pb2.ExportSchematicRequest) -> planner_pb2.E
 
 
 class PlannerServicer(planner_pb2_grpc.PlannerServicer):
-    def __init__(self, concurrency: int = 2) -> None:
+    def __init__(self, concurrency: int = 2, world: Any = None) -> None:
         self._slots = asyncio.Semaphore(concurrency)
+        self._world = world  # WorldClient for replace's region reads (None: replace is refused)
 
     async def Compile(  # noqa: N802 - gRPC method name
         self, request: planner_pb2.CompileRequest, context: grpc.aio.ServicerContext
     ) -> planner_pb2.CompileResponse:
-        return await self._run(context, compile_request, request, "Compile")
+        reader = world_reader(self._world, asyncio.get_running_loop()) if self._world is not None else None
+        return await self._run(context, lambda r: compile_request(r, reader), request, "Compile")
 
     async def ImportSchematic(self, request, context):  # noqa: N802 - gRPC method name
         return await self._run(context, import_request, request, "ImportSchematic")

@@ -7,6 +7,7 @@ Environment (besides mcb_rpc.settings' MCB_RUNTIME_DIR / MCB_SECRETS_DIR / MCB_B
                               (default -64,-64,63,63; "none" to skip)
   MCB_ALLOW_LOCAL_AUTOMATION  1 to enable automation_set_blocks / automation_chat
   MCB_WORLD_HOST_PORT         default 8765
+The chat queue's project_id is the first project in the runner's config.json (MCB_CONFIG), else "default".
 Stops cleanly on SIGTERM/SIGINT (region files and the host log are flushed and closed).
 """
 
@@ -83,7 +84,9 @@ def main() -> None:
         raise SystemExit(2) from None
     if world.recovered:
         log.warning("rolled back %d interrupted batch(es): %s", len(world.recovered), ", ".join(world.recovered))
-    host = Host(world, allow_automation=allow)
+    projects = settings.load_config().get("projects") or [{}]
+    project_id = str(projects[0].get("project_id") or "default") if isinstance(projects[0], dict) else "default"
+    host = Host(world, allow_automation=allow, project_id=project_id)
     try:
         asyncio.run(_serve(host, tokens, bind, port))
     finally:

@@ -19,6 +19,7 @@ from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
 
 from . import __version__
+from .chat import ChatQueue, Message
 from .events import MAX_PAGE, EventLog
 from .world import Change, World
 
@@ -34,7 +35,8 @@ MAX_AUTOMATION_BLOCKS = 32_768
 class HostState:
     paused: bool = False
     pause_reason: str = ""
-    chat: list[dict] = field(default_factory=list)
+    # player_id -> (position, target_block) as set by automation_chat (this host knows no players)
+    players: dict[str, tuple[dict | None, dict | None]] = field(default_factory=dict)
 
 
 def _xz_ok(x: int, z: int) -> bool:
@@ -46,12 +48,13 @@ def _now_ms() -> int:
 
 
 class Host:
-    def __init__(self, world: World, allow_automation: bool = False):
+    def __init__(self, world: World, allow_automation: bool = False, project_id: str = "default"):
         self.world = world
         self.allow_automation = allow_automation
         self.instance = secrets.token_hex(8)
         self.events = EventLog(self.instance)
         self.state = HostState()
+        self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
 
     # -- health / info ---------------------------------------------------------------------------
     def health(self) -> world_pb2.Health:
@@ -294,9 +297,56 @@ class Host:
     def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:
         if not p.player_id or not p.text:
             raise invalid("automation_chat needs player_id and text")
-        if len(p.text) > 4096:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED, "a chat line holds at most 4096 characters")
-        mid = f"msg-{secrets.token_hex(8)}"
-        self.state.chat.append({"messageId": mid, "playerId": p.player_id, "text": p.text, "atMillis": _now_ms()})
-        del self.state.chat[:-1000]
-        return world_pb2.AutomationChatResult(message_id=mid)
+        pos = self._to_dict(p.position) if p.HasField("position") else None
+        target = self._to_dict(p.target_block) if p.HasField("target_block") else None
+        if pos is None and target is None and p.player_id in self.state.players:
+            pos, target = self.state.players[p.player_id]
+        m = self.chat.submit(p.player_id, p.text, pos, target)
+        if p.HasField("position") or p.HasField("target_block"):
+            self.state.players[p.player_id] = (pos, target)
+            while len(self.state.players) > 1000:
+                self.state.players.pop(next(iter(self.state.players)))
+        return world_pb2.AutomationChatResult(message_id=m.id)
+
+    def automation_chat_outbox(self, p: world_pb2.AutomationChatOutboxParams) -> world_pb2.AutomationChatOutboxResult:
+        if not p.player_id:
+            raise invalid("automation_chat_outbox needs player_id")
+        return world_pb2.AutomationChatOutboxResult(lines=self.chat.lines_for(p.player_id))
+
+    # -- chat for the AI bridge (scope: admin) ------------------------------------------------------
+    def _on_cancel(self, m: Message) -> None:
+        self.state.paused = True
+        self.state.pause_reason = f"/ai stop by {m.player_id}"[:500]
+
+    def _on_takeover(self, client_id: str) -> None:
+        self.state.paused = True
+        self.state.pause_reason = f"a new AI bridge connected (client {client_id[:60]})"
+
+    def chat_poll(self, p: world_pb2.ChatPollParams) -> world_pb2.ChatPollResult:
+        msgs, took_over = self.chat.poll(p.client_id, p.max_messages)
+        out = world_pb2.ChatPollResult(took_over=took_over)
+        for m in msgs:
+            cm = out.messages.add(id=m.id, player_id=m.player_id, project_id=m.project_id, text=m.text,
+                                  type=m.type, at_millis=m.at_millis)
+            if m.position is not None:
+                json_format.ParseDict(m.position, cm.position)
+            if m.target_block is not None:
+                json_format.ParseDict(m.target_block, cm.target_block)
+        return out
+
+    def chat_reply(self, p: world_pb2.ChatReplyParams) -> world_pb2.ChatReplyResult:
+        delivered = self.chat.reply(p.client_id, p.id, p.player_id, p.text, p.done, p.error)
+        return world_pb2.ChatReplyResult(delivered=delivered)
+
+    def player_context(self, p: world_pb2.PlayerContextParams) -> world_pb2.PlayerContextResult:
+        if not p.player_id:
+            raise invalid("player_context needs player_id")
+        res = world_pb2.PlayerContextResult(player_id=p.player_id)
+        known = self.state.players.get(p.player_id)
+        if known is not None:  # set by automation_chat; the embedded world has no real players
+            res.online = True
+            if known[0] is not None:
+                json_format.ParseDict(known[0], res.position)
+            if known[1] is not None:
+                json_format.ParseDict(known[1], res.target_block)
+        return res

@@ -32,7 +32,7 @@ from .host import Host
 log = logging.getLogger("mcb.world.http")
 
 MAX_BODY = 8 * 1024 * 1024
-AUTOMATION_METHODS = frozenset({"automation_set_blocks", "automation_chat"})
+AUTOMATION_METHODS = frozenset({"automation_set_blocks", "automation_chat", "automation_chat_outbox"})
 
 
 def _to_json(msg: Any) -> dict[str, Any]:
@@ -67,6 +67,10 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         "resume": host.resume,
         "automation_set_blocks": host.automation_set_blocks,
         "automation_chat": host.automation_chat,
+        "automation_chat_outbox": host.automation_chat_outbox,
+        "chat_poll": host.chat_poll,
+        "chat_reply": host.chat_reply,
+        "player_context": host.player_context,
     }
 
     @app.get("/health")

@@ -91,16 +91,25 @@ class Limits(_message.Message):
     def __init__(self, max_changed_blocks: _Optional[int] = ..., max_examined_positions: _Optional[int] = ..., max_operations: _Optional[int] = ..., max_depth: _Optional[int] = ...) -> None: ...
 
 class CompileRequest(_message.Message):
-    __slots__ = ("recipe_json", "minecraft_version", "limits", "area")
+    __slots__ = ("recipe_json", "minecraft_version", "limits", "area", "parts")
+    class PartsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _common_pb2.BlockList
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_common_pb2.BlockList, _Mapping]] = ...) -> None: ...
     RECIPE_JSON_FIELD_NUMBER: _ClassVar[int]
     MINECRAFT_VERSION_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     AREA_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
     recipe_json: str
     minecraft_version: str
     limits: Limits
     area: _common_pb2.Box
-    def __init__(self, recipe_json: _Optional[str] = ..., minecraft_version: _Optional[str] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ...) -> None: ...
+    parts: _containers.MessageMap[str, _common_pb2.BlockList]
+    def __init__(self, recipe_json: _Optional[str] = ..., minecraft_version: _Optional[str] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., parts: _Optional[_Mapping[str, _common_pb2.BlockList]] = ...) -> None: ...
 
 class CompileResponse(_message.Message):
     __slots__ = ("write_set", "bounds", "examined_positions", "materials", "warnings", "recipe_hash", "planner_version")

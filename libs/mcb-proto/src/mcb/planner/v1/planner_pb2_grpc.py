@@ -59,7 +59,9 @@ class PlannerServicer:
         """Compile a recipe into its write set (position -> desired canonical state).
         Errors: invalid_request (malformed recipe), unsupported_block (with suggestions),
         budget_exceeded (with the numbers), out_of_bounds (outside `area`/heights),
-        version_mismatch (no registry for `minecraft_version`).
+        version_mismatch (no registry for `minecraft_version`). `replace` reads its regions from
+        the world host (not_found naming missing chunks); `paste` reads library assets and the
+        parts attached to the request (not_found when absent).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

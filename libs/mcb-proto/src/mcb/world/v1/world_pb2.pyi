@@ -285,18 +285,138 @@ class AutomationSetBlocksResult(_message.Message):
     def __init__(self, changed: _Optional[int] = ...) -> None: ...
 
 class AutomationChatParams(_message.Message):
-    __slots__ = ("player_id", "text")
+    __slots__ = ("player_id", "text", "position", "target_block")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_BLOCK_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     text: str
-    def __init__(self, player_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+    position: PlayerPosition
+    target_block: TargetBlock
+    def __init__(self, player_id: _Optional[str] = ..., text: _Optional[str] = ..., position: _Optional[_Union[PlayerPosition, _Mapping]] = ..., target_block: _Optional[_Union[TargetBlock, _Mapping]] = ...) -> None: ...
 
 class AutomationChatResult(_message.Message):
     __slots__ = ("message_id",)
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     def __init__(self, message_id: _Optional[str] = ...) -> None: ...
+
+class AutomationChatOutboxParams(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class AutomationChatOutboxResult(_message.Message):
+    __slots__ = ("lines",)
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ChatPollParams(_message.Message):
+    __slots__ = ("client_id", "max_messages")
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    max_messages: int
+    def __init__(self, client_id: _Optional[str] = ..., max_messages: _Optional[int] = ...) -> None: ...
+
+class PlayerPosition(_message.Message):
+    __slots__ = ("x", "y", "z", "yaw", "pitch", "world")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    YAW_FIELD_NUMBER: _ClassVar[int]
+    PITCH_FIELD_NUMBER: _ClassVar[int]
+    WORLD_FIELD_NUMBER: _ClassVar[int]
+    x: float
+    y: float
+    z: float
+    yaw: float
+    pitch: float
+    world: str
+    def __init__(self, x: _Optional[float] = ..., y: _Optional[float] = ..., z: _Optional[float] = ..., yaw: _Optional[float] = ..., pitch: _Optional[float] = ..., world: _Optional[str] = ...) -> None: ...
+
+class TargetBlock(_message.Message):
+    __slots__ = ("x", "y", "z", "state")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    z: int
+    state: str
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., state: _Optional[str] = ...) -> None: ...
+
+class ChatMessage(_message.Message):
+    __slots__ = ("id", "player_id", "project_id", "text", "type", "position", "target_block", "at_millis")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_BLOCK_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    player_id: str
+    project_id: str
+    text: str
+    type: str
+    position: PlayerPosition
+    target_block: TargetBlock
+    at_millis: int
+    def __init__(self, id: _Optional[str] = ..., player_id: _Optional[str] = ..., project_id: _Optional[str] = ..., text: _Optional[str] = ..., type: _Optional[str] = ..., position: _Optional[_Union[PlayerPosition, _Mapping]] = ..., target_block: _Optional[_Union[TargetBlock, _Mapping]] = ..., at_millis: _Optional[int] = ...) -> None: ...
+
+class ChatPollResult(_message.Message):
+    __slots__ = ("messages", "took_over")
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    TOOK_OVER_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[ChatMessage]
+    took_over: bool
+    def __init__(self, messages: _Optional[_Iterable[_Union[ChatMessage, _Mapping]]] = ..., took_over: _Optional[bool] = ...) -> None: ...
+
+class ChatReplyParams(_message.Message):
+    __slots__ = ("id", "player_id", "text", "done", "error", "client_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    player_id: str
+    text: str
+    done: bool
+    error: str
+    client_id: str
+    def __init__(self, id: _Optional[str] = ..., player_id: _Optional[str] = ..., text: _Optional[str] = ..., done: _Optional[bool] = ..., error: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
+
+class ChatReplyResult(_message.Message):
+    __slots__ = ("delivered",)
+    DELIVERED_FIELD_NUMBER: _ClassVar[int]
+    delivered: bool
+    def __init__(self, delivered: _Optional[bool] = ...) -> None: ...
+
+class PlayerContextParams(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class PlayerContextResult(_message.Message):
+    __slots__ = ("player_id", "online", "position", "target_block")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    ONLINE_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_BLOCK_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    online: bool
+    position: PlayerPosition
+    target_block: TargetBlock
+    def __init__(self, player_id: _Optional[str] = ..., online: _Optional[bool] = ..., position: _Optional[_Union[PlayerPosition, _Mapping]] = ..., target_block: _Optional[_Union[TargetBlock, _Mapping]] = ...) -> None: ...
 
 class CameraAccountPoseParams(_message.Message):
     __slots__ = ("account", "world", "x", "y", "z", "yaw", "pitch")

@@ -38,7 +38,8 @@ import java.util.logging.Logger;
 public final class RpcServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger("mcb.world.rpc");
     private static final long DRAIN_LIMIT = 64L * 1024 * 1024;
-    private static final java.util.Set<String> AUTOMATION = java.util.Set.of("automation_set_blocks", "automation_chat");
+    private static final java.util.Set<String> AUTOMATION = java.util.Set.of("automation_set_blocks", "automation_chat",
+            "automation_chat_outbox");
     private static final JsonFormat.Printer PRINTER = JsonFormat.printer().alwaysPrintFieldsWithNoPresence()
             .omittingInsignificantWhitespace();
     private static final JsonFormat.Parser PARSER = JsonFormat.parser();

@@ -7,6 +7,8 @@ import com.google.protobuf.Message;
 import dev.mcb.proto.common.v1.Box;
 import dev.mcb.proto.common.v1.Vec3;
 import dev.mcb.proto.world.v1.AutomationBlock;
+import dev.mcb.proto.world.v1.AutomationChatOutboxParams;
+import dev.mcb.proto.world.v1.AutomationChatOutboxResult;
 import dev.mcb.proto.world.v1.AutomationChatParams;
 import dev.mcb.proto.world.v1.AutomationChatResult;
 import dev.mcb.proto.world.v1.AutomationSetBlocksParams;
@@ -16,16 +18,25 @@ import dev.mcb.proto.world.v1.BatchApplyResult;
 import dev.mcb.proto.world.v1.BlockEvent;
 import dev.mcb.proto.world.v1.BlocksGetParams;
 import dev.mcb.proto.world.v1.BlocksGetResult;
+import dev.mcb.proto.world.v1.ChatMessage;
+import dev.mcb.proto.world.v1.ChatPollParams;
+import dev.mcb.proto.world.v1.ChatPollResult;
+import dev.mcb.proto.world.v1.ChatReplyParams;
+import dev.mcb.proto.world.v1.ChatReplyResult;
 import dev.mcb.proto.world.v1.Empty;
 import dev.mcb.proto.world.v1.EventsSinceParams;
 import dev.mcb.proto.world.v1.EventsSinceResult;
 import dev.mcb.proto.world.v1.Health;
 import dev.mcb.proto.world.v1.PauseParams;
 import dev.mcb.proto.world.v1.PauseResult;
+import dev.mcb.proto.world.v1.PlayerContextParams;
+import dev.mcb.proto.world.v1.PlayerContextResult;
+import dev.mcb.proto.world.v1.PlayerPosition;
 import dev.mcb.proto.world.v1.RegionReadParams;
 import dev.mcb.proto.world.v1.RegionReadResult;
 import dev.mcb.proto.world.v1.RegistryInfo;
 import dev.mcb.proto.world.v1.SectionRevision;
+import dev.mcb.proto.world.v1.TargetBlock;
 import dev.mcb.proto.world.v1.WorldInfo;
 import dev.mcb.world.core.port.ChatSink;
 import dev.mcb.world.core.port.Players;
@@ -87,7 +98,9 @@ public final class WorldHostCore {
             }
         });
         this.executor.revisions(revisions);
-        this.chat = new ChatQueue(chatSink, () -> executor.stopActive("a new AI bridge connected"),
+        this.chat = new ChatQueue(chatSink, m -> executor.stopActive("/ai stop by " + m.playerId()),
+                client -> executor.stopActive("a new AI bridge connected (client "
+                        + (client.length() > 60 ? client.substring(0, 60) : client) + ")"),
                 System::currentTimeMillis);
         scheduler.everyTick(this::tick);
         handlers.put("world_info", m -> worldInfo());
@@ -99,6 +112,10 @@ public final class WorldHostCore {
         handlers.put("resume", m -> resume((PauseParams) m));
         handlers.put("automation_set_blocks", m -> automationSetBlocks((AutomationSetBlocksParams) m));
         handlers.put("automation_chat", m -> automationChat((AutomationChatParams) m));
+        handlers.put("automation_chat_outbox", m -> automationChatOutbox((AutomationChatOutboxParams) m));
+        handlers.put("chat_poll", m -> chatPoll((ChatPollParams) m));
+        handlers.put("chat_reply", m -> chatReply((ChatReplyParams) m));
+        handlers.put("player_context", m -> playerContext((PlayerContextParams) m));
     }
 
     public HostConfig config() {
@@ -136,6 +153,10 @@ public final class WorldHostCore {
             case "PauseParams" -> PauseParams.newBuilder();
             case "AutomationSetBlocksParams" -> AutomationSetBlocksParams.newBuilder();
             case "AutomationChatParams" -> AutomationChatParams.newBuilder();
+            case "AutomationChatOutboxParams" -> AutomationChatOutboxParams.newBuilder();
+            case "ChatPollParams" -> ChatPollParams.newBuilder();
+            case "ChatReplyParams" -> ChatReplyParams.newBuilder();
+            case "PlayerContextParams" -> PlayerContextParams.newBuilder();
             default -> null;
         };
     }
@@ -532,8 +553,9 @@ public final class WorldHostCore {
 
     // ---- local automation ------------------------------------------------------------------------------
     public AutomationSetBlocksResult automationSetBlocks(AutomationSetBlocksParams p) {
-        if (!p.getActor().equals("player") && !p.getActor().equals("external")) {
-            throw McbException.invalid("actor must be \"player\" or \"external\", got '" + p.getActor() + "'");
+        if (!p.getActor().equals("player") && !p.getActor().equals("environment") && !p.getActor().equals("external")) {
+            throw McbException.invalid("actor must be \"player\", \"environment\" or \"external\", got '"
+                    + p.getActor() + "'");
         }
         if (p.getBlocksCount() == 0) {
             throw McbException.invalid("blocks is empty");
@@ -556,6 +578,7 @@ public final class WorldHostCore {
         requireChunks(chunks);
         String player = p.getPlayerId().isEmpty() ? "console" : p.getPlayerId();
         boolean asPlayer = p.getActor().equals("player");
+        boolean asEnvironment = p.getActor().equals("environment");
         int changed = onServer(() -> {
             int n = 0;
             for (Object[] it : items) {
@@ -572,6 +595,8 @@ public final class WorldHostCore {
                 revisions.bump(x >> 4, y >> 4, z >> 4);
                 if (asPlayer) {
                     events.record(x, y, z, before, after, Source.PLAYER, player, "");
+                } else if (asEnvironment) {
+                    events.record(x, y, z, before, after, Source.ENVIRONMENT, "", "");
                 }
             }
             return n;
@@ -579,14 +604,136 @@ public final class WorldHostCore {
         return AutomationSetBlocksResult.newBuilder().setChanged(changed).build();
     }
 
+    /** A player's context as set by automation_chat (tests; the platform did not know the player). */
+    private record KnownContext(PlayerPosition position, TargetBlock targetBlock) {
+    }
+
+    private final Map<String, KnownContext> automationPlayers = new java.util.LinkedHashMap<>();
+
     public AutomationChatResult automationChat(AutomationChatParams p) {
         if (p.getPlayerId().isEmpty() || p.getText().isEmpty()) {
             throw McbException.invalid("automation_chat needs player_id and text");
         }
-        return AutomationChatResult.newBuilder().setMessageId(chat.submit(p.getPlayerId(), p.getText()).messageId()).build();
+        PlayerPosition pos = p.hasPosition() ? p.getPosition() : null;
+        TargetBlock target = p.hasTargetBlock() ? p.getTargetBlock() : null;
+        if (pos == null && target == null) {
+            KnownContext k;
+            synchronized (automationPlayers) {
+                k = automationPlayers.get(p.getPlayerId());
+            }
+            if (k != null) {
+                pos = k.position();
+                target = k.targetBlock();
+            } else if (p.getText().length() <= ChatQueue.MAX_TEXT) {
+                Optional<Players.PlayerView> v = onServer(() -> players.find(p.getPlayerId()));
+                if (v.isPresent()) {
+                    pos = position(v.get());
+                    target = target(v.get());
+                }
+            }
+        }
+        ChatQueue.Message m = chat.submit(p.getPlayerId(), p.getText(), pos, target);
+        if (p.hasPosition() || p.hasTargetBlock()) {
+            synchronized (automationPlayers) {
+                automationPlayers.put(p.getPlayerId(), new KnownContext(pos, target));
+                while (automationPlayers.size() > 1000) {
+                    automationPlayers.remove(automationPlayers.keySet().iterator().next());
+                }
+            }
+        }
+        return AutomationChatResult.newBuilder().setMessageId(m.messageId()).build();
     }
 
-    // ---- player context and camera (named in the protocol; RPC messages come with a later proto change) ----
+    public AutomationChatOutboxResult automationChatOutbox(AutomationChatOutboxParams p) {
+        if (p.getPlayerId().isEmpty()) {
+            throw McbException.invalid("automation_chat_outbox needs player_id");
+        }
+        return AutomationChatOutboxResult.newBuilder().addAllLines(chat.lines(p.getPlayerId())).build();
+    }
+
+    /**
+     * {@code /ai <text>} typed in game (the adapter, on the server thread): queued with the player's
+     * position, look and target block from the {@link Players} port.
+     */
+    public ChatQueue.Message chatFromServerThread(String playerId, String text) {
+        Optional<Players.PlayerView> v = players.find(playerId);
+        return chat.submit(playerId, text, v.map(WorldHostCore::position).orElse(null),
+                v.map(WorldHostCore::target).orElse(null));
+    }
+
+    // ---- chat for the AI bridge (scope: admin) ---------------------------------------------------------
+    public ChatPollResult chatPoll(ChatPollParams p) {
+        ChatQueue.Polled polled = chat.poll(p.getClientId(), p.getMaxMessages());
+        ChatPollResult.Builder r = ChatPollResult.newBuilder().setTookOver(polled.tookOver());
+        for (ChatQueue.Message m : polled.messages()) {
+            ChatMessage.Builder b = ChatMessage.newBuilder().setId(m.messageId()).setPlayerId(m.playerId())
+                    .setProjectId(m.projectId()).setText(m.text()).setType(m.kind().wire).setAtMillis(m.atMillis());
+            if (m.position() != null) {
+                b.setPosition(m.position());
+            }
+            if (m.targetBlock() != null) {
+                b.setTargetBlock(m.targetBlock());
+            }
+            r.addMessages(b);
+        }
+        return r.build();
+    }
+
+    public ChatReplyResult chatReply(ChatReplyParams p) {
+        boolean delivered = chat.reply(p.getClientId(), p.getId(), p.getPlayerId(), p.getText(), p.getDone(),
+                p.getError());
+        return ChatReplyResult.newBuilder().setDelivered(delivered).build();
+    }
+
+    // ---- player context and camera ---------------------------------------------------------------------
+    static PlayerPosition position(Players.PlayerView v) {
+        return PlayerPosition.newBuilder().setX(v.x()).setY(v.y()).setZ(v.z()).setYaw(v.yaw()).setPitch(v.pitch())
+                .setWorld(v.world() == null ? "" : v.world()).build();
+    }
+
+    static TargetBlock target(Players.PlayerView v) {
+        int[] t = v.targetBlock();
+        if (t == null || t.length != 3) {
+            return null;
+        }
+        return TargetBlock.newBuilder().setX(t[0]).setY(t[1]).setZ(t[2])
+                .setState(v.targetState() == null ? "" : BatchExecutor.airNormalize(v.targetState())).build();
+    }
+
+    /**
+     * player_context: an online player as the {@link Players} port sees them; otherwise the context
+     * automation_chat set (tests); otherwise {@code online: false}.
+     */
+    public PlayerContextResult playerContext(PlayerContextParams p) {
+        if (p.getPlayerId().isEmpty()) {
+            throw McbException.invalid("player_context needs player_id");
+        }
+        PlayerContextResult.Builder r = PlayerContextResult.newBuilder().setPlayerId(p.getPlayerId());
+        Optional<Players.PlayerView> v = playerContext(p.getPlayerId());
+        if (v.isPresent()) {
+            r.setOnline(true).setPosition(position(v.get()));
+            TargetBlock t = target(v.get());
+            if (t != null) {
+                r.setTargetBlock(t);
+            }
+            return r.build();
+        }
+        KnownContext k;
+        synchronized (automationPlayers) {
+            k = automationPlayers.get(p.getPlayerId());
+        }
+        if (k != null) {
+            r.setOnline(true);
+            if (k.position() != null) {
+                r.setPosition(k.position());
+            }
+            if (k.targetBlock() != null) {
+                r.setTargetBlock(k.targetBlock());
+            }
+        }
+        return r.build();
+    }
+
     /** Position, look and target block of an online player, read on the server thread. */
     public Optional<Players.PlayerView> playerContext(String playerId) {
         return onServer(() -> players.find(playerId));

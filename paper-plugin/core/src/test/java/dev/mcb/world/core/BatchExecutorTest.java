@@ -233,4 +233,33 @@ class BatchExecutorTest {
         ex.tick();
         assertEquals(500, ex.stats().blocks() - blocksBefore, "5 batches of 100 fit under the 512-block cap, the 6th waits");
     }
+
+    @Test
+    void aBatchNotStartedWithinTheCallTimeLimitIsWithdrawnAsBusy() {
+        dev.mcb.world.core.port.Scheduler stalled = new dev.mcb.world.core.port.Scheduler() {
+            @Override
+            public void everyTick(Runnable tick) {
+                // a lagging server: the tick never comes
+            }
+
+            @Override
+            public <T> CompletableFuture<T> call(java.util.concurrent.Callable<T> task) {
+                return new CompletableFuture<>();
+            }
+        };
+        WorldHostCore core = new WorldHostCore(new HostConfig("t", "0", "127.0.0.1", 0, false, 1024,
+                java.time.Duration.ofMillis(200), 1), world, stalled, DirectScheduler.NO_PLAYERS, (p, t) -> { });
+        McbException m = assertThrows(McbException.class, () -> core.batchApply(batch("late", e(0, 64, 0, AIR, STONE))));
+        assertEquals(ErrorCode.BUSY, m.code);
+        assertTrue(m.code.retryable);
+        assertEquals(0, core.executor().queued(), "withdrawn: it will never run later");
+        core.executor().tick();
+        assertEquals(AIR, world.get(0, 64, 0));
+        // the same id may be sent again
+        assertEquals(ErrorCode.BUSY, assertThrows(McbException.class,
+                () -> core.batchApply(batch("late", e(0, 64, 0, AIR, STONE)))).code);
+        // reads time out the same way
+        assertEquals(ErrorCode.BUSY, assertThrows(McbException.class,
+                () -> core.blocksGet(dev.mcb.proto.world.v1.BlocksGetParams.newBuilder().addXyz(0).addXyz(64).addXyz(0).build())).code);
+    }
 }

@@ -85,13 +85,33 @@ class RpcServerTest {
     }
 
     @Test
+    void chatMethodsOverRpc() throws Exception {
+        String poll = "{\"method\":\"chat_poll\",\"params\":{\"clientId\":\"bridge-1\"}}";
+        assertEquals(403, call("svc-token", poll).statusCode());
+        assertEquals(403, call("auto-token", poll).statusCode());
+        assertEquals(401, call("agent-token", poll).statusCode());
+        HttpResponse<String> r = call("adm-token", poll);
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.body().contains("\"messages\":[]") && r.body().contains("\"tookOver\":false"), r.body());
+        r = call("adm-token", "{\"method\":\"chat_reply\",\"params\":{\"id\":\"msg-1\",\"playerId\":\"a\","
+                + "\"clientId\":\"bridge-1\",\"text\":\"hi\"}}");
+        assertEquals(404, r.statusCode(), r.body());
+        r = call("svc-token", "{\"method\":\"player_context\",\"params\":{\"playerId\":\"nobody\"}}");
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.body().contains("\"online\":false"), r.body());
+        // the test-only outbox needs local automation, which is off here
+        r = call("auto-token", "{\"method\":\"automation_chat_outbox\",\"params\":{\"playerId\":\"a\"}}");
+        assertEquals(403, r.statusCode(), r.body());
+    }
+
+    @Test
     void envelopeErrorsAndLimits() throws Exception {
         assertEquals(400, call("svc-token", "{nope").statusCode());
         assertEquals(404, call("svc-token", "{\"method\":\"no_such\"}").statusCode());
         HttpResponse<String> r = call("svc-token", "{\"method\":\"region_read\",\"params\":{\"colour\":1}}");
         assertEquals(400, r.statusCode());
         assertTrue(r.body().contains("colour"), r.body());
-        r = call("svc-token", "{\"method\":\"player_context\",\"params\":{}}");
+        r = call("svc-token", "{\"method\":\"camera_account_pose\",\"params\":{}}");
         assertTrue(r.body().contains("not implemented"), r.body());
         r = call("svc-token", "{\"method\":\"world_info\",\"pad\":\"" + "x".repeat(9 * 1024 * 1024) + "\"}");
         assertEquals(413, r.statusCode());

@@ -54,7 +54,7 @@ final class AiCommand implements CommandExecutor, TabCompleter {
             switch (sub) {
                 case "stop", "cancel" -> {
                     int dropped = core.executor().stopActive("/ai stop by " + sender.getName());
-                    core.chat().submit(idOf(sender), "cancel");
+                    core.chatFromServerThread(idOf(sender), "cancel");
                     sender.sendMessage("[ai] Stopped: no new batch will start (" + dropped
                             + " queued batch(es) dropped). Written blocks stay. /ai resume to continue.");
                 }
@@ -74,7 +74,7 @@ final class AiCommand implements CommandExecutor, TabCompleter {
                     // prompts and the bridge-side commands (project, area, undo, camera, protect)
                     String text = String.join(" ", args);
                     String queued = SUBS.contains(sub) ? "/ai " + text : text;
-                    core.chat().submit(idOf(sender), queued);
+                    core.chatFromServerThread(idOf(sender), queued);
                     sender.sendMessage("[ai] Queued for the AI: " + (queued.length() > 80 ? queued.substring(0, 77) + "..." : queued));
                 }
             }

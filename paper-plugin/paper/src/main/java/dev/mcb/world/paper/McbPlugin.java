@@ -35,6 +35,7 @@ public final class McbPlugin extends JavaPlugin {
         PaperPlayers players = new PaperPlayers(world);
         WorldHostCore core = new WorldHostCore(cfg, new PaperWorldAccess(world, c.getInt("epoch", 1)),
                 new PaperScheduler(this), players, players);
+        core.chat().projectId(c.getString("project", "default"));
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
         try {
             server = new RpcServer(core, Tokens.load(tokenDir, System.getenv()), MethodTable.load());

@@ -20,7 +20,8 @@ import java.util.concurrent.CountDownLatch;
  * The Java world host over an in-memory flat world, for the conformance suite (tests/contract).
  * Environment (same names as the embedded host): MCB_SECRETS_DIR, MCB_WORLD_HOST_PORT, MCB_BIND_HOST,
  * MCB_ALLOW_LOCAL_AUTOMATION, MCB_WORLD_PREGEN ("x0,z0,x1,z1", default -32,-32,31,31),
- * MCB_WORLD_DIR (optional: keeps the world uuid in world-uuid.txt; blocks stay in memory).
+ * MCB_WORLD_DIR (optional: keeps the world uuid in world-uuid.txt; blocks stay in memory),
+ * MCB_PROJECT_ID (the chat queue's project, default "default"; the embedded host reads config.json).
  */
 public final class Main {
     public static final String VERSION = "0.1.0";
@@ -74,6 +75,7 @@ public final class Main {
         };
         WorldHostCore core = new WorldHostCore(cfg, world, scheduler, noPlayers,
                 (player, text) -> System.out.println("[chat -> " + player + "] " + text));
+        core.chat().projectId(env.getOrDefault("MCB_PROJECT_ID", "default"));
         RpcServer server = new RpcServer(core, Tokens.load(secrets, env), MethodTable.load());
         scheduler.start();
         server.start();

@@ -1,0 +1,79 @@
+"""In-game chat end to end: `mcb up`, then `mcb chat` (a terminal player on the embedded world)
+running the chat loop with a REAL ACP agent process — tests/scripted_acp_agent.py, scripted,
+no model — which calls our MCP tools over a real stdio MCP connection (`mcb mcp` with the agent
+token). Path: chat line -> world host -> chat_poll -> bridge -> ACP -> MCP -> journal -> world.
+Asserted on the world itself (blocks_get) and on what the player was shown (the outbox).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from harness import ROOT
+
+SCRIPTED = ROOT / "tests" / "scripted_acp_agent.py"
+
+
+def _chat(stack, lines: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
+    env = dict(stack.env)
+    env["MCB_ACP_COMMAND"] = sys.executable
+    env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED)])
+    env["OPENAI_API_KEY"] = "inherited-must-not-reach-the-agent"
+    return subprocess.run([sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"], input="\n".join(lines) + "\n",
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
+    r = _chat(stack, ["build a tower at 20 64 20"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = r.stdout.splitlines()
+    assert "inspecting the area..." in out, r.stdout
+    assert "planned 42 blocks" in out, r.stdout  # a hollow 3x5x3 box: 45 - 3 inside
+    assert any(line.startswith("done: 42 blocks placed") for line in out), r.stdout
+    assert out[-1] == "tower applied: 42 blocks", r.stdout
+    assert not any("secret thoughts" in line or "plan_hash" in line for line in out)
+
+    corners = [20, 64, 20, 22, 68, 22, 20, 68, 22]
+    inside = [21, 66, 21]
+    res = stack.world_rpc("blocks_get", {"xyz": corners + inside})
+    states = [res["palette"][i] for i in res["state"]]
+    assert states[:3] == ["minecraft:stone_bricks"] * 3, states
+    assert states[3].startswith("minecraft:air"), states
+
+    runtime = stack.runtime
+    env = json.loads((runtime / "chat" / "agent-home" / "env.json").read_text())
+    assert stack.token("admin") not in json.dumps(env)
+    assert "OPENAI_API_KEY" not in env
+    session = next((runtime / "chat" / "sessions").rglob("session.json"))
+    assert oct(session.stat().st_mode & 0o777) == "0o600"
+    assert json.loads(session.read_text())["unfinished"] is None
+
+
+def test_doctor_reports_the_running_stack(stack) -> None:
+    r = subprocess.run([sys.executable, "-m", "mcb_cli.main", "doctor"], env=stack.env, cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    doc = json.loads(r.stdout)
+    assert doc["world_host"]["health"]["status"] == "ok"
+    assert doc["redis"]["ok"] is True
+    assert doc["config"]["admin_token"] == "present"
+    assert doc["pinned"]["agent-client-protocol"] == "0.12.1"
+    assert doc["not_isolated"]
+    for principal in ("admin", "agent", "automation"):
+        assert stack.token(principal) not in r.stdout
+
+
+def test_stop_cancels_and_leaves_writes_paused(stack) -> None:
+    r = _chat(stack, ["slow job", "stop"], timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = r.stdout.splitlines()
+    assert any(line.startswith("stopped; writes stay paused") for line in out), r.stdout
+    # the slow request itself ends too: cancelled while queued, or its running ACP turn stopped
+    assert sum(1 for line in out if line.startswith("stopped") or line == "cancelled by /ai stop") >= 2, r.stdout
+    assert stack.world_rpc("world_info", {})["paused"] is True
+    # the owner's next request resumes writes
+    r2 = _chat(stack, ["hello again"], timeout=120)
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert r2.stdout.splitlines()[-1] == "echo: hello again", r2.stdout
+    assert stack.world_rpc("world_info", {})["paused"] is False

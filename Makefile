@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.local/bin:$(PATH)
 UV ?= uv
 
-.PHONY: up test check proto proto-check lint bench bootstrap status java-test
+.PHONY: up test check proto proto-check lint bench bootstrap status java-test test-deps
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -28,7 +28,10 @@ lint:
 java-test:
 	@if [ "$${MCB_SKIP_JAVA:-0}" = 1 ]; then echo "java-test: skipped (MCB_SKIP_JAVA=1)"; else paper-plugin/build.sh verify; fi
 
-test: bootstrap proto-check java-test
+test-deps:
+	@scripts/test_deps.sh
+
+test: bootstrap test-deps proto-check java-test
 	@$(UV) run --frozen pytest -q
 
 check: test lint

@@ -48,7 +48,17 @@ def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
     assert "OPENAI_API_KEY" not in env
     session = next((runtime / "chat" / "sessions").rglob("session.json"))
     assert oct(session.stat().st_mode & 0o777) == "0o600"
-    assert json.loads(session.read_text())["unfinished"] is None
+    rec = json.loads(session.read_text())
+    assert rec["unfinished"] is None and len(rec["operations"]) == 1
+
+    # a crash mid-turn leaves `unfinished`; the next turn checks its operations in the journal
+    rec["unfinished"] = {"message_id": "m-old", "task": "build a tower at 20 64 20", "started_ms": 1}
+    session.write_text(json.dumps(rec))
+    r = _chat(stack, ["hello"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert any("was interrupted" in line and f"{rec['operations'][0]} (applied, 42 written)" in line
+               for line in r.stdout.splitlines()), r.stdout
+    assert r.stdout.splitlines()[-1] == "echo: hello", r.stdout
 
 
 def test_doctor_reports_the_running_stack(stack) -> None:

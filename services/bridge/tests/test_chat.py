@@ -274,9 +274,9 @@ def test_an_agent_that_ignores_cancel_is_killed_after_5_s(tmp_path: Path, redis_
         agent = loop.agents["p1"]
         t0 = time.monotonic()
         stop = host.say("alice", "", type_="cancel")
-        await wait_for(lambda: host.done(mid) and host.done(stop), 15, "the kill")
+        await wait_for(lambda: host.done(mid) and host.done(stop), 25, "the kill")
         elapsed = time.monotonic() - t0
-        assert 4.9 <= elapsed < 9, elapsed
+        assert 5.0 <= elapsed < 15, elapsed  # 5 s grace, then the kill (generous: 2 shared cores)
         assert agent.proc.returncode is not None and agent.killed
         assert "ended" in host.final(mid) and "ended" in host.final(stop)
         again = host.say("alice", "are you back")
@@ -337,12 +337,21 @@ def test_an_interrupted_turn_is_flagged_on_the_next_one(tmp_path: Path, redis_ur
     rec.operations = ["op_old"]
     store.save("p1", "alice", rec)
 
+    asked: list[list[str]] = []
+
+    async def checker(project: str, player: str, ops: list[str]) -> dict[str, str]:
+        asked.append(ops)
+        return {"op_old": "applied, 12 written"}
+
     async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        loop.op_checker = checker
         mid = host.say("alice", "next")
         await wait_for(lambda: host.done(mid), 30, "answer")
-        assert any("previous request was interrupted" in t for t in host.texts(mid))
+        assert any("previous request was interrupted" in t and "op_old (applied, 12 written)" in t
+                   for t in host.texts(mid)), host.texts(mid)
 
     run_loop(cfg, scenario)
+    assert asked == [["op_old"]]
     assert store.load("p1", "alice").unfinished is None
 
 

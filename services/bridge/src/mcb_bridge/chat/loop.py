@@ -18,7 +18,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,7 +98,8 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
 
 class ChatLoop:
     def __init__(self, cfg: ChatConfig, host: Any, redis: Any, *,
-                 agent_factory: Callable[[str], AgentProcess] | None = None, client_id: str | None = None):
+                 agent_factory: Callable[[str], AgentProcess] | None = None, client_id: str | None = None,
+                 op_checker: Callable[[str, str, list[str]], Awaitable[dict[str, str]]] | None = None):
         self.cfg, self.host, self.redis = cfg, host, redis
         self.client_id = client_id or f"mcb-bridge-{uuid.uuid4().hex}"
         self.queue = TurnQueue(redis, cfg.max_queued)
@@ -114,6 +115,7 @@ class ChatLoop:
         self.tasks: set[asyncio.Task] = set()
         self.metrics: dict[str, list[float]] = {"turn_overhead_ms": [], "stop_latency_ms": []}
         self.took_over = False
+        self.op_checker = op_checker or self._journal_states
         self._seq = 0                        # order in which this bridge polled messages
         self.stop_seq: dict[str, int] = {}   # project -> seq of its latest /ai stop
 
@@ -301,8 +303,20 @@ class ChatLoop:
                 await self.reply(turn.msg_id, turn.player,
                                  "I could not restore our earlier conversation; continuing from a short summary of it.")
             if interrupted is not None:
+                states: dict[str, str] = {}
+                if interrupted.operations:
+                    try:
+                        states = await asyncio.wait_for(
+                            self.op_checker(project, turn.player, interrupted.operations[:5]), 10)
+                    except Exception as exc:  # noqa: BLE001
+                        log.warning("cannot check interrupted operations: %s", exc.__class__.__name__)
+                interrupted.operations = [f"{op} ({states.get(op, 'state unknown')})"
+                                          for op in interrupted.operations[:5]]
+                checked = ("; its operations now: " + ", ".join(interrupted.operations)) if interrupted.operations \
+                    else "; it had started no operation"
                 await self.reply(turn.msg_id, turn.player,
-                                 "Your previous request was interrupted before it finished; its operations will be checked, nothing is repeated automatically.")
+                                 "Your previous request was interrupted before it finished" + checked
+                                 + ". Nothing is repeated automatically.")
             # only a request that came after the latest /ai stop resumes writes
             resumed = None
             if item.get("seq", 0) > self.stop_seq.get(project, 0):
@@ -427,6 +441,23 @@ class ChatLoop:
                              "under the plan and were not overwritten")
         elif state in ("cancelled", "failed", "recovery_required"):
             await self.stage(turn, f"end:{op}", f"operation {state.replace('_', ' ')}")
+
+    async def _journal_states(self, project: str, player: str, ops: list[str]) -> dict[str, str]:
+        """Each operation's state in the journal (agent token, the trusted project/player)."""
+        from ..journal_client import JournalClient
+
+        jc = JournalClient(self.cfg.journal_addr, self.cfg.agent_token, project, player)
+        out: dict[str, str] = {}
+        try:
+            for op in ops:
+                try:
+                    rep = await jc.operation_status(op.split(" ", 1)[0])
+                    out[op] = f"{rep.state}, {rep.written} written" if rep.state else "unknown"
+                except McbError as exc:
+                    out[op] = str(exc.code)
+        finally:
+            await jc.close()
+        return out
 
     # --- stop ---------------------------------------------------------------------------
     async def on_cancel(self, item: dict[str, Any]) -> None:

@@ -24,6 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
 
+def _die_with_parent() -> None:
+    """Children get SIGKILL if the test process dies (Linux), so no server outlives a run."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -100,7 +108,8 @@ def start_process(
     full_env = dict(os.environ)
     full_env.update(env or {})
     logf = open(log_path, "ab")  # noqa: SIM115 - owned by the child for its lifetime
-    popen = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT)
+    popen = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT,
+                             preexec_fn=_die_with_parent)
     proc = Proc(name, popen, log_path, env or {})
 
     def _ready() -> bool:

@@ -35,6 +35,16 @@ class Service:
     env: dict[str, str]
 
 
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the runner dies, even by SIGKILL (Linux), so no service
+    outlives `mcb up`. Elsewhere this is a no-op and Ctrl-C/SIGTERM stop the stack cleanly."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def write_default_config(s: Settings) -> dict:
     path = s.config_file
     if path.exists():
@@ -117,7 +127,7 @@ class Stack:
         full = dict(os.environ)
         full.update(env)
         p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=full,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=_die_with_parent)
         self.procs.append((name, p))
         return p
 
@@ -229,6 +239,11 @@ def run_up(quiet: bool = False) -> int:
         print(f"\nmcb up failed: {exc}", file=sys.stderr, flush=True)
         code = 1
     finally:
+        # A terminal's Ctrl-C reaches this process more than once (from the terminal and
+        # forwarded by `make`/`uv run`): once stopping has begun, further signals must not
+        # interrupt it, or services would be left running.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         stack.stop()
         print("Stopped.", flush=True)
     return code

@@ -2,7 +2,8 @@
 host's protocol to read the result back): build → schematic_export → asset_list →
 schematic_import_prepare rotated elsewhere → build_apply → the rotated states are in the world.
 Also: a bad file never breaks asset_list; block entities are refused, or left out and listed
-with the opt-in.
+with the opt-in; an export over entities (from the world's entity region file) is refused
+with their list.
 """
 
 from __future__ import annotations
@@ -171,5 +172,45 @@ def test_bad_files_and_block_entities(stack):
                                "allow_drop_block_entities": True})
             assert len(plan["left_out"]) == 6 and {b["id"] for b in plan["left_out"]} >= {"minecraft:chest"}
             assert plan["total_positions"] == 7 * 5 * 12 - 6
+
+    anyio.run(scenario)
+
+
+def test_export_refuses_entities(stack):
+    """An armor stand and an item frame stored in the world's entity region file (1.17+
+    layout, written here with our NBT codec while the host runs: it only ever reads them)
+    make schematic_export refuse with the list; the box beside them exports."""
+    from mcb_common import nbt
+    from mcb_world_host.region import RegionFile, region_name
+
+    def ent(eid, pos):
+        return nbt.Compound(id=nbt.String(eid), Pos=nbt.List(nbt.DOUBLE, [nbt.Double(v) for v in pos]),
+                            UUID=nbt.IntArray([1, 2, 3, len(eid)]))
+
+    root = nbt.Compound(DataVersion=nbt.Int(4671), Position=nbt.IntArray([0, -1]),
+                        Entities=nbt.List(nbt.COMPOUND, [ent("minecraft:armor_stand", (1.5, 64.0, -10.5)),
+                                                         ent("minecraft:item_frame", (2.5, 65.5, -9.03125))]))
+    r = RegionFile(stack.runtime / "world" / "entities" / region_name(0, -1), create=True)
+    try:
+        r.write_chunk(0, -1, nbt.write(root))
+    finally:
+        r.close()
+    lo, hi = {"x": 0, "y": 64, "z": -12}, {"x": 3, "y": 66, "z": -9}
+    res = stack.world_rpc("region_read", {"min": lo, "max": hi})
+    assert [e["id"] for e in res["entities"]] == ["minecraft:armor_stand", "minecraft:item_frame"]
+    assert "region_read.entities" in stack.world_rpc("world_info", {})["capabilities"]
+
+    async def scenario():
+        async with http_client(stack.mcp_url, stack.token("agent")) as client:
+            with pytest.raises(ToolError) as ei:
+                await call(client, "schematic_export", {"name": "e2e_with_stand", "min": lo, "max": hi})
+            err = ei.value.error
+            assert err["code"] == "unsupported_block" and "2 entities" in err["message"], err
+            assert [e["id"] for e in err["details"]["entities"]] == ["minecraft:armor_stand", "minecraft:item_frame"]
+            assert err["details"]["entities_count"] == 2
+            assert not (stack.runtime / "assets" / "e2e_with_stand.schem").exists()
+            meta = await call(client, "schematic_export", {"name": "e2e_beside_stand", "min": {"x": 4, "y": 64, "z": -12},
+                                                           "max": {"x": 6, "y": 66, "z": -9}})
+            assert meta["assetId"] == "e2e_beside_stand" and "players are never exported" in meta["warnings"]
 
     anyio.run(scenario)

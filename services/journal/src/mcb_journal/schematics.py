@@ -3,9 +3,10 @@
 * ``asset_list`` — one page of the library folder (mcb_common.assets); a bad file is an
   entry with ``valid: false`` and its reason, never an error of the whole call.
 * ``schematic_export`` — a dense box (air included) read from the world host, within the
-  project area and the plan limit; block entities in the box are a refusal listing them;
-  players are never part of a schematic (the journal reads no entities). The planner writes
-  the file; the library stores it under a new name (never overwrites).
+  project area and the plan limit; block entities or entities (armor stands, item frames,
+  mobs, ...) in the box are a refusal listing them; players are never part of a schematic
+  (world hosts never report players as entities). The planner writes the file; the library
+  stores it under a new name (never overwrites).
 * ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
   is the ordinary prepare path (``JournalCore.read_base`` → ``Plan`` → ``store_plan``), so
   ``build_apply`` applies it with every check a recipe gets.
@@ -27,6 +28,8 @@ from .core import Caller, JournalCore, box_from_pb, box_pb
 from .plans import Plan
 
 BLOCK_ENTITY_CAPABILITY = "region_read.block_entities"
+ENTITY_CAPABILITY = "region_read.entities"
+ENTITIES_LISTED = 20
 
 
 def library(core: JournalCore) -> AssetLibrary:
@@ -70,14 +73,25 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     info = await core.world.world_info()
     res = await core.world.call("region_read", world_pb2.RegionReadParams(min=req.min, max=req.max),
                                 world_pb2.RegionReadResult)
-    if res.block_entities:
-        listed = [{"pos": {"x": b.x, "y": b.y, "z": b.z}, "id": b.id} for b in res.block_entities[:50]]
+    entities_total = max(res.entities_total, len(res.entities))
+    if res.block_entities or entities_total:
+        parts, details = [], {}
+        if res.block_entities:
+            parts.append(f"{len(res.block_entities)} block entities "
+                         f"({', '.join(sorted({b.id for b in res.block_entities})[:8])})")
+            details["block_entities"] = [{"pos": {"x": b.x, "y": b.y, "z": b.z}, "id": b.id}
+                                         for b in res.block_entities[:50]]
+            details["count"] = len(res.block_entities)
+        if entities_total:
+            parts.append(f"{entities_total} entities ({', '.join(sorted({e.id for e in res.entities})[:8])})")
+            details["entities"] = [{"id": e.id, "pos": {"x": e.x, "y": e.y, "z": e.z}}
+                                   for e in res.entities[:ENTITIES_LISTED]]
+            details["entities_count"] = entities_total
         raise McbError(
             ErrorCode.UNSUPPORTED_BLOCK,
-            f"the box holds {len(res.block_entities)} block entities "
-            f"({', '.join(sorted({b.id for b in res.block_entities})[:8])}); their contents cannot be "
-            "exported — choose a box without them",
-            details={"block_entities": listed, "count": len(res.block_entities)})
+            f"the box holds {' and '.join(parts)}; schematics carry neither block entity contents "
+            "nor entities — remove them or choose a box without them",
+            details=details)
     size = box.size
     offset = box.min - origin
     out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
@@ -88,7 +102,10 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     warnings = []
     if BLOCK_ENTITY_CAPABILITY not in info.capabilities:
         warnings.append("this world host does not report block entities; check the box has no chests or signs")
-    warnings.append("entities are never exported (players included)")
+    if ENTITY_CAPABILITY not in info.capabilities:
+        warnings.append("this world host does not report entities; armor stands, item frames and mobs "
+                        "in the box were not checked and are not exported")
+    warnings.append("players are never exported")
     entry["warnings"] = warnings
     entry["region"] = box.as_dict()
     entry["origin"] = origin.as_dict()

@@ -25,6 +25,7 @@ from .world import Change, World
 
 PROTOCOL = "mcb.world.v1"
 MAX_REGION_POSITIONS = 2_097_152
+MAX_REGION_ENTITIES = 1000  # listed in a region_read result; entities_total counts them all
 MAX_BATCH_ENTRIES = 512
 MAX_BATCH_DEPENDENCIES = 4096
 MAX_BLOCKS_GET = 100_000
@@ -65,7 +66,7 @@ class Host:
         w = self.world
         reg = w.registry
         caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
-                "region_read.block_entities"]
+                "region_read.block_entities", "region_read.entities"]
         if self.allow_automation:
             caps.append("local_automation")
         info = world_pb2.WorldInfo(
@@ -100,11 +101,14 @@ class Host:
                            f"region_read of {size} positions exceeds the limit of {MAX_REGION_POSITIONS}; split the box",
                            details={"positions": size, "limit": MAX_REGION_POSITIONS})
         palette, arr, revs = self.world.region_read(lo, hi)
+        ents = self.world.entities_in(lo, hi)
         return world_pb2.RegionReadResult(
             min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]),
             palette=palette, indices=arr.astype("<u2").tobytes(),
             revisions=[world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs],
             block_entities=self._block_entities(lo, hi),
+            entities=[world_pb2.EntityInfo(id=e.id, x=e.x, y=e.y, z=e.z, uuid=e.uuid) for e in ents[:MAX_REGION_ENTITIES]],
+            entities_total=len(ents),
         )
 
     def _block_entities(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[world_pb2.BlockEntityRef]:

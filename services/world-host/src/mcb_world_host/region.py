@@ -47,10 +47,15 @@ def _corrupt(path: Path, msg: str) -> McbError:
 class RegionFile:
     """One open region file. Not thread-safe by itself: callers hold ``lock``."""
 
-    def __init__(self, path: Path, create: bool = False):
+    def __init__(self, path: Path, create: bool = False, readonly: bool = False):
+        """``readonly`` opens the file for reading only (entity regions, which the game owns):
+        it is never created, padded or written."""
         self.path = Path(path)
         self.lock = threading.RLock()
+        self.readonly = readonly
         exists = self.path.exists()
+        if readonly and not exists:
+            raise McbError(ErrorCode.NOT_FOUND, f"no region file {self.path.name}")
         if not exists and not create:
             raise McbError(ErrorCode.NOT_FOUND, f"no region file {self.path.name}")
         if not exists:
@@ -60,8 +65,10 @@ class RegionFile:
             os.fsync(fd)
             os.close(fd)
             _fsync_dir(self.path.parent)
-        self._f = open(self.path, "r+b")  # noqa: SIM115 - kept open for the region's lifetime
+        self._f = open(self.path, "rb" if readonly else "r+b")  # noqa: SIM115 - kept open for the region's lifetime
         header = self._f.read(2 * SECTOR)
+        if readonly and len(header) == 0:
+            header = b"\x00" * (2 * SECTOR)  # an empty file holds no chunks; left as it is
         if len(header) < 2 * SECTOR:
             # A zero-length or truncated header (the game leaves 0-byte files sometimes): pad.
             if len(header) == 0:
@@ -179,6 +186,8 @@ class RegionFile:
     def write_chunk(self, cx: int, cz: int, nbt_bytes: bytes, *, crash_after_payload: bool = False) -> None:
         """Replace one chunk, copy-on-write (see module doc). ``crash_after_payload`` is a test
         hook that stops after the payload is durable and before the header switches."""
+        if self.readonly:
+            raise McbError(ErrorCode.INTERNAL, f"region file {self.path.name} is open read-only")
         body = zlib.compress(nbt_bytes, 6)
         payload = struct.pack(">IB", len(body) + 1, COMPRESSION_ZLIB) + body
         n = (len(payload) + SECTOR - 1) // SECTOR
@@ -221,6 +230,8 @@ class RegionFile:
 
     def close(self) -> None:
         with self.lock:
+            if not self._f.closed and self.readonly:
+                self._f.close()
             if not self._f.closed:
                 self._f.flush()
                 os.fsync(self._f.fileno())

@@ -4,6 +4,7 @@
 
     <world>/level.dat            vanilla (level.py)
     <world>/region/r.X.Z.mca     vanilla Anvil regions (region.py, chunk.py)
+    <world>/entities/r.X.Z.mca   vanilla entity regions (1.17+): read only, never written
     <world>/mcb/world.json       ours: {"worldUuid", "epoch", ...} (not in level.dat)
     <world>/mcb/host.sqlite      ours: the batch log (hostlog.py)
 
@@ -49,6 +50,29 @@ class Change:
     z: int
     before: str
     after: str
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    id: str
+    x: float
+    y: float
+    z: float
+    uuid: str
+
+
+def _entity_uuid(e: dict) -> str:
+    """``UUID`` is 4 ints (most significant first); older data has
+    ``UUIDMost``/``UUIDLeast`` longs. Empty when neither is present."""
+    u = e.get("UUID")
+    if u is not None and len(u) == 4:
+        n = 0
+        for part in u:
+            n = (n << 32) | (int(part) & 0xFFFFFFFF)
+        return str(uuid.UUID(int=n))
+    if "UUIDMost" in e and "UUIDLeast" in e:
+        return str(uuid.UUID(int=((int(e["UUIDMost"]) & (2**64 - 1)) << 64) | (int(e["UUIDLeast"]) & (2**64 - 1))))
+    return ""
 
 
 @dataclass
@@ -304,6 +328,53 @@ class World:
                                bx0 - cx * 16: bx1 - cx * 16 + 1]
                     out[by0 - y0: by1 - y0 + 1, bz0 - z0: bz1 - z0 + 1, bx0 - x0: bx1 - x0 + 1] = lut[sub]
         return palette, out, revs
+
+    def entities_in(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[EntityRecord]:
+        """Entities whose position lies inside the block box ``lo..hi`` (inclusive), read from
+        ``<world>/entities/r.X.Z.mca`` (1.17+ layout: one compound per chunk with ``DataVersion``,
+        ``Position [I; cx, cz]`` and ``Entities``; riders nested in ``Passengers``). Read only: the
+        files are opened read-only and closed again (the game owns them). A missing folder,
+        file or chunk means no entities. Players are not stored there (``playerdata/``), so none
+        can appear. Sorted by (y, z, x, id)."""
+        (x0, y0, z0), (x1, y1, z1) = lo, hi
+        edir = self.path / "entities"
+        if not edir.is_dir():
+            return []
+        found: list[EntityRecord] = []
+        by_region: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for cx in range(x0 >> 4, (x1 >> 4) + 1):
+            for cz in range(z0 >> 4, (z1 >> 4) + 1):
+                by_region.setdefault(region_coords(cx, cz), []).append((cx, cz))
+        for (rx, rz), keys in sorted(by_region.items()):
+            path = edir / region_name(rx, rz)
+            if not path.is_file():
+                continue
+            region = RegionFile(path, readonly=True)
+            try:
+                for cx, cz in keys:
+                    data = region.read_chunk(cx, cz)
+                    if data is None:
+                        continue
+                    try:
+                        root = nbt.read(data)
+                    except nbt.NbtError as exc:
+                        raise McbError(ErrorCode.INTERNAL, f"entity chunk ({cx},{cz}) in {path.name} is not valid NBT: {exc}") from None
+                    stack = list(root.get("Entities") or ())
+                    while stack:
+                        e = stack.pop()
+                        if not isinstance(e, dict):
+                            continue
+                        stack.extend(e.get("Passengers") or ())
+                        pos = e.get("Pos")
+                        if not isinstance(pos, list) or len(pos) != 3:
+                            continue
+                        x, y, z = (float(v) for v in pos)
+                        if x0 <= x < x1 + 1 and y0 <= y < y1 + 1 and z0 <= z < z1 + 1:
+                            found.append(EntityRecord(str(e.get("id", "?")), x, y, z, _entity_uuid(e)))
+            finally:
+                region.close()
+        found.sort(key=lambda r: (r.y, r.z, r.x, r.id))
+        return found
 
     # -- writes ------------------------------------------------------------------------------------
     def canonical_desired(self, state: str) -> str:

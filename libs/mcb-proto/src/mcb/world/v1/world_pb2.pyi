@@ -87,20 +87,38 @@ class SectionRevision(_message.Message):
     def __init__(self, cx: _Optional[int] = ..., sy: _Optional[int] = ..., cz: _Optional[int] = ..., revision: _Optional[int] = ...) -> None: ...
 
 class RegionReadResult(_message.Message):
-    __slots__ = ("min", "max", "palette", "indices", "revisions", "block_entities")
+    __slots__ = ("min", "max", "palette", "indices", "revisions", "block_entities", "entities", "entities_total")
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     PALETTE_FIELD_NUMBER: _ClassVar[int]
     INDICES_FIELD_NUMBER: _ClassVar[int]
     REVISIONS_FIELD_NUMBER: _ClassVar[int]
     BLOCK_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_TOTAL_FIELD_NUMBER: _ClassVar[int]
     min: _common_pb2.Vec3
     max: _common_pb2.Vec3
     palette: _containers.RepeatedScalarFieldContainer[str]
     indices: bytes
     revisions: _containers.RepeatedCompositeFieldContainer[SectionRevision]
     block_entities: _containers.RepeatedCompositeFieldContainer[BlockEntityRef]
-    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., palette: _Optional[_Iterable[str]] = ..., indices: _Optional[bytes] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., block_entities: _Optional[_Iterable[_Union[BlockEntityRef, _Mapping]]] = ...) -> None: ...
+    entities: _containers.RepeatedCompositeFieldContainer[EntityInfo]
+    entities_total: int
+    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., palette: _Optional[_Iterable[str]] = ..., indices: _Optional[bytes] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., block_entities: _Optional[_Iterable[_Union[BlockEntityRef, _Mapping]]] = ..., entities: _Optional[_Iterable[_Union[EntityInfo, _Mapping]]] = ..., entities_total: _Optional[int] = ...) -> None: ...
+
+class EntityInfo(_message.Message):
+    __slots__ = ("id", "x", "y", "z", "uuid")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    UUID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    x: float
+    y: float
+    z: float
+    uuid: str
+    def __init__(self, id: _Optional[str] = ..., x: _Optional[float] = ..., y: _Optional[float] = ..., z: _Optional[float] = ..., uuid: _Optional[str] = ...) -> None: ...
 
 class BlockEntityRef(_message.Message):
     __slots__ = ("x", "y", "z", "id")

@@ -29,6 +29,23 @@ AGENT_METHODS = ("agent", "admin")
 STATUS_READERS = ("agent", "admin", "service")
 
 
+async def guarded(context: grpc.aio.ServicerContext, tokens: TokenTable, allowed: tuple[str, ...],
+                  fn: Callable[[Caller], Awaitable[T] | T]) -> T:
+    """The one boundary of every journal RPC: authenticate, run, translate errors."""
+    try:
+        c = caller_from_context(context, tokens, allowed)
+        out: Any = fn(Caller(c.principal, c.project_id, c.player_id))
+        if hasattr(out, "__await__"):
+            out = await out
+        return out
+    except McbError as err:
+        await abort_with(context, err)
+    except Exception:  # noqa: BLE001 - a bug: log it here, answer without internals
+        log.exception("journal internal error")
+        await abort_with(context, McbError(ErrorCode.INTERNAL, "journal internal error; see the journal log"))
+    raise AssertionError("unreachable")  # abort raises
+
+
 class JournalServicer(journal_pb2_grpc.JournalServicer):
     def __init__(self, core: JournalCore, tokens: TokenTable):
         self.core = core
@@ -36,18 +53,7 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
 
     async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[[Caller], Awaitable[T] | T],
                     allowed: tuple[str, ...] = AGENT_METHODS) -> T:
-        try:
-            c = caller_from_context(context, self.tokens, allowed)
-            out: Any = fn(Caller(c.principal, c.project_id, c.player_id))
-            if hasattr(out, "__await__"):
-                out = await out
-            return out
-        except McbError as err:
-            await abort_with(context, err)
-        except Exception:  # noqa: BLE001 - a bug: log it here, answer without internals
-            log.exception("journal internal error")
-            await abort_with(context, McbError(ErrorCode.INTERNAL, "journal internal error; see the journal log"))
-        raise AssertionError("unreachable")  # abort raises
+        return await guarded(context, self.tokens, allowed, fn)
 
     async def ProjectContext(self, request, context):  # noqa: N802
         return await self._call(context, lambda c: self.core.project_context(c))
@@ -129,18 +135,7 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         self.tokens = tokens
 
     async def _call(self, context: grpc.aio.ServicerContext, fn: Callable[[Caller], Awaitable[T] | T]) -> T:
-        try:
-            c = caller_from_context(context, self.tokens, ("admin",))
-            out: Any = fn(Caller(c.principal, c.project_id, c.player_id))
-            if hasattr(out, "__await__"):
-                out = await out
-            return out
-        except McbError as err:
-            await abort_with(context, err)
-        except Exception:  # noqa: BLE001
-            log.exception("journal admin internal error")
-            await abort_with(context, McbError(ErrorCode.INTERNAL, "journal internal error; see the journal log"))
-        raise AssertionError("unreachable")
+        return await guarded(context, self.tokens, ("admin",), fn)
 
     async def RecoveryReview(self, request: jpb.OperationRef, context):  # noqa: N802
         async def run(c: Caller) -> jpb.JsonResult:

@@ -59,6 +59,24 @@ class Plan:
             recipe_hash=doc["recipe_hash"],
         )
 
+    @classmethod
+    def from_entries(cls, entries: list[tuple[tuple[int, int, int], str, str]], world_uuid: str,
+                     world_epoch: int, recipe_hash: str) -> Plan:
+        """A plan from (position, base, desired) triples, in the given order (no dependencies)."""
+        palette: list[str] = []
+        index: dict[str, int] = {}
+
+        def idx(state: str) -> int:
+            if state not in index:
+                index[state] = len(palette)
+                palette.append(state)
+            return index[state]
+
+        desired = [idx(d) for _, _, d in entries]
+        base = [idx(b) for _, b, _ in entries]
+        return cls(palette=palette, xyz=[c for p, _, _ in entries for c in p], desired=desired, base=base,
+                   dependencies=[], world_uuid=world_uuid, world_epoch=world_epoch, recipe_hash=recipe_hash)
+
     def entries(self, start: int, stop: int) -> list[tuple[int, int, int, str, str]]:
         """(x, y, z, expected=B, desired=D) for entries [start, stop)."""
         p, xyz = self.palette, self.xyz

@@ -124,22 +124,8 @@ class Safety:
         if gaps_after or not observed_ok:
             warnings.append("block events were not observed for part of the time since this operation "
                             "(world host restart or link loss): for those moments only the current state was checked")
-        palette: list[str] = []
-        index: dict[str, int] = {}
-
-        def idx(s: str) -> int:
-            if s not in index:
-                index[s] = len(palette)
-                palette.append(s)
-            return index[s]
-
         keep.sort(key=lambda k: (-k[0][1], k[0][2], k[0][0]))  # top-down: remove upper blocks first
-        flat: list[int] = []
-        for p, _, _ in keep:
-            flat += list(p)
-        plan = Plan(palette=palette, xyz=flat, desired=[idx(b) for _, _, b in keep],
-                    base=[idx(c) for _, c, _ in keep], dependencies=[], world_uuid=info.world_uuid,
-                    world_epoch=info.epoch, recipe_hash=f"undo:{op_id}")
+        plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(_bounds([k[0] for k in keep])) if keep else common_pb2.Box()
         summary = core.store_plan(project, plan, bounds, warnings, conflicts)
         row = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
@@ -386,18 +372,8 @@ class Safety:
         entries = sorted([(p, b, d) for p, (b, d) in result.writes.items()]
                          + [(p, current[p], current[p]) for p in result.already],
                          key=lambda e: (e[0][1], e[0][2], e[0][0]))
-        palette: list[str] = []
-        index: dict[str, int] = {}
-
-        def idx(st: str) -> int:
-            if st not in index:
-                index[st] = len(palette)
-                palette.append(st)
-            return index[st]
-
-        plan = Plan(palette=palette, xyz=[c for e in entries for c in e[0]], desired=[idx(e[2]) for e in entries],
-                    base=[idx(e[1]) for e in entries], dependencies=[], world_uuid=info.world_uuid,
-                    world_epoch=info.epoch, recipe_hash=f"regenerate:{part_id}:{compiled.recipe_hash}")
+        plan = Plan.from_entries(entries, info.world_uuid, info.epoch,
+                                 f"regenerate:{part_id}:{compiled.recipe_hash}")
         conflicts = [jpb.Conflict(pos=vec(p), expected=g0v, current=c, desired=g1v, source="unknown",
                                   part_id=part_id) for p, (g0v, c, g1v) in result.conflicts.items()]
         if conflicts:

@@ -62,6 +62,18 @@ class Components:
             p.stop()
 
 
+def run(comp: Components, scenario) -> None:
+    """Run ``scenario(client)`` with an MCP client (HTTP, agent token) on ``comp``."""
+    import anyio
+    from e2e.mcpclient import http_client
+
+    async def main():
+        async with http_client(comp.mcp_url, comp.token("agent")) as client:
+            await scenario(client)
+
+    anyio.run(main)
+
+
 def start_components(runtime: Path) -> Components:
     runtime.mkdir(parents=True, exist_ok=True)
     from mcb_rpc.tokens import PRINCIPALS, ensure_token

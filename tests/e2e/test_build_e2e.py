@@ -12,7 +12,7 @@ import uuid
 import anyio
 import httpx
 import pytest
-from e2e.mcpclient import ToolError, call, http_client, stdio_client
+from e2e.mcpclient import ToolError, call, http_client, stdio_client, wait_terminal
 
 SEED_RECIPE = {
     "version": 1,
@@ -30,15 +30,6 @@ SEED_RECIPE = {
 }
 REGION = {"min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 15, "y": 71, "z": 21}}
 TIMEOUT = 60
-
-
-async def wait_terminal(client, op_id: str) -> dict:
-    with anyio.fail_after(TIMEOUT):
-        while True:
-            st = await call(client, "operation_status", {"operation_id": op_id})
-            if st["state"] in ("applied", "conflict", "cancelled", "failed", "recovery_required"):
-                return st
-            await anyio.sleep(0.1)
 
 
 def ours_events(stack) -> int:

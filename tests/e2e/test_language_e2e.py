@@ -9,8 +9,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e.components import start_components
-from e2e.mcpclient import ToolError, call, http_client
+from e2e.components import run, start_components
+from e2e.mcpclient import ToolError, call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
 
@@ -20,14 +20,6 @@ def comp(tmp_path_factory):
     c = start_components(tmp_path_factory.mktemp("lang") / "runtime")
     yield c
     c.stop_all()
-
-
-def run(comp, scenario):
-    async def main():
-        async with http_client(comp.mcp_url, comp.token("agent")) as client:
-            await scenario(client)
-
-    anyio.run(main)
 
 
 def automation(comp, blocks):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from e2e.components import start_components
-from e2e.mcpclient import ToolError, call, http_client
+from e2e.components import run, start_components
+from e2e.mcpclient import ToolError, call
 
 STONE = "minecraft:stone"
 OAK_E = "minecraft:oak_stairs[facing=east,half=top,shape=straight,waterlogged=false]"
@@ -18,14 +18,6 @@ def comp(tmp_path_factory):
     c = start_components(tmp_path_factory.mktemp("replace_paste") / "runtime")
     yield c
     c.stop_all()
-
-
-def run(comp, scenario):
-    async def main():
-        async with http_client(comp.mcp_url, comp.token("agent")) as client:
-            await scenario(client)
-
-    anyio.run(main)
 
 
 def v(x, y, z):

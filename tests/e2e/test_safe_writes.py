@@ -14,8 +14,8 @@ import uuid
 import anyio
 import grpc
 import pytest
-from e2e.components import start_components
-from e2e.mcpclient import ToolError, call, http_client
+from e2e.components import run, start_components
+from e2e.mcpclient import ToolError, apply_and_wait, call
 
 TIMEOUT = 60
 
@@ -42,25 +42,6 @@ def automation(comp, actor, blocks, player_id="player-1"):
 def state_at(comp, x, y, z) -> str:
     res = comp.world_rpc("blocks_get", {"xyz": [x, y, z]})
     return res["palette"][res["state"][0]]
-
-
-async def apply_and_wait(client, plan) -> dict:
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": str(uuid.uuid4())})
-    with anyio.fail_after(TIMEOUT):
-        while True:
-            st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
-            if st["state"] not in ("prepared", "queued", "applying"):
-                return st
-            await anyio.sleep(0.05)
-
-
-def run(comp, scenario):
-    async def main():
-        async with http_client(comp.mcp_url, comp.token("agent")) as client:
-            await scenario(client)
-
-    anyio.run(main)
 
 
 def test_1_manual_edit_after_prepare_is_a_conflict_and_stays(comp):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e.mcpclient import ToolError, call, http_client
+from e2e.mcpclient import ToolError, call, http_client, wait_terminal
 from mcb_common.registry import Registry
 from mcb_common.transforms import rotate
 
@@ -39,15 +39,6 @@ RECIPE = {"version": 1, "operations": [
     {"type": "box", "min": {"x": 20, "y": 65, "z": 22}, "max": {"x": 20, "y": 65, "z": 22}, "block": FENCE},
     {"type": "box", "min": {"x": 21, "y": 66, "z": 22}, "max": {"x": 21, "y": 66, "z": 22}, "block": SLAB},
 ]}
-
-
-async def wait_terminal(client, op_id: str) -> dict:
-    with anyio.fail_after(TIMEOUT):
-        while True:
-            st = await call(client, "operation_status", {"operation_id": op_id})
-            if st["state"] in ("applied", "conflict", "cancelled", "failed", "recovery_required"):
-                return st
-            await anyio.sleep(0.1)
 
 
 async def apply(client, plan: dict) -> dict:

@@ -21,4 +21,8 @@ export JAVA_HOME="$jdk"
 # Maven 3.8's bundled Guava calls sun.misc.Unsafe; JDK 24+ warns about it on every run.
 if [ "$(major "$jdk")" -ge 24 ]; then export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"; fi
 # Debian's Maven 3.8.7 prints bare colour resets even in batch mode; drop them (and the empty lines).
+# One Maven build of this tree at a time (parallel test runs share target/ and ~/.m2).
+lock="${TMPDIR:-/tmp}/mcb-paper-plugin-maven.lock"
+exec 9>"$lock"
+flock 9
 mvn -q -B -Dstyle.color=never "$@" 2>&1 | sed -u 's/\x1b\[0m//g; /^$/d'

@@ -7,6 +7,7 @@ HTTP. Register another implementation (e.g. the Java core host) by adding a fact
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -125,6 +126,24 @@ def java_testhost_jar() -> tuple[Path, Path]:
         _java_state["skip"] = ("Java host not run: needs a JDK >= 21 and Maven (scripts/bootstrap.sh says how); "
                                f"found JDK={jdk}, mvn={mvn}")
         pytest.skip(str(_java_state["skip"]))
+    with _maven_lock():
+        _build_testhost_if_stale(jdk, mvn)
+    _java_state["java"], _java_state["jar"] = jdk / "bin" / "java", JAVA_JAR
+    return jdk / "bin" / "java", JAVA_JAR
+
+
+@contextlib.contextmanager
+def _maven_lock():
+    """One Maven build of paper-plugin/ at a time (the same lock as paper-plugin/build.sh)."""
+    import fcntl
+    import tempfile
+
+    with open(Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "mcb-paper-plugin-maven.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def _build_testhost_if_stale(jdk: Path, mvn: str) -> None:
     if not JAVA_JAR.exists() or JAVA_JAR.stat().st_mtime < _newest_input():
         env = {**os.environ, "JAVA_HOME": str(jdk)}
         if _java_major(jdk / "bin" / "java") >= 24:
@@ -134,8 +153,6 @@ def java_testhost_jar() -> tuple[Path, Path]:
         if r.returncode != 0:  # offline failed (first run): fetch from Maven Central
             r = subprocess.run(cmd, cwd=JAVA_PROJECT, env=env, capture_output=True, text=True)
         assert r.returncode == 0, f"building the Java test host failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
-    _java_state["java"], _java_state["jar"] = jdk / "bin" / "java", JAVA_JAR
-    return jdk / "bin" / "java", JAVA_JAR
 
 
 def java_core(tmp: Path, automation: bool = True) -> HostHandle:

@@ -66,7 +66,7 @@ class Host:
         w = self.world
         reg = w.registry
         caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
-                "region_read.block_entities", "region_read.entities"]
+                "region_read.block_entities", "region_read.entities", "chat"]
         if self.allow_automation:
             caps.append("local_automation")
         info = world_pb2.WorldInfo(
@@ -76,6 +76,7 @@ class Host:
             registry=world_pb2.RegistryInfo(minecraft_version=reg.version, data_version=reg.data_version,
                                             block_count=len(reg.blocks), sha256=reg.sha256),
             host_instance=self.instance, paused=self.state.paused, capabilities=caps,
+            host_kind="world-host", host_version=__version__, protocol_version=PROTOCOL,
         )
         chunks = w.existing_chunks()
         if chunks:

@@ -27,7 +27,7 @@ class Empty(_message.Message):
     def __init__(self) -> None: ...
 
 class WorldInfo(_message.Message):
-    __slots__ = ("world_uuid", "world_name", "epoch", "data_version", "minecraft_version", "min_y", "max_y", "registry", "host_instance", "paused", "capabilities", "loaded_area")
+    __slots__ = ("world_uuid", "world_name", "epoch", "data_version", "minecraft_version", "min_y", "max_y", "registry", "host_instance", "paused", "capabilities", "loaded_area", "host_kind", "host_version", "server_version", "protocol_version")
     WORLD_UUID_FIELD_NUMBER: _ClassVar[int]
     WORLD_NAME_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,10 @@ class WorldInfo(_message.Message):
     PAUSED_FIELD_NUMBER: _ClassVar[int]
     CAPABILITIES_FIELD_NUMBER: _ClassVar[int]
     LOADED_AREA_FIELD_NUMBER: _ClassVar[int]
+    HOST_KIND_FIELD_NUMBER: _ClassVar[int]
+    HOST_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     world_uuid: str
     world_name: str
     epoch: int
@@ -52,7 +56,11 @@ class WorldInfo(_message.Message):
     paused: bool
     capabilities: _containers.RepeatedScalarFieldContainer[str]
     loaded_area: _common_pb2.Box
-    def __init__(self, world_uuid: _Optional[str] = ..., world_name: _Optional[str] = ..., epoch: _Optional[int] = ..., data_version: _Optional[int] = ..., minecraft_version: _Optional[str] = ..., min_y: _Optional[int] = ..., max_y: _Optional[int] = ..., registry: _Optional[_Union[RegistryInfo, _Mapping]] = ..., host_instance: _Optional[str] = ..., paused: _Optional[bool] = ..., capabilities: _Optional[_Iterable[str]] = ..., loaded_area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ...) -> None: ...
+    host_kind: str
+    host_version: str
+    server_version: str
+    protocol_version: str
+    def __init__(self, world_uuid: _Optional[str] = ..., world_name: _Optional[str] = ..., epoch: _Optional[int] = ..., data_version: _Optional[int] = ..., minecraft_version: _Optional[str] = ..., min_y: _Optional[int] = ..., max_y: _Optional[int] = ..., registry: _Optional[_Union[RegistryInfo, _Mapping]] = ..., host_instance: _Optional[str] = ..., paused: _Optional[bool] = ..., capabilities: _Optional[_Iterable[str]] = ..., loaded_area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., host_kind: _Optional[str] = ..., host_version: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[str] = ...) -> None: ...
 
 class RegistryInfo(_message.Message):
     __slots__ = ("minecraft_version", "data_version", "block_count", "sha256")

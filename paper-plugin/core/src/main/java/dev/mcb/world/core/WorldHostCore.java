@@ -76,6 +76,7 @@ public final class WorldHostCore {
     private final Scheduler scheduler;
     private final Players players;
     private final String instance;
+    private volatile String serverVersion = "";
     private final EventLog events;
     private final SectionRevisions revisions = new SectionRevisions();
     private final BatchExecutor executor;
@@ -179,10 +180,15 @@ public final class WorldHostCore {
                 .setProtocolVersion(PROTOCOL).setPaused(executor.paused()).build();
     }
 
+    /** The game server's own version string (Paper: name and version), shown in {@code world_info}. */
+    public void serverVersion(String version) {
+        this.serverVersion = version == null ? "" : version;
+    }
+
     public WorldInfo worldInfo() {
         WorldDescriptor d = world.describe();
         List<String> caps = new ArrayList<>(List.of("region_read", "blocks_get", "batch_apply", "events_since", "pause",
-                "environment_events"));
+                "environment_events", "chat"));
         if (config.allowLocalAutomation()) {
             caps.add("local_automation");
         }
@@ -192,7 +198,9 @@ public final class WorldHostCore {
                 .setRegistry(RegistryInfo.newBuilder().setMinecraftVersion(d.registryVersion())
                         .setDataVersion(d.registryDataVersion()).setBlockCount(d.registryBlockCount())
                         .setSha256(d.registrySha256()))
-                .setHostInstance(instance).setPaused(executor.paused()).addAllCapabilities(caps);
+                .setHostInstance(instance).setPaused(executor.paused()).addAllCapabilities(caps)
+                .setHostKind(config.service()).setHostVersion(config.version()).setServerVersion(serverVersion)
+                .setProtocolVersion(PROTOCOL);
         int[] a = d.loadedArea();
         if (a != null) {
             b.setLoadedArea(Box.newBuilder()

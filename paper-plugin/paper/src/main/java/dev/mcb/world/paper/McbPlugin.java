@@ -36,6 +36,7 @@ public final class McbPlugin extends JavaPlugin {
         WorldHostCore core = new WorldHostCore(cfg, new PaperWorldAccess(world, c.getInt("epoch", 1)),
                 new PaperScheduler(this), players, players);
         core.chat().projectId(c.getString("project", "default"));
+        core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
         try {
             server = new RpcServer(core, Tokens.load(tokenDir, System.getenv()), MethodTable.load());

@@ -1,6 +1,7 @@
 """``mcb``: the command line.
 
   mcb up        start Redis and every service as local processes on the embedded world
+                (--world-host URL --world-host-token-file F: on a Paper server instead)
   mcb status    each service's /health
   mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
   mcb chat      talk to the agent from a terminal against the embedded world (runs the chat loop)
@@ -22,7 +23,19 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start the whole stack locally (Ctrl-C stops it)")
     up.add_argument("--quiet", action="store_true", help="print no connection help")
-    sub.add_parser("status", help="show each service's health")
+    up.add_argument("--world-host", metavar="URL",
+                    help="use an external world host (a Paper server with the plugin, e.g. http://127.0.0.1:8765) "
+                         "instead of the embedded one; saved in config.json for later runs")
+    up.add_argument("--world-host-token-file", metavar="FILE",
+                    help="the service token that world host accepts (e.g. plugins/MinecraftBuilderMcp/secrets/"
+                         "service.token); an admin.token beside it is used for chat. Default: this stack's own tokens")
+    up.add_argument("--embedded", action="store_true",
+                    help="go back to the embedded world host (forgets a saved --world-host)")
+    chat_opt = up.add_mutually_exclusive_group()
+    chat_opt.add_argument("--chat", dest="chat", action="store_true", default=None,
+                          help="run the in-game chat loop (default: on when an external host offers chat)")
+    chat_opt.add_argument("--no-chat", dest="chat", action="store_false", help="do not run the chat loop")
+    sub.add_parser("status", help="show each service's health and the world host's identity")
     sub.add_parser("mcp", help="serve the MCP tools over stdio")
     chat = sub.add_parser("chat", help="talk to the agent from a terminal (embedded world)")
     chat.add_argument("--player", help="player id (default: the first project's owner)")
@@ -51,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "up":
         from .runner import run_up
 
-        return run_up(quiet=args.quiet)
+        if args.embedded and args.world_host:
+            ap.error("--embedded and --world-host exclude each other")
+        return run_up(quiet=args.quiet, world_host=args.world_host, world_host_token_file=args.world_host_token_file,
+                      embedded=args.embedded, chat=args.chat)
     if args.cmd == "status":
         from .runner import run_status
 

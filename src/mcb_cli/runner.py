@@ -3,6 +3,13 @@
 The same services compose.yaml runs in containers. State lives in ``MCB_RUNTIME_DIR``
 (default ``.runtime/``): secrets/ (tokens, 0600), config.json (projects), world/ (the save),
 journal/, camera/, redis/, logs/. Ports come from ``MCB_<NAME>_PORT`` (mcb_rpc.settings).
+
+The world host is either the embedded one (a process of this stack writing ``world/``) or an
+external one, a Paper server with the plugin: ``mcb up --world-host URL --world-host-token-file F``
+(kept in config.json ``world_host``; ``MCB_WORLD_HOST_URL`` / ``MCB_WORLD_HOST_TOKEN_FILE`` in the
+environment do the same for one run). Then every service but the embedded host starts, after the
+host's identity was checked (mcb_rpc.worldhost), and the in-game chat loop starts with it when the
+host offers chat.
 """
 
 from __future__ import annotations
@@ -20,8 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from mcb_common.errors import McbError
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import PRINCIPALS, ensure_token
+from mcb_rpc.tokens import PRINCIPALS, ensure_token, token_path
+from mcb_rpc.worldhost import WorldHostIdentity, check_url, probe, read_token_file
 
 DEFAULT_AREA = {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}
 
@@ -31,8 +40,63 @@ class Service:
     name: str
     module: str
     args: list[str]
-    health_url: str
+    health_url: str | None  # None: ready when its log says ``ready_line`` (no HTTP endpoint)
     env: dict[str, str]
+    ready_line: str = ""
+
+
+@dataclass(frozen=True)
+class WorldHostTarget:
+    """Where the world protocol is served. ``url`` None: the embedded host of this stack."""
+
+    url: str | None = None
+    token_file: Path | None = None
+    source: str = "embedded"
+
+    @property
+    def external(self) -> bool:
+        return self.url is not None
+
+    def token_source(self, s: Settings) -> str:
+        return str(self.token_file or token_path(s.secrets_dir, "service"))
+
+    def token(self, s: Settings) -> str:
+        return read_token_file(self.token_file or token_path(s.secrets_dir, "service"))
+
+
+def resolve_world_host(s: Settings, url: str | None = None, token_file: str | None = None,
+                       embedded: bool = False) -> WorldHostTarget:
+    """Flags, then the environment given to `mcb up`, then config.json ``world_host``. Flags are
+    saved into config.json so every later `mcb` command (status, mcp, doctor) uses the same host;
+    ``--embedded`` removes that setting. Raises McbError (invalid_request) for a bad URL."""
+    cfg = s.load_config()
+    if embedded:
+        if "world_host" in cfg:
+            _save_config(s, {k: v for k, v in cfg.items() if k != "world_host"})
+        return WorldHostTarget()
+    if url:
+        tf = str(Path(token_file).expanduser().resolve()) if token_file else None
+        target = WorldHostTarget(check_url(url), Path(tf) if tf else None, "--world-host")
+        _save_config(s, {**cfg, "world_host": {"url": target.url, **({"token_file": tf} if tf else {})}})
+        return target
+    if token_file:
+        raise McbError("invalid_request", "--world-host-token-file needs --world-host URL")
+    env_url = os.environ.get("MCB_WORLD_HOST_URL", "").strip()
+    section = cfg.get("world_host") if isinstance(cfg.get("world_host"), dict) else {}
+    raw_url = env_url or str(section.get("url") or "")
+    if not raw_url:
+        return WorldHostTarget()
+    raw_tf = os.environ.get("MCB_WORLD_HOST_TOKEN_FILE", "").strip() or str(section.get("token_file") or "")
+    return WorldHostTarget(check_url(raw_url), Path(raw_tf).expanduser() if raw_tf else None,
+                           "MCB_WORLD_HOST_URL" if env_url else f"{s.config_file} world_host")
+
+
+def _save_config(s: Settings, cfg: dict) -> None:
+    path = s.config_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(cfg, indent=2) + "\n")
+    os.replace(tmp, path)
 
 
 def _die_with_parent() -> None:
@@ -59,19 +123,21 @@ def write_default_config(s: Settings) -> dict:
         }],
         "world": {"create": "flat", "pregenerate": [-64, -64, 63, 63]},
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(cfg, indent=2) + "\n")
-    os.replace(tmp, path)
+    _save_config(s, cfg)
     return cfg
 
 
-def _env_for(s: Settings) -> dict[str, str]:
+def _env_for(s: Settings, target: WorldHostTarget) -> dict[str, str]:
     host = "127.0.0.1"
+    world = {"MCB_WORLD_HOST_URL": target.url} if target.external else {
+        "MCB_WORLD_HOST_URL": f"http://{host}:{s.port('world_host')}"}
+    # Children read the world host's tokens from this file (mcb_rpc.tokens.world_host_token);
+    # empty means the stack's own secrets/ (what the embedded host also reads).
+    world["MCB_WORLD_HOST_TOKEN_FILE"] = str(target.token_file) if target.external and target.token_file else ""
     return {
         "MCB_RUNTIME_DIR": str(s.runtime_dir),
         "MCB_BIND_HOST": host,
-        "MCB_WORLD_HOST_URL": f"http://{host}:{s.port('world_host')}",
+        **world,
         "MCB_PLANNER_ADDR": f"{host}:{s.port('planner_grpc')}",
         "MCB_JOURNAL_ADDR": f"{host}:{s.port('journal_grpc')}",
         "MCB_CAMERA_ADDR": f"{host}:{s.port('camera_grpc')}",
@@ -80,11 +146,14 @@ def _env_for(s: Settings) -> dict[str, str]:
     }
 
 
-def services(s: Settings) -> list[Service]:
+def services(s: Settings, target: WorldHostTarget | None = None, chat: bool = False) -> list[Service]:
+    """The processes of this stack, in start order: the embedded world host unless the target is
+    external; the chat loop last when ``chat`` (the host offers chat and it was not turned off)."""
+    target = target or WorldHostTarget()
     h = "http://127.0.0.1"
     cfg = s.load_config().get("world", {})
     pregen = cfg.get("pregenerate", [-64, -64, 63, 63])
-    return [
+    out = [
         Service("world-host", "mcb_world_host", [], f"{h}:{s.port('world_host')}/health", {
             "MCB_WORLD_DIR": str(s.runtime_dir / "world"),
             "MCB_WORLD_CREATE": cfg.get("create", "flat"),
@@ -97,9 +166,16 @@ def services(s: Settings) -> list[Service]:
         Service("camera-worker", "mcb_camera", [], f"{h}:{s.port('camera_health')}/health", {}),
         Service("bridge", "mcb_bridge", ["http"], f"{h}:{s.port('bridge')}/health", {}),
     ]
+    if target.external:
+        out = out[1:]
+    if chat:
+        out.append(Service("chat", "mcb_bridge", ["chat"], None, {}, ready_line="chat loop polling"))
+    return out
 
 
-def _healthy(url: str) -> bool:
+def _healthy(url: str | None) -> bool:
+    if url is None:
+        return False
     try:
         return httpx.get(url, timeout=1.0).status_code == 200
     except httpx.HTTPError:
@@ -116,8 +192,11 @@ def _redis_ping(port: int) -> bool:
 
 
 class Stack:
-    def __init__(self, s: Settings):
+    def __init__(self, s: Settings, target: WorldHostTarget | None = None, chat: bool | None = None):
         self.s = s
+        self.target = target or WorldHostTarget()
+        self.chat = chat  # None: start the chat loop when an external host offers chat
+        self.identity: WorldHostIdentity | None = None
         self.procs: list[tuple[str, subprocess.Popen]] = []
         self.logs = s.runtime_dir / "logs"
 
@@ -142,9 +221,25 @@ class Stack:
             time.sleep(0.1)
         raise RuntimeError(f"{name} did not become healthy within {timeout:.0f}s; see {self.logs}/{name}.log")
 
+    def check_world_host(self) -> WorldHostIdentity:
+        """The external host's identity, printed; raises McbError with what to do."""
+        t = self.target
+        ident = probe(t.url or "", t.token(self.s), t.token_source(self.s))
+        print(f"  world host     ok  {ident.url}  ({t.source})\n                     {ident.line()}", flush=True)
+        for w in ident.warnings:
+            print(f"                     warning: {w}", flush=True)
+        self.identity = ident
+        return ident
+
     def start(self) -> None:
         s = self.s
-        base_env = _env_for(s)
+        base_env = _env_for(s, self.target)
+        chat = False
+        if self.target.external:
+            ident = self.check_world_host()
+            chat = ident.offers_chat if self.chat is None else self.chat
+            if self.chat and not ident.offers_chat:
+                raise RuntimeError("--chat was asked for, but the world host does not offer chat")
         exe = shutil.which("redis-server")
         if exe is None:
             raise RuntimeError("redis-server is not installed; `make up` installs it (apt-get install redis-server)")
@@ -156,21 +251,35 @@ class Stack:
                                   str(s.runtime_dir / "redis"), "--appendonly", "yes", "--save", ""], {})
         self._wait("redis", p, lambda: _redis_ping(rport))
         print(f"  redis          ok  127.0.0.1:{rport}", flush=True)
-        for svc in services(s):
+        for svc in services(s, self.target, chat):
             if _healthy(svc.health_url):
                 raise RuntimeError(f"something already answers at {svc.health_url}; is another stack running?")
             env = dict(base_env)
             env.update(svc.env)
             p = self._spawn(svc.name, [sys.executable, "-m", svc.module, *svc.args], env)
-            self._wait(svc.name, p, lambda u=svc.health_url: _healthy(u))
-            print(f"  {svc.name:<14} ok  {svc.health_url}", flush=True)
+            if svc.health_url:
+                self._wait(svc.name, p, lambda u=svc.health_url: _healthy(u))
+                print(f"  {svc.name:<14} ok  {svc.health_url}", flush=True)
+            else:
+                self._wait(svc.name, p, lambda n=svc.name, line=svc.ready_line: self._logged(n, line))
+                print(f"  {svc.name:<14} ok  polling {self.target.url or 'the embedded host'} for /ai messages",
+                      flush=True)
+
+    def _logged(self, name: str, line: str) -> bool:
+        try:
+            return line in (self.logs / f"{name}.log").read_text(errors="replace")
+        except FileNotFoundError:
+            return False
 
     def watch(self) -> int:
+        host = HostWatch(self.s, self.target, self.identity) if self.target.external else None
         while True:
             for name, p in self.procs:
                 if p.poll() is not None:
                     print(f"\n{name} exited with code {p.returncode}; see {self.logs}/{name}.log", flush=True)
                     return 1
+            if host:
+                host.tick()
             time.sleep(0.5)
 
     def stop(self) -> None:
@@ -185,7 +294,51 @@ class Stack:
                     p.wait(5)
 
 
-def connection_help(s: Settings) -> str:
+class HostWatch:
+    """Tells the person running `mcb up` when the external world host goes away, comes back, or
+    restarted (a new host instance). The stack keeps running: the journal retries a batch with
+    the same id while the host is away and leaves an interrupted apply `recovery_required`."""
+
+    def __init__(self, s: Settings, target: WorldHostTarget, ident: WorldHostIdentity | None,
+                 every: float = 2.0):
+        self.s, self.target, self.every = s, target, every
+        self.instance = ident.host_instance if ident else ""
+        self.world = ident.world_uuid if ident else ""
+        self.down_since: float | None = None
+        self.next = time.monotonic() + every
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if now < self.next:
+            return
+        self.next = now + self.every
+        try:
+            ident = probe(self.target.url or "", self.target.token(self.s), self.target.token_source(self.s), timeout=2.0)
+        except McbError as exc:
+            if self.down_since is None:
+                self.down_since = now
+                print(f"\n  world host     DOWN {self.target.url}: {exc.message}\n"
+                      "                     writes wait: the journal retries the same batch for MCB_LINK_RETRY_SECONDS "
+                      "(default 10 s), then leaves the apply recovery_required (mcb recovery review OP)", flush=True)
+            return
+        if self.down_since is not None:
+            print(f"  world host     back after {now - self.down_since:.0f} s", flush=True)
+            self.down_since = None
+        if ident.world_uuid != self.world:
+            print(f"  world host     now serves ANOTHER world ({ident.world_uuid}, was {self.world}): plans and cursors "
+                  "of the old world are refused", flush=True)
+            self.world = ident.world_uuid
+        if ident.host_instance != self.instance:
+            print("  world host     restarted (new host instance): cursors of the change feed answer resync_required; "
+                  f"{ident.line()}", flush=True)
+            self.instance = ident.host_instance
+
+
+def connection_help(s: Settings, target: WorldHostTarget | None = None) -> str:
+    target = target or WorldHostTarget()
+    world_line = (f"World: the server at {target.url} (its own save; blocks reach disk at the server's save)"
+                  if target.external else
+                  f"World save (open it in Minecraft Java 1.21.11 after stopping): {s.runtime_dir / 'world'}")
     url = f"http://127.0.0.1:{s.port('bridge')}/mcp"
     tok = s.secrets_dir / "agent.token"
     mcb = Path(sys.executable).with_name("mcb")
@@ -206,18 +359,24 @@ Codex (~/.codex/config.toml):
 Any MCP client that spawns a command (stdio):
   command: {mcb}   args: ["mcp"]   env: {{"MCB_RUNTIME_DIR": "{s.runtime_dir}"}}
 
-World save (open it in Minecraft Java 1.21.11 after stopping): {s.runtime_dir / 'world'}
+{world_line}
 Logs: {s.runtime_dir / 'logs'}    Health: `mcb status`    Stop: Ctrl-C
 """
 
 
-def run_up(quiet: bool = False) -> int:
+def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_file: str | None = None,
+           embedded: bool = False, chat: bool | None = None) -> int:
     s = Settings.from_env()
     s.runtime_dir.mkdir(parents=True, exist_ok=True)
     for principal in PRINCIPALS:
         ensure_token(s.secrets_dir, principal)
     write_default_config(s)
-    stack = Stack(s)
+    try:
+        target = resolve_world_host(s, world_host, world_host_token_file, embedded)
+    except McbError as exc:
+        print(f"mcb up: {exc.message}", file=sys.stderr, flush=True)
+        return 2
+    stack = Stack(s, target, chat)
     stopping = {"flag": False}
 
     def _sig(signum, frame):  # noqa: ANN001
@@ -230,13 +389,16 @@ def run_up(quiet: bool = False) -> int:
     try:
         stack.start()
         if not quiet:
-            print(connection_help(s), flush=True)
+            print(connection_help(s, target), flush=True)
         print("READY", flush=True)
         code = stack.watch()
     except KeyboardInterrupt:
         print("\nStopping…", flush=True)
     except RuntimeError as exc:
         print(f"\nmcb up failed: {exc}", file=sys.stderr, flush=True)
+        code = 1
+    except McbError as exc:
+        print(f"\nmcb up failed: {exc.message}", file=sys.stderr, flush=True)
         code = 1
     finally:
         # A terminal's Ctrl-C reaches this process more than once (from the terminal and
@@ -254,7 +416,23 @@ def run_status() -> int:
     bad = 0
     rport = s.port("redis")
     print(f"{'redis':<14} {'ok' if _redis_ping(rport) else 'DOWN':<9} 127.0.0.1:{rport}")
-    for svc in services(s):
+    try:
+        target = resolve_world_host(s)
+    except McbError as exc:
+        print(f"{'world host':<14} {'CONFIG':<9} {exc.message}")
+        return 1
+    try:
+        ident = probe(target.url or s.world_host_url, target.token(s), target.token_source(s), timeout=2.0)
+        print(f"{'world host':<14} {'ok':<9} {ident.url} ({'external' if target.external else 'embedded'})\n"
+              f"{'':<24} {ident.line()}")
+        for w in ident.warnings:
+            print(f"{'':<24} warning: {w}")
+    except McbError as exc:
+        bad += 1
+        print(f"{'world host':<14} {'DOWN':<9} {exc.message}")
+    for svc in services(s, target):
+        if svc.name == "world-host":
+            continue  # shown above with its identity
         try:
             r = httpx.get(svc.health_url, timeout=2.0)
             body = r.json()

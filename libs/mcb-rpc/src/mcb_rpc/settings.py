@@ -46,6 +46,24 @@ class Settings:
         return Path(_env("MCB_SECRETS_DIR", str(self.runtime_dir / "secrets")))
 
     @property
+    def world_host_token_file(self) -> Path | None:
+        """The external world host's service-token file, or None (the stack's own tokens)."""
+        raw = _env("MCB_WORLD_HOST_TOKEN_FILE", "") or str(self._world_host_config().get("token_file") or "")
+        return Path(raw).expanduser() if raw else None
+
+    def world_host_token(self, principal: str = "service") -> str | None:
+        from .tokens import world_host_token
+
+        return world_host_token(self.secrets_dir, principal, self.world_host_token_file)
+
+    def _world_host_config(self) -> dict[str, Any]:
+        try:
+            section = self.load_config().get("world_host")
+        except (OSError, ValueError):
+            return {}
+        return section if isinstance(section, dict) else {}
+
+    @property
     def config_file(self) -> Path:
         return Path(_env("MCB_CONFIG", str(self.runtime_dir / "config.json")))
 
@@ -63,12 +81,22 @@ class Settings:
     def from_env(cls) -> Settings:
         runtime = Path(_env("MCB_RUNTIME_DIR", ".runtime")).resolve()
         host = "127.0.0.1"
+        # An external world host (a Paper server) configured in config.json `world_host.url`
+        # applies when MCB_WORLD_HOST_URL is not set (the runner sets it for its children).
+        external = ""
+        try:
+            cfg_path = Path(_env("MCB_CONFIG", str(runtime / "config.json")))
+            section = json.loads(cfg_path.read_text()).get("world_host")
+            if isinstance(section, dict) and isinstance(section.get("url"), str):
+                external = section["url"]
+        except (OSError, ValueError, AttributeError):
+            pass
         # Addresses default to loopback on the configured ports (MCB_<NAME>_PORT).
         p = {name: int(_env(f"MCB_{name.upper()}_PORT", str(v))) for name, v in DEFAULT_PORTS.items()}
         return cls(
             runtime_dir=runtime,
             bind_host=_env("MCB_BIND_HOST", host),
-            world_host_url=_env("MCB_WORLD_HOST_URL", f"http://{host}:{p['world_host']}"),
+            world_host_url=_env("MCB_WORLD_HOST_URL", external or f"http://{host}:{p['world_host']}"),
             planner_addr=_env("MCB_PLANNER_ADDR", f"{host}:{p['planner_grpc']}"),
             journal_addr=_env("MCB_JOURNAL_ADDR", f"{host}:{p['journal_grpc']}"),
             camera_addr=_env("MCB_CAMERA_ADDR", f"{host}:{p['camera_grpc']}"),

@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         from mcb_rpc.tokens import read_token
 
         s = Settings.from_env()
-        _configure_logging([read_token(s.secrets_dir, p) or "" for p in ("admin", "agent", "automation")])
+        _configure_logging([read_token(s.secrets_dir, p) or "" for p in ("admin", "agent", "automation")]
+                           + [s.world_host_token(p) or "" for p in ("service", "admin")])
         if args.transport == "doctor":
             from .chat.doctor import main as doctor_main
 

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from mcb.camera.v1 import camera_pb2_grpc
 from mcb_rpc.service import configure_logging, log, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import TokenTable, read_token
+from mcb_rpc.tokens import TokenTable
 from mcb_rpc.worldclient import WorldClient
 
 from .drivers import make_driver
@@ -38,7 +38,7 @@ def build(settings: Settings) -> CameraService:
         retry_on_timeout=False, decode_responses=True,
     )
     store = CameraStore(settings.runtime_dir / "camera")
-    service_token = read_token(settings.secrets_dir, "service")
+    service_token = settings.world_host_token("service")
     world = WorldClient(settings.world_host_url, service_token or "", timeout=30.0)
     driver_name = os.environ.get("MCB_CAMERA_DRIVER", "builtin")
     driver = make_driver(driver_name, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),

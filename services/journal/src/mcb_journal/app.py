@@ -13,7 +13,7 @@ from mcb_common.errors import McbError
 from mcb_rpc.errors import from_rpc_error
 from mcb_rpc.service import GRPC_OPTIONS, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import TokenTable, read_token
+from mcb_rpc.tokens import TokenTable
 from mcb_rpc.worldclient import WorldClient
 
 from .blobs import BlobStore
@@ -58,9 +58,10 @@ async def main_async() -> None:
     data_dir = s.runtime_dir / "journal"
     db = Database(data_dir / "journal.sqlite")
     blobs = BlobStore(data_dir / "blobs")
-    service_token = read_token(s.secrets_dir, "service")
+    service_token = s.world_host_token("service")
     if not service_token:
-        raise SystemExit(f"journal: no service token in {s.secrets_dir} (run `mcb up` or create service.token)")
+        raise SystemExit(f"journal: no world-host service token ({s.world_host_token_file or s.secrets_dir}; "
+                         "run `mcb up` or create service.token)")
     world = WorldClient(s.world_host_url, service_token)
     queue = ApplyQueue(s.redis_url)
     core = JournalCore(db=db, blobs=blobs, world=world, planner=GrpcPlanner(s.planner_addr), queue=queue)

@@ -16,7 +16,6 @@ from mcb.planner.v1 import planner_pb2_grpc
 from mcb_common.registry import KNOWN_VERSIONS, Registry
 from mcb_rpc.service import configure_logging, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import read_token
 from mcb_rpc.worldclient import WorldClient
 
 from . import PLANNER_VERSION
@@ -35,7 +34,7 @@ async def _run(settings: Settings) -> None:
     registries = _registries()
     # replace reads the world's current states: the world host with the service token (as the
     # journal does). Without a token the planner still serves everything else.
-    token = read_token(settings.secrets_dir, "service")
+    token = settings.world_host_token("service")
     world = WorldClient(settings.world_host_url, token) if token else None
 
     def add(server: grpc.aio.Server) -> None:

@@ -117,7 +117,7 @@ def _num(name: str, default: float) -> float:
 
 def load_chat_config(settings: Settings | None = None, *, require_tokens: bool = True) -> ChatConfig:
     s = settings or Settings.from_env()
-    admin = read_token(s.secrets_dir, "admin") or ""
+    admin = s.world_host_token("admin") or ""  # chat_poll/chat_reply on the world host
     agent = read_token(s.secrets_dir, "agent") or ""
     if require_tokens and not admin:
         raise ChatConfigError(f"no admin token: expected {s.secrets_dir}/admin.token (written by `mcb up`) or MCB_ADMIN_TOKEN")

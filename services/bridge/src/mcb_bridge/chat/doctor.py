@@ -9,7 +9,9 @@ import os
 from importlib import metadata
 from typing import Any
 
+from mcb_common.errors import McbError
 from mcb_rpc.settings import Settings
+from mcb_rpc.worldhost import probe as world_probe
 
 from . import isolation
 from .config import ChatConfigError, load_chat_config, pinned_codex_acp
@@ -56,6 +58,16 @@ def report() -> dict[str, Any]:
     doc.update(asyncio.run(_probe(cfg)))
     if "error" in doc["world_host"]:
         doc["problems"].append("the world host is not reachable (is `mcb up` running?)")
+    else:
+        try:  # which host: kind, versions, world, capabilities (checked as `mcb up` checks it)
+            ident = world_probe(cfg.world_url, s.world_host_token("service") or "",
+                                str(s.world_host_token_file or s.secrets_dir / "service.token"), timeout=3.0)
+            doc["world_host"]["identity"] = ident.as_dict()
+            if not ident.offers_chat:
+                doc["problems"].append("the world host does not offer chat: /ai messages cannot reach the agent")
+        except McbError as exc:
+            doc["world_host"]["identity_error"] = exc.message
+            doc["problems"].append(exc.message)
     if not doc["redis"]["ok"]:
         doc["problems"].append("Redis is not reachable")
     try:

@@ -344,7 +344,9 @@ def test_environment_points_services_at_each_other(compose: dict[str, Any]) -> N
     settings_src = (ROOT / "libs/mcb-rpc/src/mcb_rpc/settings.py").read_text()
     services = compose["services"]
     expected = {
+        # overridable for an external (Paper) world host; the embedded one by default
         "MCB_WORLD_HOST_URL": f"http://world-host:{DEFAULT_PORTS['world_host']}",
+        "MCB_WORLD_HOST_TOKEN_FILE": "",
         "MCB_PLANNER_ADDR": f"planner:{DEFAULT_PORTS['planner_grpc']}",
         "MCB_JOURNAL_ADDR": f"journal:{DEFAULT_PORTS['journal_grpc']}",
         "MCB_CAMERA_ADDR": f"camera-worker:{DEFAULT_PORTS['camera_grpc']}",

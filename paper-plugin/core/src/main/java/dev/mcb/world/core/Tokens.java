@@ -44,6 +44,51 @@ public final class Tokens {
         return new Tokens(m);
     }
 
+    /**
+     * Creates {@code <secretsDir>/<principal>.token} for each principal that has neither a file nor an
+     * environment override: 32 random bytes (URL-safe base64), owner-only permissions where the file
+     * system has them, written to a temporary file, fsynced and moved into place. Existing files are
+     * never changed. Returns the principals whose files were created (the caller says so in its log;
+     * never the tokens).
+     */
+    public static java.util.List<String> ensureFiles(Path secretsDir, Map<String, String> env, String... principals)
+            throws IOException {
+        Files.createDirectories(secretsDir);
+        restrict(secretsDir, "rwx------");
+        java.util.List<String> created = new java.util.ArrayList<>();
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        for (String p : principals) {
+            String e = env.get("MCB_" + p.toUpperCase() + "_TOKEN");
+            Path file = secretsDir.resolve(p + ".token");
+            if ((e != null && !e.isBlank()) || Files.exists(file)) {
+                continue;
+            }
+            byte[] raw = new byte[32];
+            random.nextBytes(raw);
+            String token = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+            Path tmp = secretsDir.resolve(p + ".token.tmp");
+            Files.deleteIfExists(tmp);
+            Files.createFile(tmp);
+            restrict(tmp, "rw-------");
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.wrap((token + "\n").getBytes(StandardCharsets.UTF_8)));
+                ch.force(true);
+            }
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            created.add(p);
+        }
+        return created;
+    }
+
+    private static void restrict(Path path, String perms) throws IOException {
+        try {
+            Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString(perms));
+        } catch (UnsupportedOperationException ignored) {
+            // not a POSIX file system (Windows): the folder's own ACLs apply
+        }
+    }
+
     /** The principal for a presented token, or null. */
     public String principalFor(String presented) {
         if (presented == null || presented.isEmpty()) {

@@ -15,7 +15,8 @@ import org.bukkit.configuration.file.FileConfiguration;
 import org.bukkit.plugin.java.JavaPlugin;
 
 /** The plugin: reads config.yml, wires the ports to the core, starts the world-protocol server. */
-public final class McbPlugin extends JavaPlugin {
+// Not final: MockBukkit loads a plugin as a generated subclass (tests in src/test, README.md).
+public class McbPlugin extends JavaPlugin {
     private RpcServer server;
 
     @Override
@@ -39,6 +40,11 @@ public final class McbPlugin extends JavaPlugin {
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
         try {
+            // First start: the service and admin tokens the stack will use (never the agent's).
+            if (!Tokens.ensureFiles(tokenDir, System.getenv(), "service", "admin").isEmpty()) {
+                getLogger().info("created " + tokenDir.resolve("service.token") + " and admin.token (owner-only); "
+                        + "keep them secret");
+            }
             server = new RpcServer(core, Tokens.load(tokenDir, System.getenv()), MethodTable.load());
         } catch (IOException e) {
             getLogger().severe("cannot start the world protocol server: " + e.getMessage() + ". Disabled.");
@@ -53,8 +59,11 @@ public final class McbPlugin extends JavaPlugin {
             ai.setExecutor(cmd);
             ai.setTabCompleter(cmd);
         }
-        getLogger().info("world protocol on http://" + server.address().getHostString() + ":" + server.port()
-                + " for world " + world.getName() + (automation ? " (local automation ON)" : ""));
+        String url = "http://" + server.address().getHostString() + ":" + server.port();
+        getLogger().info("world protocol on " + url + " for world " + world.getName()
+                + (automation ? " (local automation ON)" : ""));
+        getLogger().info("point the stack at this server: mcb up --world-host " + url + " --world-host-token-file "
+                + tokenDir.toAbsolutePath().resolve("service.token"));
     }
 
     @Override

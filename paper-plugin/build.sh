@@ -2,6 +2,7 @@
 # Run Maven on the Java parts with a JDK >= 21. Paper 1.21.x runs on Java 21, so the bytecode is
 # --release 21; any newer JDK (here Temurin 25) compiles it. Picks $MCB_JAVA_HOME, $JAVA_HOME, then
 # /usr/lib/jvm/*. Usage: paper-plugin/build.sh <maven args>   |   paper-plugin/build.sh --print-java
+#                  |   paper-plugin/build.sh --paper-api   (see below)
 set -euo pipefail
 cd "$(dirname "$0")"
 major() { "$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1; }
@@ -16,6 +17,16 @@ if ! jdk=$(pick); then
   exit 3
 fi
 if [ "${1:-}" = "--print-java" ]; then echo "$jdk/bin/java"; exit 0; fi
+# --paper-api: print the paper-api version the paper module would use ($MCB_PAPER_API_VERSION, else
+# the pom's paper.api.version) and exit 0 when its jar is in the local Maven repository
+# ($MCB_M2_REPO, default ~/.m2/repository), 1 when not (paper-api is not on Maven Central).
+if [ "${1:-}" = "--paper-api" ]; then
+  v="${MCB_PAPER_API_VERSION:-$(sed -n 's:.*<paper.api.version>\(.*\)</paper.api.version>.*:\1:p' pom.xml | head -1)}"
+  echo "$v"
+  d="${MCB_M2_REPO:-$HOME/.m2/repository}/io/papermc/paper/paper-api/$v"
+  [ -s "$d/paper-api-$v.jar" ] && [ -s "$d/paper-api-$v.pom" ]
+  exit
+fi
 command -v mvn >/dev/null 2>&1 || { echo "paper-plugin: needs Maven 3.8+ (apt-get install maven)" >&2; exit 3; }
 export JAVA_HOME="$jdk"
 # Maven 3.8's bundled Guava calls sun.misc.Unsafe; JDK 24+ warns about it on every run.

@@ -18,6 +18,7 @@ import org.bukkit.plugin.java.JavaPlugin;
 // Not final: MockBukkit loads a plugin as a generated subclass (tests in src/test, README.md).
 public class McbPlugin extends JavaPlugin {
     private RpcServer server;
+    private WorldHostCore core;
 
     @Override
     public void onEnable() {
@@ -36,6 +37,7 @@ public class McbPlugin extends JavaPlugin {
         PaperPlayers players = new PaperPlayers(world);
         WorldHostCore core = new WorldHostCore(cfg, new PaperWorldAccess(world, c.getInt("epoch", 1)),
                 new PaperScheduler(this), players, players);
+        this.core = core;
         core.chat().projectId(c.getString("project", "default"));
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
@@ -64,6 +66,11 @@ public class McbPlugin extends JavaPlugin {
                 + (automation ? " (local automation ON)" : ""));
         getLogger().info("point the stack at this server: mcb up --world-host " + url + " --world-host-token-file "
                 + tokenDir.toAbsolutePath().resolve("service.token"));
+    }
+
+    /** The core of the last successful enable (tests: executor stats, event log); null before. */
+    WorldHostCore core() {
+        return core;
     }
 
     @Override

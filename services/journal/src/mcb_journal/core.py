@@ -467,17 +467,9 @@ class JournalCore:
         if not req.plan_id or not req.plan_hash:
             raise McbError(ErrorCode.INVALID_REQUEST, "plan_id and plan_hash (from build_prepare) are required")
         # Same key: answer with the operation it created, or refuse a different plan.
-        prev = self.db.one("SELECT op_id, plan_id, plan_hash FROM operations WHERE project_id=? AND idempotency_key=?",
-                           project.project_id, key)
-        if prev is not None:
-            if prev["plan_id"] == req.plan_id and prev["plan_hash"] == req.plan_hash:
-                return self.report(prev["op_id"], replayed=True)
-            raise McbError(
-                ErrorCode.INVALID_REQUEST,
-                f"idempotency_key {key!r} was already used for plan {prev['plan_id']}; "
-                "a different plan needs a new key",
-                details={"operation_id": prev["op_id"]},
-            )
+        replay = self._replay(project.project_id, key, req)
+        if replay is not None:
+            return replay
         plan_row = self.db.one("SELECT * FROM plans WHERE plan_id=? AND project_id=?", req.plan_id, project.project_id)
         if plan_row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"plan {req.plan_id} not found; call build_prepare first")
@@ -506,6 +498,11 @@ class JournalCore:
         t = now_ms()
         n = plan_row["total"]
         with self.db.tx() as c:
+            # Checked again inside the write transaction: a concurrent call with the same key may
+            # have created its operation while this one awaited the world host (issue 12).
+            replay = self._replay(project.project_id, key, req)
+            if replay is not None:
+                return replay
             c.execute(
                 "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
                 " batches_total, message, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -516,6 +513,22 @@ class JournalCore:
                       (op_id, caller.player_id, self.observed_oid()))
         await self.enqueue(op_id)
         return self.report(op_id)
+
+    def _replay(self, project_id: str, key: str, req: jpb.BuildApplyRequest) -> jpb.OperationReport | None:
+        """The operation an earlier apply with this key created (``replayed``), None when the key
+        is new; the key used for another plan is ``invalid_request``."""
+        prev = self.db.one("SELECT op_id, plan_id, plan_hash FROM operations WHERE project_id=? AND idempotency_key=?",
+                           project_id, key)
+        if prev is None:
+            return None
+        if prev["plan_id"] == req.plan_id and prev["plan_hash"] == req.plan_hash:
+            return self.report(prev["op_id"], replayed=True)
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"idempotency_key {key!r} was already used for plan {prev['plan_id']}; "
+            "a different plan needs a new key",
+            details={"operation_id": prev["op_id"]},
+        )
 
     async def enqueue(self, op_id: str) -> None:
         """prepared -> queued once the work queue holds it (an unreachable queue leaves it

@@ -81,6 +81,30 @@ def test_cancel_pauses_writes_at_once_without_a_bridge(world_host):
     assert paused(world_host) is False
 
 
+# One rule on every host (ChatCommands.java / mcb_common.chatcommands): a line is a command only
+# when it is exactly one; "stop" is a cancel (the host pauses), other commands are "command".
+TYPED = [
+    ("stop", "cancel"), (" /AI Cancel ", "cancel"), ("resume", "command"), ("/ai status", "command"),
+    ("project create Castle_2", "command"), ("project use castle", "command"), ("area set 24", "command"),
+    ("area set ~-5 60 ~ 10 ~12 -3", "command"), ("undo", "command"), ("undo op_0123abcd", "command"),
+    ("protect pt_ab12 off", "command"), ("camera save front-door", "command"),
+    ("stop the tower at y=80", "prompt"), ("status of the wall", "prompt"), ("project create my house", "prompt"),
+    ("area set here", "prompt"), ("area set 1 2 3", "prompt"), ("undo the last wall", "prompt"),
+    ("protect tower", "prompt"), ("camera save the front", "prompt"), ("resume building", "prompt"),
+]
+
+
+def test_a_line_is_a_command_only_when_it_is_exactly_one(world_host):
+    from mcb_common.chatcommands import message_type
+
+    ids = [say(world_host, "alice", text) for text, _ in TYPED]
+    c = Client(world_host)
+    c.ok("resume")  # the stops above paused writes
+    got = {m["id"]: (m["type"], m["text"]) for m in poll(world_host, "bridge-1", max_messages=100)["messages"]}
+    assert [got[i] for i in ids] == [(want, text.strip()) for text, want in TYPED]
+    assert [message_type(text) for text, _ in TYPED] == [want for _, want in TYPED]
+
+
 def test_reply_goes_to_the_initiator_only_from_the_lease_holder(world_host):
     mid = say(world_host, "alice", "build a wall")
     pending = say(world_host, "bob", "hello")

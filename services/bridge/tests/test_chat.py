@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from harness import ROOT, start_redis
+from harness import ROOT
 from mcb.world.v1 import world_pb2
 from mcb_bridge.chat.config import ChatConfig, ChatConfigError
 from mcb_bridge.chat.isolation import CONFIG_MARKER, write_codex_config
 from mcb_bridge.chat.loop import ChatLoop
 from mcb_bridge.chat.ratelimit import RateLimiter
 from mcb_bridge.chat.sessions import SessionStore
+from mcb_common.chatcommands import message_type
 
 SCRIPTED = ROOT / "tests" / "scripted_acp_agent.py"
 ADMIN = "ADMIN-" + uuid.uuid4().hex
@@ -45,8 +46,13 @@ class FakeHost:
         self.paused = False
         self.resumes.append(reason)
 
-    def say(self, player: str, text: str, project: str = "p1", type_: str = "prompt", **extra) -> str:
+    async def world_info(self) -> world_pb2.WorldInfo:
+        return world_pb2.WorldInfo(min_y=-64, max_y=319, world_uuid="w-1", paused=self.paused)
+
+    def say(self, player: str, text: str, project: str = "p1", type_: str | None = None, **extra) -> str:
+        """A line as the host queues it: its type from the shared rule unless given."""
         mid = f"m-{uuid.uuid4().hex[:8]}"
+        type_ = type_ or message_type(text)
         if type_ == "cancel":
             self.paused = True  # as the host does on /ai stop
         self.inbox.append(world_pb2.ChatMessage(id=mid, player_id=player, project_id=project, text=text, type=type_,
@@ -75,13 +81,6 @@ class FakeHost:
         return next(p.text + (f" [error: {p.error}]" if p.error else "") for _, p in self.replies if p.id == mid and p.done)
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory):
-    proc, url = start_redis(tmp_path_factory.mktemp("chat-redis"))
-    yield url
-    proc.stop()
-
-
 def make_cfg(tmp: Path, redis_url: str, *args: str, grace: float = 1.0, max_queued: int = 8, **kw) -> ChatConfig:
     return ChatConfig(world_url="http://fake-host.invalid", redis_url=redis_url, journal_addr="127.0.0.1:9",
                       runtime_dir=tmp, state_dir=tmp / "chat", admin_token=ADMIN, agent_token=AGENT,
@@ -101,13 +100,13 @@ async def wait_for(pred: Callable[[], bool], timeout: float, what: str) -> None:
 
 
 def run_loop(cfg: ChatConfig, scenario: Callable[[ChatLoop, FakeHost], Awaitable[None]],
-             host: FakeHost | None = None) -> FakeHost:
+             host: FakeHost | None = None, services: object | None = None) -> FakeHost:
     host = host or FakeHost()
 
     async def main() -> None:
         r = aioredis.from_url(cfg.redis_url, decode_responses=True)
         await r.flushdb()
-        loop = ChatLoop(cfg, host, r)
+        loop = ChatLoop(cfg, host, r, services=services)
         task = asyncio.ensure_future(loop.run())
         try:
             await asyncio.wait_for(scenario(loop, host), 60)

@@ -66,6 +66,7 @@ async def main_async() -> None:
     queue = ApplyQueue(s.redis_url)
     core = JournalCore(db=db, blobs=blobs, world=world, planner=GrpcPlanner(s.planner_addr), queue=queue)
     core.load_projects(s.load_config().get("projects", []))
+    core.projects_file = s.config_file
     observer = Observer(db, world)
     core.safety = Safety(core, observer)
     needing = core.recover_at_start()

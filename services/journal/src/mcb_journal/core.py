@@ -100,6 +100,10 @@ class JournalCore:
     # Set by app.py: undo/parts/recovery/change feed (safety.py) and the observer.
     safety: Any = None
     max_waiting_operations: int = 32
+    # Set by app.py: the runtime config; its `projects` are re-read when the file changes (players
+    # create projects and move areas in game: mcb_bridge/chat/projects.py).
+    projects_file: Any = None
+    _projects_stamp: Any = None
 
     # ---------------------------------------------------------------- projects
     def load_projects(self, projects: list[dict[str, Any]]) -> None:
@@ -116,7 +120,25 @@ class JournalCore:
                      json.dumps(area.as_dict()), p.get("world_uuid", "")),
                 )
 
+    def refresh_projects(self) -> None:
+        """Upsert the config file's projects when it changed since the last look (one stat per call)."""
+        if self.projects_file is None:
+            return
+        try:
+            st = self.projects_file.stat()
+        except OSError:
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp == self._projects_stamp:
+            return
+        self._projects_stamp = stamp
+        try:
+            self.load_projects(json.loads(self.projects_file.read_text()).get("projects", []))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, McbError) as exc:
+            log.warning("ignoring the changed projects in %s: %s", self.projects_file, exc)
+
     def project_for(self, caller: Caller) -> Project:
+        self.refresh_projects()
         if not caller.project_id:
             raise McbError(ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)")
         row = self.db.one("SELECT * FROM projects WHERE project_id=?", caller.project_id)

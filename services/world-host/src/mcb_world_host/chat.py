@@ -3,8 +3,10 @@
 The same rules as the Java core's ``ChatQueue`` (paper-plugin/core); the conformance suite
 (tests/contract/test_world_chat.py) checks both hosts against each other:
 
-- ``submit``: text ``stop``/``cancel``/``/ai stop``/``/ai cancel`` (any case) is a ``cancel``
-  message and pauses writes at once (``on_cancel``); anything else is a ``prompt``.
+- ``submit``: a line that is exactly a command (``mcb_common.chatcommands``, the same rule as the
+  Java ``ChatCommands``) is a ``command`` message, except ``stop``/``cancel`` from someone who may
+  stop everything (here: always): that is a ``cancel`` message and pauses writes at once
+  (``on_cancel``). Anything else is a ``prompt`` ("stop the tower at y=80" is a prompt).
 - ``poll``: leases up to ``max`` pending messages (FIFO) to the caller until a ``done`` reply.
   A poll by a different ``client_id`` than the last one takes over: writes pause
   (``on_takeover``) and every message leased to the old client fails with a notice to its
@@ -28,6 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mcb_common.chatcommands import message_type
 from mcb_common.errors import ErrorCode, McbError, invalid
 
 MAX_TEXT = 4096
@@ -40,7 +43,6 @@ RATE_LINES = 4
 RATE_WINDOW_MS = 1000
 OUTBOX_LINES = 200
 OUTBOX_PLAYERS = 1000
-CANCEL_WORDS = frozenset({"stop", "cancel", "/ai stop", "/ai cancel"})
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f\u00a7]")  # control characters and § (formatting codes)
 _LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")  # as Java's \\R
 
@@ -69,7 +71,7 @@ class Message:
     player_id: str
     project_id: str
     text: str
-    type: str  # "prompt" | "cancel"
+    type: str  # "prompt" | "cancel" | "command"
     at_millis: int
     position: dict | None = None      # PlayerPosition fields, when known
     target_block: dict | None = None  # TargetBlock fields, when known
@@ -95,13 +97,13 @@ class ChatQueue:
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def submit(self, player_id: str, text: str, position: dict | None = None,
-               target_block: dict | None = None) -> Message:
+               target_block: dict | None = None, may_stop_all: bool = True) -> Message:
         if not player_id or not text or not text.strip():
             raise invalid("a chat message needs a player and text")
         if len(text) > MAX_TEXT:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a chat line holds at most {MAX_TEXT} characters")
         t = text.strip()
-        kind = "cancel" if t.lower() in CANCEL_WORDS else "prompt"
+        kind = message_type(t, may_stop_all)
         m = Message(f"msg-{secrets.token_hex(8)}", player_id, self.project_id, t, kind, self.clock(),
                     position, target_block)
         with self.lock:

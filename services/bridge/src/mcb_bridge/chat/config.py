@@ -91,6 +91,12 @@ class ChatConfig:
     poll_interval_s: float = 0.2
     mcp_command: tuple[str, ...] = ()
     owners: dict[str, str] = field(default_factory=dict)  # project id -> owner player id (trusted config)
+    camera_addr: str = "127.0.0.1:9"
+    config_file: Path | None = None  # the runtime config (projects); default runtime_dir/config.json
+
+    @property
+    def config_path(self) -> Path:
+        return self.config_file or self.runtime_dir / "config.json"
 
     def agent_argv(self) -> list[str]:
         """The agent's argv; raises ChatConfigError when no agent is available."""
@@ -167,4 +173,6 @@ def load_chat_config(settings: Settings | None = None, *, require_tokens: bool =
         cancel_grace_s=_num("MCB_CHAT_CANCEL_GRACE", 5.0),
         mcp_command=tuple(mcp_server_command()),
         owners=owners,
+        camera_addr=s.camera_addr,
+        config_file=s.config_file,
     )

@@ -18,6 +18,9 @@ class HostChat:
     async def chat_reply(self, params: world_pb2.ChatReplyParams) -> world_pb2.ChatReplyResult:
         return await self.client.call("chat_reply", params, world_pb2.ChatReplyResult)
 
+    async def world_info(self) -> world_pb2.WorldInfo:
+        return await self.client.world_info()
+
     async def writes_paused(self) -> bool:
         return bool((await self.client.world_info()).paused)
 

@@ -4,9 +4,13 @@ initiator with short stage messages (at most `rate_per_s` per player per second)
 
 Stages: "inspecting", "planned N blocks" (from build_prepare's result), "applying X%" and
 "done/conflict/..." (from the journal's `mcb:progress` stream), then the agent's final answer.
-`/ai stop` arrives as a message of type "cancel": the host has already paused writes; here the
-player's waiting messages are dropped and the project's running turn is cancelled (the agent is
-killed when it ignores the cancel for `cancel_grace_s`).
+`/ai stop` from someone who may stop everything arrives as a message of type "cancel": the host has
+already paused writes; here the player's waiting messages are dropped and every running turn is
+cancelled (the agent is killed when it ignores the cancel for `cancel_grace_s`). Lines that are
+exactly a command arrive as type "command" (commands.py): `stop` there stops only the player's own
+requests (their waiting ones, their running turn and its journal operations; writes are not
+paused), `resume`/`status` answer at once, `undo` waits in the project's queue like a request.
+Each player's messages go to their chosen project (`/ai project use`), else the host's project.
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ from typing import Any
 
 from google.protobuf import json_format
 from mcb.world.v1 import world_pb2
+from mcb_common.chatcommands import Command, parse
 from mcb_common.errors import ErrorCode, McbError
 from redis.exceptions import RedisError
 
 from .agent import AgentDied, AgentEvent, AgentProcess
+from .commands import CommandRunner, Services, error_text
 from .config import ChatConfig, ChatConfigError
+from .projects import ProjectError, ProjectRegistry
 from .ratelimit import RateLimiter
 from .sessions import SessionRecord, SessionStore
 from .turnqueue import TurnQueue
@@ -39,7 +46,8 @@ PROGRESS_STREAM = "mcb:progress"
 REPLY_MAX = 1000
 MAX_LINE = 256       # the host's per-line cap (longer lines are cut there)
 MAX_LINES = 4        # the host's lines per reply
-RESUME_WORDS = {"resume", "/ai resume"}
+# answered before the next polled message is handled: a prompt right after `project use` goes there
+INLINE_COMMANDS = {"project create", "project use", "area set"}
 INSPECT_TOOLS = {"project_context", "region_inspect", "region_changes", "part_get", "camera_capture"}
 
 
@@ -99,7 +107,8 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
 class ChatLoop:
     def __init__(self, cfg: ChatConfig, host: Any, redis: Any, *,
                  agent_factory: Callable[[str], AgentProcess] | None = None, client_id: str | None = None,
-                 op_checker: Callable[[str, str, list[str]], Awaitable[dict[str, str]]] | None = None):
+                 op_checker: Callable[[str, str, list[str]], Awaitable[dict[str, str]]] | None = None,
+                 services: Any = None):
         self.cfg, self.host, self.redis = cfg, host, redis
         self.client_id = client_id or f"mcb-bridge-{uuid.uuid4().hex}"
         self.queue = TurnQueue(redis, cfg.max_queued)
@@ -118,6 +127,9 @@ class ChatLoop:
         self.op_checker = op_checker or self._journal_states
         self._seq = 0                        # order in which this bridge polled messages
         self.stop_seq: dict[str, int] = {}   # project -> seq of its latest /ai stop
+        self.projects = ProjectRegistry(cfg.config_path, cfg.state_dir, cfg.owners)
+        self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token, cfg.admin_token)
+        self.commands = CommandRunner(self.projects, self.services, self._world_range, self._world_uuid)
 
     # --- the poll loop ----------------------------------------------------------------
     async def start(self) -> None:
@@ -177,17 +189,25 @@ class ChatLoop:
         if not item["project_id"] or not item["player_id"]:
             await self.reply(item["id"], item["player_id"], "", done=True, error="message without project or player")
             return
+        try:
+            item["project_id"] = self.projects.current(item["player_id"], item["project_id"])
+        except ProjectError as exc:
+            log.warning("cannot read the players' projects: %s", exc)
         if item["type"] == "cancel":
-            self.stop_seq[item["project_id"]] = item["seq"]
+            for project in {item["project_id"], *self.active}:
+                self.stop_seq[project] = item["seq"]
             self._spawn(self.on_cancel(item))
             return
         project = item["project_id"]
-        if item["text"].strip().lower() in RESUME_WORDS:
-            ok = await self.resume_writes(project, item["player_id"], f"/ai resume by {item['player_id']}")
-            await self.reply(item["id"], item["player_id"], {
-                None: "writes are not paused", True: "writes resumed",
-                False: "writes stay paused: only the project owner may resume them"}[ok], done=True)
+        cmd = parse(item["text"]) if item["type"] == "command" else None
+        if cmd is not None and cmd.name in INLINE_COMMANDS:
+            await self.run_command(item, cmd)  # quick, and the player's next line must see its effect
             return
+        if cmd is not None and cmd.name != "undo":
+            self._spawn(self.run_command(item, cmd))
+            return
+        if cmd is not None:
+            item["command"] = cmd.name
         pos = await self.queue.push(project, item)
         if pos == 0:
             await self.reply(item["id"], item["player_id"],
@@ -215,7 +235,10 @@ class ChatLoop:
                 kick.clear()
                 continue
             try:
-                await self.run_turn(project, item)
+                if item.get("command") == "undo":
+                    await self.run_undo(project, item)
+                else:
+                    await self.run_turn(project, item)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - one bad turn must not stop the project's queue
@@ -247,7 +270,7 @@ class ChatLoop:
         try:
             if not await self.host.writes_paused():
                 return None
-            owner = self.cfg.owners.get(project)
+            owner = self.projects.owner(project)
             if owner is None or owner != player:
                 return False
             await self.host.resume(reason)
@@ -459,20 +482,117 @@ class ChatLoop:
             await jc.close()
         return out
 
-    # --- stop ---------------------------------------------------------------------------
-    async def on_cancel(self, item: dict[str, Any]) -> None:
-        project, player = item["project_id"], item["player_id"]
-        for dropped in await self.queue.remove_player(project, player):
-            await self.reply(dropped["id"], player, "cancelled by /ai stop", done=True)
+    # --- commands -----------------------------------------------------------------------
+    async def _world_range(self) -> tuple[int, int]:
+        info = await self.host.world_info()
+        return int(info.min_y), int(info.max_y)
+
+    async def _world_uuid(self) -> str:
+        return str((await self.host.world_info()).world_uuid)
+
+    async def run_command(self, item: dict[str, Any], cmd: Command) -> None:
+        """Every command but undo: answered at once, outside the project's queue."""
+        player, project = item["player_id"], item["project_id"]
+        try:
+            if cmd.name == "stop":
+                await self.on_own_stop(item)
+                return
+            if cmd.name == "resume":
+                ok = await self.resume_writes(project, player, f"/ai resume by {player}")
+                text = {None: "writes are not paused", True: "writes resumed",
+                        False: "writes stay paused: only the project owner may resume them"}[ok]
+            elif cmd.name == "status":
+                text = await self.status_text(project, player)
+            else:
+                handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
+                           "area set": self.commands.area_set, "protect": self.commands.protect,
+                           "camera save": self.commands.camera_save}[cmd.name]
+                text = await handler(item, cmd)
+        except (ProjectError, McbError) as exc:
+            await self.reply(item["id"], player, "", done=True, error=error_text(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - the player gets an answer either way
+            log.exception("command %s failed", cmd.name)
+            await self.reply(item["id"], player, "", done=True, error=f"the command failed ({exc.__class__.__name__})")
+            return
+        await self.reply(item["id"], player, text, done=True)
+
+    async def status_text(self, project: str, player: str) -> str:
+        owner = self.projects.owner(project)
+        try:
+            paused = "paused" if await self.host.writes_paused() else "running"
+        except McbError:
+            paused = "unknown (the world host did not answer)"
         turn = self.active.get(project)
+        running = "nothing" if turn is None else ("your request" if turn.player == player else "another player's request")
+        waiting = await self.queue.length(project)
+        return (f"project {project} ({'yours' if owner == player else 'owner ' + str(owner or 'unknown')}); "
+                f"writes {paused}; running: {running}; {waiting} waiting")
+
+    async def run_undo(self, project: str, item: dict[str, Any]) -> None:
+        """`/ai undo` as a turn of the project's queue (so it never runs beside a build)."""
+        turn = Turn(item=item, project=project, player=item["player_id"], msg_id=item["id"], received=time.monotonic())
+        self.active[project] = turn
+        await self.queue.set_active(project, item)
+        cmd = parse(item["text"]) or Command("undo")
+        try:
+            if item.get("seq", 0) > self.stop_seq.get(project, 0):
+                await self.resume_writes(project, turn.player, f"/ai undo by the owner {turn.player}")
+            text = await self.commands.undo(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
+                                            cancelled=lambda: turn.cancelled, started=turn.operations.append)
+            await self.reply(turn.msg_id, turn.player, "stopped: " + text if turn.cancelled else text, done=True)
+        except (ProjectError, McbError) as exc:
+            await self.reply(turn.msg_id, turn.player, "", done=True, error=error_text(exc))
+        except Exception as exc:  # noqa: BLE001
+            log.exception("undo %s failed", turn.msg_id)
+            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the undo failed ({exc.__class__.__name__})")
+        finally:
+            self.active.pop(project, None)
+            await self.queue.set_active(project, None)
+
+    # --- stop ---------------------------------------------------------------------------
+    async def _drop_queued(self, player: str, why: str) -> None:
+        for project in list(self.kicks):
+            for dropped in await self.queue.remove_player(project, player):
+                await self.reply(dropped["id"], player, why, done=True)
+
+    async def _cancel_turn(self, turn: Turn, *, journal: bool) -> bool:
+        """Cancel a running turn; with `journal`, also its operations (writes stop without a pause)."""
         honoured = True
-        if turn is not None and not turn.cancelled:
+        if not turn.cancelled:
             turn.cancelled = True
             turn.cancel_at = time.monotonic()
             if turn.agent is not None and turn.session_id is not None:
                 honoured = await turn.agent.cancel(turn.session_id)
+        if journal:
+            for op in list(turn.operations):
+                try:
+                    await self.services.cancel(turn.project, turn.player, op)
+                except McbError as exc:
+                    log.warning("cannot cancel %s: %s", op, exc.code)
+        return honoured
+
+    async def on_cancel(self, item: dict[str, Any]) -> None:
+        """A stop by someone who may stop everything: the host paused writes; every running turn ends."""
+        player = item["player_id"]
+        await self._drop_queued(player, "cancelled by /ai stop")
+        honoured = True
+        for turn in list(self.active.values()):
+            honoured = await self._cancel_turn(turn, journal=False) and honoured
         await self.reply(item["id"], player, "stopped; writes stay paused until your next request or /ai resume"
                          + ("" if honoured else " (the agent ignored the stop and was ended)"), done=True)
+
+    async def on_own_stop(self, item: dict[str, Any]) -> None:
+        """`/ai stop` by a player who may stop only their own requests (Paper: without mcb.ai.stop)."""
+        player = item["player_id"]
+        await self._drop_queued(player, "cancelled by your /ai stop")
+        mine = [t for t in self.active.values() if t.player == player]
+        honoured = True
+        for turn in mine:
+            honoured = await self._cancel_turn(turn, journal=True) and honoured
+        text = "stopped your request" if mine else "nothing of yours was running"
+        await self.reply(item["id"], player, text + ("" if honoured else " (the agent ignored the stop and was ended)"),
+                         done=True)
 
     async def shutdown(self) -> None:
         self.stopping.set()

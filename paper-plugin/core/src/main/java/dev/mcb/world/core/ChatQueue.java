@@ -3,6 +3,7 @@ package dev.mcb.world.core;
 import com.google.gson.JsonObject;
 import dev.mcb.proto.world.v1.PlayerPosition;
 import dev.mcb.proto.world.v1.TargetBlock;
+import dev.mcb.world.core.port.ChatLine;
 import dev.mcb.world.core.port.ChatSink;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
@@ -11,9 +12,8 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
  * conformance suite (tests/contract/test_world_chat.py) checks both.
  *
  * <ul>
- *   <li>{@link #submit}: {@code stop}, {@code cancel}, {@code /ai stop}, {@code /ai cancel} (any case) are
- *       {@code cancel} messages and pause writes at once ({@code onCancel}); anything else is a
- *       {@code prompt}.</li>
+ *   <li>{@link #submit}: a line that is exactly a command ({@link ChatCommands}) is a {@code command}
+ *       message, except {@code stop}/{@code cancel} from someone who may stop everything: that is a
+ *       {@code cancel} message and pauses writes at once ({@code onCancel}). Anything else is a
+ *       {@code prompt} ("stop the tower at y=80" is a prompt).</li>
  *   <li>{@link #poll}: leases up to {@code max} pending messages (FIFO) to the caller until a {@code done}
  *       reply (no expiry). A poll by a different client id than the last one takes over: writes stop
  *       ({@code onTakeover}), every message leased to the old client fails with a notice to its player;
@@ -36,7 +37,9 @@ import java.util.regex.Pattern;
  *       (longer ones end in "…"), at most {@value #MAX_LINES_PER_REPLY} per reply, and at most
  *       {@value #RATE_LINES} per player per second: excess is refused with {@code busy}
  *       ({@code details.retryAfterMillis}), nothing shown, the lease kept.</li>
- *   <li>Every line shown goes to the {@link ChatSink} and into a bounded per-player outbox (read by the
+ *   <li>Every line shown goes to the {@link ChatSink} as a {@link ChatLine} (interim reply lines are
+ *       {@code PROGRESS}, the lines of a {@code done} reply {@code INFO}, the error line {@code ERROR}, the
+ *       host's own notices {@code NOTICE}) and, as plain text, into a bounded per-player outbox (read by the
  *       test-only {@code automation_chat_outbox}).</li>
  * </ul>
  */
@@ -51,13 +54,12 @@ public final class ChatQueue {
     public static final long RATE_WINDOW_MS = 1000;
     public static final int OUTBOX_LINES = 200;
     public static final int OUTBOX_PLAYERS = 1000;
-    private static final Set<String> CANCEL_WORDS = Set.of("stop", "cancel", "/ai stop", "/ai cancel");
     private static final Pattern LINE_BREAK = Pattern.compile("\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]");
     private static final Pattern UNPRINTABLE = Pattern.compile("[\\x00-\\x1f\\x7f\u00a7]");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     public enum Kind {
-        PROMPT("prompt"), CANCEL("cancel");
+        PROMPT("prompt"), CANCEL("cancel"), COMMAND("command");
 
         public final String wire;
 
@@ -69,6 +71,10 @@ public final class ChatQueue {
     /** A queued chat line; {@code position}/{@code targetBlock} are null when unknown. */
     public record Message(String messageId, String playerId, String projectId, String text, Kind kind, long atMillis,
                           PlayerPosition position, TargetBlock targetBlock) {
+        /** The command this message is (for {@code command} and {@code cancel} messages). */
+        public Optional<ChatCommands.Command> command() {
+            return kind == Kind.PROMPT ? Optional.empty() : ChatCommands.parse(text);
+        }
     }
 
     public record Polled(List<Message> messages, boolean tookOver) {
@@ -109,6 +115,16 @@ public final class ChatQueue {
     }
 
     public Message submit(String playerId, String text, PlayerPosition position, TargetBlock targetBlock) {
+        return submit(playerId, text, position, targetBlock, true);
+    }
+
+    /**
+     * Queue a line. {@code mayStopAll}: whether a {@code stop} from this player pauses every write at once
+     * (Paper: the {@code mcb.ai.stop} permission; tests: always). Without it, {@code stop} is a
+     * {@code command} message asking the bridge to stop only this player's own requests.
+     */
+    public Message submit(String playerId, String text, PlayerPosition position, TargetBlock targetBlock,
+                          boolean mayStopAll) {
         if (playerId == null || playerId.isEmpty() || text == null || text.isBlank()) {
             throw McbException.invalid("a chat message needs a player and text");
         }
@@ -116,7 +132,8 @@ public final class ChatQueue {
             throw new McbException(ErrorCode.BUDGET_EXCEEDED, "a chat line holds at most " + MAX_TEXT + " characters");
         }
         String t = text.strip();
-        Kind kind = CANCEL_WORDS.contains(t.toLowerCase(Locale.ROOT)) ? Kind.CANCEL : Kind.PROMPT;
+        Kind kind = ChatCommands.parse(t).map(c -> c.name().equals("stop") && mayStopAll ? Kind.CANCEL : Kind.COMMAND)
+                .orElse(Kind.PROMPT);
         byte[] r = new byte[8];
         RANDOM.nextBytes(r);
         Message m = new Message("msg-" + HexFormat.of().formatHex(r), playerId, projectId, t, kind, clock.getAsLong(),
@@ -145,7 +162,7 @@ public final class ChatQueue {
             List<Lease> failed = new ArrayList<>(leased.values());
             leased.clear();
             for (Lease l : failed) {
-                tell(l.msg.playerId(), takeoverNotice(l.msg.text()));
+                tell(l.msg.playerId(), new ChatLine(takeoverNotice(l.msg.text()), ChatLine.Kind.NOTICE));
             }
         }
         activeClient = clientId;
@@ -187,15 +204,15 @@ public final class ChatQueue {
             throw new McbException(ErrorCode.PERMISSION_DENIED, "message " + messageId
                     + " came from another player; replies go only to its initiator");
         }
-        List<String> lines = new ArrayList<>();
+        List<ChatLine> lines = new ArrayList<>();
         for (String raw : LINE_BREAK.split(text, -1)) {
             String c = cleanLine(raw);
             if (!c.isBlank()) {
-                lines.add(c);
+                lines.add(new ChatLine(c, done ? ChatLine.Kind.INFO : ChatLine.Kind.PROGRESS));
             }
         }
         if (!error.isBlank()) {
-            lines.add(cleanLine("[ai] error: " + String.join(" ", error.strip().split("\\s+"))));
+            lines.add(ChatLine.error(cleanLine("[ai] error: " + String.join(" ", error.strip().split("\\s+")))));
         }
         if (lines.size() > MAX_LINES_PER_REPLY) {
             throw new McbException(ErrorCode.BUDGET_EXCEEDED, "a reply shows at most " + MAX_LINES_PER_REPLY
@@ -216,7 +233,7 @@ public final class ChatQueue {
                 throw new McbException(ErrorCode.BUSY, "at most " + RATE_LINES + " lines per second per player; retry in "
                         + wait + " ms (nothing was shown)", det);
             }
-            for (String line : lines) {
+            for (ChatLine line : lines) {
                 window.addLast(now);
                 tell(playerId, line);
             }
@@ -241,7 +258,7 @@ public final class ChatQueue {
         return s.substring(0, s.offsetByCodePoints(0, MAX_LINE - 1)) + "…";
     }
 
-    private void tell(String playerId, String line) {
+    private void tell(String playerId, ChatLine line) {
         ArrayDeque<String> box = outbox.get(playerId);
         if (box == null) {
             if (outbox.size() >= OUTBOX_PLAYERS) {
@@ -252,7 +269,7 @@ public final class ChatQueue {
             box = new ArrayDeque<>();
             outbox.put(playerId, box);
         }
-        box.addLast(line);
+        box.addLast(line.text());
         while (box.size() > OUTBOX_LINES) {
             box.removeFirst();
         }

@@ -664,9 +664,14 @@ public final class WorldHostCore {
      * position, look and target block from the {@link Players} port.
      */
     public ChatQueue.Message chatFromServerThread(String playerId, String text) {
+        return chatFromServerThread(playerId, text, true);
+    }
+
+    /** As above; {@code mayStopAll}: whether a {@code stop} pauses every write (see {@link ChatQueue#submit}). */
+    public ChatQueue.Message chatFromServerThread(String playerId, String text, boolean mayStopAll) {
         Optional<Players.PlayerView> v = players.find(playerId);
         return chat.submit(playerId, text, v.map(WorldHostCore::position).orElse(null),
-                v.map(WorldHostCore::target).orElse(null));
+                v.map(WorldHostCore::target).orElse(null), mayStopAll);
     }
 
     // ---- chat for the AI bridge (scope: admin) ---------------------------------------------------------

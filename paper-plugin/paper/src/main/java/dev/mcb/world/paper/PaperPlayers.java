@@ -1,9 +1,11 @@
 package dev.mcb.world.paper;
 
+import dev.mcb.world.core.port.ChatLine;
 import dev.mcb.world.core.port.ChatSink;
 import dev.mcb.world.core.port.Players;
 import java.util.Optional;
 import java.util.UUID;
+import net.kyori.adventure.text.Component;
 import org.bukkit.Bukkit;
 import org.bukkit.Location;
 import org.bukkit.World;
@@ -51,10 +53,17 @@ final class PaperPlayers implements Players, ChatSink {
 
     @Override
     public void tell(String playerId, String text) {
+        tell(playerId, ChatLine.info(text));
+    }
+
+    /** Components, never legacy section-sign strings (the core removed any from the text already). */
+    @Override
+    public void tell(String playerId, ChatLine line) {
+        Component message = AiCommand.line(line);
         Runnable r = () -> {
             Player p = lookup(playerId);
             if (p != null) {
-                p.sendMessage(text);
+                p.sendMessage(message);
             }
         };
         if (Bukkit.isPrimaryThread()) {

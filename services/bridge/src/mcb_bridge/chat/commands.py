@@ -1,0 +1,266 @@
+"""In-game commands (`/ai status`, `project create|use`, `area set`, `undo`, `protect`, `camera save`),
+answered by the bridge without the model. The host decided that the line is exactly a command
+(``mcb_common.chatcommands``, the same rule as the Java core) and, on Paper, checked the player's
+permission; here the bridge checks what the world's trusted state says: a player changes only
+projects they own.
+
+- ``project create NAME``: a new project owned by the player, its area 2*DEFAULT_RADIUS+1 blocks wide
+  around the player over the world's whole height; the player's requests now go to it.
+- ``project use NAME``: the player's requests go to NAME (a project they own). Per player, kept in
+  ``<chat state>/players.json``; without a choice, the project the host stamps on the message.
+- ``area set R`` (1..MAX_RADIUS blocks around the player, whole height) or ``area set X1 Y1 Z1 X2 Y2 Z2``
+  (``~``/``~N`` relative to the player; each horizontal side at most MAX_SIDE blocks; y inside the
+  world): the area of the player's project. The journal checks every write against it.
+- ``undo [OP]``: OP, else the project's latest finished operation that wrote blocks; prepared with
+  the journal's operation_undo_prepare and applied like any plan (queued behind the project's running
+  request); blocks changed since by someone else are left as they are and reported.
+- ``protect PT [off]``: admin part protection (``mcb part protect``) of a part of the player's project.
+- ``camera save NAME``: a saved camera of the project at the player's eyes, looking where they look.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
+from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
+from mcb_common.chatcommands import Command
+from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.auth import call_metadata
+from mcb_rpc.errors import from_rpc_error
+
+from ..journal_client import JournalClient
+from .projects import Box, ProjectError, ProjectRegistry, describe
+
+DEFAULT_RADIUS = 32
+MAX_RADIUS = 128
+MAX_SIDE = 512
+EYE_HEIGHT = 1.62
+FINISHED = ("applied", "conflict", "cancelled", "failed")
+UNDO_WAIT_S = 600.0
+
+Reply = Callable[[str], Awaitable[None]]
+
+
+class Services:
+    """The journal and camera worker as the commands use them (the unit tests pass a fake)."""
+
+    def __init__(self, journal_addr: str, camera_addr: str, agent_token: str, admin_token: str):
+        self.journal_addr, self.camera_addr = journal_addr, camera_addr
+        self.agent_token, self.admin_token = agent_token, admin_token
+
+    def journal(self, project: str, player: str) -> JournalClient:
+        return JournalClient(self.journal_addr, self.agent_token, project, player)
+
+    async def _with_journal(self, project: str, player: str, fn: Callable[[JournalClient], Awaitable[Any]]) -> Any:
+        jc = self.journal(project, player)
+        try:
+            return await fn(jc)
+        finally:
+            await jc.close()
+
+    async def recent_operations(self, project: str, player: str) -> list[journal_pb2.OperationBrief]:
+        ctx = await self._with_journal(project, player, lambda jc: jc.project_context())
+        return list(ctx.recent_operations)
+
+    async def undo_prepare(self, project: str, player: str, op: str) -> journal_pb2.PlanSummary:
+        return await self._with_journal(project, player, lambda jc: jc.operation_undo_prepare(op))
+
+    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary, key: str) -> journal_pb2.OperationReport:
+        return await self._with_journal(project, player, lambda jc: jc.build_apply(plan.plan_id, plan.plan_hash, key))
+
+    async def status(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
+        return await self._with_journal(project, player, lambda jc: jc.operation_status(op))
+
+    async def cancel(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
+        return await self._with_journal(project, player, lambda jc: jc.operation_cancel(op))
+
+    async def part_get(self, project: str, player: str, part: str) -> str:
+        return (await self._with_journal(project, player, lambda jc: jc.part_get(part))).json
+
+    async def part_protect(self, project: str, part: str, protected: bool) -> None:
+        async with grpc.aio.insecure_channel(self.journal_addr) as ch:
+            try:
+                await journal_pb2_grpc.JournalAdminStub(ch).PartProtect(
+                    journal_pb2.PartProtectRequest(part_id=part, protected=protected),
+                    metadata=call_metadata(self.admin_token, project), timeout=30)
+            except grpc.RpcError as exc:
+                raise from_rpc_error(exc, "journal") from None
+
+    async def camera_save(self, project: str, player: str, cam: camera_pb2.CameraInfo) -> camera_pb2.CameraInfo:
+        async with grpc.aio.insecure_channel(self.camera_addr) as ch:
+            try:
+                return await camera_pb2_grpc.CameraStub(ch).SaveCamera(
+                    camera_pb2.SaveCameraRequest(project_id=project, camera=cam),
+                    metadata=call_metadata(self.agent_token, project, player), timeout=30)
+            except grpc.RpcError as exc:
+                raise from_rpc_error(exc, "camera worker") from None
+
+
+def _position(item: dict[str, Any]) -> dict[str, float] | None:
+    pos = item.get("position")
+    if not pos:
+        return None
+    return {k: float(pos.get(k, 0)) for k in ("x", "y", "z", "yaw", "pitch")}
+
+
+def _need_position(item: dict[str, Any], what: str) -> dict[str, float]:
+    pos = _position(item)
+    if pos is None:
+        raise ProjectError(f"{what} needs your position, and the server did not send it (are you in the game?)")
+    return pos
+
+
+def _coord(token: str, base: float) -> int:
+    if token.startswith("~"):
+        return math.floor(base) + (int(token[1:]) if len(token) > 1 else 0)
+    return int(token)
+
+
+def area_from_args(args: tuple[str, ...], item: dict[str, Any], min_y: int, max_y: int) -> Box:
+    """The box `area set` asks for (see the module doc), validated."""
+    if len(args) == 1:
+        r = int(args[0])
+        if not 1 <= r <= MAX_RADIUS:
+            raise ProjectError(f"the radius must be 1..{MAX_RADIUS} blocks, got {r}")
+        pos = _need_position(item, "`area set <radius>`")
+        cx, cz = math.floor(pos["x"]), math.floor(pos["z"])
+        return (cx - r, min_y, cz - r), (cx + r, max_y, cz + r)
+    pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
+    if pos is None:
+        raise ProjectError("`~` coordinates need your position, and the server did not send it")
+    bases = (pos["x"], pos["y"], pos["z"]) * 2
+    v = [_coord(a, b) for a, b in zip(args, bases, strict=True)]
+    lo = (min(v[0], v[3]), min(v[1], v[4]), min(v[2], v[5]))
+    hi = (max(v[0], v[3]), max(v[1], v[4]), max(v[2], v[5]))
+    if lo[1] < min_y or hi[1] > max_y:
+        raise ProjectError(f"y must stay inside the world ({min_y}..{max_y}), got {lo[1]}..{hi[1]}")
+    if hi[0] - lo[0] + 1 > MAX_SIDE or hi[2] - lo[2] + 1 > MAX_SIDE:
+        raise ProjectError(f"an area is at most {MAX_SIDE} blocks wide in x and z, got "
+                           f"{hi[0] - lo[0] + 1} x {hi[2] - lo[2] + 1}")
+    return lo, hi
+
+
+def conflict_summary(conflicts: list[journal_pb2.Conflict], n: int) -> str:
+    """'3 block(s) changed since were left as they are (player at 1 64 2, ...)'."""
+    if not n:
+        return ""
+    samples = ", ".join(f"{c.source or 'unknown'} at {c.pos.x} {c.pos.y} {c.pos.z}" for c in conflicts[:2])
+    return f"{n} block(s) changed since were left as they are" + (f" ({samples})" if samples else "")
+
+
+class CommandRunner:
+    """Runs one command for the chat loop; ``reply`` shows a line to the player (interim), the
+    return value is the final answer. Raises ProjectError / McbError with what to show."""
+
+    def __init__(self, registry: ProjectRegistry, services: Any, world_range: Callable[[], Awaitable[tuple[int, int]]],
+                 world_uuid: Callable[[], Awaitable[str]]):
+        self.registry, self.services = registry, services
+        self.world_range, self.world_uuid = world_range, world_uuid
+
+    def _own(self, project: str, player: str) -> None:
+        owner = self.registry.owner(project)
+        if owner != player:
+            raise ProjectError(f"project {project!r} belongs to another player; `/ai project use <name>` one of yours "
+                               "or `/ai project create <name>`")
+
+    async def project_create(self, item: dict[str, Any], cmd: Command) -> str:
+        name, player = cmd.args[0], item["player_id"]
+        pos = _need_position(item, "`project create`")
+        min_y, max_y = await self.world_range()
+        cx, cz = math.floor(pos["x"]), math.floor(pos["z"])
+        box = (cx - DEFAULT_RADIUS, min_y, cz - DEFAULT_RADIUS), (cx + DEFAULT_RADIUS, max_y, cz + DEFAULT_RADIUS)
+        self.registry.create(name, player, box)
+        self.registry.use(player, name)
+        return f"project {name} created, area {describe(box)}; your requests now go to it (/ai area set to change it)"
+
+    async def project_use(self, item: dict[str, Any], cmd: Command) -> str:
+        name, player = cmd.args[0], item["player_id"]
+        if self.registry.owner(name) is None:
+            raise ProjectError(f"there is no project {name!r}")
+        self._own(name, player)
+        self.registry.use(player, name)
+        return f"your requests now go to project {name}"
+
+    async def area_set(self, item: dict[str, Any], cmd: Command) -> str:
+        project, player = item["project_id"], item["player_id"]
+        self._own(project, player)
+        min_y, max_y = await self.world_range()
+        box = area_from_args(cmd.args, item, min_y, max_y)
+        self.registry.set_area(project, player, box)
+        return f"area of project {project} is now {describe(box)}"
+
+    async def protect(self, item: dict[str, Any], cmd: Command) -> str:
+        project, player = item["project_id"], item["player_id"]
+        self._own(project, player)
+        part, on = cmd.args[0], len(cmd.args) == 1
+        await self.services.part_get(project, player, part)  # not_found unless it is this project's part
+        await self.services.part_protect(project, part, on)
+        return (f"part {part} is protected: the AI can no longer change it" if on
+                else f"part {part} is no longer protected")
+
+    async def camera_save(self, item: dict[str, Any], cmd: Command) -> str:
+        project, player, name = item["project_id"], item["player_id"], cmd.args[0]
+        self._own(project, player)
+        pos = _need_position(item, "`camera save`")
+        pose = camera_pb2.Pose(x=pos["x"], y=pos["y"] + EYE_HEIGHT, z=pos["z"], yaw=pos["yaw"],
+                               pitch=max(-90.0, min(90.0, pos["pitch"])))
+        cam = await self.services.camera_save(project, player, camera_pb2.CameraInfo(
+            camera_id=name, name=name, pose=pose, world_uuid=await self.world_uuid()))
+        p = cam.pose
+        return (f"camera {cam.camera_id} saved at {p.x:.1f} {p.y:.1f} {p.z:.1f} (yaw {p.yaw:.0f}, pitch {p.pitch:.0f}); "
+                "the AI can capture from it")
+
+    async def undo(self, item: dict[str, Any], cmd: Command, reply: Reply, *,
+                   cancelled: Callable[[], bool] = lambda: False, started: Callable[[str], None] = lambda op: None) -> str:
+        """Undo an operation (see the module doc). `cancelled`: asks the journal to cancel the undo
+        (an own `/ai stop`); `started` learns the undo's operation id."""
+        project, player = item["project_id"], item["player_id"]
+        self._own(project, player)
+        if cmd.args:
+            op = cmd.args[0]
+        else:
+            recent = await self.services.recent_operations(project, player)
+            last = next((o for o in recent if o.state in FINISHED and o.written > 0), None)
+            if last is None:
+                return f"nothing to undo: no recent operation of project {project} wrote blocks"
+            op = last.operation_id
+        plan = await self.services.undo_prepare(project, player, op)
+        skipped = conflict_summary(list(plan.conflicts), len(plan.conflicts))
+        if plan.changed_blocks == 0:
+            return f"nothing to undo for {op}: its blocks are already as before" + (f"; {skipped}" if skipped else "")
+        await reply(f"undoing {op}: {plan.changed_blocks} blocks to restore")
+        rep = await self.services.apply(project, player, plan, f"chat-undo-{item['id']}")
+        started(rep.operation_id)
+        deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
+        cancel_sent = False
+        while rep.state not in FINISHED and rep.state != "recovery_required":
+            if asyncio.get_running_loop().time() > deadline:
+                return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
+            if cancelled() and not cancel_sent:
+                cancel_sent = True
+                await self.services.cancel(project, player, rep.operation_id)
+            await asyncio.sleep(0.25)
+            rep = await self.services.status(project, player, rep.operation_id)
+        if rep.state == "applied":
+            text = f"undone {op}: {rep.written} blocks restored"
+        elif rep.state == "conflict":
+            text = (f"undo of {op} stopped on a conflict after {rep.written} blocks: "
+                    + conflict_summary(list(rep.conflict_samples), rep.conflicts))
+        else:
+            text = f"undo of {op} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
+                f": {rep.error.message}" if rep.error.message else "")
+        return text + (f"; {skipped}" if skipped else "")
+
+
+def error_text(exc: Exception) -> str:
+    """What the player sees for a refused command."""
+    if isinstance(exc, McbError):
+        if exc.code == ErrorCode.UNAVAILABLE:
+            return f"a service is unavailable ({exc.message}); try again later"
+        return exc.message
+    return str(exc)

@@ -1,0 +1,206 @@
+"""In-game commands in the chat loop (chat/commands.py, chat/projects.py): the fake host of
+test_chat.py, a real Redis and the scripted ACP agent; the journal and camera worker are a recording
+fake here (tests/e2e/test_chat_e2e.py runs the same commands against the real services)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcb.camera.v1 import camera_pb2
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2
+from mcb.world.v1 import world_pb2
+from mcb_bridge.chat.loop import ChatLoop
+from mcb_bridge.chat.projects import ProjectError, ProjectRegistry
+from mcb_common.chatcommands import Command, parse
+from mcb_common.errors import ErrorCode, McbError
+from test_chat import FakeHost, make_cfg, run_loop, wait_for
+
+HERE = world_pb2.PlayerPosition(x=1000.5, y=70, z=-2000.2, yaw=45, pitch=10, world="world")
+
+
+class FakeServices:
+    """The journal/camera calls of commands.py, recorded; undo applies after two status polls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+        self.recent = [journal_pb2.OperationBrief(operation_id="op_new", state="failed", written=0),
+                       journal_pb2.OperationBrief(operation_id="op_last", state="applied", written=7),
+                       journal_pb2.OperationBrief(operation_id="op_old", state="applied", written=3)]
+        self.parts = {"p1": {"pt_aa"}}
+        self.polls = 0
+
+    async def recent_operations(self, project, player):
+        self.calls.append(("recent", project, player))
+        return self.recent
+
+    async def undo_prepare(self, project, player, op):
+        self.calls.append(("undo_prepare", project, player, op))
+        return journal_pb2.PlanSummary(plan_id="pl_1", plan_hash="h", changed_blocks=6, conflicts=[
+            journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player")])
+
+    async def apply(self, project, player, plan, key):
+        self.calls.append(("apply", project, player, plan.plan_id, key))
+        return journal_pb2.OperationReport(operation_id="op_undo", state="queued")
+
+    async def status(self, project, player, op):
+        self.polls += 1
+        state = "applied" if self.polls >= 2 else "applying"
+        return journal_pb2.OperationReport(operation_id=op, state=state, written=6 if state == "applied" else 2)
+
+    async def cancel(self, project, player, op):
+        self.calls.append(("cancel", project, player, op))
+        return journal_pb2.OperationReport(operation_id=op, state="cancelled")
+
+    async def part_get(self, project, player, part):
+        if part not in self.parts.get(project, set()):
+            raise McbError(ErrorCode.NOT_FOUND, f"part {part!r} not found in project {project!r}")
+        return "{}"
+
+    async def part_protect(self, project, part, protected):
+        self.calls.append(("protect", project, part, protected))
+
+    async def camera_save(self, project, player, cam):
+        self.calls.append(("camera", project, player, cam.camera_id))
+        out = camera_pb2.CameraInfo()
+        out.CopyFrom(cam)
+        return out
+
+
+def write_config(tmp: Path) -> Path:
+    cfg = tmp / "config.json"
+    cfg.write_text(json.dumps({"comment": "kept", "projects": [
+        {"project_id": "p1", "name": "P1", "owner_player_id": "alice",
+         "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}},
+        {"project_id": "p2", "name": "P2", "owner_player_id": "carol",
+         "area": {"min": {"x": 200, "y": -64, "z": 200}, "max": {"x": 263, "y": 319, "z": 263}}}]}))
+    return cfg
+
+
+def test_projects_are_created_chosen_and_moved_by_their_owners(tmp_path: Path, redis_url: str) -> None:
+    conf = write_config(tmp_path)
+    cfg = make_cfg(tmp_path, redis_url)
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        async def ask(player: str, text: str, **extra) -> str:
+            mid = host.say(player, text, **extra)
+            await wait_for(lambda: host.done(mid), 30, text)
+            return host.final(mid)
+
+        assert "needs your position" in await ask("bob", "project create castle")
+        made = await ask("bob", "project create castle", position=HERE)
+        assert made.startswith("project castle created, area x 968..1032, y -64..319, z -2033..-1969"), made
+        # bob's requests now go to castle (the agent runs for that project)
+        hello = host.say("bob", "hello")
+        await wait_for(lambda: host.done(hello), 30, "bob's turn")
+        assert host.final(hello) == "echo: hello" and "castle" in loop.agents
+        # others may neither use nor overlap it; names are unique (any case)
+        assert "belongs to another player" in await ask("alice", "project use castle")
+        assert "no project 'nope'" in await ask("alice", "project use nope")
+        assert "exists already" in await ask("carol", "project create CASTLE", position=HERE)
+        near = world_pb2.PlayerPosition(x=1040, y=70, z=-2000)
+        assert "overlaps project 'castle'" in await ask("carol", "project create keep", position=near)
+        # area set: around the player, or two corners (~ relative), validated
+        assert await ask("bob", "area set 10", position=HERE) == \
+            "area of project castle is now x 990..1010, y -64..319, z -2011..-1991"
+        assert "radius must be 1..128" in await ask("bob", "area set 500")
+        assert "y must stay inside the world (-64..319)" in await ask("bob", "area set 0 0 0 5 400 5")
+        assert "at most 512 blocks wide" in await ask("bob", "area set 0 0 0 600 10 5")
+        assert await ask("bob", "area set ~-2 ~ ~3 1010 80 -1990", position=HERE) == \
+            "area of project castle is now x 998..1010, y 70..80, z -1998..-1990"
+        assert "belongs to another player" in await ask("carol", "project use p1")
+        # alice still builds in p1: the host's project unless she chose another
+        assert (await ask("alice", "status")).startswith("project p1 (yours); writes running; running: nothing")
+        assert (await ask("bob", "status")).startswith("project castle (yours)")
+
+    run_loop(cfg, scenario, services=FakeServices())
+    doc = json.loads(conf.read_text())
+    assert doc["comment"] == "kept"
+    castle = next(p for p in doc["projects"] if p["project_id"] == "castle")
+    assert castle["owner_player_id"] == "bob"
+    assert castle["area"] == {"min": {"x": 998, "y": 70, "z": -1998}, "max": {"x": 1010, "y": 80, "z": -1990}}
+    assert [p["project_id"] for p in doc["projects"]] == ["p1", "p2", "castle"]
+    assert json.loads((cfg.state_dir / "players.json").read_text()) == {"bob": "castle"}
+
+
+def test_undo_protect_and_camera_go_to_the_services_for_the_owner_only(tmp_path: Path, redis_url: str) -> None:
+    write_config(tmp_path)
+    cfg = make_cfg(tmp_path, redis_url)
+    services = FakeServices()
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        async def ask(player: str, text: str, **extra) -> str:
+            mid = host.say(player, text, **extra)
+            await wait_for(lambda: host.done(mid), 30, text)
+            return host.final(mid)
+
+        undo = host.say("alice", "undo")
+        await wait_for(lambda: host.done(undo), 30, "undo")
+        assert host.texts(undo)[0] == "undoing op_last: 6 blocks to restore"
+        assert host.final(undo) == ("undone op_last: 6 blocks restored; 1 block(s) changed since were left as they are "
+                                    "(player at 1 64 2)")
+        assert ("undo_prepare", "p1", "alice", "op_last") in services.calls
+        assert ("apply", "p1", "alice", "pl_1", f"chat-undo-{undo}") in services.calls
+        assert "belongs to another player" in await ask("bob", "undo op_last")
+        assert await ask("alice", "protect pt_aa") == "part pt_aa is protected: the AI can no longer change it"
+        assert await ask("alice", "protect pt_aa off") == "part pt_aa is no longer protected"
+        assert "not found in project 'p1'" in await ask("alice", "protect pt_bb")
+        assert ("protect", "p1", "pt_aa", True) in services.calls and ("protect", "p1", "pt_aa", False) in services.calls
+        assert not any(c[0] == "protect" and c[2] == "pt_bb" for c in services.calls)
+        assert "needs your position" in await ask("alice", "camera save front")
+        saved = await ask("alice", "camera save front", position=HERE)
+        assert saved.startswith("camera front saved at 1000.5 71.6 -2000.2 (yaw 45, pitch 10)"), saved
+        assert "belongs to another player" in await ask("carol", "camera save front", project="p1", position=HERE)
+
+    run_loop(cfg, scenario, services=services)
+
+
+def test_a_players_own_stop_ends_only_their_requests_and_does_not_pause(tmp_path: Path, redis_url: str) -> None:
+    write_config(tmp_path)
+    cfg = make_cfg(tmp_path, redis_url)
+    services = FakeServices()
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        slow = host.say("alice", "slow build")
+        await wait_for(lambda: "p1" in loop.active and loop.active["p1"].prompt_sent, 30, "alice's turn")
+        loop.active["p1"].operations.append("op_running")  # as the progress stream reports it
+        waiting = host.say("bob", "add a door")
+        await wait_for(lambda: any("queued" in t for t in host.texts(waiting)), 10, "bob queued")
+        # bob (no right to stop everything: the host sends "command") stops only his own request
+        bobs = host.say("bob", "stop", type_="command")
+        await wait_for(lambda: host.done(bobs) and host.done(waiting), 10, "bob's stop")
+        assert host.final(bobs) == "nothing of yours was running"
+        assert host.final(waiting) == "cancelled by your /ai stop"
+        assert not host.done(slow) and not loop.active["p1"].cancelled
+        alices = host.say("alice", "/ai stop", type_="command")
+        await wait_for(lambda: host.done(alices) and host.done(slow), 10, "alice's stop")
+        assert host.final(alices) == "stopped your request"
+        assert host.final(slow).startswith("stopped")
+        assert ("cancel", "p1", "alice", "op_running") in services.calls
+        assert host.paused is False and host.resumes == []
+
+    run_loop(cfg, scenario, services=services)
+
+
+def test_registry_keeps_other_keys_and_refuses_bad_configs(tmp_path: Path) -> None:
+    conf = tmp_path / "config.json"
+    reg = ProjectRegistry(conf, tmp_path / "chat", {"legacy": "zed"})
+    assert reg.owner("legacy") == "zed" and reg.current("zed", "default") == "default"
+    reg.create("a", "ann", ((0, 0, 0), (9, 9, 9)))
+    with pytest.raises(ProjectError, match="exists already"):
+        reg.create("legacy", "ann", ((100, 0, 0), (109, 9, 9)))
+    with pytest.raises(ProjectError, match="overlaps project 'a'"):
+        reg.create("b", "ben", ((5, 5, 5), (20, 20, 20)))
+    reg.create("b2", "ann", ((5, 5, 5), (20, 20, 20)))  # the same owner's projects may overlap
+    conf.write_text("{not json")
+    with pytest.raises(ProjectError, match="not valid JSON"):
+        reg.create("c", "cy", ((500, 0, 0), (509, 9, 9)))
+    assert conf.read_text() == "{not json", "a refused change writes nothing"
+
+
+def test_the_bridge_parses_what_the_host_marked_as_a_command() -> None:
+    assert parse("undo op_1") == Command("undo", ("op_1",))
+    assert parse("area set ~ ~ ~ 1 2 3") == Command("area set", ("~", "~", "~", "1", "2", "3"))
+    assert parse("undo everything") is None

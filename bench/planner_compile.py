@@ -34,6 +34,8 @@ from mcb.planner.v1 import planner_pb2, planner_pb2_grpc  # noqa: E402
 from mcb_common.errors import McbError  # noqa: E402
 from mcb_planner.compile import compile_recipe  # noqa: E402
 from mcb_planner.servicer import response_from_result  # noqa: E402
+from mcb_rpc.auth import call_metadata  # noqa: E402
+from mcb_rpc.tokens import ensure_token  # noqa: E402
 
 from tests.harness import PY, free_port, start_process  # noqa: E402
 
@@ -131,6 +133,7 @@ def main() -> None:
         gp, hp = free_port(), free_port()
         env = {"MCB_PLANNER_GRPC_PORT": str(gp), "MCB_PLANNER_HEALTH_PORT": str(hp),
                "MCB_BIND_HOST": "127.0.0.1", "MCB_RUNTIME_DIR": tmp}
+        md = call_metadata(ensure_token(Path(tmp) / "secrets", "service"))  # the journal's principal
         proc = start_process("planner", [PY, "-m", "mcb_planner"], Path(tmp) / "logs", env=env,
                              health_url=f"http://127.0.0.1:{hp}/health")
         try:
@@ -146,8 +149,8 @@ def main() -> None:
                 core = median_ms(lambda t=text: compile_recipe(t), args.repeat)
                 with_proto = median_ms(lambda t=text: response_from_result(compile_recipe(t)), args.repeat)
                 req = planner_pb2.CompileRequest(recipe_json=text)
-                over_grpc = median_ms(lambda q=req: stub.Compile(q, timeout=60), args.repeat)
-                size = len(stub.Compile(req, timeout=60).SerializeToString())
+                over_grpc = median_ms(lambda q=req: stub.Compile(q, timeout=60, metadata=md), args.repeat)
+                size = len(stub.Compile(req, timeout=60, metadata=md).SerializeToString())
                 print(f"{name:<16} {len(r):>8} {r.examined:>9} {core:>8.1f} {with_proto:>9.1f} "
                       f"{over_grpc:>8.1f} {len(r) / core / 1000:>11.1f} {size / 1024:>8.0f}")
             channel.close()

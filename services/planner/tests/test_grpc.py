@@ -13,10 +13,23 @@ from mcb_common.errors import ErrorCode
 from mcb_common.registry import Registry
 from mcb_planner import PLANNER_VERSION
 from mcb_planner.compile import compile_recipe
+from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
+from mcb_rpc.tokens import ensure_token
 from planner_cases import SEED_TEXT, seed
 
 from tests.harness import PY, free_port, start_process
+
+
+class Bearer(grpc.UnaryUnaryClientInterceptor):
+    """Every call carries the service token, as the journal's calls do."""
+
+    def __init__(self, token: str):
+        self.md = call_metadata(token)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        details = details._replace(metadata=tuple(details.metadata or ()) + self.md)
+        return continuation(details, request)
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +42,10 @@ def planner(tmp_path_factory):
         "MCB_BIND_HOST": "127.0.0.1",
         "MCB_RUNTIME_DIR": str(tmp / "runtime"),
     }
+    token = ensure_token(tmp / "runtime" / "secrets", "service")  # the journal's principal
     proc = start_process("planner", [PY, "-m", "mcb_planner"], tmp / "logs", env=env,
                          health_url=f"http://127.0.0.1:{health_port}/health")
-    channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
+    channel = grpc.intercept_channel(grpc.insecure_channel(f"127.0.0.1:{grpc_port}"), Bearer(token))
     grpc.channel_ready_future(channel).result(timeout=15)
     try:
         yield proc, planner_pb2_grpc.PlannerStub(channel), f"http://127.0.0.1:{health_port}/health"

@@ -31,7 +31,15 @@ from .store import CameraStore
 
 log = logging.getLogger("mcb.camera")
 
-ALLOWED = ("agent", "admin", "service")
+# Who may call what (docs/architecture.md, "Who may call what"); the journal and planner keep
+# tables of the same shape. service: the journal and tools acting for a project.
+SCOPES: dict[str, tuple[str, ...]] = {
+    "ListCameras": ("agent", "admin", "service"),
+    "Capture": ("agent", "admin", "service"),
+    "SaveCamera": ("agent", "admin"),
+    "AutoViewpoints": ("agent", "admin", "service"),
+    "DiffCaptures": ("agent", "admin", "service"),
+}
 HEARTBEAT_KEY = "mcb:camera:worker"
 HEARTBEAT_EVERY_S = 5.0
 HEARTBEAT_TTL_S = 15
@@ -107,7 +115,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     async def ListCameras(self, request: camera_pb2.ListCamerasRequest,
                           context: grpc.aio.ServicerContext) -> camera_pb2.ListCamerasResponse:
         try:
-            caller = caller_from_context(context, self.tokens, ALLOWED)
+            caller = caller_from_context(context, self.tokens, SCOPES["ListCameras"])
             project = _project(caller, request.project_id)
             return camera_pb2.ListCamerasResponse(
                 cameras=self.store.list(project),
@@ -121,7 +129,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     async def Capture(self, request: camera_pb2.CaptureRequest,
                       context: grpc.aio.ServicerContext) -> camera_pb2.CaptureResponse:
         try:
-            caller = caller_from_context(context, self.tokens, ALLOWED)
+            caller = caller_from_context(context, self.tokens, SCOPES["Capture"])
             project = _project(caller, request.project_id)
             given = [n for n, v in (("camera_id", request.camera_id),
                                     ("pose", request.HasField("pose")),
@@ -263,7 +271,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     async def SaveCamera(self, request: camera_pb2.SaveCameraRequest,
                          context: grpc.aio.ServicerContext) -> camera_pb2.CameraInfo:
         try:
-            caller = caller_from_context(context, self.tokens, ("admin", "agent"))
+            caller = caller_from_context(context, self.tokens, SCOPES["SaveCamera"])
             project = _project(caller, request.project_id)
             cam = camera_pb2.CameraInfo()
             cam.CopyFrom(request.camera)
@@ -276,7 +284,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     async def AutoViewpoints(self, request: camera_pb2.AutoViewpointsRequest,
                              context: grpc.aio.ServicerContext) -> camera_pb2.AutoViewpointsResponse:
         try:
-            caller_from_context(context, self.tokens, ALLOWED)
+            caller_from_context(context, self.tokens, SCOPES["AutoViewpoints"])
             if not request.HasField("region"):
                 raise invalid("region {min, max} is required", field="region")
             return camera_pb2.AutoViewpointsResponse(viewpoints=await self._viewpoints(_box(request.region)))
@@ -287,7 +295,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     async def DiffCaptures(self, request: camera_pb2.DiffCapturesRequest,
                            context: grpc.aio.ServicerContext) -> camera_pb2.DiffCapturesResponse:
         try:
-            caller = caller_from_context(context, self.tokens, ALLOWED)
+            caller = caller_from_context(context, self.tokens, SCOPES["DiffCaptures"])
             project = _project(caller, request.project_id)
             assert self.queue is not None
             imgs = []

@@ -10,10 +10,11 @@ import grpc
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb_common.errors import McbError
+from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 from mcb_rpc.service import GRPC_OPTIONS, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import TokenTable
+from mcb_rpc.tokens import TokenTable, read_token
 from mcb_rpc.worldclient import WorldClient
 
 from .blobs import BlobStore
@@ -30,25 +31,28 @@ VERSION = "0.1.0"
 
 
 class GrpcPlanner:
-    def __init__(self, addr: str):
+    """The planner over gRPC, called with the stack's own service token (planner SCOPES)."""
+
+    def __init__(self, addr: str, token: str):
         self.channel = grpc.aio.insecure_channel(addr, options=GRPC_OPTIONS)
         self.stub = planner_pb2_grpc.PlannerStub(self.channel)
+        self.md = call_metadata(token)
 
     async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse:
         try:
-            return await self.stub.Compile(req, timeout=30)
+            return await self.stub.Compile(req, timeout=30, metadata=self.md)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "planner") from None
 
     async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse:
         try:
-            return await self.stub.ImportSchematic(req, timeout=60)
+            return await self.stub.ImportSchematic(req, timeout=60, metadata=self.md)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "planner") from None
 
     async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse:
         try:
-            return await self.stub.ExportSchematic(req, timeout=60)
+            return await self.stub.ExportSchematic(req, timeout=60, metadata=self.md)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "planner") from None
 
@@ -64,9 +68,10 @@ async def main_async() -> None:
                          "run `mcb up` or create service.token)")
     world = WorldClient(s.world_host_url, service_token)
     queue = ApplyQueue(s.redis_url)
-    core = JournalCore(db=db, blobs=blobs, world=world, planner=GrpcPlanner(s.planner_addr), queue=queue)
+    # the planner is ours: the stack's own service token (an external world host may have another)
+    planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
+    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue)
     core.load_projects(s.load_config().get("projects", []))
-    core.projects_file = s.config_file
     observer = Observer(db, world)
     core.safety = Safety(core, observer)
     needing = core.recover_at_start()

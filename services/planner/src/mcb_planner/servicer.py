@@ -19,7 +19,9 @@ from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
+from mcb_rpc.auth import caller_from_context
 from mcb_rpc.errors import abort_with
+from mcb_rpc.tokens import TokenTable
 
 from .compile import CompileResult, Limits, compile_recipe
 from .sources import PartBlocks, RegionReader
@@ -28,6 +30,16 @@ from .sources import PartBlocks, RegionReader
 REGION_READ_MAX = 2_097_152
 
 log = logging.getLogger("mcb.planner")
+
+# Who may call what (docs/architecture.md, "Who may call what"). The journal compiles with the
+# service token; an admin's tools may too. Never the agent (it goes through the journal, which
+# checks its project and rights) nor automation: a `replace` recipe reads the live world with the
+# planner's own service token, so an open Compile would read any region for anyone.
+SCOPES: dict[str, tuple[str, ...]] = {
+    "Compile": ("service", "admin"),
+    "ImportSchematic": ("service", "admin"),
+    "ExportSchematic": ("service", "admin"),
+}
 
 
 def _vec(v: common_pb2.Vec3) -> Vec3:
@@ -154,7 +166,8 @@ def export_request(request: planner_pb2.ExportSchematicRequest) -> planner_pb2.E
 
 
 class PlannerServicer(planner_pb2_grpc.PlannerServicer):
-    def __init__(self, concurrency: int = 2, world: Any = None) -> None:
+    def __init__(self, tokens: TokenTable, concurrency: int = 2, world: Any = None) -> None:
+        self.tokens = tokens
         self._slots = asyncio.Semaphore(concurrency)
         self._world = world  # WorldClient for replace's region reads (None: replace is refused)
 
@@ -172,6 +185,7 @@ class PlannerServicer(planner_pb2_grpc.PlannerServicer):
 
     async def _run(self, context: grpc.aio.ServicerContext, fn, request, name: str):
         try:
+            caller_from_context(context, self.tokens, SCOPES[name])
             async with self._slots:
                 return await asyncio.to_thread(fn, request)
         except McbError as err:

@@ -3,9 +3,13 @@
 * Names: ``[A-Za-z0-9][A-Za-z0-9_-]{0,63}.schem`` (Sponge v2/v3, read and written) and
   ``….nbt`` (vanilla structure files, read-only). The asset id is the name without
   ``.schem``; a structure's id keeps its suffix (``farm.nbt``) so the two never collide.
-* No paths, URLs or symlinks: an id is matched against the pattern before it touches the
-  file system; files are opened with ``O_NOFOLLOW`` and must be regular files; a symlink in
-  the folder is listed as invalid and never followed.
+* No paths, URLs, control characters or symlinks: an id must match the pattern in full
+  before it touches the file system.
+* Only regular files are opened: ``lstat`` first (a FIFO, device, socket, directory or
+  symlink is refused without being opened — opening a FIFO would block), then
+  ``O_NOFOLLOW | O_NONBLOCK`` and an ``fstat`` that must show the same regular file. A file
+  whose size or mtime changes while it is read is refused as ``busy`` (retry when it is
+  complete), never half-read.
 * Sizes are checked before reading (``schematic.MAX_COMPRESSED``); parsing is bounded
   (schematic.py).
 * ``list`` never fails because of one file: a corrupt, oversized or unsupported file is an
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import re
 import secrets
@@ -29,6 +34,8 @@ from typing import Any
 
 from . import schematic
 from .errors import ErrorCode, McbError
+
+log = logging.getLogger("mcb.assets")
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 ASSET_ID_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,63})(\.nbt|\.schem)?$")
@@ -45,7 +52,7 @@ def default_dir() -> Path:
 
 def parse_asset_id(asset_id: str) -> tuple[str, str]:
     """asset id → (file name, kind 'schem'|'nbt'); refuses anything that is not a plain name."""
-    m = ASSET_ID_RE.match(asset_id or "")
+    m = ASSET_ID_RE.fullmatch(asset_id or "")
     if not m:
         raise McbError(
             ErrorCode.INVALID_REQUEST,
@@ -59,13 +66,34 @@ def parse_asset_id(asset_id: str) -> tuple[str, str]:
 
 
 def check_name(name: str) -> str:
-    if not NAME_RE.match(name or ""):
+    if not NAME_RE.fullmatch(name or ""):
         raise McbError(
             ErrorCode.INVALID_REQUEST,
             f"name {name[:80]!r} is not allowed: use letters, digits, '_' and '-' (1–64 characters, "
             "starting with a letter or digit); it becomes the asset id",
             details={"name": name[:80]})
     return name
+
+
+_KINDS = ((stat.S_ISLNK, "a symbolic link (links are refused)"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISDIR, "a directory"))
+
+
+def _not_regular(mode: int) -> str:
+    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file; only regular files are read"
+
+
+def _require_regular(fname: str, st: os.stat_result) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        code = ErrorCode.PERMISSION_DENIED if stat.S_ISLNK(st.st_mode) else ErrorCode.INVALID_REQUEST
+        raise McbError(code, f"{fname} is {_not_regular(st.st_mode)}", details={"asset": fname})
+
+
+def _changed(fname: str) -> McbError:
+    return McbError(ErrorCode.BUSY, f"{fname} changed while it was read (still being copied?); "
+                    "retry when it is complete", details={"asset": fname, "reason": "file_changed"})
 
 
 @dataclass
@@ -83,7 +111,15 @@ class AssetLibrary:
     def _open_bytes(self, fname: str) -> tuple[bytes, os.stat_result]:
         path = self.root / fname
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+            before = os.lstat(path)
+        except FileNotFoundError:
+            raise McbError(ErrorCode.NOT_FOUND, f"no asset {fname} in the library; see asset_list") from None
+        except OSError as exc:
+            raise McbError(ErrorCode.INVALID_REQUEST, f"{fname} cannot be read: {exc.strerror}") from None
+        _require_regular(fname, before)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise McbError(ErrorCode.PERMISSION_DENIED, f"{fname} is a symbolic link; links are refused") from None
@@ -92,8 +128,9 @@ class AssetLibrary:
             raise McbError(ErrorCode.INVALID_REQUEST, f"{fname} cannot be opened: {exc.strerror}") from None
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise McbError(ErrorCode.INVALID_REQUEST, f"{fname} is not a regular file")
+            _require_regular(fname, st)
+            if (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
+                raise _changed(fname)  # replaced between lstat and open
             if st.st_size > schematic.MAX_COMPRESSED:
                 raise McbError(ErrorCode.BUDGET_EXCEEDED,
                                f"{fname} is {st.st_size:,} bytes; the limit is {schematic.MAX_COMPRESSED:,}",
@@ -101,7 +138,10 @@ class AssetLibrary:
             chunks = []
             left = schematic.MAX_COMPRESSED + 1
             while left > 0:
-                b = os.read(fd, min(left, 1 << 16))
+                try:
+                    b = os.read(fd, min(left, 1 << 16))
+                except BlockingIOError:  # a regular file never blocks; refuse rather than wait
+                    raise _changed(fname) from None
                 if not b:
                     break
                 chunks.append(b)
@@ -109,6 +149,10 @@ class AssetLibrary:
             data = b"".join(chunks)
             if len(data) > schematic.MAX_COMPRESSED:
                 raise McbError(ErrorCode.BUDGET_EXCEEDED, f"{fname} grew over {schematic.MAX_COMPRESSED:,} bytes")
+            after = os.fstat(fd)
+            if (len(data) != st.st_size or after.st_size != st.st_size
+                    or after.st_mtime_ns != st.st_mtime_ns):
+                raise _changed(fname)
             return data, st
         finally:
             os.close(fd)
@@ -155,17 +199,15 @@ class AssetLibrary:
         stem = fname.rsplit(".", 1)[0]
         base = {"assetId": self._asset_id(fname), "name": self._asset_id(fname), "valid": False,
                 "readOnly": kind == "nbt"}
-        if not NAME_RE.match(stem):
+        if not NAME_RE.fullmatch(stem):
             return {**base, "reason": "file name is not a valid asset name ([A-Za-z0-9][A-Za-z0-9_-]{0,63})"}
         path = self.root / fname
         try:
             st = os.lstat(path)
         except OSError as exc:
             return {**base, "reason": f"cannot stat: {exc.strerror}"}
-        if stat.S_ISLNK(st.st_mode):
-            return {**base, "reason": "symbolic links are refused"}
         if not stat.S_ISREG(st.st_mode):
-            return {**base, "reason": "not a regular file"}
+            return {**base, "reason": _not_regular(st.st_mode)}
         key = (st.st_size, st.st_mtime_ns, st.st_ino)
         hit = self._cache.get(fname)
         if hit is not None and hit.key == key:
@@ -175,6 +217,11 @@ class AssetLibrary:
             e = self._entry_from_bytes(fname, kind, data)
         except McbError as err:
             e = {**base, "bytes": st.st_size, "reason": err.message}
+            if err.retryable:  # changing right now: list it, but read it again next time
+                return e
+        except Exception:  # noqa: BLE001 - one file never breaks a listing
+            log.exception("asset %s could not be read", fname)
+            e = {**base, "bytes": st.st_size, "reason": "the file could not be read (see the journal log)"}
         self._cache[fname] = _Cached(key, e)
         return dict(e)
 

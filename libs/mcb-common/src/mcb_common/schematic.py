@@ -39,6 +39,9 @@ from .errors import ErrorCode, McbError
 MAX_COMPRESSED = 1024 * 1024
 MAX_DECOMPRESSED = 4 * 1024 * 1024
 MAX_TAGS = 1_000_000
+# Nesting of compounds/lists in a schematic (real files use < 10; NBT's own cap is 512).
+MAX_NBT_DEPTH = 64
+MAX_DATA_VERSION = 2**31 - 1
 VOID = -1
 AIR = "minecraft:air"
 STRUCTURE_VOID = "minecraft:structure_void"
@@ -63,8 +66,8 @@ def _bad(message: str, **details: Any) -> McbError:
 # ---- bounded decompression ------------------------------------------------------------------
 def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED,
                       max_out: int = MAX_DECOMPRESSED) -> bytes:
-    """gzip → raw NBT, streaming with a hard output cap. Uncompressed NBT (first byte 0x0A)
-    is accepted as is (still capped)."""
+    """gzip → raw NBT, streaming with a hard output cap. Schematic and structure files are
+    gzip-compressed; anything else (uncompressed NBT included) is refused."""
     if len(data) > max_compressed:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,
                        f"file is {len(data):,} bytes; schematics are limited to {max_compressed:,} bytes compressed",
@@ -73,9 +76,8 @@ def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED,
         raise _bad("file is empty")
     if data[:2] != b"\x1f\x8b":
         if data[0] == nbt.COMPOUND:
-            if len(data) > max_out:
-                raise McbError(ErrorCode.BUDGET_EXCEEDED, f"NBT is over {max_out:,} bytes")
-            return bytes(data)
+            raise _bad("uncompressed NBT: .schem and .nbt files are gzip-compressed (they start with 1F 8B); "
+                       "save it again with a schematic tool")
         raise _bad("not a gzip-compressed NBT file (a .schem/.nbt file starts with 1F 8B)")
     d = zlib.decompressobj(wbits=31)
     out = bytearray()
@@ -122,6 +124,10 @@ class _BudgetReader(nbt._Reader):
         self.budget -= 1
         if self.budget < 0:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"NBT holds more than {MAX_TAGS:,} tags; refused")
+        if depth > MAX_NBT_DEPTH:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                           f"NBT is nested more than {MAX_NBT_DEPTH} levels deep; refused",
+                           details={"limit": "nbt_depth", "max": MAX_NBT_DEPTH})
         return nbt._Reader.payload(self, t, depth)
 
 
@@ -135,6 +141,8 @@ def read_nbt(raw: bytes, max_tags: int = MAX_TAGS) -> tuple[str, nbt.Compound]:
         value = r.payload(t, 0)
     except nbt.NbtError as exc:
         raise _bad(f"corrupt NBT: {exc}") from None
+    except RecursionError:
+        raise _bad("corrupt NBT: nested too deeply") from None
     if r.pos != len(raw):
         raise _bad(f"corrupt NBT: {len(raw) - r.pos} trailing bytes after the root")
     return name, value
@@ -155,6 +163,8 @@ def decode_varints(data: bytes, count: int) -> array:
             if shift > 28:
                 raise _bad("corrupt block data: a varint is longer than 5 bytes")
             continue
+        if val > 0x7FFFFFFF:
+            raise _bad(f"corrupt block data: palette index {val} is over 2^31-1")
         append(val)
         val = shift = 0
     if shift:
@@ -227,6 +237,17 @@ def _int3(v: Any, what: str) -> tuple[int, int, int]:
     if len(vals) != 3:
         raise _bad(f"{what} must be three integers, got {len(vals)}")
     return vals[0], vals[1], vals[2]
+
+
+def _data_version(v: Any, required: bool) -> int:
+    if v is None and not required:
+        return 0
+    if not isinstance(v, int):
+        raise _bad("required field DataVersion is missing or not a number")
+    if not 0 <= v <= MAX_DATA_VERSION:
+        raise _bad(f"DataVersion {int(v)} is not valid (Minecraft's data versions are 0 to {MAX_DATA_VERSION})",
+                   data_version=int(v))
+    return int(v)
 
 
 def _u16(root: dict, key: str) -> int:
@@ -316,9 +337,7 @@ def _from_sponge(root: nbt.Compound, version: int) -> Schematic:
         raise _bad("block data (BlockData / Blocks.Data) is missing or not a byte array")
     blocks = decode_varints(bytes(data), w * h * ln)
     _check_indices(blocks, len(palette))
-    dv = root.get("DataVersion")
-    if not isinstance(dv, int):
-        raise _bad("required field DataVersion is missing")
+    dv = _data_version(root.get("DataVersion"), required=True)
     name = ""
     if isinstance(meta.get("Name"), str):
         name = str(meta["Name"])
@@ -366,10 +385,10 @@ def _from_structure(root: nbt.Compound) -> Schematic:
         blocks[x + z * w + y * w * ln] = st
         if "nbt" in b:
             bes.append({"pos": (x, y, z), "id": str((b["nbt"] or {}).get("id") or palette[st].split("[")[0])})
-    dv = root.get("DataVersion")
+    dv = _data_version(root.get("DataVersion"), required=False)
     return Schematic(
         width=w, height=h, length=ln, palette=palette, blocks=blocks, offset=(0, 0, 0),
-        data_version=int(dv) if isinstance(dv, int) else 0, format=FORMAT_STRUCTURE,
+        data_version=dv, format=FORMAT_STRUCTURE,
         block_entities=bes, entities=_entity_list(root.get("entities")),
         unknown_fields=[k for k in root if k not in STRUCTURE_FIELDS],
     )
@@ -378,8 +397,18 @@ def _from_structure(root: nbt.Compound) -> Schematic:
 def read_bytes(data: bytes, kind: str = "schem") -> Schematic:
     """Parse a file's bytes. ``kind`` is ``schem`` (Sponge v2/v3) or ``nbt`` (structure).
 
-    Raises ``invalid_request`` (corrupt / unsupported) or ``budget_exceeded`` (over a cap).
+    Raises ``invalid_request`` (corrupt / unsupported) or ``budget_exceeded`` (over a cap) —
+    for any input: a field of an unexpected NBT type (a compound where a number belongs, a
+    number out of range) is ``invalid_request`` too, never an unexpected exception.
     """
+    try:
+        return _read_bytes(data, kind)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError,
+            MemoryError):
+        raise _bad("malformed schematic: a field has an unexpected type or value") from None
+
+
+def _read_bytes(data: bytes, kind: str) -> Schematic:
     raw = decompress_capped(data)
     name, root = read_nbt(raw)
     if kind == "nbt":

@@ -2,6 +2,8 @@
 
 * ``asset_list`` — one page of the library folder (mcb_common.assets); a bad file is an
   entry with ``valid: false`` and its reason, never an error of the whole call.
+* File reads and parses run in a worker thread, never on the journal's event loop (a slow
+  disk or a hostile file never stalls other calls); non-regular files are refused unopened.
 * ``schematic_export`` — a dense box (air included) read from the world host, within the
   project area and the plan limit; block entities or entities (armor stands, item frames,
   mobs, ...) in the box are a refusal listing them; players are never part of a schematic
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from mcb.common.v1 import common_pb2
@@ -40,11 +43,11 @@ def library(core: JournalCore) -> AssetLibrary:
     return lib
 
 
-def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
+async def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
     core.project_for(caller)
     if len(req.query) > 64:
         raise McbError(ErrorCode.INVALID_REQUEST, "query is at most 64 characters")
-    return library(core).list(req.query, req.cursor)
+    return await asyncio.to_thread(library(core).list, req.query, req.cursor)
 
 
 async def schematic_export(core: JournalCore, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
@@ -98,7 +101,7 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
         width=size.x, height=size.y, length=size.z, palette=list(res.palette), indices=res.indices,
         offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
         name=name, format_version=req.format_version or 3))
-    entry = lib.write(name, out.data)
+    entry = await asyncio.to_thread(lib.write, name, out.data)
     warnings = []
     if BLOCK_ENTITY_CAPABILITY not in info.capabilities:
         warnings.append("this world host does not report block entities; check the box has no chests or signs")
@@ -119,7 +122,7 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
         raise McbError(ErrorCode.INVALID_REQUEST, "schematic_import_prepare needs target {x,y,z}")
     if req.rotation not in (0, 90, 180, 270):
         raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270, got {req.rotation}")
-    data, kind, _entry = library(core).read(req.asset_id)
+    data, kind, _entry = await asyncio.to_thread(library(core).read, req.asset_id)
     info = await core.world.world_info()
     resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(
         data=data, kind=kind, target=req.target, rotation=req.rotation,

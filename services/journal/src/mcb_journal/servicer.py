@@ -103,7 +103,10 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
     async def AssetList(self, request: jpb.AssetListRequest, context):  # noqa: N802
         from . import schematics
 
-        return await self._call(context, lambda c: _json(schematics.asset_list(self.core, c, request)))
+        async def run(c: Caller) -> jpb.JsonResult:
+            return _json(await schematics.asset_list(self.core, c, request))
+
+        return await self._call(context, run)
 
     async def SchematicExport(self, request: jpb.SchematicExportRequest, context):  # noqa: N802
         from . import schematics

@@ -190,10 +190,10 @@ class PlannerServicer(planner_pb2_grpc.PlannerServicer):
                 return await asyncio.to_thread(fn, request)
         except McbError as err:
             await abort_with(context, err)
-        except Exception as exc:  # a bug: report it as `internal`, keep the server up
+        except Exception:  # a bug: report it as `internal`, keep the server up
             log.exception("%s failed", name)
             await abort_with(
                 context,
-                McbError(ErrorCode.INTERNAL, f"planner bug: {type(exc).__name__}: {exc}; see the planner log"),
+                McbError(ErrorCode.INTERNAL, f"planner internal error in {name}; see the planner log"),
             )
         raise AssertionError("unreachable: abort_with raises")

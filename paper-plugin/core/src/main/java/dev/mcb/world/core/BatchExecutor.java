@@ -333,6 +333,14 @@ public final class BatchExecutor {
     // ---- the tick (server thread) ----------------------------------------------------------------------
     /** Run queued batches within this tick's budget. Call once per server tick on the server thread. */
     public void tick() {
+        tick(budgetNanos);
+    }
+
+    /**
+     * Run queued batches within {@code budget} nanoseconds of this tick (the core's share of the tick budget
+     * it splits with the reads); nothing when {@code budget <= 0}.
+     */
+    public void tick(long budget) {
         long start = clock.getAsLong();
         int blocksThisTick = 0;
         int ran = 0;
@@ -343,8 +351,8 @@ public final class BatchExecutor {
             }
             int n = j.entries.size();
             long elapsed = clock.getAsLong() - start;
-            if (ran > 0 && (blocksThisTick + n > maxBlocksPerTick || elapsed >= budgetNanos
-                    || elapsed + predict(j) > budgetNanos)) {
+            if (budget <= 0 || ran > 0 && (blocksThisTick + n > maxBlocksPerTick || elapsed >= budget
+                    || elapsed + predict(j) > budget)) {
                 break;
             }
             queue.poll();

@@ -1,8 +1,6 @@
 package dev.mcb.world.core;
 
 import com.google.gson.JsonArray;
-import com.google.gson.JsonObject;
-import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import dev.mcb.proto.common.v1.Box;
 import dev.mcb.proto.common.v1.Vec3;
@@ -35,7 +33,6 @@ import dev.mcb.proto.world.v1.PlayerPosition;
 import dev.mcb.proto.world.v1.RegionReadParams;
 import dev.mcb.proto.world.v1.RegionReadResult;
 import dev.mcb.proto.world.v1.RegistryInfo;
-import dev.mcb.proto.world.v1.SectionRevision;
 import dev.mcb.proto.world.v1.TargetBlock;
 import dev.mcb.proto.world.v1.WorldInfo;
 import dev.mcb.world.core.port.ChatSink;
@@ -47,11 +44,9 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,8 +63,6 @@ public final class WorldHostCore {
     public static final int MAX_REGION_POSITIONS = 2_097_152;
     public static final int MAX_BLOCKS_GET = 100_000;
     public static final int MAX_AUTOMATION_BLOCKS = 32_768;
-    /** Server-thread time one region_read task may take before yielding to the next tick. */
-    public static final long READ_SLICE_NANOS = 10_000_000L;
 
     private final HostConfig config;
     private final WorldAccess world;
@@ -81,6 +74,11 @@ public final class WorldHostCore {
     private final SectionRevisions revisions = new SectionRevisions();
     private final BatchExecutor executor;
     private final ChatQueue chat;
+    private final TickBudget budget = new TickBudget(BatchExecutor.BUDGET_NANOS, System::nanoTime);
+    private final SlicedWork work = new SlicedWork(System::nanoTime);
+    private final WorldReads reads;
+    private final Observations observations;
+    private final TickLoop loop;
     private final Map<String, Function<Message, Message>> handlers = new HashMap<>();
 
     public WorldHostCore(HostConfig config, WorldAccess world, Scheduler scheduler, Players players, ChatSink chatSink) {
@@ -99,6 +97,10 @@ public final class WorldHostCore {
             }
         });
         this.executor.revisions(revisions);
+        this.reads = new WorldReads(world, work, config.callTimeout().toMillis());
+        WorldDescriptor wd = world.describe();
+        this.observations = new Observations(world, wd.minY(), wd.maxY(), this::recordForeign);
+        this.loop = new TickLoop(budget, observations::flush, executor, work);
         this.chat = new ChatQueue(chatSink, m -> executor.stopActive("/ai stop by " + m.playerId()),
                 client -> executor.stopActive("a new AI bridge connected (client "
                         + (client.length() > 60 ? client.substring(0, 60) : client) + ")"),
@@ -210,196 +212,52 @@ public final class WorldHostCore {
         return b.build();
     }
 
-    // ---- reads ---------------------------------------------------------------------------------------
-    private void checkHeight(int y0, int y1, WorldDescriptor d) {
-        if (y0 < d.minY() || y1 > d.maxY()) {
-            JsonObject det = new JsonObject();
-            det.addProperty("minY", d.minY());
-            det.addProperty("maxY", d.maxY());
-            throw new McbException(ErrorCode.OUT_OF_BOUNDS,
-                    "y " + y0 + ".." + y1 + " is outside the world's height " + d.minY() + ".." + d.maxY(), det);
-        }
-    }
-
-    private static void checkXz(int x, int z) {
-        if (Math.abs((long) x) > BatchExecutor.XZ_LIMIT || Math.abs((long) z) > BatchExecutor.XZ_LIMIT) {
-            throw new McbException(ErrorCode.OUT_OF_BOUNDS, "x/z beyond the world border (±" + BatchExecutor.XZ_LIMIT + ")");
-        }
-    }
-
-    private void requireChunks(Set<Long> chunkKeys) {
-        List<int[]> missing = onServer(() -> {
-            List<int[]> out = new ArrayList<>();
-            for (long k : chunkKeys) {
-                int cx = (int) (k >> 32);
-                int cz = (int) k;
-                if (!world.chunkExists(cx, cz)) {
-                    out.add(new int[] {cx, cz});
-                }
-            }
-            return out;
-        });
-        if (!missing.isEmpty()) {
-            missing.sort((p, q) -> p[0] != q[0] ? Integer.compare(p[0], q[0]) : Integer.compare(p[1], q[1]));
-            throw BatchExecutor.missingChunks(missing);
-        }
-    }
-
-    private static long chunkKey(int cx, int cz) {
-        return ((long) cx << 32) | (cz & 0xFFFFFFFFL);
-    }
-
+    // ---- reads (WorldReads: chunks held off the server thread, positions read in budgeted slices) -------
     public RegionReadResult regionRead(RegionReadParams p) {
         if (!p.hasMin() || !p.hasMax()) {
             throw McbException.invalid("region_read needs min and max {x,y,z}");
         }
-        int x0 = Math.min(p.getMin().getX(), p.getMax().getX());
-        int y0 = Math.min(p.getMin().getY(), p.getMax().getY());
-        int z0 = Math.min(p.getMin().getZ(), p.getMax().getZ());
-        int x1 = Math.max(p.getMin().getX(), p.getMax().getX());
-        int y1 = Math.max(p.getMin().getY(), p.getMax().getY());
-        int z1 = Math.max(p.getMin().getZ(), p.getMax().getZ());
-        checkXz(x0, z0);
-        checkXz(x1, z1);
-        WorldDescriptor d = world.describe();
-        checkHeight(y0, y1, d);
-        long sx = x1 - (long) x0 + 1;
-        long sy = y1 - (long) y0 + 1;
-        long sz = z1 - (long) z0 + 1;
-        long size = sx * sy * sz;
-        if (size > MAX_REGION_POSITIONS) {
-            JsonObject det = new JsonObject();
-            det.addProperty("positions", size);
-            det.addProperty("limit", MAX_REGION_POSITIONS);
-            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "region_read of " + size
-                    + " positions exceeds the limit of " + MAX_REGION_POSITIONS + "; split the box", det);
-        }
-        Set<Long> chunks = new LinkedHashSet<>();
-        for (int cx = x0 >> 4; cx <= x1 >> 4; cx++) {
-            for (int cz = z0 >> 4; cz <= z1 >> 4; cz++) {
-                chunks.add(chunkKey(cx, cz));
-            }
-        }
-        requireChunks(chunks);
-        int nx = (int) sx;
-        int ny = (int) sy;
-        int nz = (int) sz;
-        byte[] out = new byte[(int) size * 2];
-        List<String> palette = new ArrayList<>();
-        Map<String, Integer> index = new HashMap<>();
-        // server-thread tasks read whole chunk columns, as many as fit in READ_SLICE_NANOS each
-        List<long[]> columns = new ArrayList<>();
-        for (long k : chunks) {
-            int cx = (int) (k >> 32);
-            int cz = (int) k;
-            columns.add(new long[] {Math.max(x0, cx << 4), Math.min(x1, (cx << 4) + 15),
-                Math.max(z0, cz << 4), Math.min(z1, (cz << 4) + 15)});
-        }
-        int next = 0;
-        while (next < columns.size()) {
-            final int from = next;
-            List<String[]> got = onServer(() -> {
-                List<String[]> parts = new ArrayList<>();
-                long t0 = System.nanoTime();
-                for (int c = from; c < columns.size() && (parts.isEmpty() || System.nanoTime() - t0 < READ_SLICE_NANOS); c++) {
-                    long[] col = columns.get(c);
-                    String[] st = new String[(int) ((col[1] - col[0] + 1) * ny * (col[3] - col[2] + 1))];
-                    int i = 0;
-                    for (int y = y0; y <= y1; y++) {
-                        for (int z = (int) col[2]; z <= col[3]; z++) {
-                            for (int x = (int) col[0]; x <= col[1]; x++) {
-                                st[i++] = world.get(x, y, z);
-                            }
-                        }
-                    }
-                    parts.add(st);
-                }
-                return parts;
-            });
-            for (String[] states : got) {
-                long[] col = columns.get(next++);
-                int i = 0;
-                for (int y = y0; y <= y1; y++) {
-                    for (int z = (int) col[2]; z <= col[3]; z++) {
-                        for (int x = (int) col[0]; x <= col[1]; x++) {
-                            String st = BatchExecutor.airNormalize(states[i++]);
-                            Integer g = index.get(st);
-                            if (g == null) {
-                                g = palette.size();
-                                index.put(st, g);
-                                palette.add(st);
-                            }
-                            int at = (((y - y0) * nz + (z - z0)) * nx + (x - x0)) * 2;
-                            out[at] = (byte) (g & 0xFF);
-                            out[at + 1] = (byte) (g >>> 8);
-                        }
-                    }
-                }
-            }
-        }
-        RegionReadResult.Builder b = RegionReadResult.newBuilder()
-                .setMin(Vec3.newBuilder().setX(x0).setY(y0).setZ(z0)).setMax(Vec3.newBuilder().setX(x1).setY(y1).setZ(z1))
-                .addAllPalette(palette).setIndices(ByteString.copyFrom(out));
-        for (int cx = x0 >> 4; cx <= x1 >> 4; cx++) {
-            for (int sy2 = y0 >> 4; sy2 <= y1 >> 4; sy2++) {
-                for (int cz = z0 >> 4; cz <= z1 >> 4; cz++) {
-                    b.addRevisions(SectionRevision.newBuilder().setCx(cx).setSy(sy2).setCz(cz)
-                            .setRevision(revisions.get(cx, sy2, cz)));
-                }
-            }
-        }
-        return b.build();
+        return reads.regionRead(Math.min(p.getMin().getX(), p.getMax().getX()),
+                Math.min(p.getMin().getY(), p.getMax().getY()), Math.min(p.getMin().getZ(), p.getMax().getZ()),
+                Math.max(p.getMin().getX(), p.getMax().getX()), Math.max(p.getMin().getY(), p.getMax().getY()),
+                Math.max(p.getMin().getZ(), p.getMax().getZ()), revisions);
     }
 
     public BlocksGetResult blocksGet(BlocksGetParams p) {
-        List<Integer> xyz = p.getXyzList();
-        if (xyz.size() % 3 != 0) {
-            throw McbException.invalid("xyz must hold 3 integers per position; got " + xyz.size() + " integers");
-        }
-        int n = xyz.size() / 3;
-        if (n > MAX_BLOCKS_GET) {
-            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "blocks_get of " + n + " positions exceeds " + MAX_BLOCKS_GET);
-        }
-        WorldDescriptor d = world.describe();
-        Set<Long> chunks = new LinkedHashSet<>();
-        int lo = Integer.MAX_VALUE;
-        int hi = Integer.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
-            checkXz(xyz.get(3 * i), xyz.get(3 * i + 2));
-            lo = Math.min(lo, xyz.get(3 * i + 1));
-            hi = Math.max(hi, xyz.get(3 * i + 1));
-            chunks.add(chunkKey(xyz.get(3 * i) >> 4, xyz.get(3 * i + 2) >> 4));
-        }
-        if (n > 0) {
-            checkHeight(lo, hi, d);
-        }
-        requireChunks(chunks);
-        String[] states = onServer(() -> {
-            String[] s = new String[n];
-            for (int i = 0; i < n; i++) {
-                s[i] = world.get(xyz.get(3 * i), xyz.get(3 * i + 1), xyz.get(3 * i + 2));
-            }
-            return s;
-        });
-        BlocksGetResult.Builder b = BlocksGetResult.newBuilder();
-        Map<String, Integer> index = new HashMap<>();
-        for (String s0 : states) {
-            String s = BatchExecutor.airNormalize(s0);
-            Integer g = index.get(s);
-            if (g == null) {
-                g = index.size();
-                index.put(s, g);
-                b.addPalette(s);
-            }
-            b.addState(g);
-        }
-        return b.build();
+        return reads.blocksGet(p.getXyzList());
+    }
+
+    /** The shared per-tick budget's accounting (observations, executor, reads). */
+    public TickBudget budget() {
+        return budget;
     }
 
     // ---- batches -------------------------------------------------------------------------------------
     public BatchApplyResult batchApply(BatchApplyParams p) {
         WorldDescriptor d = world.describe();
-        CompletableFuture<BatchApplyResult> f = executor.submit(p, d.epoch(), d.minY(), d.maxY());
+        // the batch's chunks are loaded (never generated) and held off the server thread first, so the
+        // executor's tick never loads one; the hold ends with the batch
+        dev.mcb.world.core.port.ChunkHold hold = null;
+        if (p.getEntriesCount() <= BatchExecutor.MAX_BATCH_ENTRIES
+                && p.getDependenciesCount() <= BatchExecutor.MAX_BATCH_DEPENDENCIES) {
+            List<int[]> positions = new ArrayList<>();
+            p.getEntriesList().forEach(e -> positions.add(new int[] {e.getX(), e.getY(), e.getZ()}));
+            p.getDependenciesList().forEach(e -> positions.add(new int[] {e.getX(), e.getY(), e.getZ()}));
+            hold = reads.holdAll(WorldReads.chunkKeysOf(positions));
+        }
+        CompletableFuture<BatchApplyResult> f;
+        try {
+            f = executor.submit(p, d.epoch(), d.minY(), d.maxY());
+        } catch (RuntimeException e) {
+            if (hold != null) {
+                hold.close();
+            }
+            throw e;
+        }
+        if (hold != null) {
+            dev.mcb.world.core.port.ChunkHold h = hold;
+            f.whenComplete((r, e) -> h.close());
+        }
         try {
             return f.get(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -427,7 +285,7 @@ public final class WorldHostCore {
         }
     }
 
-    private static RuntimeException unwrap(ExecutionException e) {
+    static RuntimeException unwrap(ExecutionException e) {
         Throwable c = e.getCause();
         if (c instanceof McbException m) {
             return m;
@@ -471,11 +329,11 @@ public final class WorldHostCore {
         events.record(x, y, z, b, a, source, playerId, "");
     }
 
-    private record PendingObservation(String before, Source source, String playerId) {
+    /** A foreign change the core recorded itself (observation re-reads, automation): bump and log. */
+    private void recordForeign(int x, int y, int z, String before, String after, Source source, String playerId) {
+        revisions.bump(x >> 4, y >> 4, z >> 4);
+        events.record(x, y, z, before, after, source, playerId, "");
     }
-
-    private final Map<Long, int[]> pendingPos = new java.util.LinkedHashMap<>();
-    private final Map<Long, PendingObservation> pending = new HashMap<>();
 
     /**
      * A block at a position is about to change (or just changed) for a known cause, and the platform
@@ -487,40 +345,33 @@ public final class WorldHostCore {
         if (executor.writing() || source == Source.OURS) {
             return;
         }
-        long k = EventLog.key(x, y, z);
-        if (!pending.containsKey(k)) {
-            pending.put(k, new PendingObservation(BatchExecutor.airNormalize(before), source, playerId));
-            pendingPos.put(k, new int[] {x, y, z});
-        }
+        observations.report(x, y, z, before, source, playerId);
     }
 
-    /** The per-tick hook (server thread): settle observations from the last tick, then run batches. */
+    /**
+     * {@link #observeLater} for the position and its six neighbours (their current states, read now, are
+     * their "before"; neighbours in unloaded chunks are skipped, never loaded): the next tick records what
+     * really changed around the cause too — the other half of a door or bed, blocks that pop off, fences,
+     * panes, walls and stairs changing shape. Server thread only.
+     */
+    public void observeAround(int x, int y, int z, String before, Source source, String playerId) {
+        if (executor.writing() || source == Source.OURS) {
+            return;
+        }
+        observations.reportAround(x, y, z, before, source, playerId);
+    }
+
+    /**
+     * The per-tick hook (server thread), inside one shared budget ({@link TickLoop}): settle the
+     * observations of the last tick, run batches, then the sliced reads with what is left.
+     */
     public void tick() {
-        flushObservations();
-        executor.tick();
+        loop.tick();
     }
 
     /** Record pending observations whose block really changed (called first thing in every tick). */
     public void flushObservations() {
-        if (pending.isEmpty()) {
-            return;
-        }
-        for (Map.Entry<Long, int[]> e : pendingPos.entrySet()) {
-            int[] p = e.getValue();
-            PendingObservation o = pending.get(e.getKey());
-            String after;
-            try {
-                after = BatchExecutor.airNormalize(world.get(p[0], p[1], p[2]));
-            } catch (RuntimeException ex) {
-                continue; // the chunk went away; nothing to compare
-            }
-            if (!after.equals(o.before())) {
-                revisions.bump(p[0] >> 4, p[1] >> 4, p[2] >> 4);
-                events.record(p[0], p[1], p[2], o.before(), after, o.source(), o.playerId(), "");
-            }
-        }
-        pending.clear();
-        pendingPos.clear();
+        observations.flush();
     }
 
     public EventsSinceResult eventsSince(EventsSinceParams p) {
@@ -571,43 +422,23 @@ public final class WorldHostCore {
         if (p.getBlocksCount() > MAX_AUTOMATION_BLOCKS) {
             throw new McbException(ErrorCode.BUDGET_EXCEEDED, "at most " + MAX_AUTOMATION_BLOCKS + " blocks per call");
         }
-        WorldDescriptor d = world.describe();
-        List<Object[]> items = new ArrayList<>();
-        Set<Long> chunks = new LinkedHashSet<>();
+        List<WorldReads.Write> writes = new ArrayList<>(p.getBlocksCount());
         for (AutomationBlock b : p.getBlocksList()) {
-            if (Math.abs((long) b.getX()) > BatchExecutor.XZ_LIMIT || Math.abs((long) b.getZ()) > BatchExecutor.XZ_LIMIT) {
-                throw new McbException(ErrorCode.OUT_OF_BOUNDS, "(" + b.getX() + "," + b.getY() + "," + b.getZ()
-                        + ") is beyond the world border");
-            }
-            checkHeight(b.getY(), b.getY(), d);
-            items.add(new Object[] {b.getX(), b.getY(), b.getZ(), BatchExecutor.airNormalize(world.canonical(b.getState()))});
-            chunks.add(chunkKey(b.getX() >> 4, b.getZ() >> 4));
+            writes.add(new WorldReads.Write(b.getX(), b.getY(), b.getZ(),
+                    BatchExecutor.airNormalize(world.canonical(b.getState()))));
         }
-        requireChunks(chunks);
         String player = p.getPlayerId().isEmpty() ? "console" : p.getPlayerId();
-        boolean asPlayer = p.getActor().equals("player");
-        boolean asEnvironment = p.getActor().equals("environment");
-        int changed = onServer(() -> {
-            int n = 0;
-            for (Object[] it : items) {
-                int x = (int) it[0];
-                int y = (int) it[1];
-                int z = (int) it[2];
-                String before = BatchExecutor.airNormalize(world.get(x, y, z));
-                String after = (String) it[3];
-                if (before.equals(after)) {
-                    continue;
-                }
-                world.set(x, y, z, after);
-                n++;
+        Source source = switch (p.getActor()) {
+            case "player" -> Source.PLAYER;
+            case "environment" -> Source.ENVIRONMENT;
+            default -> null; // external: written silently (no event), like a plugin without events
+        };
+        int changed = reads.automationWrite(writes, (x, y, z, before, after) -> {
+            if (source == null) {
                 revisions.bump(x >> 4, y >> 4, z >> 4);
-                if (asPlayer) {
-                    events.record(x, y, z, before, after, Source.PLAYER, player, "");
-                } else if (asEnvironment) {
-                    events.record(x, y, z, before, after, Source.ENVIRONMENT, "", "");
-                }
+            } else {
+                recordForeign(x, y, z, before, after, source, source == Source.PLAYER ? player : "");
             }
-            return n;
         });
         return AutomationSetBlocksResult.newBuilder().setChanged(changed).build();
     }

@@ -1,18 +1,48 @@
 package dev.mcb.world.core.port;
 
 import dev.mcb.world.core.McbException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The world, as the core sees it. Block states are canonical strings
  * ({@code minecraft:oak_stairs[facing=east,half=bottom,shape=straight,waterlogged=false]}).
  * {@link #get}, {@link #set}, {@link #chunkExists} and {@link #blockEntityAt} are called on the
- * server thread only (through {@link Scheduler}); {@link #canonical} may be called from any thread.
+ * server thread only (from the tick), and only for chunks a {@link #hold} keeps loaded or that
+ * {@link #chunkLoaded} says are in memory: the core never makes the server load a chunk synchronously.
+ * {@link #canonical} and {@link #hold} may be called from any thread.
  */
 public interface WorldAccess {
     WorldDescriptor describe();
 
     /** True when the chunk exists (generated); never generates it. */
     boolean chunkExists(int cx, int cz);
+
+    /**
+     * True when the chunk is in memory now, so reading it loads nothing (server thread). The
+     * observation re-reads skip chunks that are not loaded. In-memory worlds: every existing chunk.
+     */
+    default boolean chunkLoaded(int cx, int cz) {
+        return chunkExists(cx, cz);
+    }
+
+    /**
+     * Load the chunks ({@code {cx, cz}} pairs) without generating them and without blocking the server
+     * thread, and keep them loaded until the returned hold is closed; chunks that were never generated
+     * (or are unfinished) are listed in {@link ChunkHold#missing()} and not held. Any thread; the future
+     * completes once every chunk is loaded or known missing. The default suits in-memory worlds, whose
+     * chunks are always loaded and whose {@link #chunkExists} is safe from any thread.
+     */
+    default CompletableFuture<ChunkHold> hold(List<int[]> chunks) {
+        List<int[]> missing = new ArrayList<>();
+        for (int[] c : chunks) {
+            if (!chunkExists(c[0], c[1])) {
+                missing.add(c);
+            }
+        }
+        return CompletableFuture.completedFuture(new ChunkHold(missing, null));
+    }
 
     /** The canonical state at a position in an existing chunk; air variants read as minecraft:air. */
     String get(int x, int y, int z);

@@ -1,0 +1,109 @@
+package dev.mcb.world.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The next-tick re-read of reported positions and their six neighbours (WorldHostCore.observeAround). */
+class ObservationsTest {
+    private static final String DOOR_LOWER = "minecraft:oak_door[half=lower]";
+    private static final String DOOR_UPPER = "minecraft:oak_door[half=upper]";
+
+    private final FakeWorld fake = new FakeWorld();
+    private final HoldingWorld world = new HoldingWorld(fake);
+    private final ManualScheduler sched = new ManualScheduler();
+    private final WorldHostCore core = new WorldHostCore(HostConfig.defaults("t", "0", 0, false), world, sched,
+            DirectScheduler.NO_PLAYERS, (p, t) -> { });
+    private final String cursor = core.events().cursorNow();
+
+    ObservationsTest() {
+        for (int cx = -8; cx <= 7; cx++) { // chunk column 8 stays unloaded
+            for (int cz = -8; cz <= 8; cz++) {
+                world.loaded.add(((long) cx << 32) | (cz & 0xFFFFFFFFL));
+            }
+        }
+    }
+
+    private Map<String, EventLog.Event> events() {
+        return core.events().since(cursor, 100, null).events().stream()
+                .collect(Collectors.toMap(e -> e.x() + "," + e.y() + "," + e.z(), e -> e));
+    }
+
+    @Test
+    void aPlayerBreakingTheLowerHalfOfADoorRecordsBothHalvesAndTheFenceThatChangedShape() {
+        fake.set(0, 64, 0, DOOR_LOWER);
+        fake.set(0, 65, 0, DOOR_UPPER);
+        fake.set(1, 64, 0, "minecraft:oak_fence[west=true]");
+        fake.set(-1, 64, 0, "minecraft:glass"); // a neighbour that stays as it is
+        // BlockBreakEvent fires before the block goes: the adapter reports the position and its neighbours
+        core.observeAround(0, 64, 0, DOOR_LOWER, Source.PLAYER, "alice");
+        // the game then removes both halves and updates the fence's shape, without events of their own
+        fake.set(0, 64, 0, "minecraft:air");
+        fake.set(0, 65, 0, "minecraft:air");
+        fake.set(1, 64, 0, "minecraft:oak_fence[west=false]");
+        assertEquals(Map.of(), events(), "nothing is recorded before the next tick");
+        sched.tick();
+        Map<String, EventLog.Event> ev = events();
+        assertEquals(3, ev.size(), ev.toString());
+        assertEquals(DOOR_LOWER, ev.get("0,64,0").before());
+        assertEquals(DOOR_UPPER, ev.get("0,65,0").before());
+        assertEquals("minecraft:air", ev.get("0,65,0").after());
+        assertEquals("minecraft:oak_fence[west=true]", ev.get("1,64,0").before());
+        assertEquals("minecraft:oak_fence[west=false]", ev.get("1,64,0").after());
+        for (EventLog.Event e : ev.values()) {
+            assertEquals(Source.PLAYER, e.source());
+            assertEquals("alice", e.playerId());
+        }
+        sched.tick();
+        assertEquals(3, events().size(), "settled once: the next tick has nothing pending");
+    }
+
+    @Test
+    void anExplicitBeforeReplacesANeighboursGuessAndTheFirstExplicitReportWins() {
+        // a bed placed by a player: both halves are already in the world when BlockMultiPlaceEvent fires
+        fake.set(0, 64, 0, "minecraft:red_bed[part=foot]");
+        fake.set(0, 64, 1, "minecraft:red_bed[part=head]");
+        core.observeAround(0, 64, 0, "minecraft:air", Source.PLAYER, "bob"); // guesses (0,64,1) = head
+        core.observeAround(0, 64, 1, "minecraft:air", Source.PLAYER, "bob"); // the event knows: it was air
+        core.observeLater(0, 64, 1, "minecraft:stone", Source.ENVIRONMENT, ""); // later report: ignored
+        sched.tick();
+        Map<String, EventLog.Event> ev = events();
+        assertEquals(2, ev.size(), ev.toString());
+        assertEquals("minecraft:air", ev.get("0,64,1").before());
+        assertEquals("minecraft:red_bed[part=head]", ev.get("0,64,1").after());
+        assertEquals(Source.PLAYER, ev.get("0,64,1").source());
+    }
+
+    @Test
+    void neighboursInUnloadedChunksAreNeverReadAndWorldHeightIsRespected() {
+        // x=127 is the last column of chunk 7 (loaded); x=128 is chunk 8 (not loaded)
+        fake.set(127, 319, 0, "minecraft:glass");
+        core.observeAround(127, 319, 0, "minecraft:glass", Source.ENVIRONMENT, "");
+        fake.set(127, 319, 0, "minecraft:air");
+        sched.tick();
+        assertEquals(List.of(), world.syncLoads, "no read of an unloaded chunk");
+        assertEquals(1, events().size());
+        assertTrue(events().get("127,319,0").after().equals("minecraft:air"));
+    }
+
+    @Test
+    void aChunkUnloadedBeforeTheNextTickIsSkippedNotLoaded() {
+        core.observeLater(5, 64, 5, "minecraft:air", Source.ENVIRONMENT, "");
+        world.loaded.remove(0L);
+        sched.tick();
+        assertEquals(List.of(), world.syncLoads);
+        assertEquals(Map.of(), events());
+    }
+
+    @Test
+    void writesOfOurOwnExecutorAreNotObserved() {
+        core.observeAround(3, 70, 3, "minecraft:air", Source.OURS, "");
+        fake.set(3, 70, 3, "minecraft:stone");
+        sched.tick();
+        assertEquals(Map.of(), events());
+    }
+}

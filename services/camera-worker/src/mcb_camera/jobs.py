@@ -30,6 +30,7 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
+from mcb_common.diskfull import write_atomic
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
@@ -299,11 +300,11 @@ class CaptureQueue:
                 ev.set()
 
     def _write(self, capture_id: str, data: bytes, meta: dict[str, Any]) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        for suffix, body in ((".png", data), (".json", json.dumps(meta, indent=1).encode())):
-            tmp = self.dir / f"{capture_id}{suffix}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.dir / f"{capture_id}{suffix}")
+        # the image, then its metadata; on a full disk (`unavailable`) neither stays
+        png_path = self.dir / f"{capture_id}.png"
+        write_atomic(png_path, data, "the camera worker")
+        try:
+            write_atomic(self.dir / f"{capture_id}.json", json.dumps(meta, indent=1).encode(), "the camera worker")
+        except BaseException:
+            png_path.unlink(missing_ok=True)
+            raise

@@ -12,12 +12,12 @@ empty list in disguise.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from mcb.camera.v1 import camera_pb2
+from mcb_common.diskfull import write_atomic
 from mcb_common.errors import ErrorCode, McbError
 
 
@@ -81,10 +81,9 @@ class CameraStore:
                      "world_uuid": cam.world_uuid, "render_profile": cam.render_profile or "builtin",
                      "pose": {"x": p.x, "y": p.y, "z": p.z, "yaw": p.yaw, "pitch": p.pitch, "fov": p.fov,
                               "width": p.width, "height": p.height}})
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n")
-        os.replace(tmp, self.path)
+        # whole or not at all; a full disk is `unavailable` and keeps the previous file
+        write_atomic(self.path, (json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n").encode(),
+                     "the camera worker")
         got = self.get(project_id, cam.camera_id)
         assert got is not None
         return got

@@ -19,6 +19,7 @@ from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_common.recipe_schema import OPERATION_TYPES
@@ -104,6 +105,8 @@ class JournalCore:
     # create projects and move areas in game: mcb_bridge/chat/projects.py).
     projects_file: Any = None
     _projects_stamp: Any = None
+    # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
+    unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- projects
     def load_projects(self, projects: list[dict[str, Any]]) -> None:
@@ -179,7 +182,29 @@ class JournalCore:
         return needing
 
     def pending_recovery(self) -> list[str]:
-        return [r["op_id"] for r in self.db.all("SELECT op_id FROM operations WHERE state='recovery_required'")]
+        stored = [r["op_id"] for r in self.db.all("SELECT op_id FROM operations WHERE state='recovery_required'")]
+        return stored + [op for op, v in self.unrecorded.items() if v[0] == OpState.RECOVERY_REQUIRED and op not in stored]
+
+    # ---------------------------------------------------------------- verdicts on a full disk
+    def record_verdict(self, op_id: str, state: OpState, message: str, error: McbError) -> bool:
+        """Set an operation's state; when the disk is too full to record it, keep it in memory
+        (reported at once by ``report``, refusing new applies if it needs recovery) until
+        ``flush_unrecorded`` can write it. A crash before that: ``recover_at_start`` reaches the
+        same verdict from what is on disk. Returns whether it is on disk."""
+        try:
+            self._set_state(op_id, state, message=message, error=error)
+        except McbError as exc:
+            if not is_disk_full(exc):
+                raise
+            self.unrecorded[op_id] = (state, message, error)
+            return False
+        self.unrecorded.pop(op_id, None)
+        return True
+
+    def flush_unrecorded(self) -> None:
+        for op_id, (state, message, error) in list(self.unrecorded.items()):
+            if self.record_verdict(op_id, state, message, error):
+                log.info("operation %s: %s recorded now that the disk has room", op_id, state)
 
     def runnable_unqueued(self) -> list[str]:
         return [r["op_id"] for r in self.db.all(
@@ -226,8 +251,12 @@ class JournalCore:
                 desired=c["desired"], source=c.get("source", "unknown"), part_id=c.get("part_id", "")))
         for p in json.loads(r["written_samples_json"]):
             rep.written_samples.append(vec(tuple(p)))
-        if r["error_json"]:
-            e = McbError.from_dict(json.loads(r["error_json"]))
+        error_json = r["error_json"]
+        if op_id in self.unrecorded:  # a verdict not yet on disk (full): the truth, at once
+            state, message, err = self.unrecorded[op_id]
+            rep.state, rep.message, error_json = str(state), message, json.dumps(err.to_dict())
+        if error_json:
+            e = McbError.from_dict(json.loads(error_json))
             rep.error.CopyFrom(common_pb2.Error(code=str(e.code), message=e.message, retryable=bool(e.retryable),
                                                 details_json=json.dumps(e.details) if e.details else ""))
         return rep

@@ -26,6 +26,7 @@ import time
 import zlib
 
 from mcb.world.v1 import world_pb2
+from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
 from .core import JournalCore, world_entries
@@ -49,6 +50,7 @@ class Executor:
     async def run_forever(self) -> None:
         q = self.core.queue
         while not self.stopping.is_set():
+            self.core.flush_unrecorded()  # verdicts reached on a full disk, once there is room
             try:
                 await q.ensure_group()
                 entries = await q.read(block_ms=500)
@@ -63,7 +65,8 @@ class Executor:
                     log.exception("operation %s failed inside the executor", op_id)
                     self._fail_bug(op_id, exc)
                 row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
-                if row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED:
+                if (row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED
+                        or op_id in self.core.unrecorded):
                     await q.ack(entry_id)
 
     async def _sleep(self, seconds: float) -> None:
@@ -204,12 +207,31 @@ class Executor:
         row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
         if row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED:
             return
+        if is_disk_full(exc):
+            self._fail_disk_full(op_id, row["state"])
+            return
         open_intent = self.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", op_id)
         new = OpState.RECOVERY_REQUIRED if open_intent is not None else OpState.FAILED
         err = McbError(ErrorCode.INTERNAL, f"journal internal error ({exc.__class__.__name__}); see the journal log")
         if row["state"] in (OpState.PREPARED, OpState.QUEUED) and new == OpState.RECOVERY_REQUIRED:
             new = OpState.FAILED
         self.core._set_state(op_id, new, error=err, message=err.message)
+
+    def _fail_disk_full(self, op_id: str, state: str) -> None:
+        """The journal's disk filled up: the write that failed was rolled back whole (SQLite), so
+        the journal is consistent; an apply that had begun may have one batch in the world that is
+        not recorded, so it needs an admin's review, as after a crash."""
+        if state == OpState.APPLYING:
+            new, outcome = OpState.RECOVERY_REQUIRED, (
+                "the apply stopped; once there is space an admin reviews it (mcb recovery review), "
+                "new writes are refused until then")
+        else:
+            new, outcome = OpState.FAILED, "nothing was written; apply again once there is space"
+        err = disk_full_error("the journal", outcome)
+        err.retryable = False
+        message = err.message
+        log.error("operation %s: %s", op_id, message)
+        self.core.record_verdict(op_id, new, message, err)
 
     async def _send(self, params: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
         deadline = time.monotonic() + LINK_RETRY_SECONDS

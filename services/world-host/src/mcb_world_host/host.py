@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
 
@@ -237,7 +238,13 @@ class Host:
             res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
             res.applied_at_millis = _now_ms()
             if writes:
-                w.hostlog.complete(p.batch_id, self._to_dict(res))
+                try:
+                    w.hostlog.complete(p.batch_id, self._to_dict(res))
+                except Exception as exc:  # not recorded: not done (a restart would roll it back)
+                    w.undo_batch(p.batch_id, [(c.x, c.y, c.z, c.before, c.after) for c in writes])
+                    if is_disk_full(exc):
+                        raise disk_full_error("the world host", "nothing was changed") from exc
+                    raise
             else:
                 w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
             for ch in writes:

@@ -94,7 +94,10 @@ class HostLog:
                 )
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.OperationalError:
+                    pass  # SQLite already rolled back (e.g. after SQLITE_FULL): keep the first error
                 raise
 
     def complete(self, batch_id: str, result: dict) -> None:

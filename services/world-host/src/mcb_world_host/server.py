@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from google.protobuf import json_format
 from mcb.world.v1 import world_pb2
+from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_rpc.errors import HTTP_STATUS
 from mcb_rpc.tokens import TokenTable, bearer
@@ -134,6 +135,9 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         except McbError as err:
             return _error(err, request_id)
         except Exception as exc:  # noqa: BLE001 - the boundary: every failure is structured
+            if is_disk_full(exc):  # e.g. the batch log of an answer that wrote nothing
+                log.error("%s: disk full (%s)", method, exc)
+                return _error(disk_full_error("the world host", "the request was not completed"), request_id)
             log.exception("internal error in /v1/rpc")
             return _error(McbError(ErrorCode.INTERNAL, f"internal error ({exc.__class__.__name__}); see the world host log"),
                           request_id)

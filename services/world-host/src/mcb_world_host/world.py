@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from mcb_common import nbt
+from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.registry import AIR, AIR_NAMES, Registry
 
@@ -112,6 +113,9 @@ class World:
         self.minecraft_version = info["minecraftVersion"]
         self.meta = self._load_meta()
         self.hostlog = HostLog(self.path / "mcb" / "host.sqlite")
+        # Set when a failed batch could not even be rolled back (disk full): every later write is
+        # refused with this message until a restart rolls the batch back (``_recover``).
+        self.write_blocked = ""
         self.recovered = self._recover()
 
     # -- creation ------------------------------------------------------------------------------
@@ -391,16 +395,24 @@ class World:
     def apply(self, changes: list[Change], log_id: str, content_hash: str, operation_id: str = "") -> list[tuple[int, int, int, int]]:
         """Write ``changes`` (their ``before`` checked by the caller under ``self.lock``)
         all-or-nothing; returns the bumped section revisions. The caller holds ``self.lock``."""
+        if self.write_blocked:
+            raise McbError(ErrorCode.UNAVAILABLE, self.write_blocked)
         undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
-        self.hostlog.begin(log_id, content_hash, operation_id, undo)
+        try:
+            self.hostlog.begin(log_id, content_hash, operation_id, undo)
+        except Exception as exc:
+            if is_disk_full(exc):
+                raise disk_full_error("the world host", "nothing was changed") from exc
+            raise
         try:
             self._write_states([(c.x, c.y, c.z, c.after) for c in changes])
         except BaseException as exc:
             log.error("batch %s failed while writing (%s); rolling back", log_id, exc)
-            self._rollback(undo)
-            self.hostlog.mark_rolled_back(log_id)
+            self.undo_batch(log_id, undo)
             if isinstance(exc, McbError):
                 raise
+            if is_disk_full(exc):
+                raise disk_full_error("the world host", "nothing was changed") from exc
             raise McbError(ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed") from exc
         revs = {}
         for c in changes:
@@ -425,6 +437,21 @@ class World:
             region = self._region(cx, cz, create=True)
             assert region is not None
             region.write_chunk(cx, cz, data)
+
+    def undo_batch(self, log_id: str, undo: Undo) -> None:
+        """Roll a begun batch back now. If that fails too (the disk is still full), the batch log
+        keeps it ``begun``, every later write is refused (``write_blocked``) and the next start
+        rolls it back; the error says so."""
+        try:
+            self._rollback(undo)
+            self.hostlog.mark_rolled_back(log_id)
+        except Exception as exc:
+            why = "the world host's disk is full (disk full)" if is_disk_full(exc) else exc.__class__.__name__
+            self.write_blocked = (f"batch {log_id} failed and could not be rolled back ({why}); writes are refused "
+                                  "until the world host restarts, which rolls it back — free disk space first")
+            log.error("%s", self.write_blocked)
+            raise McbError(ErrorCode.UNAVAILABLE, self.write_blocked,
+                           details={"reason": "disk_full"} if is_disk_full(exc) else {}) from exc
 
     def _rollback(self, undo: Undo) -> None:
         """Put every ``before`` back (cache dropped first so disk is the truth)."""

@@ -2,7 +2,7 @@ import sqlite3
 
 import pytest
 from mcb_common.errors import McbError
-from mcb_journal.db import Database, is_disk_full
+from mcb_journal.db import SCHEMA_VERSION, Database, is_disk_full
 
 
 def test_corrupt_database_is_backed_up_and_refused(tmp_path):
@@ -42,4 +42,4 @@ def test_v1_database_upgrades_in_place(tmp_path):
     conn.commit()
     conn.close()
     db = Database(path)
-    assert db.one("SELECT value FROM meta WHERE key='schema_version'")["value"] == "2"
+    assert db.one("SELECT value FROM meta WHERE key='schema_version'")["value"] == str(SCHEMA_VERSION)

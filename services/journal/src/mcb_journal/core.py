@@ -29,6 +29,7 @@ from mcb_rpc.worldclient import WorldClient
 from .blobs import BlobStore
 from .blockrules import check_block_rules
 from .db import Database, now_ms
+from .history import last_oid
 from .inspect import inspect_into
 from .plans import Plan
 from .queue import ApplyQueue
@@ -595,8 +596,7 @@ class JournalCore:
         self.wake.set()
 
     def observed_oid(self) -> int:
-        row = self.db.one("SELECT MAX(oid) AS m FROM observed")
-        return int(row["m"] or 0)
+        return last_oid(self.db)  # packing deletes observed rows, never this number
 
     def load_plan(self, plan_id: str) -> Plan:
         row = self.db.one("SELECT blob_sha256 FROM plans WHERE plan_id=?", plan_id)

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -88,6 +88,20 @@ CREATE TABLE IF NOT EXISTS decisions (
   op_id TEXT PRIMARY KEY, decision TEXT NOT NULL, digest TEXT NOT NULL, decided_ms INTEGER NOT NULL,
   principal TEXT NOT NULL
 );
+-- v3: terminal operations' written rows and our observed echoes, packed per operation
+-- (history.py; docs/journal-format.md §5). lo/hi: the wid (oid) range; x0..z1: the bounds.
+CREATE TABLE IF NOT EXISTS packed_writes (
+  op_id TEXT PRIMARY KEY, n INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,
+  x0 INTEGER NOT NULL, y0 INTEGER NOT NULL, z0 INTEGER NOT NULL,
+  x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
+  data BLOB NOT NULL, sha256 TEXT NOT NULL, packed_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS packed_events (
+  op_id TEXT PRIMARY KEY, n INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,
+  x0 INTEGER NOT NULL, y0 INTEGER NOT NULL, z0 INTEGER NOT NULL,
+  x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
+  data BLOB NOT NULL, sha256 TEXT NOT NULL, packed_ms INTEGER NOT NULL
+);
 """
 
 
@@ -115,6 +129,8 @@ class Database:
             )
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
+        # After a checkpoint the WAL file is cut back to 1 MiB instead of keeping its peak size.
+        self.conn.execute("PRAGMA journal_size_limit=1048576")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.executescript(SCHEMA)
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -122,8 +138,9 @@ class Database:
             self.conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
-        elif int(row["value"]) == 1:
-            # v1 -> v2 only adds tables (created above by IF NOT EXISTS).
+        elif int(row["value"]) in (1, 2):
+            # v1 -> v2 -> v3 only add tables (created above by IF NOT EXISTS); a v2 journal's
+            # live rows of finished operations are packed by the executor's first pass.
             self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         elif int(row["value"]) != SCHEMA_VERSION:
             raise SystemExit(

@@ -32,6 +32,7 @@ from mcb_common.errors import ErrorCode, McbError
 from .core import JournalCore, world_entries
 from .db import now_ms
 from .faults import fault_point
+from .history import pack_due
 from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
@@ -46,11 +47,24 @@ class Executor:
         self.core = core
         self.db = core.db
         self.stopping = asyncio.Event()
+        self._next_pack = 0.0
+
+    def pack_pass(self) -> None:
+        """Pack finished operations' rows (history.py), at most every 5 s, a few at a time, between
+        operations — never while one is applying. The first pass, at start, packs a migrated journal."""
+        if time.monotonic() < self._next_pack:
+            return
+        self._next_pack = time.monotonic() + 5.0
+        try:
+            pack_due(self.db)
+        except Exception:  # noqa: BLE001 - packing is housekeeping: it must not stop the dispatcher
+            log.exception("packing finished operations failed; their rows stay live")
 
     async def run_forever(self) -> None:
         q = self.core.queue
         while not self.stopping.is_set():
             self.core.flush_unrecorded()  # verdicts reached on a full disk, once there is room
+            self.pack_pass()
             try:
                 await q.ensure_group()
                 entries = await q.read(block_ms=500)

@@ -18,6 +18,7 @@ from mcb_common.errors import McbError
 from mcb_rpc.worldclient import WorldClient
 
 from .db import Database, now_ms
+from .history import last_oid
 
 log = logging.getLogger("mcb.journal.observer")
 
@@ -34,8 +35,7 @@ class Observer:
         return self.db.get_meta("observer_cursor", "")
 
     def last_oid(self) -> int:
-        row = self.db.one("SELECT MAX(oid) AS m FROM observed")
-        return int(row["m"] or 0)
+        return last_oid(self.db)
 
     async def sync(self) -> None:
         """Pull every event the host has until it says the page is complete."""

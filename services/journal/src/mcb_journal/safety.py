@@ -2,7 +2,8 @@
 
 All of them reason over two journal tables: ``written`` (what our operations actually wrote,
 with the state each write replaced) and ``observed`` (what the world host saw happen, in
-order, with ``gap`` rows where observation was lost). They never write the world: undo
+order, with ``gap`` rows where observation was lost) — read through ``history.History``,
+which also answers from finished operations' packed rows. They never write the world: undo
 produces an ordinary plan for ``build_apply``; recovery decisions only record.
 """
 
@@ -21,6 +22,7 @@ from mcb_common.geometry import Box, Vec3
 
 from .core import Caller, JournalCore, box_pb, vec
 from .db import now_ms
+from .history import History
 from .observer import Observer
 from .plans import Plan
 from .states import OpState
@@ -34,6 +36,11 @@ CHANGES_PAGE = 100
 def _bounds(positions: list[Pos]) -> Box:
     xs, ys, zs = zip(*positions, strict=True)
     return Box(Vec3(min(xs), min(ys), min(zs)), Vec3(max(xs), max(ys), max(zs)))
+
+
+def _box6(positions: list[Pos]) -> tuple[int, int, int, int, int, int]:
+    b = _bounds(positions)
+    return b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z
 
 
 def digest_of(states: dict[Pos, str]) -> str:
@@ -82,8 +89,7 @@ class Safety:
         if op["state"] in (OpState.PREPARED, OpState.QUEUED, OpState.APPLYING, OpState.RECOVERY_REQUIRED):
             raise McbError(ErrorCode.BUSY if op["state"] != OpState.RECOVERY_REQUIRED else ErrorCode.RECOVERY_REQUIRED,
                            f"operation {op_id} is {op['state']}; undo needs a finished operation")
-        rows = self.db.all("SELECT wid, x, y, z, before, after FROM written WHERE op_id=? AND uncertain=0 ORDER BY wid",
-                           op_id)
+        rows = History(self.db).writes_of(op_id, certain_only=True)
         if len(rows) > MAX_MASK:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"operation wrote {len(rows):,} blocks; undo handles {MAX_MASK:,}")
         try:
@@ -100,15 +106,16 @@ class Safety:
         conflicts: list[jpb.Conflict] = []
         gaps_after = self.db.one(
             "SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", op["created_ms"])["n"]
+        # No await from here on: packing cannot move rows while `history` reads them.
+        history = History(self.db, _box6([(r["x"], r["y"], r["z"]) for r in rows]) if rows else None)
         for r, cur in zip(rows, current, strict=True):
             p = (r["x"], r["y"], r["z"])
             reason = None
-            later_ours = self.db.one(
-                "SELECT op_id FROM written WHERE x=? AND y=? AND z=? AND wid>? LIMIT 1", *p, r["wid"])
+            later_ours = history.later_write(p, r["wid"])
             if later_ours is not None:
-                reason = ("ours", f"later written by operation {later_ours['op_id']}")
+                reason = ("ours", f"later written by operation {later_ours}")
             else:
-                ev = self._later_foreign_event(op_id, p)
+                ev = self._later_foreign_event(history, op_id, p)
                 if ev is not None:
                     reason = (ev["source"], f"changed by a {ev['source']} after our write"
                                             + (" (and changed back)" if cur == r["after"] else ""))
@@ -134,15 +141,11 @@ class Safety:
             c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
         return summary
 
-    def _later_foreign_event(self, op_id: str, p: Pos) -> Any:
+    def _later_foreign_event(self, history: History, op_id: str, p: Pos) -> Any:
         """The first observed event at ``p`` after our own write there that is not that write."""
-        ours = self.db.one(
-            "SELECT oid FROM observed WHERE kind='event' AND source='ours' AND op_id=? AND x=? AND y=? AND z=?"
-            " ORDER BY oid DESC LIMIT 1", op_id, *p)
-        since = ours["oid"] if ours is not None else self._oid_at_start(op_id)
-        return self.db.one(
-            "SELECT source, oid FROM observed WHERE kind='event' AND x=? AND y=? AND z=? AND oid>?"
-            " AND NOT (source='ours' AND op_id=?) ORDER BY oid LIMIT 1", *p, since, op_id)
+        ours = history.last_ours_oid(op_id, p)
+        since = ours if ours is not None else self._oid_at_start(op_id)
+        return history.first_event_after(p, since, op_id)
 
     def _oid_at_start(self, op_id: str) -> int:
         row = self.db.one("SELECT observed_at_start FROM op_extra WHERE op_id=?", op_id)
@@ -154,7 +157,7 @@ class Safety:
         import zlib
 
         mask: dict[Pos, tuple[str, str]] = {}
-        for r in self.db.all("SELECT x, y, z, before, after FROM written WHERE op_id=?", op_id):
+        for r in History(self.db).writes_of(op_id):
             mask[(r["x"], r["y"], r["z"])] = (r["before"], r["after"])
         for b in self.db.all("SELECT seq, entries, entries_sha256 FROM batches WHERE op_id=? AND state='intent'",
                              op_id):
@@ -201,8 +204,7 @@ class Safety:
                       (op_id, "abandon", expected_digest, t, principal))
             c.execute("INSERT INTO op_extra(op_id, undo_forbidden) VALUES (?, 1)"
                       " ON CONFLICT(op_id) DO UPDATE SET undo_forbidden=1", (op_id,))
-            confirmed = {(r["x"], r["y"], r["z"]) for r in c.execute(
-                "SELECT x, y, z FROM written WHERE op_id=?", (op_id,)).fetchall()}
+            confirmed = {(r["x"], r["y"], r["z"]) for r in History(self.db).writes_of(op_id)}
             # Potential writes count as later writes for every earlier operation's undo.
             for (x, y, z), (b, a) in mask.items():
                 if (x, y, z) not in confirmed:
@@ -236,7 +238,7 @@ class Safety:
             sha = pdoc["design_sha"]
             positions = [tuple(p) for p in json.loads(core.blobs.get(sha))["positions"]]
         else:
-            rows = self.db.all("SELECT x, y, z, after FROM written WHERE op_id=? AND uncertain=0", op_id)
+            rows = History(self.db).writes_of(op_id, certain_only=True)
             if not rows:
                 raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
             positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
@@ -361,9 +363,10 @@ class Safety:
         g1 = {(ws.xyz[3 * i], ws.xyz[3 * i + 1], ws.xyz[3 * i + 2]): pal[s] for i, s in enumerate(ws.state)}
         # Blocks leaving the design return to what was there before we first built them.
         before: dict[Pos, str] = {}
-        for p in set(g0) - set(g1):
-            r = self.db.one("SELECT before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
-                            " ORDER BY wid LIMIT 1", *p)
+        leaving = set(g0) - set(g1)
+        history = History(self.db, _box6(list(leaving)) if leaving else None)
+        for p in leaving:
+            r = history.first_certain_write(p)
             before[p] = r["before"] if r is not None else "minecraft:air"
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
@@ -431,7 +434,7 @@ class Safety:
             gap = self.db.one("SELECT reason FROM observed WHERE kind='gap' AND oid>? ORDER BY oid LIMIT 1", oid)
             if gap is not None:
                 reason = f"observation was interrupted: {gap['reason']}"
-            oldest = self.db.one("SELECT MIN(oid) AS m FROM observed")["m"]
+            oldest = History(self.db).oldest_oid()
             if oldest is not None and oid < oldest - 1:
                 reason = "the change log was trimmed past this cursor"
         if reason:
@@ -439,11 +442,8 @@ class Safety:
                            f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
                            "empty since_cursor to start again",
                            details={"next_cursor": cursor(latest)})
-        b = box
-        rows = self.db.all(
-            "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
-            " AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
-            oid, b.min.x, b.max.x, b.min.y, b.max.y, b.min.z, b.max.z, limit + 1)
+        b6 = (box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z)
+        rows = History(self.db, b6).events_in(oid, b6, limit + 1)
         complete = len(rows) <= limit
         rows = rows[:limit]
         last = rows[-1]["oid"] if rows and not complete else latest

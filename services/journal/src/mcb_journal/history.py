@@ -1,0 +1,418 @@
+"""What our operations wrote and what the world host saw them write: live rows and packed operations.
+
+While an operation runs, every block it writes is a ``written`` row and the world host's echo
+of that write (an ``observed`` event with ``source='ours'``) is an ``observed`` row: row per
+block, indexed by position, cheap to append. Once the operation is terminal (applied,
+conflict, cancelled, failed) those rows never change again, so they are **packed**: one
+``packed_writes`` and one ``packed_events`` row per operation holding every column of every
+row, losslessly — zlib of column-wise, delta-encoded integers and palette-indexed strings,
+with the operation's position bounds and id range so a reader decodes only the operations
+that can matter. The intent copies of its settled batches are dropped (the plan blob holds the
+same entries; recovery reads only unsettled intents). docs/journal-format.md §5 is the rule.
+
+:class:`History` is the only reader: every question undo, recovery, parts, regeneration and
+the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ packed
+rows, so packing changes no answer. Foreign events (players, environment) and gaps always
+stay live rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcb_common.errors import ErrorCode, McbError
+
+from .db import Database, is_disk_full, now_ms
+from .states import TERMINAL
+
+log = logging.getLogger("mcb.journal.history")
+
+Pos = tuple[int, int, int]
+Box6 = tuple[int, int, int, int, int, int]  # x0, y0, z0, x1, y1, z1 (inclusive)
+
+PACK_FORMAT = "mcb.pack.v1"
+WRITE_INTS = ("wid", "x", "y", "z", "uncertain", "at_ms")
+WRITE_STRS = ("before", "after")
+EVENT_INTS = ("oid", "host_seq", "x", "y", "z", "at_ms")
+EVENT_STRS = ("host_instance", "before", "after", "player_id", "reason")
+WRITE_COLS = ", ".join(WRITE_INTS + WRITE_STRS)
+EVENT_COLS = ", ".join(EVENT_INTS + EVENT_STRS)
+OURS = "kind='event' AND source='ours'"
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+# A terminal operation is packed this long after it settled (its echo events have arrived by
+# then; late ones are merged into the pack by the next pass). Negative: never automatically.
+PACK_AFTER_SECONDS = _env_seconds("MCB_JOURNAL_PACK_AFTER_S", 30)
+
+
+# ---------------------------------------------------------------------------- the packed format
+def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str, ...]) -> tuple[bytes, str]:
+    """``zlib(JSON)`` of the rows column by column: integers as deltas, strings as palette
+    indices. Returns the compressed bytes and the sha256 of the uncompressed JSON."""
+    palette: list[Any] = []
+    index: dict[Any, int] = {}
+
+    def idx(s: Any) -> int:
+        if s not in index:
+            index[s] = len(palette)
+            palette.append(s)
+        return index[s]
+
+    cols: dict[str, list[int]] = {}
+    for c in ints:
+        prev, out = 0, []
+        for r in rows:
+            v = r[c]
+            if not isinstance(v, int):
+                raise ValueError(f"column {c} holds {v!r}, not an integer")
+            out.append(v - prev)
+            prev = v
+        cols[c] = out
+    for c in strs:
+        cols[c] = [idx(r[c]) for r in rows]
+    raw = json.dumps({"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": cols},
+                     separators=(",", ":")).encode()
+    return zlib.compress(raw, 9), hashlib.sha256(raw).hexdigest()
+
+
+def unpack_rows(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str) -> list[dict[str, Any]]:
+    try:
+        raw = zlib.decompress(data)
+    except zlib.error as exc:
+        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} is corrupt ({exc}); restore a backup") from exc
+    if hashlib.sha256(raw).hexdigest() != sha:
+        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} fails its checksum; the journal database "
+                                           "is damaged — restore a backup")
+    doc = json.loads(raw)
+    if doc.get("format") != PACK_FORMAT:
+        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has unknown format {doc.get('format')!r}")
+    n, pal, cols = doc["n"], doc["palette"], doc["cols"]
+    rows: list[dict[str, Any]] = [{} for _ in range(n)]
+    for c in ints:
+        acc = 0
+        for r, d in zip(rows, cols[c], strict=True):
+            acc += d
+            r[c] = acc
+    for c in strs:
+        for r, i in zip(rows, cols[c], strict=True):
+            r[c] = pal[i]
+    return rows
+
+
+def bounds_of(rows: Iterable[dict[str, Any]]) -> Box6:
+    xs, ys, zs = [], [], []
+    for r in rows:
+        xs.append(r["x"])
+        ys.append(r["y"])
+        zs.append(r["z"])
+    return min(xs), min(ys), min(zs), max(xs), max(ys), max(zs)
+
+
+def _inside(p: Pos, b: Box6) -> bool:
+    return b[0] <= p[0] <= b[3] and b[1] <= p[1] <= b[4] and b[2] <= p[2] <= b[5]
+
+
+@dataclass
+class _Pack:
+    op_id: str
+    lo: int  # smallest wid / oid
+    hi: int  # largest wid / oid
+    box: Box6
+
+
+# ---------------------------------------------------------------------------- the reader
+class History:
+    """Live ∪ packed rows. Make one per question and use it without awaiting in between
+    (packing runs on the same event loop, so it cannot move rows under a synchronous read)."""
+
+    def __init__(self, db: Database, region: Box6 | None = None):
+        self.db = db
+        self.region = region
+        self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._meta: dict[str, list[_Pack]] = {}
+        self._by_pos: dict[tuple[str, str], dict[Pos, list[dict[str, Any]]]] = {}
+
+    # -- packed records
+    def _packed(self, table: str, op_id: str) -> list[dict[str, Any]]:
+        key = (table, op_id)
+        if key not in self._rows:
+            row = self.db.one(f"SELECT data, sha256 FROM {table} WHERE op_id=?", op_id)
+            ints, strs = (WRITE_INTS, WRITE_STRS) if table == "packed_writes" else (EVENT_INTS, EVENT_STRS)
+            self._rows[key] = [] if row is None else unpack_rows(
+                row["data"], row["sha256"], ints, strs, f"{table}/{op_id}")
+        return self._rows[key]
+
+    def _packs(self, table: str) -> list[_Pack]:
+        """Packed operations overlapping ``region`` (all when no region)."""
+        if table not in self._meta:
+            sql = f"SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table}"
+            args: tuple = ()
+            if self.region is not None:
+                x0, y0, z0, x1, y1, z1 = self.region
+                sql += " WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?"
+                args = (x1, x0, y1, y0, z1, z0)
+            self._meta[table] = [_Pack(r["op_id"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
+                                 for r in self.db.all(sql, *args)]
+        return self._meta[table]
+
+    def _at(self, table: str, op_id: str, p: Pos) -> list[dict[str, Any]]:
+        key = (table, op_id)
+        if key not in self._by_pos:
+            idx: dict[Pos, list[dict[str, Any]]] = {}
+            for r in self._packed(table, op_id):
+                idx.setdefault((r["x"], r["y"], r["z"]), []).append(r)
+            self._by_pos[key] = idx
+        return self._by_pos[key].get(p, [])
+
+    # -- written
+    def writes_of(self, op_id: str, certain_only: bool = False) -> list[dict[str, Any]]:
+        """Every write of ``op_id`` (``wid, x, y, z, before, after, uncertain, at_ms``) in wid order."""
+        rows = [dict(r) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id)]
+        rows += self._packed("packed_writes", op_id)
+        rows.sort(key=lambda r: r["wid"])
+        return [r for r in rows if not (certain_only and r["uncertain"])]
+
+    def later_write(self, p: Pos, wid: int) -> str | None:
+        """The operation of the first write at ``p`` after write ``wid`` (uncertain ones count)."""
+        best: tuple[int, str] | None = None
+        row = self.db.one("SELECT wid, op_id FROM written WHERE x=? AND y=? AND z=? AND wid>? ORDER BY wid LIMIT 1",
+                          *p, wid)
+        if row is not None:
+            best = (row["wid"], row["op_id"])
+        for pk in self._packs("packed_writes"):
+            if pk.hi <= wid or not _inside(p, pk.box) or (best is not None and pk.lo > best[0]):
+                continue
+            for r in self._at("packed_writes", pk.op_id, p):
+                if r["wid"] > wid and (best is None or r["wid"] < best[0]):
+                    best = (r["wid"], pk.op_id)
+        return None if best is None else best[1]
+
+    def first_certain_write(self, p: Pos) -> dict[str, Any] | None:
+        """``{wid, before}`` of the earliest certain write at ``p`` (the state before we built there)."""
+        best = self.db.one("SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
+                           " ORDER BY wid LIMIT 1", *p)
+        best = dict(best) if best is not None else None
+        for pk in self._packs("packed_writes"):
+            if not _inside(p, pk.box) or (best is not None and pk.lo > best["wid"]):
+                continue
+            for r in self._at("packed_writes", pk.op_id, p):
+                if not r["uncertain"] and (best is None or r["wid"] < best["wid"]):
+                    best = {"wid": r["wid"], "before": r["before"]}
+        return best
+
+    # -- our observed echoes
+    def last_ours_oid(self, op_id: str, p: Pos) -> int | None:
+        """The last observed echo of ``op_id``'s own write at ``p``."""
+        row = self.db.one(f"SELECT MAX(oid) AS m FROM observed WHERE {OURS} AND op_id=? AND x=? AND y=? AND z=?",
+                          op_id, *p)
+        best = row["m"] if row is not None else None
+        for r in self._at("packed_events", op_id, p):
+            best = r["oid"] if best is None else max(best, r["oid"])
+        return best
+
+    def first_event_after(self, p: Pos, since: int, not_op: str) -> dict[str, Any] | None:
+        """The first observed event at ``p`` after ``since`` that is not ``not_op``'s own echo."""
+        row = self.db.one("SELECT source, oid FROM observed WHERE kind='event' AND x=? AND y=? AND z=? AND oid>?"
+                          " AND NOT (source='ours' AND op_id=?) ORDER BY oid LIMIT 1", *p, since, not_op)
+        best = dict(row) if row is not None else None
+        for pk in self._packs("packed_events"):
+            if pk.op_id == not_op or pk.hi <= since or not _inside(p, pk.box) \
+                    or (best is not None and pk.lo > best["oid"]):
+                continue
+            for r in self._at("packed_events", pk.op_id, p):
+                if r["oid"] > since and (best is None or r["oid"] < best["oid"]):
+                    best = {"source": "ours", "oid": r["oid"]}
+        return best
+
+    def events_in(self, since: int, box: Box6, limit: int) -> list[dict[str, Any]]:
+        """Events (all sources) with oid > ``since`` inside ``box``, oldest first, at most ``limit``."""
+        x0, y0, z0, x1, y1, z1 = box
+        rows = [dict(r) for r in self.db.all(
+            "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
+            " AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
+            since, x0, x1, y0, y1, z0, z1, limit)]
+        for pk in self._packs("packed_events"):
+            if pk.hi <= since:
+                continue
+            for r in self._packed("packed_events", pk.op_id):
+                if r["oid"] > since and _inside((r["x"], r["y"], r["z"]), box):
+                    rows.append({"oid": r["oid"], "x": r["x"], "y": r["y"], "z": r["z"], "before": r["before"],
+                                 "after": r["after"], "source": "ours", "player_id": r["player_id"],
+                                 "op_id": pk.op_id})
+        rows.sort(key=lambda r: r["oid"])
+        return rows[:limit]
+
+    def oldest_oid(self) -> int | None:
+        a = self.db.one("SELECT MIN(oid) AS m FROM observed")["m"]
+        b = self.db.one("SELECT MIN(lo) AS m FROM packed_events")["m"]
+        vals = [v for v in (a, b) if v is not None]
+        return min(vals) if vals else None
+
+
+def last_oid(db: Database) -> int:
+    """The largest oid ever given to an observed row (packing deletes rows, never this number)."""
+    row = db.one("SELECT seq FROM sqlite_sequence WHERE name='observed'")
+    live = db.one("SELECT MAX(oid) AS m FROM observed")["m"]
+    return max(int(row["seq"]) if row is not None else 0, int(live or 0))
+
+
+# ---------------------------------------------------------------------------- packing
+def _merge_into(c: Any, table: str, op_id: str, live: list[dict[str, Any]], key: str,
+                ints: tuple[str, ...], strs: tuple[str, ...]) -> None:
+    old = c.execute(f"SELECT data, sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
+    rows = live + ([] if old is None else unpack_rows(old["data"], old["sha256"], ints, strs, f"{table}/{op_id}"))
+    rows.sort(key=lambda r: r[key])
+    data, sha = pack_rows(rows, ints, strs)
+    x0, y0, z0, x1, y1, z1 = bounds_of(rows)
+    c.execute(f"INSERT INTO {table}(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(op_id) DO UPDATE SET n=excluded.n, lo=excluded.lo,"
+              " hi=excluded.hi, x0=excluded.x0, y0=excluded.y0, z0=excluded.z0, x1=excluded.x1, y1=excluded.y1,"
+              " z1=excluded.z1, data=excluded.data, sha256=excluded.sha256, packed_ms=excluded.packed_ms",
+              (op_id, len(rows), rows[0][key], rows[-1][key], x0, y0, z0, x1, y1, z1, data, sha, now_ms()))
+
+
+def pack_operation(db: Database, op_id: str) -> dict[str, int]:
+    """Pack one terminal operation's live rows into its packed records (merging with earlier
+    packs), in one transaction. Refuses an operation that is not terminal."""
+    with db.tx() as c:
+        op = c.execute("SELECT state FROM operations WHERE op_id=?", (op_id,)).fetchone()
+        if op is None:
+            raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
+        if op["state"] not in TERMINAL:
+            raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}; only a finished "
+                                                      "operation is packed")
+        writes = [dict(r) for r in c.execute(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", (op_id,))]
+        events = [dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))]
+        if writes:
+            _merge_into(c, "packed_writes", op_id, writes, "wid", WRITE_INTS, WRITE_STRS)
+            c.execute("DELETE FROM written WHERE op_id=?", (op_id,))
+        if events:
+            _merge_into(c, "packed_events", op_id, events, "oid", EVENT_INTS, EVENT_STRS)
+            c.execute(f"DELETE FROM observed WHERE {OURS} AND op_id=?", (op_id,))
+        dropped = c.execute("UPDATE batches SET entries=X'' WHERE op_id=? AND state!='intent' AND length(entries)>0",
+                            (op_id,)).rowcount
+    return {"writes": len(writes), "events": len(events), "batch_intents": dropped}
+
+
+def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
+    """Terminal operations that still have live rows or settled intent copies, oldest first."""
+    terminal = ",".join(f"'{s}'" for s in sorted(TERMINAL))
+    sql = (f"SELECT op_id FROM operations WHERE state IN ({terminal})"
+           + (" AND updated_ms<=?" if settled_before_ms is not None else "")
+           + " AND (op_id IN (SELECT op_id FROM written)"
+           f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
+           " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
+           " ORDER BY created_ms")
+    args = (settled_before_ms,) if settled_before_ms is not None else ()
+    return [r["op_id"] for r in db.all(sql, *args)]
+
+
+def pack_due(db: Database, max_ops: int = 8) -> int:
+    """The automatic pass: pack up to ``max_ops`` operations settled ≥ PACK_AFTER_SECONDS ago."""
+    if PACK_AFTER_SECONDS < 0:
+        return 0
+    done = 0
+    for op_id in packable(db, now_ms() - int(PACK_AFTER_SECONDS * 1000))[:max_ops]:
+        try:
+            pack_operation(db, op_id)
+            done += 1
+        except McbError as err:  # e.g. a damaged earlier pack: leave the live rows, say why
+            log.warning("not packing %s: %s", op_id, err.message)
+    return done
+
+
+# ---------------------------------------------------------------------------- stats and compaction
+def _file_bytes(db: Database, blobs_root: Path) -> dict[str, int]:
+    wal = db.path.with_name(db.path.name + "-wal")
+    out = {"sqlite": db.path.stat().st_size if db.path.exists() else 0,
+           "wal": wal.stat().st_size if wal.exists() else 0,
+           "blobs": sum(p.stat().st_size for p in blobs_root.rglob("*") if p.is_file())}
+    out["total"] = sum(out.values())
+    return out
+
+
+def _table_bytes(db: Database) -> dict[str, int]:
+    """Bytes per table and index (SQLite's dbstat); empty where SQLite was built without it."""
+    try:
+        return {r[0]: int(r[1]) for r in db.all("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")}
+    except sqlite3.Error:
+        return {}
+
+
+def journal_stats(db: Database, blobs_root: Path) -> dict[str, Any]:
+    files = _file_bytes(db, blobs_root)
+    written_blocks = int(db.one("SELECT COALESCE(SUM(written), 0) AS n FROM operations")["n"])
+    states = {r["state"]: r["n"] for r in db.all("SELECT state, COUNT(*) AS n FROM operations GROUP BY state")}
+    live_w = int(db.one("SELECT COUNT(*) AS n FROM written")["n"])
+    live_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS}")["n"])
+    other_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE NOT ({OURS})")["n"])
+    todo = packable(db)
+    marks = ",".join("?" * len(todo))
+    due_w = due_e = 0
+    if todo:
+        due_w = int(db.one(f"SELECT COUNT(*) AS n FROM written WHERE op_id IN ({marks})", *todo)["n"])
+        due_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS} AND op_id IN ({marks})", *todo)["n"])
+    tables = _table_bytes(db)
+    page = int(db.one("PRAGMA page_size")[0])
+    free = int(db.one("PRAGMA freelist_count")[0]) * page
+    # Packing frees the packed rows' share of their tables and indexes (an estimate: rows are
+    # of similar size), less the packed records it adds (a few bytes per row, measured below).
+    w_bytes = sum(tables.get(t, 0) for t in ("written", "written_pos", "written_op"))
+    e_bytes = sum(tables.get(t, 0) for t in ("observed", "observed_pos"))
+    est = (w_bytes * due_w // live_w if live_w else 0) + (e_bytes * due_e // (live_e + other_e) if live_e else 0)
+    packed = db.one("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
+                    " FROM packed_writes")
+    packed_e = db.one("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
+                      " FROM packed_events")
+    return {
+        "bytes": files,
+        "operations": states,
+        "written_blocks": written_blocks,
+        "bytes_per_written_block": round(files["total"] / written_blocks, 1) if written_blocks else None,
+        "live": {"write_rows": live_w, "our_event_rows": live_e, "other_observed_rows": other_e},
+        "packed": {"operations": int(packed["ops"]), "write_rows": int(packed["n"]),
+                   "event_rows": int(packed_e["n"]), "bytes": int(packed["b"]) + int(packed_e["b"])},
+        "packable": {"operations": len(todo), "write_rows": due_w, "event_rows": due_e,
+                     "estimated_bytes_freed": est, "free_pages_bytes": free},
+        "pack_after_seconds": PACK_AFTER_SECONDS,
+        "tables": tables,
+    }
+
+
+def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
+    """Pack every finished operation now (no delay), checkpoint the WAL and VACUUM so the file
+    shrinks. Blocks the journal for the duration (seconds for a large unpacked journal)."""
+    before = _file_bytes(db, blobs_root)
+    totals = {"writes": 0, "events": 0, "batch_intents": 0}
+    ops = 0
+    for op_id in packable(db):
+        for k, v in pack_operation(db, op_id).items():
+            totals[k] += v
+        ops += 1
+    try:
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.conn.execute("VACUUM")  # rewrites the file: needs about its size in free space
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError as exc:
+        if not is_disk_full(exc):
+            raise
+        raise McbError(ErrorCode.UNAVAILABLE, f"packed {ops} operation(s), but the journal's disk is too full to "
+                                              "shrink the file (VACUUM needs about its size free); free space "
+                                              "and run compact again") from exc
+    return {"packed_operations": ops, "rows": totals, "bytes_before": before, "bytes_after": _file_bytes(db, blobs_root)}

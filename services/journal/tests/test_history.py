@@ -1,0 +1,188 @@
+"""Issue 12 item 7: packing finished operations changes no answer of undo, recovery, parts,
+regeneration or the change feed, and a schema-2 journal made by the previous code migrates.
+
+``fixtures/journal_v2.sql`` is a dump of a journal written by the schema-2 code (commit
+651cc3f, before packing existed) through the real services: a box, a hollow box, a replace,
+a glass line and the undo of the hollow box.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from mcb_common.errors import ErrorCode, McbError
+from mcb_journal import history
+from mcb_journal.db import SCHEMA_VERSION, Database
+from mcb_journal.history import History, compact, journal_stats, last_oid, pack_operation, packable
+
+FIXTURE = Path(__file__).parent / "fixtures" / "journal_v2.sql"
+ALL = (-64, -64, -64, 63, 319, 63)
+
+
+def v2_journal(tmp_path: Path) -> Path:
+    path = tmp_path / "journal.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(FIXTURE.read_text())
+    conn.close()
+    return path
+
+
+def add_foreign_events(path: Path) -> None:
+    """A player and the environment touch blocks the operations wrote, after them (ABA and all)."""
+    conn = sqlite3.connect(path)
+    w = conn.execute("SELECT x, y, z, after FROM written ORDER BY wid LIMIT 3").fetchall()
+    for (x, y, z, after), src in zip(w, ("player", "environment", "player"), strict=True):
+        conn.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+                     " op_id, at_ms) VALUES ('event', 'h', 0, ?, ?, ?, ?, 'minecraft:dirt', ?, 'bob', '', 1)",
+                     (x, y, z, after, src))
+    conn.commit()
+    conn.close()
+
+
+def answers(db: Database) -> dict:
+    """Every question the safety code asks of the history, over every position and operation."""
+    h = History(db)
+    ops = [r["op_id"] for r in db.all("SELECT op_id FROM operations ORDER BY created_ms")]
+    out: dict = {"writes": {}, "certain": {}, "later": {}, "first": {}, "ours": {}, "after": {}, "feed": {}}
+    positions = set()
+    for op in ops:
+        rows = h.writes_of(op)
+        out["writes"][op] = rows
+        out["certain"][op] = h.writes_of(op, certain_only=True)
+        for r in rows:
+            p = (r["x"], r["y"], r["z"])
+            positions.add(p)
+            out["later"][(op, r["wid"])] = h.later_write(p, r["wid"])
+    for p in sorted(positions):
+        out["first"][p] = h.first_certain_write(p)
+        for op in ops:
+            out["ours"][(op, p)] = h.last_ours_oid(op, p)
+            for since in (0, 40, 120):
+                out["after"][(op, p, since)] = h.first_event_after(p, since, op)
+    for since in (0, 1, 57, 100, 169, 170, 500):
+        for limit in (1, 7, 100, 1000):
+            out["feed"][(since, limit)] = History(db, ALL).events_in(since, ALL, limit)
+            out["feed"][(since, limit, "box")] = History(db, (0, 70, 0, 3, 72, 2)).events_in(
+                since, (0, 70, 0, 3, 72, 2), limit)
+    out["oldest"] = h.oldest_oid()
+    out["last"] = last_oid(db)
+    return out
+
+
+def test_v2_journal_migrates_and_packing_changes_no_answer(tmp_path):
+    path = v2_journal(tmp_path)
+    add_foreign_events(path)
+    raw = sqlite3.connect(path)
+    raw.row_factory = sqlite3.Row
+    written_before = [dict(r) for r in raw.execute("SELECT * FROM written ORDER BY wid")]
+    ours_before = [dict(r) for r in raw.execute("SELECT * FROM observed WHERE source='ours' ORDER BY oid")]
+    raw.close()
+    assert len(written_before) == 170 and len(ours_before) == 170
+
+    db = Database(path)
+    assert db.get_meta("schema_version") == SCHEMA_VERSION == 3
+    ref = answers(db)
+    assert ref["later"] and any(v is not None for v in ref["later"].values())  # the replace/undo overwrote
+    assert any(v is not None and v["source"] != "ours" for v in ref["after"].values())  # foreign events seen
+    assert len(ref["feed"][(0, 1000)]) == 173
+
+    ops = packable(db)
+    assert len(ops) == 5
+    for op in ops:
+        pack_operation(db, op)
+    assert db.one("SELECT COUNT(*) AS n FROM written")["n"] == 0
+    assert db.one("SELECT COUNT(*) AS n FROM observed WHERE source='ours'")["n"] == 0
+    assert db.one("SELECT COUNT(*) AS n FROM observed WHERE kind='event'")["n"] == 3  # foreign events stay live
+    assert db.one("SELECT COUNT(*) AS n FROM batches WHERE length(entries)>0")["n"] == 0
+    assert packable(db) == []
+
+    assert answers(db) == ref
+    # Every column of every row comes back exactly.
+    got = sorted((r | {"op_id": op} for op, rows in ref["writes"].items() for r in rows), key=lambda r: r["wid"])
+    assert [{k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in got] == \
+        [{k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in written_before]
+    h = History(db)
+    echoes = sorted((r | {"op_id": op} for op in ops for r in h._packed("packed_events", op)), key=lambda r: r["oid"])
+    assert [{k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in echoes] == \
+        [{k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in ours_before]
+
+
+def test_late_echoes_merge_into_the_pack_and_numbering_continues(tmp_path):
+    db = Database(v2_journal(tmp_path))
+    op = packable(db)[0]
+    first = History(db).writes_of(op)[0]
+    top = last_oid(db)
+    pack_operation(db, op)
+    with db.tx() as c:  # an echo of this operation arriving after it was packed
+        c.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+                  " op_id, at_ms) VALUES ('event', 'h', 999, ?, ?, ?, ?, ?, 'ours', '', ?, 5)",
+                  (first["x"], first["y"], first["z"], first["before"], first["after"], op))
+    assert op in packable(db)
+    n = db.one("SELECT n FROM packed_events WHERE op_id=?", op)["n"]
+    pack_operation(db, op)
+    assert db.one("SELECT n FROM packed_events WHERE op_id=?", op)["n"] == n + 1
+    assert History(db).last_ours_oid(op, (first["x"], first["y"], first["z"])) == top + 1
+    # All observed rows of the last operations are packed: the log position does not go back.
+    for o in packable(db):
+        pack_operation(db, o)
+    assert db.one("SELECT MAX(oid) AS m FROM observed")["m"] < top + 1 == last_oid(db)
+
+
+def test_unfinished_operations_are_not_packed(tmp_path):
+    db = Database(v2_journal(tmp_path))
+    op = packable(db)[-1]
+    with db.tx() as c:
+        c.execute("UPDATE operations SET state='recovery_required' WHERE op_id=?", (op,))
+        c.execute("UPDATE batches SET state='intent' WHERE op_id=?", (op,))
+    assert op not in packable(db)
+    with pytest.raises(McbError) as exc:
+        pack_operation(db, op)
+    assert exc.value.code == ErrorCode.INVALID_REQUEST
+    assert db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"] > 0
+
+
+def test_uncertain_writes_of_an_abandoned_operation_stay_later_writes_when_packed(tmp_path):
+    db = Database(v2_journal(tmp_path))
+    first_op = packable(db)[0]
+    r = History(db).writes_of(first_op)[0]
+    p = (r["x"], r["y"], r["z"])
+    for o in packable(db):
+        pack_operation(db, o)
+    top = db.one("SELECT MAX(hi) AS m FROM packed_writes")["m"]
+    with db.tx() as c:  # an abandoned operation's potential write over p (recovery_abandon)
+        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+                  " updated_ms) VALUES ('op_x', 'default', 'pl', 'h', 'k', 'failed', 9e12, 9e12)")
+        c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES"
+                  " ('op_x', ?, ?, ?, 'a', 'b', 1, 1)", p)
+    assert History(db).later_write(p, top) == "op_x"
+    pack_operation(db, "op_x")
+    assert History(db).later_write(p, top) == "op_x"
+    assert History(db).writes_of("op_x", certain_only=True) == []
+    assert History(db).first_certain_write(p)["before"] == r["before"]
+
+
+def test_a_damaged_pack_is_refused_never_used(tmp_path):
+    db = Database(v2_journal(tmp_path))
+    op = packable(db)[0]
+    pack_operation(db, op)
+    with db.tx() as c:
+        c.execute("UPDATE packed_writes SET sha256=? WHERE op_id=?", ("0" * 64, op))
+    with pytest.raises(McbError) as exc:
+        History(db).writes_of(op)
+    assert exc.value.code == ErrorCode.INTERNAL and "checksum" in exc.value.message
+
+
+def test_stats_and_compact_report_and_shrink(tmp_path):
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    db = Database(v2_journal(tmp_path))
+    st = journal_stats(db, blobs)
+    assert st["packable"]["operations"] == 5 and st["packable"]["write_rows"] == 170
+    assert st["written_blocks"] == 170 and st["live"]["write_rows"] == 170
+    out = compact(db, blobs)
+    assert out["packed_operations"] == 5 and out["rows"]["writes"] == 170 and out["rows"]["events"] == 170
+    assert out["bytes_after"]["total"] < out["bytes_before"]["total"]
+    st = journal_stats(db, blobs)
+    assert st["packable"]["operations"] == 0 and st["packed"]["write_rows"] == 170 and st["live"]["write_rows"] == 0

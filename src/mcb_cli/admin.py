@@ -1,8 +1,10 @@
-"""Admin commands (admin token, never the agent's): crash-recovery decisions, part protection.
+"""Admin commands (admin token, never the agent's): crash-recovery decisions, part protection,
+the journal's size and compaction.
 
     mcb recovery review OP
     mcb recovery abandon OP --digest D
     mcb part protect PART [--off]
+    mcb journal stats | compact
 
 Each prints the journal's JSON answer; errors print the structured error and exit 1.
 """
@@ -25,7 +27,7 @@ from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
 
-async def _admin_call(method: str, request: Any) -> Any:
+async def _admin_call(method: str, request: Any, timeout: float = 60) -> Any:
     s = Settings.from_env()
     token = read_token(s.secrets_dir, "admin")
     if not token:
@@ -33,7 +35,7 @@ async def _admin_call(method: str, request: Any) -> Any:
     async with grpc.aio.insecure_channel(s.journal_addr) as ch:
         stub = journal_pb2_grpc.JournalAdminStub(ch)
         try:
-            return await getattr(stub, method)(request, metadata=call_metadata(token), timeout=60)
+            return await getattr(stub, method)(request, metadata=call_metadata(token), timeout=timeout)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
@@ -55,6 +57,10 @@ def run(args: Any) -> int:
         elif args.cmd == "part" and args.action == "protect":
             resp = asyncio.run(_admin_call("PartProtect", jpb.PartProtectRequest(
                 part_id=args.part_id, protected=not args.off)))
+        elif args.cmd == "journal" and args.action == "stats":
+            resp = asyncio.run(_admin_call("JournalStats", jpb.JournalStatsRequest()))
+        elif args.cmd == "journal" and args.action == "compact":
+            resp = asyncio.run(_admin_call("JournalCompact", jpb.JournalCompactRequest(), timeout=3600))
         else:  # pragma: no cover - argparse restricts the choices
             return 2
     except McbError as err:

@@ -9,6 +9,7 @@
   mcb login [status]   device-code login of the chat agent's own Codex home (explicit only)
   mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
   mcb part protect PART [--off]                      admin: part protection
+  mcb journal stats | compact                        admin: journal size; pack finished operations now
 """
 
 from __future__ import annotations
@@ -56,8 +57,13 @@ def main(argv: list[str] | None = None) -> int:
     pp = psub.add_parser("protect", help="protect a part from agent writes (--off to unprotect)")
     pp.add_argument("part_id")
     pp.add_argument("--off", action="store_true")
+    jr = sub.add_parser("journal", help="admin: the journal's size on disk and its retention (docs/journal-format.md)")
+    jsub = jr.add_subparsers(dest="action", required=True)
+    jsub.add_parser("stats", help="sizes, operations, bytes per written block, what compaction would free")
+    jsub.add_parser("compact", help="pack every finished operation now, then shrink the files (blocks the journal "
+                                    "while it runs)")
     args = ap.parse_args(argv)
-    if args.cmd in ("recovery", "part"):
+    if args.cmd in ("recovery", "part", "journal"):
         from .admin import run
 
         return run(args)

@@ -21,6 +21,7 @@ from mcb_rpc.errors import abort_with
 from mcb_rpc.tokens import TokenTable
 
 from .core import Caller, JournalCore, box_from_pb
+from .history import compact, journal_stats
 
 log = logging.getLogger("mcb.journal.rpc")
 T = TypeVar("T")
@@ -156,3 +157,9 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
             return _json({"part_id": request.part_id, "protected": request.protected})
 
         return await self._call(context, run)
+
+    async def JournalStats(self, request: jpb.JournalStatsRequest, context):  # noqa: N802
+        return await self._call(context, lambda c: _json(journal_stats(self.core.db, self.core.blobs.root)))
+
+    async def JournalCompact(self, request: jpb.JournalCompactRequest, context):  # noqa: N802
+        return await self._call(context, lambda c: _json(compact(self.core.db, self.core.blobs.root)))

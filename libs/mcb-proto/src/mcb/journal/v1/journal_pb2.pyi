@@ -43,6 +43,14 @@ class SchematicImportPrepareRequest(_message.Message):
     allow_drop_block_entities: bool
     def __init__(self, asset_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., rotation: _Optional[int] = ..., allow_drop_block_entities: _Optional[bool] = ...) -> None: ...
 
+class JournalStatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class JournalCompactRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class JsonResult(_message.Message):
     __slots__ = ("json",)
     JSON_FIELD_NUMBER: _ClassVar[int]

@@ -644,6 +644,16 @@ class JournalAdminStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
                 _registered_method=True)
+        self.JournalStats = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/JournalStats',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
+        self.JournalCompact = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/JournalCompact',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                _registered_method=True)
 
 
 class JournalAdminServicer:
@@ -670,6 +680,23 @@ class JournalAdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JournalStats(self, request, context):
+        """The journal's size and what packing would free (docs/journal-format.md §5):
+        {bytes: {sqlite, wal, blobs, total}, operations, written_blocks, bytes_per_written_block,
+        live: {...}, packed: {...}, packable: {operations, write_rows, event_rows, estimated_bytes}}
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def JournalCompact(self, request, context):
+        """Pack every finished operation now, checkpoint the WAL and VACUUM:
+        {packed_operations, rows: {writes, events, batch_intents}, bytes_before, bytes_after}
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalAdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -686,6 +713,16 @@ def add_JournalAdminServicer_to_server(servicer, server):
             'PartProtect': grpc.unary_unary_rpc_method_handler(
                     servicer.PartProtect,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'JournalStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.JournalStats,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'JournalCompact': grpc.unary_unary_rpc_method_handler(
+                    servicer.JournalCompact,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
             ),
     }
@@ -770,6 +807,60 @@ class JournalAdmin:
             target,
             '/mcb.journal.v1.JournalAdmin/PartProtect',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JournalStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/JournalStats',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JournalCompact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/JournalCompact',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
             options,
             channel_credentials,

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import ErrorCode, McbError
+
 RECIPE_VERSION = 1
 
 # Minecraft Java's world border: ±29,999,984 horizontally (mirrors geometry.WORLD_XZ_LIMIT).
@@ -53,6 +55,15 @@ MAX_FILTER_ENTRIES = 32
 FILTER_ENTRY_PATTERN = r"^!?[^!]"
 ASSET_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.nbt|\.schem)?$"
 PART_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# Structural limits checked before any schema validation or parsing (``check_shape``): they
+# bound the work a request can cause no matter what it holds. A recipe is at most
+# MAX_RECIPE_BYTES of JSON, nested at most MAX_JSON_DEPTH arrays/objects deep, with at most
+# MAX_RECIPE_OPERATIONS operation objects in all (nested ones included, before repeats expand;
+# the planner's budget on expanded shapes is separate and usually lower).
+MAX_RECIPE_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 64
+MAX_RECIPE_OPERATIONS = 1024
+MAX_JSON_NODES = 200_000
 
 OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste")
 
@@ -301,3 +312,58 @@ RECIPE_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+def _too_big(limit: str, what: str, value: int, maximum: int, message: str) -> McbError:
+    return McbError(ErrorCode.BUDGET_EXCEEDED, f"{what}: {message}",
+                    details={"limit": limit, "value": value, "max": maximum})
+
+
+def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE_BYTES,
+                max_depth: int = MAX_JSON_DEPTH, max_operations: int = MAX_RECIPE_OPERATIONS,
+                max_nodes: int = MAX_JSON_NODES) -> None:
+    """Refuse decoded JSON over the structural limits, cheaply and before any validation.
+
+    One iterative pass (no recursion, so any depth is safe) that stops as soon as a limit is
+    passed: nesting depth, values in all, approximate JSON bytes (strings, keys and a few bytes
+    per value) and operation objects (items of any ``operations`` array). Raises
+    ``budget_exceeded`` whose ``details`` are ``{limit, value, max}``: ``limit`` is
+    ``json_depth``, ``json_values``, ``recipe_bytes`` or ``recipe_operations``; ``value`` is
+    what was counted when the pass stopped (at least ``max + 1``, the rest is not counted).
+    """
+    stack: list[tuple[Any, int, bool]] = [(value, 1, False)]
+    nodes = size = ops = 0
+    while stack:
+        node, depth, is_op = stack.pop()
+        nodes += 1
+        if nodes > max_nodes:
+            raise _too_big("json_values", what, nodes, max_nodes,
+                           f"more than {max_nodes:,} JSON values; split the work into smaller requests")
+        if is_op:
+            ops += 1
+            if ops > max_operations:
+                raise _too_big("recipe_operations", what, ops, max_operations,
+                               f"more than {max_operations:,} operations (nested ones included); use "
+                               "repeat, transform or larger shapes, or split the build into several plans")
+        if isinstance(node, dict | list):
+            if depth > max_depth:
+                raise _too_big("json_depth", what, depth, max_depth,
+                               f"nested more than {max_depth} arrays/objects deep")
+            size += 2
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    size += len(k) + 4 if isinstance(k, str) else 8
+                    if k == "operations" and isinstance(v, list):
+                        stack.extend((item, depth + 2, True) for item in v)
+                        nodes += 1
+                    else:
+                        stack.append((v, depth + 1, False))
+            else:
+                stack.extend((item, depth + 1, False) for item in node)
+        elif isinstance(node, str):
+            size += len(node) + 3
+        else:
+            size += len(repr(node)) + 1
+        if size > max_bytes:
+            raise _too_big("recipe_bytes", what, size, max_bytes,
+                           f"more than {max_bytes:,} bytes of JSON")

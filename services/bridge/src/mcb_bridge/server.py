@@ -8,6 +8,7 @@ in an MCP server; ``http_app`` adds bearer auth and ``GET /health`` for the HTTP
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -30,7 +31,7 @@ from . import render
 from .config import DEFAULT_HTTP_PATH, BridgeConfig
 from .errors import internal_error, tool_error
 from .journal_client import JournalClient
-from .tools import ToolSpec, build_specs, validate_arguments
+from .tools import MAX_ARGUMENT_BYTES, ToolSpec, build_specs, validate_arguments
 
 log = logging.getLogger("mcb.bridge")
 
@@ -116,7 +117,9 @@ class Bridge:
         started = time.monotonic()
         code = "ok"
         try:
-            validate_arguments(spec, args)
+            # Structural limits, then schema validation, in a worker thread with a deadline:
+            # one hostile call never holds the event loop (/health, other clients).
+            await asyncio.to_thread(validate_arguments, spec, args)
             out = await self._handlers[name](args)
             return out if isinstance(out, types.CallToolResult) else _result(out)
         except McbError as err:
@@ -366,6 +369,59 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+MAX_BODY_BYTES = MAX_ARGUMENT_BYTES + 64 * 1024
+
+
+class BodyLimit:
+    """ASGI guard: an HTTP request body over ``max_bytes`` is refused (413, budget_exceeded)
+    before the MCP layer reads or parses it, whether it declares its length or streams it."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _refusal(self, size: str) -> JSONResponse:
+        err = McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {size} bytes; the limit is {self.max_bytes:,}",
+                       details={"limit": "request_bytes", "max": self.max_bytes})
+        return JSONResponse({"error": err.to_dict()}, status_code=413)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for k, v in scope.get("headers") or ():
+            if k == b"content-length" and v.isdigit() and int(v) > self.max_bytes:
+                await self._refusal(f"{int(v):,}")(scope, receive, send)
+                return
+        seen = 0
+        over = started = False
+
+        async def limited() -> Any:
+            nonlocal seen, over
+            if over:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body") or b"")
+                if seen > self.max_bytes:  # a streamed body: stop reading, the app sees a disconnect
+                    over = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            if message.get("type") == "http.response.start":
+                if over:
+                    return
+                started = True
+            if not over:
+                await send(message)
+
+        await self.app(scope, limited, tracked)
+        if over and not started:
+            await self._refusal(f"over {self.max_bytes:,}")(scope, receive, send)
+
+
 def http_app(bridge: Bridge) -> ASGIApp:
     server = build_server(bridge)
 
@@ -386,4 +442,4 @@ def http_app(bridge: Bridge) -> ASGIApp:
         host=bridge.config.bind_host,
         custom_starlette_routes=[Route("/health", health, methods=["GET"])],
     )
-    return BearerAuth(app, TokenTable({"agent": bridge.config.agent_token}))
+    return BearerAuth(BodyLimit(app), TokenTable({"agent": bridge.config.agent_token}))

@@ -7,19 +7,27 @@ them in.
 
 Arguments are validated here against the same schemas the client sees (JSON Schema 2020-12,
 ``jsonschema``); a failure is an ``invalid_request`` error listing each problem with its path.
+Before any schema validation the arguments pass cheap structural limits
+(``mcb_common.recipe_schema.check_shape``: bytes, nesting depth, number of values and of
+recipe operations), and validation itself stops at a deadline; both refusals are
+``budget_exceeded`` naming the limit. ``Bridge.call`` runs all of it off the event loop.
 """
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import logging
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import mcp_types as types
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.recipe_schema import MAX_RECIPE_BYTES, check_shape
 
 log = logging.getLogger("mcb.bridge")
 
@@ -27,6 +35,74 @@ log = logging.getLogger("mcb.bridge")
 _COORD = {"type": "integer", "minimum": -30_000_000, "maximum": 30_000_000}
 MAX_DEPENDENCIES = 4096
 MAX_ID_LENGTH = 200
+# Validating one call's arguments may take at most this long (seconds of wall time).
+VALIDATION_SECONDS = 2.0
+# Arguments of a tool without a recipe are small; a recipe call may carry up to
+# MAX_RECIPE_BYTES plus its dependencies.
+MAX_ARGUMENT_BYTES = MAX_RECIPE_BYTES + 512 * 1024
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("mcb_validation_deadline", default=None)
+
+
+class _ValidationTimeout(Exception):
+    pass
+
+
+def _with_deadline(keyword: Any) -> Any:
+    def check(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        deadline = _DEADLINE.get()
+        if deadline is not None and time.monotonic() > deadline:
+            raise _ValidationTimeout
+        yield from keyword(validator, value, instance, schema)
+
+    return check
+
+
+# Draft 2020-12 that checks the deadline at every $ref and array (the places where a large
+# document's work multiplies), so a validation can be stopped part-way.
+_DeadlineValidator = validators.extend(Draft202012Validator, {
+    k: _with_deadline(Draft202012Validator.VALIDATORS[k]) for k in ("$ref", "items", "properties")})
+
+
+def _inline_leaf_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace ``$ref``s to definitions that hold no ``$ref`` themselves by their bodies
+    (repeatedly, so vec3 → coord → expression all inline); the recursive ones stay. Resolving a
+    reference costs far more than checking what it points to. Siblings of ``$ref`` are kept
+    (merged, or beside it in an ``allOf`` when a keyword would clash)."""
+    defs = schema.get("$defs") or {}
+
+    def has_ref(node: Any) -> bool:
+        if isinstance(node, dict):
+            return "$ref" in node or any(has_ref(v) for v in node.values())
+        if isinstance(node, list):
+            return any(has_ref(v) for v in node)
+        return False
+
+    def inline(node: Any, leaves: dict[str, Any]) -> Any:
+        if isinstance(node, list):
+            return [inline(v, leaves) for v in node]
+        if not isinstance(node, dict):
+            return node
+        node = {k: inline(v, leaves) for k, v in node.items()}
+        ref = node.get("$ref")
+        name = ref[len("#/$defs/"):] if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+        if name in leaves:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            body = copy.deepcopy(leaves[name])
+            if set(rest) & set(body):
+                return {"allOf": [body], **rest}
+            return {**body, **rest}
+        return node
+
+    for _ in range(len(defs)):
+        leaves = {k: v for k, v in defs.items() if not has_ref(v)}
+        changed = {k: inline(v, leaves) for k, v in defs.items()}
+        if changed == defs:
+            break
+        defs = changed
+    leaves = {k: v for k, v in defs.items() if not has_ref(v)}
+    out = {k: inline(v, leaves) for k, v in schema.items() if k != "$defs"}
+    out["$defs"] = defs
+    return out
 
 
 def _vec3(description: str) -> dict[str, Any]:
@@ -117,7 +193,7 @@ class ToolSpec:
 
     @cached_property
     def validator(self) -> Draft202012Validator:
-        return Draft202012Validator(self.input_schema)
+        return _DeadlineValidator(_inline_leaf_refs(self.input_schema))
 
     def to_mcp(self) -> types.Tool:
         return types.Tool(
@@ -510,9 +586,31 @@ def _path(err: Any) -> str:
     return out or "(arguments)"
 
 
-def validate_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
-    """Raise invalid_request listing every schema violation (bounded) with its path."""
-    errors = sorted(spec.validator.iter_errors(arguments), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+def check_limits(spec: ToolSpec, arguments: dict[str, Any]) -> None:
+    """The structural limits (cheap, before schema validation): ``budget_exceeded`` naming one."""
+    check_shape(arguments, f"arguments of {spec.name}", max_bytes=MAX_ARGUMENT_BYTES)
+    recipe = arguments.get("recipe") if spec.name == "build_prepare" else None
+    if recipe is not None:
+        check_shape(recipe, "recipe")
+
+
+def validate_arguments(spec: ToolSpec, arguments: dict[str, Any],
+                       seconds: float | None = VALIDATION_SECONDS) -> None:
+    """Check the structural limits, then raise invalid_request listing every schema violation
+    (bounded) with its path; past ``seconds`` the validation stops with budget_exceeded."""
+    check_limits(spec, arguments)
+    token = _DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        found = list(spec.validator.iter_errors(arguments))
+    except _ValidationTimeout:
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"validating the arguments of {spec.name} took over {seconds:g} s; send a smaller request "
+            "(fewer operations or dependencies)",
+            details={"limit": "validation_seconds", "max": seconds}) from None
+    finally:
+        _DEADLINE.reset(token)
+    errors = sorted(found, key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         return
     problems = []

@@ -49,17 +49,18 @@ from mcb_common.recipe_schema import (
     MAX_PALETTE_WEIGHT,
     MAX_PARAMS,
     MAX_RADIUS,
+    MAX_RECIPE_BYTES,
     MAX_REPEAT_COUNT,
     MAX_SEED,
     NAME_PATTERN,
     OPERATION_TYPES,
     PART_ID_PATTERN,
     RECIPE_VERSION,
+    check_shape,
 )
 
 from . import expr
 
-MAX_RECIPE_BYTES = 1024 * 1024
 _NAME = re.compile(NAME_PATTERN)
 # Operation types the language reserves for later revisions: a clearer refusal.
 _LATER_TYPES: tuple[str, ...] = ()
@@ -585,6 +586,7 @@ def parse_recipe(data: Any, *, max_depth: int = 4) -> Recipe:
     """
     if isinstance(data, (str, bytes)):
         data = decode(data)
+    check_shape(data, "recipe")  # structural limits (operations, depth, bytes) before any parsing
     obj = _object(data, "", ("version", "operations"), ("params", "palette", "seed"), what="a recipe")
     version = obj["version"]
     if isinstance(version, bool) or version != RECIPE_VERSION:

@@ -204,3 +204,10 @@ def test_the_bridge_parses_what_the_host_marked_as_a_command() -> None:
     assert parse("undo op_1") == Command("undo", ("op_1",))
     assert parse("area set ~ ~ ~ 1 2 3") == Command("area set", ("~", "~", "~", "1", "2", "3"))
     assert parse("undo everything") is None
+
+
+def test_an_unwritable_config_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    (tmp_path / "not-a-dir").write_text("")  # unwritable for any user, root included
+    reg = ProjectRegistry(tmp_path / "not-a-dir" / "config.json", tmp_path / "chat")
+    with pytest.raises(ProjectError, match="cannot lock .*config.json.lock .*where the chat loop may write"):
+        reg.create("a", "ann", ((0, 0, 0), (9, 9, 9)))

@@ -46,10 +46,14 @@ def describe(box: Box) -> str:
 
 
 def _write_json(path: Path, doc: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=2) + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ProjectError(f"the bridge cannot write {path} ({exc.strerror or exc}); projects and areas can only "
+                           "be changed where the chat loop may write the runtime config") from None
 
 
 class ProjectRegistry:
@@ -96,8 +100,12 @@ class ProjectRegistry:
     def _locked(self) -> Iterator[dict[str, Any]]:
         """The config document under an exclusive lock; written back when the block ends normally."""
         lock = self.config_file.with_name(self.config_file.name + ".lock")
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        with open(lock, "a") as fh:
+        try:
+            fh = open(lock, "a")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise ProjectError(f"the bridge cannot lock {lock} ({exc.strerror or exc}); projects and areas can only "
+                               "be changed where the chat loop may write the runtime config") from None
+        with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             doc = self._config()
             yield doc

@@ -155,7 +155,8 @@ def _build_testhost_if_stale(jdk: Path, mvn: str) -> None:
         assert r.returncode == 0, f"building the Java test host failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
 
 
-def java_core(tmp: Path, automation: bool = True) -> HostHandle:
+def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31") -> HostHandle:
+    """extra: ``proc`` (the running Proc, replaced on restart) and ``secrets_dir`` (its token folder)."""
     java, jar = java_testhost_jar()
     runtime = tmp / "runtime"
     secrets_dir = runtime / "secrets"
@@ -164,14 +165,14 @@ def java_core(tmp: Path, automation: bool = True) -> HostHandle:
     env = {
         "MCB_SECRETS_DIR": str(secrets_dir),
         "MCB_WORLD_DIR": str(runtime / "java-world"),
-        "MCB_WORLD_PREGEN": "-32,-32,31,31",
+        "MCB_WORLD_PREGEN": pregen,
         "MCB_WORLD_HOST_PORT": str(port),
         "MCB_BIND_HOST": "127.0.0.1",
         "MCB_ALLOW_LOCAL_AUTOMATION": "1" if automation else "0",
         **{f"MCB_{p.upper()}_TOKEN": "" for p in ("service", "admin", "automation", "agent")},
     }
     url = f"http://127.0.0.1:{port}"
-    state: dict[str, Proc] = {}
+    state: dict = {"secrets_dir": secrets_dir}
 
     def start() -> None:
         state["proc"] = start_process("java-core-host", [str(java), "-Xmx256m", "-XX:+UseSerialGC", "-jar", str(jar)],
@@ -190,7 +191,7 @@ def java_core(tmp: Path, automation: bool = True) -> HostHandle:
 
     start()
     # world_dir stays None: blocks live in memory, so save-on-disk durability tests do not apply
-    return HostHandle("java-core", url, tokens, automation, None, restart, stop)
+    return HostHandle("java-core", url, tokens, automation, None, restart, stop, state)
 
 
 def paper_live(tmp: Path, automation: bool = True) -> HostHandle:

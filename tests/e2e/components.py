@@ -1,7 +1,9 @@
 """The stack as separately controlled processes (for crash and restart tests).
 
 Unlike `mcb up` (which stops everything when one service dies), each service here can be
-killed with SIGKILL and restarted, e.g. the journal with a named fault point armed.
+killed with SIGKILL and restarted, e.g. the journal with a named fault point armed. The world
+host is either one (``worldhost.HOSTS``): the embedded host as one more process here, or the Java
+test host, started first with its own secrets and reached by the services as an external host.
 """
 
 from __future__ import annotations
@@ -12,38 +14,24 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+from e2e.worldhost import PREGEN, OnWorldHost, WorldHost, java_host
 from harness import Proc, free_ports, start_process, start_redis
 
 PY = sys.executable
 
 
 @dataclass
-class Components:
+class Components(OnWorldHost):
     runtime: Path
     env: dict[str, str]
     ports: dict[str, int]
+    world: WorldHost
     procs: dict[str, Proc] = field(default_factory=dict)
 
-    def token(self, principal: str) -> str:
-        return (self.runtime / "secrets" / f"{principal}.token").read_text().strip()
-
-    @property
-    def world_url(self) -> str:
-        return f"http://127.0.0.1:{self.ports['world_host']}"
-
-    @property
-    def mcp_url(self) -> str:
-        return f"http://127.0.0.1:{self.ports['bridge']}/mcp"
-
-    def world_rpc(self, method: str, params: dict, principal: str = "service") -> dict:
-        r = httpx.post(f"{self.world_url}/v1/rpc", json={"method": method, "params": params, "requestId": "t"},
-                       headers={"Authorization": f"Bearer {self.token(principal)}"}, timeout=30)
-        body = r.json()
-        assert body["ok"], body
-        return body["result"]
-
-    def start(self, name: str, extra_env: dict[str, str] | None = None, wait: bool = True) -> Proc:
+    def start(self, name: str, extra_env: dict[str, str] | None = None) -> Proc:
+        if name == "world-host" and self.world.external:
+            self.procs[name] = self.world.start()
+            return self.procs[name]
         module, args, health = {
             "world-host": ("mcb_world_host", [], f"{self.world_url}/health"),
             "planner": ("mcb_planner", [], f"http://127.0.0.1:{self.ports['planner_health']}/health"),
@@ -74,7 +62,8 @@ def run(comp: Components, scenario) -> None:
     anyio.run(main)
 
 
-def start_components(runtime: Path) -> Components:
+def start_components(runtime: Path, host: str = "embedded") -> Components:
+    """Redis, a world host of kind ``host``, planner, journal and bridge (no camera worker)."""
     runtime.mkdir(parents=True, exist_ok=True)
     from mcb_rpc.tokens import PRINCIPALS, ensure_token
 
@@ -87,15 +76,28 @@ def start_components(runtime: Path) -> Components:
     names = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health",
              "journal_health", "camera_health"]
     ports = dict(zip(names, free_ports(len(names)), strict=True))
-    redis_proc, redis_url = start_redis(runtime)
-    env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_REDIS_URL": redis_url, "MCB_WORLD_CREATE": "flat",
-           "MCB_WORLD_PREGEN": "-64,-64,63,63", "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+    env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_WORLD_CREATE": "flat",
+           "MCB_WORLD_PREGEN": PREGEN, "MCB_ALLOW_LOCAL_AUTOMATION": "1",
            "MCB_WORLD_DIR": str(runtime / "world"), "PYTHONUNBUFFERED": "1",
            # a restarted world host on a loaded 2-core CI machine may take longer than 10 s
            "MCB_LINK_RETRY_SECONDS": "60"}
     for n, p in ports.items():
         env[f"MCB_{n.upper()}_PORT"] = str(p)
-    c = Components(runtime, env, ports, {"redis": redis_proc})
-    for name in ("world-host", "planner", "journal", "bridge"):
-        c.start(name)
+    procs: dict[str, Proc] = {}
+    if host == "embedded":
+        world = WorldHost("embedded", f"http://127.0.0.1:{ports['world_host']}", runtime / "secrets")
+        names = ["world-host", "planner", "journal", "bridge"]
+    else:  # first: it skips the test where no JDK/Maven is found
+        world = java_host(runtime.parent / "java-host")
+        procs["world-host"] = world.proc
+        env.update(world.stack_env())
+        names = ["planner", "journal", "bridge"]
+    c = Components(runtime, env, ports, world, procs)
+    try:
+        procs["redis"], env["MCB_REDIS_URL"] = start_redis(runtime)
+        for name in names:
+            c.start(name)
+    except BaseException:
+        c.stop_all()
+        raise
     return c

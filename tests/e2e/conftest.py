@@ -1,5 +1,12 @@
-"""The real stack for end-to-end tests: `mcb up` as one process (the README's command),
-with Redis and every service as real processes on free loopback ports in a temp runtime dir.
+"""The real stack for end-to-end tests, on each world host of ``worldhost.HOSTS``.
+
+``stack``: `mcb up` as one process (the README's command), with Redis and every service as real
+processes on free loopback ports in a temp runtime dir; on ``java-core`` the Java test host runs
+first and `mcb up --world-host URL --world-host-token-file F` points the stack at it.
+``comp``: the same services started one by one (crash and restart tests, ``components.py``).
+
+``host`` is a session-scoped parameter, so pytest runs every test of one host, then the other's,
+and each module starts one stack per host.
 """
 
 from __future__ import annotations
@@ -9,12 +16,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
+from e2e.components import start_components
+from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
 from harness import ROOT, free_ports, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
@@ -22,33 +29,16 @@ PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_gr
 
 
 @dataclass
-class Stack:
+class Stack(OnWorldHost):
     runtime: Path
     ports: dict[str, int]
     env: dict[str, str]
     popen: subprocess.Popen
     log_path: Path
-
-    @property
-    def mcp_url(self) -> str:
-        return f"http://127.0.0.1:{self.ports['bridge']}/mcp"
-
-    @property
-    def world_url(self) -> str:
-        return f"http://127.0.0.1:{self.ports['world_host']}"
-
-    def token(self, principal: str) -> str:
-        return (self.runtime / "secrets" / f"{principal}.token").read_text().strip()
+    world: WorldHost
 
     def config(self) -> dict:
         return json.loads((self.runtime / "config.json").read_text())
-
-    def world_rpc(self, method: str, params: dict, principal: str = "service") -> dict:
-        r = httpx.post(f"{self.world_url}/v1/rpc", json={"method": method, "params": params, "requestId": "t"},
-                       headers={"Authorization": f"Bearer {self.token(principal)}"}, timeout=30)
-        body = r.json()
-        assert body["ok"], body
-        return body["result"]
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-6000:]
@@ -64,22 +54,31 @@ class Stack:
         return self.popen.returncode
 
 
-def start_stack(runtime: Path) -> Stack:
+def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:
+    """`mcb up` in ``runtime``: with its embedded host, or pointed at ``world`` (an external host,
+    already running) with ``--world-host URL --world-host-token-file F``."""
     ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES)), strict=True))
     env = dict(os.environ)
     env["MCB_RUNTIME_DIR"] = str(runtime)
     for name, port in ports.items():
         env[f"MCB_{name.upper()}_PORT"] = str(port)
     for k in ("MCB_SECRETS_DIR", "MCB_CONFIG", "MCB_AGENT_TOKEN", "MCB_ADMIN_TOKEN", "MCB_SERVICE_TOKEN",
-              "MCB_AUTOMATION_TOKEN", "MCB_WORLD_HOST_URL", "MCB_PLANNER_ADDR", "MCB_JOURNAL_ADDR",
-              "MCB_CAMERA_ADDR", "MCB_REDIS_URL", "MCB_PROJECT_ID", "MCB_PLAYER_ID"):
+              "MCB_AUTOMATION_TOKEN", "MCB_WORLD_HOST_URL", "MCB_WORLD_HOST_TOKEN_FILE", "MCB_PLANNER_ADDR",
+              "MCB_JOURNAL_ADDR", "MCB_CAMERA_ADDR", "MCB_REDIS_URL", "MCB_PROJECT_ID", "MCB_PLAYER_ID"):
         env.pop(k, None)
+    argv = [sys.executable, "-m", "mcb_cli.main", "up"]
+    if world is not None and world.external:
+        # the README's command for a Paper server; saved in config.json for later `mcb` commands.
+        # --no-chat: the chat tests run the loop themselves (`mcb chat`), one loop per host.
+        argv += ["--world-host", world.url, "--world-host-token-file", world.stack_env()["MCB_WORLD_HOST_TOKEN_FILE"],
+                 "--no-chat"]
+    else:
+        world = WorldHost("embedded", f"http://127.0.0.1:{ports['world_host']}", runtime / "secrets")
     runtime.mkdir(parents=True, exist_ok=True)
     log_path = runtime / "mcb-up.log"
     logf = open(log_path, "ab")  # noqa: SIM115
-    popen = subprocess.Popen([sys.executable, "-m", "mcb_cli.main", "up"], stdout=logf,
-                             stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True)
-    stack = Stack(runtime, ports, env, popen, log_path)
+    popen = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True)
+    stack = Stack(runtime, ports, env, popen, log_path, world)
 
     def ready() -> bool:
         if popen.poll() is not None:
@@ -94,19 +93,33 @@ def start_stack(runtime: Path) -> Stack:
     return stack
 
 
+@pytest.fixture(scope="session", params=HOSTS)
+def host(request) -> str:
+    """The world host the stack runs against: "embedded" or "java-core"."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory):
-    s = start_stack(tmp_path_factory.mktemp("stack") / "runtime")
+def comp(host: str, tmp_path_factory: pytest.TempPathFactory):
+    c = start_components(tmp_path_factory.mktemp(f"comp-{host}") / "runtime", host)
+    yield c
+    c.stop_all()
+
+
+@pytest.fixture(scope="module")
+def stack(host: str, tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp(f"stack-{host}")
+    world = java_host(tmp / "java-host") if host == "java-core" else None
+    try:
+        s = start_stack(tmp / "runtime", world)
+    except BaseException:
+        if world is not None:
+            world.stop()
+        raise
     yield s
     code = s.stop()
+    if world is not None:
+        world.stop()
     assert code == 0, f"mcb up did not stop cleanly (exit {code}):\n{s.log()}"
     assert "Stopped." in s.log()
 
-
-def wait_for(pred, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.1)
-    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")

@@ -1,7 +1,9 @@
-"""Walking skeleton, end to end: `mcb up` → MCP over HTTP and stdio → journal → world save.
+"""Walking skeleton, end to end: `mcb up` → MCP over HTTP and stdio → journal → world host,
+on each world host (the embedded one; the Java test host as an external host, `--world-host`).
 
-Drives only public interfaces (MCP tools; the world host's protocol to count writes) and
-verifies the save with an independent third-party reader (anvil-parser2).
+Drives only public interfaces (MCP tools; the world host's protocol to count writes and read the
+result back) and, on the embedded host, verifies the save with an independent third-party reader
+(anvil-parser2).
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ SEED_RECIPE = {
     ],
 }
 REGION = {"min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 15, "y": 71, "z": 21}}
+EXPECTED = {
+    (0, 70, 0): "minecraft:stone_bricks",
+    (2, 67, 2): "minecraft:air",  # hollow box interior
+    (8, 64, 8): "minecraft:stone",  # line end
+    (3, 64, 3): "minecraft:stone",  # the line overwrites the box floor
+    (0, 64, 20): "minecraft:oak_log[axis=y]",
+    (12, 67, 21): "minecraft:oak_log[axis=y]",  # third repeat copy
+    (12, 66, 12): "minecraft:air",  # hollow cylinder's axis
+    (0, 63, 0): "minecraft:grass_block[snowy=false]",  # the flat ground
+}
 TIMEOUT = 60
 
 
@@ -96,18 +108,15 @@ def test_seed_recipe_over_http(stack):
             assert "minecraft:oak_log[axis=y]" in blocks["legend"].values()
 
     anyio.run(scenario)
-    # The save on disk, read by an independent library while the host keeps running.
-    from e2e.independent import block_at
+    # The world through its own protocol, then (embedded) the save on disk, read by an independent
+    # library while the host keeps running.
+    got = stack.world_rpc("blocks_get", {"xyz": [c for pos in EXPECTED for c in pos]})
+    assert dict(zip(EXPECTED, (got["palette"][i] for i in got["state"]), strict=True)) == EXPECTED
+    if stack.host == "embedded":  # java-core keeps blocks in memory: no save on disk to read back
+        from e2e.independent import block_at
 
-    world = stack.runtime / "world"
-    assert block_at(world, 0, 70, 0) == "minecraft:stone_bricks"
-    assert block_at(world, 2, 67, 2) == "minecraft:air"  # hollow box interior
-    assert block_at(world, 8, 64, 8) == "minecraft:stone"  # line end
-    assert block_at(world, 3, 64, 3) == "minecraft:stone"  # the line overwrites the box floor
-    assert block_at(world, 0, 64, 20) == "minecraft:oak_log[axis=y]"
-    assert block_at(world, 12, 67, 21) == "minecraft:oak_log[axis=y]"  # third repeat copy
-    assert block_at(world, 12, 66, 12) == "minecraft:air"  # hollow cylinder's axis
-    assert block_at(world, 0, 63, 0) == "minecraft:grass_block[snowy=false]"  # the flat ground
+        world = stack.runtime / "world"
+        assert {pos: block_at(world, *pos) for pos in EXPECTED} == EXPECTED
 
 
 def test_bad_token_is_refused(stack):
@@ -159,5 +168,9 @@ def test_status_command(stack):
     out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "status"], env=stack.env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
-    for name in ("redis", "world-host", "planner", "journal", "camera-worker", "bridge"):
+    for name in ("redis", "world host", "planner", "journal", "camera-worker", "bridge"):
         assert name in out.stdout
+    info = stack.world_rpc("world_info", {})
+    # the world host's identity: which host, which world (config.json keeps an external host's URL)
+    assert info["hostKind"] in out.stdout and info["worldUuid"] in out.stdout, out.stdout
+    assert ("(external)" if stack.world.external else "(embedded)") in out.stdout, out.stdout

@@ -1,8 +1,10 @@
-"""In-game chat end to end: `mcb up`, then `mcb chat` (a terminal player on the embedded world)
+"""In-game chat end to end, on each world host: `mcb up`, then `mcb chat` (a terminal player)
 running the chat loop with a REAL ACP agent process — tests/scripted_acp_agent.py, scripted,
 no model — which calls our MCP tools over a real stdio MCP connection (`mcb mcp` with the agent
 token). Path: chat line -> world host -> chat_poll -> bridge -> ACP -> MCP -> journal -> world.
 Asserted on the world itself (blocks_get) and on what the player was shown (the outbox).
+On java-core the loop polls the Java test host with the admin token kept beside the stack's
+`--world-host-token-file`, and the terminal player speaks through the host's own automation token.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ def _chat(stack, lines: list[str], timeout: float = 180) -> subprocess.Completed
     env["MCB_ACP_COMMAND"] = sys.executable
     env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED)])
     env["OPENAI_API_KEY"] = "inherited-must-not-reach-the-agent"
+    if stack.world.external:  # the test host's automation principal (a Paper server has none)
+        env["MCB_AUTOMATION_TOKEN"] = stack.world.token("automation")
     return subprocess.run([sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"], input="\n".join(lines) + "\n",
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
@@ -44,7 +48,8 @@ def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
 
     runtime = stack.runtime
     env = json.loads((runtime / "chat" / "agent-home" / "env.json").read_text())
-    assert stack.token("admin") not in json.dumps(env)
+    assert stack.token("admin") not in json.dumps(env) and stack.world.token("admin") not in json.dumps(env)
+    assert stack.world.token("automation") not in json.dumps(env)
     assert "OPENAI_API_KEY" not in env
     session = next((runtime / "chat" / "sessions").rglob("session.json"))
     assert oct(session.stat().st_mode & 0o777) == "0o600"
@@ -72,6 +77,8 @@ def test_doctor_reports_the_running_stack(stack) -> None:
     assert doc["not_isolated"]
     for principal in ("admin", "agent", "automation"):
         assert stack.token(principal) not in r.stdout
+    for principal in ("admin", "service", "automation"):
+        assert stack.world.token(principal) not in r.stdout
 
 
 def test_stop_cancels_and_leaves_writes_paused(stack) -> None:

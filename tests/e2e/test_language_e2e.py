@@ -9,17 +9,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from e2e.components import run, start_components
+from e2e.components import run
 from e2e.mcpclient import ToolError, call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
-
-
-@pytest.fixture(scope="module")
-def comp(tmp_path_factory):
-    c = start_components(tmp_path_factory.mktemp("lang") / "runtime")
-    yield c
-    c.stop_all()
 
 
 def automation(comp, blocks):

@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from e2e.components import run, start_components
+from e2e.components import run
 from e2e.mcpclient import ToolError, call
 
 STONE = "minecraft:stone"
 OAK_E = "minecraft:oak_stairs[facing=east,half=top,shape=straight,waterlogged=false]"
-
-
-@pytest.fixture(scope="module")
-def comp(tmp_path_factory):
-    c = start_components(tmp_path_factory.mktemp("replace_paste") / "runtime")
-    yield c
-    c.stop_all()
 
 
 def v(x, y, z):

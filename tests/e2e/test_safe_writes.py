@@ -1,5 +1,7 @@
-"""ACCEPTANCE 1, 2, 3, 4 (with ABA), 6, 7, 8 and 11 against real processes and Redis,
-driven only through MCP tools, the admin CLI and the embedded host's automation principal.
+"""ACCEPTANCE 1, 2, 3, 4 (with ABA), 6, 7, 8 and 11 against real processes and Redis, on each
+world host (the embedded one; the Java test host as an external host), driven only through MCP
+tools, the admin CLI and the host's automation principal (act as a player, the environment, an
+external writer).
 """
 
 from __future__ import annotations
@@ -14,17 +16,10 @@ import uuid
 import anyio
 import grpc
 import pytest
-from e2e.components import run, start_components
+from e2e.components import run
 from e2e.mcpclient import ToolError, apply_and_wait, call
 
 TIMEOUT = 60
-
-
-@pytest.fixture(scope="module")
-def comp(tmp_path_factory):
-    c = start_components(tmp_path_factory.mktemp("safe") / "runtime")
-    yield c
-    c.stop_all()
 
 
 def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone_bricks", hollow=False):
@@ -218,11 +213,19 @@ def test_7_change_feed_and_resync_after_host_restart(comp):
     comp.start("world-host")
 
     async def after(client):
-        with pytest.raises(ToolError) as exc:
-            await call(client, "region_changes", {"region": holder["region"], "since_cursor": holder["cursor"]})
-        assert exc.value.error["code"] == "resync_required"
+        # A cursor from before the restart never silently misses a change: either the host forgot
+        # its event log (resync_required) or it kept it (the Java host's data folder) and the feed
+        # goes on with exactly the change made after the restart.
+        automation(comp, "player", [(60, 65, 60, "minecraft:glass")])
+        try:
+            page = await call(client, "region_changes", {"region": holder["region"], "since_cursor": holder["cursor"]})
+        except ToolError as exc:
+            assert exc.error["code"] == "resync_required", exc.error
+        else:
+            assert page["changes"] == 1 and page["by_source"] == {"player": 1}, page
         summary = await call(client, "region_inspect", {**holder["region"], "detail": "summary"})
-        assert summary["non_air"] >= 2
+        # a clean stop keeps the world (the embedded save; the Java host saves at stop like a server)
+        assert {p["state"]: p["count"] for p in summary["palette"]}.get("minecraft:glass") == 3, summary
         fresh = await call(client, "region_changes", {"region": holder["region"], "since_cursor": ""})
         assert fresh["changes"] == 0
 
@@ -343,14 +346,22 @@ def test_regenerate_tower_keeps_hand_made_windows(comp):
     run(comp, scenario)
 
 
-def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp):
-    """kill -9 of the world host at random moments of a multi-batch apply, several times."""
+@pytest.mark.parametrize("how", ["kill9", "stop"])
+def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
+    """kill -9 (or a clean stop: a server restart) of the world host at random moments of a
+    multi-batch apply, several times."""
     import random
 
+    if how == "kill9" and comp.host == "java-core":
+        pytest.skip("java-core models a game server: blocks reach disk only at a world save, so a kill -9 loses "
+                    "the blocks written since (as on a crashed Paper server) and 'every block exactly once' cannot "
+                    "hold; the killed host's journal side runs on both hosts in "
+                    "test_lost_world_host_link_stops_and_requires_recovery, the restart here with how=stop")
     rng = random.Random(1234)
-    for round_ in range(3):
+    x0 = -60 if how == "kill9" else 30
+    for round_ in range(3 if how == "kill9" else 1):
         z0 = -60 + round_ * 10
-        recipe = box(-60, 90, z0, -45, 129, z0 + 9, "minecraft:andesite")  # 16 x 40 x 10 = 6400: 13 batches
+        recipe = box(x0, 90, z0, x0 + 15, 129, z0 + 9, "minecraft:andesite")  # 16 x 40 x 10 = 6400: 13 batches
         holder: dict = {}
 
         async def start(client):
@@ -362,7 +373,10 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp):
             await anyio.sleep(rng.uniform(0.05, 1.0))  # the fault's timing, not a synchronisation
 
         run(comp, start)
-        comp.procs["world-host"].kill9()
+        if how == "kill9":
+            comp.procs["world-host"].kill9()
+        else:
+            comp.procs["world-host"].stop()
         comp.start("world-host")
 
         async def finish(client):
@@ -384,8 +398,8 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp):
         # operation completes with every block written exactly once.
         assert st["state"] == "applied", st
         assert st["written"] == holder["plan"]["changed_blocks"] == 6400
-        got = comp.world_rpc("region_read", {"min": {"x": -60, "y": 90, "z": z0},
-                                             "max": {"x": -45, "y": 129, "z": z0 + 9}})
+        got = comp.world_rpc("region_read", {"min": {"x": x0, "y": 90, "z": z0},
+                                             "max": {"x": x0 + 15, "y": 129, "z": z0 + 9}})
         idx = array.array("H")
         idx.frombytes(base64.b64decode(got["indices"]))
         assert len(idx) == 6400

@@ -1,9 +1,10 @@
-"""Schematics end to end on the running stack (`mcb up`), through MCP only (plus the world
+"""Schematics end to end on the running stack (`mcb up`, on each world host), through MCP only (plus the world
 host's protocol to read the result back): build → schematic_export → asset_list →
 schematic_import_prepare rotated elsewhere → build_apply → the rotated states are in the world.
 Also: a bad file never breaks asset_list; block entities are refused, or left out and listed
 with the opt-in; an export over entities (from the world's entity region file) is refused
-with their list.
+with their list (embedded: the only host that stores entities); a host that reports no entities
+gets an export that says so.
 """
 
 from __future__ import annotations
@@ -171,6 +172,10 @@ def test_export_refuses_entities(stack):
     """An armor stand and an item frame stored in the world's entity region file (1.17+
     layout, written here with our NBT codec while the host runs: it only ever reads them)
     make schematic_export refuse with the list; the box beside them exports."""
+    if stack.host != "embedded":
+        pytest.skip("java-core stores no entities (its in-memory world has no entity storage and its region_read "
+                    "reports none: no 'region_read.entities' capability); "
+                    "test_export_says_when_the_host_reports_no_entities covers it")
     from mcb_common import nbt
     from mcb_world_host.region import RegionFile, region_name
 
@@ -203,5 +208,22 @@ def test_export_refuses_entities(stack):
             meta = await call(client, "schematic_export", {"name": "e2e_beside_stand", "min": {"x": 4, "y": 64, "z": -12},
                                                            "max": {"x": 6, "y": 66, "z": -9}})
             assert meta["assetId"] == "e2e_beside_stand" and "players are never exported" in meta["warnings"]
+
+    anyio.run(scenario)
+
+
+def test_export_says_when_the_host_reports_no_entities(stack):
+    """Where region_read reports no entities (the Java core, so far the Paper adapter too), an
+    export cannot refuse armor stands or item frames: it must say they were not checked."""
+    sees_entities = "region_read.entities" in stack.world_rpc("world_info", {})["capabilities"]
+
+    async def scenario():
+        async with http_client(stack.mcp_url, stack.token("agent")) as client:
+            meta = await call(client, "schematic_export", {"name": f"e2e_{stack.host.replace('-', '_')}_caps",
+                                                           "min": {"x": 8, "y": 64, "z": -12},
+                                                           "max": {"x": 9, "y": 65, "z": -11}})
+            unchecked = [w for w in meta["warnings"] if "does not report entities" in w]
+            assert bool(unchecked) == (not sees_entities), meta["warnings"]
+            assert "players are never exported" in meta["warnings"]
 
     anyio.run(scenario)

@@ -1,0 +1,105 @@
+"""The world host an end-to-end stack runs against, one of ``HOSTS``:
+
+- ``embedded``: the Python host (`mcb_world_host`), started with the stack's own secrets folder;
+- ``java-core``: the Java test host built from ``paper-plugin/`` (the Paper plugin's core over an
+  in-memory world; ``tests/contract/hosts.py`` builds and starts it). It keeps a token folder of its
+  own, like a Paper server; the stack reaches it as an external host: ``MCB_WORLD_HOST_URL`` and
+  ``MCB_WORLD_HOST_TOKEN_FILE`` (its ``service.token``; the ``admin.token`` beside it is the chat
+  loop's), or ``mcb up --world-host URL --world-host-token-file F``.
+
+Tests talk to the host only over its protocol (``rpc``), as the services do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from harness import Proc
+
+HOSTS = ("embedded", "java-core")
+PREGEN = "-64,-64,63,63"  # the default project area's chunks (`mcb up` pre-generates the same)
+# why a test that needs the embedded host's files cannot run on the Java test host
+NO_SAVE = "java-core keeps blocks in memory: no save on disk to read back with an independent reader"
+
+
+@dataclass
+class WorldHost:
+    kind: str
+    url: str
+    secrets: Path  # the folder of the tokens this host accepts
+    handle: object | None = None  # java-core: the contract suite's HostHandle (restart, live Proc)
+
+    def token(self, principal: str) -> str:
+        return (self.secrets / f"{principal}.token").read_text().strip()
+
+    def rpc(self, method: str, params: dict, principal: str = "service") -> dict:
+        r = httpx.post(f"{self.url}/v1/rpc", json={"method": method, "params": params, "requestId": "t"},
+                       headers={"Authorization": f"Bearer {self.token(principal)}"}, timeout=60)
+        body = r.json()
+        assert body["ok"], body
+        return body["result"]
+
+    @property
+    def external(self) -> bool:
+        """Started outside the stack (a Paper server's place): the services are pointed at it."""
+        return self.handle is not None
+
+    def stack_env(self) -> dict[str, str]:
+        """What the services (and `mcb up`) need to use this host instead of an embedded one."""
+        if not self.external:
+            return {}
+        return {"MCB_WORLD_HOST_URL": self.url, "MCB_WORLD_HOST_TOKEN_FILE": str(self.secrets / "service.token")}
+
+    # --- an external host's process (the embedded one belongs to `mcb up` or Components) ---
+    @property
+    def proc(self) -> Proc:
+        return self.handle.extra["proc"]  # type: ignore[union-attr]
+
+    def start(self) -> Proc:
+        """Start it again after a stop or kill -9 (a no-op stop first if it still runs)."""
+        self.handle.restart(False)  # type: ignore[union-attr]
+        return self.proc
+
+    def stop(self) -> None:
+        if self.external:
+            self.handle.stop()  # type: ignore[union-attr]
+
+
+class OnWorldHost:
+    """What a running stack (``conftest.Stack``, ``components.Components``) offers tests: the
+    stack's own tokens, its MCP URL, and its world host's protocol. Needs ``runtime``, ``ports``
+    and ``world``."""
+
+    runtime: Path
+    ports: dict[str, int]
+    world: WorldHost
+
+    def token(self, principal: str) -> str:
+        """The stack's own token (the agent's for MCP, admin for the journal's admin RPCs)."""
+        return (self.runtime / "secrets" / f"{principal}.token").read_text().strip()
+
+    @property
+    def host(self) -> str:
+        return self.world.kind
+
+    @property
+    def world_url(self) -> str:
+        return self.world.url
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports['bridge']}/mcp"
+
+    def world_rpc(self, method: str, params: dict, principal: str = "service") -> dict:
+        """A world-protocol call with the host's own token of ``principal``."""
+        return self.world.rpc(method, params, principal)
+
+
+def java_host(tmp: Path) -> WorldHost:
+    """The Java test host on a free port with its own secrets folder (skips without a JDK/Maven)."""
+    from contract.hosts import java_core
+
+    h = java_core(tmp, True, pregen=PREGEN)
+    return WorldHost("java-core", h.base_url, h.extra["secrets_dir"], h)

@@ -52,3 +52,6 @@ def test_project_create_build_undo_camera_area_and_protect(stack) -> None:
     res = stack.world_rpc("blocks_get", {"xyz": [60, 64, 60, 62, 68, 62]})
     assert all(res["palette"][i].startswith("minecraft:air") for i in res["state"]), res
     assert any(line.startswith("project castle (yours); writes ") for line in r.stdout.splitlines()), r.stdout
+    # status lists the owner's latest operations: the ids `/ai undo <op>` takes (the undo is the newest)
+    assert any(line.startswith("recent operations: op_") and "applied (42 blocks)" in line
+               for line in r.stdout.splitlines()), r.stdout

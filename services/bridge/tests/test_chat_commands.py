@@ -144,6 +144,10 @@ def test_undo_protect_and_camera_go_to_the_services_for_the_owner_only(tmp_path:
         assert ("undo_prepare", "p1", "alice", "op_last") in services.calls
         assert ("apply", "p1", "alice", "pl_1", f"chat-undo-{undo}") in services.calls
         assert "belongs to another player" in await ask("bob", "undo op_last")
+        status = host.say("alice", "status")
+        await wait_for(lambda: host.done(status), 30, "status")
+        assert host.final(status).split("\n")[1] == ("recent operations: op_new failed (0 blocks), "
+                                                      "op_last applied (7 blocks), op_old applied (3 blocks)")
         assert await ask("alice", "protect pt_aa") == "part pt_aa is protected: the AI can no longer change it"
         assert await ask("alice", "protect pt_aa off") == "part pt_aa is no longer protected"
         assert "not found in project 'p1'" in await ask("alice", "protect pt_bb")

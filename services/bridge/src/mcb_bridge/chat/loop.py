@@ -526,8 +526,16 @@ class ChatLoop:
         turn = self.active.get(project)
         running = "nothing" if turn is None else ("your request" if turn.player == player else "another player's request")
         waiting = await self.queue.length(project)
-        return (f"project {project} ({'yours' if owner == player else 'owner ' + str(owner or 'unknown')}); "
+        text = (f"project {project} ({'yours' if owner == player else 'owner ' + str(owner or 'unknown')}); "
                 f"writes {paused}; running: {running}; {waiting} waiting")
+        if owner == player:  # the ids `/ai undo <op>` takes
+            try:
+                recent = await self.services.recent_operations(project, player)
+            except McbError as exc:
+                return text + f"\nrecent operations: unknown ({exc.code})"
+            text += "\nrecent operations: " + (", ".join(
+                f"{o.operation_id} {o.state.replace('_', ' ')} ({o.written} blocks)" for o in recent[:3]) or "none")
+        return text
 
     async def run_undo(self, project: str, item: dict[str, Any]) -> None:
         """`/ai undo` as a turn of the project's queue (so it never runs beside a build)."""

@@ -1,5 +1,6 @@
 package dev.mcb.world.paper;
 
+import com.destroystokyo.paper.event.block.BlockDestroyEvent;
 import dev.mcb.world.core.Source;
 import dev.mcb.world.core.WorldHostCore;
 import java.util.List;
@@ -7,15 +8,21 @@ import org.bukkit.World;
 import org.bukkit.block.Block;
 import org.bukkit.block.BlockFace;
 import org.bukkit.block.BlockState;
+import org.bukkit.block.data.Directional;
+import org.bukkit.entity.Entity;
 import org.bukkit.entity.Player;
+import org.bukkit.entity.Projectile;
 import org.bukkit.event.EventHandler;
 import org.bukkit.event.EventPriority;
 import org.bukkit.event.Listener;
+import org.bukkit.event.block.Action;
 import org.bukkit.event.block.BlockBreakEvent;
 import org.bukkit.event.block.BlockBurnEvent;
+import org.bukkit.event.block.BlockDispenseEvent;
 import org.bukkit.event.block.BlockExplodeEvent;
 import org.bukkit.event.block.BlockFadeEvent;
 import org.bukkit.event.block.BlockFertilizeEvent;
+import org.bukkit.event.block.BlockFormEvent;
 import org.bukkit.event.block.BlockFromToEvent;
 import org.bukkit.event.block.BlockGrowEvent;
 import org.bukkit.event.block.BlockIgniteEvent;
@@ -23,19 +30,38 @@ import org.bukkit.event.block.BlockMultiPlaceEvent;
 import org.bukkit.event.block.BlockPistonExtendEvent;
 import org.bukkit.event.block.BlockPistonRetractEvent;
 import org.bukkit.event.block.BlockPlaceEvent;
+import org.bukkit.event.block.BlockSpreadEvent;
+import org.bukkit.event.block.CauldronLevelChangeEvent;
+import org.bukkit.event.block.EntityBlockFormEvent;
 import org.bukkit.event.block.FluidLevelChangeEvent;
 import org.bukkit.event.block.LeavesDecayEvent;
+import org.bukkit.event.block.MoistureChangeEvent;
 import org.bukkit.event.block.SpongeAbsorbEvent;
+import org.bukkit.event.block.TNTPrimeEvent;
 import org.bukkit.event.entity.EntityChangeBlockEvent;
 import org.bukkit.event.entity.EntityExplodeEvent;
 import org.bukkit.event.player.PlayerBucketEmptyEvent;
 import org.bukkit.event.player.PlayerBucketFillEvent;
+import org.bukkit.event.player.PlayerInteractEvent;
+import org.bukkit.event.world.PortalCreateEvent;
 import org.bukkit.event.world.StructureGrowEvent;
 
 /**
- * Block events → the core's observation buffer. MONITOR priority, cancelled events ignored; each
- * handler only picks the positions, the state before and the cause (player / environment); the core
- * reads the state after on the next tick and decides whether anything changed.
+ * Block events → the core's observation buffer (README, "Observed events"). MONITOR priority, cancelled
+ * events ignored; each handler only picks the positions, the state before and the cause; the core reads
+ * the states after on the next tick and records only what really changed.
+ *
+ * <p>Bukkit delivers an event only to listeners of the class that declares its handler list: a
+ * {@link BlockGrowEvent} listener never sees {@link BlockFormEvent} or {@link BlockSpreadEvent} (each has
+ * its own list), so each has its own handler here; {@link EntityBlockFormEvent} has no list of its own
+ * and arrives at the {@link BlockFormEvent} handler.
+ *
+ * <p>"around": the position and its six neighbours are re-read, which records the dependent changes the
+ * game makes without an event (the other half of doors and beds, attached blocks that pop off, fences,
+ * panes, walls and stairs changing shape), with the same cause. Events that list the blocks they are
+ * about to place as new states (bone meal, sponges, structures, portals) are reported with the state the
+ * world still holds when the event fires (the game writes them after the event), never with the listed
+ * new state.
  */
 final class BlockListener implements Listener {
     private final WorldHostCore core;
@@ -46,62 +72,105 @@ final class BlockListener implements Listener {
         this.world = world;
     }
 
-    private boolean mine(Block b) {
-        return b.getWorld().equals(world);
+    private boolean mine(World w) {
+        return w.equals(world);
     }
 
+    private static String id(Player p) {
+        return p == null ? "" : p.getUniqueId().toString();
+    }
+
+    private static Source by(Player p) {
+        return p != null ? Source.PLAYER : Source.ENVIRONMENT;
+    }
+
+    /** The player behind an entity (the entity itself, or the shooter of a projectile), or null. */
+    static Player playerOf(Entity e) {
+        if (e instanceof Player p) {
+            return p;
+        }
+        if (e instanceof Projectile pr && pr.getShooter() instanceof Player p) {
+            return p;
+        }
+        return null;
+    }
+
+    /** Only this position (fluids, levels): its current state is the state before. */
     private void later(Block b, Source source, Player p) {
-        if (mine(b)) {
-            core.observeLater(b.getX(), b.getY(), b.getZ(), b.getBlockData().getAsString(), source,
-                    p == null ? "" : p.getUniqueId().toString());
+        if (mine(b.getWorld())) {
+            core.observeLater(b.getX(), b.getY(), b.getZ(), b.getBlockData().getAsString(), source, id(p));
         }
     }
 
-    private void later(BlockState s, Source source, Player p) {
-        if (s.getWorld().equals(world)) {
-            core.observeLater(s.getX(), s.getY(), s.getZ(), s.getBlockData().getAsString(), source,
-                    p == null ? "" : p.getUniqueId().toString());
+    /** The position and its six neighbours; the block's current state is the state before. */
+    private void around(Block b, Source source, Player p) {
+        if (mine(b.getWorld())) {
+            core.observeAround(b.getX(), b.getY(), b.getZ(), b.getBlockData().getAsString(), source, id(p));
         }
     }
 
-    private void laterAll(List<Block> blocks, Source source) {
-        for (Block b : blocks) {
-            later(b, source, null);
+    /** The position of a state the event reports as the state before (a replaced block) and its neighbours. */
+    private void aroundReplaced(BlockState before, Source source, Player p) {
+        if (mine(before.getWorld())) {
+            core.observeAround(before.getX(), before.getY(), before.getZ(), before.getBlockData().getAsString(),
+                    source, id(p));
+        }
+    }
+
+    /** Positions an event lists with their NEW states: the world still holds the old ones when it fires. */
+    private void aroundListed(List<BlockState> newStates, Source source, Player p) {
+        for (BlockState s : newStates) {
+            if (mine(s.getWorld())) {
+                around(s.getBlock(), source, p);
+            }
         }
     }
 
     // ---- people ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onPlace(BlockPlaceEvent e) {
+        // fired after the block is in the world: the replaced states are the states before
         if (e instanceof BlockMultiPlaceEvent m) {
             for (BlockState s : m.getReplacedBlockStates()) {
-                later(s, Source.PLAYER, e.getPlayer());
+                aroundReplaced(s, Source.PLAYER, e.getPlayer());
             }
         } else {
-            later(e.getBlockReplacedState(), Source.PLAYER, e.getPlayer());
+            aroundReplaced(e.getBlockReplacedState(), Source.PLAYER, e.getPlayer());
         }
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBreak(BlockBreakEvent e) {
-        later(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer());
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBucketEmpty(PlayerBucketEmptyEvent e) {
-        later(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer());
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBucketFill(PlayerBucketFillEvent e) {
-        later(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer());
+    }
+
+    /**
+     * Right-clicking a block (doors, trapdoors, fence gates, and every other state a click changes: cake,
+     * candles, composters, repeaters, note blocks, ...) and stepping on one (farmland, turtle eggs):
+     * fired before the change; the next tick records what changed, as the player's.
+     */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onInteract(PlayerInteractEvent e) {
+        Block b = e.getClickedBlock();
+        if (b != null && (e.getAction() == Action.RIGHT_CLICK_BLOCK || e.getAction() == Action.PHYSICAL)) {
+            around(b, Source.PLAYER, e.getPlayer());
+        }
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFertilize(BlockFertilizeEvent e) {
-        for (BlockState s : e.getBlocks()) {
-            later(s, e.getPlayer() != null ? Source.PLAYER : Source.ENVIRONMENT, e.getPlayer());
-        }
+        // getBlocks() are the states bone meal will place; the world still holds the previous ones
+        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer());
     }
 
     // ---- fluids ----
@@ -117,63 +186,119 @@ final class BlockListener implements Listener {
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onSponge(SpongeAbsorbEvent e) {
+        // the sponge turns wet after the event; getBlocks() are the NEW states (air) of the drained water
         later(e.getBlock(), Source.ENVIRONMENT, null);
         for (BlockState s : e.getBlocks()) {
-            later(s, Source.ENVIRONMENT, null);
+            if (mine(s.getWorld())) {
+                later(s.getBlock(), Source.ENVIRONMENT, null);
+            }
         }
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onCauldron(CauldronLevelChangeEvent e) {
+        Player p = playerOf(e.getEntity());
+        later(e.getBlock(), by(p), p);
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onMoisture(MoistureChangeEvent e) {
+        later(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     // ---- fire ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBurn(BlockBurnEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onIgnite(BlockIgniteEvent e) {
-        later(e.getBlock(), e.getPlayer() != null ? Source.PLAYER : Source.ENVIRONMENT, e.getPlayer());
+        around(e.getBlock(), by(e.getPlayer()), e.getPlayer());
     }
 
-    // ---- growth, decay, forming (snow, ice, concrete), spreading (grass, fire, vines) ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
-    public void onGrow(BlockGrowEvent e) { // includes BlockFormEvent and BlockSpreadEvent
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+    public void onTntPrime(TNTPrimeEvent e) {
+        Player p = playerOf(e.getPrimingEntity());
+        around(e.getBlock(), by(p), p);
+    }
+
+    // ---- growth, decay, forming (snow, ice, concrete, frost walker), spreading (grass, fire, vines) ----
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onGrow(BlockGrowEvent e) { // crops, sugar cane, cactus... (not BlockFormEvent: own handler list)
+        around(e.getBlock(), Source.ENVIRONMENT, null);
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onForm(BlockFormEvent e) { // also EntityBlockFormEvent (snow golems, frost walker)
+        Player p = e instanceof EntityBlockFormEvent f ? playerOf(f.getEntity()) : null;
+        around(e.getBlock(), by(p), p);
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onSpread(BlockSpreadEvent e) {
+        around(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFade(BlockFadeEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onDecay(LeavesDecayEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onStructureGrow(StructureGrowEvent e) {
-        for (BlockState s : e.getBlocks()) {
-            later(s.getBlock(), e.getPlayer() != null ? Source.PLAYER : Source.ENVIRONMENT, e.getPlayer());
+        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer());
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onPortal(PortalCreateEvent e) {
+        if (mine(e.getWorld())) {
+            Player p = playerOf(e.getEntity());
+            aroundListed(e.getBlocks(), by(p), p);
         }
     }
 
-    // ---- gravity and mobs (falling sand, endermen, ravagers, silverfish) ----
+    /** Attached blocks that pop off, and other blocks the game destroys naturally (Paper). */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onDestroy(BlockDestroyEvent e) {
+        around(e.getBlock(), Source.ENVIRONMENT, null);
+    }
+
+    /** A dispenser placing or taking fluids or blocks in front of it. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onDispense(BlockDispenseEvent e) {
+        Block b = e.getBlock();
+        if (b.getBlockData() instanceof Directional d) {
+            around(b.getRelative(d.getFacing()), Source.ENVIRONMENT, null);
+        }
+    }
+
+    // ---- gravity and mobs (falling sand, endermen, ravagers, silverfish, farmland trampling) ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onEntityChange(EntityChangeBlockEvent e) {
-        Player p = e.getEntity() instanceof Player pl ? pl : null;
-        later(e.getBlock(), p != null ? Source.PLAYER : Source.ENVIRONMENT, p);
+        Player p = playerOf(e.getEntity());
+        around(e.getBlock(), by(p), p);
     }
 
     // ---- explosions ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBlockExplode(BlockExplodeEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
-        laterAll(e.blockList(), Source.ENVIRONMENT);
+        around(e.getBlock(), Source.ENVIRONMENT, null);
+        for (Block b : e.blockList()) {
+            around(b, Source.ENVIRONMENT, null);
+        }
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onEntityExplode(EntityExplodeEvent e) {
-        laterAll(e.blockList(), Source.ENVIRONMENT);
+        for (Block b : e.blockList()) {
+            around(b, Source.ENVIRONMENT, null);
+        }
     }
 
     // ---- pistons: the moved blocks, where they land, and the head ----
@@ -188,13 +313,11 @@ final class BlockListener implements Listener {
     }
 
     private void piston(Block piston, List<Block> moved, BlockFace dir) {
-        later(piston, Source.ENVIRONMENT, null);
-        later(piston.getRelative(dir), Source.ENVIRONMENT, null);
-        later(piston.getRelative(dir.getOppositeFace()), Source.ENVIRONMENT, null);
+        around(piston, Source.ENVIRONMENT, null);
+        around(piston.getRelative(dir), Source.ENVIRONMENT, null);
         for (Block b : moved) {
-            later(b, Source.ENVIRONMENT, null);
-            later(b.getRelative(dir), Source.ENVIRONMENT, null);
-            later(b.getRelative(dir.getOppositeFace()), Source.ENVIRONMENT, null);
+            around(b, Source.ENVIRONMENT, null);
+            around(b.getRelative(dir), Source.ENVIRONMENT, null);
         }
     }
 }

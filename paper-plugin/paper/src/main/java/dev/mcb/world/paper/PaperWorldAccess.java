@@ -2,6 +2,7 @@ package dev.mcb.world.paper;
 
 import dev.mcb.world.core.ErrorCode;
 import dev.mcb.world.core.McbException;
+import dev.mcb.world.core.port.ChunkHold;
 import dev.mcb.world.core.port.WorldAccess;
 import dev.mcb.world.core.port.WorldDescriptor;
 import java.nio.charset.StandardCharsets;
@@ -9,8 +10,13 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.bukkit.Bukkit;
 import org.bukkit.Material;
 import org.bukkit.World;
@@ -18,13 +24,31 @@ import org.bukkit.block.Block;
 import org.bukkit.block.BlockState;
 import org.bukkit.block.TileState;
 import org.bukkit.block.data.BlockData;
+import org.bukkit.plugin.IllegalPluginAccessException;
+import org.bukkit.plugin.Plugin;
+import org.bukkit.plugin.java.JavaPlugin;
 
-/** WorldAccess over one Bukkit world: type conversion only. */
+/**
+ * WorldAccess over one Bukkit world: type conversion, and chunk holding without main-thread stalls.
+ *
+ * <p>{@link #hold} loads chunks with {@code World#getChunkAtAsync(x, z, false, ...)} (never generates:
+ * a chunk that was never generated, or is unfinished, comes back null and is reported missing) and, in
+ * the load callback on the server thread, adds this plugin's chunk ticket so the chunk stays loaded
+ * until the hold is released (tickets are counted per chunk: concurrent requests share one ticket).
+ * {@code addPluginChunkTicket} is only called for a chunk that just finished loading, so it never loads
+ * one itself. {@link #get} and {@link #set} refuse a chunk that is not loaded instead of letting Bukkit
+ * load it synchronously; the core only touches held (or, for observations, loaded) chunks.
+ */
 final class PaperWorldAccess implements WorldAccess {
     private final World world;
     private final int epoch;
     private final int blockCount;
     private final String registrySha256;
+    /** Canonical text per block state (BlockData equality is the state's): getAsString builds a new string. */
+    private final Map<BlockData, String> texts = new ConcurrentHashMap<>();
+    /** Ticket count per chunk key; server thread only. */
+    private final Map<Long, Integer> tickets = new HashMap<>();
+    private volatile Plugin plugin;
 
     PaperWorldAccess(World world, int epoch) {
         this.world = world;
@@ -45,6 +69,19 @@ final class PaperWorldAccess implements WorldAccess {
         }
     }
 
+    private Plugin plugin() {
+        Plugin p = plugin;
+        if (p == null) {
+            try {
+                p = JavaPlugin.getProvidingPlugin(PaperWorldAccess.class);
+            } catch (IllegalArgumentException | IllegalStateException notAPluginLoader) {
+                p = Bukkit.getPluginManager().getPlugin("MinecraftBuilderMcp"); // test servers
+            }
+            plugin = p;
+        }
+        return p;
+    }
+
     @Override
     @SuppressWarnings("deprecation")
     public WorldDescriptor describe() {
@@ -54,24 +91,99 @@ final class PaperWorldAccess implements WorldAccess {
                 world.getMinHeight(), world.getMaxHeight() - 1, mc, dataVersion, blockCount, registrySha256, null);
     }
 
+    /**
+     * Paper: a loaded chunk answers at once; for an unloaded one {@code isChunkGenerated} reads the chunk's
+     * status from disk and waits for it on the server thread. The core asks only for held chunks.
+     */
     @Override
     public boolean chunkExists(int cx, int cz) {
-        return world.isChunkGenerated(cx, cz);
+        return world.isChunkLoaded(cx, cz) || world.isChunkGenerated(cx, cz);
+    }
+
+    @Override
+    public boolean chunkLoaded(int cx, int cz) {
+        return world.isChunkLoaded(cx, cz);
+    }
+
+    private static long key(int cx, int cz) {
+        return ((long) cx << 32) | (cz & 0xFFFFFFFFL);
+    }
+
+    @Override
+    public CompletableFuture<ChunkHold> hold(List<int[]> chunks) {
+        CompletableFuture<ChunkHold> out = new CompletableFuture<>();
+        List<int[]> missing = Collections.synchronizedList(new ArrayList<>());
+        List<int[]> held = Collections.synchronizedList(new ArrayList<>());
+        Plugin p = plugin();
+        if (chunks.isEmpty()) {
+            out.complete(new ChunkHold(List.of(), null));
+            return out;
+        }
+        AtomicInteger left = new AtomicInteger(chunks.size());
+        for (int[] c : chunks) {
+            // the callback runs on the server thread once the chunk is loaded (or known not to exist)
+            world.getChunkAtAsync(c[0], c[1], false, false, chunk -> {
+                if (chunk == null) {
+                    missing.add(c);
+                } else {
+                    synchronized (tickets) {
+                        if (tickets.merge(key(c[0], c[1]), 1, Integer::sum) == 1) {
+                            world.addPluginChunkTicket(c[0], c[1], p); // loaded just now: loads nothing
+                        }
+                    }
+                    held.add(c);
+                }
+                if (left.decrementAndGet() == 0) {
+                    out.complete(new ChunkHold(missing, () -> release(p, List.copyOf(held))));
+                }
+            });
+        }
+        return out;
+    }
+
+    private void release(Plugin p, List<int[]> held) {
+        Runnable r = () -> {
+            synchronized (tickets) {
+                for (int[] c : held) {
+                    Integer n = tickets.computeIfPresent(key(c[0], c[1]), (k, v) -> v == 1 ? null : v - 1);
+                    if (n == null) {
+                        world.removePluginChunkTicket(c[0], c[1], p);
+                    }
+                }
+            }
+        };
+        if (Bukkit.isPrimaryThread()) {
+            r.run();
+            return;
+        }
+        try {
+            Bukkit.getScheduler().runTask(p, r);
+        } catch (IllegalPluginAccessException disabled) {
+            // the plugin is being disabled: Paper removes all of its chunk tickets itself
+        }
+    }
+
+    private Block loadedBlock(int x, int y, int z) {
+        if (!world.isChunkLoaded(x >> 4, z >> 4)) {
+            throw new McbException(ErrorCode.UNAVAILABLE, "chunk (" + (x >> 4) + "," + (z >> 4)
+                    + ") is not loaded; the host does not load chunks on the server thread");
+        }
+        return world.getBlockAt(x, y, z);
     }
 
     @Override
     public String get(int x, int y, int z) {
-        return world.getBlockAt(x, y, z).getBlockData().getAsString();
+        return texts.computeIfAbsent(loadedBlock(x, y, z).getBlockData(), BlockData::getAsString);
     }
 
     @Override
     public void set(int x, int y, int z, String canonicalState) {
-        world.getBlockAt(x, y, z).setBlockData(Bukkit.createBlockData(canonicalState), false);
+        loadedBlock(x, y, z).setBlockData(Bukkit.createBlockData(canonicalState), false);
     }
 
     @Override
     public String blockEntityAt(int x, int y, int z) {
-        Block b = world.getBlockAt(x, y, z);
+        Block b = loadedBlock(x, y, z);
         BlockState st = b.getState(false);
         return st instanceof TileState ? b.getType().getKey().toString() : null;
     }

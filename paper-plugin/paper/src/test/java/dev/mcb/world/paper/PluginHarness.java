@@ -215,7 +215,11 @@ public final class PluginHarness implements AutoCloseable {
      * (at most 20 s). Returns the call's value; {@link #lastTicks()} tells how many ticks it took.
      */
     public <T> T whileTicking(Callable<T> call) throws Exception {
-        Future<T> f = callers.submit(call);
+        return ticking(callers.submit(call));
+    }
+
+    /** Tick on this thread until {@code f} (e.g. from {@link #rpcAsync}) completes (at most 20 s); its value. */
+    public <T> T ticking(Future<T> f) throws Exception {
         long deadline = System.nanoTime() + CALL_LIMIT.toNanos();
         lastTicks = 0;
         while (!f.isDone()) {
@@ -267,6 +271,65 @@ public final class PluginHarness implements AutoCloseable {
         return JsonParser.parseString(r.body()).getAsJsonObject();
     }
 
+    /**
+     * Start {@code method} on a background thread and return at once, without ticking: the call
+     * waits for the server thread until the test ticks ({@link #ticking}).
+     */
+    public Future<JsonObject> rpcAsync(String principal, String method, String paramsJson) throws IOException {
+        HttpRequest req = HttpRequest.newBuilder(uri("/v1/rpc")).timeout(CALL_LIMIT)
+                .header("Authorization", "Bearer " + token(principal))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"method\":\"" + method + "\",\"params\":" + paramsJson + "}"))
+                .build();
+        return callers.submit(() -> JsonParser.parseString(http.send(req, HttpResponse.BodyHandlers.ofString()).body())
+                .getAsJsonObject());
+    }
+
+    /**
+     * {@code batch_apply} params: one entry per position ({@code [x, y, z]}) from {@code expected}
+     * to {@code desired}, in the world's epoch 1 unless the config says otherwise.
+     */
+    public String batch(String batchId, List<int[]> positions, String expected, String desired) {
+        StringBuilder b = new StringBuilder("{\"batchId\":\"").append(batchId).append("\",\"worldEpoch\":")
+                .append(config.getOrDefault("epoch", 1)).append(",\"operationId\":\"op-").append(batchId)
+                .append("\",\"entries\":[");
+        for (int i = 0; i < positions.size(); i++) {
+            int[] p = positions.get(i);
+            b.append(i == 0 ? "" : ",").append("{\"x\":").append(p[0]).append(",\"y\":").append(p[1])
+                    .append(",\"z\":").append(p[2]).append(",\"expected\":\"").append(expected)
+                    .append("\",\"desired\":\"").append(desired).append("\"}");
+        }
+        return b.append("]}").toString();
+    }
+
+    /** {@code n} positions in a layer at height {@code y}: x 0..31 first, then z (a 32-wide slab). */
+    public static List<int[]> slab(int x0, int y, int z0, int n) {
+        List<int[]> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new int[] {x0 + i % 32, y, z0 + i / 32});
+        }
+        return out;
+    }
+
+    /**
+     * A joined player standing at (0.5, 66, 0.5) in the harness world, op or not. Use this rather
+     * than {@code server.addPlayer()}: MockBukkit's player lacks {@code getTargetBlockExact}, which
+     * every {@code /ai} line needs ({@link HarnessPlayer}).
+     */
+    public HarnessPlayer player(String name, boolean op) {
+        HarnessPlayer p = new HarnessPlayer(server, name);
+        server.addPlayer(p);
+        p.setOp(op);
+        if (world != null) {
+            p.teleport(new org.bukkit.Location(world, 0.5, 66, 0.5));
+        }
+        return p;
+    }
+
+    /** The plugin's core (executor stats, event log, chat queue) from its last enable. */
+    public dev.mcb.world.core.WorldHostCore core() {
+        return plugin.core();
+    }
+
     /** As {@link #rpc}, expecting {@code ok: true}; returns {@code result}. */
     public JsonObject rpcOk(String principal, String method, String paramsJson) throws Exception {
         JsonObject o = rpc(principal, method, paramsJson);
@@ -304,6 +367,10 @@ public final class PluginHarness implements AutoCloseable {
 
     @Override
     public void close() {
+        // stop the protocol server before the mock goes away, so no in-flight call runs without a server
+        if (MockBukkit.isMocked() && plugin != null && plugin.isEnabled()) {
+            disable();
+        }
         callers.shutdownNow();
         if (MockBukkit.isMocked()) {
             MockBukkit.unmock();

@@ -17,13 +17,15 @@ import org.mockbukkit.mockbukkit.world.WorldMock;
 /**
  * MockBukkit's flat world plus the few chunk calls the adapter uses that MockBukkit 4.116 leaves
  * unimplemented ({@code UnimplementedOperationException}): {@code isChunkGenerated},
- * {@code getChunkAtAsync} and plugin chunk tickets. Chunks count as generated unless a test marks
+ * {@code getChunkAtAsync}, plugin chunk tickets and {@code save} (counted; MockBukkit worlds live in
+ * memory only). Chunks count as generated unless a test marks
  * them missing with {@link #ungenerate}; async loads complete at once (MockBukkit keeps every chunk
  * in memory); tickets are recorded so tests can assert that the adapter adds and removes them.
  */
 public class HarnessWorld extends WorldMock {
     private final Set<Long> missing = new HashSet<>();
     private final Map<Long, Set<Plugin>> tickets = new HashMap<>();
+    private int saves;
 
     /** A flat overworld-height world (y -64..319): grass up to y=64, air above. */
     public HarnessWorld(String name) {
@@ -77,6 +79,16 @@ public class HarnessWorld extends WorldMock {
     @Override
     public synchronized Collection<Plugin> getPluginChunkTickets(int x, int z) {
         return List.copyOf(tickets.getOrDefault(key(x, z), Set.of()));
+    }
+
+    @Override
+    public synchronized void save(boolean flush) {
+        saves++;
+    }
+
+    /** How many times {@code save()} / {@code save(flush)} was called. */
+    public synchronized int saves() {
+        return saves;
     }
 
     /** How many chunks hold a ticket of {@code plugin}. */

@@ -3,24 +3,13 @@ package dev.mcb.world.core;
 import dev.mcb.world.core.port.Players;
 import dev.mcb.world.core.port.Scheduler;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Runs calls inline; a background thread ticks every 5 ms so batches complete. */
 final class DirectScheduler implements Scheduler, AutoCloseable {
-    static final Players NO_PLAYERS = new Players() {
-        @Override
-        public Optional<PlayerView> find(String playerId) {
-            return Optional.empty();
-        }
-
-        @Override
-        public boolean poseCamera(String account, double x, double y, double z, float yaw, float pitch) {
-            return false;
-        }
-    };
+    static final Players NO_PLAYERS = Players.NONE;
 
     private final List<Runnable> hooks = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 
@@ -62,18 +61,7 @@ public final class Main {
         TickScheduler scheduler = new TickScheduler(20);
         HostConfig cfg = new HostConfig("java-testhost", VERSION, bind, port, automation, HostConfig.MAX_BODY,
                 java.time.Duration.ofSeconds(30), 4);
-        Players noPlayers = new Players() {
-            @Override
-            public Optional<PlayerView> find(String playerId) {
-                return Optional.empty();
-            }
-
-            @Override
-            public boolean poseCamera(String account, double x, double y, double z, float yaw, float pitch) {
-                return false;
-            }
-        };
-        WorldHostCore core = new WorldHostCore(cfg, world, scheduler, noPlayers,
+        WorldHostCore core = new WorldHostCore(cfg, world, scheduler, Players.NONE,
                 (player, text) -> System.out.println("[chat -> " + player + "] " + text));
         core.chat().projectId(env.getOrDefault("MCB_PROJECT_ID", "default"));
         RpcServer server = new RpcServer(core, Tokens.load(secrets, env), MethodTable.load());

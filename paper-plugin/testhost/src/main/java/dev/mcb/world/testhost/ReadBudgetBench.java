@@ -13,7 +13,6 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -53,19 +52,8 @@ public final class ReadBudgetBench {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         AtomicLong cpuAtStart = new AtomicLong();
         sched.everyTick(() -> cpuAtStart.set(mx.getCurrentThreadCpuTime())); // runs before the core's hook
-        Players none = new Players() {
-            @Override
-            public Optional<PlayerView> find(String playerId) {
-                return Optional.empty();
-            }
-
-            @Override
-            public boolean poseCamera(String account, double x, double y, double z, float yaw, float pitch) {
-                return false;
-            }
-        };
         WorldHostCore core = new WorldHostCore(new HostConfig("bench", "0", "127.0.0.1", 0, false, HostConfig.MAX_BODY,
-                Duration.ofSeconds(60), 1), world, sched, none, (p, t) -> { });
+                Duration.ofSeconds(60), 1), world, sched, Players.NONE, (p, t) -> { });
         AtomicBoolean sampling = new AtomicBoolean();
         List<long[]> samples = java.util.Collections.synchronizedList(new ArrayList<>());
         sched.everyTick(() -> { // after the core's hook: this tick's accounting

@@ -27,7 +27,7 @@ class Empty(_message.Message):
     def __init__(self) -> None: ...
 
 class WorldInfo(_message.Message):
-    __slots__ = ("world_uuid", "world_name", "epoch", "data_version", "minecraft_version", "min_y", "max_y", "registry", "host_instance", "paused", "capabilities", "loaded_area", "host_kind", "host_version", "server_version", "protocol_version")
+    __slots__ = ("world_uuid", "world_name", "epoch", "data_version", "minecraft_version", "min_y", "max_y", "registry", "host_instance", "paused", "capabilities", "loaded_area", "host_kind", "host_version", "server_version", "protocol_version", "last_restart")
     WORLD_UUID_FIELD_NUMBER: _ClassVar[int]
     WORLD_NAME_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +44,7 @@ class WorldInfo(_message.Message):
     HOST_VERSION_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LAST_RESTART_FIELD_NUMBER: _ClassVar[int]
     world_uuid: str
     world_name: str
     epoch: int
@@ -60,7 +61,30 @@ class WorldInfo(_message.Message):
     host_version: str
     server_version: str
     protocol_version: str
-    def __init__(self, world_uuid: _Optional[str] = ..., world_name: _Optional[str] = ..., epoch: _Optional[int] = ..., data_version: _Optional[int] = ..., minecraft_version: _Optional[str] = ..., min_y: _Optional[int] = ..., max_y: _Optional[int] = ..., registry: _Optional[_Union[RegistryInfo, _Mapping]] = ..., host_instance: _Optional[str] = ..., paused: _Optional[bool] = ..., capabilities: _Optional[_Iterable[str]] = ..., loaded_area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., host_kind: _Optional[str] = ..., host_version: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[str] = ...) -> None: ...
+    last_restart: RestartInfo
+    def __init__(self, world_uuid: _Optional[str] = ..., world_name: _Optional[str] = ..., epoch: _Optional[int] = ..., data_version: _Optional[int] = ..., minecraft_version: _Optional[str] = ..., min_y: _Optional[int] = ..., max_y: _Optional[int] = ..., registry: _Optional[_Union[RegistryInfo, _Mapping]] = ..., host_instance: _Optional[str] = ..., paused: _Optional[bool] = ..., capabilities: _Optional[_Iterable[str]] = ..., loaded_area: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., host_kind: _Optional[str] = ..., host_version: _Optional[str] = ..., server_version: _Optional[str] = ..., protocol_version: _Optional[str] = ..., last_restart: _Optional[_Union[RestartInfo, _Mapping]] = ...) -> None: ...
+
+class RestartInfo(_message.Message):
+    __slots__ = ("previous_stop", "events_continue", "last_save_at_millis", "doubtful_batches", "unsaved_writes", "lost_writes", "affected_operation_ids", "state_problem", "writes_checked")
+    PREVIOUS_STOP_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_CONTINUE_FIELD_NUMBER: _ClassVar[int]
+    LAST_SAVE_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    DOUBTFUL_BATCHES_FIELD_NUMBER: _ClassVar[int]
+    UNSAVED_WRITES_FIELD_NUMBER: _ClassVar[int]
+    LOST_WRITES_FIELD_NUMBER: _ClassVar[int]
+    AFFECTED_OPERATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    STATE_PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    WRITES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    previous_stop: str
+    events_continue: bool
+    last_save_at_millis: int
+    doubtful_batches: int
+    unsaved_writes: int
+    lost_writes: int
+    affected_operation_ids: _containers.RepeatedScalarFieldContainer[str]
+    state_problem: str
+    writes_checked: bool
+    def __init__(self, previous_stop: _Optional[str] = ..., events_continue: _Optional[bool] = ..., last_save_at_millis: _Optional[int] = ..., doubtful_batches: _Optional[int] = ..., unsaved_writes: _Optional[int] = ..., lost_writes: _Optional[int] = ..., affected_operation_ids: _Optional[_Iterable[str]] = ..., state_problem: _Optional[str] = ..., writes_checked: _Optional[bool] = ...) -> None: ...
 
 class RegistryInfo(_message.Message):
     __slots__ = ("minecraft_version", "data_version", "block_count", "sha256")
@@ -197,7 +221,7 @@ class EntryResult(_message.Message):
     def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., result: _Optional[str] = ..., current: _Optional[str] = ...) -> None: ...
 
 class BatchApplyResult(_message.Message):
-    __slots__ = ("batch_id", "status", "written", "already", "conflicts", "problems", "already_positions", "replayed", "revisions", "applied_at_millis")
+    __slots__ = ("batch_id", "status", "written", "already", "conflicts", "problems", "already_positions", "replayed", "revisions", "applied_at_millis", "rewritten_after_restart")
     BATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     WRITTEN_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +232,7 @@ class BatchApplyResult(_message.Message):
     REPLAYED_FIELD_NUMBER: _ClassVar[int]
     REVISIONS_FIELD_NUMBER: _ClassVar[int]
     APPLIED_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    REWRITTEN_AFTER_RESTART_FIELD_NUMBER: _ClassVar[int]
     batch_id: str
     status: str
     written: int
@@ -218,7 +243,8 @@ class BatchApplyResult(_message.Message):
     replayed: bool
     revisions: _containers.RepeatedCompositeFieldContainer[SectionRevision]
     applied_at_millis: int
-    def __init__(self, batch_id: _Optional[str] = ..., status: _Optional[str] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., problems: _Optional[_Iterable[_Union[EntryResult, _Mapping]]] = ..., already_positions: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., replayed: _Optional[bool] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., applied_at_millis: _Optional[int] = ...) -> None: ...
+    rewritten_after_restart: int
+    def __init__(self, batch_id: _Optional[str] = ..., status: _Optional[str] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., problems: _Optional[_Iterable[_Union[EntryResult, _Mapping]]] = ..., already_positions: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., replayed: _Optional[bool] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., applied_at_millis: _Optional[int] = ..., rewritten_after_restart: _Optional[int] = ...) -> None: ...
 
 class EventsSinceParams(_message.Message):
     __slots__ = ("cursor", "limit", "region")

@@ -69,6 +69,9 @@ public final class BatchExecutor {
         final List<Pending> deps;
         final CompletableFuture<BatchApplyResult> future = new CompletableFuture<>();
         final AtomicInteger state = new AtomicInteger(); // 0 queued, 1 running, 2 withdrawn
+        /** Set for the replay of a doubtful record: the answer given before the restart. */
+        BatchApplyResult original;
+        CompletableFuture<Void> durable = CompletableFuture.completedFuture(null);
 
         Job(String batchId, String digest, String operationId, List<Pending> entries, List<Pending> deps) {
             this.batchId = batchId;
@@ -79,8 +82,22 @@ public final class BatchExecutor {
         }
     }
 
-    private record Done(String digest, BatchApplyResult result) {
+    /**
+     * An answered batch. {@code durable} completes when its record is on disk (answers wait for it);
+     * {@code doubtful}: restored after an unclean stop with blocks a world rollback may have undone.
+     */
+    private record Done(String digest, BatchApplyResult result, boolean doubtful, CompletableFuture<Void> durable) {
     }
+
+    /** Where answers and the pause flag are made durable ({@link HostState}); none: memory only. */
+    public interface Durability {
+        CompletableFuture<Void> batch(String batchId, String digest, String operationId, BatchApplyResult result,
+                                      boolean wroteBlocks);
+
+        CompletableFuture<Void> pause(boolean paused, String reason);
+    }
+
+    private volatile Durability durability;
 
     private final WorldAccess world;
     private final java.util.function.LongSupplier clock;
@@ -129,14 +146,38 @@ public final class BatchExecutor {
         return pauseReason;
     }
 
-    public void pause(String reason) {
+    /** Pause; the future completes when the flag is durable (at once without {@link Durability}). */
+    public CompletableFuture<Void> pause(String reason) {
         pauseReason = reason == null ? "" : reason;
         paused = true;
+        Durability d = durability;
+        return d == null ? CompletableFuture.completedFuture(null) : d.pause(true, pauseReason);
     }
 
-    public void resume() {
+    public CompletableFuture<Void> resume() {
         paused = false;
         pauseReason = "";
+        Durability d = durability;
+        return d == null ? CompletableFuture.completedFuture(null) : d.pause(false, "");
+    }
+
+    /**
+     * Restore what a previous process stored (before the host serves): the pause flag and the idempotency
+     * records, then make new answers durable through {@code d}.
+     */
+    public void restore(boolean wasPaused, String reason, java.util.Collection<HostState.StoredBatch> stored,
+                        Durability d) {
+        if (wasPaused) {
+            pauseReason = reason == null ? "" : reason;
+            paused = true;
+        }
+        synchronized (records) {
+            for (HostState.StoredBatch b : stored) {
+                records.put(b.batchId(), new Done(b.digest(), b.result(), b.state() == HostState.DOUBTFUL,
+                        CompletableFuture.completedFuture(null)));
+            }
+        }
+        this.durability = d;
     }
 
     /** Pause and fail every queued batch that has not started (a new bridge, /ai stop). */
@@ -185,10 +226,13 @@ public final class BatchExecutor {
                     throw McbException.invalid("batch id '" + p.getBatchId() + "' was already used for a different batch; "
                             + "a new batch needs a new id (same id + same content replays the answer)");
                 }
-                if (r instanceof Done done) {
-                    return CompletableFuture.completedFuture(done.result().toBuilder().setReplayed(true).build());
+                if (r instanceof Done done && !done.doubtful()) {
+                    return done.durable().thenApply(v -> done.result().toBuilder().setReplayed(true).build());
                 }
-                return ((Job) r).future.thenApply(res -> res.toBuilder().setReplayed(true).build());
+                if (r instanceof Job job) {
+                    return job.future.thenApply(res -> res.toBuilder().setReplayed(true).build());
+                }
+                // doubtful: its blocks may have been rolled back with the world; run compare-and-set again below
             }
         }
         if (paused) {
@@ -238,7 +282,9 @@ public final class BatchExecutor {
         Job job = new Job(p.getBatchId(), digest, p.getOperationId(), entries, deps);
         synchronized (records) {
             Object r = records.get(p.getBatchId());
-            if (r != null) { // raced with the same id: answer as a replay
+            if (r instanceof Done done && done.doubtful() && done.digest().equals(digest)) {
+                job.original = done.result();
+            } else if (r != null) { // raced with the same id: answer as a replay
                 return submitReplay(r, digest, p.getBatchId());
             }
             records.put(p.getBatchId(), job);
@@ -254,7 +300,7 @@ public final class BatchExecutor {
             throw McbException.invalid("batch id '" + id + "' was already used for a different batch");
         }
         CompletableFuture<BatchApplyResult> f = r instanceof Done done
-                ? CompletableFuture.completedFuture(done.result()) : ((Job) r).future;
+                ? done.durable().thenApply(v -> done.result()) : ((Job) r).future;
         return f.thenApply(res -> res.toBuilder().setReplayed(true).build());
     }
 
@@ -279,7 +325,11 @@ public final class BatchExecutor {
     private void forget(Job j) {
         synchronized (records) {
             if (records.get(j.batchId) == j) {
-                records.remove(j.batchId);
+                if (j.original != null) { // a re-run that did not happen: the record stays doubtful
+                    records.put(j.batchId, new Done(j.digest, j.original, true, CompletableFuture.completedFuture(null)));
+                } else {
+                    records.remove(j.batchId);
+                }
             }
         }
     }
@@ -400,7 +450,19 @@ public final class BatchExecutor {
 
     private void run(Job j) {
         try {
-            j.future.complete(execute(j));
+            BatchApplyResult r = execute(j);
+            boolean replay = j.original != null && r.getStatus().equals("applied");
+            BatchApplyResult answer = replay ? r.toBuilder().setReplayed(true).build() : r;
+            j.durable.whenComplete((v, err) -> {
+                if (err == null) {
+                    j.future.complete(answer);
+                } else {
+                    j.future.completeExceptionally(new McbException(ErrorCode.INTERNAL, "batch " + j.batchId
+                            + " was " + r.getStatus() + " in the live world, but its record could not be written to disk ("
+                            + (err.getCause() != null ? err.getCause().getMessage() : err.getMessage())
+                            + "); writes are paused. Check the world and the server's disk, then resume"));
+                }
+            });
         } catch (McbException e) {
             forget(j);
             j.future.completeExceptionally(e);
@@ -489,7 +551,7 @@ public final class BatchExecutor {
                         .setRevision(revisionOf == null ? 0 : revisionOf.get(s[0], s[1], s[2])).build());
             }
         }
-        return finish(j, res.build());
+        return finish(j, j.original == null ? res.build() : merge(j.original, writes, j.entries.size(), res));
     }
 
     private SectionRevisions revisionOf;
@@ -532,10 +594,43 @@ public final class BatchExecutor {
     }
 
     private BatchApplyResult finish(Job j, BatchApplyResult r) {
+        // what this run wrote again is news for this caller only; a later replay writes nothing
+        BatchApplyResult stored = r.getRewrittenAfterRestart() == 0 ? r : r.toBuilder().clearRewrittenAfterRestart().build();
+        Durability d = durability;
+        if (d != null) {
+            // blocks that survived a restart came from the saved world: only this process's writes need a save
+            boolean wrote = j.original == null ? r.getWritten() > 0 : r.getRewrittenAfterRestart() > 0;
+            j.durable = d.batch(j.batchId, j.digest, j.operationId, stored, wrote);
+        }
         synchronized (records) {
-            records.put(j.batchId, new Done(j.digest, r));
+            records.put(j.batchId, new Done(j.digest, stored, false, j.durable));
         }
         return r;
+    }
+
+    /**
+     * The answer of a doubtful batch's re-run (all of its entries now hold their desired state): the original
+     * answer, except that an entry this run wrote is ours even if the original found it already in place.
+     */
+    private static BatchApplyResult merge(BatchApplyResult original, List<Change> writes, int entries,
+                                          BatchApplyResult.Builder now) {
+        Set<Long> wroteNow = new HashSet<>();
+        for (Change c : writes) {
+            wroteNow.add(EventLog.key(c.x(), c.y(), c.z()));
+        }
+        List<Vec3> already = new ArrayList<>();
+        for (Vec3 v : original.getAlreadyPositionsList()) {
+            if (!wroteNow.contains(EventLog.key(v.getX(), v.getY(), v.getZ()))) {
+                already.add(v);
+            }
+        }
+        BatchApplyResult.Builder b = original.toBuilder().clearAlreadyPositions().addAllAlreadyPositions(already)
+                .setAlready(already.size()).setWritten(entries - already.size())
+                .setRewrittenAfterRestart(writes.size()).setReplayed(false);
+        if (!writes.isEmpty()) {
+            b.clearRevisions().addAllRevisions(now.getRevisionsList());
+        }
+        return b.build();
     }
 
     static McbException missingChunks(List<int[]> missing) {

@@ -46,6 +46,40 @@ public final class EventLog {
         this.abaRetain = Math.max(retain, 1) * 4;
     }
 
+    /**
+     * A log that continues a previous process's (same identity: {@link HostState} kept it across a clean
+     * restart): {@code tail} in order, the next event gets a number above {@code seqBase}.
+     */
+    public EventLog(String instance, int retain, long seqBase, List<Event> tail) {
+        this(instance, retain);
+        for (Event e : tail) {
+            events.addLast(e);
+            if (e.source() != Source.OURS) {
+                lastForeign.put(key(e.x(), e.y(), e.z()), e.seq());
+            }
+            seq = Math.max(seq, e.seq());
+        }
+        while (events.size() > retain) {
+            events.removeFirst();
+        }
+        seq = Math.max(seq, seqBase);
+        // what happened before the restored tail is unknown to the ABA check
+        abaFloor = events.isEmpty() ? seq : events.peekFirst().seq() - 1;
+    }
+
+    private volatile java.util.function.Consumer<Event> sink;
+    private volatile java.util.function.Supplier<String> restartNote = () -> "";
+
+    /** Every new event is also handed to {@code sink} (the durable tail), in order. */
+    public void sink(java.util.function.Consumer<Event> s) {
+        this.sink = s;
+    }
+
+    /** Added to the reason a cursor of an earlier process gets (what a crash may have rolled back). */
+    public void restartNote(java.util.function.Supplier<String> note) {
+        this.restartNote = note == null ? () -> "" : note;
+    }
+
     static long key(int x, int y, int z) {
         return ((long) (x & 0x3FFFFFF) << 38) | ((long) (z & 0x3FFFFFF) << 12) | (y & 0xFFF);
     }
@@ -56,6 +90,10 @@ public final class EventLog {
         Event ev = new Event(seq, x, y, z, before, after, source, playerId == null ? "" : playerId,
                 System.currentTimeMillis(), operationId == null ? "" : operationId);
         events.addLast(ev);
+        java.util.function.Consumer<Event> s = sink;
+        if (s != null) {
+            s.accept(ev);
+        }
         while (events.size() > retain) {
             events.removeFirst();
         }
@@ -111,7 +149,8 @@ public final class EventLog {
         if (!inst.equals(instance)) {
             return new Page(List.of(), cursorNow(), true, true,
                     "the world host restarted since this cursor was issued; block events in between were not "
-                            + "observed. Re-read the region and continue from the new cursor.");
+                            + "observed. Re-read the region and continue from the new cursor."
+                            + (restartNote.get().isEmpty() ? "" : " " + restartNote.get()));
         }
         long from = Long.parseLong(seqText);
         synchronized (this) {

@@ -71,7 +71,8 @@ public final class WorldHostCore {
     private final String instance;
     private volatile String serverVersion = "";
     private final EventLog events;
-    private final SectionRevisions revisions = new SectionRevisions();
+    private final SectionRevisions revisions;
+    private final HostState state; // null: nothing survives a restart
     private final BatchExecutor executor;
     private final ChatQueue chat;
     private final TickBudget budget = new TickBudget(BatchExecutor.BUDGET_NANOS, System::nanoTime);
@@ -82,14 +83,34 @@ public final class WorldHostCore {
     private final Map<String, Function<Message, Message>> handlers = new HashMap<>();
 
     public WorldHostCore(HostConfig config, WorldAccess world, Scheduler scheduler, Players players, ChatSink chatSink) {
+        this(config, world, scheduler, players, chatSink, null);
+    }
+
+    /**
+     * With {@code state} (the data folder, {@link HostState}): the pause flag, idempotency records and the
+     * event tail of the previous process are restored, and new ones made durable. Call
+     * {@link HostState#verifyRestart} first, on the server thread, so world_info can report rollbacks.
+     */
+    public WorldHostCore(HostConfig config, WorldAccess world, Scheduler scheduler, Players players, ChatSink chatSink,
+                         HostState state) {
         this.config = config;
         this.world = world;
         this.scheduler = scheduler;
         this.players = players;
-        byte[] r = new byte[8];
-        new SecureRandom().nextBytes(r);
-        this.instance = HexFormat.of().formatHex(r);
-        this.events = new EventLog(instance);
+        this.state = state;
+        if (state == null) {
+            byte[] r = new byte[8];
+            new SecureRandom().nextBytes(r);
+            this.instance = HexFormat.of().formatHex(r);
+            this.events = new EventLog(instance);
+            this.revisions = new SectionRevisions();
+        } else {
+            this.instance = state.logId();
+            this.events = new EventLog(instance, EventLog.DEFAULT_RETAIN, state.seqBase(), state.tail());
+            this.events.restartNote(state::restartNote);
+            this.events.sink(state::event);
+            this.revisions = new SectionRevisions(state.revisionBase());
+        }
         this.executor = new BatchExecutor(world, (changes, op) -> {
             for (BatchExecutor.Change c : changes) {
                 revisions.bump(c.x() >> 4, c.y() >> 4, c.z() >> 4);
@@ -101,6 +122,10 @@ public final class WorldHostCore {
         WorldDescriptor wd = world.describe();
         this.observations = new Observations(world, wd.minY(), wd.maxY(), this::recordForeign);
         this.loop = new TickLoop(budget, observations::flush, executor, work);
+        if (state != null) {
+            executor.restore(state.paused(), state.pauseReason(), state.batches(), state);
+            state.onFailure(reason -> executor.pause(reason + "; writes paused"));
+        }
         this.chat = new ChatQueue(chatSink, m -> executor.stopActive("/ai stop by " + m.playerId()),
                 client -> executor.stopActive("a new AI bridge connected (client "
                         + (client.length() > 60 ? client.substring(0, 60) : client) + ")"),
@@ -139,6 +164,11 @@ public final class WorldHostCore {
 
     public ChatQueue chat() {
         return chat;
+    }
+
+    /** The data folder's state, or null when nothing survives a restart. */
+    public HostState state() {
+        return state;
     }
 
     public SectionRevisions revisions() {
@@ -194,6 +224,9 @@ public final class WorldHostCore {
         if (config.allowLocalAutomation()) {
             caps.add("local_automation");
         }
+        if (state != null) {
+            caps.add("durable_state");
+        }
         WorldInfo.Builder b = WorldInfo.newBuilder().setWorldUuid(d.worldUuid()).setWorldName(d.worldName())
                 .setEpoch(d.epoch()).setDataVersion(d.dataVersion()).setMinecraftVersion(d.minecraftVersion())
                 .setMinY(d.minY()).setMaxY(d.maxY())
@@ -203,6 +236,9 @@ public final class WorldHostCore {
                 .setHostInstance(instance).setPaused(executor.paused()).addAllCapabilities(caps)
                 .setHostKind(config.service()).setHostVersion(config.version()).setServerVersion(serverVersion)
                 .setProtocolVersion(PROTOCOL);
+        if (state != null) {
+            b.setLastRestart(state.restartInfo());
+        }
         int[] a = d.loadedArea();
         if (a != null) {
             b.setLoadedArea(Box.newBuilder()
@@ -400,12 +436,12 @@ public final class WorldHostCore {
     // ---- pause ---------------------------------------------------------------------------------------
     public PauseResult pause(PauseParams p) {
         String reason = p.getReason().length() > 500 ? p.getReason().substring(0, 500) : p.getReason();
-        executor.pause(reason);
+        await(executor.pause(reason)); // durable before the answer (with a data folder)
         return PauseResult.newBuilder().setPaused(true).setReason(reason).build();
     }
 
     public PauseResult resume(PauseParams p) {
-        executor.resume();
+        await(executor.resume());
         String reason = p.getReason().length() > 500 ? p.getReason().substring(0, 500) : p.getReason();
         return PauseResult.newBuilder().setPaused(false).setReason(reason).build();
     }

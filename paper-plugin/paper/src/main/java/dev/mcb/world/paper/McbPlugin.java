@@ -1,6 +1,7 @@
 package dev.mcb.world.paper;
 
 import dev.mcb.world.core.HostConfig;
+import dev.mcb.world.core.HostState;
 import dev.mcb.world.core.MethodTable;
 import dev.mcb.world.core.RpcServer;
 import dev.mcb.world.core.Tokens;
@@ -12,13 +13,24 @@ import org.bukkit.Bukkit;
 import org.bukkit.World;
 import org.bukkit.command.PluginCommand;
 import org.bukkit.configuration.file.FileConfiguration;
+import org.bukkit.event.EventHandler;
+import org.bukkit.event.EventPriority;
+import org.bukkit.event.Listener;
+import org.bukkit.event.world.WorldSaveEvent;
 import org.bukkit.plugin.java.JavaPlugin;
 
-/** The plugin: reads config.yml, wires the ports to the core, starts the world-protocol server. */
+/**
+ * The plugin: reads config.yml, wires the ports to the core, starts the world-protocol server. The pause
+ * flag, idempotency records and event tail live in {@code <plugin folder>/state/} ({@link HostState});
+ * world saves are reported to it (README, *Restarts*).
+ */
 // Not final: MockBukkit loads a plugin as a generated subclass (tests in src/test, README.md).
 public class McbPlugin extends JavaPlugin {
     private RpcServer server;
     private WorldHostCore core;
+    private HostState state;
+    private World world;
+    private long saveMark = -1; // the state's mark when the world's previous save began
 
     @Override
     public void onEnable() {
@@ -35,9 +47,33 @@ public class McbPlugin extends JavaPlugin {
                 c.getInt("port", 8765), automation, HostConfig.MAX_BODY,
                 Duration.ofSeconds(Math.max(1, c.getInt("call-timeout-seconds", 30))), 4);
         PaperPlayers players = new PaperPlayers(world);
-        WorldHostCore core = new WorldHostCore(cfg, new PaperWorldAccess(world, c.getInt("epoch", 1)),
-                new PaperScheduler(this), players, players);
+        PaperWorldAccess access = new PaperWorldAccess(world, c.getInt("epoch", 1));
+        try {
+            state = HostState.open(getDataFolder().toPath().resolve("state"));
+        } catch (IOException e) {
+            getLogger().severe("cannot open the plugin's state folder: " + e.getMessage() + ". Disabled.");
+            getServer().getPluginManager().disablePlugin(this);
+            return;
+        }
+        if (!state.repairNote().isEmpty()) {
+            getLogger().warning("state: " + state.repairNote());
+        }
+        PaperScheduler scheduler = new PaperScheduler(this);
+        WorldHostCore core = new WorldHostCore(cfg, access, scheduler, players, players, state);
         this.core = core;
+        this.world = world;
+        var restart = state.restartInfo();
+        getLogger().info("previous stop: " + restart.getPreviousStop() + "; " + state.batches().size()
+                + " batch records, " + state.tail().size() + " events restored"
+                + (restart.getDoubtfulBatches() > 0 ? "; " + restart.getDoubtfulBatches()
+                + " applied batches were not covered by a world save (a replay re-checks them)" : ""));
+        state.verifyRestart(access, scheduler).whenComplete((v, e) -> {
+            if (e != null) {
+                getLogger().warning("could not check the writes after the last save: " + e);
+            } else if (state.restartInfo().getLostWrites() > 0) {
+                getLogger().warning(state.restartNote());
+            }
+        });
         core.chat().projectId(c.getString("project", "default"));
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
@@ -55,6 +91,7 @@ public class McbPlugin extends JavaPlugin {
         }
         server.start();
         getServer().getPluginManager().registerEvents(new BlockListener(core, world), this);
+        getServer().getPluginManager().registerEvents(new SaveListener(), this);
         PluginCommand ai = getCommand("ai");
         if (ai != null) {
             AiCommand cmd = new AiCommand(core);
@@ -73,6 +110,25 @@ public class McbPlugin extends JavaPlugin {
         return core;
     }
 
+    /**
+     * WorldSaveEvent fires when a save <i>begins</i>; with Paper the chunk data is written by its I/O
+     * threads afterwards. So a save covers the records handed over before the <i>previous</i> save began
+     * (one autosave period is the time we trust the I/O to finish); a clean stop saves synchronously.
+     */
+    private final class SaveListener implements Listener {
+        @EventHandler(priority = EventPriority.MONITOR)
+        public void onSave(WorldSaveEvent e) {
+            if (state == null || !e.getWorld().equals(world)) {
+                return;
+            }
+            long now = state.saveMark();
+            if (saveMark >= 0) {
+                state.saved(saveMark);
+            }
+            saveMark = now;
+        }
+    }
+
     @Override
     public void onDisable() {
         if (server != null) {
@@ -80,5 +136,30 @@ public class McbPlugin extends JavaPlugin {
             server = null;
         }
         Bukkit.getScheduler().cancelTasks(this);
+        if (state != null) {
+            boolean stopping = stopping();
+            try {
+                long mark = state.saveMark();
+                world.save(); // synchronous: the blocks of every answered batch are on disk after this
+                state.saved(mark);
+            } catch (RuntimeException e) {
+                getLogger().warning("world save at disable failed (" + e + "); unsaved batches stay doubtful");
+            }
+            try {
+                // the server stopping: nothing changes the world unobserved until the next start
+                state.close(stopping, core.revisions().high());
+            } catch (IOException e) {
+                getLogger().warning("state not closed cleanly: " + e.getMessage());
+            }
+            state = null;
+        }
+    }
+
+    private static boolean stopping() {
+        try {
+            return Bukkit.isStopping();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
     }
 }

@@ -2,6 +2,16 @@ package dev.mcb.world.testhost;
 
 import dev.mcb.world.core.port.WorldAccess;
 import dev.mcb.world.core.port.WorldDescriptor;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.ByteArrayInputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +22,11 @@ import java.util.Map;
  * 60–62, grass 63, air above, over a pre-generated rectangle of chunks. Changed sections hold a
  * 4096-entry palette index array; untouched sections are computed from y. Not thread-safe: the core
  * calls it on the tick thread only ({@link TickScheduler}).
+ *
+ * <p>Like a game server, blocks reach disk only when the world is saved ({@link #save}: the periodic
+ * autosave and a clean stop), not when they are set: a killed process loses what changed since the last
+ * save, exactly as a crashed Paper server does. The save file ({@code world.bin}: magic, palette, changed
+ * sections, CRC-32C) is written to a temporary file, fsynced and renamed, so it is the old or the new save.
  */
 public final class MemoryWorld implements WorldAccess {
     public static final int MIN_Y = -64;
@@ -119,6 +134,78 @@ public final class MemoryWorld implements WorldAccess {
             sections.put(k, s);
         }
         s[inner(x, y, z)] = idx(canonicalState);
+    }
+
+    private static final int SAVE_MAGIC = 0x4d435731; // "MCW1"
+
+    /** Write every changed section to {@code file} atomically and durably (call on the tick thread). */
+    public void save(Path file) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sections.size() * 8200);
+        try (DataOutputStream d = new DataOutputStream(bytes)) {
+            d.writeInt(SAVE_MAGIC);
+            d.writeInt(palette.size());
+            for (String st : palette) {
+                d.writeUTF(st);
+            }
+            d.writeInt(sections.size());
+            for (Map.Entry<Long, short[]> e : sections.entrySet()) {
+                d.writeLong(e.getKey());
+                for (short v : e.getValue()) {
+                    d.writeShort(v);
+                }
+            }
+        }
+        byte[] body = bytes.toByteArray();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(body);
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(body.length + 4).put(body).putInt((int) crc.getValue())
+                    .flip();
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+            ch.force(true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        }
+    }
+
+    /** Load a save written by {@link #save} (before the world is used); refuses a damaged file. */
+    public void load(Path file) throws IOException {
+        byte[] all = Files.readAllBytes(file);
+        if (all.length < 8) {
+            throw new IOException(file + " is not a world save (too short)");
+        }
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(all, 0, all.length - 4);
+        if ((int) crc.getValue() != java.nio.ByteBuffer.wrap(all, all.length - 4, 4).getInt()) {
+            throw new IOException(file + " fails its checksum: the world save is damaged");
+        }
+        try (DataInputStream d = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4))) {
+            if (d.readInt() != SAVE_MAGIC) {
+                throw new IOException(file + " is not a world save of this test host");
+            }
+            int n = d.readInt();
+            short[] map = new short[n];
+            for (int i = 0; i < n; i++) {
+                map[i] = idx(d.readUTF());
+            }
+            int count = d.readInt();
+            sections.clear();
+            for (int i = 0; i < count; i++) {
+                long k = d.readLong();
+                short[] s = new short[4096];
+                for (int j = 0; j < 4096; j++) {
+                    s[j] = map[d.readShort()];
+                }
+                sections.put(k, s);
+            }
+        }
     }
 
     private void check(int x, int y, int z) {

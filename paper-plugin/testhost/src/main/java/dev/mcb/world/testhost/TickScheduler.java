@@ -85,5 +85,12 @@ public final class TickScheduler implements Scheduler, AutoCloseable {
     public void close() {
         running = false;
         LockSupport.unpark(thread);
+        if (Thread.currentThread() != thread && thread.isAlive()) {
+            try {
+                thread.join(10_000); // the running tick finishes first
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

@@ -116,3 +116,47 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
         assert (await wait_terminal(client, op["operation_id"]))["state"] == "applied"
 
     run(comp, unblocked)
+
+
+@pytest.fixture
+def world_on_tmpfs(tmp_path):
+    runtime = tmp_path / "rt"
+    with tmpfs(runtime / "world", "16m") as wdir:
+        comp = start_components(runtime)
+        try:
+            comp.procs["journal"].stop()  # give up on a host that keeps refusing after 1 s, not 60
+            comp.start("journal", {"MCB_LINK_RETRY_SECONDS": "1"})
+            yield comp, wdir
+        finally:
+            comp.stop_all()
+
+
+def test_world_host_disk_full_mid_apply(world_on_tmpfs):
+    """The embedded world host's disk fills during an apply: each batch is rolled back whole and
+    refused as unavailable "disk full"; the journal stops the operation (recovery_required with
+    that error) instead of writing on; nothing outside the confirmed batches changed."""
+    comp, wdir = world_on_tmpfs
+    held: dict = {}
+
+    async def apply(client):
+        plan = await call(client, "build_prepare", {"recipe": box(-64, 200, -64, -1, 219, -1, "minecraft:stone")})
+        held["plan"] = plan  # 64 x 20 x 64 = 81,920 blocks over 16 chunks' fresh sections
+        fill(wdir, leave=64 * 1024)
+        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                                "idempotency_key": str(uuid.uuid4())})
+        held["st"] = await wait_terminal(client, op["operation_id"], timeout=180)
+
+    run(comp, apply)
+    st = held["st"]
+    assert st["state"] == "recovery_required", st
+    assert st["error"]["code"] == "unavailable" and DISK_FULL.search(st["error"]["message"]), st
+    assert st["written"] < held["plan"]["changed_blocks"]
+    free(wdir)
+    comp.procs["world-host"].stop()  # a restart rolls back a batch the host could not (if any)
+    comp.start("world-host")
+    review = admin(comp, "recovery", "review", st["operation_id"])
+    assert review["foreignStates"] == 0
+    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"]
+    assert review["matchesAfter"] == st["written"]  # the refused batch wrote nothing
+    done = admin(comp, "recovery", "abandon", st["operation_id"], "--digest", review["currentDigest"])
+    assert done["state"] == "failed"

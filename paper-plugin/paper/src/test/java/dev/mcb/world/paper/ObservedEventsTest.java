@@ -1,0 +1,315 @@
+package dev.mcb.world.paper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.destroystokyo.paper.event.block.BlockDestroyEvent;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bukkit.Material;
+import org.bukkit.block.Block;
+import org.bukkit.block.BlockFace;
+import org.bukkit.block.BlockState;
+import org.bukkit.block.data.Bisected;
+import org.bukkit.block.data.BlockData;
+import org.bukkit.block.data.Levelled;
+import org.bukkit.block.data.Openable;
+import org.bukkit.block.data.type.Dispenser;
+import org.bukkit.block.data.type.Door;
+import org.bukkit.block.data.type.Farmland;
+import org.bukkit.block.data.type.Fence;
+import org.bukkit.event.Event;
+import org.bukkit.event.block.Action;
+import org.bukkit.event.block.BlockBreakEvent;
+import org.bukkit.event.block.BlockDispenseEvent;
+import org.bukkit.event.block.BlockFertilizeEvent;
+import org.bukkit.event.block.BlockFormEvent;
+import org.bukkit.event.block.BlockGrowEvent;
+import org.bukkit.event.block.BlockPlaceEvent;
+import org.bukkit.event.block.BlockSpreadEvent;
+import org.bukkit.event.block.CauldronLevelChangeEvent;
+import org.bukkit.event.block.EntityBlockFormEvent;
+import org.bukkit.event.block.FluidLevelChangeEvent;
+import org.bukkit.event.block.MoistureChangeEvent;
+import org.bukkit.event.block.SpongeAbsorbEvent;
+import org.bukkit.event.block.TNTPrimeEvent;
+import org.bukkit.event.player.PlayerInteractEvent;
+import org.bukkit.event.world.PortalCreateEvent;
+import org.bukkit.inventory.EquipmentSlot;
+import org.bukkit.inventory.ItemStack;
+import org.bukkit.util.Vector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockbukkit.mockbukkit.entity.PlayerMock;
+
+/**
+ * Every event of issue 11 item 3 that MockBukkit can fire, through the real plugin: the event is called
+ * as the game calls it (before or after the world changes, as Paper does), the test then changes the
+ * world as the game would, ticks once, and reads the log back over the world protocol
+ * ({@code events_since}): the source, the player and the before/after states.
+ */
+class ObservedEventsTest {
+    PluginHarness h;
+    PlayerMock alice;
+    String cursor;
+
+    @BeforeEach
+    void start() throws Exception {
+        h = PluginHarness.start();
+        h.world.getChunkAt(0, 0); // players keep the chunks around them loaded
+        alice = h.server.addPlayer("alice");
+        cursor = h.rpcOk("service", "events_since", "{\"cursor\":\"\"}").get("nextCursor").getAsString();
+    }
+
+    @AfterEach
+    void stop() {
+        h.close();
+    }
+
+    private Block at(int x, int y, int z) {
+        return h.world.getBlockAt(x, y, z);
+    }
+
+    private String state(int x, int y, int z) {
+        return at(x, y, z).getBlockData().getAsString();
+    }
+
+    private void call(Event e) {
+        h.server.getPluginManager().callEvent(e);
+    }
+
+    private BlockState newState(Block b, BlockData data) {
+        BlockState s = b.getState();
+        s.setBlockData(data);
+        return s;
+    }
+
+    /** Tick once (the next-tick re-read), then the events since the test started, by "x,y,z". */
+    private Map<String, JsonObject> events() throws Exception {
+        h.tick();
+        JsonObject r = h.rpcOk("service", "events_since", "{\"cursor\":\"" + cursor + "\"}");
+        Map<String, JsonObject> out = new LinkedHashMap<>();
+        for (JsonElement el : r.getAsJsonArray("events")) {
+            JsonObject e = el.getAsJsonObject();
+            out.put(e.get("x").getAsInt() + "," + e.get("y").getAsInt() + "," + e.get("z").getAsInt(), e);
+        }
+        return out;
+    }
+
+    private static void assertEvent(JsonObject e, String source, String before, String after) {
+        assertEquals(source, e.get("source").getAsString(), e.toString());
+        assertEquals(before, e.get("before").getAsString(), e.toString());
+        assertEquals(after, e.get("after").getAsString(), e.toString());
+    }
+
+    private String aliceId() {
+        return alice.getUniqueId().toString();
+    }
+
+    @Test
+    void formSpreadAndEntityFormEachReachTheirOwnHandler() throws Exception {
+        // snow forming: BlockFormEvent has its own handler list (a BlockGrowEvent listener never sees it)
+        String air = state(0, 70, 0);
+        Block snow = at(0, 70, 0);
+        call(new BlockFormEvent(snow, newState(snow, Material.SNOW.createBlockData())));
+        snow.setType(Material.SNOW);
+        // grass spreading onto dirt: BlockSpreadEvent, its own list too
+        Block dirt = at(2, 64, 0);
+        dirt.setType(Material.DIRT);
+        String dirtState = state(2, 64, 0);
+        call(new BlockSpreadEvent(dirt, at(3, 64, 0), newState(dirt, Material.GRASS_BLOCK.createBlockData())));
+        dirt.setType(Material.GRASS_BLOCK);
+        // frost walker: EntityBlockFormEvent (no list of its own: the BlockFormEvent handler gets it)
+        Block water = at(5, 70, 0);
+        water.setType(Material.WATER);
+        String waterState = state(5, 70, 0);
+        call(new EntityBlockFormEvent(alice, water, newState(water, Material.FROSTED_ICE.createBlockData())));
+        water.setType(Material.FROSTED_ICE);
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,70,0"), "environment", air, state(0, 70, 0));
+        assertEvent(ev.get("2,64,0"), "environment", dirtState, state(2, 64, 0));
+        assertEvent(ev.get("5,70,0"), "player", waterState, state(5, 70, 0));
+        assertEquals(aliceId(), ev.get("5,70,0").get("playerId").getAsString());
+        assertEquals(3, ev.size(), ev.keySet().toString());
+    }
+
+    @Test
+    void boneMealRecordsTheStatesBeforeNotTheListedNewStates() throws Exception {
+        // the event lists what bone meal WILL place; the world still holds the old states when it fires
+        Block sapling = at(0, 65, 0);
+        sapling.setType(Material.OAK_SAPLING);
+        String before0 = state(0, 65, 0);
+        String before1 = state(1, 65, 0);
+        List<BlockState> grown = new ArrayList<>(List.of(newState(at(0, 65, 0), Material.OAK_LOG.createBlockData()),
+                newState(at(1, 65, 0), Material.SHORT_GRASS.createBlockData())));
+        call(new BlockFertilizeEvent(sapling, alice, grown));
+        for (BlockState s : grown) {
+            s.update(true); // the game places them after the event
+        }
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,65,0"), "player", before0, state(0, 65, 0));
+        assertEvent(ev.get("1,65,0"), "player", before1, state(1, 65, 0));
+        assertEquals(aliceId(), ev.get("1,65,0").get("playerId").getAsString());
+    }
+
+    @Test
+    void aSpongeRecordsTheWaterItTookAndItsOwnChange() throws Exception {
+        Block sponge = at(0, 70, 0);
+        sponge.setType(Material.SPONGE);
+        at(0, 70, 1).setType(Material.WATER);
+        at(0, 70, 2).setType(Material.WATER);
+        String water = state(0, 70, 1);
+        // the event lists the drained positions with their NEW states (air)
+        List<BlockState> drained = new ArrayList<>(List.of(newState(at(0, 70, 1), Material.AIR.createBlockData()),
+                newState(at(0, 70, 2), Material.AIR.createBlockData())));
+        call(new SpongeAbsorbEvent(sponge, drained));
+        at(0, 70, 1).setType(Material.AIR);
+        at(0, 70, 2).setType(Material.AIR);
+        sponge.setType(Material.WET_SPONGE);
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,70,1"), "environment", water, "minecraft:air");
+        assertEvent(ev.get("0,70,2"), "environment", water, "minecraft:air");
+        assertEquals("minecraft:wet_sponge", ev.get("0,70,0").get("after").getAsString().replaceAll("\\[.*", ""));
+    }
+
+    @Test
+    void breakingTheLowerHalfOfADoorRecordsBothHalvesAsThePlayers() throws Exception {
+        Door lower = (Door) Material.OAK_DOOR.createBlockData();
+        lower.setHalf(Bisected.Half.BOTTOM);
+        Door upper = (Door) Material.OAK_DOOR.createBlockData();
+        upper.setHalf(Bisected.Half.TOP);
+        at(0, 65, 0).setBlockData(lower);
+        at(0, 66, 0).setBlockData(upper);
+        String l = state(0, 65, 0);
+        String u = state(0, 66, 0);
+        call(new BlockBreakEvent(at(0, 65, 0), alice)); // fired before the block goes
+        at(0, 65, 0).setType(Material.AIR);
+        at(0, 66, 0).setType(Material.AIR); // the game removes the other half without an event
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,65,0"), "player", l, "minecraft:air");
+        assertEvent(ev.get("0,66,0"), "player", u, "minecraft:air");
+        assertEquals(aliceId(), ev.get("0,66,0").get("playerId").getAsString());
+    }
+
+    @Test
+    void aFenceChangingShapeNextToAPlacedBlockIsRecorded() throws Exception {
+        Fence fence = (Fence) Material.OAK_FENCE.createBlockData();
+        at(1, 65, 0).setBlockData(fence);
+        String fenceBefore = state(1, 65, 0);
+        String air = state(0, 65, 0);
+        BlockState replaced = at(0, 65, 0).getState();
+        at(0, 65, 0).setType(Material.STONE); // BlockPlaceEvent fires after the block is in the world
+        call(new BlockPlaceEvent(at(0, 65, 0), replaced, at(0, 64, 0), new ItemStack(Material.STONE), alice, true,
+                EquipmentSlot.HAND));
+        Fence connected = (Fence) Material.OAK_FENCE.createBlockData();
+        connected.setFace(BlockFace.WEST, true);
+        at(1, 65, 0).setBlockData(connected); // the shape update, no event
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,65,0"), "player", air, "minecraft:stone");
+        assertEvent(ev.get("1,65,0"), "player", fenceBefore, state(1, 65, 0));
+    }
+
+    @Test
+    void playersTogglingGatesAndTrapdoorsArePlayers() throws Exception {
+        Block gate = at(0, 65, 0);
+        gate.setType(Material.OAK_FENCE_GATE);
+        String closed = state(0, 65, 0);
+        call(new PlayerInteractEvent(alice, Action.RIGHT_CLICK_BLOCK, null, gate, BlockFace.UP));
+        Openable open = (Openable) gate.getBlockData();
+        open.setOpen(true);
+        gate.setBlockData(open);
+        // a click that changes nothing records nothing
+        call(new PlayerInteractEvent(alice, Action.RIGHT_CLICK_BLOCK, null, at(3, 64, 3), BlockFace.UP));
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,65,0"), "player", closed, state(0, 65, 0));
+        assertEquals(1, ev.size(), ev.keySet().toString());
+    }
+
+    @Test
+    void tntPrimedByAPlayerAndAPortalLitByAPlayer() throws Exception {
+        Block tnt = at(0, 65, 0);
+        tnt.setType(Material.TNT);
+        String primed = state(0, 65, 0);
+        call(new TNTPrimeEvent(tnt, TNTPrimeEvent.PrimeCause.PLAYER, alice, null));
+        tnt.setType(Material.AIR);
+        // the portal event lists the NEW portal blocks; the world holds air when it fires
+        String air = state(4, 66, 0);
+        List<BlockState> portal = new ArrayList<>(List.of(newState(at(4, 66, 0), Material.NETHER_PORTAL.createBlockData()),
+                newState(at(4, 67, 0), Material.NETHER_PORTAL.createBlockData())));
+        call(new PortalCreateEvent(portal, h.world, alice, PortalCreateEvent.CreateReason.FIRE));
+        for (BlockState s : portal) {
+            s.update(true);
+        }
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("0,65,0"), "player", primed, "minecraft:air");
+        assertEvent(ev.get("4,66,0"), "player", air, state(4, 66, 0));
+        assertEvent(ev.get("4,67,0"), "player", air, state(4, 67, 0));
+    }
+
+    @Test
+    void dispensersCauldronsFarmlandFluidsGrowthAndPoppingBlocks() throws Exception {
+        // a dispenser facing east places water in front of it
+        Dispenser d = (Dispenser) Material.DISPENSER.createBlockData();
+        d.setFacing(BlockFace.EAST);
+        at(0, 65, 0).setBlockData(d);
+        String air = state(1, 65, 0);
+        call(new BlockDispenseEvent(at(0, 65, 0), new ItemStack(Material.WATER_BUCKET), new Vector()));
+        at(1, 65, 0).setType(Material.WATER);
+        // a player fills a cauldron
+        Block cauldron = at(3, 65, 0);
+        cauldron.setType(Material.CAULDRON);
+        String empty = state(3, 65, 0);
+        Levelled full = (Levelled) Material.WATER_CAULDRON.createBlockData();
+        full.setLevel(3);
+        call(new CauldronLevelChangeEvent(cauldron, alice, CauldronLevelChangeEvent.ChangeReason.BUCKET_EMPTY,
+                newState(cauldron, full)));
+        cauldron.setBlockData(full);
+        // farmland gets wet
+        Block farmland = at(5, 64, 0);
+        farmland.setType(Material.FARMLAND);
+        String dry = state(5, 64, 0);
+        Farmland wet = (Farmland) Material.FARMLAND.createBlockData();
+        wet.setMoisture(7);
+        call(new MoistureChangeEvent(farmland, newState(farmland, wet)));
+        farmland.setBlockData(wet);
+        // flowing water drops a level
+        Block flow = at(7, 65, 0);
+        Levelled w1 = (Levelled) Material.WATER.createBlockData();
+        w1.setLevel(1);
+        flow.setBlockData(w1);
+        String level1 = state(7, 65, 0);
+        Levelled w2 = (Levelled) Material.WATER.createBlockData();
+        w2.setLevel(2);
+        call(new FluidLevelChangeEvent(flow, w2));
+        flow.setBlockData(w2);
+        // wheat grows (BlockGrowEvent keeps its own handler)
+        Block wheat = at(9, 65, 0);
+        wheat.setType(Material.WHEAT);
+        String young = state(9, 65, 0);
+        org.bukkit.block.data.Ageable older = (org.bukkit.block.data.Ageable) Material.WHEAT.createBlockData();
+        older.setAge(1);
+        call(new BlockGrowEvent(wheat, newState(wheat, older)));
+        wheat.setBlockData(older);
+        // a torch pops off (Paper's BlockDestroyEvent)
+        Block torch = at(11, 65, 0);
+        torch.setType(Material.TORCH);
+        String lit = state(11, 65, 0);
+        call(new BlockDestroyEvent(torch, Material.AIR.createBlockData(), Material.TORCH.createBlockData(), 0, true));
+        torch.setType(Material.AIR);
+        Map<String, JsonObject> ev = events();
+        assertEvent(ev.get("1,65,0"), "environment", air, state(1, 65, 0));
+        assertEvent(ev.get("3,65,0"), "player", empty, state(3, 65, 0));
+        assertEquals(aliceId(), ev.get("3,65,0").get("playerId").getAsString());
+        assertEvent(ev.get("5,64,0"), "environment", dry, state(5, 64, 0));
+        assertEvent(ev.get("7,65,0"), "environment", level1, state(7, 65, 0));
+        assertEvent(ev.get("9,65,0"), "environment", young, state(9, 65, 0));
+        assertEvent(ev.get("11,65,0"), "environment", lit, "minecraft:air");
+        assertTrue(ev.values().stream().noneMatch(e -> e.get("before").getAsString().equals(e.get("after").getAsString())),
+                "only real changes are logged");
+    }
+}

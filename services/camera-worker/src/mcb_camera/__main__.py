@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from mcb.camera.v1 import camera_pb2_grpc
 from mcb_rpc.service import configure_logging, log, serve
 from mcb_rpc.settings import Settings
-from mcb_rpc.tokens import TokenTable
+from mcb_rpc.tokens import TokenTable, read_token
 from mcb_rpc.worldclient import WorldClient
 
 from .drivers import make_driver
@@ -50,7 +50,8 @@ def build(settings: Settings) -> CameraService:
     )
     queue = CaptureQueue(
         queue_redis, driver, settings.runtime_dir / "camera",
-        OperationWaiter(settings.journal_addr, service_token),
+        # the journal is this stack's: its own service token, not the (external) world host's
+        OperationWaiter(settings.journal_addr, read_token(settings.secrets_dir, "service")),
         readiness_timeout_s=_float("MCB_CAMERA_READINESS_TIMEOUT_S", 20.0),
         operation_timeout_s=_float("MCB_CAMERA_OPERATION_TIMEOUT_S", 120.0),
         inline_wait_s=_float("MCB_CAMERA_INLINE_WAIT_S", 2.0),

@@ -95,6 +95,26 @@ class PauseRestartTest {
     }
 
     @Test
+    void aiStopSurvivesAServerRestartAndAReplayIsAnswered() throws Exception {
+        PluginHarness first = PluginHarness.start();
+        List<int[]> pos = PluginHarness.slab(0, 65, 0, 32);
+        String batch = first.batch("keep1", pos, "minecraft:air", "minecraft:stone");
+        JsonObject applied = first.rpcOk("service", "batch_apply", batch);
+        assertEquals(32, applied.get("written").getAsInt());
+        assertTrue(first.player("owner", true).performCommand("ai stop"));
+        assertTrue(paused(first));
+        try (PluginHarness h = first.restartServer()) {
+            assertTrue(h.plugin().isEnabled());
+            assertTrue(paused(h), "the pause flag is kept in the data folder (state/)");
+            // the idempotency record survived: the same batch id and content is answered, not refused
+            JsonObject replay = h.rpcOk("service", "batch_apply", batch);
+            assertTrue(replay.get("replayed").getAsBoolean(), replay.toString());
+            assertTrue(h.player("owner", true).performCommand("ai resume"));
+            assertFalse(paused(h));
+        }
+    }
+
+    @Test
     void aServerRestartKeepsTheDataFolder() throws Exception {
         PluginHarness first = PluginHarness.start();
         String token = first.token("service");

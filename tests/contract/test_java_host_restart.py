@@ -132,12 +132,10 @@ def test_kill9_at_random_moments_loses_duplicates_and_clobbers_nothing(tmp_path,
             assert present == sorted(present, reverse=True), (seed, present)  # saved = a prefix
             n_lost = present.count(False)
             lost_seen += n_lost
-            in_flight_lost = 0
             if w.in_flight is not None:
                 got = states(c, [e[:3] for e in w.in_flight[1]])
                 assert got in ([d for *_, d in w.in_flight[1]], [AIR] * 4), (seed, got)
                 assert got == [AIR] * 4 or not n_lost, "the in-flight batch came after the lost ones"
-                in_flight_lost = 4 if got == [AIR] * 4 else 0
             # the host reports what the crash rolled back (the in-flight batch only if its record was written)
             # on top of earlier rounds' replays that had not been saved yet
             assert lr["lostWrites"] >= 4 * n_lost, (seed, lr, present)

@@ -11,6 +11,11 @@ For each batch of ≤ 512 entries (ARCHITECTURE §3):
   5. publish progress; only then the next batch.
 A lost link is retried with the SAME batch id for a short while (safe: idempotent); if the
 answer never comes, the operation becomes ``recovery_required`` — never a blind replay.
+When the world host went away during the operation (a lost link, or a restart the observer saw
+as a gap), the batches already done are sent again with their same ids before the operation
+goes on or ends: a game server that crashed rolled its world back to its last save, and a host
+that keeps its records (the Java host) re-runs compare-and-set for such batches — blocks still
+there are answered from the record, rolled-back ones are written again, changed ones conflict.
 
 Operations run one at a time per journal (a single dispatcher serialises all writes).
 """
@@ -47,6 +52,7 @@ class Executor:
         self.core = core
         self.db = core.db
         self.stopping = asyncio.Event()
+        self.link_lost = False  # set by _send when it had to retry: the host went away meanwhile
         self._next_pack = 0.0
 
     def pack_pass(self) -> None:
@@ -119,6 +125,9 @@ class Executor:
         await self._progress(op_id)
         written = already = 0
         samples: list[list[int]] = []
+        self.link_lost = False
+        gaps = self._gap_mark()
+        restored = 0
         for seq in range(total):
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
@@ -145,11 +154,7 @@ class Executor:
                     (op_id, seq, batch_id, "intent", zlib.compress(payload), hashlib.sha256(payload).hexdigest(), now_ms()),
                 )
             fault_point("after_intent")
-            params = world_pb2.BatchApplyParams(
-                batch_id=batch_id, world_epoch=plan.world_epoch, entries=world_entries(entries),
-                operation_id=op_id,
-                dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in plan.dependencies],
-            )
+            params = self._params(plan, op_id, seq, entries)
             try:
                 result = await self._send(params)
             except McbError as err:
@@ -184,6 +189,22 @@ class Executor:
                 with self.db.tx() as c:
                     c.execute("UPDATE operations SET written_samples_json=? WHERE op_id=?", (json.dumps(samples), op_id))
                 await self._progress(op_id)
+                if seq + 1 == total and core.safety is not None:
+                    try:  # a restart right before the last answer: let the observer see its gap
+                        await core.safety.observer.sync()
+                    except McbError:
+                        pass
+                if self.link_lost or self._gap_mark() > gaps:
+                    n, stop = await self._reverify(op_id, plan, seq + 1, size)
+                    restored += n
+                    if stop is not None:
+                        state, message, err = stop
+                        core._set_state(op_id, state, error=err, message=f"{message}; {written} blocks written stay",
+                                        written=written, already=already, batches_done=seq + 1)
+                        await self._progress(op_id)
+                        return
+                    self.link_lost = False
+                    gaps = self._gap_mark()
                 continue
             # conflict: nothing of this batch was written; stop before it.
             conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
@@ -213,7 +234,9 @@ class Executor:
                 written=written, already=already, conflicts=len(conflicts), batches_done=seq)
             await self._progress(op_id)
             return
-        core._set_state(op_id, OpState.APPLIED, message=f"applied: {written} blocks written, {already} already in place",
+        note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
+        core._set_state(op_id, OpState.APPLIED,
+                        message=f"applied: {written} blocks written, {already} already in place{note}",
                         written=written, already=already, batches_done=total)
         await self._progress(op_id)
 
@@ -247,6 +270,40 @@ class Executor:
         log.error("operation %s: %s", op_id, message)
         self.core.record_verdict(op_id, new, message, err)
 
+    @staticmethod
+    def _params(plan, op_id: str, seq: int, entries: list) -> world_pb2.BatchApplyParams:
+        return world_pb2.BatchApplyParams(
+            batch_id=f"{op_id}.{seq}", world_epoch=plan.world_epoch, entries=world_entries(entries),
+            operation_id=op_id,
+            dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in plan.dependencies],
+        )
+
+    def _gap_mark(self) -> int:
+        row = self.db.one("SELECT MAX(oid) AS m FROM observed WHERE kind='gap'")
+        return int(row["m"] or 0) if row is not None else 0
+
+    async def _reverify(self, op_id: str, plan, done: int, size: int):
+        """Send batches 0..done-1 again (same ids): the host answers from its records, or re-runs
+        compare-and-set for batches a crash may have rolled back. -> (blocks written again, None) or
+        (0, (state, message, error)) when a batch can no longer be completed."""
+        restored = 0
+        for seq in range(done):
+            try:
+                res = await self._send(self._params(plan, op_id, seq, plan.entries(seq * size, (seq + 1) * size)))
+            except McbError as err:
+                return 0, (OpState.RECOVERY_REQUIRED, "the world host restarted during the apply and re-checking "
+                           f"batch {seq + 1} got no answer ({err.message}); an admin must review "
+                           "(mcb recovery review)", err)
+            if res.status != "applied":
+                err = McbError(ErrorCode.CONFLICT, f"batch {seq + 1} was rolled back with the world and cannot be "
+                                                   "written again: a block there changed since")
+                return 0, (OpState.CONFLICT, f"the world host restarted during the apply: {err.message} "
+                           "(nothing of that batch was rewritten)", err)
+            restored += res.rewritten_after_restart
+        if restored:
+            log.warning("operation %s: %d blocks rolled back by a world-host restart were written again", op_id, restored)
+        return restored, None
+
     async def _send(self, params: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
         deadline = time.monotonic() + LINK_RETRY_SECONDS
         delay = 0.1
@@ -256,6 +313,7 @@ class Executor:
             except McbError as err:
                 if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
                     raise
+                self.link_lost = True
                 log.warning("batch %s: %s; retrying the same batch id", params.batch_id, err.message)
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)

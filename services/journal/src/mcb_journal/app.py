@@ -72,6 +72,7 @@ async def main_async() -> None:
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
     core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue)
     core.load_projects(s.load_config().get("projects", []))
+    core.projects_file = s.config_file
     observer = Observer(db, world)
     core.safety = Safety(core, observer)
     needing = core.recover_at_start()

@@ -87,7 +87,12 @@ class Executor:
                 row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
                 if (row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED
                         or op_id in self.core.unrecorded):
-                    await q.ack(entry_id)
+                    try:
+                        await q.ack(entry_id)
+                    except Exception as exc:  # noqa: BLE001 - Redis down: the entry is redelivered and acked
+                        # later; a settled operation is never run twice (run_operation returns at once).
+                        log.warning("work queue ack of %s failed (%s); it will be redelivered",
+                                    op_id, exc.__class__.__name__)
 
     async def _sleep(self, seconds: float) -> None:
         try:

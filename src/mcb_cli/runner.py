@@ -32,6 +32,10 @@ from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import PRINCIPALS, ensure_token, token_path
 from mcb_rpc.worldhost import WorldHostIdentity, check_url, probe, read_token_file
 
+# How long the journal waits for an external world host that went away mid-apply (a Paper
+# restart takes a minute or two) before the apply is left recovery_required; the embedded host's
+# default stays the journal's own (10 s). MCB_LINK_RETRY_SECONDS overrides both.
+EXTERNAL_LINK_RETRY_SECONDS = 180
 DEFAULT_AREA = {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}
 
 
@@ -134,6 +138,10 @@ def _env_for(s: Settings, target: WorldHostTarget) -> dict[str, str]:
     # Children read the world host's tokens from this file (mcb_rpc.tokens.world_host_token);
     # empty means the stack's own secrets/ (what the embedded host also reads).
     world["MCB_WORLD_HOST_TOKEN_FILE"] = str(target.token_file) if target.external and target.token_file else ""
+    if target.external and not os.environ.get("MCB_LINK_RETRY_SECONDS"):
+        # A game server restart takes longer than the embedded host's: the journal waits for it
+        # (same batch ids, re-checked) before an apply is left recovery_required.
+        world["MCB_LINK_RETRY_SECONDS"] = str(EXTERNAL_LINK_RETRY_SECONDS)
     return {
         "MCB_RUNTIME_DIR": str(s.runtime_dir),
         "MCB_BIND_HOST": host,
@@ -228,6 +236,8 @@ class Stack:
         print(f"  world host     ok  {ident.url}  ({t.source})\n                     {ident.line()}", flush=True)
         for w in ident.warnings:
             print(f"                     warning: {w}", flush=True)
+        if ident.restart_line():
+            print(f"                     {ident.restart_line()}", flush=True)
         self.identity = ident
         return ident
 
@@ -318,8 +328,10 @@ class HostWatch:
             if self.down_since is None:
                 self.down_since = now
                 print(f"\n  world host     DOWN {self.target.url}: {exc.message}\n"
-                      "                     writes wait: the journal retries the same batch for MCB_LINK_RETRY_SECONDS "
-                      "(default 10 s), then leaves the apply recovery_required (mcb recovery review OP)", flush=True)
+                      "                     writes wait: the journal retries the same batch for "
+                      f"{os.environ.get('MCB_LINK_RETRY_SECONDS') or EXTERNAL_LINK_RETRY_SECONDS} s "
+                      "(MCB_LINK_RETRY_SECONDS), then leaves the apply recovery_required (mcb recovery review OP)",
+                      flush=True)
             return
         if self.down_since is not None:
             print(f"  world host     back after {now - self.down_since:.0f} s", flush=True)
@@ -331,6 +343,8 @@ class HostWatch:
         if ident.host_instance != self.instance:
             print("  world host     restarted (new host instance): cursors of the change feed answer resync_required; "
                   f"{ident.line()}", flush=True)
+            if ident.restart_line():
+                print(f"                     {ident.restart_line()}", flush=True)
             self.instance = ident.host_instance
 
 
@@ -427,6 +441,8 @@ def run_status() -> int:
               f"{'':<24} {ident.line()}")
         for w in ident.warnings:
             print(f"{'':<24} warning: {w}")
+        if ident.restart_line():
+            print(f"{'':<24} {ident.restart_line()}")
     except McbError as exc:
         bad += 1
         print(f"{'world host':<14} {'DOWN':<9} {exc.message}")

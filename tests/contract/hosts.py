@@ -190,7 +190,7 @@ def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31")
         state["proc"].stop()
 
     start()
-    # world_dir stays None: blocks live in memory, so save-on-disk durability tests do not apply
+    # world_dir stays None: the test host saves its world in its own format (not Anvil), so the Anvil durability tests do not apply
     return HostHandle("java-core", url, tokens, automation, None, restart, stop, state)
 
 

@@ -120,3 +120,28 @@ def test_external_host_means_no_embedded_process_and_chat_when_offered(settings:
     assert names[0] == "world-host" and "chat" not in names
     ext = [s.name for s in services(settings, WorldHostTarget("http://127.0.0.1:9003"), chat=True)]
     assert "world-host" not in ext and ext[-1] == "chat"
+
+
+def test_restart_line_tells_a_person_what_a_crash_cost():
+    from mcb_rpc.worldhost import WorldHostIdentity
+
+    clean = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {"previousStop": "clean"}})
+    assert clean.restart_line() == ""
+    crash = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {
+        "previousStop": "unclean", "lostWrites": 12, "doubtfulBatches": 3, "affectedOperationIds": ["op_a"]}})
+    line = crash.restart_line()
+    assert "previous stop was unclean" in line and "12 of our block writes were rolled back" in line
+    assert "op_a" in line and "3 batches are re-checked" in line
+    damaged = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {
+        "previousStop": "clean", "stateProblem": "checksum mismatch at 4096"}})
+    assert "damaged" in damaged.restart_line() and "paused" in damaged.restart_line()
+
+
+def test_an_external_host_gets_a_longer_link_retry(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    from mcb_cli.runner import EXTERNAL_LINK_RETRY_SECONDS, _env_for
+
+    monkeypatch.delenv("MCB_LINK_RETRY_SECONDS", raising=False)
+    assert "MCB_LINK_RETRY_SECONDS" not in _env_for(settings, WorldHostTarget())
+    assert _env_for(settings, WorldHostTarget("http://h:1"))["MCB_LINK_RETRY_SECONDS"] == str(EXTERNAL_LINK_RETRY_SECONDS)
+    monkeypatch.setenv("MCB_LINK_RETRY_SECONDS", "7")
+    assert "MCB_LINK_RETRY_SECONDS" not in _env_for(settings, WorldHostTarget("http://h:1"))  # inherited as set

@@ -51,6 +51,7 @@ class WorldHostIdentity:
     paused: bool
     capabilities: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+    last_restart: dict[str, Any] = field(default_factory=dict)  # world_info.lastRestart (hosts that keep state)
 
     @classmethod
     def from_world_info(cls, url: str, info: dict[str, Any]) -> WorldHostIdentity:
@@ -67,7 +68,24 @@ class WorldHostIdentity:
             host_instance=str(info.get("hostInstance") or ""),
             paused=bool(info.get("paused")),
             capabilities=tuple(str(c) for c in info.get("capabilities") or ()),
+            last_restart=dict(info.get("lastRestart") or {}),
         )
+
+    def restart_line(self) -> str:
+        """What the host's last start found, when it matters to a person (a crash, lost writes, damage)."""
+        r = self.last_restart
+        if not r or r.get("previousStop") in (None, "", "none", "clean") and not r.get("stateProblem"):
+            return ""
+        parts = [f"the server's previous stop was {r.get('previousStop', '?')}"]
+        if int(r.get("lostWrites") or 0):
+            ops = ", ".join(r.get("affectedOperationIds") or [])
+            parts.append(f"{r['lostWrites']} of our block writes were rolled back with the world"
+                         + (f" (operations {ops}: apply them again to restore)" if ops else ""))
+        if int(r.get("doubtfulBatches") or 0):
+            parts.append(f"{r['doubtfulBatches']} batches are re-checked when replayed")
+        if r.get("stateProblem"):
+            parts.append(f"its state file was damaged and set aside ({r['stateProblem']}); writes are paused")
+        return "; ".join(parts)
 
     @property
     def offers_chat(self) -> bool:
@@ -86,7 +104,7 @@ class WorldHostIdentity:
             "server_version": self.server_version, "minecraft_version": self.minecraft_version,
             "data_version": self.data_version, "world_uuid": self.world_uuid, "world_name": self.world_name,
             "epoch": self.epoch, "paused": self.paused, "capabilities": list(self.capabilities),
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings), "last_restart": self.last_restart,
         }
 
 

@@ -130,6 +130,16 @@ def start_process(
     return proc
 
 
+def redis_ping(port: int) -> bool:
+    """True when a Redis server answers PING on 127.0.0.1:port."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 def start_redis(tmp: Path) -> tuple[Proc, str]:
     exe = shutil.which("redis-server")
     if exe is None:
@@ -141,12 +151,7 @@ def start_redis(tmp: Path) -> tuple[Proc, str]:
             "--save", "", "--appendonly", "no", "--protected-mode", "yes"]
 
     def ping() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        return redis_ping(port)
 
     proc = start_process("redis", argv, tmp / "logs", ready=ping, timeout=15)
     return proc, f"redis://127.0.0.1:{port}/0"

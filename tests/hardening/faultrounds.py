@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 import anyio
 from e2e.components import Components, run
 from e2e.mcpclient import ToolError, call
-from harness import start_process
+from harness import redis_ping, start_process
 
 VICTIMS = ("world-host", "journal", "redis")
 BLOCK = "minecraft:andesite"
@@ -113,17 +113,8 @@ def restart(comp: Components, victim: str) -> None:
         argv = list(old.popen.args)
         port = int(argv[argv.index("--port") + 1])
 
-        def ping() -> bool:
-            import socket
-
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    return s.recv(16).startswith(b"+PONG")
-            except OSError:
-                return False
-
-        comp.procs["redis"] = start_process("redis", argv, comp.runtime / "logs", ready=ping, timeout=30)
+        comp.procs["redis"] = start_process("redis", argv, comp.runtime / "logs", ready=lambda: redis_ping(port),
+                                            timeout=30)
     else:
         comp.start(victim)
 

@@ -425,6 +425,18 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
                 assert last.get("previousStop") == "unclean", last
                 assert holder["op"] in last.get("affectedOperationIds", []), last
                 assert int(last.get("lostWrites", 0)) >= lost, (lost, last)
+
+                # ... and the journal tells the agent: the operation's status carries a notice
+                async def notices(client):
+                    holder["notices"] = (await call(client, "operation_status",
+                                                    {"operation_id": holder["op"]})).get("notices", [])
+
+                def noticed() -> bool:
+                    run(comp, notices)
+                    return bool(holder["notices"])
+
+                wait_until(noticed, TIMEOUT, "the journal to note the rollback on the operation", interval=0.5)
+                assert "rolled back" in holder["notices"][0] and "apply the same plan again" in holder["notices"][0]
             continue
         assert set(states) == {"minecraft:andesite"}, round_
 

@@ -252,6 +252,8 @@ class JournalCore:
                 desired=c["desired"], source=c.get("source", "unknown"), part_id=c.get("part_id", "")))
         for p in json.loads(r["written_samples_json"]):
             rep.written_samples.append(vec(tuple(p)))
+        rep.notices.extend(n["text"] for n in self.db.all(
+            "SELECT text FROM op_notices WHERE op_id=? ORDER BY at_ms", op_id))
         error_json = r["error_json"]
         if op_id in self.unrecorded:  # a verdict not yet on disk (full): the truth, at once
             state, message, err = self.unrecorded[op_id]

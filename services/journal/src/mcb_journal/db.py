@@ -78,6 +78,10 @@ CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
   undo_forbidden INTEGER NOT NULL DEFAULT 0, undo_of TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS op_notices (
+  op_id TEXT NOT NULL, at_ms INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+  PRIMARY KEY (op_id, kind, at_ms)
+);
 CREATE TABLE IF NOT EXISTS parts (
   part_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, op_id TEXT NOT NULL,
   protected INTEGER NOT NULL DEFAULT 0, bounds_json TEXT NOT NULL, count INTEGER NOT NULL,

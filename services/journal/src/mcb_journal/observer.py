@@ -45,6 +45,7 @@ class Observer:
                 res = await self.world.call("events_since", world_pb2.EventsSinceParams(cursor=cursor, limit=100),
                                             world_pb2.EventsSinceResult)
                 instance = res.next_cursor.rpartition(":")[0]
+                restarted = bool(res.resync_required and cursor)
                 with self.db.tx() as c:
                     if res.resync_required or not cursor:
                         c.execute(
@@ -64,8 +65,37 @@ class Observer:
                         (json.dumps(res.next_cursor),),
                     )
                 self.healthy = True
+                if restarted:
+                    self.db.set_meta("rollback_check", instance)
                 if res.complete:
-                    return
+                    break
+        if self.db.get_meta("rollback_check", ""):
+            await self._note_rollback()
+
+    async def _note_rollback(self) -> None:
+        """After a host restart: when its world rolled back past some of our writes (a game server
+        that crashed keeps only what it had saved), tell each affected operation's status so the
+        agent and the person are never left believing a rolled-back `applied`. The host checks its
+        unsaved writes after it starts (``writes_checked``): until then this asks again at each sync."""
+        info = await self.world.world_info()
+        r = info.last_restart
+        if r.previous_stop == "unclean" and not r.writes_checked:
+            return  # not final yet
+        self.db.set_meta("rollback_check", "")
+        if r.previous_stop != "unclean" or not r.affected_operation_ids or not r.lost_writes:
+            return
+        text = (f"the world host stopped uncleanly and its world rolled back to its last save: {r.lost_writes} of "
+                "our block writes made after that save were lost, and this operation wrote after it, so some of its "
+                "blocks may be missing. Check with region_inspect, or apply the same plan again (build_apply with a "
+                "new idempotency_key) to restore them; blocks changed since are reported as conflicts.")
+        at = now_ms()
+        with self.db.tx() as c:
+            for op_id in r.affected_operation_ids:
+                if c.execute("SELECT 1 FROM operations WHERE op_id=?", (op_id,)).fetchone():
+                    c.execute("INSERT OR IGNORE INTO op_notices(op_id, at_ms, kind, text) VALUES (?,?,?,?)",
+                              (op_id, at, "rolled_back", text))
+        log.warning("world host restarted after an unclean stop: %d lost writes; operations %s", r.lost_writes,
+                    ", ".join(r.affected_operation_ids))
 
     async def run_forever(self, stopping: asyncio.Event, interval: float = 0.25) -> None:
         while not stopping.is_set():

@@ -326,7 +326,7 @@ class OperationRef(_message.Message):
     def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
 
 class OperationReport(_message.Message):
-    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check")
+    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check", "notices")
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -344,6 +344,7 @@ class OperationReport(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     REPLAYED_FIELD_NUMBER: _ClassVar[int]
     VISUAL_CHECK_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     operation_id: str
     plan_id: str
     state: str
@@ -361,4 +362,5 @@ class OperationReport(_message.Message):
     updated_at: str
     replayed: bool
     visual_check: str
-    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ...) -> None: ...
+    notices: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -38,7 +38,7 @@ def test_automation_and_pause_are_warnings():
 
 
 @pytest.mark.parametrize("url", ["ftp://h:1", "127.0.0.1:8765", "http://", "http://u:p@h:1", "http://h:1/v1/rpc",
-                                 "http://h:1?x=1"])
+                                 "http://h:1?x=1", "http://127.0.0.1:abc", "http://[::1", "http://h:99999"])
 def test_bad_urls_are_invalid_requests(url):
     with pytest.raises(McbError) as e:
         check_url(url)
@@ -69,8 +69,8 @@ def test_world_host_tokens_come_from_the_token_file_and_its_folder(tmp_path: Pat
     (plugin / "service.token").write_text("plugin-service\n")
     assert world_host_token(stack, "service", None) == "stack-service"
     assert world_host_token(stack, "service", plugin / "service.token") == "plugin-service"
-    # no admin.token beside the file: the stack's own (the owner copied it into the plugin)
-    assert world_host_token(stack, "admin", plugin / "service.token") == "stack-admin"
+    # no admin.token beside the file: none (the stack's own is never sent to a host with its own)
+    assert world_host_token(stack, "admin", plugin / "service.token") is None
     (plugin / "admin.token").write_text("plugin-admin\n")
     assert world_host_token(stack, "admin", plugin / "service.token") == "plugin-admin"
     assert world_host_token(stack, "service", plugin / "gone.token") is None

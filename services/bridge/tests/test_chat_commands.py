@@ -215,3 +215,38 @@ def test_an_unwritable_config_is_refused_with_a_clear_message(tmp_path: Path) ->
     reg = ProjectRegistry(tmp_path / "not-a-dir" / "config.json", tmp_path / "chat")
     with pytest.raises(ProjectError, match="cannot lock .*config.json.lock .*where the chat loop may write"):
         reg.create("a", "ann", ((0, 0, 0), (9, 9, 9)))
+
+
+def test_area_set_outside_the_world_is_refused_before_the_config_is_written() -> None:
+    # one such area in config.json would keep every project from loading in the journal
+    from mcb_bridge.chat.commands import area_from_args
+    from mcb_bridge.chat.projects import ProjectError
+
+    with pytest.raises(ProjectError, match="outside the world"):
+        area_from_args(("99999000", "0", "0", "99999100", "10", "10"), {}, -64, 319)
+    assert area_from_args(("0", "0", "0", "10", "10", "10"), {}, -64, 319) == ((0, 0, 0), (10, 10, 10))
+
+
+def test_the_journal_is_asked_with_this_stacks_admin_token_never_the_world_hosts(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcb_bridge.chat.config import load_chat_config
+    from mcb_rpc.settings import Settings
+
+    for k in ("MCB_ADMIN_TOKEN", "MCB_AGENT_TOKEN", "MCB_SERVICE_TOKEN", "MCB_WORLD_HOST_URL", "MCB_CONFIG",
+              "MCB_SECRETS_DIR"):
+        monkeypatch.delenv(k, raising=False)
+    stack, plugin = tmp_path / "rt" / "secrets", tmp_path / "plugin"
+    stack.mkdir(parents=True)
+    plugin.mkdir()
+    for d, who in ((stack, "stack"), (plugin, "plugin")):
+        for p in ("admin", "service"):
+            (d / f"{p}.token").write_text(f"{who}-{p}\n")
+    (stack / "agent.token").write_text("stack-agent\n")
+    monkeypatch.setenv("MCB_RUNTIME_DIR", str(tmp_path / "rt"))
+    monkeypatch.setenv("MCB_WORLD_HOST_TOKEN_FILE", str(plugin / "service.token"))
+    cfg = load_chat_config(Settings.from_env())
+    assert cfg.admin_token == "plugin-admin"  # chat_poll / chat_reply on the Paper server
+    assert cfg.journal_admin_token == "stack-admin"  # part protection in this stack's journal
+    (plugin / "admin.token").unlink()
+    with pytest.raises(Exception, match="beside the world host's service token file"):
+        load_chat_config(Settings.from_env())

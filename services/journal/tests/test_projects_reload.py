@@ -38,3 +38,15 @@ def test_projects_follow_the_config_file(tmp_path) -> None:
     # a broken file is ignored (logged): the last good projects stay
     _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": {"min": {"x": "a"}}}], 3_000_000_000)
     assert core.project_for(Caller("agent", "p", "alice")).area.max.x == 20
+
+
+def test_one_bad_project_does_not_keep_the_others_from_loading(tmp_path) -> None:
+    core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
+                       planner=None, queue=None)
+    good = {"project_id": "good", "owner_player_id": "alice",
+            "area": {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 9, "y": 9, "z": 9}}}
+    bad = {"project_id": "bad", "owner_player_id": "bob",
+           "area": {"min": {"x": 99999000, "y": 0, "z": 0}, "max": {"x": 99999100, "y": 9, "z": 9}}}
+    core.load_projects([bad, {"project_id": "no-owner", "area": good["area"]}, good])
+    ids = [r["project_id"] for r in core.db.all("SELECT project_id FROM projects")]
+    assert ids == ["good"]

@@ -36,19 +36,17 @@ def read_token(secrets_dir: Path, principal: str) -> str | None:
 def world_host_token(secrets_dir: Path, principal: str, token_file: Path | None) -> str | None:
     """The token this stack presents to the world host as ``principal`` ("service" or "admin").
 
-    An external world host (a Paper server) may keep tokens of its own: ``token_file``
+    An external world host (a Paper server) keeps tokens of its own: ``token_file``
     (``MCB_WORLD_HOST_TOKEN_FILE``, ``mcb up --world-host-token-file``) holds the service token it
-    accepts, and an ``admin.token`` in the same folder, when present, its admin token (the chat
-    loop's). Without a token file the stack's own tokens are used (the embedded host reads the same
-    secrets folder).
+    accepts, and ``admin.token`` in the same folder its admin token (the chat loop's). None when that
+    file is missing: the stack's own tokens are never sent to a host that has its own. Without a token
+    file the stack's own tokens are used (the embedded host reads the same secrets folder).
     """
     if token_file is None:
         return read_token(secrets_dir, principal)
     path = token_file if principal == "service" else token_file.parent / f"{principal}.token"
     try:
         return path.read_text().strip() or None
-    except FileNotFoundError:
-        return None if principal == "service" else read_token(secrets_dir, principal)
     except OSError:
         return None
 

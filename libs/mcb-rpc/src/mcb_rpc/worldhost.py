@@ -110,7 +110,11 @@ class WorldHostIdentity:
 
 def check_url(url: str) -> str:
     """A usable http(s) URL without path, query or credentials; returns it without a trailing /."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError as exc:
+        raise WorldHostProblem("bad_url", f"world host URL {url!r} is not valid ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise WorldHostProblem("bad_url", f"world host URL {url!r} is not an http(s) URL like http://127.0.0.1:8765")
     if parts.username or parts.password:
@@ -185,7 +189,7 @@ def probe(url: str, token: str, token_source: str, timeout: float = 5.0) -> Worl
                     "health document): check the port")
             r = client.post(f"{url}/v1/rpc", json={"method": "world_info", "params": {}, "requestId": "mcb-up"},
                             headers={"Authorization": f"Bearer {token}"})
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise WorldHostProblem("unreachable", f"the world host at {url} failed during world_info ({exc.__class__.__name__})") from None
     if r.status_code == 401:
         raise WorldHostProblem(

@@ -114,7 +114,15 @@ class JournalCore:
         """Upsert the configured projects (trusted configuration, never the model)."""
         with self.db.tx() as c:
             for p in projects:
-                area = Box.parse(p["area"]["min"], p["area"]["max"], "project.area")
+                try:
+                    area = Box.parse(p["area"]["min"], p["area"]["max"], "project.area")
+                    p["project_id"], p["owner_player_id"]  # noqa: B018 - required keys
+                except (McbError, KeyError, TypeError) as exc:
+                    # one bad entry must not keep every other project from loading (or the journal from starting)
+                    log.warning("ignoring project %r in the configuration: %s",
+                                p.get("project_id") if isinstance(p, dict) else p,
+                                exc.message if isinstance(exc, McbError) else f"missing or malformed {exc}")
+                    continue
                 c.execute(
                     "INSERT INTO projects(project_id, name, owner_player_id, area_json, world_uuid)"
                     " VALUES (?,?,?,?,?) ON CONFLICT(project_id) DO UPDATE SET name=excluded.name,"

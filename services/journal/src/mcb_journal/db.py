@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS op_extra (
 );
 CREATE TABLE IF NOT EXISTS op_notices (
   op_id TEXT NOT NULL, at_ms INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
-  PRIMARY KEY (op_id, kind, at_ms)
+  PRIMARY KEY (op_id, kind)
 );
 CREATE TABLE IF NOT EXISTS parts (
   part_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, op_id TEXT NOT NULL,

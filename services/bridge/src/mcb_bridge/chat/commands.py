@@ -30,6 +30,7 @@ from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
 from mcb_common.chatcommands import Command
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Box as WorldBox
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 
@@ -129,7 +130,7 @@ def area_from_args(args: tuple[str, ...], item: dict[str, Any], min_y: int, max_
             raise ProjectError(f"the radius must be 1..{MAX_RADIUS} blocks, got {r}")
         pos = _need_position(item, "`area set <radius>`")
         cx, cz = math.floor(pos["x"]), math.floor(pos["z"])
-        return (cx - r, min_y, cz - r), (cx + r, max_y, cz + r)
+        return _inside_world((cx - r, min_y, cz - r), (cx + r, max_y, cz + r))
     pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
     if pos is None:
         raise ProjectError("`~` coordinates need your position, and the server did not send it")
@@ -142,6 +143,16 @@ def area_from_args(args: tuple[str, ...], item: dict[str, Any], min_y: int, max_
     if hi[0] - lo[0] + 1 > MAX_SIDE or hi[2] - lo[2] + 1 > MAX_SIDE:
         raise ProjectError(f"an area is at most {MAX_SIDE} blocks wide in x and z, got "
                            f"{hi[0] - lo[0] + 1} x {hi[2] - lo[2] + 1}")
+    return _inside_world(lo, hi)
+
+
+def _inside_world(lo: tuple[int, int, int], hi: tuple[int, int, int]) -> Box:
+    """The journal's own rule for a project area (mcb_common.geometry.Box.parse), checked before the
+    area is written to config.json: one bad area there would stop every project from loading."""
+    try:
+        WorldBox.parse(dict(zip("xyz", lo, strict=True)), dict(zip("xyz", hi, strict=True)), "area")
+    except McbError as exc:
+        raise ProjectError(exc.message) from None
     return lo, hi
 
 

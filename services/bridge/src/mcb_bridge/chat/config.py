@@ -78,7 +78,7 @@ class ChatConfig:
     journal_addr: str
     runtime_dir: Path
     state_dir: Path
-    admin_token: str = field(repr=False)
+    admin_token: str = field(repr=False)  # the WORLD HOST's admin token: chat_poll / chat_reply only
     agent_token: str = field(repr=False)
     acp_command: str | None = None
     acp_args: tuple[str, ...] = ()
@@ -90,6 +90,8 @@ class ChatConfig:
     cancel_grace_s: float = 5.0
     poll_interval_s: float = 0.2
     mcp_command: tuple[str, ...] = ()
+    # this stack's own admin token, for the journal (part protection); never sent to the world host
+    journal_admin_token: str = field(default="", repr=False)
     owners: dict[str, str] = field(default_factory=dict)  # project id -> owner player id (trusted config)
     camera_addr: str = "127.0.0.1:9"
     config_file: Path | None = None  # the runtime config (projects); default runtime_dir/config.json
@@ -126,7 +128,10 @@ def load_chat_config(settings: Settings | None = None, *, require_tokens: bool =
     admin = s.world_host_token("admin") or ""  # chat_poll/chat_reply on the world host
     agent = read_token(s.secrets_dir, "agent") or ""
     if require_tokens and not admin:
-        raise ChatConfigError(f"no admin token: expected {s.secrets_dir}/admin.token (written by `mcb up`) or MCB_ADMIN_TOKEN")
+        where = (f"{s.world_host_token_file.parent}/admin.token (beside the world host's service token file; the "
+                 "plugin creates it at first start)") if s.world_host_token_file else \
+            f"{s.secrets_dir}/admin.token (written by `mcb up`) or MCB_ADMIN_TOKEN"
+        raise ChatConfigError(f"no admin token for the world host's chat: expected {where}")
     if require_tokens and not agent:
         raise ChatConfigError(f"no agent token: expected {s.secrets_dir}/agent.token (written by `mcb up`) or MCB_AGENT_TOKEN")
     command = os.environ.get("MCB_ACP_COMMAND", "").strip() or None
@@ -162,6 +167,7 @@ def load_chat_config(settings: Settings | None = None, *, require_tokens: bool =
         runtime_dir=s.runtime_dir,
         state_dir=state,
         admin_token=admin,
+        journal_admin_token=read_token(s.secrets_dir, "admin") or "",
         agent_token=agent,
         acp_command=command,
         acp_args=args,

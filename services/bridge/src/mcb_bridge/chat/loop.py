@@ -128,7 +128,8 @@ class ChatLoop:
         self._seq = 0                        # order in which this bridge polled messages
         self.stop_seq: dict[str, int] = {}   # project -> seq of its latest /ai stop
         self.projects = ProjectRegistry(cfg.config_path, cfg.state_dir, cfg.owners)
-        self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token, cfg.admin_token)
+        self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token,
+                                                cfg.journal_admin_token)
         self.commands = CommandRunner(self.projects, self.services, self._world_range, self._world_uuid)
 
     # --- the poll loop ----------------------------------------------------------------

@@ -98,6 +98,8 @@ public final class BatchExecutor {
     }
 
     private volatile Durability durability;
+    private final Object pauseLock = new Object();
+    private long pauseGeneration; // guarded by pauseLock
 
     private final WorldAccess world;
     private final java.util.function.LongSupplier clock;
@@ -146,19 +148,39 @@ public final class BatchExecutor {
         return pauseReason;
     }
 
-    /** Pause; the future completes when the flag is durable (at once without {@link Durability}). */
+    /** Pause at once; the future completes when the flag is durable (at once without {@link Durability}). */
     public CompletableFuture<Void> pause(String reason) {
-        pauseReason = reason == null ? "" : reason;
-        paused = true;
-        Durability d = durability;
-        return d == null ? CompletableFuture.completedFuture(null) : d.pause(true, pauseReason);
+        synchronized (pauseLock) {
+            pauseGeneration++;
+            pauseReason = reason == null ? "" : reason;
+            paused = true;
+            Durability d = durability;
+            return d == null ? CompletableFuture.completedFuture(null) : d.pause(true, pauseReason);
+        }
     }
 
+    /**
+     * Resume once "not paused" is durable: writes stay paused when it cannot be stored (a failed state
+     * file), and a pause that arrives meanwhile wins (the flag on disk and in memory never disagree).
+     */
     public CompletableFuture<Void> resume() {
-        paused = false;
-        pauseReason = "";
-        Durability d = durability;
-        return d == null ? CompletableFuture.completedFuture(null) : d.pause(false, "");
+        synchronized (pauseLock) {
+            Durability d = durability;
+            if (d == null) {
+                paused = false;
+                pauseReason = "";
+                return CompletableFuture.completedFuture(null);
+            }
+            long generation = ++pauseGeneration;
+            return d.pause(false, "").thenRun(() -> {
+                synchronized (pauseLock) {
+                    if (pauseGeneration == generation) {
+                        paused = false;
+                        pauseReason = "";
+                    }
+                }
+            });
+        }
     }
 
     /**

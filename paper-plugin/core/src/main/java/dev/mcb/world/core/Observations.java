@@ -52,8 +52,12 @@ final class Observations {
         long k = EventLog.key(x, y, z);
         Pending p = pending.get(k);
         if (p == null || p.neighbour()) {
-            put(k, new Pending(x, y, z, BatchExecutor.airNormalize(before), source, playerId == null ? "" : playerId,
-                    false));
+            // The game reports a block that pops off (a torch, a door's upper half) as its own event with
+            // no cause; when it is the neighbour of a change reported with a cause (a player breaking its
+            // support), that cause stays.
+            boolean inherit = p != null && source == Source.ENVIRONMENT && p.source() != Source.ENVIRONMENT;
+            put(k, new Pending(x, y, z, BatchExecutor.airNormalize(before), inherit ? p.source() : source,
+                    inherit ? p.playerId() : playerId == null ? "" : playerId, false));
         }
     }
 

@@ -262,4 +262,48 @@ class BatchExecutorTest {
         assertEquals(ErrorCode.BUSY, assertThrows(McbException.class,
                 () -> core.blocksGet(dev.mcb.proto.world.v1.BlocksGetParams.newBuilder().addXyz(0).addXyz(64).addXyz(0).build())).code);
     }
+
+    @Test
+    void resumeTakesEffectOnlyOnceItIsStoredAndAPauseMeanwhileWins() {
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        List<Boolean> asked = new ArrayList<>();
+        ex.restore(true, "after /ai stop", List.of(), new BatchExecutor.Durability() {
+            @Override
+            public CompletableFuture<Void> batch(String batchId, String digest, String operationId,
+                                                 BatchApplyResult result, boolean wroteBlocks) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletableFuture<Void> pause(boolean paused, String reason) {
+                asked.add(paused);
+                return paused ? CompletableFuture.completedFuture(null) : stored;
+            }
+        });
+        CompletableFuture<Void> resumed = ex.resume();
+        assertTrue(ex.paused(), "still paused until 'not paused' is on disk");
+        stored.completeExceptionally(new java.io.IOException("disk gone"));
+        assertTrue(resumed.isCompletedExceptionally());
+        assertTrue(ex.paused(), "the state file failed: writes stay paused");
+        // a resume that succeeds, but a pause arrives before it is stored: the pause wins
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        ex.restore(true, "r", List.of(), new BatchExecutor.Durability() {
+            @Override
+            public CompletableFuture<Void> batch(String batchId, String digest, String operationId,
+                                                 BatchApplyResult result, boolean wroteBlocks) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletableFuture<Void> pause(boolean paused, String reason) {
+                return paused ? CompletableFuture.completedFuture(null) : later;
+            }
+        });
+        ex.resume();
+        ex.pause("/ai stop again");
+        later.complete(null);
+        assertTrue(ex.paused());
+        assertEquals("/ai stop again", ex.pauseReason());
+        assertEquals(List.of(false), asked);
+    }
 }

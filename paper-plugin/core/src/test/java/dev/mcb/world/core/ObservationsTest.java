@@ -63,6 +63,27 @@ class ObservationsTest {
     }
 
     @Test
+    void aBlockThatPopsOffWhenAPlayerBreaksItsSupportKeepsThePlayerAsCause() {
+        // BlockBreakEvent (player) for the support, then Paper's BlockDestroyEvent for the torch on it,
+        // which the adapter reports as environment: the player's cause stays
+        fake.set(0, 64, 0, "minecraft:stone");
+        fake.set(0, 65, 0, "minecraft:torch");
+        core.observeAround(0, 64, 0, "minecraft:stone", Source.PLAYER, "alice");
+        core.observeLater(0, 65, 0, "minecraft:torch", Source.ENVIRONMENT, "");
+        fake.set(0, 64, 0, "minecraft:air");
+        fake.set(0, 65, 0, "minecraft:air");
+        // an environment change with no player cause nearby stays environment
+        fake.set(5, 64, 5, "minecraft:torch");
+        core.observeLater(5, 64, 5, "minecraft:torch", Source.ENVIRONMENT, "");
+        fake.set(5, 64, 5, "minecraft:air");
+        sched.tick();
+        Map<String, EventLog.Event> ev = events();
+        assertEquals(Source.PLAYER, ev.get("0,65,0").source(), ev.toString());
+        assertEquals("alice", ev.get("0,65,0").playerId());
+        assertEquals(Source.ENVIRONMENT, ev.get("5,64,5").source());
+    }
+
+    @Test
     void anExplicitBeforeReplacesANeighboursGuessAndTheFirstExplicitReportWins() {
         // a bed placed by a player: both halves are already in the world when BlockMultiPlaceEvent fires
         fake.set(0, 64, 0, "minecraft:red_bed[part=foot]");

@@ -91,10 +91,10 @@ final class AiCommand implements CommandExecutor, TabCompleter {
             }
             switch (parsed.get().name()) {
                 case "stop" -> stop(sender, text);
-                case "resume" -> {
-                    core.executor().resume();
-                    tell(sender, ChatLine.info("Writes resumed."));
-                }
+                case "resume" -> core.executor().resume().whenComplete((ok, err) -> tell(sender, err == null
+                        ? ChatLine.info("Writes resumed.")
+                        : ChatLine.error("Writes stay paused: the plugin cannot store its state ("
+                                + (err.getCause() != null ? err.getCause() : err).getMessage() + "); see the server log.")));
                 case "status" -> {
                     tell(sender, ChatLine.info(hostStatus()));
                     if (core.chat().activeClient() != null) {

@@ -120,6 +120,7 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
     private final int eventTail;
     private final int maxBatches;
     private final long compactBytes;
+    private long compactedSize; // the file's size after the last rewrite (writer thread only)
     private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
     private final AtomicLong enq = new AtomicLong(1);
     private final Thread writer;
@@ -293,6 +294,7 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
         savedMark = 0;
         lastSaveMs = l == null ? 0 : l.lastSaveMs();
         log.rewrite(snapshot());
+        compactedSize = log.size();
         Files.writeString(marker, ProcessHandle.current().pid() + " " + System.currentTimeMillis() + "\n",
                 StandardCharsets.UTF_8);
         try (FileChannel m = FileChannel.open(marker, StandardOpenOption.WRITE)) {
@@ -581,6 +583,9 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
                 return; // crash() in tests
             }
             if (first == null) {
+                if (closed && failure != null) {
+                    return; // the store failed and was closed: nothing will be written any more
+                }
                 if (dirty && failure == null) {
                     try {
                         log.sync();
@@ -658,8 +663,11 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
                 for (CompletableFuture<Void> f : waiting) {
                     f.complete(null);
                 }
-                if (!stop && log.size() > compactBytes) {
+                // Compact when the file has grown well past its last compacted size: a retained state
+                // bigger than compactBytes on its own must not make every write cycle rewrite it all.
+                if (!stop && log.size() > Math.max(compactBytes, 2 * compactedSize)) {
                     log.rewrite(snapshot());
+                    compactedSize = log.size();
                 }
             } catch (IOException | RuntimeException e) {
                 IOException io = e instanceof IOException x ? x : new IOException(e.toString(), e);

@@ -236,6 +236,27 @@ class HostStateTest {
     }
 
     @Test
+    void aStateLargerThanTheCompactionThresholdIsNotRewrittenOnEveryWrite() throws Exception {
+        // compactBytes far below what the retained state needs: compaction must not run after every
+        // drain (that rewrote the whole file, with fsyncs, on every write of an active server)
+        HostState st = HostState.open(dir, 20, 20, 256);
+        EventLog log = new EventLog(st.logId(), 1000, st.seqBase(), st.tail());
+        log.sink(st::event);
+        for (int i = 0; i < 60; i++) {
+            log.record(i, 70, 0, AIR, STONE, Source.PLAYER, "p", "");
+            st.sync().get(10, TimeUnit.SECONDS);
+        }
+        st.sync().get(10, TimeUnit.SECONDS);
+        long before = Files.size(dir.resolve(HostState.LOG));
+        log.record(100, 70, 0, AIR, STONE, Source.PLAYER, "p", "");
+        st.sync().get(10, TimeUnit.SECONDS);
+        st.sync().get(10, TimeUnit.SECONDS);
+        assertTrue(Files.size(dir.resolve(HostState.LOG)) > before, "the next event was appended, not a rewrite: "
+                + before + " -> " + Files.size(dir.resolve(HostState.LOG)));
+        st.close(true, 0);
+    }
+
+    @Test
     void oneProcessPerFolderAndCompactionKeepsTheState() throws Exception {
         Proc a = new Proc(new FakeWorld());
         assertThrows(IOException.class, () -> HostState.open(dir));

@@ -45,6 +45,9 @@ log = logging.getLogger("mcb.journal.executor")
 # How long a lost world-host link is retried (same batch id) before the operation becomes
 # recovery_required. MCB_LINK_RETRY_SECONDS overrides it.
 LINK_RETRY_SECONDS = float(os.environ.get("MCB_LINK_RETRY_SECONDS", "10"))
+# Answers with which the host refuses a batch as a whole before writing anything.
+REFUSALS = (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED, ErrorCode.OUT_OF_BOUNDS,
+            ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST, ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND)
 
 
 class Executor:
@@ -163,9 +166,7 @@ class Executor:
             try:
                 result = await self._send(params)
             except McbError as err:
-                if err.code in (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED,
-                                ErrorCode.OUT_OF_BOUNDS, ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST,
-                                ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND):
+                if err.code in REFUSALS:
                     # The host refused the batch as a whole before writing anything.
                     self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
                     new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
@@ -296,6 +297,11 @@ class Executor:
             try:
                 res = await self._send(self._params(plan, op_id, seq, plan.entries(seq * size, (seq + 1) * size)))
             except McbError as err:
+                if err.code in REFUSALS:  # e.g. a host that came back paused: it wrote nothing
+                    return 0, (OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED,
+                               f"the world host restarted during the apply and refused to re-check batch {seq + 1} "
+                               f"({err.message}): blocks of earlier batches that its crash rolled back were not "
+                               "written again; apply the same plan again to restore them", err)
                 return 0, (OpState.RECOVERY_REQUIRED, "the world host restarted during the apply and re-checking "
                            f"batch {seq + 1} got no answer ({err.message}); an admin must review "
                            "(mcb recovery review)", err)

@@ -130,6 +130,19 @@ def start_process(
     return proc
 
 
+def interrupt(popen: subprocess.Popen, timeout: float = 60) -> int:
+    """Stop a process started in its own session as Ctrl-C would (SIGINT, then SIGKILL of its group
+    after ``timeout``); its exit code."""
+    if popen.poll() is None:
+        popen.send_signal(signal.SIGINT)
+        try:
+            popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(popen.pid, signal.SIGKILL)
+            popen.wait(10)
+    return popen.returncode
+
+
 def redis_ping(port: int) -> bool:
     """True when a Redis server answers PING on 127.0.0.1:port."""
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -17,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from contract.hosts import java_core
-from harness import ROOT, free_ports, wait_until
+from harness import ROOT, free_ports, interrupt, wait_until
 
 PORTS = ["bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health", "journal_health",
          "camera_health", "redis", "world_host"]
@@ -63,14 +62,7 @@ class Up:
         return r.stdout + r.stderr
 
     def stop(self) -> int:
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGINT)
-            try:
-                self.popen.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(10)
-        return self.popen.returncode
+        return interrupt(self.popen)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 from e2e.components import start_components
 from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
-from harness import ROOT, free_ports, wait_until
+from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
               "planner_health", "journal_health", "camera_health", "redis"]
@@ -44,14 +43,7 @@ class Stack(OnWorldHost):
         return self.log_path.read_text(errors="replace")[-6000:]
 
     def stop(self) -> int:
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGINT)
-            try:
-                self.popen.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(10)
-        return self.popen.returncode
+        return interrupt(self.popen)
 
 
 def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:

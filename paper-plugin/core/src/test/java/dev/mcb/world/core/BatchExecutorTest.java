@@ -267,7 +267,26 @@ class BatchExecutorTest {
     void resumeTakesEffectOnlyOnceItIsStoredAndAPauseMeanwhileWins() {
         CompletableFuture<Void> stored = new CompletableFuture<>();
         List<Boolean> asked = new ArrayList<>();
-        ex.restore(true, "after /ai stop", List.of(), new BatchExecutor.Durability() {
+        ex.restore(true, "after /ai stop", List.of(), storingResumeIn(stored, asked));
+        CompletableFuture<Void> resumed = ex.resume();
+        assertTrue(ex.paused(), "still paused until 'not paused' is on disk");
+        stored.completeExceptionally(new java.io.IOException("disk gone"));
+        assertTrue(resumed.isCompletedExceptionally());
+        assertTrue(ex.paused(), "the state file failed: writes stay paused");
+        // a resume that succeeds, but a pause arrives before it is stored: the pause wins
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        ex.restore(true, "r", List.of(), storingResumeIn(later, new ArrayList<>()));
+        ex.resume();
+        ex.pause("/ai stop again");
+        later.complete(null);
+        assertTrue(ex.paused());
+        assertEquals("/ai stop again", ex.pauseReason());
+        assertEquals(List.of(false), asked);
+    }
+
+    /** Durability that stores batches and pauses at once, and "not paused" when {@code resumeStored} completes. */
+    private static BatchExecutor.Durability storingResumeIn(CompletableFuture<Void> resumeStored, List<Boolean> asked) {
+        return new BatchExecutor.Durability() {
             @Override
             public CompletableFuture<Void> batch(String batchId, String digest, String operationId,
                                                  BatchApplyResult result, boolean wroteBlocks) {
@@ -277,33 +296,8 @@ class BatchExecutorTest {
             @Override
             public CompletableFuture<Void> pause(boolean paused, String reason) {
                 asked.add(paused);
-                return paused ? CompletableFuture.completedFuture(null) : stored;
+                return paused ? CompletableFuture.completedFuture(null) : resumeStored;
             }
-        });
-        CompletableFuture<Void> resumed = ex.resume();
-        assertTrue(ex.paused(), "still paused until 'not paused' is on disk");
-        stored.completeExceptionally(new java.io.IOException("disk gone"));
-        assertTrue(resumed.isCompletedExceptionally());
-        assertTrue(ex.paused(), "the state file failed: writes stay paused");
-        // a resume that succeeds, but a pause arrives before it is stored: the pause wins
-        CompletableFuture<Void> later = new CompletableFuture<>();
-        ex.restore(true, "r", List.of(), new BatchExecutor.Durability() {
-            @Override
-            public CompletableFuture<Void> batch(String batchId, String digest, String operationId,
-                                                 BatchApplyResult result, boolean wroteBlocks) {
-                return CompletableFuture.completedFuture(null);
-            }
-
-            @Override
-            public CompletableFuture<Void> pause(boolean paused, String reason) {
-                return paused ? CompletableFuture.completedFuture(null) : later;
-            }
-        });
-        ex.resume();
-        ex.pause("/ai stop again");
-        later.complete(null);
-        assertTrue(ex.paused());
-        assertEquals("/ai stop again", ex.pauseReason());
-        assertEquals(List.of(false), asked);
+        };
     }
 }

@@ -81,30 +81,41 @@ def test_expression_refusals(text, fragment):
 
 @st.composite
 def expressions(draw, depth=0):
-    """(text, exact value) pairs built from a random tree."""
+    """(text, exact value, peak) triples built from a random tree. ``peak`` is the largest
+    magnitude among the values the evaluator checks against its limit (every number and every
+    +, -, * result; the text is fully parenthesized, so the evaluator meets exactly these)."""
     if depth >= 4 or draw(st.booleans()):
-        n = draw(st.integers(0, 999))
-        return str(n), Fraction(n)
+        # Mostly small numbers, some large ones so that both outcomes (a value, a refusal) occur.
+        n = draw(st.integers(0, 999) | st.integers(10**5, 10**9))
+        return str(n), Fraction(n), Fraction(n)
     op = draw(st.sampled_from(["+", "-", "*", "min", "max", "neg", "paren"]))
-    a_t, a_v = draw(expressions(depth + 1))
+    a_t, a_v, a_p = draw(expressions(depth + 1))
     if op == "neg":
-        return f"-({a_t})", -a_v
+        return f"-({a_t})", -a_v, a_p
     if op == "paren":
-        return f"({a_t})", a_v
-    b_t, b_v = draw(expressions(depth + 1))
+        return f"({a_t})", a_v, a_p
+    b_t, b_v, b_p = draw(expressions(depth + 1))
     if op in ("min", "max"):
-        return f"{op}({a_t}, {b_t})", (min if op == "min" else max)(a_v, b_v)
+        return f"{op}({a_t}, {b_t})", (min if op == "min" else max)(a_v, b_v), max(a_p, b_p)
     v = {"+": a_v + b_v, "-": a_v - b_v, "*": a_v * b_v}[op]
-    return f"({a_t}) {op} ({b_t})", v
+    return f"({a_t}) {op} ({b_t})", v, max(a_p, b_p, abs(v))
 
 
 @settings(max_examples=300, deadline=None)
 @given(expressions())
-def test_expressions_agree_with_exact_arithmetic(pair):
-    text, value = pair
+def test_expressions_agree_with_exact_arithmetic(triple):
+    """The evaluator agrees with exact arithmetic while every intermediate value is within
+    expr.MAX_MAGNITUDE and refuses (invalid_request, "exceeds") exactly when one is not. The
+    generator can build 999**16; it used to assume every tree stays in range (a flaky failure)."""
+    text, value, peak = triple
     if len(text) > expr.MAX_EXPR_TEXT or len(expr.tokenize(text, "p")) > expr.MAX_TOKENS:
         return
-    assert expr.evaluate(text, {}, "p") == value
+    if peak > expr.MAX_MAGNITUDE:
+        with pytest.raises(McbError) as ei:
+            expr.evaluate(text, {}, "p")
+        assert ei.value.code == ErrorCode.INVALID_REQUEST and "exceeds" in ei.value.message
+    else:
+        assert expr.evaluate(text, {}, "p") == value
 
 
 def test_params_can_depend_on_params_and_feed_every_integer():

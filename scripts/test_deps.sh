@@ -11,3 +11,4 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import amulet" >/dev/
   uv pip install -q --python "$venv/bin/python" "amulet-core==1.9.50" \
     || echo "test-deps: warning: amulet-core could not be installed; its cross-checks will skip" >&2
 fi
+oni-mod/install_mono.sh   # mcs/mono for the ONI mod core tests (tests/oni skip without them)

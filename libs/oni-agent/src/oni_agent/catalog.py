@@ -1,0 +1,90 @@
+"""What the toolchain knows about ONI's buildings and techs (game ids, footprints, power).
+
+The game is the authority (the mod answers ``unknown_building`` / ``unknown_tech``); this table
+is what the blueprint planner needs to check footprints before queueing, and what the colony
+simulator (oni-sim) plays with. Footprints are width x height in cells, anchored at the
+bottom-left cell (x, y), y growing upward as in the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BuildingDef:
+    id: str
+    name: str
+    width: int
+    height: int
+    power: float = 0.0          # W: > 0 generates, < 0 consumes
+    tech: str | None = None     # tech that unlocks it (None: available from the start)
+    battery: float = 0.0        # J of storage
+    consumes: tuple[tuple[str, float], ...] = ()   # (resource tag, kg per second)
+    produces: tuple[tuple[str, float], ...] = ()   # (resource tag, kg per second)
+    heat: float = 0.0           # kDTU/s it adds to the base while working
+    floor: bool = True          # needs a solid cell (or a Tile) under its bottom row
+
+
+def _b(*args, **kw) -> BuildingDef:  # noqa: ANN002, ANN003
+    return BuildingDef(*args, **kw)
+
+
+BUILDINGS: dict[str, BuildingDef] = {b.id: b for b in [
+    _b("Headquarters", "Printing Pod", 5, 3, heat=0.0),
+    _b("Tile", "Tile", 1, 1, floor=False),
+    _b("Ladder", "Ladder", 1, 1, floor=False),
+    _b("Door", "Pneumatic Door", 1, 2),
+    _b("ManualGenerator", "Manual Generator", 2, 2, power=400, heat=1.0),
+    _b("Generator", "Coal Generator", 3, 3, power=600, tech="Combustion",
+       consumes=(("Carbon", 1.0),), heat=4.0),
+    _b("HydrogenGenerator", "Hydrogen Generator", 4, 3, power=800, tech="Combustion",
+       consumes=(("Hydrogen", 0.1),), heat=2.0),
+    _b("Battery", "Battery", 1, 2, battery=10000),
+    _b("Electrolyzer", "Electrolyzer", 2, 2, power=-120, tech="ImprovedOxygen",
+       consumes=(("Water", 1.0),), produces=(("Oxygen", 0.888), ("Hydrogen", 0.112)), heat=1.25),
+    _b("MineralDeoxidizer", "Oxygen Diffuser", 1, 2, power=-120,
+       consumes=(("Algae", 0.55),), produces=(("Oxygen", 0.5),), heat=1.5),
+    _b("AlgaeHabitat", "Algae Terrarium", 1, 2,
+       consumes=(("Algae", 0.03), ("Water", 0.3)), produces=(("Oxygen", 0.04),)),
+    _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5),
+    _b("LiquidPump", "Liquid Pump", 2, 2, power=-240, tech="LiquidPiping", heat=2.0),
+    _b("WaterPurifier", "Water Sieve", 4, 3, power=-120, tech="LiquidPiping",
+       consumes=(("DirtyWater", 5.0),), produces=(("Water", 5.0),), heat=4.0),
+    _b("Outhouse", "Outhouse", 2, 3),
+    _b("FlushToilet", "Lavatory", 2, 3, tech="SanitationSciences",
+       consumes=(("Water", 0.01),), produces=(("DirtyWater", 0.0115),)),
+    _b("WashBasin", "Wash Basin", 2, 3),
+    _b("MicrobeMusher", "Microbe Musher", 2, 2, power=-240,
+       consumes=(("Dirt", 0.05), ("Water", 0.05)), produces=(("Food", 0.6),), heat=0.5),
+    _b("PlanterBox", "Planter Box", 1, 1, produces=(("Food", 0.2),)),
+    _b("FarmTile", "Farm Tile", 1, 1, tech="FarmingTech", floor=False, produces=(("Food", 0.3),)),
+    _b("RationBox", "Ration Box", 2, 2),
+    _b("Bed", "Cot", 2, 2),
+    _b("LuxuryBed", "Comfy Bed", 4, 2, tech="InteriorDecor"),
+    _b("ResearchCenter", "Research Station", 2, 2, power=-60, heat=1.1),
+    _b("CreatureFeeder", "Critter Feeder", 1, 2, tech="Ranching"),
+    _b("RanchStation", "Grooming Station", 3, 2, tech="Ranching"),
+    _b("CreatureDeliveryPoint", "Critter Drop-Off", 1, 3, tech="Ranching"),
+    _b("AirConditioner", "Thermo Regulator", 2, 2, power=-240, tech="TemperatureModulation", heat=-14.0),
+    _b("SpaceHeater", "Space Heater", 2, 2, power=-120, heat=18.0),
+]}
+
+# tech id -> (name, research points, prerequisite tech ids)
+TECHS: dict[str, tuple[str, int, tuple[str, ...]]] = {
+    "FarmingTech": ("Basic Farming", 15, ()),
+    "PowerRegulation": ("Power Regulation", 15, ()),
+    "Combustion": ("Internal Combustion", 30, ("PowerRegulation",)),
+    "ImprovedOxygen": ("Improved Oxygen", 30, ("PowerRegulation",)),
+    "GasPiping": ("Ventilation", 20, ()),
+    "LiquidPiping": ("Plumbing", 20, ()),
+    "SanitationSciences": ("Sanitation", 40, ("LiquidPiping",)),
+    "Ranching": ("Ranching", 40, ("FarmingTech",)),
+    "InteriorDecor": ("Interior Decor", 20, ()),
+    "TemperatureModulation": ("Temperature Modulation", 60, ("GasPiping", "Combustion")),
+}
+
+
+def footprint(building_id: str, x: int, y: int) -> list[tuple[int, int]]:
+    b = BUILDINGS[building_id]
+    return [(x + i, y + j) for j in range(b.height) for i in range(b.width)]

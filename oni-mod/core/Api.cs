@@ -1,0 +1,319 @@
+// Routing, validation and answers of the seed-004 API (oni-mod/contract/openapi.json), transport-free.
+// Checks run in the order JSON -> object -> unknown fields -> each field's type and range -> inside
+// the map -> known building/tech/duplicant; the first failure answers {"error", "details", "field"?}.
+// The same rules as the simulator (services/oni-sim/src/oni_sim/api.py); one conformance suite tests both.
+using System;
+using System.Collections.Generic;
+
+namespace OniAgentMod.Core
+{
+    public sealed class ApiResponse
+    {
+        public int Status;
+        public object Body;
+        public readonly List<KeyValuePair<string, string>> Headers = new List<KeyValuePair<string, string>>();
+
+        public ApiResponse(int status, object body) { Status = status; Body = body; }
+    }
+
+    public sealed class ApiException : Exception
+    {
+        public readonly int Status;
+        public readonly JsonObject Payload;
+
+        public ApiException(int status, string error, string details, string extraKey = null, string extraValue = null)
+            : base(details)
+        {
+            Status = status;
+            Payload = new JsonObject().Add("error", error).Add("details", details);
+            if (extraKey != null) Payload.Add(extraKey, extraValue);
+        }
+
+        public static ApiException Bad(string details, string field = null)
+        {
+            return new ApiException(400, "invalid_request", details, field == null ? null : "field", field);
+        }
+    }
+
+    public sealed class Api
+    {
+        public const int MaxBody = 64 * 1024;
+        public const int MapMax = 64;
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe" };
+        private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
+        private static readonly string[] Suits = { "None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask" };
+
+        private readonly ModCore core;
+        private readonly string service;
+
+        public Api(ModCore core, string service) { this.core = core; this.service = service; }
+
+        public ApiResponse Handle(string method, string path, IDictionary<string, string> query, string body)
+        {
+            try
+            {
+                if (path == "/health")
+                {
+                    Method(method, "GET");
+                    return new ApiResponse(200, new JsonObject().Add("status", "ok").Add("service", service));
+                }
+                if (path.StartsWith("/api/state/", StringComparison.Ordinal) && Array.IndexOf(StateNames, path.Substring(11)) >= 0)
+                {
+                    Method(method, "GET");
+                    return State(path.Substring(11), query);
+                }
+                if (path.StartsWith("/api/action/", StringComparison.Ordinal) && Array.IndexOf(ActionNames, path.Substring(12)) >= 0)
+                {
+                    Method(method, "POST");
+                    return new ApiResponse(200, Action(path.Substring(12), body));
+                }
+                throw new ApiException(404, "not_found", "no endpoint " + path);
+            }
+            catch (ApiException e)
+            {
+                return new ApiResponse(e.Status, e.Payload);
+            }
+        }
+
+        private static void Method(string got, string want)
+        {
+            if (got != want) throw new ApiException(405, "invalid_request", "use " + want + " for this endpoint");
+        }
+
+        private Snapshot Snap()
+        {
+            var s = core.Current;
+            if (s == null) throw new ApiException(503, "not_ready", "no game is loaded yet");
+            return s;
+        }
+
+        private ApiResponse State(string what, IDictionary<string, string> query)
+        {
+            var s = Snap();
+            switch (what)
+            {
+                case "game": return new ApiResponse(200, s.Game);
+                case "research": return new ApiResponse(200, s.Research);
+                case "map": return new ApiResponse(200, Map(s, query));
+            }
+            List<JsonObject> items;
+            switch (what)
+            {
+                case "resources": items = s.Resources; break;
+                case "duplicants": items = s.Duplicants; break;
+                case "buildings": items = s.Buildings; break;
+                case "geysers": items = s.Geysers; break;
+                case "alert": items = s.Alerts; break;
+                default: items = s.Critters; break;
+            }
+            int offset = QueryInt(query, "offset", 0, 1000000000, 0);
+            int limit = QueryInt(query, "limit", 1, 1000, 500);
+            int start = Math.Min(offset, items.Count);
+            int count = Math.Min(limit, items.Count - start);
+            var r = new ApiResponse(200, items.GetRange(start, count));
+            r.Headers.Add(new KeyValuePair<string, string>("X-Total-Count", items.Count.ToString()));
+            if (offset + limit < items.Count)
+                r.Headers.Add(new KeyValuePair<string, string>("X-Next-Offset", (offset + limit).ToString()));
+            return r;
+        }
+
+        private static int QueryInt(IDictionary<string, string> q, string name, int lo, int hi, int? dflt)
+        {
+            string raw;
+            if (!q.TryGetValue(name, out raw))
+            {
+                if (dflt.HasValue) return dflt.Value;
+                throw ApiException.Bad("missing field " + name, name);
+            }
+            long v;
+            bool digits = raw.Length > 0 && raw.Length < 12;
+            string body = raw.StartsWith("-") ? raw.Substring(1) : raw;
+            foreach (char c in body) if (c < '0' || c > '9') digits = false;
+            if (body.Length == 0 || !digits || !long.TryParse(raw, out v))
+                throw ApiException.Bad(name + " must be an integer", name);
+            if (v < lo || v > hi)
+                throw ApiException.Bad(name + " must be between " + lo + " and " + hi, name);
+            return (int)v;
+        }
+
+        private static JsonObject Map(Snapshot s, IDictionary<string, string> q)
+        {
+            int x = QueryInt(q, "x", 0, 4095, null), y = QueryInt(q, "y", 0, 4095, null);
+            int w = QueryInt(q, "width", 1, MapMax, null), h = QueryInt(q, "height", 1, MapMax, null);
+            InMap(s, x, y, w, h);
+            var rows = new List<object>();
+            for (int yy = y; yy < y + h; yy++) rows.Add(s.Rows[yy].Substring(x, w));
+            return new JsonObject().Add("x", (long)x).Add("y", (long)y).Add("width", (long)w).Add("height", (long)h).Add("rows", rows);
+        }
+
+        private static void InMap(Snapshot s, int x, int y, int w, int h)
+        {
+            if (x + w > s.WorldWidth) throw ApiException.Bad("x is outside the map (" + s.WorldWidth + " x " + s.WorldHeight + " cells)", "x");
+            if (y + h > s.WorldHeight) throw ApiException.Bad("y is outside the map (" + s.WorldWidth + " x " + s.WorldHeight + " cells)", "y");
+        }
+
+        private static JsonObject ParseObject(string raw, params string[] allowed)
+        {
+            object parsed;
+            try { parsed = Json.Parse(raw ?? ""); }
+            catch (JsonException) { throw ApiException.Bad("request body is not valid JSON"); }
+            var o = parsed as JsonObject;
+            if (o == null) throw ApiException.Bad("request body must be a JSON object");
+            var extra = new List<string>();
+            foreach (var k in o.Keys) if (Array.IndexOf(allowed, k) < 0) extra.Add(k);
+            if (extra.Count > 0)
+            {
+                extra.Sort(StringComparer.Ordinal);
+                throw ApiException.Bad("unknown field " + extra[0], extra[0]);
+            }
+            return o;
+        }
+
+        private static int Int(JsonObject b, string name, int lo, int hi, int? dflt = null)
+        {
+            object v;
+            bool present = b.TryGet(name, out v);
+            if (!present || (v == null && dflt.HasValue))
+            {
+                if (!dflt.HasValue) throw ApiException.Bad("missing field " + name, name);
+                return dflt.Value;
+            }
+            if (!(v is long)) throw ApiException.Bad(name + " must be an integer", name);
+            long l = (long)v;
+            if (l < lo || l > hi) throw ApiException.Bad(name + " must be between " + lo + " and " + hi, name);
+            return (int)l;
+        }
+
+        private static string Str(JsonObject b, string name, int hi = 64)
+        {
+            object v;
+            if (!b.TryGet(name, out v)) throw ApiException.Bad("missing field " + name, name);
+            var s = v as string;
+            if (s == null || s.Length < 1 || s.Length > hi)
+                throw ApiException.Bad(name + " must be a string of 1 to " + hi + " characters", name);
+            return s;
+        }
+
+        private int[] Area(JsonObject b, bool sizeRequired)
+        {
+            int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
+            int w = Int(b, "width", 1, 128, sizeRequired ? (int?)null : 1);
+            int h = Int(b, "height", 1, 128, sizeRequired ? (int?)null : 1);
+            InMap(Snap(), x, y, w, h);
+            return new[] { x, y, w, h };
+        }
+
+        private string Duplicant(JsonObject b)
+        {
+            string name = Str(b, "duplicant");
+            if (!Snap().DuplicantNames.Contains(name)) throw ApiException.Bad("no duplicant named " + name, "duplicant");
+            return name;
+        }
+
+        private static JsonObject AreaResult(string result, int[] a)
+        {
+            return new JsonObject().Add("result", result).Add("x", (long)a[0]).Add("y", (long)a[1])
+                .Add("width", (long)a[2]).Add("height", (long)a[3]);
+        }
+
+        private JsonObject Action(string what, string raw)
+        {
+            if (raw != null && raw.Length > MaxBody) throw new ApiException(413, "invalid_request", "request body over " + MaxBody + " bytes");
+            JsonObject b, result;
+            Action<IGameActions> act;
+            switch (what)
+            {
+                case "dig":
+                {
+                    b = ParseObject(raw, "x", "y", "width", "height");
+                    var a = Area(b, true);
+                    act = g => g.Dig(a[0], a[1], a[2], a[3]);
+                    result = AreaResult("dig_queued", a);
+                    break;
+                }
+                case "build":
+                {
+                    b = ParseObject(raw, "buildingId", "x", "y", "rotation");
+                    string id = Str(b, "buildingId");
+                    int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
+                    object r;
+                    int? rot = null;
+                    if (b.TryGet("rotation", out r) && r != null)
+                    {
+                        if (!(r is long) || ((long)r != 0 && (long)r != 90 && (long)r != 180 && (long)r != 270))
+                            throw ApiException.Bad("rotation must be null, 0, 90, 180 or 270", "rotation");
+                        rot = (int)(long)r;
+                    }
+                    InMap(Snap(), x, y, 1, 1);
+                    if (!core.IsKnownBuilding(id))
+                        throw new ApiException(400, "unknown_building", "no building with id " + id, "buildingId", id);
+                    act = g => g.Build(id, x, y, rot);
+                    result = new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y);
+                    break;
+                }
+                case "deconstruct":
+                {
+                    b = ParseObject(raw, "x", "y", "width", "height");
+                    var a = Area(b, false);
+                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3]);
+                    result = AreaResult("deconstruct_queued", a);
+                    break;
+                }
+                case "prioritize":
+                {
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
+                    var a = Area(b, false);
+                    int p = Int(b, "priority", 1, 9);
+                    act = g => g.Prioritize(a[0], a[1], a[2], a[3], p);
+                    result = AreaResult("prioritize_queued", a).Add("priority", (long)p);
+                    break;
+                }
+                case "research":
+                {
+                    b = ParseObject(raw, "techId");
+                    string tech = Str(b, "techId");
+                    if (!core.IsKnownTech(tech)) throw new ApiException(400, "unknown_tech", "no tech with id " + tech, "techId", tech);
+                    act = g => g.Research(tech);
+                    result = new JsonObject().Add("result", "research_queued").Add("techId", tech);
+                    break;
+                }
+                case "schedule":
+                {
+                    b = ParseObject(raw, "duplicant", "blocks");
+                    string name = Duplicant(b);
+                    object v;
+                    b.TryGet("blocks", out v);
+                    var list = v as List<object>;
+                    if (list == null || list.Count != 24) throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                    var blocks = new string[24];
+                    for (int i = 0; i < 24; i++)
+                    {
+                        var s = list[i] as string;
+                        if (s == null || Array.IndexOf(ScheduleBlocks, s) < 0)
+                            throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                        blocks[i] = s;
+                    }
+                    act = g => g.Schedule(name, blocks);
+                    result = new JsonObject().Add("result", "schedule_queued").Add("duplicant", name);
+                    break;
+                }
+                default: // wardrobe
+                {
+                    b = ParseObject(raw, "duplicant", "item");
+                    string name = Duplicant(b);
+                    object v;
+                    b.TryGet("item", out v);
+                    var item = v as string;
+                    if (item == null || Array.IndexOf(Suits, item) < 0)
+                        throw ApiException.Bad("item must be one of " + string.Join(", ", Suits), "item");
+                    act = g => g.Wardrobe(name, item);
+                    result = new JsonObject().Add("result", "wardrobe_queued").Add("duplicant", name).Add("item", item);
+                    break;
+                }
+            }
+            if (!core.Enqueue(act)) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
+            return result;
+        }
+    }
+}

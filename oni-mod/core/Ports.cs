@@ -1,0 +1,51 @@
+// The ports between the core and the game. The game glue (oni-mod/glue, compiled only against the
+// game's assemblies) implements them; the test host (oni-mod/host) implements them with a fake colony.
+using System.Collections.Generic;
+
+namespace OniAgentMod.Core
+{
+    /// <summary>An immutable picture of the game, captured on the game thread and published whole;
+    /// the HTTP thread only reads the latest one (no locks, no game calls off the game thread).</summary>
+    public sealed class Snapshot
+    {
+        public JsonObject Game;                 // cycle, duplicantCount, worldName, worldSize, ...
+        public List<JsonObject> Resources = new List<JsonObject>();
+        public List<JsonObject> Duplicants = new List<JsonObject>();
+        public List<JsonObject> Buildings = new List<JsonObject>();
+        public JsonObject Research;
+        public List<JsonObject> Geysers = new List<JsonObject>();
+        public List<JsonObject> Alerts = new List<JsonObject>();
+        public List<JsonObject> Critters = new List<JsonObject>();
+        public int WorldWidth;
+        public int WorldHeight;
+        /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>
+        public string[] Rows = new string[0];
+        public HashSet<string> DuplicantNames = new HashSet<string>();
+    }
+
+    /// <summary>Reads the game. Called on the game thread only (from ModCore.Tick).</summary>
+    public interface IGameState
+    {
+        Snapshot Capture();
+        bool IsKnownBuilding(string buildingId);
+        bool IsKnownTech(string techId);
+    }
+
+    /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).</summary>
+    public interface IGameActions
+    {
+        void Dig(int x, int y, int width, int height);
+        void Build(string buildingId, int x, int y, int? rotation);
+        void Deconstruct(int x, int y, int width, int height);
+        void Prioritize(int x, int y, int width, int height, int priority);
+        void Research(string techId);
+        void Schedule(string duplicant, string[] blocks);
+        void Wardrobe(string duplicant, string item);
+    }
+
+    public interface IModLog
+    {
+        void Info(string message);
+        void Error(string message);
+    }
+}

@@ -1,0 +1,127 @@
+// A deterministic fake colony behind the core's ports, for the test host only (never shipped).
+// It checks that every action arrives on the game thread (a wrong thread becomes an alert).
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using OniAgentMod.Core;
+
+namespace OniAgentMod.Host
+{
+    public sealed class FakeGame : IGameState, IGameActions
+    {
+        public const int Width = 64, Height = 48;
+        private static readonly Dictionary<string, int[]> Sizes = new Dictionary<string, int[]>
+        {
+            { "Headquarters", new[] { 5, 3 } }, { "Tile", new[] { 1, 1 } }, { "Ladder", new[] { 1, 1 } },
+            { "ManualGenerator", new[] { 2, 2 } }, { "Battery", new[] { 1, 2 } }, { "Electrolyzer", new[] { 2, 2 } },
+            { "MineralDeoxidizer", new[] { 1, 2 } }, { "Bed", new[] { 2, 2 } }, { "ResearchCenter", new[] { 2, 2 } },
+            { "Outhouse", new[] { 2, 3 } }, { "MicrobeMusher", new[] { 2, 2 } }, { "GasPump", new[] { 2, 2 } },
+        };
+        private static readonly string[] Techs = { "FarmingTech", "PowerRegulation", "Combustion", "ImprovedOxygen", "GasPiping" };
+
+        private readonly char[][] cells = new char[Height][];
+        private readonly List<JsonObject> buildings = new List<JsonObject>();
+        private readonly List<JsonObject> alerts = new List<JsonObject>();
+        private readonly List<string> completed = new List<string>();
+        private readonly Dictionary<string, string> suits = new Dictionary<string, string>();
+        private string currentTech;
+        private long ticks;
+        public Thread GameThread;
+
+        public FakeGame()
+        {
+            for (int y = 0; y < Height; y++)
+            {
+                cells[y] = new char[Width];
+                for (int x = 0; x < Width; x++)
+                    cells[y][x] = (x == 0 || y == 0 || x == Width - 1 || y == Height - 1) ? 'N' : (y < 24 ? '#' : '.');
+            }
+            buildings.Add(Building("Headquarters", 30, 24, true));
+        }
+
+        private static JsonObject Building(string id, int x, int y, bool operational)
+        {
+            return new JsonObject().Add("name", id).Add("id", id).Add("x", (long)x).Add("y", (long)y)
+                .Add("isOperational", operational).Add("width", (long)Sizes[id][0]).Add("height", (long)Sizes[id][1])
+                .Add("underConstruction", false);
+        }
+
+        private void OnGameThread(string what)
+        {
+            if (Thread.CurrentThread != GameThread)
+                alerts.Add(new JsonObject().Add("type", "wrong_thread").Add("message", what + " ran off the game thread").Add("severity", "bad"));
+        }
+
+        public bool IsKnownBuilding(string id) { return Sizes.ContainsKey(id); }
+        public bool IsKnownTech(string id) { return Array.IndexOf(Techs, id) >= 0; }
+
+        public Snapshot Capture()
+        {
+            OnGameThread("capture");
+            ticks++;
+            var s = new Snapshot { WorldWidth = Width, WorldHeight = Height };
+            s.Game = new JsonObject().Add("cycle", ticks / 600).Add("duplicantCount", 2L).Add("worldName", "FakeAsteroid")
+                .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", false)
+                .Add("power", new JsonObject().Add("produced", 400.0).Add("consumed", 120.0).Add("stored", 0.0).Add("capacity", 0.0))
+                .Add("temperature", new JsonObject().Add("average", 24.5).Add("max", 27.0));
+            string[] tags = { "Algae", "Carbon", "Dirt", "Food", "Oxygen", "SandStone", "Water" };
+            double[] amounts = { 400, 300, 500, 3000, 60, 1000, 2000 };
+            for (int i = 0; i < tags.Length; i++)
+                s.Resources.Add(new JsonObject().Add("name", tags[i]).Add("tag", tags[i]).Add("amount", amounts[i]).Add("unit", tags[i] == "Food" ? "kcal" : "kg"));
+            foreach (var name in new[] { "Ada", "Bram" })
+            {
+                s.DuplicantNames.Add(name);
+                s.Duplicants.Add(new JsonObject().Add("name", name).Add("stress", 5.0).Add("calories", 900000.0).Add("stamina", 98.0)
+                    .Add("oxygen", 100.0).Add("diseases", 0L).Add("skillLevels", 1L));
+            }
+            s.Buildings.AddRange(buildings);
+            var available = new List<object>();
+            foreach (var t in Techs) if (!completed.Contains(t)) available.Add(t);
+            s.Research = new JsonObject().Add("current", currentTech).Add("progress", 0.0).Add("completed", new List<object>(completed.ToArray())).Add("available", available);
+            s.Geysers.Add(new JsonObject().Add("id", "geyser-1").Add("name", "Cool Steam Vent").Add("x", 8L).Add("y", 8L)
+                .Add("state", "idle").Add("element", "Steam").Add("emitRate", 0.0));
+            s.Alerts.AddRange(alerts);
+            s.Critters.Add(new JsonObject().Add("name", "Hatch").Add("species", "Hatch").Add("x", 40L).Add("y", 24L).Add("isWild", true));
+            s.Rows = new string[Height];
+            for (int y = 0; y < Height; y++) s.Rows[y] = new string(cells[y]);
+            return s;
+        }
+
+        public void Dig(int x, int y, int width, int height)
+        {
+            OnGameThread("dig");
+            for (int yy = y; yy < y + height; yy++)
+                for (int xx = x; xx < x + width; xx++)
+                    if (cells[yy][xx] == '#') cells[yy][xx] = '.';
+        }
+
+        public void Build(string buildingId, int x, int y, int? rotation)
+        {
+            OnGameThread("build");
+            buildings.Add(Building(buildingId, x, y, true));
+        }
+
+        public void Deconstruct(int x, int y, int width, int height)
+        {
+            OnGameThread("deconstruct");
+            buildings.RemoveAll(b =>
+            {
+                object bx, by, id;
+                b.TryGet("x", out bx); b.TryGet("y", out by); b.TryGet("id", out id);
+                return (string)id != "Headquarters" && (long)bx >= x && (long)bx < x + width && (long)by >= y && (long)by < y + height;
+            });
+        }
+
+        public void Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); }
+
+        public void Research(string techId)
+        {
+            OnGameThread("research");
+            currentTech = techId;
+        }
+
+        public void Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); }
+
+        public void Wardrobe(string duplicant, string item) { OnGameThread("wardrobe"); suits[duplicant] = item; }
+    }
+}

@@ -1,0 +1,40 @@
+// The test host: the mod core over a FakeGame, with a "game thread" ticking every 10 ms.
+// `mono OniAgentMod.TestHost.exe [--port N]` (0 = a free port); prints "listening on http://127.0.0.1:P".
+// Ends when stdin closes (the test harness holds it open) or on SIGTERM.
+using System;
+using System.Threading;
+using OniAgentMod.Core;
+
+namespace OniAgentMod.Host
+{
+    public sealed class ConsoleLog : IModLog
+    {
+        public void Info(string message) { Console.Out.WriteLine("[oni-agent] " + message); Console.Out.Flush(); }
+        public void Error(string message) { Console.Error.WriteLine("[oni-agent] error: " + message); }
+    }
+
+    public static class Program
+    {
+        public static int Main(string[] args)
+        {
+            int port = ModCore.DefaultPort;
+            for (int i = 0; i + 1 < args.Length; i++)
+                if (args[i] == "--port") port = int.Parse(args[i + 1]);
+            var game = new FakeGame();
+            var core = new ModCore(game, game, new ConsoleLog(), "oni-agent-mod (test host)");
+            bool stop = false;
+            var gameThread = new Thread(() =>
+            {
+                while (!Volatile.Read(ref stop)) { core.Tick(); Thread.Sleep(10); }
+            }) { IsBackground = true, Name = "game" };
+            game.GameThread = gameThread;
+            gameThread.Start();
+            core.Start(port);
+            try { while (Console.In.Read() >= 0) { } }
+            catch (Exception) { }
+            Volatile.Write(ref stop, true);
+            core.Stop();
+            return 0;
+        }
+    }
+}

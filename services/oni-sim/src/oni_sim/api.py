@@ -1,0 +1,240 @@
+"""The seed-004 API over the colony model: routing, validation, answers (transport-free).
+
+``handle(colony, method, path, query, body) -> (status, payload, headers)``. The rules are the
+contract's (oni-mod/contract/openapi.json) and the same as the mod core's (oni-mod/core/Api.cs):
+checks run in the order JSON -> object -> unknown fields -> each field's type and range ->
+inside the map -> known building/tech/duplicant; the first failure answers
+``{"error": type, "details": ..., "field"?: ...}``. Actions are only queued here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from oni_agent.catalog import BUILDINGS, TECHS
+
+from .model import CYCLE_TICKS, Colony
+
+MAX_BODY = 64 * 1024
+MAP_MAX = 64
+SCHEDULE_BLOCKS = ("work", "sleep", "downtime", "bathtime")
+SUITS = ("None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, details: str, **extra: Any) -> None:
+        super().__init__(details)
+        self.status, self.payload = status, {"error": error, "details": details, **extra}
+
+
+def _bad(details: str, field: str | None = None) -> ApiError:
+    return ApiError(400, "invalid_request", details, **({"field": field} if field else {}))
+
+
+def _int(body: dict[str, Any], name: str, lo: int, hi: int, default: int | None = None) -> int:
+    if name not in body or body[name] is None and default is not None:
+        if default is None:
+            raise _bad(f"missing field {name}", name)
+        return default
+    v = body[name]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _bad(f"{name} must be an integer", name)
+    if not lo <= v <= hi:
+        raise _bad(f"{name} must be between {lo} and {hi}", name)
+    return v
+
+
+def _str(body: dict[str, Any], name: str, hi: int = 64) -> str:
+    v = body.get(name)
+    if name not in body:
+        raise _bad(f"missing field {name}", name)
+    if not isinstance(v, str) or not 1 <= len(v) <= hi:
+        raise _bad(f"{name} must be a string of 1 to {hi} characters", name)
+    return v
+
+
+def _object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, "invalid_request", f"request body over {MAX_BODY} bytes")
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise _bad("request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise _bad("request body must be a JSON object")
+    extra = sorted(set(body) - set(allowed))
+    if extra:
+        raise _bad(f"unknown field {extra[0]}", extra[0])
+    return body
+
+
+def _in_map(c: Colony, x: int, y: int, w: int = 1, h: int = 1) -> None:
+    for name, v, extent, limit in (("x", x, w, c.width), ("y", y, h, c.height)):
+        if v + extent > limit:
+            raise _bad(f"{name} is outside the map ({c.width} x {c.height} cells)", name)
+
+
+def _area(c: Colony, b: dict[str, Any], required_size: bool) -> tuple[int, int, int, int]:
+    x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
+    w = _int(b, "width", 1, 128, None if required_size else 1)
+    h = _int(b, "height", 1, 128, None if required_size else 1)
+    _in_map(c, x, y, w, h)
+    return x, y, w, h
+
+
+def _duplicant(c: Colony, b: dict[str, Any]) -> str:
+    name = _str(b, "duplicant")
+    if name not in {d.name for d in c.dupes}:
+        raise _bad(f"no duplicant named {name}", "duplicant")
+    return name
+
+
+def _page(query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str, str]]:
+    def num(name: str, lo: int, hi: int, default: int) -> int:
+        raw = query.get(name)
+        if raw is None:
+            return default
+        if not raw.isdigit() or not lo <= int(raw) <= hi:
+            raise _bad(f"{name} must be an integer between {lo} and {hi}", name)
+        return int(raw)
+
+    offset, limit = num("offset", 0, 10**9, 0), num("limit", 1, 1000, 500)
+    page = items[offset:offset + limit]
+    headers = {"X-Total-Count": str(len(items))}
+    if offset + limit < len(items):
+        headers["X-Next-Offset"] = str(offset + limit)
+    return page, headers
+
+
+def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
+    if what == "game":
+        return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
+                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": False,
+                "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
+                          "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built)},
+                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)}}
+    if what == "resources":
+        return [{"name": t, "tag": t, "amount": round(v, 3), "unit": "kcal" if t == "Food" else "kg"}
+                for t, v in sorted(c.resources.items())]
+    if what == "duplicants":
+        return [{"name": d.name, "stress": round(d.stress, 2), "calories": round(d.calories, 1),
+                 "stamina": round(d.stamina, 2), "oxygen": round(d.oxygen, 2), "diseases": d.diseases,
+                 "skillLevels": d.skillLevels} for d in c.dupes]
+    if what == "buildings":
+        return [{"name": BUILDINGS[b.id].name, "id": b.id, "x": b.x, "y": b.y, "isOperational": b.operational,
+                 "width": BUILDINGS[b.id].width, "height": BUILDINGS[b.id].height,
+                 "underConstruction": not b.built} for b in c.buildings]
+    if what == "research":
+        cost = TECHS[c.research_current][1] if c.research_current else 1
+        return {"current": c.research_current, "progress": round(min(1.0, c.research_points / cost), 4),
+                "completed": list(c.completed), "available": c.available_techs()}
+    if what == "geysers":
+        return [dict(g) for g in c.geysers]
+    if what == "alert":
+        return [dict(a) for a in c.alerts]
+    if what == "critters":
+        return [dict(a) for a in c.critters]
+    if what == "map":
+        q = _query_ints(query, ("x", "y", "width", "height"))
+        x, y = _int(q, "x", 0, 4095), _int(q, "y", 0, 4095)
+        w, h = _int(q, "width", 1, MAP_MAX), _int(q, "height", 1, MAP_MAX)
+        _in_map(c, x, y, w, h)
+        return {"x": x, "y": y, "width": w, "height": h,
+                "rows": ["".join(c.cells[yy][x:x + w]) for yy in range(y, y + h)]}
+    raise ApiError(404, "not_found", f"no endpoint /api/state/{what}")
+
+
+def _query_ints(query: dict[str, str], names: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n in names:
+        if n in query:
+            v = query[n]
+            out[n] = int(v) if v.lstrip("-").isdigit() else v
+    return out
+
+
+def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
+    if what == "dig":
+        b = _object(raw, ("x", "y", "width", "height"))
+        x, y, w, h = _area(c, b, True)
+        args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h}
+        out = {"result": "dig_queued", **args}
+    elif what == "build":
+        b = _object(raw, ("buildingId", "x", "y", "rotation"))
+        bid = _str(b, "buildingId")
+        x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
+        rot = b.get("rotation")
+        if rot is not None and (not isinstance(rot, int) or isinstance(rot, bool) or rot not in (0, 90, 180, 270)):
+            raise _bad("rotation must be null, 0, 90, 180 or 270", "rotation")
+        _in_map(c, x, y)
+        if bid not in BUILDINGS:
+            raise ApiError(400, "unknown_building", f"no building with id {bid}", buildingId=bid)
+        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot}
+        out = {"result": "build_queued", "buildingId": bid, "x": x, "y": y}
+    elif what in ("deconstruct", "prioritize"):
+        names = ("x", "y", "width", "height") + (("priority",) if what == "prioritize" else ())
+        b = _object(raw, names)
+        x, y, w, h = _area(c, b, False)
+        args = {"x": x, "y": y, "width": w, "height": h}
+        if what == "prioritize":
+            args["priority"] = _int(b, "priority", 1, 9)
+        out = {"result": f"{what}_queued", **args}
+    elif what == "research":
+        b = _object(raw, ("techId",))
+        tech = _str(b, "techId")
+        if tech not in TECHS:
+            raise ApiError(400, "unknown_tech", f"no tech with id {tech}", techId=tech)
+        args, out = {"techId": tech}, {"result": "research_queued", "techId": tech}
+    elif what == "schedule":
+        b = _object(raw, ("duplicant", "blocks"))
+        name = _duplicant(c, b)
+        blocks = b.get("blocks")
+        if not isinstance(blocks, list) or len(blocks) != 24 or any(v not in SCHEDULE_BLOCKS for v in blocks):
+            raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
+        args, out = {"duplicant": name, "blocks": blocks}, {"result": "schedule_queued", "duplicant": name}
+    elif what == "wardrobe":
+        b = _object(raw, ("duplicant", "item"))
+        name = _duplicant(c, b)
+        item = b.get("item")
+        if item not in SUITS:
+            raise _bad(f"item must be one of {', '.join(SUITS)}", "item")
+        args, out = {"duplicant": name, "item": item}, {"result": "wardrobe_queued", "duplicant": name, "item": item}
+    else:
+        raise ApiError(404, "not_found", f"no endpoint /api/action/{what}")
+    if not c.enqueue(what, args):
+        raise ApiError(503, "queue_full", "the action queue is full; retry when the game has caught up")
+    return out
+
+
+STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+
+
+def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,
+           service: str = "oni-sim") -> tuple[int, Any, dict[str, str]]:
+    try:
+        if path == "/health":
+            _method(method, "GET")
+            return 200, {"status": "ok", "service": service}, {}
+        if path.startswith("/api/state/") and path[11:] in STATE:
+            _method(method, "GET")
+            what = path[11:]
+            with c.lock:  # a consistent copy; the lock is only held while copying
+                data = _state(c, what, query)
+            if what in LISTS:
+                data, headers = _page(query, data)
+                return 200, data, headers
+            return 200, data, {}
+        if path.startswith("/api/action/") and path[12:] in ACTIONS:
+            _method(method, "POST")
+            return 200, _action(c, path[12:], body), {}
+        raise ApiError(404, "not_found", f"no endpoint {path}")
+    except ApiError as e:
+        return e.status, e.payload, {}
+
+
+def _method(got: str, want: str) -> None:
+    if got != want:
+        raise ApiError(405, "invalid_request", f"use {want} for this endpoint")

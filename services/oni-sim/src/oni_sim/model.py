@@ -1,0 +1,244 @@
+"""A small, deterministic colony model: the game behind the simulator's API.
+
+One tick is one game second; a cycle is 600 ticks. The map is a grid of cells ('#' diggable
+solid, 'N' neutronium, '~' liquid, '.' gas/vacuum) generated from a seed by an own LCG (stable
+across Python versions). Actions arrive on a queue (like the mod's) and are applied at the next
+tick, never by the HTTP thread; a build that does not fit when it is applied is dropped with an
+alert, as the game refuses it. Everything is a plain function of (seed, actions, ticks).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from oni_agent.catalog import BUILDINGS, TECHS, footprint
+
+CYCLE_TICKS = 600
+O2_PER_DUPE = 0.1          # kg/s
+CAL_PER_TICK = 1000_000 / CYCLE_TICKS   # 1000 kcal per cycle, in cal
+CONSTRUCTION_TICKS = 30
+DIG_TICKS = 5              # per cell and duplicant
+QUEUE_MAX = 256
+
+
+class Lcg:
+    def __init__(self, seed: int) -> None:
+        self.state = (seed * 6364136223846793005 + 1442695040888963407) % 2**64
+
+    def next(self, n: int) -> int:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) % 2**64
+        return (self.state >> 33) % n
+
+
+@dataclass
+class Dupe:
+    name: str
+    stress: float = 5.0
+    calories: float = 900_000.0
+    stamina: float = 100.0
+    oxygen: float = 100.0
+    diseases: int = 0
+    skillLevels: int = 0  # noqa: N815 - the API's name
+    schedule: list[str] = field(default_factory=lambda: ["work"] * 21 + ["sleep"] * 3)
+    suit: str = "None"
+
+
+@dataclass
+class Building:
+    id: str
+    x: int
+    y: int
+    progress: int = 0        # construction ticks done
+    priority: int = 5
+    operational: bool = False
+
+    @property
+    def built(self) -> bool:
+        return self.progress >= CONSTRUCTION_TICKS
+
+
+class Colony:
+    def __init__(self, seed: int = 1, width: int = 64, height: int = 48, name: str = "Terra") -> None:
+        self.lock = threading.Lock()  # held by the tick and by snapshot copies, never during I/O
+        self.name, self.width, self.height, self.seed = name, width, height, seed
+        self.tick_count = 0
+        self.queue: deque[tuple[str, dict[str, Any]]] = deque()
+        rng = Lcg(seed)
+        self.cells = [["#"] * width for _ in range(height)]
+        for y in range(height):
+            for x in range(width):
+                if x == 0 or y == 0 or x == width - 1 or y == height - 1:
+                    self.cells[y][x] = "N"
+                elif rng.next(40) == 0:
+                    self.cells[y][x] = "~"
+        cx, cy = width // 2, height // 2
+        for y in range(cy, cy + 6):          # the starting cavity: 16 x 6 above the floor row cy-1
+            for x in range(cx - 8, cx + 8):
+                self.cells[y][x] = "."
+        self.buildings: list[Building] = [Building("Headquarters", cx - 2, cy, CONSTRUCTION_TICKS, 5, True)]
+        self.dupes = [Dupe("Ada"), Dupe("Bram"), Dupe("Cleo")]
+        self.resources: dict[str, float] = {"Oxygen": 60.0, "Water": 2000.0, "Algae": 400.0, "Food": 3000.0,
+                                            "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
+                                            "Hydrogen": 0.0, "DirtyWater": 0.0}
+        self.digs: deque[tuple[int, int]] = deque()
+        self.research_current: str | None = None
+        self.research_points = 0.0
+        self.completed: list[str] = []
+        self.stored_j = 0.0
+        self.produced_w = self.consumed_w = 0.0
+        self.temperature = 24.0
+        self.alerts: list[dict[str, str]] = []
+        self.geysers = [{"id": "geyser-1", "name": "Cool Steam Vent", "x": 8, "y": 8, "state": "idle",
+                         "element": "Steam", "emitRate": 0.0}]
+        self.critters = [{"name": "Hatch", "species": "Hatch", "x": cx + 5, "y": cy, "isWild": True}]
+
+    # ---- queries (the API copies under the lock; nothing here writes) ----
+
+    def cell(self, x: int, y: int) -> str:
+        return self.cells[y][x] if 0 <= x < self.width and 0 <= y < self.height else "N"
+
+    def occupied(self) -> dict[tuple[int, int], Building]:
+        out = {}
+        for b in self.buildings:
+            for c in footprint(b.id, b.x, b.y):
+                out[c] = b
+        return out
+
+    def available_techs(self) -> list[str]:
+        return [t for t, (_, _, pre) in TECHS.items()
+                if t not in self.completed and all(p in self.completed for p in pre)]
+
+    # ---- the game thread ----
+
+    def enqueue(self, kind: str, args: dict[str, Any]) -> bool:
+        with self.lock:
+            if len(self.queue) >= QUEUE_MAX:
+                return False
+            self.queue.append((kind, args))
+            return True
+
+    def step(self, ticks: int = 1) -> None:
+        for _ in range(ticks):
+            with self.lock:
+                self._tick()
+
+    def _alert(self, kind: str, message: str, severity: str = "warning") -> None:
+        self.alerts.append({"type": kind, "message": message, "severity": severity})
+        del self.alerts[:-20]
+
+    def _apply(self, kind: str, a: dict[str, Any]) -> None:
+        if kind == "dig":
+            for y in range(a["y"], a["y"] + a["height"]):
+                for x in range(a["x"], a["x"] + a["width"]):
+                    if self.cell(x, y) == "#" and (x, y) not in self.digs:
+                        self.digs.append((x, y))
+        elif kind == "build":
+            bid, x, y = a["buildingId"], a["x"], a["y"]
+            cells = footprint(bid, x, y)
+            occ = self.occupied()
+            bad = [c for c in cells if self.cell(*c) in "#N" or c in occ]
+            tech = BUILDINGS[bid].tech
+            if bad:
+                self._alert("build_failed", f"{bid} at ({x},{y}): cells {bad[:3]} are not clear")
+            elif tech and tech not in self.completed:
+                self._alert("build_failed", f"{bid} at ({x},{y}): research {tech} first")
+            else:
+                self.buildings.append(Building(bid, x, y))
+        elif kind == "deconstruct":
+            x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
+            self.buildings = [b for b in self.buildings if b.id == "Headquarters" or not any(
+                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in footprint(b.id, b.x, b.y))]
+        elif kind == "prioritize":
+            x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
+            for b in self.buildings:
+                if x0 <= b.x < x0 + w and y0 <= b.y < y0 + h:
+                    b.priority = a["priority"]
+        elif kind == "research":
+            tech = a["techId"]
+            if tech in self.completed:
+                return
+            if tech not in self.available_techs():
+                self._alert("research_blocked", f"{tech} needs {', '.join(TECHS[tech][2])} first", "info")
+                return
+            self.research_current, self.research_points = tech, 0.0
+        elif kind in ("schedule", "wardrobe"):
+            for d in self.dupes:
+                if d.name == a["duplicant"]:
+                    if kind == "schedule":
+                        d.schedule = list(a["blocks"])
+                    else:
+                        d.suit = a["item"]
+
+    def _tick(self) -> None:
+        self.tick_count += 1
+        while self.queue:
+            self._apply(*self.queue.popleft())
+        r = self.resources
+        hour = (self.tick_count % CYCLE_TICKS) * 24 // CYCLE_TICKS
+        workers = [d for d in self.dupes if d.schedule[hour] == "work"]
+        # digging: each worker digs one cell every DIG_TICKS ticks
+        if self.digs and self.tick_count % DIG_TICKS == 0:
+            for _ in workers:
+                if not self.digs:
+                    break
+                x, y = self.digs.popleft()
+                if self.cells[y][x] == "#":
+                    self.cells[y][x] = "."
+                    r["SandStone"] += 50.0
+        # construction, then power and production
+        for b in self.buildings:
+            if not b.built and workers:
+                b.progress += 1
+        built = [b for b in self.buildings if b.built]
+        gen = sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power > 0
+                  and all(r.get(t, 0) >= q for t, q in BUILDINGS[b.id].consumes))
+        demand = -sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power < 0)
+        capacity = sum(BUILDINGS[b.id].battery for b in built)
+        budget = gen + self.stored_j
+        powered = demand <= budget
+        self.stored_j = min(capacity, max(0.0, budget - demand)) if powered else 0.0
+        self.produced_w, self.consumed_w = gen, demand if powered else 0.0
+        heat = 0.0
+        for b in built:
+            d = BUILDINGS[b.id]
+            ok = (d.power >= 0 or powered) and all(r.get(t, 0) >= q for t, q in d.consumes)
+            b.operational = ok
+            if not ok:
+                continue
+            for t, q in d.consumes:
+                r[t] -= q
+            for t, q in d.produces:
+                r[t] = r.get(t, 0.0) + q
+            heat += d.heat
+            if b.id == "ResearchCenter" and self.research_current and workers:
+                self.research_points += 0.1
+        if self.research_current and self.research_points >= TECHS[self.research_current][1]:
+            self.completed.append(self.research_current)
+            self._alert("research_complete", f"{self.research_current} researched", "info")
+            self.research_current, self.research_points = None, 0.0
+        self.temperature += heat * 0.001 - (self.temperature - 24.0) * 0.001
+        # duplicants
+        for d in self.dupes:
+            if r["Oxygen"] >= O2_PER_DUPE and d.suit != "AtmoSuit":
+                r["Oxygen"] -= O2_PER_DUPE
+                d.oxygen = min(100.0, d.oxygen + 5.0)
+            elif d.suit != "AtmoSuit":
+                d.oxygen = max(0.0, d.oxygen - 2.0)
+            d.calories = max(0.0, d.calories - CAL_PER_TICK)
+            if d.calories < 300_000 and r["Food"] >= 1000:
+                r["Food"] -= 1000
+                d.calories += 1000_000
+            sleeping = d.schedule[hour] == "sleep"
+            d.stamina = min(100.0, d.stamina + 0.2) if sleeping else max(0.0, d.stamina - 0.03)
+            d.stress = max(0.0, min(100.0, d.stress + (0.05 if d.oxygen < 50 else 0.0)
+                                    + (0.02 if d.calories < 100_000 else 0.0)
+                                    + (0.02 if self.temperature > 35 else 0.0) - 0.005))
+        r["Oxygen"] = max(0.0, r["Oxygen"])
+        if self.tick_count % CYCLE_TICKS == 0:
+            if r["Oxygen"] < 10:
+                self._alert("no_oxygen", "the base air is running out of oxygen", "bad")
+            if r["Food"] < 3000:
+                self._alert("low_food", "less than a cycle of food for the colony", "warning")

@@ -1,0 +1,255 @@
+"""The seed-004 API conformance suite, over real HTTP, against the simulator AND the Mono-compiled
+mod core (test host with a fake game). Every answer is checked against oni-mod/contract/openapi.json."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from .conftest import CONTRACT, schema_validator
+
+STATE_SCHEMAS = {"game": ("Game", False), "resources": ("Resource", True), "duplicants": ("Duplicant", True),
+                 "buildings": ("Building", True), "research": ("Research", False), "geysers": ("Geyser", True),
+                 "alert": ("Alert", True), "critters": ("Critter", True)}
+ERROR = schema_validator("Error")
+
+
+def call(url: str, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any, dict]:
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    req = urllib.request.Request(url + path, data=data, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, json.loads(r.read()), {k.lower(): v for k, v in r.headers.items()}
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read()), {k.lower(): v for k, v in e.headers.items()}
+
+
+def check_error(res: tuple[int, Any, dict], want_status: int, want_error: str, field: str | None = None) -> None:
+    status, payload = res[0], res[1]
+    assert (status, payload.get("error")) == (want_status, want_error), payload
+    ERROR.validate(payload)
+    assert payload["details"]
+    if field:
+        assert payload.get("field") == field, payload
+
+
+def world(url: str) -> tuple[int, int]:
+    game = call(url, "GET", "/api/state/game")[1]
+    return game["worldWidth"], game["worldHeight"]
+
+
+def test_contract_lists_every_seed_endpoint() -> None:
+    paths = set(CONTRACT["paths"])
+    assert {"/health"} | {f"/api/state/{s}" for s in STATE_SCHEMAS} <= paths
+    assert {f"/api/action/{a}" for a in ("dig", "build", "deconstruct", "prioritize", "research", "schedule",
+                                         "wardrobe")} <= paths
+    assert CONTRACT["servers"][0]["url"] == "http://127.0.0.1:23876"
+
+
+def test_health(mod_url: str) -> None:
+    status, body, _ = call(mod_url, "GET", "/health")
+    assert status == 200 and body["status"] == "ok"
+    schema_validator("Health").validate(body)
+
+
+@pytest.mark.parametrize("what", sorted(STATE_SCHEMAS))
+def test_state_shapes(mod_url: str, what: str) -> None:
+    name, is_list = STATE_SCHEMAS[what]
+    status, body, headers = call(mod_url, "GET", f"/api/state/{what}")
+    assert status == 200
+    schema_validator(name, is_list).validate(body)
+    if is_list:
+        assert int(headers["x-total-count"]) == len(body)
+
+
+def test_seed_fields(mod_url: str) -> None:
+    game = call(mod_url, "GET", "/api/state/game")[1]
+    assert {"cycle", "duplicantCount", "worldName", "worldSize"} <= set(game)
+    dupes = call(mod_url, "GET", "/api/state/duplicants")[1]
+    assert len(dupes) == game["duplicantCount"] > 0
+    assert set(dupes[0]) == {"name", "stress", "calories", "stamina", "oxygen", "diseases", "skillLevels"}
+    assert any(r["tag"] == "Oxygen" for r in call(mod_url, "GET", "/api/state/resources")[1])
+
+
+def test_pagination(mod_url: str) -> None:
+    full = call(mod_url, "GET", "/api/state/resources")[1]
+    assert len(full) > 2
+    status, page, headers = call(mod_url, "GET", "/api/state/resources?offset=1&limit=1")
+    assert status == 200 and page == full[1:2]
+    assert headers["x-next-offset"] == "2" and headers["x-total-count"] == str(len(full))
+    last = call(mod_url, "GET", f"/api/state/resources?offset={len(full) - 1}&limit=5")
+    assert last[1] == full[-1:] and "x-next-offset" not in last[2]
+    assert call(mod_url, "GET", "/api/state/resources?offset=999")[1] == []
+    for q, field in (("limit=0", "limit"), ("limit=1001", "limit"), ("offset=-1", "offset"), ("limit=abc", "limit")):
+        check_error(call(mod_url, "GET", f"/api/state/resources?{q}"), 400, "invalid_request", field)
+
+
+def test_map_extension(mod_url: str) -> None:
+    w, h = world(mod_url)
+    status, m, _ = call(mod_url, "GET", "/api/state/map?x=0&y=0&width=8&height=4")
+    assert status == 200
+    schema_validator("Map").validate(m)
+    assert len(m["rows"]) == 4 and all(len(r) == 8 for r in m["rows"]) and m["rows"][0][0] == "N"
+    check_error(call(mod_url, "GET", f"/api/state/map?x={w - 2}&y=0&width=8&height=4"), 400, "invalid_request", "x")
+    check_error(call(mod_url, "GET", "/api/state/map?x=0&y=0&width=65&height=4"), 400, "invalid_request", "width")
+    check_error(call(mod_url, "GET", "/api/state/map?x=0&y=0&width=4"), 400, "invalid_request", "height")
+
+
+def test_unknown_paths_and_methods(mod_url: str) -> None:
+    check_error(call(mod_url, "GET", "/api/state/nope"), 404, "not_found")
+    check_error(call(mod_url, "GET", "/nope"), 404, "not_found")
+    check_error(call(mod_url, "POST", "/api/action/fly", {}), 404, "not_found")
+    check_error(call(mod_url, "POST", "/api/state/game", {}), 405, "invalid_request")
+    check_error(call(mod_url, "GET", "/api/action/dig"), 405, "invalid_request")
+
+
+VALID = {
+    "dig": ({"x": 10, "y": 5, "width": 8, "height": 6}, "DigResponse"),
+    "build": ({"buildingId": "ManualGenerator", "x": 10, "y": 5, "rotation": None}, "BuildResponse"),
+    "deconstruct": ({"x": 10, "y": 5}, "DeconstructResponse"),
+    "prioritize": ({"x": 10, "y": 5, "width": 2, "height": 2, "priority": 7}, "PrioritizeResponse"),
+    "research": ({"techId": "FarmingTech"}, "ResearchResponse"),
+}
+
+
+@pytest.mark.parametrize("action", sorted(VALID))
+def test_actions_answer_queued(mod_url: str, action: str) -> None:
+    body, schema = VALID[action]
+    status, out, _ = call(mod_url, "POST", f"/api/action/{action}", body)
+    assert status == 200 and out["result"] == f"{action}_queued", out
+    schema_validator(schema).validate(out)
+    for k, v in body.items():
+        if k != "rotation":
+            assert out[k] == v
+
+
+def test_seed_examples_verbatim(mod_url: str) -> None:
+    assert call(mod_url, "POST", "/api/action/dig", {"x": 10, "y": 5, "width": 8, "height": 6})[1] == \
+        {"result": "dig_queued", "x": 10, "y": 5, "width": 8, "height": 6}
+    assert call(mod_url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": 10, "y": 5, "rotation": None})[1] == \
+        {"result": "build_queued", "buildingId": "Electrolyzer", "x": 10, "y": 5}
+
+
+def test_duplicant_actions(mod_url: str) -> None:
+    name = call(mod_url, "GET", "/api/state/duplicants")[1][0]["name"]
+    out = call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 20 + ["sleep"] * 4})
+    assert out[:2] == (200, {"result": "schedule_queued", "duplicant": name})
+    out = call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "AtmoSuit"})
+    assert out[:2] == (200, {"result": "wardrobe_queued", "duplicant": name, "item": "AtmoSuit"})
+    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": "Nobody", "item": "None"}),
+                400, "invalid_request", "duplicant")
+    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "Hat"}),
+                400, "invalid_request", "item")
+    check_error(call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 23}),
+                400, "invalid_request", "blocks")
+    check_error(call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["party"] * 24}),
+                400, "invalid_request", "blocks")
+
+
+BAD = [
+    ("dig", {"x": "10", "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),
+    ("dig", {"x": 1.5, "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),
+    ("dig", {"x": 1.0, "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),
+    ("dig", {"x": True, "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),
+    ("dig", {"x": -1, "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),
+    ("dig", {"x": 1, "y": 5, "width": 0, "height": 6}, "invalid_request", "width"),
+    ("dig", {"x": 1, "y": 5, "width": 129, "height": 6}, "invalid_request", "width"),
+    ("dig", {"x": 1, "y": 5, "width": 8}, "invalid_request", "height"),
+    ("dig", {"x": 1, "y": 5, "width": 8, "height": 6, "z": 1}, "invalid_request", "z"),
+    ("dig", {"x": "W-4", "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),   # out of the map
+    ("dig", {"x": 1, "y": "H-1", "width": 1, "height": 2}, "invalid_request", "y"),   # out of the map
+    ("build", {"buildingId": "NoSuchBuilding", "x": 10, "y": 5}, "unknown_building", None),
+    ("build", {"buildingId": "", "x": 10, "y": 5}, "invalid_request", "buildingId"),
+    ("build", {"buildingId": 7, "x": 10, "y": 5}, "invalid_request", "buildingId"),
+    ("build", {"x": 10, "y": 5}, "invalid_request", "buildingId"),
+    ("build", {"buildingId": "Tile", "x": "W", "y": 5}, "invalid_request", "x"),
+    ("build", {"buildingId": "Tile", "x": 10, "y": 5, "rotation": 45}, "invalid_request", "rotation"),
+    ("build", {"buildingId": "Tile", "x": 10, "y": 5, "rotation": "90"}, "invalid_request", "rotation"),
+    ("research", {"techId": "Teleportation"}, "unknown_tech", None),
+    ("research", {"techId": None}, "invalid_request", "techId"),
+    ("prioritize", {"x": 1, "y": 1, "priority": 10}, "invalid_request", "priority"),
+    ("prioritize", {"x": 1, "y": 1}, "invalid_request", "priority"),
+    ("deconstruct", {"x": 1, "y": 1, "width": "2"}, "invalid_request", "width"),
+]
+
+
+@pytest.mark.parametrize("action,body,error,field", BAD)
+def test_bad_input(mod_url: str, action: str, body: dict, error: str, field: str | None) -> None:
+    w, h = world(mod_url)
+    body = {k: (w - 4 if v == "W-4" else w if v == "W" else h - 1 if v == "H-1" else v) for k, v in body.items()}
+    res = call(mod_url, "POST", f"/api/action/{action}", body)
+    check_error(res, 400, error, field)
+    out = res[1]
+    if error == "unknown_building":
+        assert out["buildingId"] == "NoSuchBuilding"
+    if error == "unknown_tech":
+        assert out["techId"] == "Teleportation"
+
+
+@pytest.mark.parametrize("raw", [b"", b"{", b"[1,2]", b"\"text\"", b"{\"x\": 01}", b"\xff\xfe"])
+def test_unparseable_bodies(mod_url: str, raw: bytes) -> None:
+    check_error(call(mod_url, "POST", "/api/action/dig", raw=raw), 400, "invalid_request")
+
+
+def test_body_too_large(mod_url: str) -> None:
+    raw = json.dumps({"x": 1, "y": 1, "width": 1, "height": 1, "pad": "a" * 70_000}).encode()
+    check_error(call(mod_url, "POST", "/api/action/dig", raw=raw), 413, "invalid_request")
+
+
+def _open_cell(url: str) -> tuple[int, int]:
+    w, h = world(url)
+    rows = call(url, "GET", f"/api/state/map?x=0&y=0&width={min(w, 64)}&height={min(h, 64)}")[1]["rows"]
+    taken = set()
+    for b in call(url, "GET", "/api/state/buildings")[1]:
+        taken |= {(b["x"] + i, b["y"] + j) for i in range(b.get("width", 1)) for j in range(b.get("height", 1))}
+    for y in range(len(rows) - 2, 0, -1):
+        for x in range(1, len(rows[y]) - 1):
+            if rows[y][x] == "." and (x, y) not in taken:
+                return x, y
+    raise AssertionError("no open cell")
+
+
+def test_actions_run_on_the_game_thread(mod_url: str) -> None:
+    x, y = _open_cell(mod_url)
+    assert call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": x, "y": y})[0] == 200
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        if any(b["id"] == "Tile" and (b["x"], b["y"]) == (x, y) for b in call(mod_url, "GET", "/api/state/buildings")[1]):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the queued build never reached the game")
+    alerts = call(mod_url, "GET", "/api/state/alert")[1]
+    assert not [a for a in alerts if a["type"] == "wrong_thread"], alerts
+
+
+def test_parallel_reads_while_acting(mod_url: str) -> None:
+    def one(i: int) -> int:
+        if i % 4 == 0:
+            return call(mod_url, "POST", "/api/action/prioritize", {"x": 1, "y": 1, "priority": 5})[0]
+        return call(mod_url, "GET", "/api/state/buildings")[0]
+
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(one, range(40))) == {200}
+
+
+def test_loopback_only(mod_url: str) -> None:
+    port = int(mod_url.rsplit(":", 1)[1])
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: only picks the outward interface
+            addr = s.getsockname()[0]
+    except OSError:
+        pytest.skip("no non-loopback interface to try")
+    if addr.startswith("127."):
+        pytest.skip("no non-loopback interface to try")
+    with socket.socket() as s:
+        s.settimeout(1)
+        assert s.connect_ex((addr, port)) != 0, f"the server answers on {addr}: it must bind 127.0.0.1 only"

@@ -80,7 +80,7 @@ class Colony:
                 self.cells[y][x] = "."
         self.buildings: list[Building] = [Building("Headquarters", cx - 2, cy, CONSTRUCTION_TICKS, 5, True)]
         self.dupes = [Dupe("Ada"), Dupe("Bram"), Dupe("Cleo")]
-        self.resources: dict[str, float] = {"Oxygen": 60.0, "Water": 2000.0, "Algae": 400.0, "Food": 3000.0,
+        self.resources: dict[str, float] = {"Oxygen": 600.0, "Water": 2000.0, "Algae": 400.0, "Food": 6000.0,
                                             "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
                                             "Hydrogen": 0.0, "DirtyWater": 0.0}
         self.digs: deque[tuple[int, int]] = deque()

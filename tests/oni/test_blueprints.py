@@ -1,0 +1,66 @@
+"""Blueprint data invariants and planning golden tests (against the simulator's seed-1 map, over
+HTTP, no ticks). ONI_UPDATE_GOLDEN=1 rewrites tests/oni/golden/plans.json (review the diff)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+from oni_agent.blueprints import BLUEPRINTS, bounds, plan, world_view
+from oni_agent.catalog import BUILDINGS, TECHS, footprint
+from oni_agent.client import ModClient
+
+GOLDEN = pathlib.Path(__file__).with_name("golden") / "plans.json"
+
+CASES = {f"{name}@6,30": (name, 6, 30) for name in BLUEPRINTS}
+CASES.update({
+    "bedroom@28,24 (occupied by the printing pod)": ("bedroom", 28, 24),
+    "toilets@60,10 (outside the map)": ("toilets", 60, 10),
+    "farm@0,5 (neutronium border in the dig area)": ("farm", 0, 5),
+    "toilets@36,24 (half in the open cavity)": ("toilets", 36, 24),
+    "cooling@24,24 (open cavity, research missing)": ("cooling", 24, 24),
+})
+
+
+@pytest.mark.parametrize("name", sorted(BLUEPRINTS))
+def test_blueprint_data(name: str) -> None:
+    """On an empty world of solid rock every blueprint plans cleanly: footprints inside the dig
+    areas, no overlaps, a floor under every building, known ids and techs."""
+    bp = BLUEPRINTS[name]
+    x, y, w, h = bounds(bp)
+    world = {"width": 100, "height": 100, "completed": list(TECHS), "buildings": [],
+             "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100}}
+    p = plan(name, 50, 50, world)
+    assert p["ok"], p["problems"]
+    dug = {(50 + dx + i, 50 + dy + j) for dx, dy, dw, dh in bp["dig"] for i in range(dw) for j in range(dh)}
+    for b in bp["build"]:
+        assert b["id"] in BUILDINGS
+        assert set(footprint(b["id"], 50 + b["x"], 50 + b["y"])) <= dug, b
+    assert [a["action"] for a in p["actions"]] == ["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
+
+
+def test_planner_checks_the_map_and_research(manual_sim) -> None:
+    client = ModClient(f"http://127.0.0.1:{manual_sim.port}")
+    got = {case: plan(n, x, y, world_view(client, n, x, y)) for case, (n, x, y) in CASES.items()}
+    if os.environ.get("ONI_UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    want = json.loads(GOLDEN.read_text())
+    assert got == want
+    kinds = {case: sorted({p["kind"] for p in r["problems"]}) for case, r in got.items()}
+    assert "occupied" in kinds["bedroom@28,24 (occupied by the printing pod)"]  # and a liquid cell as floor
+    assert kinds["toilets@60,10 (outside the map)"] == ["outside_map"]
+    assert "undiggable" in kinds["farm@0,5 (neutronium border in the dig area)"]
+    assert kinds["cooling@24,24 (open cavity, research missing)"] == ["needs_research"]
+    assert kinds["bedroom@6,30"] == [] and got["bedroom@6,30"]["ok"]
+
+
+def test_planner_refuses_a_floor_of_liquid_or_gas() -> None:
+    rows = ["#" * 20] * 5 + ["." * 20] * 15  # y 0..4 rock, above open: origin (2,10) floats
+    world = {"width": 20, "height": 20, "completed": [], "buildings": [],
+             "map": {"x": 0, "y": 0, "width": 20, "height": 20, "rows": rows}}
+    p = plan("bedroom", 2, 10, world)
+    assert {x["kind"] for x in p["problems"]} == {"no_floor"}
+    assert [a["action"] for a in p["actions"]] == ["build"] * 5  # nothing solid to dig
+    assert plan("bedroom", 2, 5, world)["ok"]  # standing on row 4

@@ -173,6 +173,8 @@ def services(s: Settings, target: WorldHostTarget | None = None, chat: bool = Fa
         Service("journal", "mcb_journal", [], f"{h}:{s.port('journal_health')}/health", {}),
         Service("camera-worker", "mcb_camera", [], f"{h}:{s.port('camera_health')}/health", {}),
         Service("bridge", "mcb_bridge", ["http"], f"{h}:{s.port('bridge')}/health", {}),
+        # the ops dashboard (services/dashboard): loopback only, read-only without the admin token
+        Service("dashboard", "mcb_dashboard", [], f"{h}:{s.port('dashboard')}/health", {}),
     ]
     if target.external:
         out = out[1:]
@@ -374,6 +376,7 @@ Any MCP client that spawns a command (stdio):
   command: {mcb}   args: ["mcp"]   env: {{"MCB_RUNTIME_DIR": "{s.runtime_dir}"}}
 
 {world_line}
+Ops dashboard: http://127.0.0.1:{s.port('dashboard')}/ (actions need the admin token: {s.secrets_dir / 'admin.token'})
 Logs: {s.runtime_dir / 'logs'}    Health: `mcb status`    Stop: Ctrl-C
 """
 

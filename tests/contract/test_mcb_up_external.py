@@ -19,7 +19,7 @@ from contract.hosts import java_core
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORTS = ["bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health", "journal_health",
-         "camera_health", "redis", "world_host"]
+         "camera_health", "redis", "world_host", "dashboard"]
 
 
 class Up:

@@ -24,7 +24,7 @@ from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
-              "planner_health", "journal_health", "camera_health", "redis"]
+              "planner_health", "journal_health", "camera_health", "redis", "dashboard"]
 
 
 @dataclass

@@ -34,7 +34,8 @@ for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "Oper
           "SchematicImportPrepare"):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
-for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact"):
+for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact", "OperationList",
+          "ProjectList"):
     EXPECTED[("journal-admin", m)] = {"admin"}
 for m in ("Compile", "ImportSchematic", "ExportSchematic"):
     EXPECTED[("planner", m)] = {"service", "admin"}  # the journal (service); an admin's tools
@@ -70,6 +71,8 @@ REQUESTS = {
     ("journal-admin", "PartProtect"): jpb.PartProtectRequest(part_id="part_none", protected=True),
     ("journal-admin", "JournalStats"): jpb.JournalStatsRequest(),
     ("journal-admin", "JournalCompact"): jpb.JournalCompactRequest(),
+    ("journal-admin", "OperationList"): jpb.OperationListRequest(),
+    ("journal-admin", "ProjectList"): jpb.ProjectListRequest(),
     ("planner", "Compile"): planner_pb2.CompileRequest(recipe_json=REPLACE, minecraft_version="1.21.11"),
     ("planner", "ImportSchematic"): planner_pb2.ImportSchematicRequest(data=b"not a schematic"),
     ("planner", "ExportSchematic"): planner_pb2.ExportSchematicRequest(width=1, height=1, length=1,

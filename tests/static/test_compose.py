@@ -48,6 +48,7 @@ OUR_SERVICES = {
     "journal": ("journal", "mcb-journal", "mcb-journal", "journal_health"),
     "camera-worker": ("camera-worker", "mcb-camera-worker", "mcb-camera-worker", "camera_health"),
     "bridge": ("bridge", "mcb-bridge", "mcb-bridge", "bridge"),
+    "dashboard": ("dashboard", "mcb-dashboard", "mcb-dashboard", "dashboard"),
 }
 REQUIRED_VOLUMES = {"world", "journal", "assets", "camera", "secrets"}
 ONE_SHOT = "service_completed_successfully"
@@ -300,7 +301,8 @@ def test_published_ports_are_loopback_only(compose: dict[str, Any]) -> None:
             assert ip == "127.0.0.1", f"{name}: port {entry!r} is not bound to 127.0.0.1"
             assert pub, f"{name}: port {entry!r} has no fixed host port"
             published[name] = (pub, target)
-    assert published == {"bridge": ("8787", "8787"), "world-host": ("8765", "8765")}
+    assert published == {"bridge": ("8787", "8787"), "world-host": ("8765", "8765"),
+                         "dashboard": ("8790", "8790")}
 
 
 def test_parse_port_catches_open_bindings() -> None:

@@ -21,6 +21,7 @@ DEFAULT_PORTS = {
     "planner_health": 8791,
     "journal_health": 8792,
     "camera_health": 8794,
+    "dashboard": 8790,    # the ops dashboard (HTTP, services/dashboard)
     "redis": 6389,
 }
 

@@ -163,3 +163,13 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
 
     async def JournalCompact(self, request: jpb.JournalCompactRequest, context):  # noqa: N802
         return await self._call(context, lambda c: _json(compact(self.core.db, self.core.blobs.root)))
+
+    async def OperationList(self, request: jpb.OperationListRequest, context):  # noqa: N802
+        from .overview import operation_list
+
+        return await self._call(context, lambda c: operation_list(self.core, request))
+
+    async def ProjectList(self, request: jpb.ProjectListRequest, context):  # noqa: N802
+        from .overview import project_list
+
+        return await self._call(context, lambda c: project_list(self.core))

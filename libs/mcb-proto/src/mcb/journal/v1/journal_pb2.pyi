@@ -43,6 +43,71 @@ class SchematicImportPrepareRequest(_message.Message):
     allow_drop_block_entities: bool
     def __init__(self, asset_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., rotation: _Optional[int] = ..., allow_drop_block_entities: _Optional[bool] = ...) -> None: ...
 
+class OperationListRequest(_message.Message):
+    __slots__ = ("project_id", "limit", "operation_id")
+    PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    project_id: str
+    limit: int
+    operation_id: str
+    def __init__(self, project_id: _Optional[str] = ..., limit: _Optional[int] = ..., operation_id: _Optional[str] = ...) -> None: ...
+
+class OperationEntry(_message.Message):
+    __slots__ = ("report", "project_id", "plan")
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    report: OperationReport
+    project_id: str
+    plan: PlanSummary
+    def __init__(self, report: _Optional[_Union[OperationReport, _Mapping]] = ..., project_id: _Optional[str] = ..., plan: _Optional[_Union[PlanSummary, _Mapping]] = ...) -> None: ...
+
+class OperationListResponse(_message.Message):
+    __slots__ = ("operations", "state_counts")
+    class StateCountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    operations: _containers.RepeatedCompositeFieldContainer[OperationEntry]
+    state_counts: _containers.ScalarMap[str, int]
+    def __init__(self, operations: _Optional[_Iterable[_Union[OperationEntry, _Mapping]]] = ..., state_counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class ProjectListRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class PartInfo(_message.Message):
+    __slots__ = ("part_id", "project_id", "name", "operation_id", "protected", "bounds", "block_count")
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PROTECTED_FIELD_NUMBER: _ClassVar[int]
+    BOUNDS_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    project_id: str
+    name: str
+    operation_id: str
+    protected: bool
+    bounds: _common_pb2.Box
+    block_count: int
+    def __init__(self, part_id: _Optional[str] = ..., project_id: _Optional[str] = ..., name: _Optional[str] = ..., operation_id: _Optional[str] = ..., protected: _Optional[bool] = ..., bounds: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., block_count: _Optional[int] = ...) -> None: ...
+
+class ProjectListResponse(_message.Message):
+    __slots__ = ("projects", "parts")
+    PROJECTS_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    projects: _containers.RepeatedCompositeFieldContainer[Project]
+    parts: _containers.RepeatedCompositeFieldContainer[PartInfo]
+    def __init__(self, projects: _Optional[_Iterable[_Union[Project, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[PartInfo, _Mapping]]] = ...) -> None: ...
+
 class JournalStatsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

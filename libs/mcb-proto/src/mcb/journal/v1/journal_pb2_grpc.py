@@ -654,6 +654,16 @@ class JournalAdminStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
                 _registered_method=True)
+        self.OperationList = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/OperationList',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListResponse.FromString,
+                _registered_method=True)
+        self.ProjectList = channel.unary_unary(
+                '/mcb.journal.v1.JournalAdmin/ProjectList',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListResponse.FromString,
+                _registered_method=True)
 
 
 class JournalAdminServicer:
@@ -697,6 +707,21 @@ class JournalAdminServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OperationList(self, request, context):
+        """The ops dashboard's reads (services/dashboard): operations of every project, newest first,
+        with their plan summary (materials and region only for a single operation_id), and the
+        projects with their parts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProjectList(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalAdminServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -724,6 +749,16 @@ def add_JournalAdminServicer_to_server(servicer, server):
                     servicer.JournalCompact,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+            ),
+            'OperationList': grpc.unary_unary_rpc_method_handler(
+                    servicer.OperationList,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListResponse.SerializeToString,
+            ),
+            'ProjectList': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProjectList,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -862,6 +897,60 @@ class JournalAdmin:
             '/mcb.journal.v1.JournalAdmin/JournalCompact',
             mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OperationList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/OperationList',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProjectList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.JournalAdmin/ProjectList',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectListResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,285 @@
+"""The dashboard's HTTP face: pages, actions, the progress event stream, static files.
+
+One boundary: every request passes ``guard`` (Host check; for POST also Origin, session and
+CSRF); every McbError from a source becomes a message on the page (or a 4xx/5xx with its code),
+never a traceback. Tokens are never rendered, logged or put into a URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from importlib import resources
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.settings import Settings
+from mcb_rpc.tokens import read_token
+
+from . import __version__, render
+from .security import SESSION_COOKIE, Sessions, allowed_hosts, host_ok, origin_ok
+from .sources import Sources, as_dict
+
+log = logging.getLogger("mcb.dashboard")
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+STATUS = {ErrorCode.INVALID_REQUEST: 400, ErrorCode.NOT_FOUND: 404, ErrorCode.PERMISSION_DENIED: 403,
+          ErrorCode.UNAUTHENTICATED: 401, ErrorCode.UNAVAILABLE: 503}
+
+
+def _static(name: str) -> bytes:
+    return resources.files("mcb_dashboard").joinpath("static", name).read_bytes()
+
+
+def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
+    app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
+    started = time.time()
+    statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
+               "dashboard.css": ("text/css", _static("dashboard.css"))}
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if not host_ok(request.headers.get("host"), hosts):
+            # DNS rebinding: a foreign name pointing at loopback is not this dashboard
+            return _plain(421, "misdirected request: unknown Host for this dashboard")
+        if request.method not in ("GET", "HEAD"):
+            if not origin_ok(request.headers.get("origin"), request.headers.get("referer"), hosts):
+                return _plain(403, "refused: this action must come from the dashboard's own page (Origin)")
+        resp = await call_next(request)
+        resp.headers["Content-Security-Policy"] = CSP
+        resp.headers["X-Content-Type-Options"] = "nosniff"
+        resp.headers["Referrer-Policy"] = "same-origin"
+        resp.headers["X-Frame-Options"] = "DENY"
+        resp.headers.setdefault("Cache-Control", "no-store")
+        return resp
+
+    def sid(request: Request) -> str | None:
+        v = request.cookies.get(SESSION_COOKIE)
+        return v if sessions.valid(v) else None
+
+    async def form(request: Request) -> dict[str, str]:
+        from urllib.parse import parse_qsl
+
+        body = (await request.body())[:16384].decode("utf-8", errors="replace")
+        return dict(parse_qsl(body, keep_blank_values=True))
+
+    def html_page(request: Request, title: str, body: str, flash: str = "", kind: str = "ok",
+                  status: int = 200) -> HTMLResponse:
+        s = sid(request)
+        return HTMLResponse(render.page(title, body, session=s is not None, csrf=sessions.csrf(s) if s else "",
+                                        flash=flash, flash_kind=kind), status_code=status)
+
+    def flash_of(request: Request) -> tuple[str, str]:
+        msg = request.query_params.get("msg", "")[:300]
+        return msg, ("bad" if request.query_params.get("kind") == "bad" else "ok")
+
+    async def overview_body(s: str | None) -> str:
+        csrf = sessions.csrf(s) if s else ""
+        health, redis, world, cam = await asyncio.gather(sources.health(), sources.redis_info(),
+                                                         sources.world_info(), sources.camera_state())
+        parts = [render.services_section(health, redis, world, csrf, s is not None)]
+        try:
+            ops = await sources.operations()
+            parts.append(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts)))
+        except McbError as exc:
+            parts.append(f'<section id="operations"><h2>Operations</h2><p class="bad">{render.e(exc.message)}</p></section>')
+        try:
+            projects = as_dict(await sources.projects())
+            parts.append(render.projects_section(projects))
+            chat = await sources.chat_queues([p["project_id"] for p in projects.get("projects", [])])
+        except McbError as exc:
+            parts.append(f'<section id="projects"><h2>Projects</h2><p class="bad">{render.e(exc.message)}</p></section>')
+            chat = {}
+        parts.append(render.chat_section(chat))
+        parts.append(render.camera_section(cam))
+        return "".join(parts)
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index(request: Request):
+        msg, kind = flash_of(request)
+        return html_page(request, "Overview", await overview_body(sid(request)), msg, kind)
+
+    @app.get("/fragments/operations", response_class=HTMLResponse)
+    async def ops_fragment(request: Request):
+        try:
+            ops = await sources.operations()
+        except McbError as exc:
+            return _plain(STATUS.get(exc.code, 502), exc.message)
+        return HTMLResponse(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts)))
+
+    @app.get("/operations/{op_id}", response_class=HTMLResponse)
+    async def operation(request: Request, op_id: str):
+        s = sid(request)
+        try:
+            entry = as_dict(await sources.operation(op_id))
+        except McbError as exc:
+            return html_page(request, "Operation", f'<p class="bad">{render.e(exc.message)}</p>', status=STATUS.get(exc.code, 502))
+        review, review_error = None, ""
+        if entry["report"]["state"] == "recovery_required":
+            try:
+                review = await sources.recovery_review(op_id)
+            except McbError as exc:
+                review_error = exc.message
+        cam = await sources.camera_state()
+        msg, kind = flash_of(request)
+        body = render.operation_page(entry, cam["captures"], review, review_error,
+                                     sessions.csrf(s) if s else "", s is not None)
+        return html_page(request, f"Operation {op_id}", body, msg, kind)
+
+    @app.get("/captures/{capture_id}.png")
+    async def capture(capture_id: str, project: str = ""):
+        try:
+            png = await sources.capture_png(capture_id, project)
+        except McbError as exc:
+            return _plain(STATUS.get(exc.code, 502), exc.message)
+        if png is None:
+            return _plain(404, "capture not ready")
+        return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
+
+    @app.get("/events")
+    async def events(request: Request):
+        """Server-sent events: the journal's progress stream, from now (or Last-Event-ID)."""
+        last = request.headers.get("last-event-id") or "$"
+
+        async def stream():
+            nonlocal last
+            yield "retry: 2000\n\n"
+            while not await request.is_disconnected():
+                try:
+                    batch = await sources.progress_events(last, block_ms=10000)
+                except Exception as exc:  # noqa: BLE001 - Redis away: tell the page, try again
+                    yield f"event: problem\ndata: {json.dumps({'error': exc.__class__.__name__})}\n\n"
+                    await asyncio.sleep(2)
+                    continue
+                if not batch:
+                    yield ": keep-alive\n\n"
+                for entry_id, ev in batch:
+                    last = entry_id
+                    yield f"id: {entry_id}\nevent: progress\ndata: {json.dumps(ev, separators=(',', ':'))}\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    @app.get("/static/{name}")
+    async def static(name: str):
+        if name not in statics:
+            return _plain(404, "not found")
+        mime, data = statics[name]
+        return Response(data, media_type=mime, headers={"Cache-Control": "max-age=300"})
+
+    @app.get("/health")
+    async def health():
+        return JSONResponse({"status": "ok", "service": "dashboard", "version": __version__,
+                             "uptime_s": round(time.time() - started, 1)})
+
+    # ------------------------------------------------------------------ session
+    @app.post("/login")
+    async def login(request: Request):
+        f = await form(request)
+        new = sessions.login(f.get("token", ""))
+        if new is None:
+            why = ("too many wrong tokens; try again in a minute" if sessions.locked()
+                   else "wrong admin token")
+            log.info("dashboard login refused (%s)", "locked" if sessions.locked() else "wrong token")
+            return _back("/", why, bad=True, status=303)
+        log.info("dashboard admin session started")
+        resp = _back("/", "logged in", status=303)
+        resp.set_cookie(SESSION_COOKIE, new, httponly=True, samesite="strict", path="/", max_age=12 * 3600)
+        return resp
+
+    @app.post("/logout")
+    async def logout(request: Request):
+        f = await form(request)
+        s = sid(request)
+        if s and sessions.csrf_ok(s, f.get("csrf")):
+            sessions.logout(s)
+        resp = _back("/", "logged out", status=303)
+        resp.delete_cookie(SESSION_COOKIE, path="/")
+        return resp
+
+    async def admin_action(request: Request) -> tuple[dict[str, str], Response | None]:
+        f = await form(request)
+        s = sid(request)
+        if s is None:
+            return f, _plain(401, "refused: actions need the admin token (log in on the dashboard first)")
+        if not sessions.csrf_ok(s, f.get("csrf")):
+            return f, _plain(403, "refused: missing or wrong CSRF token; reload the page and try again")
+        return f, None
+
+    @app.post("/actions/{what}")
+    async def pause_resume(request: Request, what: str):
+        f, refused = await admin_action(request)
+        if refused:
+            return refused
+        if what not in ("pause", "resume"):
+            return _plain(404, "unknown action")
+        try:
+            res = await sources.set_paused(what == "pause", "paused from the ops dashboard")
+        except McbError as exc:
+            return _back("/", f"{what} failed: {exc.message}", bad=True)
+        log.info("dashboard: writes %s", "paused" if res.get("paused") else "resumed")
+        return _back("/", "writes paused" if res.get("paused") else "writes resumed")
+
+    @app.post("/operations/{op_id}/{what}")
+    async def op_action(request: Request, op_id: str, what: str):
+        f, refused = await admin_action(request)
+        if refused:
+            return refused
+        here = f"/operations/{op_id}"
+        try:
+            if what == "cancel":
+                entry = await sources.operation(op_id)
+                rep = await sources.cancel(op_id, entry.project_id)
+            elif what == "abandon":
+                rep = await sources.recovery_abandon(op_id, f.get("digest", ""))
+            else:
+                return _plain(404, "unknown action")
+        except McbError as exc:
+            return _back(here, f"{what} refused: {exc.code}: {exc.message}", bad=True)
+        log.info("dashboard: %s %s -> %s", what, op_id, rep.state)
+        return _back(here, f"{what}: the operation is now {rep.state}")
+
+    return app
+
+
+def _plain(status: int, text: str) -> Response:
+    return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
+
+
+def _back(path: str, msg: str, bad: bool = False, status: int = 303) -> RedirectResponse:
+    from urllib.parse import urlencode
+
+    q = urlencode({"msg": msg, **({"kind": "bad"} if bad else {})})
+    return RedirectResponse(f"{path}?{q}", status_code=status)
+
+
+async def main_async() -> None:
+    import os
+
+    s = Settings.from_env()
+    admin = read_token(s.secrets_dir, "admin")
+    if not admin:
+        log.warning("no admin token in %s: the dashboard is read-only and shows no journal data", s.secrets_dir)
+    sources = Sources(s, admin, s.world_host_token("service"))
+    port = s.port("dashboard")
+    hosts = allowed_hosts(port, os.environ.get("MCB_DASHBOARD_ALLOWED_HOSTS", ""))
+    app = create_app(sources, Sessions(admin), hosts)
+    config = uvicorn.Config(app, host=s.bind_host, port=port, log_level="warning", access_log=False,
+                            lifespan="off", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    log.info("dashboard listening on http://%s:%d/", s.bind_host, port)
+    try:
+        await server.serve()
+    finally:
+        await sources.aclose()

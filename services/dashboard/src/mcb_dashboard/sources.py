@@ -1,0 +1,232 @@
+"""What the dashboard reads and the few things it does, through the stack's own ports.
+
+Services: each ``GET /health``. World host: ``world_info`` / ``pause`` / ``resume`` through
+mcb_rpc.worldclient (the stack's service token for that host). Journal: JournalAdmin
+(OperationList, ProjectList, RecoveryReview, RecoveryAbandon) and Journal.OperationCancel with
+the stack's admin token. Redis: the progress stream, the chat queues (``mcb:chat:q:<project>``),
+the camera worker's heartbeat and capture records. Images: the camera worker's ``Capture`` poll.
+Every failure becomes an McbError (mcb_rpc.errors) that the page shows; no token is ever part
+of what is returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import httpx
+import redis.asyncio as aioredis
+from google.protobuf import json_format
+from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb.journal.v1 import journal_pb2_grpc
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.auth import call_metadata
+from mcb_rpc.errors import from_rpc_error
+from mcb_rpc.service import GRPC_OPTIONS
+from mcb_rpc.settings import Settings
+from mcb_rpc.worldclient import WorldClient
+from redis.exceptions import RedisError
+
+PROGRESS_STREAM = "mcb:progress"      # mcb_journal.queue
+CHAT_PREFIX = "mcb:chat"              # mcb_bridge.chat.turnqueue
+CAMERA_HEARTBEAT = "mcb:camera:worker"  # mcb_camera.server
+CAPTURE_RECORD = "mcb:camera:capture:"  # mcb_camera.jobs
+MAX_CAPTURES = 200
+ACTIVE = ("prepared", "queued", "applying")
+
+
+def as_dict(msg) -> dict[str, Any]:
+    return json_format.MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
+@dataclass
+class ServiceHealth:
+    name: str
+    url: str
+    up: bool = False
+    status: str = "down"
+    version: str = ""
+    uptime_s: float | None = None
+    last_error: str = ""
+    last_error_at: float | None = None
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+class Sources:
+    def __init__(self, s: Settings, admin_token: str | None, world_token: str | None):
+        h = "http://127.0.0.1"
+        self.health_urls = {
+            "world-host": f"{s.world_host_url.rstrip('/')}/health",
+            "planner": f"{h}:{s.port('planner_health')}/health",
+            "journal": f"{h}:{s.port('journal_health')}/health",
+            "camera-worker": f"{h}:{s.port('camera_health')}/health",
+            "bridge": f"{h}:{s.port('bridge')}/health",
+        }
+        for name in list(self.health_urls):  # compose: other containers' names (MCB_<NAME>_HEALTH_URL)
+            env = os.environ.get(f"MCB_{name.upper().replace('-', '_')}_HEALTH_URL", "").strip()
+            if env:
+                self.health_urls[name] = env
+        self.http = httpx.AsyncClient(timeout=2.0)
+        self.redis = aioredis.from_url(s.redis_url, decode_responses=True, socket_timeout=3, socket_connect_timeout=2)
+        self.world = WorldClient(s.world_host_url, world_token or "", timeout=5.0)
+        self.world_token_present = bool(world_token)
+        self.channel = grpc.aio.insecure_channel(s.journal_addr, options=GRPC_OPTIONS)
+        self.journal = journal_pb2_grpc.JournalStub(self.channel)
+        self.admin = journal_pb2_grpc.JournalAdminStub(self.channel)
+        self.camera_channel = grpc.aio.insecure_channel(s.camera_addr, options=GRPC_OPTIONS)
+        self.camera = camera_pb2_grpc.CameraStub(self.camera_channel)
+        self._admin_token = admin_token or ""
+        self.errors: dict[str, tuple[str, float]] = {}  # service -> (last error, when)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+        await self.redis.aclose()
+        await self.world.aclose()
+        await self.channel.close()
+        await self.camera_channel.close()
+
+    def _md(self, project_id: str = "") -> tuple[tuple[str, str], ...]:
+        if not self._admin_token:
+            raise McbError(ErrorCode.UNAUTHENTICATED, "the dashboard has no admin token (secrets/admin.token)")
+        return call_metadata(self._admin_token, project_id)
+
+    def _remember(self, name: str, error: str) -> None:
+        self.errors[name] = (error, time.time())
+
+    # ------------------------------------------------------------------ health
+    async def _one_health(self, name: str, url: str) -> ServiceHealth:
+        h = ServiceHealth(name, url)
+        try:
+            r = await self.http.get(url)
+            body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+            h.body = body if isinstance(body, dict) else {}
+            h.up = True
+            h.status = str(h.body.get("status", "ok" if r.status_code == 200 else f"http {r.status_code}"))
+            h.version = str(h.body.get("version", h.body.get("hostVersion", "")))
+            up = h.body.get("uptime_s", h.body.get("uptime_seconds"))
+            h.uptime_s = float(up) if isinstance(up, int | float) else None
+            if h.status != "ok":
+                err = h.body.get("last_error") or h.body.get("error") or f"status {h.status}"
+                self._remember(name, err if isinstance(err, str) else json.dumps(err))
+            elif isinstance(h.body.get("last_error"), str) and h.body["last_error"]:
+                self._remember(name, h.body["last_error"])
+        except (httpx.HTTPError, ValueError) as exc:
+            self._remember(name, f"unreachable: {exc.__class__.__name__}")
+        if name in self.errors:
+            h.last_error, h.last_error_at = self.errors[name]
+        return h
+
+    async def health(self) -> list[ServiceHealth]:
+        return list(await asyncio.gather(*(self._one_health(n, u) for n, u in self.health_urls.items())))
+
+    async def redis_info(self) -> dict[str, Any]:
+        try:
+            info = await self.redis.info("server")
+            return {"up": True, "version": info.get("redis_version", ""),
+                    "uptime_s": info.get("uptime_in_seconds"), "last_error": self.errors.get("redis", ("",))[0]}
+        except (RedisError, OSError) as exc:
+            self._remember("redis", f"unreachable: {exc.__class__.__name__}")
+            return {"up": False, "version": "", "uptime_s": None, "last_error": self.errors["redis"][0]}
+
+    async def world_info(self) -> dict[str, Any]:
+        try:
+            info = as_dict(await self.world.world_info())
+            return {"up": True, **info}
+        except McbError as exc:
+            self._remember("world-host", exc.message)
+            return {"up": False, "error": exc.message}
+
+    async def set_paused(self, paused: bool, reason: str) -> dict[str, Any]:
+        res = await self.world.call("pause" if paused else "resume", world_pb2.PauseParams(reason=reason),
+                                    world_pb2.PauseResult)
+        return as_dict(res)
+
+    # ------------------------------------------------------------------ journal
+    async def _rpc(self, fn, req, project_id: str = ""):
+        try:
+            return await fn(req, timeout=10, metadata=self._md(project_id))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "journal") from None
+
+    async def operations(self, limit: int = 50, project_id: str = "") -> jpb.OperationListResponse:
+        return await self._rpc(self.admin.OperationList, jpb.OperationListRequest(limit=limit, project_id=project_id))
+
+    async def operation(self, op_id: str) -> jpb.OperationEntry:
+        resp = await self._rpc(self.admin.OperationList, jpb.OperationListRequest(operation_id=op_id, limit=1))
+        return resp.operations[0]
+
+    async def projects(self) -> jpb.ProjectListResponse:
+        return await self._rpc(self.admin.ProjectList, jpb.ProjectListRequest())
+
+    async def recovery_review(self, op_id: str) -> dict[str, Any]:
+        res = await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id))
+        return json.loads(res.json)
+
+    async def recovery_abandon(self, op_id: str, digest: str) -> jpb.OperationReport:
+        return await self._rpc(self.admin.RecoveryAbandon,
+                               jpb.RecoveryAbandonRequest(operation_id=op_id, expected_digest=digest))
+
+    async def cancel(self, op_id: str, project_id: str) -> jpb.OperationReport:
+        return await self._rpc(self.journal.OperationCancel, jpb.OperationRef(operation_id=op_id), project_id)
+
+    # ------------------------------------------------------------------ redis: chat, camera, progress
+    async def chat_queues(self, project_ids: list[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        try:
+            for p in project_ids:
+                waiting = [json.loads(x) for x in await self.redis.lrange(f"{CHAT_PREFIX}:q:{p}", 0, 19)]
+                active = await self.redis.get(f"{CHAT_PREFIX}:active:{p}")
+                out[p] = {"waiting": waiting, "length": await self.redis.llen(f"{CHAT_PREFIX}:q:{p}"),
+                          "active": json.loads(active) if active and active.startswith("{") else active}
+        except (RedisError, OSError, ValueError) as exc:
+            self._remember("redis", f"chat queues unreadable: {exc.__class__.__name__}")
+        return out
+
+    async def camera_state(self) -> dict[str, Any]:
+        """The worker's heartbeat and its capture records, newest first."""
+        out: dict[str, Any] = {"heartbeat": None, "captures": []}
+        try:
+            beat = await self.redis.get(CAMERA_HEARTBEAT)
+            out["heartbeat"] = json.loads(beat) if beat else None
+            caps = []
+            async for key in self.redis.scan_iter(match=f"{CAPTURE_RECORD}*", count=500):
+                rec = await self.redis.hgetall(key)
+                job = json.loads(rec.get("job") or "{}")
+                caps.append({"capture_id": key[len(CAPTURE_RECORD):], "status": rec.get("status", ""),
+                             "stage": rec.get("stage", ""), "project_id": rec.get("project_id", ""),
+                             "created_ms": int(rec.get("created_ms") or 0),
+                             "after_operation_id": job.get("after_operation_id") or "",
+                             "error": rec.get("error", "")})
+                if len(caps) >= MAX_CAPTURES:
+                    break
+            out["captures"] = sorted(caps, key=lambda c: -c["created_ms"])
+        except (RedisError, OSError, ValueError) as exc:
+            self._remember("redis", f"camera records unreadable: {exc.__class__.__name__}")
+        return out
+
+    async def capture_png(self, capture_id: str, project_id: str) -> bytes | None:
+        try:
+            res = await self.camera.Capture(camera_pb2.CaptureRequest(capture_id=capture_id, project_id=project_id),
+                                            timeout=10, metadata=self._md(project_id))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "camera-worker") from None
+        return bytes(res.image) if res.status == "completed" and res.image else None
+
+    async def progress_events(self, last_id: str = "$", block_ms: int = 15000):
+        """(entry id, event) pairs from the journal's progress stream after ``last_id``."""
+        resp = await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms)
+        out = []
+        for _stream, entries in resp or []:
+            for entry_id, fields in entries:
+                try:
+                    out.append((entry_id, json.loads(fields.get("event", "{}"))))
+                except ValueError:
+                    continue
+        return out

@@ -1,0 +1,72 @@
+"""The dashboard's security rules (security.py) and their enforcement at the HTTP boundary
+(app.py), without a stack: actions are refused before any source is called."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from mcb_dashboard.app import create_app
+from mcb_dashboard.security import (
+    LOGIN_FAILURES,
+    SESSION_COOKIE,
+    Sessions,
+    allowed_hosts,
+    host_ok,
+    origin_ok,
+)
+from mcb_dashboard.sources import Sources
+from mcb_rpc.settings import Settings
+
+ADMIN = "admin-secret-token-value"
+HOSTS = allowed_hosts(8790)
+BASE = "http://127.0.0.1:8790"
+
+
+def test_host_and_origin_rules():
+    assert host_ok("127.0.0.1:8790", HOSTS) and host_ok("localhost:8790", HOSTS)
+    assert not host_ok("evil.example:8790", HOSTS) and not host_ok(None, HOSTS) and not host_ok("127.0.0.1:80", HOSTS)
+    assert origin_ok(BASE, None, HOSTS) and origin_ok(None, BASE + "/operations/x", HOSTS)
+    assert not origin_ok("http://evil.example", BASE, HOSTS)  # Origin wins over Referer
+    assert not origin_ok("null", None, HOSTS) and not origin_ok(None, None, HOSTS)
+    assert not origin_ok("https://127.0.0.1:8790", None, HOSTS)
+    assert "dash.local:80" in allowed_hosts(8790, "dash.local:80, ")
+
+
+def test_sessions_keep_no_token_and_lock_after_failures():
+    s = Sessions(ADMIN)
+    sid = s.login(ADMIN, now=0)
+    assert sid and s.valid(sid, now=1) and not s.valid("x", now=1)
+    assert ADMIN not in repr(s.__dict__) and sid not in repr(s.__dict__)  # only digests are kept
+    assert s.csrf_ok(sid, s.csrf(sid)) and not s.csrf_ok(sid, "0" * 64) and not s.csrf_ok(None, s.csrf(sid))
+    for i in range(LOGIN_FAILURES):
+        assert s.login("wrong", now=10 + i) is None
+    assert s.locked(now=20) and s.login(ADMIN, now=20) is None  # even the right token waits
+    assert s.login(ADMIN, now=200) is not None
+    s.logout(sid)
+    assert not s.valid(sid, now=2)
+
+
+@pytest.fixture
+def client(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("MCB_RUNTIME_DIR", str(tmp_path))
+    sources = Sources(Settings.from_env(), ADMIN, "service")
+    app = create_app(sources, Sessions(ADMIN), HOSTS)
+    with TestClient(app, base_url=BASE) as c:
+        yield c
+
+
+def test_actions_need_origin_session_and_csrf(client):
+    assert client.get("/health", headers={"Host": "rebound.example:8790"}).status_code == 421
+    assert client.post("/actions/pause", data={"csrf": "x"}).status_code == 403  # no Origin
+    assert client.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": BASE}).status_code == 401
+    r = client.post("/login", data={"token": "wrong"}, headers={"Origin": BASE}, follow_redirects=False)
+    assert r.status_code == 303 and "wrong+admin+token" in r.headers["location"] and SESSION_COOKIE not in r.cookies
+    r = client.post("/login", data={"token": ADMIN}, headers={"Origin": BASE}, follow_redirects=False)
+    cookie = r.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict") and ADMIN not in cookie
+    assert client.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": BASE}).status_code == 403
+    assert client.post("/operations/op_x/abandon", data={"csrf": ""}, headers={"Origin": BASE}).status_code == 403
+    r = client.get("/health")
+    assert "default-src 'none'" in r.headers["content-security-policy"] and r.headers["x-frame-options"] == "DENY"

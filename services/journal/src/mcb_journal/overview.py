@@ -1,0 +1,97 @@
+"""Read-only overviews for the ops dashboard (JournalAdmin.OperationList / ProjectList).
+
+Every operation of every project, newest first, with the plan it runs (counts from the plans
+table; materials and the region only for one operation, read from its plan blob), and the
+projects with their parts. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb_common.errors import ErrorCode, McbError
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 1000
+MATERIALS_LISTED = 32
+
+
+def _box(d: dict) -> common_pb2.Box:
+    lo, hi = d["min"], d["max"]
+    return common_pb2.Box(min=common_pb2.Vec3(x=lo["x"], y=lo["y"], z=lo["z"]),
+                          max=common_pb2.Vec3(x=hi["x"], y=hi["y"], z=hi["z"]))
+
+
+def operation_list(core, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
+    db = core.db
+    if req.limit > MAX_LIMIT:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
+    limit = req.limit or DEFAULT_LIMIT
+    where, args = [], []
+    if req.project_id:
+        where.append("o.project_id=?")
+        args.append(req.project_id)
+    if req.operation_id:
+        where.append("o.op_id=?")
+        args.append(req.operation_id)
+    cond = f"WHERE {' AND '.join(where)}" if where else ""
+    rows = db.all(
+        "SELECT o.op_id, o.project_id, o.plan_id, p.plan_hash, p.changed, p.already, p.total,"
+        " p.world_epoch, p.expires_ms FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
+        f" {cond} ORDER BY o.created_ms DESC, o.op_id LIMIT ?", *args, limit)
+    if req.operation_id and not rows:
+        raise McbError(ErrorCode.NOT_FOUND, f"operation {req.operation_id} not found")
+    out = jpb.OperationListResponse()
+    batch = core.limits.batch_blocks
+    for r in rows:
+        plan = jpb.PlanSummary(plan_id=r["plan_id"])
+        if r["plan_hash"] is not None:
+            plan.plan_hash = r["plan_hash"]
+            plan.changed_blocks, plan.already_blocks, plan.total_positions = r["changed"], r["already"], r["total"]
+            plan.batches = -(-r["total"] // batch)
+            plan.world_epoch = r["world_epoch"]
+            if req.operation_id:
+                _plan_detail(core, r["plan_id"], plan)
+        out.operations.append(jpb.OperationEntry(report=core.report(r["op_id"]), project_id=r["project_id"],
+                                                 plan=plan))
+    counts = db.all("SELECT state, COUNT(*) AS n FROM operations"
+                    + (" WHERE project_id=?" if req.project_id else "") + " GROUP BY state",
+                    *([req.project_id] if req.project_id else []))
+    for c in counts:
+        out.state_counts[c["state"]] = c["n"]
+    return out
+
+
+def _plan_detail(core, plan_id: str, plan: jpb.PlanSummary) -> None:
+    """Materials (states placed, by count) and the bounding box of the plan's positions."""
+    try:
+        p = core.load_plan(plan_id)
+    except McbError:
+        plan.warnings.append("the plan's blob is gone; materials are not known")
+        return
+    materials = Counter(p.palette[d] for d, b in zip(p.desired, p.base, strict=True) if d != b)
+    for state, count in sorted(materials.items(), key=lambda kv: (-kv[1], kv[0]))[:MATERIALS_LISTED]:
+        plan.materials.append(common_pb2.StateCount(state=state, count=count))
+    if len(materials) > MATERIALS_LISTED:
+        plan.warnings.append(f"{len(materials) - MATERIALS_LISTED} more materials not listed")
+    if p.xyz:
+        xs, ys, zs = p.xyz[0::3], p.xyz[1::3], p.xyz[2::3]
+        plan.region.CopyFrom(_box({"min": {"x": min(xs), "y": min(ys), "z": min(zs)},
+                                   "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
+
+
+def project_list(core) -> jpb.ProjectListResponse:
+    core.refresh_projects()
+    out = jpb.ProjectListResponse()
+    for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):
+        out.projects.append(jpb.Project(project_id=r["project_id"], name=r["name"],
+                                        owner_player_id=r["owner_player_id"],
+                                        area=_box(json.loads(r["area_json"])), world_uuid=r["world_uuid"]))
+    for r in core.db.all("SELECT * FROM parts ORDER BY project_id, name"):
+        out.parts.append(jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"],
+                                      operation_id=r["op_id"], protected=bool(r["protected"]),
+                                      bounds=_box(json.loads(r["bounds_json"])), block_count=r["count"]))
+    return out

@@ -1,0 +1,265 @@
+"""The ops dashboard (issue 16) in a real browser: Debian's Chromium, headless, driven by
+Playwright's Python package pointed at /usr/bin/chromium (no browser is ever downloaded),
+against the real stack (components.py: Redis, embedded world host, planner, journal, bridge,
+plus the camera worker and the dashboard as processes).
+
+Screenshots of each state go to the test's tmp dir (MCB_DASHBOARD_SHOTS=<dir> keeps them
+elsewhere; docs/img/dashboard-*.png are a looked-at set of these).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from e2e.components import run, start_components
+from e2e.mcpclient import apply_and_wait, call
+from harness import PY, free_port, start_process, wait_until
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                                "(scripts/test_deps.sh installs it as root: apt-get install chromium)")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 60_000
+
+
+def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone_bricks"):
+    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
+                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block}]}
+
+
+def in_thread(comp, scenario) -> None:
+    """An MCP scenario (anyio) beside the sync Playwright loop: in its own thread."""
+    err: list[BaseException] = []
+
+    def go():
+        try:
+            run(comp, scenario)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            err.append(exc)
+
+    t = threading.Thread(target=go)
+    t.start()
+    t.join(120)
+    if err:
+        raise err[0]
+
+
+@pytest.fixture(scope="module")
+def dash(tmp_path_factory):
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    tmp = tmp_path_factory.mktemp("dashboard")
+    comp = start_components(tmp / "rt")
+    port = free_port()
+    env = dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)}
+    try:
+        comp.procs["camera-worker"] = start_process(
+            "camera-worker", [PY, "-m", "mcb_camera"], comp.runtime / "logs", env=env,
+            health_url=f"http://127.0.0.1:{comp.ports['camera_health']}/health", timeout=60)
+        comp.procs["dashboard"] = start_process(
+            "dashboard", [PY, "-m", "mcb_dashboard"], comp.runtime / "logs", env=env,
+            health_url=f"http://127.0.0.1:{port}/health", timeout=60)
+        shots = Path(os.environ.get("MCB_DASHBOARD_SHOTS") or tmp / "shots")
+        shots.mkdir(parents=True, exist_ok=True)
+        with playwright.sync_playwright() as pw:
+            ctx = pw.chromium.launch_persistent_context(
+                str(tmp / "profile"), executable_path=CHROMIUM, headless=True, args=ARGS,
+                viewport={"width": 1280, "height": 900})
+            requests: list[str] = []
+            ctx.on("request", lambda r: requests.append(r.url))
+            page = ctx.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            yield {"comp": comp, "base": f"http://127.0.0.1:{port}", "page": page, "ctx": ctx,
+                   "requests": requests, "shots": shots, "port": port}
+            ctx.close()
+    finally:
+        comp.stop_all()
+
+
+def shot(d, name: str) -> None:
+    d["page"].screenshot(path=str(d["shots"] / f"dashboard-{name}.png"), full_page=True)
+
+
+def tokens(comp) -> list[str]:
+    return [comp.token(p) for p in ("agent", "admin", "service", "automation")]
+
+
+def login(d) -> None:
+    page = d["page"]
+    page.goto(d["base"] + "/")
+    if page.locator("#admin-token").count():
+        page.fill("#admin-token", d["comp"].token("admin"))
+        page.keyboard.press("Enter")  # keyboard only
+        page.wait_for_selector("text=logged in")
+
+
+def test_page_shows_every_service_and_requests_nothing_outside(dash):
+    page = dash["page"]
+    page.goto(dash["base"] + "/")
+    for name in ("world-host", "planner", "journal", "camera-worker", "bridge", "redis"):
+        row = page.locator(f'tr[data-service="{name}"]')
+        assert row.count() == 1, name
+        assert "up" in row.inner_text(), (name, row.inner_text())
+    info = dash["comp"].world_rpc("world_info", {})
+    body = page.inner_text("body")
+    assert info["worldUuid"] in body and "Epoch" in body and "running" in body
+    for heading in ("Operations", "Projects, areas and parts", "Chat queue per project", "Camera worker and captures"):
+        assert heading in body
+    # keyboard: the first Tab reaches the skip link, then the navigation
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    shot(dash, "overview")
+    outside = [u for u in dash["requests"] if not u.startswith(dash["base"] + "/")]
+    assert not outside, outside
+
+
+def test_reads_without_javascript(dash):
+    # the server-rendered page carries everything; the script only animates it
+    r = httpx.get(dash["base"] + "/", timeout=30)
+    assert r.status_code == 200 and 'data-service="journal"' in r.text and "<script" in r.text
+    assert "https://" not in r.text and "http://fonts" not in r.text
+
+
+def test_progress_bar_of_a_20k_block_apply_moves_live_to_100(dash):
+    page, comp = dash["page"], dash["comp"]
+    page.goto(dash["base"] + "/")
+    page.wait_for_selector("html[data-live='1']")  # the event stream is open
+    holder: dict = {}
+
+    async def prepare(client):
+        plan = await call(client, "build_prepare", {"recipe": box(-40, 64, -40, -1, 83, -16)})  # 40x20x25
+        assert plan["changed_blocks"] == 20_000, plan
+        holder["plan"] = plan
+
+    in_thread(comp, prepare)
+
+    async def apply(client):
+        holder["op"] = await call(client, "build_apply", {
+            "plan_id": holder["plan"]["plan_id"], "plan_hash": holder["plan"]["plan_hash"],
+            "idempotency_key": str(uuid.uuid4())})
+
+    in_thread(comp, apply)
+    op_id = holder["op"]["operation_id"]
+    shot_taken = False
+
+    def seen():
+        return page.evaluate(f"(window.mcbProgress || {{}})[{op_id!r}] || []")
+
+    def finished() -> bool:
+        nonlocal shot_taken
+        if not shot_taken:
+            v = page.evaluate(f"(() => {{ const b = document.getElementById('bar-{op_id}'); return b ? b.value : -1; }})()")
+            if 10 <= v <= 90:
+                shot(dash, "progress")
+                shot_taken = True
+        s = seen()
+        return bool(s) and s[-1][1] in ("applied", "conflict", "failed", "cancelled", "recovery_required")
+
+    wait_until(finished, 120, "the page to see the operation finish", interval=0.02)
+    events = seen()
+    percents = [e[0] for e in events]
+    assert events[-1][:2] == [100, "applied"], events[-5:]
+    assert percents == sorted(percents), percents  # never backwards
+    assert len({p for p in percents if 0 < p < 100}) >= 3, percents  # it moved, live
+    latencies = sorted(e[3] - e[2] for e in events)
+    print(f"progress events seen: {len(events)}; latency journal->page median {latencies[len(latencies) // 2]} ms")
+    assert shot_taken, "no screenshot while the bar was between 10 % and 90 %"
+    page.wait_for_selector(f'#operations a[href="/operations/{op_id}"]')
+    page.goto(f"{dash['base']}/operations/{op_id}")
+    assert "20000 changed" in page.inner_text("body")
+    assert "minecraft:stone_bricks" in page.inner_text("body")  # materials
+
+
+def test_conflict_by_a_player_shows_position_and_source(dash):
+    page, comp = dash["page"], dash["comp"]
+    holder: dict = {}
+
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(10, 64, 40, 13, 64, 43, "minecraft:oak_planks")})
+        comp.world_rpc("automation_set_blocks", {"actor": "player", "playerId": "player-7", "blocks": [
+            {"x": 12, "y": 64, "z": 42, "state": "minecraft:glass"}]}, principal="automation")
+        holder["st"] = await apply_and_wait(client, plan)
+
+    in_thread(comp, scenario)
+    assert holder["st"]["state"] == "conflict"
+    page.goto(f"{dash['base']}/operations/{holder['st']['operation_id']}")
+    row = page.locator("#conflicts tr.conflict").first
+    text = row.inner_text()
+    assert "(12, 64, 42)" in text and "minecraft:glass" in text and "minecraft:oak_planks" in text
+    assert row.locator("td.source").inner_text() == "player"
+    shot(dash, "conflict")
+
+
+def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash):
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    page.goto(base + "/")
+    assert page.locator("#admin-token").count() == 1  # not logged in
+    # from the page itself (same origin), without a session: refused
+    status = page.evaluate("""async () => (await fetch('/actions/pause', {method: 'POST',
+        headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'csrf=x'})).status""")
+    assert status == 401
+    assert comp.world_rpc("world_info", {}).get("paused") in (None, False)
+    # a wrong token is refused; the login form never echoes what was typed
+    page.fill("#admin-token", "not-the-token")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=wrong admin token")
+    # another origin (a page elsewhere, DNS rebinding): refused even with a session
+    login(dash)
+    cookie = {c["name"]: c["value"] for c in dash["ctx"].cookies()}
+    assert all(c["httpOnly"] and c["sameSite"] == "Strict" for c in dash["ctx"].cookies())
+    with httpx.Client(base_url=base, cookies=cookie, timeout=30) as h:
+        assert h.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": "http://evil.example"}).status_code == 403
+        assert h.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": base}).status_code == 403  # bad CSRF
+        assert h.get("/", headers={"Host": f"rebound.example:{dash['port']}"}).status_code == 421
+    assert comp.world_rpc("world_info", {}).get("paused") in (None, False)
+    # with the session and the page's CSRF token: pause, then resume, from the page
+    page.goto(base + "/")
+    page.click("text=Pause writes")
+    page.wait_for_selector("text=writes paused")
+    assert comp.world_rpc("world_info", {})["paused"] is True
+    shot(dash, "paused")
+    page.click("text=Resume writes")
+    page.wait_for_selector("text=writes resumed")
+    assert comp.world_rpc("world_info", {}).get("paused") in (None, False)
+    secrets = tokens(comp)
+    for path in ("/", "/fragments/operations"):
+        page.goto(base + path)
+        html = page.content()
+        assert not any(t in html for t in secrets), path
+    assert not any(t in comp.procs["dashboard"].log() for t in secrets)
+
+
+def test_journal_killed_mid_apply_shows_recovery_and_abandon_completes(dash):
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    comp.procs["journal"].stop()
+    comp.start("journal", {"MCB_FAULT_POINT": "after_intent", "MCB_FAULT_SKIP": "1"})
+    journal = comp.procs["journal"]
+
+    async def crash(client):
+        plan = await call(client, "build_prepare", {"recipe": box(20, 80, 0, 35, 87, 15, "minecraft:stone")})
+        assert plan["batches"] == 4
+        await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                           "idempotency_key": str(uuid.uuid4())})
+
+    in_thread(comp, crash)
+    wait_until(lambda: not journal.alive(), 60, "the journal to die at the fault point")
+    comp.start("journal")
+    page.goto(base + "/")
+    link = page.locator("#operations tr", has_text="recovery_required").locator("a").first
+    op_id = link.inner_text()
+    login(dash)
+    page.goto(f"{base}/operations/{op_id}")
+    assert "recovery_required" in page.inner_text("body")
+    digest = page.inner_text("#digest")
+    assert len(digest) >= 16
+    shot(dash, "recovery")
+    page.click("text=Abandon with this digest")
+    page.wait_for_selector("text=abandon: the operation is now failed")
+    assert "failed" in page.inner_text("#main")
+    shot(dash, "abandoned")

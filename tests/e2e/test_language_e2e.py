@@ -50,7 +50,7 @@ def test_house_example_prepares_and_applies_with_turned_states(comp):
 
 
 @pytest.mark.parametrize("block, reason, code", [
-    ("minecraft:chest", "places_block_entity", "unsupported_block"),
+    ("minecraft:spawner", "unsupported_block_entity", "unsupported_block"),
     ("minecraft:water", "places_fluid", "unsupported_block"),
     ("minecraft:sand", "unsupported_gravity", "unsupported_block"),
 ])

@@ -68,10 +68,12 @@ def test_overwriting_a_chest_is_a_conflict_naming_it():
     assert "chest" in e.message and "Nothing was written" in e.message
 
 
-def test_placing_block_entities_and_fluids_is_unsupported():
-    w = FakeWorld({})
-    e = refused(w, {(0, 64, 0): "minecraft:oak_sign[rotation=0,waterlogged=false]"})
-    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "places_block_entity"
+def test_placing_refused_block_entities_and_fluids_is_unsupported():
+    w = FakeWorld({(0, 63, 0): "minecraft:stone"})
+    e = refused(w, {(0, 64, 0): "minecraft:spawner"})
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_block_entity"
+    e = refused(w, {(0, 64, 0): "minecraft:command_block[conditional=false,facing=north]"})
+    assert e.details["reason"] == "unsupported_block_entity" and "command" in e.message
     e = refused(w, {(0, 64, 0): "minecraft:water[level=0]"})
     assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "places_fluid"
     e = refused(w, {(0, 64, 0): "minecraft:oak_slab[type=bottom,waterlogged=true]"})
@@ -116,3 +118,38 @@ def test_a_large_plan_is_checked_quickly():
     t = time.perf_counter()
     run(w, writes)
     assert time.perf_counter() - t < 2.0
+
+
+SIGN = 'minecraft:oak_sign[rotation=0,waterlogged=false]{"text":{"front":{"lines":["Hi","","",""]}}}'
+CHEST = 'minecraft:chest[facing=north,type=single,waterlogged=false]{"items":[{"count":3,"id":"minecraft:bread","slot":0}]}'
+
+
+def test_furniture_is_placed_where_it_is_supported():
+    w = FakeWorld({(0, 63, 0): "minecraft:stone", (1, 63, 0): "minecraft:stone"})
+    run(w, {(0, 64, 0): SIGN, (1, 64, 0): CHEST, (2, 64, 0): "minecraft:red_bed[facing=north,occupied=false,part=foot]"})
+
+
+@pytest.mark.parametrize("world, writes, n", [
+    ({}, {(0, 64, 0): SIGN}, 1),  # a standing sign on air
+    ({}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # a wall torch on air
+    ({(0, 64, 1): "minecraft:poppy"}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # not solid
+    ({(0, 63, 0): "minecraft:poppy"}, {(0, 64, 0): "minecraft:torch"}, 1),  # a torch on a flower
+    ({(0, 63, 0): "minecraft:water[level=0]"}, {(0, 64, 0): "minecraft:torch"}, 1),
+    ({}, {(0, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]",
+          (0, 65, 0): "minecraft:lever[face=ceiling,facing=north,powered=false]"}, 2),
+    ({}, {(0, 64, 0): "minecraft:stone_button[face=wall,facing=south,powered=false]"}, 1),
+])
+def test_attached_blocks_without_support_are_refused(world, writes, n):
+    e = refused(FakeWorld(world), writes)
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_attachment", e.details
+    assert e.details["count"] == n and "pop off" in e.message
+
+
+def test_attached_blocks_hang_on_blocks_of_the_plan_or_the_world():
+    # wall torch facing north hangs on the block south of it (+z); ladder facing east on the west (-x)
+    w = FakeWorld({(0, 64, 1): "minecraft:stone"})
+    run(w, {(0, 64, 0): "minecraft:wall_torch[facing=north]",
+            (5, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]", (4, 64, 0): "minecraft:oak_planks",
+            (5, 66, 0): "minecraft:torch", (5, 65, 0): "minecraft:glass",
+            (7, 64, 0): "minecraft:oak_hanging_sign[attached=false,rotation=0,waterlogged=false]",
+            (7, 65, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]"})

@@ -31,7 +31,7 @@ REDSTONE = "redstone"
 
 
 def _name(state: str) -> str:
-    name = state.split("[", 1)[0].strip()
+    name = state.split("{", 1)[0].split("[", 1)[0].strip()  # a full state may carry {data}
     return name if ":" in name else f"minecraft:{name}"
 
 
@@ -52,7 +52,7 @@ class BlockInfo:
         return self.block_entity_of.get(_name(state))
 
     def is_fluid(self, state: str) -> bool:
-        return _name(state) in self.fluids or "waterlogged=true" in state
+        return _name(state) in self.fluids or "waterlogged=true" in state.split("{", 1)[0]
 
     def is_gravity(self, state: str) -> bool:
         return _name(state) in self.gravity

@@ -195,6 +195,38 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "pattern": FILTER_ENTRY_PATTERN,
             "description": "\"*\" (every non-air state), a block id (every state of it, e.g. "
                            "minecraft:oak_stairs) or a block with some properties "
+        "block_entity": {
+            "type": "object",
+            "description": "Contents of the block's block entity (furniture); box only, one key that "
+                           "fits the block: items (chest, barrel, shulker box, hopper, dispenser, dropper, "
+                           "furnace, smoker, blast furnace, brewing stand, campfire): [{slot?, id, count?}]; "
+                           "text (signs, hanging signs): {front, back: [up to 4 lines] or {lines, color, "
+                           "glowing}, waxed}; patterns (banners, bottom layer first): [{pattern, color}]; "
+                           "profile (player heads): a player name. Beds, empty containers and the "
+                           "like need none. Spawners, command, structure and jigsaw blocks are refused.",
+            "properties": {
+                "items": {"type": "array", "maxItems": 27, "items": {
+                    "type": "object", "additionalProperties": False, "required": ["id"],
+                    "properties": {"slot": {"type": "integer", "minimum": 0, "maximum": 26},
+                                   "id": {"type": "string", "maxLength": 128},
+                                   "count": {"type": "integer", "minimum": 1, "maximum": 99}}}},
+                "text": {"type": "object", "additionalProperties": False, "properties": {
+                    "front": {"$ref": "#/$defs/sign_side"}, "back": {"$ref": "#/$defs/sign_side"},
+                    "waxed": {"type": "boolean"}}},
+                "patterns": {"type": "array", "maxItems": 16, "items": {
+                    "type": "object", "additionalProperties": False, "required": ["pattern", "color"],
+                    "properties": {"pattern": {"type": "string", "maxLength": 64},
+                                   "color": {"type": "string", "maxLength": 32}}}},
+                "profile": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,16}$"},
+            },
+            "additionalProperties": False,
+        },
+        "sign_side": {"anyOf": [
+            {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
+            {"type": "object", "additionalProperties": False, "properties": {
+                "lines": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
+                "color": {"type": "string", "maxLength": 32}, "glowing": {"type": "boolean"}}},
+        ]},
                            "(oak_stairs[facing=east]); a leading \"!\" excludes what it matches.",
         },
         "replace": _op(
@@ -358,6 +390,7 @@ def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE
                         nodes += 1
                     else:
                         stack.append((v, depth + 1, False))
+                "block_entity": {"$ref": "#/$defs/block_entity"},
             else:
                 stack.extend((item, depth + 1, False) for item in node)
         elif isinstance(node, str):

@@ -6,9 +6,10 @@ refused plan never writes anything:
 
 | reason | when | code |
 |---|---|---|
-| ``places_block_entity`` | the plan would place a block that carries a block entity (chest, sign, furnace…) | ``unsupported_block`` |
+| ``unsupported_block_entity`` | the plan would place a block entity this tool does not write (spawner, command/structure/jigsaw block…; ``mcb_common.blockentity.REFUSED``); furniture (chests, signs, beds…) is allowed | ``unsupported_block`` |
 | ``places_fluid`` | the plan would place water/lava/bubble column or a ``waterlogged=true`` state | ``unsupported_block`` |
 | ``unsupported_gravity`` | the plan places a gravity block (sand, gravel, concrete powder, anvil…) with air or fluid under it after the plan | ``unsupported_block`` |
+| ``unsupported_attachment`` | the plan places a block that hangs on a neighbour (torch, wall torch, ladder, button, lever, sign, banner…; ``mcb_common.attached``) without that neighbour after the plan (air, fluid, or not solid where it must be) | ``unsupported_block`` |
 | ``overwrites_block_entity`` | a position holding a block entity would change | ``conflict`` |
 | ``into_fluid`` | a position holding a fluid (incl. waterlogged blocks) would change | ``conflict`` |
 | ``removes_support`` | the plan leaves air/fluid under a gravity block that stays (existing or planned) | ``conflict`` |
@@ -20,6 +21,8 @@ state involved. The block categories come from ``mcb_common.blockinfo``.
 
 from __future__ import annotations
 
+from mcb_common import attached
+from mcb_common.blockentity import refusal
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.worldclient import WorldClient
@@ -29,15 +32,20 @@ from .worldread import read_states
 SAMPLES = 8
 
 _MESSAGES = {
-    "places_block_entity": (ErrorCode.UNSUPPORTED_BLOCK,
-                            "would place {n} block(s) that carry a block entity ({kinds}); their "
-                            "contents cannot be written safely — leave those positions out of the recipe"),
+    "unsupported_block_entity": (ErrorCode.UNSUPPORTED_BLOCK,
+                                 "would place {n} block(s) whose block entity this tool does not write "
+                                 "({kinds}: spawners, command, structure and jigsaw blocks carry custom NBT) — "
+                                 "leave those positions out of the recipe"),
     "places_fluid": (ErrorCode.UNSUPPORTED_BLOCK,
                      "would place {n} fluid or waterlogged block(s) ({kinds}); fluids flow beyond the "
                      "plan — use the non-waterlogged state or leave them out"),
     "unsupported_gravity": (ErrorCode.UNSUPPORTED_BLOCK,
                             "would place {n} gravity block(s) ({kinds}) with air or fluid below them; "
                             "they would fall — put a solid block under each first"),
+    "unsupported_attachment": (ErrorCode.UNSUPPORTED_BLOCK,
+                               "would place {n} attached block(s) ({kinds}) without the block they hang on "
+                               "(air, fluid or not solid there after the plan); they would pop off — place "
+                               "the supporting block first (in the same plan is fine)"),
     "overwrites_block_entity": (ErrorCode.CONFLICT,
                                 "would overwrite {n} block(s) with a block entity ({kinds}), e.g. a "
                                 "chest and its contents — exclude those positions"),
@@ -52,7 +60,7 @@ ORDER = tuple(_MESSAGES)
 
 
 def _short(state: str) -> str:
-    return state.split("[", 1)[0].removeprefix("minecraft:")
+    return state.split("{", 1)[0].split("[", 1)[0].removeprefix("minecraft:")
 
 
 async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
@@ -60,7 +68,8 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
     """Raise the first refusal (in ``ORDER``) that applies; return quietly otherwise."""
     info = BlockInfo.load(version) if version else BlockInfo.load()
     n = len(desired)
-    d_be = [info.block_entity(s) is not None for s in palette]
+    d_be = [(lambda b: b is not None and refusal(b) is not None)(info.block_entity(s)) for s in palette]
+    d_att = [attached.support_of(s) for s in palette]
     d_fluid = [info.is_fluid(s) for s in palette]
     d_grav = [info.is_gravity(s) for s in palette]
     d_nosupport = [not info.supports(s) for s in palette]
@@ -75,6 +84,7 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
 
     removals: list[int] = []  # writes leaving air/fluid
     gravity_placed: list[int] = []
+    attached_placed: list[int] = []
     for i in range(n):
         di = desired[i]
         d = palette[di]
@@ -85,7 +95,7 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
         if bf is None:
             bf = base_flags[b] = (info.block_entity(b) is not None, info.is_fluid(b), info.is_gravity(b))
         if d_be[di]:
-            hit("places_block_entity", i, d)
+            hit("unsupported_block_entity", i, d)
         if d_fluid[di]:
             hit("places_fluid", i, d)
         if bf[0]:
@@ -96,8 +106,10 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
             removals.append(i)
         if d_grav[di]:
             gravity_placed.append(i)
+        if d_att[di] is not None:
+            attached_placed.append(i)
 
-    if removals or gravity_placed:
+    if removals or gravity_placed or attached_placed:
         at = {(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]): i for i in range(n)}
         outside: list[tuple[int, int, int]] = []
         for i in removals:
@@ -106,6 +118,11 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
                 outside.append(p)
         for i in gravity_placed:
             p = (xyz[3 * i], xyz[3 * i + 1] - 1, xyz[3 * i + 2])
+            if p not in at:
+                outside.append(p)
+        for i in attached_placed:
+            (dx, dy, dz), _ = d_att[desired[i]]  # type: ignore[misc]
+            p = (xyz[3 * i] + dx, xyz[3 * i + 1] + dy, xyz[3 * i + 2] + dz)
             if p not in at:
                 outside.append(p)
         outside = sorted(set(p for p in outside if -64 <= p[1] <= 319))
@@ -125,6 +142,11 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
             below = after((xyz[3 * i], xyz[3 * i + 1] - 1, xyz[3 * i + 2]))
             if below is not None and not info.supports(below):
                 hit("unsupported_gravity", i, palette[desired[i]])
+        for i in attached_placed:
+            (dx, dy, dz), solid = d_att[desired[i]]  # type: ignore[misc]
+            sup = after((xyz[3 * i] + dx, xyz[3 * i + 1] + dy, xyz[3 * i + 2] + dz))
+            if sup is not None and not attached.holds(sup, solid, info.is_fluid(sup), info.version):
+                hit("unsupported_attachment", i, palette[desired[i]])
 
     for reason in ORDER:
         if counts[reason]:

@@ -11,6 +11,7 @@ from array import array
 
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.blockinfo import BlockInfo
 from mcb_common.geometry import Box, Vec3
 from mcb_rpc.worldclient import WorldClient
 
@@ -55,7 +56,21 @@ async def read_states(world: WorldClient, xyz: list[int]) -> list[str]:
         for i in range(n):
             x, y, z = xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]
             out.append(palette[idx[((y - my) * sz + (z - mz)) * sx + (x - mx)]])
+        # region_read gives block states only; blocks_get gives full states, with the block
+        # entity's data (chest contents, sign text …: mcb_common.blockentity) — re-read those.
+        info = BlockInfo.load()
+        furnished = {s for s in palette if info.block_entity(s) is not None}
+        if furnished:
+            which = [i for i in range(n) if out[i] in furnished]
+            full = await _blocks_get(world, [c for i in which for c in xyz[3 * i: 3 * i + 3]])
+            for i, s in zip(which, full, strict=True):
+                out[i] = s
         return out
+    return await _blocks_get(world, xyz)
+
+
+async def _blocks_get(world: WorldClient, xyz: list[int]) -> list[str]:
+    n = len(xyz) // 3
     out: list[str] = []
     for start in range(0, n, BLOCKS_GET_PAGE):
         page = xyz[3 * start: 3 * min(n, start + BLOCKS_GET_PAGE)]

@@ -49,7 +49,9 @@ from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
 from mcb_common.registry import DEFAULT_VERSION, Registry
 from mcb_common.transforms import transform as transform_state
 
-from . import PLANNER_VERSION, shapes, sources
+from mcb_common.registry import AIR_NAMES
+
+from . import PLANNER_VERSION, connect, furniture, shapes, solids, sources
 from .recipe import (
     BoxOp,
     CylinderOp,
@@ -361,7 +363,7 @@ def choose(keys: np.ndarray, options: tuple[tuple[int, int], ...], salt: int, se
 
 def _canonical(registry: Registry, text: str, path: str) -> str:
     try:
-        return registry.canonical(text)
+        return furniture.canonical(registry, text, path)  # block-entity data and leaves too
     except McbError as e:
         raise McbError(e.code, f"{path}: {e.message}", e.retryable, {**e.details, "path": path}) from None
 
@@ -491,8 +493,8 @@ def compile_recipe(
         key = (state, flipped, k)
         i = oriented.get(key)
         if i is None:
-            s2 = state if not flipped and k == 0 else transform_state(
-                state, registry, mirror_axis="x" if flipped else None, quarter_turns=k)
+            s2 = furniture.persist(state) if not flipped and k == 0 else furniture.persist(furniture.turn(
+                state, registry, mirror_axis="x" if flipped else None, quarter_turns=k))
             i = oriented[key] = table.setdefault(s2, len(table))
         return i
 

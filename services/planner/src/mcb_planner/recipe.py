@@ -59,7 +59,7 @@ from mcb_common.recipe_schema import (
     check_shape,
 )
 
-from . import expr
+from . import expr, furniture
 
 _NAME = re.compile(NAME_PATTERN)
 # Operation types the language reserves for later revisions: a clearer refusal.
@@ -318,7 +318,7 @@ def _expr_text(value: str, path: str) -> None:
 
 # -- operations ------------------------------------------------------------------------------
 _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "box": (("type", "min", "max", "block"), ("hollow",)),
+    "box": (("type", "min", "max", "block"), ("hollow", "block_entity")),
     "line": (("type", "from", "to", "block"), ()),
     "cylinder": (("type", "center", "radius", "height", "block"), ("hollow",)),
     "repeat": (("type", "count", "offset", "operations"), ()),
@@ -465,8 +465,10 @@ class _Parser:
                            at, rot // 90)
         if kind == "box":
             lo, hi = self.corners(obj, path)
-            return BoxOp(path, lo, hi, self.block(obj["block"], f"{path}.block"),
-                         _bool(obj.get("hollow", False), f"{path}.hollow"))
+            block = self.block(obj["block"], f"{path}.block")
+            if "block_entity" in obj:  # furniture: carried as the full state text (mcb_common.blockentity)
+                block = furniture.attach(block, obj["block_entity"], f"{path}.block_entity")
+            return BoxOp(path, lo, hi, block, _bool(obj.get("hollow", False), f"{path}.hollow"))
         if kind == "line":
             return LineOp(path, self.vec(obj["from"], f"{path}.from"), self.vec(obj["to"], f"{path}.to"),
                           self.block(obj["block"], f"{path}.block"))

@@ -19,10 +19,13 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-from mcb_common import nbt
+from mcb_common import blockentity, nbt
+from mcb_common.blockinfo import BlockInfo
 from mcb_common.blockstate import BlockState, parse_state_text
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.registry import AIR, AIR_NAMES, Registry
+
+from . import blockentities
 
 FULL_STATUSES = frozenset({"minecraft:full", "full"})
 SECTION_VOLUME = 4096
@@ -201,6 +204,29 @@ class Chunk:
             if isinstance(be, dict) and int(be.get("x", 1 << 40)) == x and int(be.get("y", 1 << 40)) == y and int(be.get("z", 1 << 40)) == z:
                 return be
         return None
+
+    def get_full(self, x: int, y: int, z: int, info: BlockInfo) -> str:
+        """The full state (mcb_common.blockentity): the block state plus its block entity's data."""
+        state = self.get_block(x, y, z)
+        if info.block_entity(state) is None:
+            return state
+        tag = self.block_entity_at(x, y, z)
+        return blockentity.join(state, blockentities.data_of(tag) if tag is not None else None)
+
+    def set_block_entity(self, x: int, y: int, z: int, be_id: str | None, data: dict | None) -> None:
+        """Replace the block entity at a position (none when ``be_id`` is None)."""
+        lst = self.root.get("block_entities")
+        if not isinstance(lst, list):
+            lst = self.root["block_entities"] = nbt.List(nbt.COMPOUND)
+        keep = [be for be in lst if not (isinstance(be, dict) and int(be.get("x", 1 << 40)) == x
+                                         and int(be.get("y", 1 << 40)) == y and int(be.get("z", 1 << 40)) == z)]
+        if be_id is not None:
+            keep.append(blockentities.to_nbt(be_id, x, y, z, data))
+        if len(keep) != len(lst) or be_id is not None:
+            lst[:] = keep
+            if lst.elem_type == nbt.END and keep:
+                lst.elem_type = nbt.COMPOUND
+            self.dirty = True
 
     def block_entity_positions(self) -> set[tuple[int, int, int]]:
         out = set()

@@ -202,7 +202,7 @@ class Host:
             all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
             ys = [y for _, y, _ in all_pos]
             w.check_height(min(ys), max(ys))
-            chunks = w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _, _ in entries)), True)
+            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _, _ in entries)), True)
             w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _ in deps)), False)
             problems: list[world_pb2.EntryResult] = []
             already: list[common_pb2.Vec3] = []
@@ -212,11 +212,11 @@ class Host:
                 if current == desired:
                     already.append(common_pb2.Vec3(x=x, y=y, z=z))
                 elif current == expected:
-                    be = chunks[(x >> 4, z >> 4)].block_entity_at(x, y, z)
-                    if be is not None:
+                    if '{"unsupported":' in current:  # data the model cannot carry would be lost
                         raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                                       f"({x},{y},{z}) holds a block entity ({be.get('id', '?')}); the host does not "
-                                       "overwrite block entities (chests, signs, ...)", details={"pos": [x, y, z]})
+                                       f"({x},{y},{z}) holds a block entity with data this host cannot carry "
+                                       f"({current[current.index('{'):][:120]}); it does not overwrite it",
+                                       details={"pos": [x, y, z]})
                     writes.append(Change(x, y, z, current, desired))
                 else:
                     problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))

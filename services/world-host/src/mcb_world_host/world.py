@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from mcb_common import nbt
+from mcb_common import blockentity, nbt
+from mcb_common.blockinfo import BlockInfo
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.registry import AIR, AIR_NAMES, Registry
@@ -99,6 +100,7 @@ class World:
     def __init__(self, path: Path, registry: Registry, min_y: int = levelmod.MIN_Y, max_y: int = levelmod.MAX_Y):
         self.path = Path(path)
         self.registry = registry
+        self.blockinfo = BlockInfo.load(registry.version)
         self.min_y, self.max_y = min_y, max_y
         self.min_section, self.max_section = min_y >> 4, max_y >> 4
         self.lock = threading.RLock()
@@ -282,10 +284,11 @@ class World:
 
     # -- reads -------------------------------------------------------------------------------------
     def get_block(self, x: int, y: int, z: int) -> str:
+        """The full state: block state plus block-entity data (mcb_common.blockentity)."""
         self.check_height(y, y)
         with self.lock:
             c = self._chunks_for([(x >> 4, z >> 4)], False)[(x >> 4, z >> 4)]
-            return c.get_block(x, y, z)
+            return c.get_full(x, y, z, self.blockinfo)
 
     def get_blocks(self, positions: list[tuple[int, int, int]]) -> list[str]:
         if not positions:
@@ -294,7 +297,7 @@ class World:
         self.check_height(min(ys), max(ys))
         with self.lock:
             chunks = self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), False)
-            return [chunks[(x >> 4, z >> 4)].get_block(x, y, z) for x, y, z in positions]
+            return [chunks[(x >> 4, z >> 4)].get_full(x, y, z, self.blockinfo) for x, y, z in positions]
 
     def region_read(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> tuple[list[str], np.ndarray, list[tuple[int, int, int, int]]]:
         """(palette, uint16 indices shaped (sy, sz, sx) in YZX order, section revisions)."""
@@ -382,8 +385,17 @@ class World:
 
     # -- writes ------------------------------------------------------------------------------------
     def canonical_desired(self, state: str) -> str:
-        s = self.registry.canonical(state)
-        return AIR if s.split("[", 1)[0] in AIR_NAMES else s
+        """Canonical full state; block-entity data checked (``unsupported_block`` if refused)."""
+        text, data = blockentity.split(state)
+        s = self.registry.canonical(text)
+        if s.split("[", 1)[0] in AIR_NAMES:
+            s = AIR
+        be_id = self.blockinfo.block_entity(s)
+        why = blockentity.refusal(be_id) if be_id else None
+        if why is not None:
+            raise McbError(ErrorCode.UNSUPPORTED_BLOCK, f"{s} cannot be written: {why}",
+                           details={"reason": "unsupported_block_entity"})
+        return blockentity.canonical_full(s + data, be_id, self.registry.version)
 
     def canonical_expected(self, state: str) -> str:
         """Expected states may name blocks the registry does not know (read from the world)."""
@@ -428,7 +440,10 @@ class World:
             c = touched.get(key) or self.chunk(*key)
             if c is None:
                 raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
-            c.set_block(x, y, z, state)
+            s, data = blockentity.split(state)
+            c.set_block(x, y, z, s)
+            be_id = self.blockinfo.block_entity(s)
+            c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
             touched[key] = c
         for (cx, cz), c in sorted(touched.items()):
             if not c.dirty:

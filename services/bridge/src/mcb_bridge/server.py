@@ -93,6 +93,8 @@ class Bridge:
             "camera_list": self._camera_list,
             "camera_capture": self._camera_capture,
         }
+        from .oni_tools import oni_handlers  # Oxygen Not Included (issue 18): only with an ONI endpoint
+        self._handlers.update(oni_handlers())
         self.camera = CameraClient(config.agent_token, config.project_id, config.player_id)
 
     @property

@@ -574,6 +574,8 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
     specs += safe_write_specs()
     specs += schematic_specs()
     specs += camera_specs()
+    from .oni_tools import oni_specs  # Oxygen Not Included (issue 18): only with an ONI endpoint
+    specs += oni_specs()
     for s in specs:
         Draft202012Validator.check_schema(s.input_schema)
     return {s.name: s for s in specs}

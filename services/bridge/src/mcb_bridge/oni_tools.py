@@ -1,0 +1,225 @@
+"""Oxygen Not Included tools (issue 18): the same agents play ONI through the agent mod's API.
+
+Three tools, listed only when an ONI endpoint is configured (so a Minecraft-only bridge shows
+nothing more): ``MCB_ONI_URL`` (e.g. http://127.0.0.1:23876), else the runtime config.json's
+``"oni": {"modHost", "modPort", "timeout"}`` (seed 004's config.json keys).
+
+Conventions as the Minecraft tools: snake_case arguments validated by JSON Schema; the mod's
+``{"error": type, "details"}`` mapped once here to McbError codes (so the model gets code,
+message, retryable, hint); long work is stepwise with a ``phase`` and ``next`` (blueprint apply,
+like build_apply + operation_status). The HTTP calls run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcb_common.errors import ErrorCode, McbError
+from oni_agent import analysis, blueprints
+from oni_agent.client import ModClient, ModError
+from oni_agent.config import ConfigError, OniConfig
+
+from .tools import ToolSpec
+
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
+STATES = ("game", "research", *LISTS, "map", "analysis")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+PAGE = 50
+
+_MOD_ERRORS = {
+    "invalid_request": ErrorCode.INVALID_REQUEST, "unknown_building": ErrorCode.INVALID_REQUEST,
+    "unknown_tech": ErrorCode.INVALID_REQUEST, "not_implemented": ErrorCode.INVALID_REQUEST,
+    "not_found": ErrorCode.NOT_FOUND, "queue_full": ErrorCode.BUSY, "not_ready": ErrorCode.UNAVAILABLE,
+    "unreachable": ErrorCode.UNAVAILABLE, "invalid_response": ErrorCode.UNAVAILABLE,
+    "internal_error": ErrorCode.INTERNAL,
+}
+
+
+def oni_config() -> OniConfig | None:
+    """The configured ONI endpoint, or None (then no ONI tools are listed)."""
+    url = os.environ.get("MCB_ONI_URL", "").strip()
+    if url:
+        from urllib.parse import urlsplit
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ConfigError(f"MCB_ONI_URL must look like http://127.0.0.1:23876, not {url!r}")
+        return OniConfig.from_dict({"modHost": parts.hostname, "modPort": parts.port or 23876}, "MCB_ONI_URL")
+    try:
+        from mcb_rpc.settings import Settings
+        cfg = Settings.from_env().load_config()
+    except (OSError, ValueError):
+        return None
+    oni = cfg.get("oni") if isinstance(cfg, dict) else None
+    return OniConfig.from_dict(oni, "config.json oni") if oni is not None else None
+
+
+def _configured() -> OniConfig | None:
+    try:
+        return oni_config()
+    except ConfigError:
+        return None  # listed nowhere; `mcb doctor`-style checks can call oni_config() to see why
+
+
+_INT = {"type": "integer"}
+_CELL = {"type": "integer", "minimum": 0, "maximum": 4095}
+
+ONI_STATE = """\
+Read the Oxygen Not Included colony (the agent mod, seed 004). what: game, research, \
+resources|duplicants|buildings|geysers|alert|critters (offset/limit, default 50; next_offset when more), \
+map (x,y,width,height <= 64; rows[i] is y+i, y up; # solid, N undiggable, ~ liquid, . open), \
+analysis (oxygen, food, power, temperature, water: level, value, threshold, recommendation)."""
+
+ONI_ACTION = """\
+Queue one ONI action; the game applies it on its next tick (answer result <action>_queued). \
+dig/deconstruct: x,y,width,height; prioritize: same + priority 1-9; build: building_id,x,y \
+(bottom-left cell), rotation?; research: tech_id; schedule: duplicant, blocks (24 of \
+work|sleep|downtime|bathtime); wardrobe: duplicant, item (None|AtmoSuit|JetSuit|LeadSuit|OxygenMask). \
+Check the map first (oni_state map) or use oni_blueprint."""
+
+ONI_BLUEPRINT = """\
+Prebuilt ONI rooms: spom, toilets, ranch, farm, cooling, bedroom, power. list; plan name,x,y \
+(x,y = bottom-left cell; the row below must be solid): problems, warnings and the actions, \
+nothing queued; apply: one step - queues the digs (phase digging), once dug the builds \
+(building), then done. Call apply again until phase is done."""
+
+
+def oni_specs() -> list[ToolSpec]:
+    if _configured() is None:
+        return []
+
+    def obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+        return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+    return [
+        ToolSpec("oni_state", "ONI colony state", ONI_STATE, obj({
+            "what": {"enum": list(STATES)},
+            "offset": {"type": "integer", "minimum": 0},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+            "x": _CELL, "y": _CELL, "width": {"type": "integer", "minimum": 1, "maximum": 64},
+            "height": {"type": "integer", "minimum": 1, "maximum": 64}}, ["what"]), True, True),
+        ToolSpec("oni_action", "ONI action", ONI_ACTION, obj({
+            "action": {"enum": list(ACTIONS)},
+            "x": _CELL, "y": _CELL, "width": {"type": "integer", "minimum": 1, "maximum": 128},
+            "height": {"type": "integer", "minimum": 1, "maximum": 128},
+            "priority": {"type": "integer", "minimum": 1, "maximum": 9},
+            "building_id": {"type": "string", "minLength": 1, "maxLength": 64},
+            "rotation": {"enum": [0, 90, 180, 270]},
+            "tech_id": {"type": "string", "minLength": 1, "maxLength": 64},
+            "duplicant": {"type": "string", "minLength": 1, "maxLength": 64},
+            "blocks": {"type": "array", "minItems": 24, "maxItems": 24,
+                       "items": {"enum": ["work", "sleep", "downtime", "bathtime"]}},
+            "item": {"enum": ["None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask"]}}, ["action"]), False, False),
+        ToolSpec("oni_blueprint", "ONI blueprint", ONI_BLUEPRINT, obj({
+            "action": {"enum": ["list", "plan", "apply"]},
+            "name": {"enum": list(blueprints.BLUEPRINTS)},
+            "x": _CELL, "y": _CELL}, ["action"]), False, False),
+    ]
+
+
+# which arguments each action needs, and their name in the mod's API
+_ACTION_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "dig": (("x", "y", "width", "height"), ()),
+    "build": (("building_id", "x", "y"), ("rotation",)),
+    "deconstruct": (("x", "y"), ("width", "height")),
+    "prioritize": (("x", "y", "priority"), ("width", "height")),
+    "research": (("tech_id",), ()),
+    "schedule": (("duplicant", "blocks"), ()),
+    "wardrobe": (("duplicant", "item"), ()),
+}
+_API_NAMES = {"building_id": "buildingId", "tech_id": "techId"}
+
+
+def _require(args: dict[str, Any], what: str, needed: tuple[str, ...], allowed: tuple[str, ...]) -> None:
+    missing = [k for k in needed if k not in args]
+    extra = sorted(set(args) - {"action", "what", *needed, *allowed})
+    if missing or extra:
+        parts = ([f"needs {', '.join(missing)}"] if missing else []) + ([f"does not take {', '.join(extra)}"] if extra else [])
+        raise McbError(ErrorCode.INVALID_REQUEST, f"{what} {' and '.join(parts)}",
+                       details={"missing": missing, "unexpected": extra})
+
+
+def _mod_error(err: ModError, url: str) -> McbError:
+    code = _MOD_ERRORS.get(err.error, ErrorCode.UNAVAILABLE)
+    if err.error == "unreachable":
+        msg = (f"no ONI mod answers at {url}: is the game running with the agent mod enabled, and "
+               "MCB_ONI_URL / config.json oni.modPort right?")
+    elif err.error == "not_ready":
+        msg = "the ONI mod answers but no colony is loaded yet: load a save, then retry"
+    else:
+        msg = f"the ONI mod refused it: {err.error}: {err.details}"
+    details = {"oni_error": err.error, **{k: v for k, v in err.payload.items() if k not in ("error", "details")}}
+    return McbError(code, msg, details=details)
+
+
+class OniTools:
+    def __init__(self, config: OniConfig | None = None) -> None:
+        self._config = config
+
+    def client(self) -> ModClient:
+        cfg = self._config or oni_config()
+        if cfg is None:
+            raise McbError(ErrorCode.UNAVAILABLE, "no ONI endpoint configured: set MCB_ONI_URL or "
+                           "\"oni\": {\"modPort\": 23876} in config.json")
+        return ModClient.from_config(cfg)
+
+    async def _run(self, fn: Callable[[ModClient], Any]) -> Any:
+        client = self.client()
+        try:
+            return await asyncio.to_thread(fn, client)
+        except ModError as err:
+            raise _mod_error(err, client.base_url) from None
+
+    async def state(self, args: dict[str, Any]) -> dict[str, Any]:
+        what = args["what"]
+        if what == "map":
+            _require(args, "map", ("x", "y", "width", "height"), ())
+            return await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"]))
+        if what == "analysis":
+            _require(args, "analysis", (), ())
+            return await self._run(lambda c: analysis.analyze(analysis.fetch_view(c)))
+        if what not in LISTS:
+            _require(args, what, (), ())
+            return {what: await self._run(lambda c: c.state(what))}
+        _require(args, what, (), ("offset", "limit"))
+        offset, limit = int(args.get("offset") or 0), int(args.get("limit") or PAGE)
+
+        def page(c: ModClient) -> dict[str, Any]:
+            items, headers = c.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": limit})
+            h = {k.lower(): v for k, v in headers.items()}
+            out: dict[str, Any] = {what: items, "total": int(h.get("x-total-count") or len(items))}
+            if h.get("x-next-offset"):
+                out["next_offset"] = int(h["x-next-offset"])
+            return out
+
+        return await self._run(page)
+
+    async def action(self, args: dict[str, Any]) -> dict[str, Any]:
+        what = args["action"]
+        needed, optional = _ACTION_ARGS[what]
+        _require(args, what, needed, optional)
+        body = {_API_NAMES.get(k, k): v for k, v in args.items() if k != "action"}
+        return await self._run(lambda c: c.action(what, body))
+
+    async def blueprint(self, args: dict[str, Any]) -> dict[str, Any]:
+        what = args["action"]
+        if what == "list":
+            _require(args, "list", (), ())
+            return {"blueprints": [{"name": k, "description": v["description"],
+                                    "research": blueprints.required_techs(v)} for k, v in blueprints.BLUEPRINTS.items()]}
+        _require(args, what, ("name", "x", "y"), ())
+        name, x, y = args["name"], args["x"], args["y"]
+        if what == "plan":
+            return await self._run(lambda c: blueprints.plan(name, x, y, blueprints.world_view(c, name, x, y)))
+        return await self._run(lambda c: blueprints.apply_step(c, name, x, y))
+
+    def handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
+        return {"oni_state": self.state, "oni_action": self.action, "oni_blueprint": self.blueprint}
+
+
+def oni_handlers() -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
+    """The handlers for the bridge, when an ONI endpoint is configured (else none)."""
+    cfg = _configured()
+    return OniTools(cfg).handlers() if cfg is not None else {}

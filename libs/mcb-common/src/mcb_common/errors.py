@@ -12,6 +12,8 @@ Every failure a person or an agent can see is an ``McbError`` with a stable ``co
         unsupported_block   unknown block, property or value; a block the writer refuses
         stale_snapshot      the plan expired or the world moved on since it was prepared
         conflict            a block is not what the plan expected; nothing is overwritten
+        player_blocks_would_be_replaced  the plan replaces blocks a player placed and the apply
+                            did not carry replace_player_blocks: true (consent)
         budget_exceeded     a limit (blocks, positions, depth, bytes, time) was hit
         busy                the writer is occupied; retry later
         paused              writes are paused (``/ai stop``, ``pause``); resume first
@@ -43,6 +45,7 @@ class ErrorCode(StrEnum):
     UNSUPPORTED_BLOCK = "unsupported_block"
     STALE_SNAPSHOT = "stale_snapshot"
     CONFLICT = "conflict"
+    PLAYER_BLOCKS_WOULD_BE_REPLACED = "player_blocks_would_be_replaced"
     BUDGET_EXCEEDED = "budget_exceeded"
     BUSY = "busy"
     PAUSED = "paused"
@@ -65,6 +68,7 @@ RETRYABLE: dict[ErrorCode, bool] = {
     ErrorCode.UNSUPPORTED_BLOCK: False,
     ErrorCode.STALE_SNAPSHOT: False,
     ErrorCode.CONFLICT: False,
+    ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED: False,
     ErrorCode.BUDGET_EXCEEDED: False,
     ErrorCode.BUSY: True,
     ErrorCode.PAUSED: True,

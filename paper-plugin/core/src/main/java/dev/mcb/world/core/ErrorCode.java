@@ -14,6 +14,7 @@ public enum ErrorCode {
     UNSUPPORTED_BLOCK("unsupported_block", 400, false),
     STALE_SNAPSHOT("stale_snapshot", 409, false),
     CONFLICT("conflict", 409, false),
+    PLAYER_BLOCKS_WOULD_BE_REPLACED("player_blocks_would_be_replaced", 409, false),
     BUDGET_EXCEEDED("budget_exceeded", 413, false),
     BUSY("busy", 429, true),
     PAUSED("paused", 423, true),

@@ -64,26 +64,24 @@ def _configured() -> OniConfig | None:
 
 
 _INT = {"type": "integer"}
-_CELL = {"type": "integer", "minimum": 0, "maximum": 4095}
+_CELL = {"type": "integer", "minimum": 0}
 
 ONI_STATE = """\
-Read the Oxygen Not Included colony (the agent mod, seed 004). what: game, research, \
-resources|duplicants|buildings|geysers|alert|critters (offset/limit, default 50; next_offset when more), \
-map (x,y,width,height <= 64; rows[i] is y+i, y up; # solid, N undiggable, ~ liquid, . open), \
-analysis (oxygen, food, power, temperature, water: level, value, threshold, recommendation)."""
+Read the ONI colony (agent mod). what: game, research; resources, duplicants, buildings, \
+geysers, alert, critters (offset/limit, default 50; next_offset); map (x,y,width,height <= 64; \
+rows[i] is y+i, y up; # rock, N undiggable, ~ liquid, . open); analysis (oxygen, food, power, \
+temperature, water: levels, recommendations)."""
 
 ONI_ACTION = """\
-Queue one ONI action; the game applies it on its next tick (answer result <action>_queued). \
-dig/deconstruct: x,y,width,height; prioritize: same + priority 1-9; build: building_id,x,y \
-(bottom-left cell), rotation?; research: tech_id; schedule: duplicant, blocks (24 of \
-work|sleep|downtime|bathtime); wardrobe: duplicant, item (None|AtmoSuit|JetSuit|LeadSuit|OxygenMask). \
-Check the map first (oni_state map) or use oni_blueprint."""
+Queue one ONI action, applied at the game's next tick (result <action>_queued). \
+dig/deconstruct: x,y,width,height; prioritize: the same + priority; build: building_id,x,y \
+(bottom-left cell), rotation?; research: tech_id; schedule: duplicant, blocks; wardrobe: \
+duplicant, item. Read the map first, or use oni_blueprint."""
 
 ONI_BLUEPRINT = """\
-Prebuilt ONI rooms: spom, toilets, ranch, farm, cooling, bedroom, power. list; plan name,x,y \
-(x,y = bottom-left cell; the row below must be solid): problems, warnings and the actions, \
-nothing queued; apply: one step - queues the digs (phase digging), once dug the builds \
-(building), then done. Call apply again until phase is done."""
+Prebuilt ONI rooms. list; plan name,x,y (bottom-left cell; the row below must be solid): \
+problems, warnings, actions, nothing queued; apply: one step (digs, then the builds once dug); \
+repeat apply until phase is done."""
 
 
 def oni_specs() -> list[ToolSpec]:

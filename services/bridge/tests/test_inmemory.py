@@ -29,7 +29,9 @@ TOOLS = {
     "part_get": {"part_id"},
     "region_changes": {"region", "since_cursor", "limit"},
     "camera_list": set(),
-    "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id"},
+    "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id", "width",
+                       "height", "format"},
+    "camera_save": {"camera_id", "name", "pose", "width", "height"},
     "asset_list": {"query", "cursor"},
     "schematic_export": {"name", "min", "max", "origin"},
     "schematic_import_prepare": {"asset_id", "target", "rotation", "allow_drop_block_entities"},
@@ -47,6 +49,7 @@ REQUIRED = {
     "region_changes": {"region"},
     "camera_list": set(),
     "camera_capture": set(),
+    "camera_save": {"camera_id", "pose"},
     "asset_list": set(),
     "schematic_export": {"name", "min", "max"},
     "schematic_import_prepare": {"asset_id", "target"},
@@ -110,14 +113,16 @@ def test_list_tools_is_the_contract(fresh_fake: FakeEnv, mode: str) -> None:
             assert schema["additionalProperties"] is False
             # the trusted ids never appear anywhere in a schema
             assert not {"project_id", "player_id", "world", "world_id"} & _keys(schema["properties"]), name
-            assert tool.description and len(tool.description) > 200, name
-            assert "error" in tool.description
+            assert tool.description and len(tool.description) > 100, name
+        # the error shape is said once (project_context), not repeated per tool
+        assert "error" in tools["project_context"].description
         ri = tools["region_inspect"].input_schema["properties"]
         assert ri["detail"]["enum"] == ["summary", "blocks", "heightmap"]
         for corner in ("min", "max"):
-            assert set(ri[corner]["required"]) == {"x", "y", "z"}
+            assert ri[corner]["$ref"] == "#/$defs/vec3"
+        assert set(tools["region_inspect"].input_schema["$defs"]["vec3"]["required"]) == {"x", "y", "z"}
         assert tools["project_context"].annotations.read_only_hint is True
-        assert tools["build_apply"].annotations.read_only_hint is False
+        assert not tools["build_apply"].annotations.read_only_hint
 
     arun(with_client(fresh_fake, body, mode))
 
@@ -179,7 +184,8 @@ def test_round_trip_every_tool(fresh_fake: FakeEnv, mode: str) -> None:
 
     arun(with_client(fresh_fake, body, mode))
     methods = [c[0] for c in fake.calls]
-    assert methods == ["ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "BuildApply",
+    # project_context reads the build area's heightmap for its ground height
+    assert methods == ["ProjectContext", "RegionInspect", "RegionInspect", "BuildPrepare", "BuildApply", "BuildApply",
                        "OperationStatus", "RegionInspect"]
     # every call carried the trusted identity and the agent token, and nothing else decides them
     for _, md, _ in fake.calls:
@@ -382,7 +388,7 @@ def test_unsupported_block_from_the_journal_keeps_details(fresh_fake: FakeEnv) -
 def test_unexpected_exceptions_become_internal_without_leaking(
     fresh_fake: FakeEnv, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def boom(resp: Any) -> dict:
+    def boom(resp: Any, *rest: Any) -> dict:
         raise RuntimeError("secret-internal-detail /home/x/.runtime/secrets/agent.token")
 
     monkeypatch.setattr(render, "project_context", boom)

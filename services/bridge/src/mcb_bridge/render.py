@@ -138,13 +138,37 @@ def fit(d: dict[str, Any], max_bytes: int = SOFT_TEXT_BYTES) -> dict[str, Any]:
 # ---------------------------------------------------------------- tools
 
 
-def project_context(resp: Any) -> dict[str, Any]:
+def ground(hm: Any) -> dict[str, Any]:
+    """The surface of an area from a heightmap answer: lowest/highest/most common top y."""
+    heights = [int(v) for v in hm.heightmap.heights if v not in (HEIGHT_NONE, HEIGHT_UNKNOWN)]
+    out: dict[str, Any] = {"sampled_columns": len(heights), "step": int(hm.heightmap.step)}
+    if heights:
+        common = max(set(heights), key=lambda h: (heights.count(h), -h))
+        out.update({"min_y": min(heights), "max_y": max(heights), "typical_y": common,
+                    "build_from_y": common + 1})
+    unknown = sum(1 for v in hm.heightmap.heights if v == HEIGHT_UNKNOWN)
+    if unknown:
+        out["ungenerated_columns"] = unknown
+    out["note"] = "highest non-air y per sampled column of the build area (buildings included)"
+    return out
+
+
+def project_context(resp: Any, tools: list[str] | None = None, ground: dict[str, Any] | None = None) -> dict[str, Any]:
     out = to_dict(resp)
     world = out.get("world")
     if isinstance(world, dict):
         world.pop("host_instance", None)  # process identity; meaningless to the model
+        if resp.world.HasField("loaded_area"):  # chunk coordinates on the wire -> blocks
+            la = resp.world.loaded_area
+            world["loaded_area"] = {
+                "min": {"x": la.min.x * 16, "y": int(resp.world.min_y), "z": la.min.z * 16},
+                "max": {"x": la.max.x * 16 + 15, "y": int(resp.world.max_y), "z": la.max.z * 16 + 15}}
+    if tools:  # every tool the agent has, then the journal's finer features (region_inspect.summary…)
+        out["capabilities"] = list(dict.fromkeys([*tools, *out.get("capabilities", [])]))
     if resp.HasField("project") and resp.project.HasField("area"):
         out["project"]["area"] = box(resp.project.area)
+        if ground is not None:
+            out["project"]["ground"] = ground
     out["conventions"] = (
         "Coordinates are integer block positions, y up; boxes are inclusive [min, max]. "
         "Block states are canonical strings like minecraft:oak_stairs[facing=east,half=bottom,"
@@ -172,6 +196,9 @@ _TERMINAL = {"applied", "conflict", "cancelled", "failed", "recovery_required"}
 
 def operation_report(resp: Any) -> dict[str, Any]:
     out = bound_lists(to_dict(resp))
+    # No picture is taken for an operation: a "visual check" status would be a claim nobody
+    # makes (camera_capture with after_operation_id is the agent's own check).
+    out.pop("visual_check", None)
     if resp.state and resp.state not in _TERMINAL:
         out["next"] = "Still running: call operation_status with this operation_id in a second or two."
     elif resp.state == "conflict":
@@ -425,14 +452,28 @@ def _by_freq(page: list[int]) -> list[int]:
 # ---------------------------------------------------------------- cameras
 
 
+def camera_info(c: Any) -> dict[str, Any]:
+    return {"camera_id": c.camera_id, "name": c.name,
+            "pose": {"x": c.pose.x, "y": c.pose.y, "z": c.pose.z, "yaw": c.pose.yaw, "pitch": c.pose.pitch,
+                     "fov": c.pose.fov, "width": c.pose.width, "height": c.pose.height}}
+
+
+def snake_keys(obj: Any, data_maps: frozenset[str] = frozenset({"legend"})) -> Any:
+    """Every object key in snake_case (journal/camera JSON may carry camelCase: assetId,
+    blockCount, worldUuid…); the keys of ``data_maps`` (symbol -> state) are data, kept."""
+    if isinstance(obj, list):
+        return [snake_keys(v, data_maps) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    return {_snake(k) if isinstance(k, str) else k: (v if k in data_maps else snake_keys(v, data_maps))
+            for k, v in obj.items()}
+
+
 def camera_list(resp: Any) -> dict[str, Any]:
     out = {
         "worker_state": resp.worker_state,
         "driver": resp.driver or "none",
-        "cameras": [{"camera_id": c.camera_id, "name": c.name,
-                     "pose": {"x": c.pose.x, "y": c.pose.y, "z": c.pose.z, "yaw": c.pose.yaw,
-                              "pitch": c.pose.pitch, "fov": c.pose.fov, "width": c.pose.width,
-                              "height": c.pose.height}} for c in resp.cameras],
+        "cameras": [camera_info(c) for c in resp.cameras],
     }
     return fit(bound_lists(out, {"cameras": 50}))
 
@@ -440,11 +481,11 @@ def camera_list(resp: Any) -> dict[str, Any]:
 _CAPTURE_KEYS = ("status", "captureId", "stage", "hint", "driver", "view", "width", "height", "stale",
                  "serverRevisionVerified", "ready", "region", "operation", "afterOperationId", "sections",
                  "maxRevision", "revisionDigest", "changedSectionCount", "cameraId", "pose", "capturedAtMs",
-                 "requestedAtMs", "latencyMs", "cache", "world")
+                 "requestedAtMs", "latencyMs", "cache", "world", "format", "mimeType")
 
 
 def _snake(k: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in k)
+    return "".join("_" + c.lower() if c.isupper() else c for c in k).lstrip("_") if not k.islower() else k
 
 
 def capture_meta(resp: Any) -> dict[str, Any]:
@@ -456,7 +497,7 @@ def capture_meta(resp: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"status": resp.status, "capture_id": resp.capture_id}
     for k in _CAPTURE_KEYS:
         if k in meta and meta[k] not in (None, "", []) and k not in ("status", "captureId"):
-            out[_snake(k)] = meta[k]
+            out[_snake(k)] = snake_keys(meta[k])
     if resp.status == "pending":
         out["next"] = "Call camera_capture with this capture_id in a second or two."
     elif out.get("stale"):

@@ -27,11 +27,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import render
+from . import render, resources
 from .config import DEFAULT_HTTP_PATH, BridgeConfig
 from .errors import internal_error, tool_error
 from .journal_client import JournalClient
-from .tools import MAX_ARGUMENT_BYTES, ToolSpec, build_specs, validate_arguments
+from .tools import ERRORS_SENTENCE, MAX_ARGUMENT_BYTES, ToolSpec, build_specs, validate_arguments
 
 log = logging.getLogger("mcb.bridge")
 
@@ -44,12 +44,16 @@ Workflow: project_context -> region_inspect (summary, then blocks for small area
 build_prepare(recipe) -> build_apply(plan_id, plan_hash, idempotency_key) -> \
 operation_status until applied -> region_inspect to check.
 Blocks a person changed are never overwritten: they come back as conflicts. Keep each answer \
-small: inspect small regions, follow next_cursor for more. On an error, follow its hint."""
+small: inspect small regions, follow next_cursor for more.
+Guides are MCP resources: mcb://guides/recipes, mcb://guides/block-states (facing, connections), \
+mcb://guides/coordinates, mcb://guides/examples, mcb://guides/recipe-schema, and \
+mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely. """ + ERRORS_SENTENCE
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _result(payload: dict[str, Any]) -> types.CallToolResult:
+    payload = render.snake_keys(payload)
     text = render.dumps(payload)
     if len(text.encode()) > render.MAX_TEXT_BYTES:  # renderers bound themselves; this is a bug
         raise RuntimeError(f"tool output of {len(text.encode())} bytes exceeds the cap")
@@ -92,6 +96,7 @@ class Bridge:
             "schematic_import_prepare": self._schematic_import_prepare,
             "camera_list": self._camera_list,
             "camera_capture": self._camera_capture,
+            "camera_save": self._camera_save,
         }
         from .oni_tools import oni_handlers  # Oxygen Not Included (issue 18): only with an ONI endpoint
         self._handlers.update(oni_handlers())
@@ -109,7 +114,7 @@ class Bridge:
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         spec = self.specs.get(name)
-        return spec.input_schema if spec else None
+        return spec.shown_schema if spec else None
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         spec = self.specs.get(name)
@@ -133,10 +138,27 @@ class Bridge:
         finally:
             log.info("tool %s -> %s in %.0f ms", name, code, (time.monotonic() - started) * 1000)
 
+    async def project_context_json(self) -> dict[str, Any]:
+        """project_context's answer, for the resource mcb://project/context."""
+        result = await self.call("project_context", {})
+        data = result.structured_content or {}
+        if result.is_error:
+            raise McbError(ErrorCode(data["error"]["code"]), data["error"]["message"])
+        return data
+
     # ---- tools ----
 
     async def _project_context(self, args: dict[str, Any]) -> dict[str, Any]:
-        return render.project_context(await self.journal.project_context())
+        resp = await self.journal.project_context()
+        ground: Any = None
+        if resp.HasField("project") and resp.project.HasField("area"):
+            a = resp.project.area
+            try:  # the surface of the build area (sampled); an unreadable area says why instead
+                hm = await self.journal.region_inspect(render.vec(a.min), render.vec(a.max), "heightmap")
+                ground = render.ground(hm)
+            except McbError as err:
+                ground = {"unknown": f"{err.code}: {err.message}"}
+        return render.project_context(resp, list(self.specs), ground)
 
     async def _region_inspect(self, args: dict[str, Any]) -> dict[str, Any]:
         mn, mx, detail = args["min"], args["max"], args["detail"]
@@ -223,9 +245,12 @@ class Bridge:
     async def _camera_list(self, args: dict[str, Any]) -> dict[str, Any]:
         return render.camera_list(await self.camera.list())
 
+    async def _camera_save(self, args: dict[str, Any]) -> dict[str, Any]:
+        return render.camera_info(await self.camera.save(args))
+
     async def _camera_capture(self, args: dict[str, Any]) -> dict[str, Any] | types.CallToolResult:
         resp = await self.camera.capture(args)
-        payload = render.capture_meta(resp)
+        payload = render.snake_keys(render.capture_meta(resp))
         if resp.status != "completed" or not resp.image:
             return payload
         # the picture as MCP image content (never base64 inside a text block) + metadata text
@@ -270,8 +295,8 @@ class CameraClient:
         try:
             return await getattr(self._stub(), method)(request, metadata=self._metadata, timeout=timeout)
         except grpc.RpcError as exc:
-            err = from_rpc_error(exc, "camera-worker", timeout)
-            if err.code == ErrorCode.UNAVAILABLE and err.details.get("reason") != "deadline":
+            err = from_rpc_error(exc, "camera-worker")
+            if err.code == ErrorCode.UNAVAILABLE:
                 err = McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker cannot be reached; is it "
                                "running? (`mcb status`) No picture was taken")
             raise err from None
@@ -281,6 +306,15 @@ class CameraClient:
 
         return await self._call("ListCameras", camera_pb2.ListCamerasRequest(), 10.0)
 
+    async def save(self, args: dict[str, Any]) -> Any:
+        from mcb.camera.v1 import camera_pb2
+
+        p = args["pose"]
+        cam = camera_pb2.CameraInfo(camera_id=args["camera_id"], name=args.get("name") or "", pose=camera_pb2.Pose(
+            x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]), pitch=float(p["pitch"]),
+            fov=float(p.get("fov") or 0), width=int(args.get("width") or 0), height=int(args.get("height") or 0)))
+        return await self._call("SaveCamera", camera_pb2.SaveCameraRequest(camera=cam), 10.0)
+
     async def capture(self, args: dict[str, Any]) -> Any:
         from mcb.camera.v1 import camera_pb2
         from mcb.common.v1 import common_pb2
@@ -288,13 +322,13 @@ class CameraClient:
         req = camera_pb2.CaptureRequest(camera_id=args.get("camera_id") or "",
                                         capture_id=args.get("capture_id") or "",
                                         after_operation_id=args.get("after_operation_id") or "",
-                                        view=args.get("view") or "")
+                                        view=args.get("view") or "", width=int(args.get("width") or 0),
+                                        height=int(args.get("height") or 0), format=args.get("format") or "")
         if args.get("pose"):
             p = args["pose"]
             req.pose.CopyFrom(camera_pb2.Pose(
                 x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]),
-                pitch=float(p["pitch"]), fov=float(p.get("fov") or 0), width=int(p.get("width") or 0),
-                height=int(p.get("height") or 0)))
+                pitch=float(p["pitch"]), fov=float(p.get("fov") or 0)))
         if args.get("region"):
             r = args["region"]
             req.region.CopyFrom(common_pb2.Box(
@@ -312,6 +346,24 @@ def build_server(bridge: Bridge) -> Server[Any]:
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await bridge.call(params.name, params.arguments)
 
+    async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resources.list_resources())
+
+    async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        try:
+            return await resources.read_resource(str(params.uri), bridge.project_context_json)
+        except McbError as err:  # a protocol error (resources have no tool-error form), code and hint kept
+            raise MCPError(types.INVALID_PARAMS, f"{err.code}: {err.message}", data=err.to_dict()) from None
+
+    async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=resources.list_prompts())
+
+    async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        try:
+            return resources.get_prompt(params.name, params.arguments)
+        except McbError as err:
+            raise MCPError(types.INVALID_PARAMS, f"{err.code}: {err.message}", data=err.to_dict()) from None
+
     @asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
         yield {}
@@ -323,6 +375,10 @@ def build_server(bridge: Bridge) -> Server[Any]:
         instructions=INSTRUCTIONS,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_read_resource=on_read_resource,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
         get_tool_input_schema=bridge.input_schema,
         lifespan=lifespan,
     )

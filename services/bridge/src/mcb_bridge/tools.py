@@ -105,6 +105,20 @@ def _inline_leaf_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _without_border_bounds(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_without_border_bounds(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "object" and node.get("required") == []:
+        node = {k: v for k, v in node.items() if k != "required"}
+    border = node.get("minimum") == _COORD["minimum"] and node.get("maximum") == _COORD["maximum"]
+    # string lengths are sanity limits a model never needs to plan around (refusals name them)
+    text = node.get("type") == "string"
+    return {k: _without_border_bounds(v) for k, v in node.items()
+            if not (border and k in ("minimum", "maximum")) and not (text and k in ("minLength", "maxLength"))}
+
+
 def _vec3(description: str) -> dict[str, Any]:
     return {
         "type": "object",
@@ -141,6 +155,68 @@ def recipe_schema() -> dict[str, Any]:
         log.warning("mcb_common.recipe_schema is not installed; build_prepare uses a permissive recipe schema")
         return copy.deepcopy(_FALLBACK_RECIPE_SCHEMA)
     return copy.deepcopy(RECIPE_SCHEMA)
+
+
+_VEC3_BODY = {"type": "object", "properties": {a: {"type": "integer"} for a in "xyz"},
+              "required": ["x", "y", "z"], "additionalProperties": False}
+
+
+def _shared_vec3(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every integer {x,y,z} object of a shown schema as one root ``$defs/vec3`` (when there
+    are two or more): the same contract in fewer bytes."""
+    found = 0
+
+    def walk(node: Any, top: bool) -> Any:
+        nonlocal found
+        if isinstance(node, list):
+            return [walk(v, False) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if not top and {k: v for k, v in node.items() if k != "description"} == _VEC3_BODY:
+            found += 1
+            return {"$ref": "#/$defs/vec3", **({"description": node["description"]} if "description" in node else {})}
+        return {k: walk(v, False) for k, v in node.items()}
+
+    out = walk(schema, True)
+    if found < 2 or "$defs" in schema:
+        return schema
+    out["$defs"] = {"vec3": copy.deepcopy(_VEC3_BODY)}
+    return out
+
+
+def operation_types(recipe: dict[str, Any]) -> list[str]:
+    """The recipe operation types a schema accepts (the ``type`` consts of its operation union)."""
+    defs = recipe.get("$defs") or {}
+    out = []
+    for alt in (defs.get("operation") or {}).get("oneOf") or ():
+        ref = alt.get("$ref", "")
+        body = defs.get(ref[len("#/$defs/"):], {}) if ref.startswith("#/$defs/") else alt
+        const = ((body.get("properties") or {}).get("type") or {}).get("const")
+        if isinstance(const, str):
+            out.append(const)
+    return out
+
+
+def short_recipe_schema(recipe: dict[str, Any]) -> dict[str, Any]:
+    """The recipe as tools/list shows it: the top-level keys and the operation types; each
+    operation's arguments are in build_prepare's description, the full schema is a resource.
+    Arguments are still validated against the full schema."""
+    types_ = operation_types(recipe)
+    op: dict[str, Any] = {"type": "object", "properties": {"type": {"enum": types_} if types_ else {"type": "string"}},
+                          "required": ["type"]}
+    return {
+        "type": "object",
+        "description": "{version: 1, operations: [...], params?, palette?, seed?}; full JSON Schema: "
+                       "resource mcb://guides/recipe-schema",
+        "properties": {
+            "version": {"const": 1},
+            "params": {"type": "object"},
+            "palette": {"type": "object"},
+            "seed": {"type": "integer", "minimum": 0},
+            "operations": {"type": "array", "minItems": 1, "items": op},
+        },
+        "required": ["version", "operations"],
+    }
 
 
 def _embed(root: dict[str, Any], prop: str, schema: dict[str, Any]) -> None:
@@ -190,6 +266,15 @@ class ToolSpec:
     input_schema: dict[str, Any]
     read_only: bool
     idempotent: bool
+    # What tools/list shows when it differs from the schema arguments are validated against
+    # (build_prepare: a short recipe schema; the full one is the resource mcb://guides/recipe-schema).
+    listed_schema: dict[str, Any] | None = None
+
+    @cached_property
+    def shown_schema(self) -> dict[str, Any]:
+        """The schema tools/list shows: ``listed_schema`` or the validated one, without the
+        world-border bounds of every coordinate (the journal names an out-of-world position)."""
+        return _shared_vec3(_without_border_bounds(self.listed_schema or self.input_schema))
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -199,14 +284,13 @@ class ToolSpec:
         return types.Tool(
             name=self.name,
             title=self.title,
-            description=self.description,
-            input_schema=self.input_schema,
+            description=self.description.strip(),
+            input_schema=self.shown_schema,
+            # Only what differs from the MCP defaults (readOnly false, destructive true,
+            # idempotent false); destructive/idempotent mean nothing when read-only.
             annotations=types.ToolAnnotations(
-                title=self.title,
-                read_only_hint=self.read_only,
-                destructive_hint=False if self.read_only else True,
-                idempotent_hint=self.idempotent,
-                open_world_hint=False,
+                read_only_hint=True if self.read_only else None,
+                idempotent_hint=True if self.idempotent and not self.read_only else None,
             ),
         )
 
@@ -220,63 +304,56 @@ def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     }
 
 
-_ERRORS_NOTE = (
-    "Errors come back as a tool error whose JSON is {\"error\": {code, message, retryable, hint}}; "
-    "follow the hint."
+# Said once, in project_context's description and the server's instructions (not per tool:
+# tools/list stays lean, bench/tools_list_bytes.py).
+ERRORS_SENTENCE = (
+    "Errors of every tool come back as a tool error whose JSON is {\"error\": {code, message, retryable, "
+    "hint}}; follow the hint."
 )
+_ERRORS_NOTE = ""
 
 PROJECT_CONTEXT = """\
-Start here. Returns the project you build for (id, name, build area as an inclusive box), the \
-world (id, epoch, Minecraft version, height limits min_y..max_y, paused?), the limits \
-(max changed blocks per plan, positions per region_inspect page, plan lifetime), the recipe \
-operations supported, how block states are written, and operations that need attention \
-(e.g. recovery_required, conflict) plus recent ones.
-Takes no arguments: the project, player and world come from the bridge's configuration.
-Call it at the start of a task, after resync_required/version_mismatch errors, and when a \
-build_apply answer was lost. """ + _ERRORS_NOTE
+Start here. Returns the project (id, name, build area as an inclusive box, its ground height), \
+the world (id, epoch, version, min_y..max_y, loaded_area in blocks, paused?), limits, every tool \
+(capabilities), the recipe operations, operations that need attention and recent ones. No \
+arguments. Call it first, after resync_required/version_mismatch, and when a build_apply answer \
+was lost. Guides (MCP resources): mcb://guides/recipes, block-states, coordinates, examples, \
+recipe-schema. """ + ERRORS_SENTENCE
 
 REGION_INSPECT = """\
-Read blocks in an inclusive box [min, max] (integer block coordinates, y is up). Never \
-generates chunks: missing chunks are a not_found error naming them.
-detail="summary": palette of canonical block states with counts (most frequent first, at \
-most 32 listed), non_air count, positions. Use it first for any size of area up to 2,000,000 \
-positions.
-detail="blocks": the exact state of every position, one page of at most 4096 positions at a \
-time. The answer has a `legend` (short symbol -> canonical state; "." is air, " " is a position \
-not in this page) and `layers`: one entry per y, each with `rows`, one string per z \
-(from z_min upward), one character per x (from x_min upward). If `next_cursor` is present the \
-answer is partial: call again with the same min/max/detail and cursor=next_cursor.
-detail="heightmap": surface heights (highest non-air y inside the box) sampled every `step` blocks (default: automatic; a grid of at most 32x32), as `rows` (one per sampled z, from z_min) of numbers per sampled x (from x_min); null = only air in that column, "?" = the chunk does not exist (never generated; it is never created by reading).
-summary also has `occupied` (at most 32 boxes that together hold every non-air block), a coarse heightmap (16x16 at most) and `unknown_chunks` when part of the box was never generated.
-Keep regions small (e.g. 16x16x16 = 4096 positions per blocks page); use summary for large areas. \
-""" + _ERRORS_NOTE
+Read blocks in an inclusive box [min, max] (y up). Never generates chunks: missing ones are \
+listed as unknown_chunks.
+detail="summary" (up to 2,000,000 positions; use it first): palette of states with counts \
+(top 32), non_air, occupied (at most 32 boxes holding every non-air block), a coarse heightmap.
+detail="blocks": exact states, pages of at most 4096 positions: `legend` (symbol -> state; "." \
+air, " " not in this page), `layers` (one per y; `rows`: one string per z from z_from, one \
+character per x from min.x). With next_cursor, call again with cursor=next_cursor.
+detail="heightmap": highest non-air y per column every `step` blocks (automatic: at most \
+32x32) as `rows` (per z) of numbers (per x); null = only air, "?" = chunk never generated.\
+"""
 
 BUILD_PREPARE = """\
-Compile a recipe into an immutable plan without changing the world. Returns plan_id, \
-plan_hash, changed_blocks, already_blocks (already in the desired state), region, expires_at, \
-materials, conflicts known now (with positions and the part they hit) and warnings.
-recipe: {"version": 1, "params"?, "palette"?, "seed"?, "operations": [...]} with operations \
-box(min,max,block,hollow?), line(from,to,block), cylinder(center,radius,height,block,hollow?), \
+Compile a recipe into an immutable plan; writes nothing. Returns plan_id, plan_hash, \
+changed_blocks, already_blocks, region, expires_at, materials, known conflicts (positions, part \
+hit), warnings and replaced: every non-air block it would replace, by who placed it (player, \
+environment, ours, unknown: total, counts, at most 20 positions each).
+recipe {version: 1, params?, palette?, seed?, operations}; operations: box(min,max,block,hollow?), \
+line(from,to,block), cylinder(center,radius,height,block,hollow?), \
 arch(center,radius,axis,block,width?,depth?,filled?), repeat(count,offset,operations), \
-transform(operations, rotate? 0/90/180/270 clockwise seen from above, mirror? x/z, anchor, \
-translate?) — block states (stairs, doors, rails, fences…) turn with the transform, \
-replace(min,max,from,to): positions in the box whose current state matches `from` ("*" = any \
-non-air, a block id = all its states, "oak_stairs[facing=east]", "!…" excludes) become `to` (written \
-without [properties] it keeps the source's: oak_stairs → spruce_stairs keeps facing), \
-paste(at, asset (asset_list id) or part (part id), rotation? 0/90/180/270 about at). Any integer \
-may be an expression over params, e.g. "base_y + floors * 4"; any block may be "$name" from the \
-palette, whose entries may be weighted lists [{"block":..,"weight":3},..] chosen per position \
-reproducibly from seed. Coordinates are absolute and inclusive; later operations win \
-where they overlap. Plans that would place or overwrite block entities (chests, signs…), \
-touch fluids, or leave gravity blocks (sand, gravel…) unsupported are refused before writing. Example: {"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},\
-"max":{"x":4,"y":70,"z":4},"block":"minecraft:stone_bricks","hollow":true}]}.
-dependencies (optional): positions the build relies on (supports, clear passages); each is \
-{x,y,z,state?} or {pos:{x,y,z}, state?}. With state, the block must hold that state; without, \
-it must keep what it holds now. Applying stops before writing if one changed.
-part_id (optional): limit writes to the exact block mask of that part.
-Nothing is written until build_apply. A plan expires (expires_at); then prepare again. \
-Errors: invalid_request/unsupported_block/out_of_bounds/budget_exceeded mean change the recipe. \
-""" + _ERRORS_NOTE
+transform(operations, rotate? 0/90/180/270 clockwise from above, mirror? x/z, anchor, \
+translate?; block states turn with it), replace(min,max,from,to: states in the box matching \
+`from` ("*" any non-air, a block id, "oak_stairs[facing=east]", "!..." excludes) become `to`; \
+`to` without [properties] keeps the source's), paste(at, asset or part, rotation?). Integers may \
+be expressions over params ("base_y + floors * 4"); blocks may be "$name" from palette \
+(weighted lists pick per position from seed). Absolute coordinates, inclusive boxes, later \
+operations win. Block entities, fluids and unsupported gravity blocks are refused. Example: \
+{"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},\
+"block":"minecraft:stone_bricks","hollow":true}]}. Full schema: mcb://guides/recipe-schema; \
+guide: mcb://guides/recipes, mcb://guides/examples.
+dependencies: positions the build relies on; with state the block must hold it, else keep what \
+it holds now; apply stops before writing if one changed. part_id: writes limited to that part.
+A plan expires (expires_at): then prepare again.\
+"""
 
 BUILD_APPLY = """\
 Apply a prepared plan: pass plan_id and plan_hash exactly as build_prepare returned them, and \
@@ -294,12 +371,12 @@ stale_snapshot means the plan expired or the world moved on: prepare again. paus
 recovery_required: wait or tell the user. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
-State of an operation started by build_apply: state (queued, applying, applied, conflict, \
-cancelled, failed, recovery_required), counters planned/written/already/conflicts, batches \
-done/total, a bounded sample of conflicts with positions (expected, current, desired, source: \
-player/environment/external, and the part they hit) and of written positions, and any error.
-Even cancelled or failed operations may have written some blocks (see written). Poll every \
-second or two while queued/applying. """ + _ERRORS_NOTE
+State of an operation from build_apply (queued, applying, applied, conflict, cancelled, failed, \
+recovery_required), counters planned/written/already/conflicts, batches done/total, samples of \
+conflicts (position, expected, current, desired, source, part) and written positions, any error. \
+Cancelled or failed operations may have written some blocks. Poll every second or two while \
+queued/applying.\
+"""
 
 
 OPERATION_CANCEL = """\
@@ -309,10 +386,10 @@ operation_status, with the counts written so far. """ + _ERRORS_NOTE
 
 OPERATION_UNDO_PREPARE = """\
 Prepare the undo of a finished operation as an ordinary plan (apply it with build_apply and a \
-new idempotency_key). Only blocks the operation actually wrote are restored, and only where \
-they still hold what we wrote and nothing later touched them: a person's edit (even one \
-changed back), another operation of ours, or the environment make that block a conflict that \
-is listed and left as it is. Never restores a whole area blindly. """ + _ERRORS_NOTE
+new idempotency_key). Only blocks it wrote that still hold what we wrote and nothing touched \
+since are restored; the others (a person's edit, even changed back, another operation, the \
+environment) are listed as conflicts and left as they are.\
+"""
 
 PART_DEFINE = """\
 Name the blocks a finished operation actually wrote as a part (e.g. "walls", "roof"). The \
@@ -355,20 +432,20 @@ def safe_write_specs() -> list[ToolSpec]:
 
 
 ASSET_LIST = """\
-List the schematic library (one folder of .schem files, and read-only vanilla structure .nbt \
-files). query (optional): case-insensitive part of the asset id. Pages of 20; pass \
-next_cursor as cursor for more. Each asset: assetId (use it in schematic_import_prepare), \
-name, width, height, length, blockCount (non-air blocks), dataVersion, offset {x,y,z} (where \
-the schematic's corner sits relative to its anchor), sha256, bytes, format, readOnly. A file \
-that cannot be used is listed with valid=false and its reason. """ + _ERRORS_NOTE
+List the schematic library (.schem files, and read-only vanilla structure .nbt files), 20 per \
+page (cursor=next_cursor for more); query: part of the asset id. Each asset: asset_id (for \
+schematic_import_prepare and paste), name, width, height, length, block_count (non-air), \
+data_version, offset {x,y,z} (the corner relative to its anchor), sha256, bytes, format, \
+read_only; an unusable file has valid=false and its reason.\
+"""
 
 SCHEMATIC_EXPORT = """\
-Save an inclusive box [min, max] of the world as a new Sponge v3 .schem in the library, air \
-included, within the project area and the plan limit. origin (optional, default min) is the \
-anchor: importing with target T puts origin's block at T. name: letters, digits, '_' and '-' \
-(1-64), it becomes the assetId; an existing name is refused (never overwritten). Players and \
-other entities are never saved; a box with block entities (chests, signs, ...) is refused \
-with their list. Returns the asset's metadata. """ + _ERRORS_NOTE
+Save an inclusive box [min, max] of the world, air included, as a new Sponge v3 .schem in the \
+library (within the project area and the plan limit). origin (default min) is the anchor: \
+importing at target T puts origin's block at T. name (letters, digits, _ and -) becomes the \
+asset_id; an existing name is refused. Entities are never saved; a box with block entities is \
+refused with their list. Returns the asset's metadata.\
+"""
 
 SCHEMATIC_IMPORT_PREPARE = """\
 Prepare placing a library schematic as an ordinary plan (apply with build_apply). target \
@@ -389,14 +466,14 @@ def schematic_specs() -> list[ToolSpec]:
                       []), True, True),
         ToolSpec("schematic_export", "Export a schematic", SCHEMATIC_EXPORT,
                  _obj({"name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-                                "description": "the new asset's name (= assetId)"},
+                                "description": "the new asset's name (= asset_id)"},
                        "min": _vec3("inclusive lower corner"),
                        "max": _vec3("inclusive upper corner (>= min on every axis)"),
                        "origin": _vec3("the anchor (default: min)")},
                       ["name", "min", "max"]), False, False),
         ToolSpec("schematic_import_prepare", "Prepare a schematic import", SCHEMATIC_IMPORT_PREPARE,
                  _obj({"asset_id": {"type": "string", "minLength": 1, "maxLength": 80,
-                                    "description": "assetId from asset_list"},
+                                    "description": "asset_id from asset_list"},
                        "target": _vec3("where the schematic's anchor goes"),
                        "rotation": {"type": "integer", "enum": [0, 90, 180, 270],
                                     "description": "degrees clockwise seen from above (default 0)"},
@@ -409,27 +486,30 @@ def schematic_specs() -> list[ToolSpec]:
 
 CAMERA_LIST = """\
 Saved cameras of the project (camera_id, name, pose) and the camera worker's state: \
-worker_state ready / busy / no_driver / link_lost and driver builtin (draws the world's real \
-blocks) or fabric (a real Minecraft client). """ + _ERRORS_NOTE
+worker_state ready / busy / no_driver / link_lost, driver builtin (draws the world's blocks) or \
+fabric (a real Minecraft client). camera_save adds one.\
+"""
 
 CAMERA_CAPTURE = """\
-Take a real picture of the world, returned as an image with a metadata text.
-Give exactly one of: camera_id (a saved camera); pose {x,y,z (feet position), yaw, pitch, \
-fov? (vertical degrees, default 70), width?/height? (default 1280x720)} - Minecraft \
-convention: yaw 0 looks south (+z), 90 west (-x), 180 north, 270 east; pitch 90 looks straight \
-down; region {min,max} alone - an automatic viewpoint of that box chosen by view \
-(entrance, opposite, diagonal [default], or top/side for orthographic views); or capture_id \
-to poll a capture that answered status "pending".
-region with a pose limits what is drawn to that box (default: what the pose sees, up to 64 \
-blocks). after_operation_id: wait until that operation is finished first, so the picture \
-shows its result.
-The answer is status "completed" with the image, or "pending" with capture_id: call again \
-with capture_id in a second or two. Metadata: stale=true means blocks in view changed while \
-the picture was taken (capture again); serverRevisionVerified says whether the picture is \
-proven to show the server's current blocks. capture_not_ready: the scene could not be read \
-in time (missing chunks, still changing); camera_unavailable: no camera driver or its link \
-is down. An old picture is never returned for a new request. Use pictures sparingly (2 \
-views per check). """ + _ERRORS_NOTE
+Take a real picture of the world: an image plus a metadata text.
+Give one of: camera_id (saved, camera_list); pose {x,y,z (feet), yaw, pitch, fov? (vertical, \
+default 70)} - yaw 0 looks south (+z), 90 west, 180 north, 270 east; pitch 90 looks down; \
+region alone - an automatic view by `view`: entrance (from outside its door), opposite, \
+diagonal (default), top or side (orthographic); or capture_id to poll a pending capture. \
+region with a pose limits what is drawn. width/height (default 1280x720) and format apply to \
+every kind. after_operation_id: wait until that operation is finished.
+Answer: status "completed" with the image, or "pending" with capture_id (call again in a second \
+or two). stale=true: blocks changed while drawing (capture again). capture_not_ready: the scene \
+could not be read in time; camera_unavailable: no driver or link down. Use pictures sparingly.\
+"""
+
+
+CAMERA_SAVE = """\
+Save a camera of the project (create or replace by camera_id) for camera_capture {camera_id}: \
+its pose (e.g. the pose in the metadata of a capture you liked) and picture size. Returns it.\
+"""
+
+CAPTURE_FORMATS = ("png", "jpeg")
 
 
 def camera_specs() -> list[ToolSpec]:
@@ -442,24 +522,32 @@ def camera_specs() -> list[ToolSpec]:
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
             "pitch": {"type": "number", "minimum": -90, "maximum": 90},
             "fov": {"type": "number", "minimum": 1, "maximum": 170},
-            "width": {"type": "integer", "minimum": 16, "maximum": 3840},
-            "height": {"type": "integer", "minimum": 16, "maximum": 2160},
         },
         "required": ["x", "y", "z", "yaw", "pitch"],
         "additionalProperties": False,
     }
+    region = _obj({"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"])
+    size = {"width": {"type": "integer", "minimum": 16, "maximum": 3840},
+            "height": {"type": "integer", "minimum": 16, "maximum": 2160}}
     return [
         ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
         ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE,
                  _obj({"camera_id": _id("a saved camera from camera_list"),
                        "pose": pose,
-                       "region": _obj({"min": _vec3("inclusive lower corner"),
-                                       "max": _vec3("inclusive upper corner")}, ["min", "max"]),
+                       "region": region,
                        "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"],
                                 "description": "automatic viewpoint of region (without pose/camera_id)"},
+                       **size,
+                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS), "description": "default png"},
                        "after_operation_id": _id("wait until this operation is finished"),
                        "capture_id": _id("poll a pending capture")},
                       []), True, False),
+        ToolSpec("camera_save", "Save a camera", CAMERA_SAVE,
+                 _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
+                       "name": {"type": "string", "maxLength": 64},
+                       "pose": pose,
+                       **size},
+                      ["camera_id", "pose"]), False, True),
     ]
 
 
@@ -500,12 +588,16 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             },
             "part_id": _id("restrict writes to the exact mask of this part"),
             "regenerate_part_id": _id(
-                "regenerate this part with the recipe by a three-way merge: where the new design equals "
-                "the old one the world keeps whatever it holds (manual edits survive); blocks untouched "
-                "since we built them take the new design; blocks changed by both are conflicts"),
+                "regenerate this part by a three-way merge: manual edits where the design is unchanged "
+                "survive, untouched blocks take the new design, blocks changed by both are conflicts"),
         },
         ["recipe"],
     )
+    listed = copy.deepcopy(prepare_schema)
+    listed["properties"]["recipe"] = short_recipe_schema(recipe)
+    listed["properties"]["dependencies"] = {
+        "type": "array", "maxItems": MAX_DEPENDENCIES,
+        "items": {"type": "object", "description": "{x,y,z,state?} or {pos:{x,y,z},state?}"}}
     _embed(prepare_schema, "recipe", recipe)
     specs = [
         ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({}, []), True, True),
@@ -541,7 +633,7 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             True,
             True,
         ),
-        ToolSpec("build_prepare", "Prepare a build plan", BUILD_PREPARE, prepare_schema, True, True),
+        ToolSpec("build_prepare", "Prepare a build plan", BUILD_PREPARE, prepare_schema, True, True, listed),
         ToolSpec(
             "build_apply",
             "Apply a build plan",
@@ -578,6 +670,8 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
     specs += oni_specs()
     for s in specs:
         Draft202012Validator.check_schema(s.input_schema)
+        if s.listed_schema is not None:
+            Draft202012Validator.check_schema(s.listed_schema)
     return {s.name: s for s in specs}
 
 
@@ -586,6 +680,24 @@ def _path(err: Any) -> str:
     for p in err.absolute_path:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out or "(arguments)"
+
+
+def _type_refusals(err: Any) -> list[Any]:
+    """Sub-errors of a oneOf where an alternative refused the instance's ``type`` const."""
+    if err.validator != "oneOf" or not err.context:
+        return []
+    return [c for c in err.context if c.validator == "const" and list(c.relative_path) == ["type"]]
+
+
+def _unknown_discriminator(err: Any) -> dict[str, str] | None:
+    """A oneOf whose every alternative refused its ``type`` const (e.g. an unknown recipe
+    operation): one problem listing the valid types, not "'arch' was expected"."""
+    consts = _type_refusals(err)
+    if not consts or len({c.relative_schema_path[0] for c in consts}) < len(err.validator_value or ()):
+        return None
+    got = err.instance.get("type") if isinstance(err.instance, dict) else None
+    return {"path": _path(err) + ".type",
+            "message": f"unknown type {got!r}; valid types: {', '.join(str(c.validator_value) for c in consts)}"}
 
 
 def check_limits(spec: ToolSpec, arguments: dict[str, Any]) -> None:
@@ -617,10 +729,17 @@ def validate_arguments(spec: ToolSpec, arguments: dict[str, Any],
         return
     problems = []
     for e in errors[:8]:
+        unknown = _unknown_discriminator(e)
+        if unknown is not None:
+            problems.append(unknown)
+            continue
         # oneOf/anyOf failures: name the closest sub-error instead of the whole alternative list
         best = e
         if e.context:
-            best = min(e.context, key=lambda c: (-len(c.absolute_path), str(c.message)))
+            # a known `type`: only the errors of the alternative of that type
+            refused = {c.relative_schema_path[0] for c in _type_refusals(e)}
+            pool = [c for c in e.context if c.relative_schema_path[0] not in refused] or e.context
+            best = min(pool, key=lambda c: (-len(c.absolute_path), str(c.message)))
         msg = best.message
         if len(msg) > 300:
             msg = msg[:300] + "…"

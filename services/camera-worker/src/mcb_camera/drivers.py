@@ -47,6 +47,7 @@ class CaptureJob:
     camera_id: str = ""
     after_operation_id: str = ""
     expand: int = 0                 # auto viewpoints: also draw this many blocks around region
+    format: str = "png"             # "png" | "jpeg" (imageformat.FORMATS)
     readiness_timeout_s: float = 20.0
     requested_at_ms: int = 0
     operation: dict[str, Any] = field(default_factory=dict)  # filled once the operation is terminal

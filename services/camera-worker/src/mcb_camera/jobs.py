@@ -36,6 +36,7 @@ from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 from redis.exceptions import RedisError, ResponseError
 
+from . import imageformat
 from .drivers import CaptureJob, Driver
 
 log = logging.getLogger("mcb.camera")
@@ -187,8 +188,9 @@ class CaptureQueue:
     def image(self, capture_id: str) -> tuple[bytes, dict[str, Any]]:
         meta = self._load_meta(capture_id)
         try:
-            data = (self.dir / f"{capture_id}.png").read_bytes()
-        except FileNotFoundError:
+            ext = imageformat.FORMATS[(meta or {}).get("format") or "png"][1]
+            data = (self.dir / f"{capture_id}.{ext}").read_bytes()
+        except (FileNotFoundError, KeyError):
             data = None
         if meta is None or data is None:
             raise McbError(ErrorCode.NOT_FOUND, f"the image of capture {capture_id} is no longer stored",
@@ -274,13 +276,15 @@ class CaptureQueue:
             revisions = meta.pop("_revisions", None)
             meta.update({
                 "captureId": capture_id, "projectId": job.project_id, "cameraId": job.camera_id,
-                "pose": job.pose, "width": out.width, "height": out.height, "mimeType": "image/png",
+                "pose": job.pose, "width": out.width, "height": out.height,
+                "mimeType": imageformat.FORMATS[job.format or "png"][0], "format": job.format or "png",
                 "requestedAtMs": job.requested_at_ms, "capturedAtMs": int(time.time() * 1000),
                 "operation": job.operation or None, "afterOperationId": job.after_operation_id,
                 "latencyMs": round((time.monotonic() - started) * 1000, 1),
             })
             meta.setdefault("serverRevisionVerified", False)
-            self._write(capture_id, out.png, {**meta, "revisions": revisions} if revisions else meta)
+            data = await asyncio.to_thread(imageformat.encode, out.png, job.format)
+            self._write(capture_id, data, {**meta, "revisions": revisions} if revisions else meta)
             await self._set(capture_id, status="completed", stage="done",
                             finished_ms=str(int(time.time() * 1000)))
             log.info("capture %s completed in %.0f ms (stale=%s)", capture_id, meta["latencyMs"], meta.get("stale"))
@@ -301,7 +305,7 @@ class CaptureQueue:
 
     def _write(self, capture_id: str, data: bytes, meta: dict[str, Any]) -> None:
         # the image, then its metadata; on a full disk (`unavailable`) neither stays
-        png_path = self.dir / f"{capture_id}.png"
+        png_path = self.dir / f"{capture_id}.{imageformat.FORMATS[meta.get('format') or 'png'][1]}"
         write_atomic(png_path, data, "the camera worker")
         try:
             write_atomic(self.dir / f"{capture_id}.json", json.dumps(meta, indent=1).encode(), "the camera worker")

@@ -23,7 +23,7 @@ from mcb_rpc.errors import abort_with
 from mcb_rpc.tokens import TokenTable
 from redis.exceptions import RedisError
 
-from . import __version__, png, viewpoints
+from . import __version__, imageformat, png, viewpoints
 from . import diff as imgdiff
 from .drivers import CaptureJob, Driver
 from .jobs import CaptureQueue, new_capture_id
@@ -72,6 +72,17 @@ def _project(caller: Caller, requested: str) -> str:
         raise McbError(ErrorCode.PERMISSION_DENIED,
                        "the agent token may only use the project configured for it")
     return requested or caller.project_id
+
+
+def _sized(pose: camera_pb2.Pose, width: int, height: int) -> camera_pb2.Pose:
+    """The request's width/height (when given) over the pose's: every kind of capture (saved
+    camera, pose, automatic view) takes the size the caller asked for."""
+    if not width and not height:
+        return pose
+    out = camera_pb2.Pose()
+    out.CopyFrom(pose)
+    out.width, out.height = width or pose.width, height or pose.height
+    return validate_pose(out)
 
 
 def validate_pose(pose: camera_pb2.Pose) -> camera_pb2.Pose:
@@ -162,6 +173,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             else:
                 assert region is not None
                 pose = await self._auto_pose(region, request.view or "diagonal")
+            pose = _sized(pose, request.width, request.height)
+            if request.format not in ("", *imageformat.FORMATS):
+                raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")
             if self.queue is None:
                 raise McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker has no capture queue")
             if request.after_operation_id:
@@ -174,7 +188,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=_pose_dict(pose),
                              region=region, view=request.view if request.view in ("top", "side") else "",
                              camera_id=request.camera_id, after_operation_id=request.after_operation_id,
-                             expand=expand)
+                             expand=expand, format=request.format or "png")
             await self.driver_available()
             cid = await self.queue.submit(job)
             await self.queue.wait_inline(cid)
@@ -199,7 +213,8 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             meta = {k: v for k, v in meta.items() if k != "revisions"}
             meta["status"] = "completed"
             return camera_pb2.CaptureResponse(status="completed", capture_id=capture_id, image=data,
-                                              mime_type="image/png", metadata_json=json.dumps(meta))
+                                              mime_type=meta.get("mimeType") or "image/png",
+                                              metadata_json=json.dumps(meta))
         if status == "failed":
             try:
                 err = McbError.from_dict(json.loads(rec.get("error") or "{}"))
@@ -303,7 +318,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                 rec = await self.queue.record(project, cid)
                 if rec.get("status") != "completed":
                     raise invalid(f"capture {cid} is {rec.get('status')}; only completed captures can be compared")
-                imgs.append(png.decode(self.queue.image(cid)[0]))
+                imgs.append(imageformat.decode(self.queue.image(cid)[0]))
             try:
                 d = imgdiff.diff(imgs[0], imgs[1])
             except ValueError as exc:

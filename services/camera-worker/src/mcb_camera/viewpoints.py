@@ -1,7 +1,7 @@
 """Automatic viewpoints for a region (a part's or a build's bounds).
 
-* ``entrance`` — in front of the side with a door (its ``facing`` tells where the outside is);
-  without a door, the south side (+z), the side a flat-world build usually faces;
+* ``entrance`` — outside the side with a door (the wall it sits in; ``entrance_side``),
+  looking at it; without a door, the south side (+z), the side a flat-world build usually faces;
 * ``opposite`` — the other side;
 * ``diagonal`` — from the entrance-side corner, above, looking down at the centre.
 
@@ -30,12 +30,27 @@ def is_opaque(state: str) -> bool:
 
 
 def entrance_side(palette: list[str], door_positions: list[tuple[int, int, int, str]], box: Box) -> str:
-    """The side a door faces (its ``facing`` property), else south."""
-    for _x, _y, _z, state in door_positions:
-        if "facing=" in state:
-            facing = state.split("facing=", 1)[1].split(",", 1)[0].rstrip("]")
-            if facing in SIDES:
-                return facing
+    """The side of the box a door opens to, else south.
+
+    A door's ``facing`` is the direction the player looked when placing it, so a door placed
+    from outside faces *inward*; it only tells the axis reliably. The outside is the end of
+    that axis the door is nearer to (a door in the north wall opens to the north, whichever way
+    it was placed); a door exactly in the middle falls back to the side opposite its facing.
+    """
+    x0, _y0, z0, x1, _y1, z1 = box
+    cx, cz = (x0 + x1) / 2, (z0 + z1) / 2
+    for x, _y, z, state in door_positions:
+        if "facing=" not in state:
+            continue
+        facing = state.split("facing=", 1)[1].split(",", 1)[0].rstrip("]")
+        if facing not in SIDES:
+            continue
+        if facing in ("north", "south"):
+            if z != cz:
+                return "north" if z < cz else "south"
+        elif x != cx:
+            return "west" if x < cx else "east"
+        return OPPOSITE[facing]
     return "south"
 
 

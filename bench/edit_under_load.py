@@ -75,7 +75,7 @@ def main() -> int:
                     cursor = fresh["next_cursor"]
                     while True:
                         page = await call(c, "region_changes", {"region": region, "since_cursor": cursor})
-                        reported += page["by_source"].get("player", 0)
+                        reported = page["by_source"].get("player", 0)  # the whole range's total, on every page
                         cursor = page["next_cursor"]
                         if page["complete"]:
                             break

@@ -246,7 +246,7 @@ namespace OniAgentMod.Core
                         rot = (int)(long)r;
                     }
                     InMap(Snap(), x, y, 1, 1);
-                    if (!core.IsKnownBuilding(id))
+                    if (!Snap().BuildingIds.Contains(id))
                         throw new ApiException(400, "unknown_building", "no building with id " + id, "buildingId", id);
                     act = g => g.Build(id, x, y, rot);
                     result = new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y);
@@ -273,7 +273,7 @@ namespace OniAgentMod.Core
                 {
                     b = ParseObject(raw, "techId");
                     string tech = Str(b, "techId");
-                    if (!core.IsKnownTech(tech)) throw new ApiException(400, "unknown_tech", "no tech with id " + tech, "techId", tech);
+                    if (!Snap().TechIds.Contains(tech)) throw new ApiException(400, "unknown_tech", "no tech with id " + tech, "techId", tech);
                     act = g => g.Research(tech);
                     result = new JsonObject().Add("result", "research_queued").Add("techId", tech);
                     break;

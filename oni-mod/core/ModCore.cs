@@ -34,9 +34,6 @@ namespace OniAgentMod.Core
 
         public Snapshot Current { get { return Volatile.Read(ref snapshot); } }
 
-        public bool IsKnownBuilding(string id) { return state.IsKnownBuilding(id); }
-        public bool IsKnownTech(string id) { return state.IsKnownTech(id); }
-
         /// <summary>Queue an action for the game thread; false when the queue is full.</summary>
         public bool Enqueue(Action<IGameActions> action)
         {

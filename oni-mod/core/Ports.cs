@@ -21,14 +21,16 @@ namespace OniAgentMod.Core
         /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>
         public string[] Rows = new string[0];
         public HashSet<string> DuplicantNames = new HashSet<string>();
+        /// <summary>Every building id and tech id the game knows (unknown_building / unknown_tech).</summary>
+        public HashSet<string> BuildingIds = new HashSet<string>();
+        public HashSet<string> TechIds = new HashSet<string>();
     }
 
     /// <summary>Reads the game. Called on the game thread only (from ModCore.Tick).</summary>
     public interface IGameState
     {
+        /// <summary>The current picture, or null when no colony is loaded.</summary>
         Snapshot Capture();
-        bool IsKnownBuilding(string buildingId);
-        bool IsKnownTech(string techId);
     }
 
     /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).</summary>

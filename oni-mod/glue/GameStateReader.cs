@@ -13,10 +13,7 @@ namespace OniAgentMod.Glue
 
         internal static void Reset() { last = null; lastCapture = -1f; }
 
-        public bool IsKnownBuilding(string id) { return Assets.GetBuildingDef(id) != null; }
-
-        public bool IsKnownTech(string id) { return Db.Get().Techs.TryGet(id) != null; }
-
+        private static HashSet<string> buildingIds, techIds;   // fixed for a game session: read once
         public Snapshot Capture()
         {
             // a fresh picture at most twice a second of real time; between them the last one stands
@@ -24,6 +21,15 @@ namespace OniAgentMod.Glue
             if (Game.Instance == null || ClusterManager.Instance == null) return null;
             lastCapture = Time.unscaledTime;
             var s = new Snapshot { WorldWidth = Grid.WidthInCells, WorldHeight = Grid.HeightInCells };
+            if (buildingIds == null)
+            {
+                buildingIds = new HashSet<string>();
+                foreach (var def in Assets.BuildingDefs) buildingIds.Add(def.PrefabID);
+                techIds = new HashSet<string>();
+                foreach (var tech in Db.Get().Techs.resources) techIds.Add(tech.Id);
+            }
+            s.BuildingIds = buildingIds;
+            s.TechIds = techIds;
             var world = ClusterManager.Instance.activeWorld;
             int dupes = Components.LiveMinionIdentities.Count;
             s.Game = new JsonObject()

@@ -52,14 +52,13 @@ namespace OniAgentMod.Host
                 alerts.Add(new JsonObject().Add("type", "wrong_thread").Add("message", what + " ran off the game thread").Add("severity", "bad"));
         }
 
-        public bool IsKnownBuilding(string id) { return Sizes.ContainsKey(id); }
-        public bool IsKnownTech(string id) { return Array.IndexOf(Techs, id) >= 0; }
-
         public Snapshot Capture()
         {
             OnGameThread("capture");
             ticks++;
             var s = new Snapshot { WorldWidth = Width, WorldHeight = Height };
+            s.BuildingIds.UnionWith(Sizes.Keys);
+            s.TechIds.UnionWith(Techs);
             s.Game = new JsonObject().Add("cycle", ticks / 600).Add("duplicantCount", 2L).Add("worldName", "FakeAsteroid")
                 .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", false)
                 .Add("power", new JsonObject().Add("produced", 400.0).Add("consumed", 120.0).Add("stored", 0.0).Add("capacity", 0.0))

@@ -1,5 +1,6 @@
 // The test host: the mod core over a FakeGame, with a "game thread" ticking every 10 ms.
-// `mono OniAgentMod.TestHost.exe [--port N]` (0 = a free port); prints "listening on http://127.0.0.1:P".
+// `mono OniAgentMod.TestHost.exe [--port N] [--tick-ms MS] [--no-game]` (port 0 = a free one);
+// prints "listening on http://127.0.0.1:P".
 // Ends when stdin closes (the test harness holds it open) or on SIGTERM.
 using System;
 using System.Threading;
@@ -17,18 +18,22 @@ namespace OniAgentMod.Host
     {
         public static int Main(string[] args)
         {
-            int port = ModCore.DefaultPort;
+            int port = ModCore.DefaultPort, tickMs = 10;
+            bool noGame = Array.IndexOf(args, "--no-game") >= 0;   // never ticks: no snapshot (not_ready)
             for (int i = 0; i + 1 < args.Length; i++)
+            {
                 if (args[i] == "--port") port = int.Parse(args[i + 1]);
+                if (args[i] == "--tick-ms") tickMs = int.Parse(args[i + 1]);   // a huge value: one tick, then a stalled game
+            }
             var game = new FakeGame();
             var core = new ModCore(game, game, new ConsoleLog(), "oni-agent-mod (test host)");
             bool stop = false;
             var gameThread = new Thread(() =>
             {
-                while (!Volatile.Read(ref stop)) { core.Tick(); Thread.Sleep(10); }
+                while (!Volatile.Read(ref stop)) { core.Tick(); Thread.Sleep(tickMs); }
             }) { IsBackground = true, Name = "game" };
             game.GameThread = gameThread;
-            gameThread.Start();
+            if (!noGame) gameThread.Start();
             core.Start(port);
             try { while (Console.In.Read() >= 0) { } }
             catch (Exception) { }

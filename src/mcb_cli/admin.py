@@ -37,7 +37,7 @@ async def _admin_call(method: str, request: Any, timeout: float = 60) -> Any:
         try:
             return await getattr(stub, method)(request, metadata=call_metadata(token), timeout=timeout)
         except grpc.RpcError as exc:
-            raise from_rpc_error(exc, "journal") from None
+            raise from_rpc_error(exc, "journal", timeout) from None
 
 
 def _print(resp: Any) -> None:

@@ -2,7 +2,9 @@
 
 The same services compose.yaml runs in containers. State lives in ``MCB_RUNTIME_DIR``
 (default ``.runtime/``): secrets/ (tokens, 0600), config.json (projects), world/ (the save),
-journal/, camera/, redis/, logs/. Ports come from ``MCB_<NAME>_PORT`` (mcb_rpc.settings).
+journal/, camera/, redis/, logs/. Ports come from ``MCB_<NAME>_PORT``, else config.json "ports"
+(mcb_rpc.settings); `mcb up` writes the ports and addresses it uses there, so later commands with
+the same runtime folder reach this stack (docs/runtime.md).
 
 The world host is either the embedded one (a process of this stack writing ``world/``) or an
 external one, a Paper server with the plugin: ``mcb up --world-host URL --world-host-token-file F``
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -355,30 +358,92 @@ def connection_help(s: Settings, target: WorldHostTarget | None = None) -> str:
     world_line = (f"World: the server at {target.url} (its own save; blocks reach disk at the server's save)"
                   if target.external else
                   f"World save (open it in Minecraft Java 1.21.11 after stopping): {s.runtime_dir / 'world'}")
-    url = f"http://127.0.0.1:{s.port('bridge')}/mcp"
+    url = mcp_url(s)
     tok = s.secrets_dir / "agent.token"
-    mcb = Path(sys.executable).with_name("mcb")
+    c = client_configs(s)
+    indent = "\n  ".join
     return f"""
 The stack is up. MCP endpoint: {url}
 The agent token is in {tok} (mode 0600; never paste it into a chat).
+Every address of this stack is in {s.config_file} ("ports"); `mcb status`, `mcb mcp` and the
+other commands read it, so set MCB_RUNTIME_DIR={s.runtime_dir} and nothing else.
 
-  export MCB_AGENT_TOKEN="$(cat {tok})"
+  export MCB_AGENT_TOKEN="$(cat {shlex.quote(str(tok))})"
 
-Claude Code:
-  claude mcp add --transport http minecraft {url} --header "Authorization: Bearer $MCB_AGENT_TOKEN"
+Claude Code (HTTP; the header is expanded now and stored in Claude Code's config):
+  {c["claude_code_http"]}
+Claude Code (stdio):
+  {c["claude_code_stdio"]}
 
-Codex (~/.codex/config.toml):
-  [mcp_servers.minecraft]
-  url = "{url}"
-  bearer_token_env_var = "MCB_AGENT_TOKEN"
+Codex, ~/.codex/config.toml (HTTP; start codex where MCB_AGENT_TOKEN is exported):
+  {indent(c["codex_http"].splitlines())}
+Codex (stdio, instead of the above):
+  {indent(c["codex_stdio"].splitlines())}
 
-Any MCP client that spawns a command (stdio):
-  command: {mcb}   args: ["mcp"]   env: {{"MCB_RUNTIME_DIR": "{s.runtime_dir}"}}
+Cursor, ~/.cursor/mcp.json or .cursor/mcp.json (HTTP; MCB_AGENT_TOKEN exported where Cursor starts):
+  {c["cursor_http"]}
+Cursor (stdio, instead of the above):
+  {c["cursor_stdio"]}
+
+MCP Inspector CLI (stdio; on Node 20 use 0.15.0, the last release that runs there):
+  {c["inspector_stdio"]}
 
 {world_line}
 Ops dashboard: http://127.0.0.1:{s.port('dashboard')}/ (actions need the admin token: {s.secrets_dir / 'admin.token'})
 Logs: {s.runtime_dir / 'logs'}    Health: `mcb status`    Stop: Ctrl-C
 """
+
+
+def mcp_url(s: Settings) -> str:
+    return f"http://127.0.0.1:{s.port('bridge')}/mcp"
+
+
+def client_configs(s: Settings) -> dict[str, str]:
+    """Ready-to-paste MCP client settings for this stack (HTTP with the agent token from the
+    environment variable MCB_AGENT_TOKEN, or stdio through `mcb mcp` with MCB_RUNTIME_DIR, which
+    finds every address in config.json). Formats: Claude Code `claude mcp add`, Codex
+    config.toml [mcp_servers.*], Cursor mcp.json "mcpServers"."""
+    url, rt = mcp_url(s), str(s.runtime_dir)
+    mcb = str(Path(sys.executable).with_name("mcb"))
+    q = shlex.quote
+    toml_str = json.dumps  # a TOML basic string accepts JSON's escapes for these paths
+    return {
+        "claude_code_http": f"claude mcp add --transport http minecraft {url} "
+                            '--header "Authorization: Bearer $MCB_AGENT_TOKEN"',
+        "claude_code_stdio": f"claude mcp add --transport stdio --env MCB_RUNTIME_DIR={q(rt)} minecraft -- {q(mcb)} mcp",
+        "codex_http": f'[mcp_servers.minecraft]\nurl = {toml_str(url)}\nbearer_token_env_var = "MCB_AGENT_TOKEN"',
+        "codex_stdio": f"[mcp_servers.minecraft]\ncommand = {toml_str(mcb)}\nargs = [\"mcp\"]\n"
+                       f"env = {{ MCB_RUNTIME_DIR = {toml_str(rt)} }}",
+        "cursor_http": json.dumps({"mcpServers": {"minecraft": {
+            "url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}}),
+        "cursor_stdio": json.dumps({"mcpServers": {"minecraft": {
+            "command": mcb, "args": ["mcp"], "env": {"MCB_RUNTIME_DIR": rt}}}}),
+        "inspector_stdio": f"MCB_RUNTIME_DIR={q(rt)} npx -y @modelcontextprotocol/inspector@0.15.0 --cli "
+                           f"{q(mcb)} mcp --method tools/list",
+    }
+
+
+def stack_addresses(s: Settings, target: WorldHostTarget) -> dict[str, str]:
+    """Every address this stack serves or uses, for people and clients (config.json "addresses")."""
+    h = "127.0.0.1"
+    return {
+        "mcp": mcp_url(s),
+        "world_host": target.url or f"http://{h}:{s.port('world_host')}",
+        "planner": f"{h}:{s.port('planner_grpc')}",
+        "journal": f"{h}:{s.port('journal_grpc')}",
+        "camera": f"{h}:{s.port('camera_grpc')}",
+        "redis": f"redis://{h}:{s.port('redis')}/0",
+        **{name: f"http://{h}:{port}/health" for name, port in s.all_ports().items() if name.endswith("_health")},
+    }
+
+
+def record_addresses(s: Settings, target: WorldHostTarget) -> dict:
+    """Write the ports this run uses (environment > config.json > defaults) and the addresses
+    they make into config.json, so that every later `mcb` command and the stdio bridge started
+    with the same MCB_RUNTIME_DIR reach this stack, not one on the default ports."""
+    cfg = {**s.load_config(), "ports": s.all_ports(), "addresses": stack_addresses(s, target)}
+    _save_config(s, cfg)
+    return cfg
 
 
 def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_file: str | None = None,
@@ -393,6 +458,7 @@ def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_
     except McbError as exc:
         print(f"mcb up: {exc.message}", file=sys.stderr, flush=True)
         return 2
+    record_addresses(s, target)
     stack = Stack(s, target, chat)
     stopping = {"flag": False}
 

@@ -3,6 +3,7 @@ core's test host (a real `mono` process), both on 127.0.0.1 with a free port."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import shutil
@@ -67,9 +68,10 @@ def mono_host_exe() -> pathlib.Path:
     return MOD / "build" / "OniAgentMod.TestHost.exe"
 
 
-@pytest.fixture(scope="session")
-def mono_url(mono_host_exe: pathlib.Path) -> Iterator[str]:
-    proc = subprocess.Popen(["mono", str(mono_host_exe), "--port", "0"], stdin=subprocess.PIPE,
+@contextlib.contextmanager
+def mono_host(exe: pathlib.Path, *args: str) -> Iterator[str]:
+    """The test host as a real process; its URL. It ends when its stdin closes."""
+    proc = subprocess.Popen(["mono", str(exe), "--port", "0", *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()  # "[oni-agent] listening on http://127.0.0.1:P"
@@ -79,12 +81,18 @@ def mono_url(mono_host_exe: pathlib.Path) -> Iterator[str]:
         wait_health(url)
         yield url
     finally:
-        proc.stdin.close()  # the host ends when stdin closes
+        proc.stdin.close()
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def mono_url(mono_host_exe: pathlib.Path) -> Iterator[str]:
+    with mono_host(mono_host_exe) as url:
+        yield url
 
 
 @pytest.fixture(params=["sim", "mono"])

@@ -20,3 +20,48 @@ def test_error_dict_roundtrip():
     back = McbError.from_dict(e.to_dict())
     assert (back.code, back.message, back.retryable, back.details) == (e.code, e.message, False, {"limit": 5})
     assert McbError.from_dict({"code": "nonsense", "message": "x"}).code == ErrorCode.INTERNAL
+
+
+def _slow_and_missing_calls(delay: float, timeout: float):
+    """A real gRPC server whose method answers after ``delay``; returns the two client errors:
+    the call with ``timeout`` against it, and a call to a port nobody listens on."""
+    import asyncio
+
+    import grpc
+
+    async def slow(request: bytes, context) -> bytes:  # noqa: ANN001
+        await asyncio.sleep(delay)
+        return b""
+
+    async def go():
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "t.Slow", {"Call": grpc.unary_unary_rpc_method_handler(slow)}),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        out = []
+        try:
+            for addr in (f"127.0.0.1:{port}", "127.0.0.1:1"):
+                async with grpc.aio.insecure_channel(addr) as ch:
+                    try:
+                        await ch.unary_unary("/t.Slow/Call")(b"", timeout=timeout)
+                    except grpc.RpcError as exc:
+                        out.append(exc)
+        finally:
+            await server.stop(None)
+        return out
+
+    return asyncio.run(go())
+
+
+def test_a_grpc_deadline_says_it_took_too_long_not_that_the_service_is_down():
+    from mcb_rpc.errors import from_rpc_error
+
+    late, down = _slow_and_missing_calls(delay=2.0, timeout=0.3)
+    err = from_rpc_error(late, "journal", 0.3)
+    assert err.code == ErrorCode.UNAVAILABLE and err.retryable
+    assert "took longer than 0.3 s" in err.message and "cannot be reached" not in err.message
+    assert err.details == {"reason": "deadline", "deadline_s": 0.3}
+    assert "took longer than its deadline" in from_rpc_error(late, "journal").message
+    gone = from_rpc_error(down, "journal", 0.3)
+    assert "cannot be reached" in gone.message and "took longer" not in gone.message

@@ -104,7 +104,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("operations-empty", _with(_set(["operations"], [])), "operations"),
     ("operations-object", _with(_set(["operations"], {})), "operations"),
     ("unknown-top-key", _with(_set(["author"], "me")), "author"),
-    ("unknown-op-type", _with(_set(["operations", 1, "type"], "sphere")), "operations[1].type"),
+    ("unknown-op-type", _with(_set(["operations", 1, "type"], "torus")), "operations[1].type"),
     ("replace-with-line-keys", _with(_set(["operations", 1, "type"], "replace")), "operations[1].block"),
     ("op-without-type", _with(_del(["operations", 0, "type"])), "operations[0].type"),
     ("op-not-object", _with(_set(["operations", 2], "box")), "operations[2]"),

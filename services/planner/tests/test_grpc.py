@@ -126,7 +126,7 @@ def test_out_of_bounds_crosses_grpc(planner):
     ("text", "kw", "code"),
     [
         ("{not json", {}, ErrorCode.INVALID_REQUEST),
-        ('{"version": 1, "operations": [{"type": "sphere"}]}', {}, ErrorCode.INVALID_REQUEST),
+        ('{"version": 1, "operations": [{"type": "torus"}]}', {}, ErrorCode.INVALID_REQUEST),
         (SEED_TEXT, {"minecraft_version": "1.8.9"}, ErrorCode.VERSION_MISMATCH),
         (SEED_TEXT, {"limits": planner_pb2.Limits(max_operations=10**9)}, ErrorCode.INVALID_REQUEST),
         (SEED_TEXT, {"area": common_pb2.Box(min=common_pb2.Vec3(x=5), max=common_pb2.Vec3(x=0))},

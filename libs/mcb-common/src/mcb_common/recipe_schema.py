@@ -10,7 +10,11 @@ valid stays valid and compiles to the same blocks). It adds the ``arch`` and ``t
 operations, integer fields that may be expressions over ``params`` (strings like
 ``"floors * 4 + 1"``), palette entries with weighted choices, and ``"$name"`` palette
 references wherever a block is expected. Revision 3 adds ``replace`` (a box mask plus a
-filter on the current states) and ``paste`` (a library asset or a defined part).
+filter on the current states) and ``paste`` (a library asset or a defined part). Revision 4
+adds the solids ``sphere``, ``ellipsoid``, ``dome``, ``cone``, ``pyramid``, ``polygon`` (and
+``axis``/``thickness`` on ``cylinder``), ``overlay`` and ``foundation``; the planner also fills
+in connection states (fences, panes, walls, stairs, wire, chests) and the other half of doors,
+beds and tall plants (docs/recipes.md, "Connected and two-part blocks").
 
 What the schema cannot say, and only the planner checks (docs/recipes.md):
   * box corners in order (``min`` ≤ ``max`` on every axis);
@@ -48,13 +52,21 @@ MAX_PALETTE_WEIGHT = 1000
 MAX_PARAM_MAGNITUDE = 10**15
 # Expression text (mcb_planner.expr.EXPR_PATTERN is the same pattern).
 EXPR_PATTERN = r"^[A-Za-z0-9_+\-*/%()., ]{1,256}$"
-LANGUAGE_REVISION = 3
+LANGUAGE_REVISION = 4
 # replace: filter entries ("!" negates; "*" = every non-air state; a block id with or without
 # properties); paste: asset ids (mcb_common.assets.ASSET_ID_RE) and part ids.
 MAX_FILTER_ENTRIES = 32
 FILTER_ENTRY_PATTERN = r"^!?[^!]"
 ASSET_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}(\.nbt|\.schem)?$"
 PART_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# Revision 4: solids (sphere, ellipsoid, dome, cone, pyramid, polygon, cylinder along any axis
+# or with a thick wall), overlay and foundation.
+MAX_SOLID_RADIUS = 1024
+MAX_THICKNESS = 1024
+MAX_POLYGON_POINTS = 256
+MAX_OVERLAY_DEPTH = 64
+MAX_FOUNDATION_DEPTH = 384
+AXES = ("+x", "-x", "+y", "-y", "+z", "-z")
 # Structural limits checked before any schema validation or parsing (``check_shape``): they
 # bound the work a request can cause no matter what it holds. A recipe is at most
 # MAX_RECIPE_BYTES of JSON, nested at most MAX_JSON_DEPTH arrays/objects deep, with at most
@@ -65,9 +77,18 @@ MAX_JSON_DEPTH = 64
 MAX_RECIPE_OPERATIONS = 1024
 MAX_JSON_NODES = 200_000
 
-OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste")
+OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste",
+                   "sphere", "ellipsoid", "dome", "cone", "pyramid", "polygon", "overlay", "foundation")
 
 _ID = "https://minecraft-builder-mcp.dev/schemas/recipe-v1.json"
+_HOLLOW: dict[str, Any] = {
+    "hollow": {"type": "boolean", "default": False},
+    "thickness": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_THICKNESS},
+                            {"$ref": "#/$defs/expression"}],
+                  "description": "wall thickness of a hollow shape (implies hollow; default 1)"},
+}
+_AXIS: dict[str, Any] = {"enum": list(AXES), "default": "+y",
+                         "description": "the direction the shape grows from center"}
 
 
 def _int_or_expr(lo: int, hi: int, description: str = "") -> dict[str, Any]:
@@ -92,15 +113,24 @@ def _op(type_name: str, description: str, props: dict[str, Any], required: list[
     }
 
 
+# cone and pyramid: a base at `center` and layers along `axis`
+_AXIAL: dict[str, Any] = {"center": _vec3("centre of the base"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+                          "height": _int_or_expr(1, MAX_SOLID_RADIUS + 1), "axis": _AXIS,
+                          "block": {"$ref": "#/$defs/block"}, **_HOLLOW}
+
+
 RECIPE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": _ID,
-    "title": "minecraft-builder-mcp recipe v1 (language revision 3)",
+    "title": "minecraft-builder-mcp recipe v1 (language revision 4)",
     "description": (
         "A declarative build: operations are applied in order and later ones win where they "
         "overlap. Coordinates are absolute block positions; boxes are inclusive. Any integer "
         "may be an expression string over params (+ - * / % ( ) min max abs floor ceil round), "
-        "e.g. \"base_y + floors * 4\"; any block may be a palette reference \"$name\"."
+        "e.g. \"base_y + floors * 4\"; any block may be a palette reference \"$name\". "
+        "Connection properties (fence/pane/wall sides, stair shapes, wire sides, chest type, "
+        "door hinge) that a block text leaves out are computed from the final neighbourhood; "
+        "the other half of a door, bed or tall plant is added."
     ),
     "type": "object",
     "properties": {
@@ -171,30 +201,6 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "description": "A block state, e.g. minecraft:oak_log[axis=y] (omitted properties take "
                            "defaults), or a palette reference like $wall.",
         },
-        "operations": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"$ref": "#/$defs/operation"},
-        },
-        "operation": {
-            "oneOf": [
-                {"$ref": "#/$defs/box"},
-                {"$ref": "#/$defs/line"},
-                {"$ref": "#/$defs/cylinder"},
-                {"$ref": "#/$defs/repeat"},
-                {"$ref": "#/$defs/arch"},
-                {"$ref": "#/$defs/transform"},
-                {"$ref": "#/$defs/replace"},
-                {"$ref": "#/$defs/paste"},
-            ]
-        },
-        "filter_entry": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_BLOCK_TEXT + 1,
-            "pattern": FILTER_ENTRY_PATTERN,
-            "description": "\"*\" (every non-air state), a block id (every state of it, e.g. "
-                           "minecraft:oak_stairs) or a block with some properties "
         "block_entity": {
             "type": "object",
             "description": "Contents of the block's block entity (furniture); box only, one key that "
@@ -227,6 +233,121 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "lines": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
                 "color": {"type": "string", "maxLength": 32}, "glowing": {"type": "boolean"}}},
         ]},
+        "operations": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"$ref": "#/$defs/operation"},
+        },
+        "operation": {
+            "oneOf": [
+                {"$ref": "#/$defs/box"},
+                {"$ref": "#/$defs/line"},
+                {"$ref": "#/$defs/cylinder"},
+                {"$ref": "#/$defs/repeat"},
+                {"$ref": "#/$defs/arch"},
+                {"$ref": "#/$defs/transform"},
+                {"$ref": "#/$defs/replace"},
+                {"$ref": "#/$defs/paste"},
+                {"$ref": "#/$defs/sphere"},
+                {"$ref": "#/$defs/ellipsoid"},
+                {"$ref": "#/$defs/dome"},
+                {"$ref": "#/$defs/cone"},
+                {"$ref": "#/$defs/pyramid"},
+                {"$ref": "#/$defs/polygon"},
+                {"$ref": "#/$defs/overlay"},
+                {"$ref": "#/$defs/foundation"},
+            ]
+        },
+        "radii": {
+            "type": "object",
+            "properties": {a: _int_or_expr(0, MAX_SOLID_RADIUS) for a in "xyz"},
+            "required": ["x", "y", "z"],
+            "additionalProperties": False,
+        },
+        "sphere": _op(
+            "sphere",
+            "Cells with dx²+dy²+dz² ≤ r²+r around `center`; hollow: a closed shell `thickness` "
+            "blocks thick (default 1).",
+            {"center": _vec3("the centre cell"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            ["center", "radius", "block"],
+        ),
+        "ellipsoid": _op(
+            "ellipsoid",
+            "Cells with Σ d_a²/(r_a²+r_a) ≤ 1 around `center` (radii per axis; 0 = flat on that "
+            "axis); hollow: a closed shell.",
+            {"center": _vec3("the centre cell"), "radii": {"$ref": "#/$defs/radii"},
+             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            ["center", "radii", "block"],
+        ),
+        "dome": {
+            **_op(
+                "dome",
+                "Half a sphere (`radius`) or ellipsoid (`radii`): the cells of it on the `axis` "
+                "side of `center` (base plane included); hollow: open at the base.",
+                {"center": _vec3("centre of the base"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+                 "radii": {"$ref": "#/$defs/radii"}, "axis": _AXIS,
+                 "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+                ["center", "block"],
+            ),
+            "oneOf": [{"required": ["radius"]}, {"required": ["radii"]}],
+        },
+        "cone": _op(
+            "cone",
+            "Round layers i = 0 … height−1 along `axis` from `center`, layer radius "
+            "r·(height−1−i)/(height−1) (disc rule u²+v² ≤ ρ²+ρ); the apex is one block; hollow: "
+            "open at the base.",
+            _AXIAL,
+            ["center", "radius", "height", "block"],
+        ),
+        "pyramid": _op(
+            "pyramid",
+            "Square layers along `axis` from `center`: layer i has half-width "
+            "r·(height−1−i)/(height−1) rounded half up (default height r+1: one step per "
+            "layer); hollow: open at the base.",
+            _AXIAL,
+            ["center", "radius", "block"],
+        ),
+        "polygon": _op(
+            "polygon",
+            "A vertical prism: the columns inside or on the outline of the polygon `points` "
+            "(x, z; even-odd rule), layers y … y+height−1; hollow: walls only.",
+            {"points": {"type": "array", "minItems": 3, "maxItems": MAX_POLYGON_POINTS,
+                        "items": {"type": "object",
+                                  "properties": {"x": {"$ref": "#/$defs/coord"}, "z": {"$ref": "#/$defs/coord"}},
+                                  "required": ["x", "z"], "additionalProperties": False}},
+             "y": {"$ref": "#/$defs/coord"}, "height": _int_or_expr(1, MAX_HEIGHT),
+             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            ["points", "y", "height", "block"],
+        ),
+        "overlay": _op(
+            "overlay",
+            "For each column of min..max: `depth` layers of `block` on top of the highest "
+            "non-air block between min.y and max.y (the world as earlier operations leave it); "
+            "columns with only air there get nothing.",
+            {"min": _vec3("inclusive lower corner of the search range"),
+             "max": _vec3("inclusive upper corner (≥ min on every axis)"),
+             "block": {"$ref": "#/$defs/block"},
+             "depth": {**_int_or_expr(1, MAX_OVERLAY_DEPTH), "default": 1}},
+            ["min", "max", "block"],
+        ),
+        "foundation": _op(
+            "foundation",
+            "Builds `operations`, then fills every column under their lowest block with `block` "
+            "down to the ground (the first non-air position), at most `max_depth` blocks; a "
+            "column without ground that deep is budget_exceeded.",
+            {"block": {"$ref": "#/$defs/block"},
+             "max_depth": {**_int_or_expr(1, MAX_FOUNDATION_DEPTH), "default": 64},
+             "operations": {"$ref": "#/$defs/operations"}},
+            ["block", "operations"],
+        ),
+        "filter_entry": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_BLOCK_TEXT + 1,
+            "pattern": FILTER_ENTRY_PATTERN,
+            "description": "\"*\" (every non-air state), a block id (every state of it, e.g. "
+                           "minecraft:oak_stairs) or a block with some properties "
                            "(oak_stairs[facing=east]); a leading \"!\" excludes what it matches.",
         },
         "replace": _op(
@@ -271,6 +392,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "max": _vec3("inclusive upper corner (≥ min on every axis)"),
                 "block": {"$ref": "#/$defs/block"},
                 "hollow": {"type": "boolean", "default": False},
+                "block_entity": {"$ref": "#/$defs/block_entity"},
             },
             ["min", "max", "block"],
         ),
@@ -294,6 +416,9 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "height": _int_or_expr(1, MAX_HEIGHT),
                 "block": {"$ref": "#/$defs/block"},
                 "hollow": {"type": "boolean", "default": False},
+                "axis": {"enum": ["x", "y", "z"], "default": "y",
+                         "description": "the cylinder runs from center `height` blocks along +axis"},
+                "thickness": _HOLLOW["thickness"],
             },
             ["center", "radius", "height", "block"],
         ),
@@ -390,7 +515,6 @@ def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE
                         nodes += 1
                     else:
                         stack.append((v, depth + 1, False))
-                "block_entity": {"$ref": "#/$defs/block_entity"},
             else:
                 stack.extend((item, depth + 1, False) for item in node)
         elif isinstance(node, str):

@@ -22,6 +22,7 @@ GRPC_STATUS: dict[ErrorCode, grpc.StatusCode] = {
     ErrorCode.UNSUPPORTED_BLOCK: grpc.StatusCode.INVALID_ARGUMENT,
     ErrorCode.STALE_SNAPSHOT: grpc.StatusCode.FAILED_PRECONDITION,
     ErrorCode.CONFLICT: grpc.StatusCode.ABORTED,
+    ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED: grpc.StatusCode.FAILED_PRECONDITION,
     ErrorCode.BUDGET_EXCEEDED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     ErrorCode.BUSY: grpc.StatusCode.UNAVAILABLE,
     ErrorCode.PAUSED: grpc.StatusCode.FAILED_PRECONDITION,
@@ -43,6 +44,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.UNSUPPORTED_BLOCK: 400,
     ErrorCode.STALE_SNAPSHOT: 409,
     ErrorCode.CONFLICT: 409,
+    ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED: 409,
     ErrorCode.BUDGET_EXCEEDED: 413,
     ErrorCode.BUSY: 429,
     ErrorCode.PAUSED: 423,
@@ -75,8 +77,11 @@ async def abort_with(context: grpc.aio.ServicerContext, err: McbError) -> None:
     await context.abort(GRPC_STATUS[err.code], err.message)
 
 
-def from_rpc_error(exc: grpc.RpcError, service: str) -> McbError:
-    """Translate a gRPC client-side error back into the McbError it carried."""
+def from_rpc_error(exc: grpc.RpcError, service: str, timeout: float | None = None) -> McbError:
+    """Translate a gRPC client-side error back into the McbError it carried.
+
+    ``timeout``: the deadline the call was given, in seconds, so that a call the service did not
+    finish in time says so ("took longer than N s") instead of claiming it cannot be reached."""
     trailers: Any = ()
     try:
         trailers = exc.trailing_metadata() or ()  # type: ignore[attr-defined]
@@ -90,6 +95,11 @@ def from_rpc_error(exc: grpc.RpcError, service: str) -> McbError:
                 break
     code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN  # type: ignore[attr-defined]
     mapped = _BARE_GRPC.get(code, ErrorCode.INTERNAL)
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        took = f"{timeout:g} s" if timeout else "its deadline"
+        return McbError(mapped, f"the {service} service took longer than {took} to answer; it may still be "
+                                "working on it (a large request or a slow world host): retry, or ask for less",
+                        details={"reason": "deadline", **({"deadline_s": timeout} if timeout else {})})
     if mapped is ErrorCode.UNAVAILABLE:
         return McbError(mapped, f"the {service} service cannot be reached; is it running? (`mcb status`)")
     details = exc.details() if hasattr(exc, "details") else str(exc)  # type: ignore[attr-defined]

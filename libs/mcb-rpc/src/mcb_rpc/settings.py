@@ -2,6 +2,10 @@
 
 The local runner (``mcb up``) and compose.yaml set the same variables. Nothing here is
 secret: tokens are read from files in ``secrets_dir`` (see tokens.py).
+
+Ports: ``MCB_<NAME>_PORT`` in the environment, else the ``ports`` that `mcb up` wrote into the
+runtime's config.json (so every later `mcb` command and the stdio bridge find the stack that runs
+there, whatever ports it was started on), else ``DEFAULT_PORTS``.
 """
 
 from __future__ import annotations
@@ -71,6 +75,10 @@ class Settings:
     def port(self, name: str) -> int:
         return int(_env(f"MCB_{name.upper()}_PORT", str(self.ports[name])))
 
+    def all_ports(self) -> dict[str, int]:
+        """Every port of the stack as this process sees it (environment, config.json, defaults)."""
+        return {name: self.port(name) for name in self.ports}
+
     def load_config(self) -> dict[str, Any]:
         """The non-secret project configuration written by the runner (projects, world)."""
         try:
@@ -85,15 +93,18 @@ class Settings:
         # An external world host (a Paper server) configured in config.json `world_host.url`
         # applies when MCB_WORLD_HOST_URL is not set (the runner sets it for its children).
         external = ""
+        saved: dict[str, int] = {}
         try:
-            cfg_path = Path(_env("MCB_CONFIG", str(runtime / "config.json")))
-            section = json.loads(cfg_path.read_text()).get("world_host")
+            cfg = json.loads(Path(_env("MCB_CONFIG", str(runtime / "config.json"))).read_text())
+            section = cfg.get("world_host")
             if isinstance(section, dict) and isinstance(section.get("url"), str):
                 external = section["url"]
+            saved = saved_ports(cfg)
         except (OSError, ValueError, AttributeError):
             pass
-        # Addresses default to loopback on the configured ports (MCB_<NAME>_PORT).
-        p = {name: int(_env(f"MCB_{name.upper()}_PORT", str(v))) for name, v in DEFAULT_PORTS.items()}
+        # Addresses default to loopback on the ports: MCB_<NAME>_PORT, else those `mcb up` saved.
+        base = {**DEFAULT_PORTS, **saved}
+        p = {name: int(_env(f"MCB_{name.upper()}_PORT", str(v))) for name, v in base.items()}
         return cls(
             runtime_dir=runtime,
             bind_host=_env("MCB_BIND_HOST", host),
@@ -102,4 +113,14 @@ class Settings:
             journal_addr=_env("MCB_JOURNAL_ADDR", f"{host}:{p['journal_grpc']}"),
             camera_addr=_env("MCB_CAMERA_ADDR", f"{host}:{p['camera_grpc']}"),
             redis_url=_env("MCB_REDIS_URL", f"redis://{host}:{p['redis']}/0"),
+            ports=base,
         )
+
+
+def saved_ports(cfg: dict[str, Any]) -> dict[str, int]:
+    """The ``ports`` section of a config.json (known names, valid TCP ports only)."""
+    section = cfg.get("ports") if isinstance(cfg, dict) else None
+    if not isinstance(section, dict):
+        return {}
+    return {k: v for k, v in section.items()
+            if k in DEFAULT_PORTS and isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536}

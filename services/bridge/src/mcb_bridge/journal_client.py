@@ -79,10 +79,11 @@ class JournalClient:
 
     async def _call(self, method: str, request: Any) -> Any:
         rpc = getattr(self._get_stub(), method)
+        timeout = DEADLINES.get(method, 30.0) * self._scale
         try:
-            return await rpc(request, metadata=self._metadata, timeout=DEADLINES.get(method, 30.0) * self._scale)
+            return await rpc(request, metadata=self._metadata, timeout=timeout)
         except grpc.RpcError as exc:
-            raise from_rpc_error(exc, "journal") from None
+            raise from_rpc_error(exc, "journal", timeout) from None
 
     async def reachable(self, timeout: float = 1.0) -> bool:
         """Whether the journal's gRPC endpoint completes a connection within ``timeout``."""

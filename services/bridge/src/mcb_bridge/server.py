@@ -295,8 +295,8 @@ class CameraClient:
         try:
             return await getattr(self._stub(), method)(request, metadata=self._metadata, timeout=timeout)
         except grpc.RpcError as exc:
-            err = from_rpc_error(exc, "camera-worker")
-            if err.code == ErrorCode.UNAVAILABLE:
+            err = from_rpc_error(exc, "camera-worker", timeout)
+            if err.code == ErrorCode.UNAVAILABLE and err.details.get("reason") != "deadline":
                 err = McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker cannot be reached; is it "
                                "running? (`mcb status`) No picture was taken")
             raise err from None

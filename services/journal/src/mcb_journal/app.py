@@ -42,19 +42,19 @@ class GrpcPlanner:
         try:
             return await self.stub.Compile(req, timeout=30, metadata=self.md)
         except grpc.RpcError as exc:
-            raise from_rpc_error(exc, "planner") from None
+            raise from_rpc_error(exc, "planner", 30) from None
 
     async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse:
         try:
             return await self.stub.ImportSchematic(req, timeout=60, metadata=self.md)
         except grpc.RpcError as exc:
-            raise from_rpc_error(exc, "planner") from None
+            raise from_rpc_error(exc, "planner", 60) from None
 
     async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse:
         try:
             return await self.stub.ExportSchematic(req, timeout=60, metadata=self.md)
         except grpc.RpcError as exc:
-            raise from_rpc_error(exc, "planner") from None
+            raise from_rpc_error(exc, "planner", 60) from None
 
 
 async def main_async() -> None:

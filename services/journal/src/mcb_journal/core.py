@@ -28,6 +28,8 @@ from mcb_rpc.worldclient import WorldClient
 
 from .blobs import BlobStore
 from .blockrules import check_block_rules
+from .consent import classify, count_sources
+from .consent import refusal as consent_refusal
 from .db import Database, now_ms
 from .history import last_oid
 from .inspect import inspect_into
@@ -465,6 +467,7 @@ class JournalCore:
         elif part_id:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found")
         base_states = await read_states(self.world, xyz)
+        await self.sync_events()  # every event up to the read: who placed the blocks it replaces
         # Block entities, fluids, gravity support: refused before anything is stored (issue 4).
         await check_block_rules(self.world, xyz, list(ws.palette), list(ws.state), base_states)
         palette = list(ws.palette)
@@ -501,10 +504,15 @@ class JournalCore:
             summary.materials.append(common_pb2.StateCount(state=state, count=count))
         if len(materials) > 32:
             summary.warnings.append(f"{len(materials) - 32} more materials not listed")
-        removed = sum(1 for d, b in zip(plan.desired, plan.base, strict=True)
-                      if d != b and palette[b].split("[")[0] not in AIR_NAMES)
-        if removed:
-            summary.warnings.append(f"{removed} existing non-air blocks will be replaced")
+        replaced = self.replaced_blocks(plan)
+        fill_replaced(summary, replaced)
+        if replaced["total"]:
+            by = replaced["by_source"]
+            summary.warnings.append(
+                f"{replaced['total']} existing non-air blocks will be replaced ("
+                + ", ".join(f"{s} {v['count']}" for s, v in by.items()) + "; positions in `replaced`)"
+                + (f"; {by['player']['count']} were placed by a player: build_apply refuses this plan unless "
+                   "replace_player_blocks is true — ask the player first" if "player" in by else ""))
         for c in (conflicts or [])[: self.limits.sample_limit]:
             summary.conflicts.append(c)
         if conflicts and len(conflicts) > self.limits.sample_limit:
@@ -515,9 +523,28 @@ class JournalCore:
                 " created_ms, expires_ms, changed, already, total, summary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (plan_id, project.project_id, sha, sha, plan.world_uuid, plan.world_epoch, created, expires,
                  changed, already, n, json.dumps({"conflicts": len(conflicts or []),
-                                                  "observed_oid": self.observed_oid()})),
+                                                  "observed_oid": self.observed_oid(),
+                                                  "replaced": replaced})),
             )
         return summary
+
+    def replaced_blocks(self, plan: Plan) -> dict[str, Any]:
+        """The non-air blocks ``plan`` replaces, counted by who placed them (consent.py)."""
+        palette, xyz = plan.palette, plan.xyz
+        air = {i for i, s in enumerate(palette) if s.split("[")[0] in AIR_NAMES}
+        replaced = [((x, y, z), palette[b]) for x, y, z, d, b in zip(xyz[0::3], xyz[1::3], xyz[2::3], plan.desired,
+                                                                     plan.base, strict=True) if d != b and b not in air]
+        return count_sources(replaced, classify(self.db, replaced))
+
+    async def sync_events(self) -> None:
+        """Bring the observed events up to now before a prepare counts who placed what."""
+        observer = getattr(self.safety, "observer", None)
+        if observer is None:
+            return
+        try:
+            await observer.sync()
+        except McbError as err:  # counted from what was observed; the sources may say unknown
+            log.warning("prepare: block events not read (%s); replaced blocks may count as unknown", err.message)
 
     # ---------------------------------------------------------------- apply
     async def build_apply(self, caller: Caller, req: jpb.BuildApplyRequest) -> jpb.OperationReport:
@@ -541,6 +568,10 @@ class JournalCore:
         if plan_row["expires_ms"] < now_ms():
             raise McbError(ErrorCode.STALE_SNAPSHOT,
                            f"plan {req.plan_id} expired at {iso(plan_row['expires_ms'])}; prepare it again")
+        if not req.replace_player_blocks:  # consent before replacing a person's work (consent.py)
+            refused = consent_refusal(json.loads(plan_row["summary_json"] or "{}").get("replaced"))
+            if refused is not None:
+                raise refused
         pending = self.pending_recovery()
         if pending:
             raise McbError(ErrorCode.RECOVERY_REQUIRED,
@@ -613,6 +644,13 @@ class JournalCore:
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"plan {plan_id} not found")
         return Plan.decode(self.blobs.get(row["blob_sha256"]))
+
+
+def fill_replaced(summary: jpb.PlanSummary, replaced: dict[str, Any]) -> None:
+    summary.replaced.total = replaced["total"]
+    for source, v in replaced["by_source"].items():
+        summary.replaced.by_source.append(jpb.ReplacedBySource(
+            source=source, count=v["count"], positions=[vec(tuple(p)) for p in v["positions"]]))
 
 
 def world_entries(entries: list[tuple[int, int, int, str, str]]) -> list[world_pb2.BatchEntry]:

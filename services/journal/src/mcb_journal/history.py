@@ -258,6 +258,34 @@ class History:
         rows.sort(key=lambda r: r["oid"])
         return rows[:limit]
 
+    def event_tuples_in(self, box: Box6) -> list[tuple[int, int, int, int, str, str, str]]:
+        """Every event inside ``box`` as ``(oid, x, y, z, source, before, after)``, unordered
+        (consent.py: the cheap form of ``events_in`` for many positions)."""
+        x0, y0, z0, x1, y1, z1 = box
+        rows = list(self.db.conn.execute(
+            "SELECT oid, x, y, z, source, before, after FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
+            " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?", (x0, x1, y0, y1, z0, z1)))
+        for pk in self._packs("packed_events"):
+            rows += [(r["oid"], r["x"], r["y"], r["z"], "ours", r["before"], r["after"])
+                     for r in self._packed("packed_events", pk.op_id) if _inside((r["x"], r["y"], r["z"]), box)]
+        return rows
+
+    def last_writes_in(self, box: Box6) -> dict[Pos, str]:
+        """The state our last certain write left at each position inside ``box`` (consent.py)."""
+        x0, y0, z0, x1, y1, z1 = box
+        best: dict[Pos, tuple[int, str]] = {}
+        rows = [dict(r) for r in self.db.all(
+            "SELECT wid, x, y, z, after FROM written WHERE uncertain=0 AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?"
+            " AND z BETWEEN ? AND ?", x0, x1, y0, y1, z0, z1)]
+        for pk in self._packs("packed_writes"):
+            rows += [r for r in self._packed("packed_writes", pk.op_id)
+                     if not r["uncertain"] and _inside((r["x"], r["y"], r["z"]), box)]
+        for r in rows:
+            p = (r["x"], r["y"], r["z"])
+            if p not in best or r["wid"] > best[p][0]:
+                best[p] = (r["wid"], r["after"])
+        return {p: a for p, (_, a) in best.items()}
+
     def oldest_oid(self) -> int | None:
         a = self.db.one("SELECT MIN(oid) AS m FROM observed")["m"]
         b = self.db.one("SELECT MIN(lo) AS m FROM packed_events")["m"]

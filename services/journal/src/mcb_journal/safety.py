@@ -30,7 +30,6 @@ from .worldread import read_states
 
 Pos = tuple[int, int, int]
 MAX_MASK = 200_000
-CHANGES_PAGE = 100
 
 
 def _bounds(positions: list[Pos]) -> Box:
@@ -371,6 +370,7 @@ class Safety:
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
         current = dict(zip(positions, await read_states(self.core.world, flat), strict=True))
+        await self.core.sync_events()  # who placed what the merge replaces (consent.py)
         result = three_way(g0, before, current, g1)
         entries = sorted([(p, b, d) for p, (b, d) in result.writes.items()]
                          + [(p, current[p], current[p]) for p in result.already],
@@ -401,66 +401,56 @@ class Safety:
         return summary
 
     # ------------------------------------------------------------------ change feed
-    async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int) -> dict[str, Any]:
+    async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int, source: str = "",
+                             max_bytes: int = 0) -> dict[str, Any]:
+        """The change feed; feed.py has the rules (ranges, people first, page size)."""
+        from . import feed
+
         self.core.project_for(caller)
-        limit = CHANGES_PAGE if limit <= 0 else min(limit, CHANGES_PAGE)
+        if source not in feed.FILTERS:
+            raise McbError(ErrorCode.INVALID_REQUEST, f"source {source!r} is unknown; use player, environment, ours, "
+                                                      "foreign (player + environment) or leave it empty for all")
+        limit = feed.PAGE_EVENTS if limit <= 0 else min(limit, feed.PAGE_EVENTS)
+        max_bytes = max_bytes or feed.PAGE_BYTES
+        if not feed.PAGE_BYTES_MIN <= max_bytes <= feed.PAGE_BYTES_MAX:
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           f"max_bytes is {feed.PAGE_BYTES_MIN}..{feed.PAGE_BYTES_MAX} (default {feed.PAGE_BYTES})")
         info = await self.core.world.world_info()
         try:
             await self.observer.sync()
         except McbError as err:
             raise McbError(ErrorCode.UNAVAILABLE, f"cannot read the world host's events: {err.message}") from err
-        region_key = hashlib.sha256(json.dumps(box.as_dict(), sort_keys=True).encode()).hexdigest()[:12]
         latest = self.observer.last_oid()
 
-        def cursor(oid: int) -> str:
-            return f"rc1.{info.world_uuid[:8]}.{info.epoch}.{region_key}.{oid}"
+        def cursor(since: int, upto: int = 0, phase: int = 0, after: int = 0) -> str:
+            key = feed.region_key(box, source if upto else None)
+            return f"rc2.{info.world_uuid[:8]}.{info.epoch}.{key}.{since}.{upto}.{phase}.{after}"
 
         if not since_cursor:
-            return {"changes": 0, "events": [], "next_cursor": cursor(latest), "complete": True,
-                    "resync_required": False, "note": "fresh cursor: changes after this moment will be reported"}
-        parts = since_cursor.split(".")
-        if len(parts) != 5 or parts[0] != "rc1" or not parts[4].isdigit():
-            raise McbError(ErrorCode.INVALID_REQUEST, "since_cursor is not one this server issued")
-        _, wid, epoch, rkey, oid_text = parts
-        oid = int(oid_text)
+            return {"changes": 0, "by_source": {}, "events": [], "remaining": 0, "next_cursor": cursor(latest),
+                    "complete": True, "resync_required": False,
+                    "note": "fresh cursor: changes after this moment will be reported"}
+        wid, epoch, since, upto, phase, after = feed.parse_cursor(since_cursor, box, source)
+        upto = upto or latest  # an open cursor: this call fixes the range (since, upto]
         reason = ""
         if wid != info.world_uuid[:8] or epoch != str(info.epoch):
             reason = "the world or its epoch changed since this cursor"
-        elif rkey != region_key:
-            raise McbError(ErrorCode.INVALID_REQUEST, "since_cursor belongs to another region")
-        elif oid > latest:
+        elif since > latest or upto > latest or since > upto:
             reason = "the cursor is ahead of this journal's log (was the journal reset?)"
         else:
-            gap = self.db.one("SELECT reason FROM observed WHERE kind='gap' AND oid>? ORDER BY oid LIMIT 1", oid)
+            gap = self.db.one("SELECT reason FROM observed WHERE kind='gap' AND oid>? AND oid<=? ORDER BY oid LIMIT 1",
+                              since, upto)
             if gap is not None:
                 reason = f"observation was interrupted: {gap['reason']}"
             oldest = History(self.db).oldest_oid()
-            if oldest is not None and oid < oldest - 1:
+            if oldest is not None and since < oldest - 1:
                 reason = "the change log was trimmed past this cursor"
         if reason:
             raise McbError(ErrorCode.RESYNC_REQUIRED,
                            f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
                            "empty since_cursor to start again",
                            details={"next_cursor": cursor(latest)})
-        b6 = (box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z)
-        rows = History(self.db, b6).events_in(oid, b6, limit + 1)
-        complete = len(rows) <= limit
-        rows = rows[:limit]
-        last = rows[-1]["oid"] if rows and not complete else latest
-        positions = [(r["x"], r["y"], r["z"]) for r in rows]
-        by_source: dict[str, int] = defaultdict(int)
-        for r in rows:
-            by_source[r["source"]] += 1
-        parts_hit = []
-        for pr in self.db.all("SELECT part_id, name FROM parts WHERE project_id=?", caller.project_id):
-            if set(positions) & self.part_mask(pr["part_id"]):
-                parts_hit.append({"part_id": pr["part_id"], "name": pr["name"]})
-        return {
-            "changes": len(rows), "by_source": dict(by_source),
-            "bounding_box": _bounds(positions).as_dict() if positions else None,
-            "affected_parts": parts_hit,
-            "events": [{"pos": {"x": r["x"], "y": r["y"], "z": r["z"]}, "before": r["before"], "after": r["after"],
-                        "source": r["source"], **({"operation_id": r["op_id"]} if r["op_id"] else {})}
-                       for r in rows],
-            "next_cursor": cursor(last), "complete": complete, "resync_required": False,
-        }
+        rows = feed.range_rows(self.db, box, since, upto)
+        head = feed.summarise(self.db, caller.project_id, self.part_mask, rows, source)
+        return feed.page_of(rows, source, phase, after, head, limit, max_bytes,
+                            lambda ph, oid: cursor(upto) if ph is None else cursor(since, upto, ph, oid))

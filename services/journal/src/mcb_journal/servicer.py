@@ -97,7 +97,8 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
             if not request.HasField("region"):
                 raise McbError(ErrorCode.INVALID_REQUEST, "region_changes needs a region {min, max}")
             box = box_from_pb(request.region.min, request.region.max)
-            return _json(await self.safety.region_changes(c, box, request.since_cursor, request.limit))
+            return _json(await self.safety.region_changes(c, box, request.since_cursor, request.limit,
+                                                          request.source, request.max_bytes))
 
         return await self._call(context, run)
 

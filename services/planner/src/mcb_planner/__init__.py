@@ -6,4 +6,4 @@ The core (``recipe``, ``shapes``, ``compile``) imports no transport; ``servicer`
 
 # Part of every recipe hash: bump it whenever normalisation or a rasterisation rule changes,
 # so that an old plan hash can never be mistaken for a new write set.
-PLANNER_VERSION = "0.2.0"
+PLANNER_VERSION = "0.3.0"

@@ -55,13 +55,16 @@ from . import PLANNER_VERSION, connect, furniture, shapes, solids, sources
 from .recipe import (
     BoxOp,
     CylinderOp,
+    FoundationOp,
     LineOp,
     Operation,
+    OverlayOp,
     PasteOp,
     Recipe,
     RepeatOp,
     ReplaceOp,
     Shape,
+    SolidOp,
     TransformOp,
     expanded_count,
     parse_recipe,
@@ -195,6 +198,8 @@ class Placement:
     salt: int  # palette name hash (weighted choices differ per palette entry)
     # paste: (cells relative to the frame, (N, 3) int64; state index per cell, uint32)
     pasted: tuple[np.ndarray, np.ndarray] | None = None
+    children: tuple[Placement, ...] = ()  # foundation: the placements it stands under
+    floor: int = WORLD_MIN_Y  # foundation: the lowest y it may fill (the world's or the area's)
 
     @property
     def state(self) -> int:
@@ -211,6 +216,11 @@ class Placement:
             return Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))
         if isinstance(s, LineOp):
             return Box.of(s.start, s.end)
+        if isinstance(s, SolidOp):
+            lo, hi = _solid_box(s)
+            return Box(Vec3(*lo), Vec3(*hi))
+        if isinstance(s, OverlayOp):
+            return Box(s.min, Vec3(s.max.x, s.max.y + s.depth, s.max.z))
         if isinstance(s, CylinderOp):
             c, r = s.center, s.radius
             return Box(Vec3(c.x - r, c.y, c.z - r), Vec3(c.x + r, c.y + s.height - 1, c.z + r))
@@ -220,8 +230,20 @@ class Placement:
         return Box(Vec3(c.x, c.y, c.z - r), Vec3(c.x + dp, c.y + r, c.z + r))
 
     def bounds(self) -> Box:
+        if isinstance(self.shape, FoundationOp):
+            return self.foundation_box()
         b = self.local_bounds()
         return Box.of(self.frame.point(b.min), self.frame.point(b.max))
+
+    def foundation_box(self) -> Box:
+        """Everything a foundation may fill or read: under its children, down to max_depth."""
+        assert isinstance(self.shape, FoundationOp)
+        bs = [c.bounds() for c in self.children]
+        lo_y = min(b.min.y for b in bs)
+        top = max(max(b.max.y for b in bs) - 1, lo_y - 1)
+        bottom = max(self.floor, lo_y - self.shape.max_depth)
+        return Box(Vec3(min(b.min.x for b in bs), min(bottom, top), min(b.min.z for b in bs)),
+                   Vec3(max(b.max.x for b in bs), max(bottom, top), max(b.max.z for b in bs)))
 
     def count(self) -> int:
         s = self.shape
@@ -234,6 +256,12 @@ class Placement:
             return len(self.pasted[1])
         if isinstance(s, LineOp):
             return shapes.line_count(s.start, s.end)
+        if isinstance(s, SolidOp):
+            return solids.bbox_volume(_solid_box(s))  # the dense grid it evaluates
+        if isinstance(s, OverlayOp):
+            return Box(s.min, s.max).volume + (s.max.x - s.min.x + 1) * (s.max.z - s.min.z + 1) * s.depth
+        if isinstance(s, FoundationOp):
+            return self.foundation_box().volume
         if isinstance(s, CylinderOp):
             return shapes.cylinder_count(s.radius, s.height, s.hollow)
         return shapes.arch_count(s.radius, s.width, s.depth, s.filled)
@@ -249,6 +277,9 @@ class Placement:
             cells = self.pasted[0]
         elif isinstance(s, LineOp):
             cells = shapes.line_cells(s.start, s.end)
+        elif isinstance(s, SolidOp):
+            cells = _solid_grid(s).cells((s.center.x, s.center.y, s.center.z) if s.kind != "polygon"
+                                         else (0, 0, 0))
         elif isinstance(s, CylinderOp):
             cells = shapes.cylinder_cells(s.center, s.radius, s.height, s.hollow)
         else:
@@ -267,6 +298,33 @@ class Placement:
         else:
             parts.append("transformed")
         return f"{self.shape.path} ({', '.join(parts)})"
+
+
+_KIND = {ReplaceOp: "replace", OverlayOp: "overlay", FoundationOp: "foundation"}
+# replace with kept properties: the world's own (already connected) states stay as they are
+_KEPT = connect.PIN_ALL << connect.PIN_SHIFT
+
+
+def _solid_box(s: SolidOp) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The solid's bounding box in recipe coordinates."""
+    if s.kind == "polygon":
+        return solids.polygon_box(s.points, s.center.y, s.height)
+    if s.kind in ("sphere", "ellipsoid", "dome"):
+        lo, hi = solids.ellipsoid_box(s.radii, s.axis or None)
+    else:
+        lo, hi = solids.axial_box(s.axis if s.kind != "cylinder" else "+" + s.axis, s.radii[0], s.height)
+    c = (s.center.x, s.center.y, s.center.z)
+    return (lo[0] + c[0], lo[1] + c[1], lo[2] + c[2]), (hi[0] + c[0], hi[1] + c[1], hi[2] + c[2])
+
+
+def _solid_grid(s: SolidOp) -> solids.Grid:
+    if s.kind in ("sphere", "ellipsoid", "dome"):
+        return solids.ellipsoid(s.radii, s.thickness, s.axis or None)
+    if s.kind in ("cone", "pyramid"):
+        return solids.cone(s.radii[0], s.height, s.axis, s.thickness, square=s.kind == "pyramid")
+    if s.kind == "cylinder":
+        return solids.cylinder(s.radii[0], s.height, s.axis, s.thickness)
+    return solids.polygon(s.points, s.center.y, s.height, s.thickness)
 
 
 @dataclass(frozen=True)
@@ -313,6 +371,9 @@ def _walk_shapes(ops: tuple[Operation, ...]) -> Iterator[Shape]:
     for op in ops:
         if isinstance(op, (RepeatOp, TransformOp)):
             yield from _walk_shapes(op.operations)
+        elif isinstance(op, FoundationOp):
+            yield from _walk_shapes(op.operations)
+            yield op
         else:
             yield op
 
@@ -324,6 +385,9 @@ def _expand(ops: tuple[Operation, ...], frame: Frame, copies: tuple[int, ...]) -
                 yield from _expand(op.operations, frame.shifted(op.offset.scaled(i)), (*copies, i))
         elif isinstance(op, TransformOp):
             yield from _expand(op.operations, frame.then(op), copies)
+        elif isinstance(op, FoundationOp):
+            yield from _expand(op.operations, frame, copies)
+            yield op, frame, copies
         else:
             yield op, frame, copies
 
@@ -498,6 +562,12 @@ def compile_recipe(
             i = oriented[key] = table.setdefault(s2, len(table))
         return i
 
+    raw_palette = dict(recipe.palette)
+
+    def pin(text: str, flipped: bool, k: int) -> int:
+        """Connection properties the text spells out, in the world frame (connect.py)."""
+        return connect.turn_pins(connect.pins_of(text), flipped, k) << connect.PIN_SHIFT
+
     placements: list[Placement] = []
     pasted: dict[tuple[str, str], sources.Source] = {}
     warnings: list[str] = []
@@ -516,7 +586,8 @@ def compile_recipe(
                 warnings.extend(src.warnings)
             # states: the frame's map after the paste's own turn, m · R^r
             kk = (k - shape.rotation) % 4 if flipped else (k + shape.rotation) % 4
-            remap_src = np.array([index(st, flipped, kk) for st in src.palette], dtype=np.uint32)
+            remap_src = np.array([index(st, flipped, kk) | connect.PIN_ALL << connect.PIN_SHIFT
+                                  for st in src.palette], dtype=np.uint32)  # pasted: kept as saved
             cells = sources.turn_cells(src.cells, shape.rotation)
             cells += np.array([shape.at.x, shape.at.y, shape.at.z], dtype=np.int64)
             placements.append(Placement(shape, frame, copies, (), 0, (cells, remap_src[src.states])))
@@ -524,11 +595,18 @@ def compile_recipe(
         block = shape.to if isinstance(shape, ReplaceOp) else shape.block
         if block.startswith("$"):
             name = block[1:]
-            opts = tuple((index(st, flipped, k), w) for st, w in palette_opts[name])
+            opts = tuple((index(st, flipped, k) | pin(raw, flipped, k), w)
+                         for (st, w), (raw, _) in zip(palette_opts[name], raw_palette[name], strict=True))
             salt = _salt(name)
         else:
-            opts = ((index(canon[block], flipped, k), 1),)
+            opts = ((index(canon[block], flipped, k) | pin(block, flipped, k), 1),)
             salt = 0
+        if isinstance(shape, FoundationOp):  # it stands under the placements just expanded
+            n_children = expanded_count(shape.operations)
+            floor = max(WORLD_MIN_Y, area.min.y) if area is not None else WORLD_MIN_Y
+            placements.append(Placement(shape, frame, copies, opts, salt,
+                                        children=tuple(placements[-n_children:]), floor=floor))
+            continue
         placements.append(Placement(shape, frame, copies, opts, salt))
     for p in placements:
         _check_bounds(p, area)
@@ -572,7 +650,7 @@ def compile_recipe(
             return got
         if world is None:
             raise McbError(ErrorCode.UNAVAILABLE,
-                           f"{p.where()}: replace reads the world's current states, and this planner "
+                           f"{p.where()}: {_KIND[type(p.shape)]} reads the world's current states, and this planner "
                            "has no world reader configured", details={"path": p.shape.path})
         try:
             wpal, widx = world(box)
@@ -580,7 +658,7 @@ def compile_recipe(
             if e.code != ErrorCode.NOT_FOUND:
                 raise
             raise McbError(ErrorCode.NOT_FOUND,
-                           f"{p.where()}: cannot read the replace region {_box_text(box)}: {e.message}",
+                           f"{p.where()}: cannot read the {_KIND[type(p.shape)]} region {_box_text(box)}: {e.message}",
                            details={**e.details, "path": p.shape.path, "region": box.as_dict()}) from None
         widx = np.asarray(widx, dtype=np.int64)
         if len(widx) != box.volume or (len(widx) and int(widx.max()) >= len(wpal)):
@@ -610,14 +688,16 @@ def compile_recipe(
         if len(mk):  # positions earlier operations wrote are tested with those states
             pos = np.minimum(np.searchsorted(mk, keys_), len(mk) - 1)
             hit = mk[pos] == keys_
-            cur = np.where(hit, ms[pos].astype(np.int64), cur)
+            cur = np.where(hit, (ms[pos] & connect.INDEX_MASK).astype(np.int64), cur)
         flipped, kq = p.frame.orientation()
         inv = (flipped, kq if flipped else (4 - kq) % 4)  # world → the recipe's local frame
         names = list(table)
         if shape.to.startswith("$"):
             choices = palette_opts[shape.to[1:]]
+            raws = [t for t, _ in raw_palette[shape.to[1:]]]
         else:
             choices = ((canon[shape.to], 1),)
+            raws = [shape.to]
         uniq, which = np.unique(cur, return_inverse=True)
         fixed = np.full(len(uniq), -1, dtype=np.int64)
         weighted: list[tuple[int, tuple[tuple[int, int], ...]]] = []
@@ -631,8 +711,9 @@ def compile_recipe(
             except McbError:
                 continue  # not a state of this registry
             opts = tuple(
-                (index(sources.keep_properties(local, c, registry) if keep else c, flipped, kq), w)
-                for (c, w), keep in zip(choices, shape.keep, strict=True))
+                (index(sources.keep_properties(local, c, registry) if keep else c, flipped, kq)
+                 | (_KEPT if keep else pin(raw, flipped, kq)), w)
+                for (c, w), keep, raw in zip(choices, shape.keep, raws, strict=True))
             if len(opts) == 1:
                 fixed[j] = opts[0][0]
             else:
@@ -650,19 +731,97 @@ def compile_recipe(
             unmatched.append(p.where())
         return k_, np.concatenate(out_s)
 
+    def current(p: Placement, box: Box) -> np.ndarray:
+        """Table index per position of ``box`` (YZX): the world as the earlier operations leave it."""
+        wmap, widx = read(p, box)
+        cur = wmap[widx]
+        mk, ms = collapse()
+        if len(mk):
+            keys_ = pack(shapes.box_cells(box.min, box.max, False))
+            pos = np.minimum(np.searchsorted(mk, keys_), len(mk) - 1)
+            hit = mk[pos] == keys_
+            cur = np.where(hit, (ms[pos] & connect.INDEX_MASK).astype(np.int64), cur)
+        return cur
+
+    def is_air() -> np.ndarray:
+        return np.array([n.split("[", 1)[0] in AIR_NAMES for n in table], dtype=bool)
+
+    def overlay(p: Placement) -> np.ndarray:
+        s = p.shape
+        assert isinstance(s, OverlayOp)
+        box = Box.of(p.frame.point(s.min), p.frame.point(s.max))
+        cur = current(p, box)  # may add the world's states to the table: read before is_air()
+        solid = ~is_air()[cur].reshape(box.size.y, box.size.z, box.size.x)
+        has = solid.any(axis=0)
+        top = box.size.y - 1 - np.argmax(solid[::-1], axis=0)  # highest non-air per column
+        iz, ix = np.nonzero(has)
+        cells = [np.stack([ix + box.min.x, top[iz, ix] + box.min.y + d, iz + box.min.z], axis=1)
+                 for d in range(1, s.depth + 1)]
+        return pack(np.concatenate(cells).astype(np.int64))
+
+    def foundation(p: Placement) -> np.ndarray:
+        s = p.shape
+        assert isinstance(s, FoundationOp)
+        cells = np.concatenate([c.cells() for c in p.children])
+        col = (cells[:, 2] + _XZ_OFF) << 26 | (cells[:, 0] + _XZ_OFF)
+        order = np.lexsort((cells[:, 1], col))
+        col, ys = col[order], cells[order, 1]
+        starts = np.nonzero(np.concatenate(([True], col[1:] != col[:-1])))[0]
+        col, bottom = col[starts], ys[starts]  # lowest cell per column
+        xs = (col & _MASK26) - _XZ_OFF
+        zs = (col >> 26) - _XZ_OFF
+        box = p.foundation_box()
+        if box.min.y >= int(bottom.min()):
+            return np.empty(0, dtype=np.int64)
+        cur = current(p, box)  # may add the world's states to the table: read before is_air()
+        solid = ~is_air()[cur].reshape(box.size.y, box.size.z, box.size.x)
+        column = solid[:, zs - box.min.z, xs - box.min.x]  # (y, column)
+        yy = np.arange(box.min.y, box.max.y + 1, dtype=np.int64)[:, None]
+        lowest = np.maximum(bottom - s.max_depth, p.floor)  # per column: the deepest it may fill
+        window = (yy < bottom[None, :]) & (yy >= lowest[None, :])
+        cand = column & window
+        found = cand.any(axis=0)
+        lost = (bottom > p.floor) & ~found  # a column standing on the floor needs nothing
+        if lost.any():
+            j = int(np.nonzero(lost)[0][0])
+            x, z, b = int(xs[j]), int(zs[j]), int(bottom[j])
+            raise _budget(f"{p.where()}: no ground under x {x} z {z} within {b - int(lowest[j])} blocks "
+                          f"below y {b} (max_depth {s.max_depth}, lowest y {int(lowest[j])}) — raise "
+                          "max_depth or build lower", "foundation_depth", b - int(lowest[j]),
+                          s.max_depth, path=s.path, x=x, z=z, columns=int(lost.sum()))
+        ground = box.min.y + (len(yy) - 1 - np.argmax(cand[::-1], axis=0))
+        fill = (yy > ground[None, :]) & window & ~column
+        iy, jc = np.nonzero(fill)
+        return pack(np.stack([xs[jc], iy + box.min.y, zs[jc]], axis=1).astype(np.int64))
+
+    added_parts: list[np.ndarray] = []
+    explicit_parts: list[np.ndarray] = []
     for p in placements:
         if isinstance(p.shape, ReplaceOp):
             k_, s_ = replace(p)
-            keys_parts.append(k_)
-            state_parts.append(s_)
         elif p.pasted is not None:
             k_ = pack(p.cells())
-            keys_parts.append(k_)
-            state_parts.append(p.pasted[1])
+            s_ = p.pasted[1]
         else:
-            k_ = pack(p.cells())
-            keys_parts.append(k_)
-            state_parts.append(choose(k_, p.options, p.salt, seed))
+            if isinstance(p.shape, OverlayOp):
+                k_ = overlay(p)
+            elif isinstance(p.shape, FoundationOp):
+                k_ = foundation(p)
+            else:
+                k_ = pack(p.cells())
+            s_ = choose(k_, p.options, p.salt, seed)
+        explicit_parts.append(k_)
+        # doors, beds, tall plants: the other half joins the placement (connect.py)
+        cand = ({o & connect.INDEX_MASK for o, _ in p.options} if p.options and not isinstance(p.shape, ReplaceOp)
+                else set(np.unique(s_ & connect.INDEX_MASK).tolist()))
+        now = list(table)
+        if any(connect.info(now[i], registry.version).cat in connect.TWO_PART for i in cand):
+            k_, s_, add = connect.add_partners(k_, s_, now, lambda t: table.setdefault(t, len(table)),
+                                               registry.version)
+            if len(add):
+                added_parts.append(add)
+        keys_parts.append(k_)
+        state_parts.append(s_)
         elapsed = int((time.monotonic() - started) * 1000)
         if elapsed > limits.max_millis:
             raise _budget(
@@ -694,6 +853,18 @@ def compile_recipe(
             f"— split the build into smaller plans",
             "max_changed_blocks", changed, limits.max_changed_blocks,
         )
+
+    # connection states and two-part checks over the final neighbourhood (connect.py)
+    done = connect.finish(keys, states, table, registry, world,
+                          np.concatenate(added_parts) if added_parts else np.empty(0, dtype=np.int64),
+                          explicit_parts, area, (WORLD_MIN_Y, WORLD_MAX_Y), limits.max_examined_positions)
+    states = done.states
+    warnings.extend(done.warnings)
+    if done.read is not None:
+        rbox, rpal, ridx = done.read
+        inputs.update(f"neighbourhood {_box_text(rbox)}\n".encode())
+        inputs.update(canonical_json(list(rpal)))
+        inputs.update(np.asarray(ridx).astype("<u2").tobytes())
 
     # Materials (count desc, then name) double as the palette order.
     names = list(table)
@@ -736,7 +907,7 @@ def compile_recipe(
         bounds=bounds,
         examined=examined,
         recipe_hash=recipe_hash(normalised, registry.sha256,
-                                inputs=inputs.hexdigest() if (pasted or reads) else ""),
+                                inputs=inputs.hexdigest() if (pasted or reads or done.read) else ""),
         minecraft_version=registry.version,
         warnings=tuple(warnings),
     )

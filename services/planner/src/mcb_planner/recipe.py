@@ -37,6 +37,7 @@ from typing import Any
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 from mcb_common.recipe_schema import (
+    AXES,
     ASSET_ID_PATTERN,
     COORD_LIMIT,
     FILTER_ENTRY_PATTERN,
@@ -51,7 +52,12 @@ from mcb_common.recipe_schema import (
     MAX_RADIUS,
     MAX_RECIPE_BYTES,
     MAX_REPEAT_COUNT,
+    MAX_FOUNDATION_DEPTH,
+    MAX_OVERLAY_DEPTH,
+    MAX_POLYGON_POINTS,
     MAX_SEED,
+    MAX_SOLID_RADIUS,
+    MAX_THICKNESS,
     NAME_PATTERN,
     OPERATION_TYPES,
     PART_ID_PATTERN,
@@ -164,8 +170,50 @@ class PasteOp:
     rotation: int  # quarter turns 0..3
 
 
-Operation = BoxOp | LineOp | CylinderOp | ArchOp | RepeatOp | TransformOp | ReplaceOp | PasteOp
-Shape = BoxOp | LineOp | CylinderOp | ArchOp | ReplaceOp | PasteOp
+@dataclass(frozen=True, slots=True)
+class SolidOp:
+    """Revision 4 solids (solids.py): ``kind`` is sphere, ellipsoid, dome, cone, pyramid,
+    cylinder (any axis or a thick wall) or polygon. ``radii`` are (x, y, z) for
+    sphere/ellipsoid/dome, (r, r, r) for cone/pyramid/cylinder; ``thickness`` 0 = solid."""
+
+    path: str
+    kind: str
+    center: Vec3  # polygon: (0, y, 0)
+    radii: tuple[int, int, int]
+    height: int
+    axis: str  # "+y" style for dome/cone/pyramid, "x"/"y"/"z" for cylinder, "" otherwise
+    thickness: int
+    block: str
+    points: tuple[tuple[int, int], ...] = ()
+    spelled: tuple[str, ...] = ()  # keys written in the recipe (normalised JSON keeps the form)
+
+
+@dataclass(frozen=True, slots=True)
+class OverlayOp:
+    """``depth`` layers on top of the highest non-air block of each column of min..max (the
+    search range; the world as earlier operations leave it)."""
+
+    path: str
+    min: Vec3
+    max: Vec3
+    block: str
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class FoundationOp:
+    """``operations`` as usual, then every column under their lowest cell filled with ``block``
+    down to the ground (the first non-air position), at most ``max_depth`` blocks."""
+
+    path: str
+    block: str
+    max_depth: int
+    operations: tuple[Operation, ...]
+
+
+Operation = (BoxOp | LineOp | CylinderOp | ArchOp | RepeatOp | TransformOp | ReplaceOp | PasteOp
+             | SolidOp | OverlayOp | FoundationOp)
+Shape = BoxOp | LineOp | CylinderOp | ArchOp | ReplaceOp | PasteOp | SolidOp | OverlayOp | FoundationOp
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +269,32 @@ def _op_json(op: Operation, block: Callable[[str], str]) -> dict[str, Any]:
     if isinstance(op, PasteOp):
         src = {"asset": op.asset} if op.asset is not None else {"part": op.part}
         return {"type": "paste", **src, "at": op.at.as_dict(), "rotation": op.rotation * 90}
+    if isinstance(op, SolidOp):
+        out: dict[str, Any] = {"type": op.kind}
+        if op.kind == "polygon":
+            out |= {"points": [{"x": x, "z": z} for x, z in op.points], "y": op.center.y,
+                    "height": op.height}
+        else:
+            out["center"] = op.center.as_dict()
+            if op.kind in ("ellipsoid", "dome") and "radii" in op.spelled:
+                out["radii"] = dict(zip("xyz", op.radii, strict=True))
+            else:
+                out["radius"] = op.radii[0]
+            if op.kind in ("cone", "pyramid", "cylinder"):
+                out["height"] = op.height
+            if op.axis:
+                out["axis"] = op.axis
+        out["block"] = block(op.block)
+        out["hollow"] = op.thickness > 0
+        if op.thickness > 1:
+            out["thickness"] = op.thickness
+        return out
+    if isinstance(op, OverlayOp):
+        return {"type": "overlay", "min": op.min.as_dict(), "max": op.max.as_dict(),
+                "block": block(op.block), "depth": op.depth}
+    if isinstance(op, FoundationOp):
+        return {"type": "foundation", "block": block(op.block), "max_depth": op.max_depth,
+                "operations": [_op_json(o, block) for o in op.operations]}
     if isinstance(op, TransformOp):
         return {"type": "transform", "rotate": op.rotate * 90, "mirror": op.mirror,
                 "anchor": op.anchor.as_dict(), "translate": op.translate.as_dict(),
@@ -237,6 +311,8 @@ def expanded_count(ops: tuple[Operation, ...]) -> int:
             total += op.count * expanded_count(op.operations)
         elif isinstance(op, TransformOp):
             total += expanded_count(op.operations)
+        elif isinstance(op, FoundationOp):
+            total += expanded_count(op.operations) + 1
         else:
             total += 1
     return total
@@ -320,13 +396,22 @@ def _expr_text(value: str, path: str) -> None:
 _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "box": (("type", "min", "max", "block"), ("hollow", "block_entity")),
     "line": (("type", "from", "to", "block"), ()),
-    "cylinder": (("type", "center", "radius", "height", "block"), ("hollow",)),
+    "cylinder": (("type", "center", "radius", "height", "block"), ("hollow", "axis", "thickness")),
     "repeat": (("type", "count", "offset", "operations"), ()),
     "arch": (("type", "center", "radius", "axis", "block"), ("width", "depth", "filled")),
     "transform": (("type", "operations"), ("rotate", "mirror", "anchor", "translate")),
     "replace": (("type", "min", "max", "from", "to"), ()),
     "paste": (("type", "at"), ("asset", "part", "rotation")),
+    "sphere": (("type", "center", "radius", "block"), ("hollow", "thickness")),
+    "ellipsoid": (("type", "center", "radii", "block"), ("hollow", "thickness")),
+    "dome": (("type", "center", "block"), ("radius", "radii", "axis", "hollow", "thickness")),
+    "cone": (("type", "center", "radius", "height", "block"), ("axis", "hollow", "thickness")),
+    "pyramid": (("type", "center", "radius", "block"), ("height", "axis", "hollow", "thickness")),
+    "polygon": (("type", "points", "y", "height", "block"), ("hollow", "thickness")),
+    "overlay": (("type", "min", "max", "block"), ("depth",)),
+    "foundation": (("type", "block", "operations"), ("max_depth",)),
 }
+_SOLIDS = ("sphere", "ellipsoid", "dome", "cone", "pyramid", "polygon")
 _FILTER_ENTRY = re.compile(FILTER_ENTRY_PATTERN)
 _ASSET_ID = re.compile(ASSET_ID_PATTERN)
 _PART_ID = re.compile(PART_ID_PATTERN)
@@ -403,6 +488,70 @@ class _Parser:
                            reason="palette_ref")
         return value
 
+    def thickness(self, obj: dict[str, Any], path: str) -> int:
+        hollow = _bool(obj.get("hollow", False), f"{path}.hollow")
+        if "thickness" not in obj:
+            return 1 if hollow else 0
+        if "hollow" in obj and not hollow:
+            raise _bad(f"{path}.thickness", "a wall thickness needs a hollow shape; drop "
+                                            "\"hollow\": false or the thickness")
+        return self.int(obj["thickness"], f"{path}.thickness", 1, MAX_THICKNESS)
+
+    def axis(self, obj: dict[str, Any], path: str, choices: tuple[str, ...], default: str) -> str:
+        axis = obj.get("axis", default)
+        if not isinstance(axis, str) or axis not in choices:
+            raise _bad(f"{path}.axis", f"must be one of {', '.join(repr(c) for c in choices)}, "
+                                       f"got {_kind(axis)}")
+        return axis
+
+    def solid(self, kind: str, obj: dict[str, Any], path: str) -> SolidOp:
+        thick = self.thickness(obj, path)
+        blk = self.block(obj["block"], f"{path}.block")
+        spelled = tuple(sorted(obj))
+        radius = lambda: self.int(obj["radius"], f"{path}.radius", 0, MAX_SOLID_RADIUS)  # noqa: E731
+        if kind == "polygon":
+            pts = obj["points"]
+            if not isinstance(pts, list) or not 3 <= len(pts) <= MAX_POLYGON_POINTS:
+                raise _bad(f"{path}.points", f"must be an array of 3 to {MAX_POLYGON_POINTS} "
+                                             f"points {{x, z}}, got {_kind(pts)}")
+            points = []
+            for i, pt in enumerate(pts):
+                o = _object(pt, f"{path}.points[{i}]", ("x", "z"), (), what="a point {x, z}")
+                points.append(tuple(self.int(o[a], f"{path}.points[{i}].{a}", -COORD_LIMIT, COORD_LIMIT)
+                                    for a in "xz"))
+            y = self.int(obj["y"], f"{path}.y", -COORD_LIMIT, COORD_LIMIT)
+            h = self.int(obj["height"], f"{path}.height", 1, MAX_HEIGHT)
+            return SolidOp(path, kind, Vec3(0, y, 0), (0, 0, 0), h, "", thick, blk,
+                           tuple(points), spelled)  # type: ignore[arg-type]
+        center = self.vec(obj["center"], f"{path}.center")
+        if kind == "sphere":
+            r = radius()
+            return SolidOp(path, kind, center, (r, r, r), 0, "", thick, blk, (), spelled)
+        if kind in ("ellipsoid", "dome"):
+            if kind == "dome" and ("radius" in obj) == ("radii" in obj):
+                raise _bad(f"{path}.radius", "a dome takes either \"radius\" (half sphere) or "
+                                             "\"radii\" {x, y, z} (half ellipsoid)")
+            if "radii" in obj:
+                o = _object(obj["radii"], f"{path}.radii", ("x", "y", "z"), (), what="radii {x, y, z}")
+                radii = tuple(self.int(o[a], f"{path}.radii.{a}", 0, MAX_SOLID_RADIUS) for a in "xyz")
+            else:
+                r = radius()
+                radii = (r, r, r)
+            axis = self.axis(obj, path, AXES, "+y") if kind == "dome" else ""
+            return SolidOp(path, kind, center, radii, 0, axis, thick, blk, (), spelled)  # type: ignore[arg-type]
+        if kind == "cylinder":
+            r = self.int(obj["radius"], f"{path}.radius", 0, MAX_RADIUS)
+            h = self.int(obj["height"], f"{path}.height", 1, MAX_HEIGHT)
+            return SolidOp(path, kind, center, (r, r, r), h, self.axis(obj, path, ("x", "y", "z"), "y"),
+                           thick, blk, (), spelled)
+        r = radius()
+        default_h = r + 1 if kind == "pyramid" else None
+        h = (self.int(obj["height"], f"{path}.height", 1, MAX_SOLID_RADIUS + 1) if "height" in obj
+             else default_h)
+        assert h is not None
+        return SolidOp(path, kind, center, (r, r, r), h, self.axis(obj, path, AXES, "+y"), thick, blk,
+                       (), spelled)
+
     # -- operations
     def operations(self, value: Any, path: str, depth: int) -> tuple[Operation, ...]:
         if not isinstance(value, list):
@@ -463,6 +612,22 @@ class _Parser:
             at = self.vec(obj["at"], f"{path}.at")
             return PasteOp(path, src if has[0] == "asset" else None, src if has[0] == "part" else None,
                            at, rot // 90)
+        if kind in _SOLIDS or (kind == "cylinder" and ("axis" in obj or "thickness" in obj)):
+            return self.solid(kind, obj, path)
+        if kind == "overlay":
+            lo, hi = self.corners(obj, path)
+            return OverlayOp(path, lo, hi, self.block(obj["block"], f"{path}.block"),
+                             self.int(obj.get("depth", 1), f"{path}.depth", 1, MAX_OVERLAY_DEPTH))
+        if kind == "foundation":
+            self.nest(path, depth)
+            inner = self.operations(obj["operations"], f"{path}.operations", depth + 1)
+            for op in _flat(inner):
+                if isinstance(op, (ReplaceOp, OverlayOp, FoundationOp)):
+                    raise _bad(f"{op.path}.type", f"a foundation stands under shapes; "
+                                                  f"{_KIND_OF[type(op)]} cannot be inside one")
+            return FoundationOp(path, self.block(obj["block"], f"{path}.block"),
+                                self.int(obj.get("max_depth", 64), f"{path}.max_depth", 1,
+                                         MAX_FOUNDATION_DEPTH), inner)
         if kind == "box":
             lo, hi = self.corners(obj, path)
             block = self.block(obj["block"], f"{path}.block")
@@ -523,6 +688,16 @@ class _Parser:
         self.nest(path, depth)
         inner = self.operations(obj["operations"], f"{path}.operations", depth + 1)
         return RepeatOp(path, count, offset, inner)
+
+
+def _flat(ops: tuple[Operation, ...]):
+    for op in ops:
+        yield op
+        if isinstance(op, (RepeatOp, TransformOp, FoundationOp)):
+            yield from _flat(op.operations)
+
+
+_KIND_OF = {ReplaceOp: "replace", OverlayOp: "overlay", FoundationOp: "foundation"}
 
 
 # -- the recipe ------------------------------------------------------------------------------

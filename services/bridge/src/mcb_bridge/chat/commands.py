@@ -90,7 +90,7 @@ class Services:
                     journal_pb2.PartProtectRequest(part_id=part, protected=protected),
                     metadata=call_metadata(self.admin_token, project), timeout=30)
             except grpc.RpcError as exc:
-                raise from_rpc_error(exc, "journal") from None
+                raise from_rpc_error(exc, "journal", 30) from None
 
     async def camera_save(self, project: str, player: str, cam: camera_pb2.CameraInfo) -> camera_pb2.CameraInfo:
         async with grpc.aio.insecure_channel(self.camera_addr) as ch:
@@ -99,7 +99,7 @@ class Services:
                     camera_pb2.SaveCameraRequest(project_id=project, camera=cam),
                     metadata=call_metadata(self.agent_token, project, player), timeout=30)
             except grpc.RpcError as exc:
-                raise from_rpc_error(exc, "camera worker") from None
+                raise from_rpc_error(exc, "camera worker", 30) from None
 
 
 def _position(item: dict[str, Any]) -> dict[str, float] | None:

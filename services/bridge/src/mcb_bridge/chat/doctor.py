@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from importlib import metadata
 from typing import Any
 
@@ -48,6 +49,21 @@ async def _probe(cfg: Any) -> dict[str, Any]:
     return out
 
 
+def agent_credentials(cfg: Any) -> tuple[dict[str, Any], str | None]:
+    """What the chat agent can authenticate with (never the secret itself), and the problem when
+    the pinned Codex agent has nothing: no API key (MCB_OPENAI_API_KEY / MCB_CODEX_API_KEY) and no
+    device-code login in its own Codex home (`mcb login` writes auth.json there). A custom agent
+    (MCB_ACP_COMMAND) brings its own credentials; they are not checked."""
+    login = isolation.paths(cfg)["codex_home"] / "auth.json"
+    info = {"api_key": bool(cfg.api_key), "codex_login": login.is_file(), "codex_login_file": str(login)}
+    if cfg.acp_command:
+        return {**info, "checked": False, "note": "custom agent (MCB_ACP_COMMAND): its credentials are its own"}, None
+    if cfg.api_key or login.is_file():
+        return {**info, "checked": True}, None
+    return {**info, "checked": True}, ("the chat agent has no credentials: set MCB_OPENAI_API_KEY (or "
+                                       f"MCB_CODEX_API_KEY), or run `mcb login` (device code; writes {login})")
+
+
 def report() -> dict[str, Any]:
     s = Settings.from_env()
     doc: dict[str, Any] = {"ok": True, "problems": []}
@@ -76,6 +92,10 @@ def report() -> dict[str, Any]:
     except ChatConfigError as exc:
         agent = {"argv": None, "error": str(exc)}
         doc["problems"].append(str(exc))
+    credentials, missing = agent_credentials(cfg)
+    agent["credentials"] = credentials
+    if missing:
+        doc["problems"].append(missing)
     p = isolation.paths(cfg)
     doc["config"] = {
         "runtime_dir": str(cfg.runtime_dir),
@@ -117,4 +137,7 @@ def report() -> dict[str, Any]:
 def main() -> int:
     doc = report()
     print(json.dumps(doc, indent=2))
+    if not doc["ok"]:  # one clear line per problem where a person looks, beside the JSON
+        for problem in doc["problems"]:
+            print(f"mcb doctor: {problem}", file=sys.stderr)
     return 0 if doc["ok"] else 1

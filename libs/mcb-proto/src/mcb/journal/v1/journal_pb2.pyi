@@ -145,14 +145,18 @@ class PartProtectRequest(_message.Message):
     def __init__(self, part_id: _Optional[str] = ..., protected: _Optional[bool] = ...) -> None: ...
 
 class RegionChangesRequest(_message.Message):
-    __slots__ = ("region", "since_cursor", "limit")
+    __slots__ = ("region", "since_cursor", "limit", "source", "max_bytes")
     REGION_FIELD_NUMBER: _ClassVar[int]
     SINCE_CURSOR_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
     region: _common_pb2.Box
     since_cursor: str
     limit: int
-    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., since_cursor: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    source: str
+    max_bytes: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., since_cursor: _Optional[str] = ..., limit: _Optional[int] = ..., source: _Optional[str] = ..., max_bytes: _Optional[int] = ...) -> None: ...
 
 class RecoveryAbandonRequest(_message.Message):
     __slots__ = ("operation_id", "expected_digest")
@@ -337,7 +341,7 @@ class Conflict(_message.Message):
     def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., expected: _Optional[str] = ..., current: _Optional[str] = ..., desired: _Optional[str] = ..., source: _Optional[str] = ..., part_id: _Optional[str] = ...) -> None: ...
 
 class PlanSummary(_message.Message):
-    __slots__ = ("plan_id", "plan_hash", "changed_blocks", "already_blocks", "region", "expires_at", "materials", "conflicts", "warnings", "total_positions", "batches", "world_epoch", "left_out")
+    __slots__ = ("plan_id", "plan_hash", "changed_blocks", "already_blocks", "region", "expires_at", "materials", "conflicts", "warnings", "total_positions", "batches", "world_epoch", "left_out", "replaced")
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_HASH_FIELD_NUMBER: _ClassVar[int]
     CHANGED_BLOCKS_FIELD_NUMBER: _ClassVar[int]
@@ -351,6 +355,7 @@ class PlanSummary(_message.Message):
     BATCHES_FIELD_NUMBER: _ClassVar[int]
     WORLD_EPOCH_FIELD_NUMBER: _ClassVar[int]
     LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    REPLACED_FIELD_NUMBER: _ClassVar[int]
     plan_id: str
     plan_hash: str
     changed_blocks: int
@@ -364,7 +369,26 @@ class PlanSummary(_message.Message):
     batches: int
     world_epoch: int
     left_out: _containers.RepeatedCompositeFieldContainer[LeftOutBlock]
-    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., changed_blocks: _Optional[int] = ..., already_blocks: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., expires_at: _Optional[str] = ..., materials: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., conflicts: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., total_positions: _Optional[int] = ..., batches: _Optional[int] = ..., world_epoch: _Optional[int] = ..., left_out: _Optional[_Iterable[_Union[LeftOutBlock, _Mapping]]] = ...) -> None: ...
+    replaced: ReplacedBlocks
+    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., changed_blocks: _Optional[int] = ..., already_blocks: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., expires_at: _Optional[str] = ..., materials: _Optional[_Iterable[_Union[_common_pb2.StateCount, _Mapping]]] = ..., conflicts: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., total_positions: _Optional[int] = ..., batches: _Optional[int] = ..., world_epoch: _Optional[int] = ..., left_out: _Optional[_Iterable[_Union[LeftOutBlock, _Mapping]]] = ..., replaced: _Optional[_Union[ReplacedBlocks, _Mapping]] = ...) -> None: ...
+
+class ReplacedBlocks(_message.Message):
+    __slots__ = ("total", "by_source")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    BY_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    by_source: _containers.RepeatedCompositeFieldContainer[ReplacedBySource]
+    def __init__(self, total: _Optional[int] = ..., by_source: _Optional[_Iterable[_Union[ReplacedBySource, _Mapping]]] = ...) -> None: ...
+
+class ReplacedBySource(_message.Message):
+    __slots__ = ("source", "count", "positions")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    count: int
+    positions: _containers.RepeatedCompositeFieldContainer[_common_pb2.Vec3]
+    def __init__(self, source: _Optional[str] = ..., count: _Optional[int] = ..., positions: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ...) -> None: ...
 
 class LeftOutBlock(_message.Message):
     __slots__ = ("pos", "id")
@@ -375,14 +399,16 @@ class LeftOutBlock(_message.Message):
     def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class BuildApplyRequest(_message.Message):
-    __slots__ = ("plan_id", "plan_hash", "idempotency_key")
+    __slots__ = ("plan_id", "plan_hash", "idempotency_key", "replace_player_blocks")
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_HASH_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_PLAYER_BLOCKS_FIELD_NUMBER: _ClassVar[int]
     plan_id: str
     plan_hash: str
     idempotency_key: str
-    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    replace_player_blocks: bool
+    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., replace_player_blocks: _Optional[bool] = ...) -> None: ...
 
 class OperationRef(_message.Message):
     __slots__ = ("operation_id",)

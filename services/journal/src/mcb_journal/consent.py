@@ -1,0 +1,123 @@
+"""Who placed the blocks a plan would replace, and the consent rule (issue 13 item 1).
+
+Every prepare path (recipes, schematic imports, part regeneration, undo) ends in
+``JournalCore.store_plan``, which counts each non-air block the plan replaces by source:
+
+* ``player``      — a person placed it (the world host observed a player event);
+* ``environment`` — the game placed it (growth, spread, flow, ...);
+* ``ours``        — one of our operations wrote it (an observed echo, or the journal's own
+  ``written`` record when the echo was not observed);
+* ``unknown``     — no record: terrain, blocks placed before the journal observed the world
+  (or while observation was interrupted), changes that emit no event.
+
+The rule (``placed_by``) reads a position's history newest first and follows its current
+block id back to the event that put it there: events that only change the block's state
+(a crop's age, a fence's connections, snowy grass) do not change who placed it. If the
+history breaks (the newest event with this block id is missing, or something unobserved
+changed it) the journal's own last write decides (``ours`` when it wrote this block id),
+else ``unknown``. Nothing is ever guessed to be a player or not a player from the block
+itself.
+
+``build_apply`` refuses a plan with ``player`` blocks unless the call carries
+``replace_player_blocks: true`` (``player_blocks_would_be_replaced``, listing them). A player
+block placed *after* prepare is not in the summary: the plan's base state no longer matches,
+so compare-and-set stops the write as a conflict (never overwritten).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mcb_common.errors import ErrorCode, McbError
+
+from .db import Database
+from .history import History
+
+Pos = tuple[int, int, int]
+SOURCES = ("player", "environment", "ours", "unknown")
+POSITIONS_LISTED = 20
+
+
+def block_id(state: str) -> str:
+    return state.partition("[")[0]
+
+
+def placed_by(base: str, events: Sequence[tuple[str, str, str]], last_write_after: str | None) -> str:
+    """The source of the block ``base`` at one position.
+
+    ``events``: the position's observed events as ``(source, before, after)``, oldest first.
+    ``last_write_after``: the state our last write there left (None: we never wrote there).
+    """
+    want = block_id(base)
+    for source, before, after in reversed(events):
+        if block_id(after) != want:
+            break  # changed since without an event: the events no longer explain this block
+        if block_id(before) != want:
+            return source if source in ("player", "environment", "ours") else "unknown"
+        # a state change of the same block (age, connections, ...): keep looking further back
+    if last_write_after is not None and block_id(last_write_after) == want:
+        return "ours"
+    return "unknown"
+
+
+def count_sources(replaced: Iterable[tuple[Pos, str]], sources: dict[Pos, str],
+                  listed: int = POSITIONS_LISTED) -> dict[str, Any]:
+    """``{"total", "by_source": {source: {"count", "positions"}}}`` (positions lowest (y, z, x)
+    first, at most ``listed``; sources in SOURCES order, only those with blocks)."""
+    groups: dict[str, list[Pos]] = {s: [] for s in SOURCES}
+    total = 0
+    for p, _ in replaced:
+        groups[sources.get(p, "unknown")].append(p)
+        total += 1
+    out: dict[str, Any] = {"total": total, "by_source": {}}
+    for s in SOURCES:
+        ps = groups[s]
+        if ps:
+            ps.sort(key=lambda p: (p[1], p[2], p[0]))
+            out["by_source"][s] = {"count": len(ps), "positions": [list(p) for p in ps[:listed]]}
+    return out
+
+
+def classify(db: Database, replaced: Sequence[tuple[Pos, str]]) -> dict[Pos, str]:
+    """The source of every replaced ``(position, base state)`` from the journal's records
+    (observed events, live and packed, and our own writes), read once over their bounds."""
+    if not replaced:
+        return {}
+    wanted = {p for p, _ in replaced}
+    xs, ys, zs = zip(*wanted, strict=True)
+    b6 = (min(xs), min(ys), min(zs), max(xs), max(ys), max(zs))
+    history = History(db, b6)
+    events: dict[Pos, list[tuple[int, str, str, str]]] = {}
+    for oid, x, y, z, source, before, after in history.event_tuples_in(b6):
+        p = (x, y, z)
+        if p in wanted:
+            events.setdefault(p, []).append((oid, source, before, after))
+    writes = history.last_writes_in(b6)
+    out: dict[Pos, str] = {}
+    for p, base in replaced:
+        evs = events.get(p)
+        if evs is None and p not in writes:
+            out[p] = "unknown"
+            continue
+        if evs is not None and len(evs) > 1:
+            evs.sort()
+        out[p] = placed_by(base, [e[1:] for e in evs or ()], writes.get(p))
+    return out
+
+
+def refusal(replaced: dict[str, Any]) -> McbError | None:
+    """The ``player_blocks_would_be_replaced`` error for a plan's stored ``replaced`` record
+    (see ``JournalCore.store_plan``), None when it replaces no player block."""
+    player = (replaced or {}).get("by_source", {}).get("player")
+    if not player:
+        return None
+    n = player["count"]
+    shown = player["positions"]
+    return McbError(
+        ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED,
+        f"this plan replaces {n} block(s) a player placed, e.g. at {shown[0]}; ask the player, and only with "
+        "their consent repeat build_apply with replace_player_blocks: true — or prepare a plan that leaves them",
+        details={"player_blocks": n, "replaced_total": replaced["total"],
+                 "positions": [{"x": x, "y": y, "z": z} for x, y, z in shown],
+                 "positions_omitted": max(0, n - len(shown))})

@@ -1,0 +1,65 @@
+"""Behaviour the conformance suite cannot reach on a running game: /health without a loaded
+colony (state and actions answer not_ready), and the bounded action queue (queue_full)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from .conftest import mono_host, schema_validator
+
+ERROR = schema_validator("Error")
+QUEUE_MAX = 256
+
+
+def call(url: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode() if body is not None else None,
+                                 method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_mod_core_health_without_a_game(mono_host_exe) -> None:
+    with mono_host(mono_host_exe, "--no-game") as url:
+        assert call(url, "GET", "/health") == (200, {"status": "ok", "service": "oni-agent-mod (test host)"})
+        for method, path, body in (("GET", "/api/state/game", None), ("GET", "/api/state/buildings", None),
+                                   ("POST", "/api/action/research", {"techId": "FarmingTech"}),
+                                   ("POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1})):
+            status, out = call(url, method, path, body)
+            assert (status, out["error"]) == (503, "not_ready"), (path, out)
+            ERROR.validate(out)
+
+
+def _fill(url: str) -> None:
+    for i in range(QUEUE_MAX):
+        status, out = call(url, "POST", "/api/action/research", {"techId": "FarmingTech"})
+        assert status == 200, (i, out)
+    status, out = call(url, "POST", "/api/action/research", {"techId": "FarmingTech"})
+    assert (status, out["error"]) == (503, "queue_full")
+    ERROR.validate(out)
+
+
+def test_mod_core_queue_is_bounded(mono_host_exe) -> None:
+    with mono_host(mono_host_exe, "--tick-ms", "600000") as url:  # one tick, then the game stalls
+        _fill(url)
+        assert call(url, "GET", "/api/state/game")[0] == 200  # reads still answer
+
+
+def test_simulator_queue_is_bounded_and_drains(manual_sim) -> None:
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    _fill(url)
+    assert call(url, "POST", "/sim/step", {"ticks": 1})[0] == 200
+    assert call(url, "POST", "/api/action/research", {"techId": "FarmingTech"})[0] == 200
+
+
+@pytest.mark.parametrize("ticks", [-1, "3", 100_001])
+def test_simulator_step_refuses_bad_ticks(manual_sim, ticks) -> None:
+    status, out = call(f"http://127.0.0.1:{manual_sim.port}", "POST", "/sim/step", {"ticks": ticks})
+    assert (status, out["error"]) == (400, "invalid_request")

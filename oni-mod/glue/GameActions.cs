@@ -20,15 +20,39 @@ namespace OniAgentMod.Glue
         public void Build(string buildingId, int x, int y, int? rotation)
         {
             var def = Assets.GetBuildingDef(buildingId);
-            var pos = Grid.CellToPosCBC(Grid.XYToCell(x, y), def.SceneLayer);
+            // the API names the bottom-left cell; the game anchors a building at its bottom row, (width-1)/2 from the left
+            var pos = Grid.CellToPosCBC(Grid.XYToCell(x + (def.WidthInCells - 1) / 2, y), def.SceneLayer);
             var orientation = rotation == 90 ? Orientation.R90 : rotation == 180 ? Orientation.R180
                 : rotation == 270 ? Orientation.R270 : Orientation.Neutral;
-            // the def's default materials (the first element of each ingredient), placed as a plan
-            var elements = def.DefaultElements();
-            if (def.IsValidPlaceLocation(null, pos, orientation, out string reason))
-                def.TryPlace(null, pos, orientation, elements, 0);
+            var elements = Materials(def);
+            if (elements == null)
+                Debug.LogWarning("[oni-agent] build " + buildingId + ": no material in stock for one of its ingredients");
+            else if (def.IsValidPlaceLocation(null, pos, orientation, out string reason))
+                def.TryPlace(null, pos, orientation, elements, "DEFAULT_FACADE", 0);
             else
                 Debug.LogWarning("[oni-agent] build " + buildingId + " at " + x + "," + y + " refused: " + reason);
+        }
+
+        /// <summary>For each ingredient (a material category such as BuildableRaw), the element with
+        /// that tag the colony holds most of; null when one has none.</summary>
+        private static System.Collections.Generic.List<Tag> Materials(BuildingDef def)
+        {
+            var stock = ClusterManager.Instance.activeWorld.worldInventory;
+            var chosen = new System.Collections.Generic.List<Tag>();
+            foreach (var ingredient in def.CraftRecipe.Ingredients)
+            {
+                Tag best = Tag.Invalid;
+                float most = 0f;
+                foreach (var element in ElementLoader.elements)
+                {
+                    if (!element.HasTag(ingredient.tag) && element.tag != ingredient.tag) continue;
+                    float amount = stock.GetAmount(element.tag, false);
+                    if (amount > most) { most = amount; best = element.tag; }
+                }
+                if (!best.IsValid) return null;
+                chosen.Add(best);
+            }
+            return chosen;
         }
 
         public void Deconstruct(int x, int y, int width, int height)

@@ -60,7 +60,7 @@ namespace OniAgentMod.Glue
                 Grid.CellToXY(Grid.PosToCell(b), out int bx, out int by);
                 var op = b.GetComponent<Operational>();
                 s.Buildings.Add(new JsonObject().Add("name", b.Def.Name).Add("id", b.Def.PrefabID)
-                    .Add("x", (long)bx).Add("y", (long)by).Add("isOperational", op == null || op.IsOperational)
+                    .Add("x", (long)(bx - (b.Def.WidthInCells - 1) / 2)).Add("y", (long)by).Add("isOperational", op == null || op.IsOperational)
                     .Add("width", (long)b.Def.WidthInCells).Add("height", (long)b.Def.HeightInCells)
                     .Add("underConstruction", false));
             }

@@ -335,3 +335,38 @@ def test_foundation_without_ground_is_budget_exceeded():
             {"type": "foundation", "block": "cobblestone", "max_depth": 4, "operations": [
                 {"type": "sphere", "center": v(0, 100, 0), "radius": 2, "block": "stone"}]}]}, world=FakeWorld())
     assert ei.value.code == ErrorCode.BUDGET_EXCEEDED and ei.value.details["limit"] == "foundation_depth"
+
+
+# -- the examples of docs/recipes.md -----------------------------------------------------------
+
+DOC_SHAPES = {"sphere": 278, "ellipsoid": 443, "dome": 314, "cone": 106, "pyramid": 286, "cylinder": 192,
+              "polygon": 156, "overlay": 121, "foundation": 175, "connected": 70}
+
+
+class FlatWorld(FakeWorld):
+    """The embedded host's flat world: grass at y 63, dirt below, air above."""
+
+    def __call__(self, box):
+        import numpy as np
+
+        self.reads.append(box)
+        layer = box.size.x * box.size.z
+        idx = np.concatenate([np.full(layer, 0 if y > 63 else (1 if y == 63 else 2), dtype=np.uint16)
+                              for y in range(box.min.y, box.max.y + 1)])
+        return ["minecraft:air", "minecraft:grass_block[snowy=false]", "minecraft:dirt"], idx
+
+
+def test_every_shape_example_of_the_doc_builds_inside_the_default_area():
+    import re
+    from pathlib import Path
+
+    from mcb_common.geometry import Box, Vec3
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "recipes.md").read_text()
+    found = dict(re.findall(r"<!-- shape: (\w+) -->\n```json\n(.*?)\n```", doc, re.S))
+    assert set(found) == set(DOC_SHAPES)
+    area = Box(Vec3(-64, -64, -64), Vec3(63, 319, 63))  # mcb_cli.runner.DEFAULT_AREA
+    for name, text in found.items():
+        r = compile_recipe(text, world=FlatWorld(), area=area)
+        assert len(r) == DOC_SHAPES[name], name
+        assert not r.warnings, (name, r.warnings)

@@ -366,7 +366,14 @@ public final class BatchExecutor {
     }
 
     private String canonicalDesired(String text) {
-        return airNormalize(world.canonical(text));
+        return canonicalFull(world, text);
+    }
+
+    /** A full state (block state plus block-entity data, {@link BlockEntityData}) in canonical form. */
+    static String canonicalFull(WorldAccess world, String text) {
+        int i = BlockEntityData.split(text);
+        String state = airNormalize(world.canonical(i < 0 ? text : text.substring(0, i)));
+        return BlockEntityData.canonicalFull(state, i < 0 ? "" : text.substring(i));
     }
 
     private String canonicalExpected(String text) {
@@ -523,8 +530,7 @@ public final class BatchExecutor {
             if (current.equals(e.desired())) {
                 already.add(Vec3.newBuilder().setX(e.x()).setY(e.y()).setZ(e.z()).build());
             } else if (current.equals(e.expected())) {
-                String be = world.blockEntityAt(e.x(), e.y(), e.z());
-                if (be != null) {
+                if (current.contains("{\"unsupported\":")) { // data the model cannot carry would be lost
                     JsonObject det = new JsonObject();
                     JsonArray p = new JsonArray();
                     p.add(e.x());
@@ -532,8 +538,8 @@ public final class BatchExecutor {
                     p.add(e.z());
                     det.add("pos", p);
                     throw new McbException(ErrorCode.UNSUPPORTED_BLOCK, "(" + e.x() + "," + e.y() + "," + e.z()
-                            + ") holds a block entity (" + be + "); the host does not overwrite block entities "
-                            + "(chests, signs, ...)", det);
+                            + ") holds a block entity with data this host cannot carry ("
+                            + BlockEntityData.data(current) + "); it does not overwrite it", det);
                 }
                 writes.add(new Change(e.x(), e.y(), e.z(), current, e.desired()));
             } else {

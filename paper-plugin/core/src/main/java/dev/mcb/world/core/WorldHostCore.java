@@ -461,7 +461,7 @@ public final class WorldHostCore {
         List<WorldReads.Write> writes = new ArrayList<>(p.getBlocksCount());
         for (AutomationBlock b : p.getBlocksList()) {
             writes.add(new WorldReads.Write(b.getX(), b.getY(), b.getZ(),
-                    BatchExecutor.airNormalize(world.canonical(b.getState()))));
+                    BatchExecutor.canonicalFull(world, b.getState())));
         }
         String player = p.getPlayerId().isEmpty() ? "console" : p.getPlayerId();
         Source source = switch (p.getActor()) {

@@ -247,7 +247,7 @@ final class WorldReads {
 
         @Override
         public void step() {
-            sink.accept(x, y, z, world.get(x, y, z));
+            sink.accept(x, y, z, BlockEntityData.state(world.get(x, y, z))); // region_read: block states only
             int[] b = boxes.get(col);
             if (++x <= b[2]) {
                 return;

@@ -44,10 +44,18 @@ public interface WorldAccess {
         return CompletableFuture.completedFuture(new ChunkHold(missing, null));
     }
 
-    /** The canonical state at a position in an existing chunk; air variants read as minecraft:air. */
+    /**
+     * The canonical <em>full</em> state at a position in an existing chunk: the block state followed by its
+     * block entity's data when there is any ({@link dev.mcb.world.core.BlockEntityData}; a block entity holding
+     * data the model cannot carry reads as {@code state{"unsupported":"<what>"}}); air variants read as
+     * minecraft:air.
+     */
     String get(int x, int y, int z);
 
-    /** Write a canonical state without physics, block updates or events. */
+    /**
+     * Write a canonical full state (block state plus block-entity data, or none) without physics, block
+     * updates or events; a block entity already there is replaced.
+     */
     void set(int x, int y, int z, String canonicalState);
 
     /** The block-entity id at a position (chest, sign, ...) or null. */

@@ -16,10 +16,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 
+def _stop_quietly(signum: int, frame) -> None:  # noqa: ANN001
+    """Ctrl-C/SIGTERM before `mcb up` has a stack to stop: end without a traceback."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["up"]:
+        # Until run_up installs its own handlers (which stop the services it started), a stop
+        # while Python imports the runner or writes the first files must not print a traceback.
+        signal.signal(signal.SIGINT, _stop_quietly)
+        signal.signal(signal.SIGTERM, _stop_quietly)
     ap = argparse.ArgumentParser(prog="mcb", description="minecraft-builder-mcp")
     sub = ap.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start the whole stack locally (Ctrl-C stops it)")

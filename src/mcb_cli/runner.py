@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -204,8 +205,18 @@ def _redis_ping(port: int) -> bool:
         return False
 
 
+class Interrupted(Exception):
+    """Ctrl-C/SIGTERM arrived while the stack was starting (raised by Stack at a safe point)."""
+
+
 class Stack:
-    def __init__(self, s: Settings, target: WorldHostTarget | None = None, chat: bool | None = None):
+    """The processes of this stack. A stop request (``stop_requested``, set by the signal handler
+    of run_up) is checked at safe points between steps: the handler never raises, so a signal that
+    lands inside fork/exec of a service cannot lose a child or interrupt the stopping."""
+
+    def __init__(self, s: Settings, target: WorldHostTarget | None = None, chat: bool | None = None,
+                 stop_requested: threading.Event | None = None):
+        self.stop_requested = stop_requested or threading.Event()
         self.s = s
         self.target = target or WorldHostTarget()
         self.chat = chat  # None: start the chat loop when an external host offers chat
@@ -226,6 +237,8 @@ class Stack:
     def _wait(self, name: str, p: subprocess.Popen, ready, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if self.stop_requested.is_set():
+                raise Interrupted
             if p.poll() is not None:
                 tail = (self.logs / f"{name}.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"{name} exited with code {p.returncode}. Last log lines:\n{tail}")
@@ -267,6 +280,8 @@ class Stack:
         self._wait("redis", p, lambda: _redis_ping(rport))
         print(f"  redis          ok  127.0.0.1:{rport}", flush=True)
         for svc in services(s, self.target, chat):
+            if self.stop_requested.is_set():
+                raise Interrupted
             if _healthy(svc.health_url):
                 raise RuntimeError(f"something already answers at {svc.health_url}; is another stack running?")
             env = dict(base_env)
@@ -288,7 +303,7 @@ class Stack:
 
     def watch(self) -> int:
         host = HostWatch(self.s, self.target, self.identity) if self.target.external else None
-        while True:
+        while not self.stop_requested.is_set():
             for name, p in self.procs:
                 if p.poll() is not None:
                     print(f"\n{name} exited with code {p.returncode}; see {self.logs}/{name}.log", flush=True)
@@ -296,6 +311,7 @@ class Stack:
             if host:
                 host.tick()
             time.sleep(0.5)
+        raise Interrupted
 
     def stop(self) -> None:
         for name, p in reversed(self.procs):
@@ -448,34 +464,43 @@ def record_addresses(s: Settings, target: WorldHostTarget) -> dict:
 
 def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_file: str | None = None,
            embedded: bool = False, chat: bool | None = None) -> int:
-    s = Settings.from_env()
-    s.runtime_dir.mkdir(parents=True, exist_ok=True)
-    for principal in PRINCIPALS:
-        ensure_token(s.secrets_dir, principal)
-    write_default_config(s)
-    try:
-        target = resolve_world_host(s, world_host, world_host_token_file, embedded)
-    except McbError as exc:
-        print(f"mcb up: {exc.message}", file=sys.stderr, flush=True)
-        return 2
-    record_addresses(s, target)
-    stack = Stack(s, target, chat)
-    stopping = {"flag": False}
+    stop_requested = threading.Event()
 
     def _sig(signum, frame):  # noqa: ANN001
-        stopping["flag"] = True
-        raise KeyboardInterrupt
+        # Only a flag: the stack checks it between steps (Stack). Raising here could land inside
+        # fork/exec of a service; more signals (a terminal sends Ctrl-C to `make`, `uv run` and
+        # this process alike) change nothing once stopping has begun.
+        stop_requested.set()
 
-    signal.signal(signal.SIGTERM, _sig)
-    print(f"Starting minecraft-builder-mcp in {s.runtime_dir}", flush=True)
     code = 0
+    signal.signal(signal.SIGINT, _sig)
+    signal.signal(signal.SIGTERM, _sig)
     try:
+        s = Settings.from_env()
+        s.runtime_dir.mkdir(parents=True, exist_ok=True)
+        for principal in PRINCIPALS:
+            ensure_token(s.secrets_dir, principal)
+        write_default_config(s)
+        try:
+            target = resolve_world_host(s, world_host, world_host_token_file, embedded)
+        except McbError as exc:
+            print(f"mcb up: {exc.message}", file=sys.stderr, flush=True)
+            return 2
+        record_addresses(s, target)
+        stack = Stack(s, target, chat, stop_requested)
+    except KeyboardInterrupt:  # a signal before the handlers above were installed
+        stop_requested.set()
+    if stop_requested.is_set():
+        print("\nStopped before anything was started.", flush=True)
+        return 0
+    try:
+        print(f"Starting minecraft-builder-mcp in {s.runtime_dir}", flush=True)
         stack.start()
         if not quiet:
             print(connection_help(s, target), flush=True)
         print("READY", flush=True)
         code = stack.watch()
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt):
         print("\nStopping…", flush=True)
     except RuntimeError as exc:
         print(f"\nmcb up failed: {exc}", file=sys.stderr, flush=True)

@@ -121,10 +121,11 @@ class JournalClient:
         return await self._call("BuildPrepare", req)
 
     async def build_apply(
-        self, plan_id: str, plan_hash: str, idempotency_key: str
+        self, plan_id: str, plan_hash: str, idempotency_key: str, replace_player_blocks: bool = False
     ) -> journal_pb2.OperationReport:
         req = journal_pb2.BuildApplyRequest(
-            plan_id=plan_id, plan_hash=plan_hash, idempotency_key=idempotency_key
+            plan_id=plan_id, plan_hash=plan_hash, idempotency_key=idempotency_key,
+            replace_player_blocks=replace_player_blocks,
         )
         return await self._call("BuildApply", req)
 
@@ -144,9 +145,10 @@ class JournalClient:
         return await self._call("PartGet", journal_pb2.PartRef(part_id=part_id))
 
     async def region_changes(self, mn: dict[str, Any], mx: dict[str, Any], since_cursor: str,
-                             limit: int) -> journal_pb2.JsonResult:
+                             limit: int, source: str = "", max_bytes: int = 0) -> journal_pb2.JsonResult:
         req = journal_pb2.RegionChangesRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
-                                               since_cursor=since_cursor, limit=limit)
+                                               since_cursor=since_cursor, limit=limit, source=source,
+                                               max_bytes=max_bytes)
         return await self._call("RegionChanges", req)
 
     async def asset_list(self, query: str, cursor: str) -> journal_pb2.JsonResult:

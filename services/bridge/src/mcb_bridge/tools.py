@@ -129,8 +129,9 @@ def _vec3(description: str) -> dict[str, Any]:
     }
 
 
-def _id(description: str) -> dict[str, Any]:
-    return {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH, "description": description}
+def _id(description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}
+    return {**out, "description": description} if description else out
 
 
 # A permissive recipe schema for the case where mcb_common.recipe_schema cannot be imported
@@ -363,6 +364,9 @@ continues after the answer: poll operation_status until the state is applied, co
 cancelled or failed.
 Each block is written only if it still holds what the plan saw; a block someone changed is \
 reported as a conflict and never overwritten.
+Consent: a plan whose replaced lists player blocks is refused (player_blocks_would_be_replaced, \
+with their positions) unless replace_player_blocks is true; set it only after the player agreed. \
+Same for schematic imports, part regenerations and undos.
 Idempotency: repeating the same call with the same key returns the same operation \
 (replayed=true) and writes nothing twice. If the answer was lost or timed out, repeat it with \
 the SAME key or call operation_status - never invent a new key for the same plan. A new plan \
@@ -402,12 +406,14 @@ was defined by someone else (by source; complete=false when observation was inte
 """ + _ERRORS_NOTE
 
 REGION_CHANGES = """\
-Block changes observed in a region since a cursor: count, by source (player, environment, \
-ours), bounding box, affected parts, and a page of at most 100 events. Start with an empty \
-since_cursor to get a fresh cursor. A resync_required error means history was lost (world \
-host restart, trimmed log, new world/epoch): read a fresh region_inspect summary and start \
-again with an empty cursor. Changes that emit no event (external edits) are not listed; \
-region_inspect shows them. """ + _ERRORS_NOTE
+Block changes observed in a region since a cursor. For the whole range since the cursor: \
+changes, by_source (player, environment, ours), bounding_box, affected_parts. Then a page of \
+events: player edits first, then environment, then ours (each oldest first), at most max_bytes \
+(default 4096) of JSON and limit events; remaining > 0: call again with next_cursor. source \
+filters: player, environment, ours, foreign (player + environment). Start with an empty \
+since_cursor. resync_required: history was lost (host restart, trimmed log, new world/epoch): \
+read a fresh region_inspect summary, start again with an empty cursor. Changes that emit no \
+event are not listed; region_inspect shows them. """ + _ERRORS_NOTE
 
 
 def safe_write_specs() -> list[ToolSpec]:
@@ -426,7 +432,11 @@ def safe_write_specs() -> list[ToolSpec]:
                                        "max": _vec3("inclusive upper corner")}, ["min", "max"]),
                        "since_cursor": {"type": "string", "maxLength": 256,
                                         "description": "next_cursor of the previous call; empty to start"},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"],
+                                  "description": "only this source (foreign = player + environment)"},
+                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768,
+                                     "description": "JSON bytes per page (default 4096)"}},
                       ["region"]), True, True),
     ]
 
@@ -448,14 +458,14 @@ refused with their list. Returns the asset's metadata.\
 """
 
 SCHEMATIC_IMPORT_PREPARE = """\
-Prepare placing a library schematic as an ordinary plan (apply with build_apply). target \
-{x,y,z}: where the schematic's anchor goes (its stored offset is honoured); rotation 0, 90, \
-180 or 270 degrees clockwise seen from above around target (stairs, logs, doors, fences turn \
-with it). The schematic's air is part of the plan and replaces what stands there (see \
-warnings). Refused with reasons: entities, block entities (unless \
-allow_drop_block_entities=true: those positions are then left out and listed in left_out), \
-biomes, unknown blocks (with suggestions), a newer Minecraft version, over the plan limit, \
-outside the project area. """ + _ERRORS_NOTE
+Prepare placing a library schematic as an ordinary plan (apply with build_apply). target: where \
+its anchor goes (its stored offset is honoured); rotation 0/90/180/270 clockwise from above \
+about target (block states turn with it). Its air replaces what stands there (see replaced; \
+player blocks need build_apply's replace_player_blocks). \
+Refused with reasons: entities, block entities (unless allow_drop_block_entities: they are left \
+out and listed in left_out), biomes, unknown blocks, a newer Minecraft version, over the plan \
+limit, outside the project area.\
+"""
 
 
 def schematic_specs() -> list[ToolSpec]:
@@ -506,7 +516,7 @@ could not be read in time; camera_unavailable: no driver or link down. Use pictu
 
 CAMERA_SAVE = """\
 Save a camera of the project (create or replace by camera_id) for camera_capture {camera_id}: \
-its pose (e.g. the pose in the metadata of a capture you liked) and picture size. Returns it.\
+its pose with width/height (e.g. the pose in the metadata of a capture you liked). Returns it.\
 """
 
 CAPTURE_FORMATS = ("png", "jpeg")
@@ -516,7 +526,7 @@ def camera_specs() -> list[ToolSpec]:
     num = {"type": "number", "minimum": -30_000_000, "maximum": 30_000_000}
     pose = {
         "type": "object",
-        "description": "feet position and look direction (Minecraft convention)",
+        "description": "feet position, look direction",
         "properties": {
             "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
@@ -532,21 +542,20 @@ def camera_specs() -> list[ToolSpec]:
     return [
         ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
         ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE,
-                 _obj({"camera_id": _id("a saved camera from camera_list"),
+                 _obj({"camera_id": _id(),
                        "pose": pose,
                        "region": region,
-                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"],
-                                "description": "automatic viewpoint of region (without pose/camera_id)"},
+                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
                        **size,
-                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS), "description": "default png"},
-                       "after_operation_id": _id("wait until this operation is finished"),
-                       "capture_id": _id("poll a pending capture")},
+                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
+                       "after_operation_id": _id(),
+                       "capture_id": _id()},
                       []), True, False),
         ToolSpec("camera_save", "Save a camera", CAMERA_SAVE,
                  _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
                        "name": {"type": "string", "maxLength": 64},
-                       "pose": pose,
-                       **size},
+                       # with width/height (the picture size): a capture's metadata pose as it is
+                       "pose": {**pose, "properties": {**pose["properties"], **size}}},
                       ["camera_id", "pose"]), False, True),
     ]
 
@@ -647,6 +656,10 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
                         "minLength": 1,
                         "maxLength": 128,
                         "description": "your key for this apply; repeat it unchanged on retries",
+                    },
+                    "replace_player_blocks": {
+                        "type": "boolean",
+                        "description": "consent to replace the player blocks listed in replaced (ask first)",
                     },
                 },
                 ["plan_id", "plan_hash", "idempotency_key"],

@@ -73,7 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     jsub.add_parser("stats", help="sizes, operations, bytes per written block, what compaction would free")
     jsub.add_parser("compact", help="pack every finished operation now, then shrink the files (blocks the journal "
                                     "while it runs)")
+    from .camera import add_parser as add_camera_parser
+
+    add_camera_parser(sub)
     args = ap.parse_args(argv)
+    if args.cmd == "camera":
+        from .camera import run as camera_run
+
+        return camera_run(args)
     if args.cmd in ("recovery", "part", "journal"):
         from .admin import run
 

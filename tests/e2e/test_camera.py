@@ -14,7 +14,8 @@ import numpy as np
 from e2e.mcpclient import call, http_client, payload
 from mcb_camera import gl, png
 
-POSE = {"x": -14.5, "y": 66, "z": -14.5, "yaw": -45, "pitch": 12, "width": 640, "height": 360}
+POSE = {"x": -14.5, "y": 66, "z": -14.5, "yaw": -45, "pitch": 12}
+SIZE = {"width": 640, "height": 360}
 REGION = {"min": {"x": -16, "y": 60, "z": -16}, "max": {"x": 15, "y": 79, "z": 15}}
 TOWER = {"version": 1, "operations": [
     {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 72, "z": 4},
@@ -24,11 +25,11 @@ TOWER = {"version": 1, "operations": [
 def project(point: tuple[float, float, float]) -> tuple[int, int]:
     """Where a world point lands in the picture (the renderer's own camera math)."""
     eye = np.array([POSE["x"], POSE["y"] + gl.EYE_HEIGHT, POSE["z"]])
-    vp = gl.perspective(70, POSE["width"] / POSE["height"], 0.05, 512) @ gl.look_at(
+    vp = gl.perspective(70, SIZE["width"] / SIZE["height"], 0.05, 512) @ gl.look_at(
         eye, gl.look_dir(POSE["yaw"], POSE["pitch"]))
     c = vp @ np.array([*point, 1.0])
     x, y = c[0] / c[3], c[1] / c[3]
-    return int((x + 1) / 2 * POSE["width"]), int((1 - y) / 2 * POSE["height"])
+    return int((x + 1) / 2 * SIZE["width"]), int((1 - y) / 2 * SIZE["height"])
 
 
 async def capture(client, args: dict) -> tuple[dict, bytes, list]:
@@ -66,7 +67,7 @@ def test_capture_after_operation_shows_the_change(stack):
             cams = await call(client, "camera_list")
             assert cams["driver"] == "builtin" and cams["worker_state"] in ("ready", "busy")
 
-            before_meta, before_png, _ = await capture(client, {"pose": POSE, "region": REGION})
+            before_meta, before_png, _ = await capture(client, {"pose": POSE, **SIZE, "region": REGION})
             assert before_meta["stale"] is False and before_meta["server_revision_verified"] is True
 
             plan = await call(client, "build_prepare", {"recipe": TOWER})
@@ -74,9 +75,9 @@ def test_capture_after_operation_shows_the_change(stack):
                                                     "idempotency_key": f"cam-{uuid.uuid4().hex[:8]}"})
             # no polling of operation_status here: the camera waits for the operation itself
             after_meta, after_png, _ = await capture(
-                client, {"pose": POSE, "region": REGION, "after_operation_id": op["operation_id"]})
+                client, {"pose": POSE, **SIZE, "region": REGION, "after_operation_id": op["operation_id"]})
             assert after_meta["operation"]["state"] == "applied"
-            assert after_meta["operation"]["operationId"] == op["operation_id"]
+            assert after_meta["operation"]["operation_id"] == op["operation_id"]
             assert after_meta["capture_id"] != before_meta["capture_id"]
             assert after_meta["max_revision"] > before_meta["max_revision"]
 

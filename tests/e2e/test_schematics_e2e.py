@@ -79,8 +79,8 @@ def test_export_list_import_rotated(stack):
 
             meta = await call(client, "schematic_export", {"name": "e2e_house", "min": MIN, "max": MAX,
                                                            "origin": MIN})
-            assert (meta["assetId"], meta["width"], meta["height"], meta["length"]) == ("e2e_house", 4, 3, 3)
-            assert meta["blockCount"] == sum(1 for s in source.values() if s != "minecraft:air")
+            assert (meta["asset_id"], meta["width"], meta["height"], meta["length"]) == ("e2e_house", 4, 3, 3)
+            assert meta["block_count"] == sum(1 for s in source.values() if s != "minecraft:air")
             assert meta["offset"] == {"x": 0, "y": 0, "z": 0} and len(meta["sha256"]) == 64
             assert (stack.runtime / "assets" / "e2e_house.schem").stat().st_size == meta["bytes"]
             with pytest.raises(ToolError) as ei:
@@ -90,7 +90,7 @@ def test_export_list_import_rotated(stack):
                 await call(client, "schematic_export", {"name": "../evil", "min": MIN, "max": MAX})
 
             listing = await call(client, "asset_list", {"query": "E2E"})
-            assert [a["assetId"] for a in listing["assets"]] == ["e2e_house"]
+            assert [a["asset_id"] for a in listing["assets"]] == ["e2e_house"]
             assert listing["assets"][0]["sha256"] == meta["sha256"]
 
             target = {"x": -30, "y": 70, "z": -30}
@@ -134,10 +134,10 @@ def test_bad_files_and_block_entities(stack):
     async def scenario():
         async with http_client(stack.mcp_url, stack.token("agent")) as client:
             listing = await call(client, "asset_list", {})
-            by_id = {a["assetId"]: a for a in listing["assets"]}
+            by_id = {a["asset_id"]: a for a in listing["assets"]}
             assert not by_id["broken"]["valid"] and by_id["broken"]["reason"]
-            assert by_id["chests"]["valid"] and by_id["chests"]["blockEntities"] == 6
-            assert by_id["statue.nbt"]["readOnly"]
+            assert by_id["chests"]["valid"] and by_id["chests"]["block_entities"] == 6
+            assert by_id["statue.nbt"]["read_only"]
             assert not by_id["huge"]["valid"] and "limit" in by_id["huge"]["reason"]
             with pytest.raises(ToolError) as ei:
                 await call(client, "schematic_import_prepare",
@@ -207,7 +207,7 @@ def test_export_refuses_entities(stack):
             assert not (stack.runtime / "assets" / "e2e_with_stand.schem").exists()
             meta = await call(client, "schematic_export", {"name": "e2e_beside_stand", "min": {"x": 4, "y": 64, "z": -12},
                                                            "max": {"x": 6, "y": 66, "z": -9}})
-            assert meta["assetId"] == "e2e_beside_stand" and "players are never exported" in meta["warnings"]
+            assert meta["asset_id"] == "e2e_beside_stand" and "players are never exported" in meta["warnings"]
 
     anyio.run(scenario)
 

@@ -138,15 +138,15 @@ def fit(d: dict[str, Any], max_bytes: int = SOFT_TEXT_BYTES) -> dict[str, Any]:
 # ---------------------------------------------------------------- tools
 
 
-def ground(hm: Any) -> dict[str, Any]:
-    """The surface of an area from a heightmap answer: lowest/highest/most common top y."""
-    heights = [int(v) for v in hm.heightmap.heights if v not in (HEIGHT_NONE, HEIGHT_UNKNOWN)]
-    out: dict[str, Any] = {"sampled_columns": len(heights), "step": int(hm.heightmap.step)}
+def ground(sampled: list[int], step: int) -> dict[str, Any]:
+    """The surface of an area from its sampled column heights: lowest/highest/most common top y."""
+    heights = [int(v) for v in sampled if v not in (HEIGHT_NONE, HEIGHT_UNKNOWN)]
+    out: dict[str, Any] = {"sampled_columns": len(sampled), "step": step}
     if heights:
         common = max(set(heights), key=lambda h: (heights.count(h), -h))
         out.update({"min_y": min(heights), "max_y": max(heights), "typical_y": common,
                     "build_from_y": common + 1})
-    unknown = sum(1 for v in hm.heightmap.heights if v == HEIGHT_UNKNOWN)
+    unknown = sum(1 for v in sampled if v == HEIGHT_UNKNOWN)
     if unknown:
         out["ungenerated_columns"] = unknown
     out["note"] = "highest non-air y per sampled column of the build area (buildings included)"

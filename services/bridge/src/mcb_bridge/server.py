@@ -36,6 +36,8 @@ from .tools import ERRORS_SENTENCE, MAX_ARGUMENT_BYTES, ToolSpec, build_specs, v
 log = logging.getLogger("mcb.bridge")
 
 SERVER_NAME = "minecraft-builder"
+GROUND_SECONDS = 5.0  # project_context's ground height: at most this long, else it says why
+GROUND_SLABS = 8  # ... and at most this many heightmap reads (top-down slabs of the build area)
 VERSION = "0.1.0"
 
 INSTRUCTIONS = """\
@@ -152,13 +154,34 @@ class Bridge:
         resp = await self.journal.project_context()
         ground: Any = None
         if resp.HasField("project") and resp.project.HasField("area"):
-            a = resp.project.area
             try:  # the surface of the build area (sampled); an unreadable area says why instead
-                hm = await self.journal.region_inspect(render.vec(a.min), render.vec(a.max), "heightmap")
-                ground = render.ground(hm)
+                ground = await asyncio.wait_for(self._ground(resp), GROUND_SECONDS)
             except McbError as err:
                 ground = {"unknown": f"{err.code}: {err.message}"}
+            except TimeoutError:
+                ground = {"unknown": f"reading the build area's heights took over {GROUND_SECONDS:g} s; "
+                                     "use region_inspect detail heightmap on a smaller box"}
         return render.project_context(resp, list(self.specs), ground)
+
+    async def _ground(self, resp: Any) -> dict[str, Any]:
+        """Heightmaps of the build area from the top down in slabs the inspect limit allows,
+        until every sampled column has its highest block (or the area's bottom is reached)."""
+        mn, mx = render.vec(resp.project.area.min), render.vec(resp.project.area.max)
+        dx, dz = mx["x"] - mn["x"] + 1, mx["z"] - mn["z"] + 1
+        step = max(1, -(-max(dx, dz) // 32))
+        slab = max(1, int(resp.limits.inspect_summary_positions or 2_000_000) // (dx * dz))
+        heights: list[int] | None = None
+        top = mx["y"]
+        for _ in range(GROUND_SLABS):
+            if top < mn["y"] or (heights is not None and render.HEIGHT_NONE not in heights):
+                break
+            bottom = max(mn["y"], top - slab + 1)
+            hm = (await self.journal.region_inspect({**mn, "y": bottom}, {**mx, "y": top}, "heightmap",
+                                                    step=step)).heightmap
+            got = list(hm.heights)
+            heights = got if heights is None else [h if h != render.HEIGHT_NONE else g for h, g in zip(heights, got)]
+            top = bottom - 1
+        return render.ground(heights or [], step)
 
     async def _region_inspect(self, args: dict[str, Any]) -> dict[str, Any]:
         mn, mx, detail = args["min"], args["max"], args["detail"]
@@ -314,7 +337,7 @@ class CameraClient:
         p = args["pose"]
         cam = camera_pb2.CameraInfo(camera_id=args["camera_id"], name=args.get("name") or "", pose=camera_pb2.Pose(
             x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]), pitch=float(p["pitch"]),
-            fov=float(p.get("fov") or 0), width=int(args.get("width") or 0), height=int(args.get("height") or 0)))
+            fov=float(p.get("fov") or 0), width=int(p.get("width") or 0), height=int(p.get("height") or 0)))
         return await self._call("SaveCamera", camera_pb2.SaveCameraRequest(camera=cam), 10.0)
 
     async def capture(self, args: dict[str, Any]) -> Any:

@@ -129,8 +129,9 @@ def _vec3(description: str) -> dict[str, Any]:
     }
 
 
-def _id(description: str) -> dict[str, Any]:
-    return {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH, "description": description}
+def _id(description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH}
+    return {**out, "description": description} if description else out
 
 
 # A permissive recipe schema for the case where mcb_common.recipe_schema cannot be imported
@@ -457,14 +458,14 @@ refused with their list. Returns the asset's metadata.\
 """
 
 SCHEMATIC_IMPORT_PREPARE = """\
-Prepare placing a library schematic as an ordinary plan (apply with build_apply). target \
-{x,y,z}: where the schematic's anchor goes (its stored offset is honoured); rotation 0, 90, \
-180 or 270 degrees clockwise seen from above around target (stairs, logs, doors, fences turn \
-with it). The schematic's air is part of the plan and replaces what stands there (see \
-replaced; player blocks need build_apply's replace_player_blocks). Refused with reasons: entities, block entities (unless \
-allow_drop_block_entities=true: those positions are then left out and listed in left_out), \
-biomes, unknown blocks (with suggestions), a newer Minecraft version, over the plan limit, \
-outside the project area. """ + _ERRORS_NOTE
+Prepare placing a library schematic as an ordinary plan (apply with build_apply). target: where \
+its anchor goes (its stored offset is honoured); rotation 0/90/180/270 clockwise from above \
+about target (block states turn with it). Its air replaces what stands there (see replaced; \
+player blocks need build_apply's replace_player_blocks). \
+Refused with reasons: entities, block entities (unless allow_drop_block_entities: they are left \
+out and listed in left_out), biomes, unknown blocks, a newer Minecraft version, over the plan \
+limit, outside the project area.\
+"""
 
 
 def schematic_specs() -> list[ToolSpec]:
@@ -515,7 +516,7 @@ could not be read in time; camera_unavailable: no driver or link down. Use pictu
 
 CAMERA_SAVE = """\
 Save a camera of the project (create or replace by camera_id) for camera_capture {camera_id}: \
-its pose (e.g. the pose in the metadata of a capture you liked) and picture size. Returns it.\
+its pose with width/height (e.g. the pose in the metadata of a capture you liked). Returns it.\
 """
 
 CAPTURE_FORMATS = ("png", "jpeg")
@@ -525,7 +526,7 @@ def camera_specs() -> list[ToolSpec]:
     num = {"type": "number", "minimum": -30_000_000, "maximum": 30_000_000}
     pose = {
         "type": "object",
-        "description": "feet position and look direction (Minecraft convention)",
+        "description": "feet position, look direction",
         "properties": {
             "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
@@ -541,21 +542,20 @@ def camera_specs() -> list[ToolSpec]:
     return [
         ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
         ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE,
-                 _obj({"camera_id": _id("a saved camera from camera_list"),
+                 _obj({"camera_id": _id(),
                        "pose": pose,
                        "region": region,
-                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"],
-                                "description": "automatic viewpoint of region (without pose/camera_id)"},
+                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
                        **size,
-                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS), "description": "default png"},
-                       "after_operation_id": _id("wait until this operation is finished"),
-                       "capture_id": _id("poll a pending capture")},
+                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
+                       "after_operation_id": _id(),
+                       "capture_id": _id()},
                       []), True, False),
         ToolSpec("camera_save", "Save a camera", CAMERA_SAVE,
                  _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
                        "name": {"type": "string", "maxLength": 64},
-                       "pose": pose,
-                       **size},
+                       # with width/height (the picture size): a capture's metadata pose as it is
+                       "pose": {**pose, "properties": {**pose["properties"], **size}}},
                       ["camera_id", "pose"]), False, True),
     ]
 

@@ -39,3 +39,10 @@ test: bootstrap test-deps proto-check java-test
 	@$(UV) run --frozen pytest -q
 
 check: test lint
+
+# tests/docker: a Docker engine, the compose v2 plugin and the base images (scripts/docker_env.sh:
+# as root it installs and caches what is missing; elsewhere it says why and those tests skip).
+.PHONY: docker-env
+docker-env:
+	@scripts/docker_env.sh
+test: docker-env

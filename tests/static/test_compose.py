@@ -217,7 +217,7 @@ def test_docker_compose_config_accepts_the_file() -> None:
 # ----------------------------------------------------------------------------- project rules
 
 def test_expected_services_exist(compose: dict[str, Any]) -> None:
-    assert set(OUR_SERVICES) | {"redis", "secrets-init"} == set(compose["services"])
+    assert set(OUR_SERVICES) | {"redis", "secrets-init", "chat"} == set(compose["services"])
 
 
 def _one_shot_services(compose: dict[str, Any]) -> set[str]:
@@ -394,9 +394,28 @@ def dockerfile_instructions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def final_stage(instrs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    starts = [i for i, (w, _) in enumerate(instrs) if w == "FROM"]
-    return instrs[starts[-1]:]
+def stages(instrs: list[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Stage name (or its index) -> its own instructions, FROM first, in file order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for w, a in instrs:
+        if w == "FROM":
+            parts = a.split()
+            name = parts[2] if len(parts) >= 3 and parts[1].upper() == "AS" else str(len(out))
+            out[name] = []
+        if out:
+            out[list(out)[-1]].append((w, a))
+    return out
+
+
+def final_stage(instrs: list[tuple[str, str]], target: str | None = None) -> list[tuple[str, str]]:
+    """The instructions an image built for ``target`` (default: the last stage) runs with: its
+    stage's, after those of the earlier stages it is built FROM (`FROM runtime AS chat`)."""
+    by_name = stages(instrs)
+    name = target or list(by_name)[-1]
+    assert name in by_name, f"no stage {name} (stages: {list(by_name)})"
+    own = by_name[name]
+    base = own[0][1].split()[0]
+    return (final_stage(instrs, base) if base in by_name and base != name else []) + own
 
 
 def exec_form(arg: str) -> list[str]:
@@ -418,10 +437,12 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
     instrs = dockerfile_instructions(path)
     args = {k: v for w, a in instrs if w == "ARG" and "=" in a for k, v in [a.split("=", 1)]}
 
-    # base image python:3.11-slim in every stage
+    # base image python:3.11-slim in every stage (or an earlier stage of the same file)
     for w, a in instrs:
         if w == "FROM":
             image = a.split()[0]
+            if image in stages(instrs):
+                continue
             image = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), image)
             assert image == "python:3.11-slim", f"{path}: FROM {a}"
 
@@ -440,8 +461,8 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
     for s in sources:
         assert (ROOT / s).exists(), f"{path}: COPY source {s} does not exist"
 
-    # runs as non-root, in the final stage
-    final = final_stage(instrs)
+    # runs as non-root, in the final stage (the target compose builds)
+    final = final_stage(instrs, svc["build"].get("target"))
     users = [a for w, a in final if w == "USER"]
     assert users, f"{path}: no USER in the final stage (would run as root)"
     user = users[-1].split(":")[0]
@@ -590,3 +611,120 @@ def test_healthcheck_commands_pass_on_200_and_fail_on_503(
             handler.status = status
             r = subprocess.run([sys.executable, "-c", run_code], env=run_env, capture_output=True, timeout=30)
             assert (r.returncode == 0) is ok, (where, status, r.stderr[-400:])
+
+
+# ----------------------------------------------------------------------------- issue 15
+
+PAPER = ROOT / "compose.paper.yaml"
+
+
+class _TagLoader(yaml.SafeLoader):
+    """safe_load plus Compose's merge tags (`!override`, `!reset`): the value, marked."""
+
+
+def _tagged(tag: str) -> Any:
+    def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            value: Any = loader.construct_mapping(node, deep=True)
+        elif isinstance(node, yaml.SequenceNode):
+            value = loader.construct_sequence(node, deep=True)
+        else:
+            value = loader.construct_scalar(node)  # type: ignore[arg-type]
+        return {tag: value}
+    return construct
+
+
+_TagLoader.add_constructor("!override", _tagged("!override"))
+_TagLoader.add_constructor("!reset", _tagged("!reset"))
+
+
+def test_every_image_build_takes_the_extra_ca_argument(compose: dict[str, Any]) -> None:
+    """Builds behind a TLS-intercepting proxy: one build argument, EXTRA_CA_CERTS, in every image's
+    build stage, added to the CA bundle before pip and uv reach PyPI; compose passes it."""
+    built = {name: svc for name, svc in compose["services"].items() if svc.get("build")}
+    assert {"world-host", "planner", "journal", "camera-worker", "bridge", "chat"} <= set(built)
+    for name, svc in built.items():
+        args = svc["build"].get("args") or {}
+        assert args.get("EXTRA_CA_CERTS") == "", (name, args)  # ${MCB_EXTRA_CA_CERTS:-}
+        assert args.get("PYTHON_IMAGE") == "python:3.11-slim", (name, args)
+        instrs = dockerfile_instructions(ROOT / svc["build"]["dockerfile"])
+        build = stages(instrs)["build"]
+        assert ("ARG", 'EXTRA_CA_CERTS=""') in build, name
+        runs = [a for w, a in build if w == "RUN"]
+        first = runs[0]
+        assert first.index("EXTRA_CA_CERTS") < first.index("pip install"), (name, first)
+        assert ">> /etc/ssl/certs/ca-certificates.crt" in first, name
+        env = " ".join(a for w, a in build if w == "ENV")
+        assert re.search(r"\bUV_(SYSTEM_CERTS|NATIVE_TLS)=1\b", env), f"{name}: uv must use the system CA bundle"
+        assert "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt" in env, name
+    env = load_compose({"MCB_EXTRA_CA_CERTS": "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----"})
+    assert env["services"]["bridge"]["build"]["args"]["EXTRA_CA_CERTS"].startswith("-----BEGIN")
+
+
+def test_chat_loop_is_a_service_of_its_own_profile(compose: dict[str, Any]) -> None:
+    chat = compose["services"]["chat"]
+    assert chat["profiles"] == ["chat"]
+    assert "ports" not in chat
+    assert chat["build"]["target"] == "chat" and chat["build"]["dockerfile"] == "services/bridge/Dockerfile"
+    assert compose["services"]["bridge"]["build"]["target"] == "bridge"
+    instrs = dockerfile_instructions(ROOT / "services/bridge/Dockerfile")
+    assert list(stages(instrs))[-1] == "bridge", "plain `docker build` must still give the MCP bridge"
+    final = final_stage(instrs, "chat")
+    assert exec_form([a for w, a in final if w == "CMD"][-1]) == ["mcb-bridge", "chat"]
+    assert [a for w, a in final if w == "USER"][-1].split(":")[0] == "mcb"
+    assert "MCB_ACP_COMMAND=/opt/codex-acp/codex-acp" in " ".join(a for w, a in final if w == "ENV")
+    mounts = {s: (tg, ro) for s, tg, ro in volume_sources(chat)}
+    assert mounts["secrets"] == ("/secrets", True) and mounts["chat"] == ("/data", False)
+    # the pinned agent the image fetches is the lockfile's (version and sha512 checked there)
+    lock = json.loads((ROOT / "services/bridge/acp/package-lock.json").read_text())
+    assert "node_modules/@zed-industries/codex-acp-linux-x64" in lock["packages"]
+    assert "sha512" in (ROOT / "scripts/docker/fetch_codex_acp.py").read_text()
+
+
+def test_paper_override_uses_an_external_host_on_loopback() -> None:
+    doc = yaml.load(PAPER.read_text(), Loader=_TagLoader)  # noqa: S506 - a SafeLoader subclass
+    services = doc["services"]
+    assert services["world-host"] == {"profiles": ["embedded-world"]}, "the embedded host must not start"
+    assert services["chat"]["profiles"] == {"!reset": []}, "the chat loop runs with a Paper server"
+    assert services["bridge"]["ports"] == {"!reset": []}
+    paper_env = services["journal"]["environment"]
+    assert paper_env["MCB_BIND_HOST"] == "127.0.0.1"
+    assert paper_env["MCB_WORLD_HOST_URL"].startswith("${MCB_WORLD_HOST_URL:?")
+    assert paper_env["MCB_WORLD_HOST_TOKEN_FILE"] == "/run/mcb/world-host/service.token"
+    for name in ("redis", "planner", "journal", "camera-worker", "bridge", "chat"):
+        assert services[name]["network_mode"] == "host", name
+        if name not in ("redis", "planner"):
+            assert "world-host-secrets:/run/mcb/world-host:ro" in services[name]["volumes"], name
+    for name in ("journal", "camera-worker"):
+        deps = services[name]["depends_on"]["!override"]
+        assert "world-host" not in deps and deps["world-host-tokens"]["condition"] == ONE_SHOT
+    assert "--bind" in services["redis"]["command"]["!override"]
+    init = services["world-host-tokens"]
+    assert init["network_mode"] == "none" and init["restart"] == "no"
+    assert any(v.endswith(":/in:ro") for v in init["volumes"])
+
+
+def test_docker_compose_config_merges_the_paper_override(tmp_path: Path) -> None:
+    docker = _compose_plugin()
+    if docker is None:
+        pytest.skip("the `docker compose` plugin is not installed here; the override is checked as YAML only")
+    env = {**os.environ, "MCB_WORLD_HOST_URL": "http://127.0.0.1:8765", "MCB_WORLD_HOST_TOKEN_DIR": str(tmp_path)}
+    r = subprocess.run([docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--format", "json"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    merged = json.loads(r.stdout)["services"]
+    assert "world-host" not in merged and "chat" in merged
+    for name, svc in merged.items():
+        assert not svc.get("ports"), f"{name} publishes {svc.get('ports')} in host networking"
+        if name not in ("secrets-init", "world-host-tokens"):
+            assert svc["network_mode"] == "host", name
+        if name not in ("secrets-init", "world-host-tokens", "redis"):
+            assert svc["environment"]["MCB_BIND_HOST"] == "127.0.0.1", name
+            assert svc["environment"]["MCB_WORLD_HOST_URL"] == "http://127.0.0.1:8765", name
+        for dep in svc.get("depends_on", {}):
+            assert dep in merged, (name, dep)
+    # without the external host's address it refuses to start
+    env.pop("MCB_WORLD_HOST_URL")
+    r = subprocess.run([docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--quiet"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode != 0 and "MCB_WORLD_HOST_URL" in r.stderr

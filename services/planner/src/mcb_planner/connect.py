@@ -74,6 +74,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 import numpy as np
 from mcb_common.blockstate import BlockState, parse_state_text
@@ -298,33 +299,56 @@ def add_partners(keys: np.ndarray, states: np.ndarray, names: Sequence[str], int
 
 # -- the neighbourhood ------------------------------------------------------------------------
 class Hood:
-    """State index at any packed key: the plan where it writes, else the world box read around
-    the connectable cells (air outside it)."""
+    """State index at any packed key: the plan where it writes, else the world read around the
+    connectable cells (air outside it). Within the neighbourhood box (≤ the read limit) both
+    live in one dense grid, so a lookup is an index computation; a larger box falls back to a
+    binary search in the plan's sorted keys, the world then being air."""
 
-    def __init__(self, keys: np.ndarray, idx: np.ndarray, world_box: Box | None,
-                 world_idx: np.ndarray | None, air: int):
-        self.keys, self.idx, self.box, self.widx, self.air = keys, idx, world_box, world_idx, air
+    def __init__(self, keys: np.ndarray, idx: np.ndarray, box: Box, world_idx: np.ndarray | None,
+                 air: int, dense: bool):
+        self.keys, self.idx, self.box, self.air = keys, idx, box, air
+        self.dense = dense
+        if dense:
+            self.wgrid = world_idx if world_idx is not None else np.full(box.volume, air, dtype=np.int64)
+            self.grid = self.wgrid.copy()
+            self.plan = np.zeros(box.volume, dtype=bool)
+            f, ok = self._flat(keys)
+            self.grid[f[ok]] = idx[ok]
+            self.plan[f[ok]] = True
+
+    def _flat(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        b = self.box
+        m26 = (1 << 26) - 1
+        x = (q & m26) - _XZ_OFF - b.min.x
+        y = (q >> 52) - 64 - b.min.y
+        z = ((q >> 26) & m26) - _XZ_OFF - b.min.z
+        sx, sy, sz = b.size.x, b.size.y, b.size.z
+        ok = (x >= 0) & (x < sx) & (y >= 0) & (y < sy) & (z >= 0) & (z < sz)
+        return (y * sz + z) * sx + x, ok
+
+    def _lookup(self, arr: np.ndarray, q: np.ndarray, default) -> np.ndarray:
+        f, ok = self._flat(q)
+        out = np.full(len(q), default, dtype=arr.dtype)
+        out[ok] = arr[f[ok]]
+        return out
 
     def at(self, q: np.ndarray) -> np.ndarray:
-        out = self.world_at(q)
+        if self.dense:
+            return self._lookup(self.grid, q, self.air)
+        out = np.full(len(q), self.air, dtype=np.int64)
         pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
         hit = self.keys[pos] == q
         out[hit] = self.idx[pos[hit]]
         return out
 
     def world_at(self, q: np.ndarray) -> np.ndarray:
-        out = np.full(len(q), self.air, dtype=np.int64)
-        if self.box is not None and self.widx is not None:
-            xyz = _unpack(q)
-            b = self.box
-            rel = xyz - np.array([b.min.x, b.min.y, b.min.z])
-            sx, sy, sz = b.size.x, b.size.y, b.size.z
-            ok = ((rel >= 0) & (rel < np.array([sx, sy, sz]))).all(axis=1)
-            flat = (rel[:, 1] * sz + rel[:, 2]) * sx + rel[:, 0]
-            out[ok] = self.widx[flat[ok]]
-        return out
+        if self.dense:
+            return self._lookup(self.wgrid, q, self.air)
+        return np.full(len(q), self.air, dtype=np.int64)
 
     def in_plan(self, q: np.ndarray) -> np.ndarray:
+        if self.dense:
+            return self._lookup(self.plan, q, False)
         pos = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
         return self.keys[pos] == q
 
@@ -352,6 +376,15 @@ class Tables:
         self.post_override = a(lambda i: i.post_override).astype(bool)
         self.rep_axis = a(lambda i: i.repeater_axis).astype(np.int64)
         self.observer = a(lambda i: i.observer).astype(np.int64)
+        self.solid = self.full & ~self.exc
+        gate = self.cat == GATE
+        fence = self.cat == FENCE
+        # per direction d (from the block to its neighbour): what a fence/pane/wall joins there
+        self.gate_span = [gate & (self.facing >= 0) & (self.facing % 2 != d % 2) for d in range(4)]
+        self.fence_wood = [(fence & self.wood) | g | self.solid for g in self.gate_span]
+        self.fence_nether = [(fence & ~self.wood) | g | self.solid for g in self.gate_span]
+        self.pane_joins = (self.cat == PANE) | (self.cat == WALL) | self.solid
+        self.wall_joins = [(self.cat == WALL) | (self.cat == PANE) | g | self.solid for g in self.gate_span]
         self.side_on = np.array([[s not in ("", "none", "false") for s in i.sides] for i in infos],
                                 dtype=bool).reshape(len(infos), 4)
 
@@ -430,12 +463,11 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
             read_info = (box, list(wpal), np.asarray(wi))
     names = list(table)
     T = Tables(names, version)
-    hood = Hood(keys, idx, wbox, widx, air)
+    hood = Hood(keys, idx, box, widx, air, dense=box.volume <= max_read)
 
     _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, intern, version)
     names = list(table)
     T = Tables(names, version)
-    hood.idx = idx
 
     out = idx.copy()
     for c in (FENCE, GATE, PANE, WALL, STAIRS, WIRE, CHEST, DOOR):
@@ -529,29 +561,17 @@ def _neighbours(keys: np.ndarray, hood: Hood, dy: int = 0) -> list[np.ndarray]:
     return [hood.at(keys + _key_delta(dx, dy, dz)) for dx, dz in _DXZ]
 
 
-def _gate_spans(T: Tables, n: np.ndarray, d: int) -> np.ndarray:
-    """A gate at ``n`` connects towards direction d when its facing is perpendicular to d."""
-    return (T.cat[n] == GATE) & (T.facing[n] >= 0) & (T.facing[n] % 2 != d % 2)
-
-
-def _solid(T: Tables, n: np.ndarray) -> np.ndarray:
-    return T.full[n] & ~T.exc[n]
-
-
 def _fence(keys, idx, T, hood) -> dict[str, np.ndarray]:
     wood = T.wood[idx]
     out = {}
     for d, nb in enumerate(_neighbours(keys, hood)):
-        same = (T.cat[nb] == FENCE) & (T.wood[nb] == wood)
-        out[DIRS[d]] = same | _gate_spans(T, nb, (d + 2) % 4) | _solid(T, nb)
+        # a gate spans across d when its facing is perpendicular (either direction of the axis)
+        out[DIRS[d]] = np.where(wood, T.fence_wood[d][nb], T.fence_nether[d][nb])
     return out
 
 
 def _pane(keys, idx, T, hood) -> dict[str, np.ndarray]:
-    out = {}
-    for d, nb in enumerate(_neighbours(keys, hood)):
-        out[DIRS[d]] = (T.cat[nb] == PANE) | (T.cat[nb] == WALL) | _solid(T, nb)
-    return out
+    return {DIRS[d]: T.pane_joins[nb] for d, nb in enumerate(_neighbours(keys, hood))}
 
 
 def _gate(keys, idx, T, hood) -> dict[str, np.ndarray]:
@@ -563,9 +583,7 @@ def _gate(keys, idx, T, hood) -> dict[str, np.ndarray]:
 
 
 def _wall_connects(keys, T, hood) -> np.ndarray:
-    nbs = _neighbours(keys, hood)
-    return np.stack([(T.cat[nb] == WALL) | (T.cat[nb] == PANE) | _gate_spans(T, nb, (d + 2) % 4)
-                     | _solid(T, nb) for d, nb in enumerate(nbs)], axis=1)
+    return np.stack([T.wall_joins[d][nb] for d, nb in enumerate(_neighbours(keys, hood))], axis=1)
 
 
 def _wall(keys, idx, T, hood) -> dict[str, np.ndarray]:
@@ -606,8 +624,7 @@ def _wall(keys, idx, T, hood) -> dict[str, np.ndarray]:
         for j, k in enumerate(keys[sel].tolist()):
             done_up[k] = bool(u[j])
             done_side[k] = s[j]
-    names = np.array(["none", "low", "tall"])
-    out: dict[str, np.ndarray] = {DIRS[d]: names[side[:, d]] for d in range(4)}
+    out: dict[str, Any] = {DIRS[d]: (side[:, d], _WALL_SIDES) for d in range(4)}
     out["up"] = up
     return out
 
@@ -617,7 +634,7 @@ def _stairs(keys, idx, T, hood) -> dict[str, np.ndarray]:
     top = T.top[idx]
     n = len(keys)
     dxz = np.array(_DXZ)
-    shape = np.full(n, "straight", dtype=object)
+    shape = np.zeros(n, dtype=np.int64)  # index into _STAIR_SHAPES
 
     def at_dir(d: np.ndarray) -> np.ndarray:
         dx, dz = dxz[d, 0], dxz[d, 1]
@@ -631,15 +648,15 @@ def _stairs(keys, idx, T, hood) -> dict[str, np.ndarray]:
     ff = T.facing[front]
     fr = (T.cat[front] == STAIRS) & (T.top[front] == top) & (ff >= 0) & (ff % 2 != f % 2)
     fr &= can_take((ff + 2) % 4)
-    shape[fr & (ff == _ccw(f))] = "outer_left"
-    shape[fr & (ff != _ccw(f))] = "outer_right"
+    shape[fr & (ff == _ccw(f))] = 1
+    shape[fr & (ff != _ccw(f))] = 2
     back = at_dir((f + 2) % 4)
     bf = T.facing[back]
     bk = ~fr & (T.cat[back] == STAIRS) & (T.top[back] == top) & (bf >= 0) & (bf % 2 != f % 2)
     bk &= can_take(np.where(bf >= 0, bf, 0))
-    shape[bk & (bf == _ccw(f))] = "inner_left"
-    shape[bk & (bf != _ccw(f))] = "inner_right"
-    return {"shape": shape.astype(str)}
+    shape[bk & (bf == _ccw(f))] = 3
+    shape[bk & (bf != _ccw(f))] = 4
+    return {"shape": (shape, _STAIR_SHAPES)}
 
 
 def _wire(keys, idx, T, hood) -> dict[str, np.ndarray]:
@@ -664,14 +681,13 @@ def _wire(keys, idx, T, hood) -> dict[str, np.ndarray]:
         side[:, d] = np.where(~conn[:, d] & ns_none, 1, side[:, d])
     for d in (0, 2):  # north, south
         side[:, d] = np.where(~conn[:, d] & ew_none, 1, side[:, d])
-    names = np.array(["none", "side", "up"])
-    return {DIRS[d]: names[side[:, d]] for d in range(4)}
+    return {DIRS[d]: (side[:, d], _WIRE_SIDES) for d in range(4)}
 
 
 def _chest(keys, idx, T, hood) -> dict[str, np.ndarray]:
     f = T.facing[idx]
     n = len(keys)
-    kind = np.full(n, "single", dtype=object)
+    kind = np.zeros(n, dtype=np.int64)  # index into _CHEST_TYPES
     pos_of = {int(k): i for i, k in enumerate(keys.tolist())}
     dxz = _DXZ
 
@@ -690,13 +706,13 @@ def _chest(keys, idx, T, hood) -> dict[str, np.ndarray]:
             continue  # not the counter-clockwise end of its run
         j, cur = mate(i, _cw(int(f[i]))), i
         while j is not None and not paired[cur]:
-            kind[cur], kind[j] = "left", "right"
+            kind[cur], kind[j] = 1, 2
             paired[cur] = paired[j] = True
             nxt = mate(j, _cw(int(f[i])))
             if nxt is None:
                 break
             cur, j = nxt, mate(nxt, _cw(int(f[i])))
-    return {"type": kind.astype(str)}
+    return {"type": (kind, _CHEST_TYPES)}
 
 
 def _door(keys, idx, T, hood) -> dict[str, np.ndarray]:
@@ -718,34 +734,44 @@ def _door(keys, idx, T, hood) -> dict[str, np.ndarray]:
     right_door = (T.cat[right] == DOOR) & lower_of[right] & (np.array(
         [T.names[a].split("[")[0] for a in right.tolist()]) == np.array(
         [T.names[a].split("[")[0] for a in idx.tolist()]))
-    hinge = np.where((left_door & ~right_door) | (score > 0), "right", "left")
-    hinge = np.where(~(left_door & ~right_door) & (right_door & ~left_door), "left", hinge)
+    hinge = np.where((left_door & ~right_door) | (score > 0), 1, 0)
+    hinge = np.where(~(left_door & ~right_door) & (right_door & ~left_door), 0, hinge)
     # upper halves are synced from their lower half afterwards
-    return {"hinge": np.where(lower, hinge, "left").astype(str)}
+    return {"hinge": (np.where(lower, hinge, 0), ("left", "right"))}
 
 
 _RULES = {FENCE: _fence, GATE: _gate, PANE: _pane, WALL: _wall, STAIRS: _stairs, WIRE: _wire,
           CHEST: _chest, DOOR: _door}
 
 
-def _restate(idx: np.ndarray, pins: np.ndarray, props: dict[str, np.ndarray], names: Sequence[str],
+_WALL_SIDES = ("none", "low", "tall")
+_WIRE_SIDES = ("none", "side", "up")
+_STAIR_SHAPES = ("straight", "outer_left", "outer_right", "inner_left", "inner_right")
+_CHEST_TYPES = ("single", "left", "right")
+_BOOL = ("false", "true")
+
+
+def _restate(idx: np.ndarray, pins: np.ndarray, props: dict[str, Any], names: Sequence[str],
              intern: Callable[[str], int], registry: Registry) -> np.ndarray:
-    """New table indexes: each state with the computed properties, pinned ones kept."""
-    cols = list(props)
-    values = [np.asarray(props[c]).astype(str) for c in cols]
-    code = np.stack([idx.astype(str), pins.astype(str), *values], axis=1) if values else None
-    assert code is not None
-    uniq, inv = np.unique(code, axis=0, return_inverse=True)
+    """New table indexes: each state with the computed properties, pinned ones kept. ``props``
+    maps a property to a bool array or to (codes, vocabulary)."""
+    cols = []
+    for c, val in props.items():
+        codes, vocab = (val, _BOOL) if not isinstance(val, tuple) else val
+        cols.append((c, np.asarray(codes).astype(np.int64), vocab))
+    code = idx.astype(np.int64) * 1024 + pins
+    for _, codes, vocab in cols:
+        code = code * len(vocab) + codes
+    uniq, first, inv = np.unique(code, return_index=True, return_inverse=True)
     new = np.empty(len(uniq), dtype=np.int64)
-    for r, row in enumerate(uniq.tolist()):
-        i, pin = int(row[0]), int(row[1])
-        state, brace, data = names[i].partition("{")  # 13C: keep the block-entity data (a chest's items)
-        name, cur = parse_state_text(state)
-        for c, v in zip(cols, row[2:], strict=True):
+    for r, row in enumerate(first.tolist()):
+        i, pin = int(idx[row]), int(pins[row])
+        name, cur = parse_state_text(names[i])
+        for c, codes, vocab in cols:
             if pin & _PIN_OF[c] or c not in cur:
                 continue
-            cur[c] = {"True": "true", "False": "false"}.get(v, v)
-        new[r] = intern(str(BlockState(name, tuple(sorted(cur.items())))) + brace + data)
+            cur[c] = vocab[codes[row]]
+        new[r] = intern(str(BlockState(name, tuple(sorted(cur.items())))))
     return new[inv.ravel()]
 
 
@@ -779,13 +805,14 @@ def _sync_doors(keys: np.ndarray, out: np.ndarray, doors: np.ndarray, names: Seq
 def _world_neighbours(keys, idx, out, T, hood, wbox) -> int:
     """How many connectable world blocks (fences, panes, walls, stairs, wire) touch the plan
     sideways: the game may re-shape them on their next update; we count them, never change them."""
-    if wbox is None:
+    if wbox is None or not hood.dense:
         return 0
     conn = np.isin(T.cat, [FENCE, PANE, WALL, STAIRS, WIRE])
-    seen: set[int] = set()
+    if not conn[hood.wgrid].any():
+        return 0
+    found = []
     for dx, dz in _DXZ:
         q = keys + (dz << 26) + dx
-        nb = hood.at(q)
-        m = conn[nb] & ~hood.in_plan(q)
-        seen.update(q[m].tolist())
-    return len(seen)
+        m = conn[hood.world_at(q)] & ~hood.in_plan(q)
+        found.append(q[m])
+    return len(np.unique(np.concatenate(found)))

@@ -40,6 +40,9 @@ PROTOCOL = "mcb.camera-link.v1"
 KEY_NAME = "camera-link"
 HELLO_TIMEOUT_S = 5.0
 MAX_PNG_BYTES = 32 * 1024 * 1024
+# the codes a client's ``failed`` may carry; anything else is camera_unavailable
+CLIENT_CODES = {"capture_not_ready": ErrorCode.CAPTURE_NOT_READY, "out_of_bounds": ErrorCode.OUT_OF_BOUNDS,
+                "invalid_request": ErrorCode.INVALID_REQUEST, "camera_unavailable": ErrorCode.CAMERA_UNAVAILABLE}
 
 
 class FabricLinkDriver:
@@ -150,8 +153,7 @@ class FabricLinkDriver:
         elif kind == "failed":
             fut = self._waiters.get(cid)
             if fut is not None and not fut.done():
-                code = m.get("code")
-                code = ErrorCode.CAPTURE_NOT_READY if code == "capture_not_ready" else ErrorCode.CAMERA_UNAVAILABLE
+                code = CLIENT_CODES.get(m.get("code"), ErrorCode.CAMERA_UNAVAILABLE)
                 fut.set_exception(McbError(code, f"the camera client could not take the picture: "
                                            f"{m.get('message') or 'no reason given'}",
                                            details={"client": m.get("details") or {}}))
@@ -195,6 +197,10 @@ class FabricLinkDriver:
                 "type": "capture", "id": job.capture_id, "pose": job.pose,
                 "readiness": {"timeoutMs": int(job.readiness_timeout_s * 1000), "stableFrames": 3},
                 "hideHud": True, "world": info.world_name,
+                # the render-readiness rule: the client draws only once it holds these sections
+                # at these revisions (or later); otherwise capture_not_ready, never an old frame
+                "sections": [{"cx": k[0], "sy": k[1], "cz": k[2], "revision": v}
+                             for k, v in sorted((before or {}).items())],
             }))
             meta, data = await asyncio.wait_for(fut, job.readiness_timeout_s + 5)
         except TimeoutError:

@@ -168,7 +168,7 @@ def test_status_command(stack):
     out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "status"], env=stack.env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
-    for name in ("redis", "world host", "planner", "journal", "camera-worker", "bridge"):
+    for name in ("redis", "world host", "planner", "journal", "camera-worker", "bridge", "dashboard"):
         assert name in out.stdout
     info = stack.world_rpc("world_info", {})
     # the world host's identity: which host, which world (config.json keeps an external host's URL)

@@ -111,10 +111,10 @@ def test_page_shows_every_service_and_requests_nothing_outside(dash):
     assert info["worldUuid"] in body and "Epoch" in body and "running" in body
     for heading in ("Operations", "Projects, areas and parts", "Chat queue per project", "Camera worker and captures"):
         assert heading in body
+    shot(dash, "overview")
     # keyboard: the first Tab reaches the skip link, then the navigation
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
-    shot(dash, "overview")
     outside = [u for u in dash["requests"] if not u.startswith(dash["base"] + "/")]
     assert not outside, outside
 

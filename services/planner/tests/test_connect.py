@@ -1,14 +1,15 @@
 """Connection states and two-part blocks (connect.py) against the game's rules.
 
-Golden cases are written from minecraft.wiki's pages *Fence*, *Wall* ("a center post … unless
-connecting to only two opposite sides or all four sides"; "they do not connect horizontally to
-fences (fence gates can be connected though)"), *Glass Pane*, *Stairs* (inner/outer corners),
-*Redstone Dust* (a lone dust is a cross, a dust with one neighbour a line, dust climbs a full
-block), *Chest* (two chests side by side with the same facing form a large chest; left/right
-as seen from the front), *Door* (double doors: the second door gets the other hinge), *Bed*
-("facing: the direction the head of the bed is pointing") — the rules are restated in
-connect.py's docstring. The Hypothesis test checks that turning a scene by 90° (blocks,
-states, the world around them) and compiling gives the turned result of compiling it as is.
+Golden cases follow the sources connect.py names: minecraft.wiki *Wall* ("a center post …
+unless connecting to only two opposite sides or all four sides"; walls do not join fences,
+gates they do), the game's ``StairBlock.getStairsShape`` (the stair in front turned 90° → outer,
+behind → inner; left when it faces counter-clockwise of ours), ``DoorBlock.getHinge`` (a door
+on the left → hinge right; full blocks on the right → right) and
+``ChestBlock.getConnectedDirection`` (``left`` = partner clockwise of ``facing``), read as they
+appear in public repositories through the search tool; bed ``facing`` points at the head
+(minecraft.wiki *Block states*). The Hypothesis test checks that turning a scene by 90°
+(blocks, states, pins and the world around them) and compiling gives the turned result of
+compiling it as is.
 """
 
 from __future__ import annotations

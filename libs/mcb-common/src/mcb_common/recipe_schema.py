@@ -23,7 +23,9 @@ What the schema cannot say, and only the planner checks (docs/recipes.md):
   * the configurable budgets: nesting depth, operations after repeat expansion,
     examined and changed positions, time (``budget_exceeded``);
   * block states against the registry of the target version (``unsupported_block``);
-  * the project's area and the world's heights (``out_of_bounds``).
+  * the project's area and the world's heights (``out_of_bounds``);
+  * that a ``foundation`` holds shapes only (no replace/overlay/foundation inside) and that a
+    ``thickness`` comes without ``"hollow": false``.
 
 JSON numbers with a zero fraction (``64.0``) count as integers, as in JSON Schema itself.
 """

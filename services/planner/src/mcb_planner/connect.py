@@ -10,12 +10,16 @@ schematics and parts keep all their states (they were saved connected). World bl
 the plan are never changed: when the game would re-shape one (a world fence next to a new
 fence) a warning counts them.
 
-Rules, learned from the game's behaviour as documented on minecraft.wiki (pages *Fence*,
-*Fence Gate*, *Wall*, *Glass Pane*, *Iron Bars*, *Stairs*, *Redstone Dust*, *Chest*, *Door*,
-*Bed*, *Tall Grass*/*Sunflower*) and the block classes of the decompiled game they describe
-(``FenceBlock.connectsTo``, ``IronBarsBlock.attachsTo``, ``WallBlock.shouldRaisePost``,
-``StairBlock.getStairsShape``, ``RedStoneWireBlock.getConnectingSide``,
-``ChestBlock.getStateForPlacement``, ``DoorBlock.getHinge``) — restated here, nothing copied:
+Sources (restated here in our own terms, nothing copied): minecraft.wiki *Wall* (read through
+the search tool: "a center post … unless connecting to only two opposite sides or all four
+sides"; walls join panes and bars and gates but not fences) and *Block states* (bed ``facing``
+is where the head points); the game's block classes as they appear in public mod and
+decompiled-mapping repositories, read through the search tool (``StairBlock.getStairsShape``
+with ``canTakeShape``, ``DoorBlock.getHinge``, ``ChestBlock.getConnectedDirection``: ``left``
+means the partner is clockwise of ``facing``); the fence, pane, wire and tall-plant rules as
+the game behaves (``FenceBlock.connectsTo``, ``IronBarsBlock.attachsTo``,
+``RedStoneWireBlock.getConnectingSide``) from our knowledge of it, checked by the golden tests
+in ``tests/test_connect.py``:
 
 * fence: a side connects to a fence of the same family (every wooden fence together; nether
   brick fences only together), to a fence gate whose span runs along that side's axis
@@ -52,7 +56,7 @@ Rules, learned from the game's behaviour as documented on minecraft.wiki (pages 
   facing/hinge/open/powered (taken from the lower, as the game's half sync does). Unpinned
   ``hinge``: next to a door of the same kind on its left → right; on its right → left;
   otherwise full solid blocks on the left (−1 each, both heights) and right (+1) decide
-  (score > 0 → right, < 0 → left), and a tie is ``left`` (the game's centre-click case).
+  (score > 0 → right), else ``left`` (a tie is the game's centre-click case: left).
 * bed: the head is added one block along ``facing`` from the foot (or the foot behind a lone
   head); tall plants (``half`` upper/lower: sunflower, lilac, rose bush, peony, tall grass,
   large fern, pitcher plant, small dripleaf, tall seagrass): the upper half above the lower.
@@ -734,8 +738,9 @@ def _door(keys, idx, T, hood) -> dict[str, np.ndarray]:
     right_door = (T.cat[right] == DOOR) & lower_of[right] & (np.array(
         [T.names[a].split("[")[0] for a in right.tolist()]) == np.array(
         [T.names[a].split("[")[0] for a in idx.tolist()]))
+    # the game's DoorBlock.getHinge: right when a door is on the left only, or the right side is
+    # more solid; else left (its click-position tie-break taken at the block's centre: left)
     hinge = np.where((left_door & ~right_door) | (score > 0), 1, 0)
-    hinge = np.where(~(left_door & ~right_door) & (right_door & ~left_door), 0, hinge)
     # upper halves are synced from their lower half afterwards
     return {"hinge": (np.where(lower, hinge, 0), ("left", "right"))}
 

@@ -160,5 +160,5 @@ def test_classify_reads_our_own_writes_when_no_echo_was_observed(core):
                   (AIR, STONE))
         c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_a',2,64,0,?,?,1,0)",
                   (AIR, STONE))  # uncertain (a crash mid-batch): not counted as ours
-    got = classify(core.db, [((1, 64, 0), STONE), ((2, 64, 0), STONE)])
-    assert got == {(1, 64, 0): "ours", (2, 64, 0): "unknown"}
+    got = classify(core.db, [((1, 64, 0), STONE), ((2, 64, 0), STONE), ((3, 64, 0), STONE)])
+    assert got == {(1, 64, 0): "ours"}  # the others are unknown (left out)

@@ -26,6 +26,7 @@ so compare-and-set stops the write as a conflict (never overwritten).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -43,14 +44,16 @@ def block_id(state: str) -> str:
     return state.partition("[")[0]
 
 
-def placed_by(base: str, events: Sequence[tuple[str, str, str]], last_write_after: str | None) -> str:
+def placed_by(base: str, events: Sequence[tuple[Any, ...]], last_write_after: str | None) -> str:
     """The source of the block ``base`` at one position.
 
-    ``events``: the position's observed events as ``(source, before, after)``, oldest first.
-    ``last_write_after``: the state our last write there left (None: we never wrote there).
+    ``events``: the position's observed events, oldest first, as tuples ending in
+    ``(source, before, after)``. ``last_write_after``: the state our last write there left
+    (None: we never wrote there).
     """
     want = block_id(base)
-    for source, before, after in reversed(events):
+    for e in reversed(events):
+        source, before, after = e[-3], e[-2], e[-1]
         if block_id(after) != want:
             break  # changed since without an event: the events no longer explain this block
         if block_id(before) != want:
@@ -64,7 +67,8 @@ def placed_by(base: str, events: Sequence[tuple[str, str, str]], last_write_afte
 def count_sources(replaced: Iterable[tuple[Pos, str]], sources: dict[Pos, str],
                   listed: int = POSITIONS_LISTED) -> dict[str, Any]:
     """``{"total", "by_source": {source: {"count", "positions"}}}`` (positions lowest (y, z, x)
-    first, at most ``listed``; sources in SOURCES order, only those with blocks)."""
+    first, at most ``listed``; sources in SOURCES order, only those with blocks). A position
+    missing from ``sources`` is ``unknown``."""
     groups: dict[str, list[Pos]] = {s: [] for s in SOURCES}
     total = 0
     for p, _ in replaced:
@@ -74,35 +78,43 @@ def count_sources(replaced: Iterable[tuple[Pos, str]], sources: dict[Pos, str],
     for s in SOURCES:
         ps = groups[s]
         if ps:
-            ps.sort(key=lambda p: (p[1], p[2], p[0]))
-            out["by_source"][s] = {"count": len(ps), "positions": [list(p) for p in ps[:listed]]}
+            first = heapq.nsmallest(listed, ps, key=lambda p: (p[1], p[2], p[0]))
+            out["by_source"][s] = {"count": len(ps), "positions": [list(p) for p in first]}
     return out
 
 
 def classify(db: Database, replaced: Sequence[tuple[Pos, str]]) -> dict[Pos, str]:
-    """The source of every replaced ``(position, base state)`` from the journal's records
-    (observed events, live and packed, and our own writes), read once over their bounds."""
+    """The source of the replaced ``(position, base state)`` pairs that have one in the journal's
+    records (observed events and our own writes, live and packed: a packed echo of ours says
+    nothing its packed write does not), read once over their bounds; positions left out are
+    ``unknown``."""
     if not replaced:
         return {}
-    wanted = {p for p, _ in replaced}
-    xs, ys, zs = zip(*wanted, strict=True)
+    xs, ys, zs = zip(*(p for p, _ in replaced), strict=True)
     b6 = (min(xs), min(ys), min(zs), max(xs), max(ys), max(zs))
     history = History(db, b6)
-    events: dict[Pos, list[tuple[int, str, str, str]]] = {}
-    for oid, x, y, z, source, before, after in history.event_tuples_in(b6):
-        p = (x, y, z)
-        if p in wanted:
-            events.setdefault(p, []).append((oid, source, before, after))
+    rows = history.live_event_tuples_in(b6)
     writes = history.last_writes_in(b6)
+    if not rows and not writes:  # terrain: nothing was ever recorded here
+        return {}
+    base_of = dict(replaced)
+    events: dict[Pos, list[tuple[Any, ...]]] = {}  # rows (oid, x, y, z, source, before, after)
+    for row in rows:
+        p = row[1:4]
+        if p in base_of:
+            got = events.get(p)
+            if got is None:
+                events[p] = [row]
+            else:
+                got.append(row)
     out: dict[Pos, str] = {}
-    for p, base in replaced:
-        evs = events.get(p)
-        if evs is None and p not in writes:
-            out[p] = "unknown"
-            continue
-        if evs is not None and len(evs) > 1:
-            evs.sort()
-        out[p] = placed_by(base, [e[1:] for e in evs or ()], writes.get(p))
+    for p in events.keys() | (writes.keys() & base_of.keys()):
+        evs = events.get(p, ())
+        if len(evs) > 1:
+            evs.sort()  # by oid
+        src = placed_by(base_of[p], evs, writes.get(p))
+        if src != "unknown":
+            out[p] = src
     return out
 
 

@@ -26,6 +26,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,9 @@ def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str
     return zlib.compress(raw, 9), hashlib.sha256(raw).hexdigest()
 
 
-def unpack_rows(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str) -> list[dict[str, Any]]:
+def unpack_columns(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
+                   what: str) -> dict[str, list[Any]]:
+    """A packed record's rows column by column (integers summed back, strings resolved)."""
     try:
         raw = zlib.decompress(data)
     except zlib.error as exc:
@@ -103,16 +106,16 @@ def unpack_rows(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, .
     if doc.get("format") != PACK_FORMAT:
         raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has unknown format {doc.get('format')!r}")
     n, pal, cols = doc["n"], doc["palette"], doc["cols"]
-    rows: list[dict[str, Any]] = [{} for _ in range(n)]
-    for c in ints:
-        acc = 0
-        for r, d in zip(rows, cols[c], strict=True):
-            acc += d
-            r[c] = acc
-    for c in strs:
-        for r, i in zip(rows, cols[c], strict=True):
-            r[c] = pal[i]
-    return rows
+    out = {c: list(accumulate(cols[c])) for c in ints} | {c: [pal[i] for i in cols[c]] for c in strs}
+    if any(len(v) != n for v in out.values()):
+        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has columns of unequal length; restore a backup")
+    return out
+
+
+def unpack_rows(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str) -> list[dict[str, Any]]:
+    cols = unpack_columns(data, sha, ints, strs, what)
+    names = ints + strs
+    return [dict(zip(names, vals, strict=True)) for vals in zip(*(cols[c] for c in names), strict=True)]
 
 
 def bounds_of(rows: Iterable[dict[str, Any]]) -> Box6:
@@ -258,17 +261,16 @@ class History:
         rows.sort(key=lambda r: r["oid"])
         return rows[:limit]
 
-    def event_tuples_in(self, box: Box6) -> list[tuple[int, int, int, int, str, str, str]]:
-        """Every event inside ``box`` as ``(oid, x, y, z, source, before, after)``, unordered
-        (consent.py: the cheap form of ``events_in`` for many positions)."""
+    def live_event_tuples_in(self, box: Box6) -> list[tuple[int, int, int, int, str, str, str]]:
+        """The live events inside ``box`` as ``(oid, x, y, z, source, before, after)``, unordered
+        (consent.py, for many positions). Foreign events are always live; packed events are only
+        our echoes of writes that ``last_writes_in`` reads from the packed writes."""
         x0, y0, z0, x1, y1, z1 = box
-        rows = list(self.db.conn.execute(
+        cur = self.db.conn.cursor()
+        cur.row_factory = None  # plain tuples: many rows
+        return cur.execute(
             "SELECT oid, x, y, z, source, before, after FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
-            " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?", (x0, x1, y0, y1, z0, z1)))
-        for pk in self._packs("packed_events"):
-            rows += [(r["oid"], r["x"], r["y"], r["z"], "ours", r["before"], r["after"])
-                     for r in self._packed("packed_events", pk.op_id) if _inside((r["x"], r["y"], r["z"]), box)]
-        return rows
+            " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?", (x0, x1, y0, y1, z0, z1)).fetchall()
 
     def last_writes_in(self, box: Box6) -> dict[Pos, str]:
         """The state our last certain write left at each position inside ``box`` (consent.py)."""
@@ -277,13 +279,19 @@ class History:
         rows = [dict(r) for r in self.db.all(
             "SELECT wid, x, y, z, after FROM written WHERE uncertain=0 AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?"
             " AND z BETWEEN ? AND ?", x0, x1, y0, y1, z0, z1)]
-        for pk in self._packs("packed_writes"):
-            rows += [r for r in self._packed("packed_writes", pk.op_id)
-                     if not r["uncertain"] and _inside((r["x"], r["y"], r["z"]), box)]
         for r in rows:
             p = (r["x"], r["y"], r["z"])
             if p not in best or r["wid"] > best[p][0]:
                 best[p] = (r["wid"], r["after"])
+        for pk in self._packs("packed_writes"):  # column by column: no dict per row
+            rec = self.db.one("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
+            c = unpack_columns(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
+            for wid, x, y, z, unc, after in zip(c["wid"], c["x"], c["y"], c["z"], c["uncertain"], c["after"],
+                                                strict=True):
+                if not unc and x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1:
+                    p = (x, y, z)
+                    if p not in best or wid > best[p][0]:
+                        best[p] = (wid, after)
         return {p: a for p, (_, a) in best.items()}
 
     def oldest_oid(self) -> int | None:

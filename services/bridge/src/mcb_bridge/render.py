@@ -149,7 +149,8 @@ def ground(sampled: list[int], step: int) -> dict[str, Any]:
     unknown = sum(1 for v in sampled if v == HEIGHT_UNKNOWN)
     if unknown:
         out["ungenerated_columns"] = unknown
-    out["note"] = "highest non-air y per sampled column of the build area (buildings included)"
+    out["note"] = ("highest non-air y per sampled column (buildings included) of the build area's central "
+                   "columns; region_inspect detail heightmap reads any other part")
     return out
 
 

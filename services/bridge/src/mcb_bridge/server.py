@@ -38,6 +38,7 @@ log = logging.getLogger("mcb.bridge")
 SERVER_NAME = "minecraft-builder"
 GROUND_SECONDS = 5.0  # project_context's ground height: at most this long, else it says why
 GROUND_SLABS = 8  # ... and at most this many heightmap reads (top-down slabs of the build area)
+GROUND_COLUMNS = 32  # ... over the central 32x32 columns of the area (all of a smaller one)
 VERSION = "0.1.0"
 
 INSTRUCTIONS = """\
@@ -164,9 +165,14 @@ class Bridge:
         return render.project_context(resp, list(self.specs), ground)
 
     async def _ground(self, resp: Any) -> dict[str, Any]:
-        """Heightmaps of the build area from the top down in slabs the inspect limit allows,
-        until every sampled column has its highest block (or the area's bottom is reached)."""
+        """Heightmaps of the central GROUND_COLUMNS² columns of the build area (all of it when
+        smaller; a few hundred thousand positions, fast on every host) from the top down in
+        slabs the inspect limit allows, until every sampled column has its highest block."""
         mn, mx = render.vec(resp.project.area.min), render.vec(resp.project.area.max)
+        for axis in "xz":
+            if mx[axis] - mn[axis] + 1 > GROUND_COLUMNS:
+                lo = (mn[axis] + mx[axis]) // 2 - GROUND_COLUMNS // 2
+                mn[axis], mx[axis] = lo, lo + GROUND_COLUMNS - 1
         dx, dz = mx["x"] - mn["x"] + 1, mx["z"] - mn["z"] + 1
         step = max(1, -(-max(dx, dz) // 32))
         slab = max(1, int(resp.limits.inspect_summary_positions or 2_000_000) // (dx * dz))
@@ -181,7 +187,8 @@ class Bridge:
             got = list(hm.heights)
             heights = got if heights is None else [h if h != render.HEIGHT_NONE else g for h, g in zip(heights, got)]
             top = bottom - 1
-        return render.ground(heights or [], step)
+        return {**render.ground(heights or [], step), "columns": {"min": {"x": mn["x"], "z": mn["z"]},
+                                                                  "max": {"x": mx["x"], "z": mx["z"]}}}
 
     async def _region_inspect(self, args: dict[str, Any]) -> dict[str, Any]:
         mn, mx, detail = args["min"], args["max"], args["detail"]

@@ -10,7 +10,8 @@ throw-away project name with free loopback ports; its images are built once, by 
    its blocks read back from the `world` volume's save by an independent reader (anvil-parser2);
 3. `docker compose restart` and `down`/`up` keep world, journal, assets and tokens;
 4. `docker kill` of the journal mid-apply -> `recovery_required` once it is back, then review and
-   abandon through `docker compose exec journal mcb recovery ...`;
+   abandon through `docker compose exec journal mcb recovery ...`; the chat loop of `--profile chat`
+   runs (its own image, non-root, no port);
 5. no token in any image: not in `docker history`, not in the images' config, not in any layer's
    files (`docker save`, every layer scanned).
 
@@ -397,6 +398,41 @@ def test_docker_kill_of_the_journal_mid_apply_needs_recovery(stack: Stack) -> No
     done = stack.admin("recovery", "abandon", killed["op"], "--digest", review["currentDigest"])
     assert done["state"] == "failed", done
     assert stack.mcp(status)["state"] == "failed"
+
+
+# ----------------------------------------------------------------------------- 4b. chat profile
+
+@pytest.mark.docker
+@pytest.mark.timeout(900)
+def test_chat_loop_runs_as_a_service_of_the_chat_profile(stack: Stack) -> None:
+    """`--profile chat`: the chat loop's own image (the bridge Dockerfile's `chat` target, with the
+    pinned codex-acp) polls the embedded world host's chat as the non-root user."""
+    start = time.monotonic()
+    stack.run("--profile", "chat", "build", "chat", timeout=1200)
+    stack.timings["build chat"] = round(time.monotonic() - start, 1)
+    try:
+        stack.run("--profile", "chat", "up", "--detach", "--wait", "--wait-timeout", str(STACK_TIMEOUT_S), "chat",
+                  timeout=STACK_TIMEOUT_S + 60)
+        cid = stack.run("--profile", "chat", "ps", "-q", "chat").stdout.strip()
+        assert cid
+        _until(lambda: "chat loop polling http://world-host:8765" in stack.run(
+            "--profile", "chat", "logs", "--no-color", "chat").stdout, 60, "the chat loop to poll")
+        top = subprocess.run(["docker", "top", cid, "-eo", "pid,uid,comm"], text=True, capture_output=True,
+                             check=True).stdout.splitlines()[1:]
+        assert {line.split()[1] for line in top if line.strip()} == {"10001"}, top
+        acp = stack.run("--profile", "chat", "exec", "-T", "chat", "/opt/codex-acp/codex-acp", "--help",
+                        check=False, timeout=60)
+        assert acp.returncode == 0, (acp.stdout, acp.stderr)
+        info = json.loads(subprocess.run(["docker", "inspect", cid], text=True, capture_output=True,
+                                         check=True).stdout)[0]
+        assert not info["HostConfig"].get("PortBindings"), "the chat loop publishes no port"
+        tokens = stack.tokens()
+        history = subprocess.run(["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}",
+                                  "minecraft-builder-mcp/chat:local"], text=True, capture_output=True,
+                                 check=True).stdout
+        assert not [k for k, v in tokens.items() if v in history]
+    finally:
+        stack.run("--profile", "chat", "rm", "--stop", "--force", "chat", check=False)
 
 
 # ----------------------------------------------------------------------------- 5. no token in images

@@ -1,0 +1,65 @@
+"""JournalAdmin.OperationList / ProjectList (overview.py): the ops dashboard's reads."""
+
+from __future__ import annotations
+
+import pytest
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb_common.errors import McbError
+from mcb_journal.blobs import BlobStore
+from mcb_journal.core import Caller, JournalCore
+from mcb_journal.db import Database
+from mcb_journal.overview import operation_list, project_list
+from mcb_journal.plans import Plan
+
+AREA = {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 15, "y": 15, "z": 15}}
+
+
+def _core(tmp_path) -> JournalCore:
+    core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
+                       planner=None, queue=None)
+    core.load_projects([{"project_id": p, "owner_player_id": "alice", "area": AREA} for p in ("a", "b")])
+    return core
+
+
+def _op(core, project: str, op_id: str, state: str, at: int) -> None:
+    proj = core.project_for(Caller("admin", project, ""))
+    entries = [((x, 1, 0), "minecraft:air", "minecraft:stone" if x % 2 else "minecraft:glass") for x in range(5)]
+    summary = core.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"), jpb.PlanSummary().region, [])
+    with core.db.tx() as c:
+        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
+                  " batches_total, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                  (op_id, project, summary.plan_id, summary.plan_hash, op_id, state, 5, 1, at, at))
+
+
+def test_operations_newest_first_with_counts_and_one_with_materials(tmp_path) -> None:
+    core = _core(tmp_path)
+    _op(core, "a", "op_1", "applied", 1_000)
+    _op(core, "a", "op_2", "conflict", 2_000)
+    _op(core, "b", "op_3", "queued", 3_000)
+    every = operation_list(core, jpb.OperationListRequest())
+    assert [o.report.operation_id for o in every.operations] == ["op_3", "op_2", "op_1"]
+    assert [o.project_id for o in every.operations] == ["b", "a", "a"]
+    assert dict(every.state_counts) == {"applied": 1, "conflict": 1, "queued": 1}
+    assert every.operations[0].plan.changed_blocks == 5 and not every.operations[0].plan.materials
+    only_a = operation_list(core, jpb.OperationListRequest(project_id="a", limit=1))
+    assert [o.report.operation_id for o in only_a.operations] == ["op_2"]
+    assert dict(only_a.state_counts) == {"applied": 1, "conflict": 1}
+    one = operation_list(core, jpb.OperationListRequest(operation_id="op_1")).operations[0]
+    assert [(m.state, m.count) for m in one.plan.materials] == [("minecraft:glass", 3), ("minecraft:stone", 2)]
+    assert (one.plan.region.min.x, one.plan.region.max.x, one.plan.region.max.y) == (0, 4, 1)
+    with pytest.raises(McbError, match="not found"):
+        operation_list(core, jpb.OperationListRequest(operation_id="op_none"))
+    with pytest.raises(McbError, match="at most 1000"):
+        operation_list(core, jpb.OperationListRequest(limit=1001))
+
+
+def test_projects_with_their_parts(tmp_path) -> None:
+    core = _core(tmp_path)
+    with core.db.tx() as c:
+        c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count, mask_sha256,"
+                  " observed_at_define, created_ms) VALUES ('pt_1','a','tower','op_1',1,?,12,'x',0,0)",
+                  ('{"min":{"x":1,"y":2,"z":3},"max":{"x":4,"y":5,"z":6}}',))
+    res = project_list(core)
+    assert [p.project_id for p in res.projects] == ["a", "b"] and res.projects[0].area.max.x == 15
+    (part,) = res.parts
+    assert (part.name, part.project_id, part.protected, part.block_count, part.bounds.max.z) == ("tower", "a", True, 12, 6)

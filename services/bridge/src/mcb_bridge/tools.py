@@ -347,7 +347,12 @@ translate?; block states turn with it), replace(min,max,from,to: states in the b
 `to` without [properties] keeps the source's), paste(at, asset or part, rotation?). Integers may \
 be expressions over params ("base_y + floors * 4"); blocks may be "$name" from palette \
 (weighted lists pick per position from seed). Absolute coordinates, inclusive boxes, later \
-operations win. Block entities, fluids and unsupported gravity blocks are refused. Example: \
+operations win. Furniture: box.block_entity = {items: [{slot?, id, count?}]} (chests, barrels, \
+furnaces, hoppers, campfires...), {text: {front, back: [up to 4 lines] or {lines, color, glowing}, \
+waxed}} (signs), {patterns: [{pattern, color}]} (banners), {profile: "Name"} (player heads); beds \
+and empty containers need none. Refused with the reason: spawners, command/structure/jigsaw blocks, \
+fluids, gravity blocks or attached blocks (torches, ladders, signs, buttons) without support, \
+overwriting existing block entities. Example: \
 {"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},\
 "block":"minecraft:stone_bricks","hollow":true}]}. Full schema: mcb://guides/recipe-schema; \
 guide: mcb://guides/recipes, mcb://guides/examples.

@@ -1,5 +1,6 @@
 package dev.mcb.world.paper;
 
+import dev.mcb.world.core.BlockEntityData;
 import dev.mcb.world.core.ErrorCode;
 import dev.mcb.world.core.McbException;
 import dev.mcb.world.core.port.ChunkHold;
@@ -46,6 +47,8 @@ final class PaperWorldAccess implements WorldAccess {
     private final String registrySha256;
     /** Canonical text per block state (BlockData equality is the state's): getAsString builds a new string. */
     private final Map<BlockData, String> texts = new ConcurrentHashMap<>();
+    /** Whether a block state's block entity carries data of the model (chest items, sign text, ...). */
+    private final Map<String, Boolean> furnished = new ConcurrentHashMap<>();
     /** Ticket count per chunk key; server thread only. */
     private final Map<Long, Integer> tickets = new HashMap<>();
     private volatile Plugin plugin;
@@ -173,12 +176,28 @@ final class PaperWorldAccess implements WorldAccess {
 
     @Override
     public String get(int x, int y, int z) {
-        return texts.computeIfAbsent(loadedBlock(x, y, z).getBlockData(), BlockData::getAsString);
+        Block b = loadedBlock(x, y, z);
+        String state = texts.computeIfAbsent(b.getBlockData(), BlockData::getAsString);
+        // furniture: the block entity's data travels with the state (core BlockEntityData)
+        return furnished.computeIfAbsent(state, s -> BlockEntityData.key(s) != null)
+                ? PaperBlockEntities.read(b, state) : state;
     }
 
     @Override
     public void set(int x, int y, int z, String canonicalState) {
-        loadedBlock(x, y, z).setBlockData(Bukkit.createBlockData(canonicalState), false);
+        int i = BlockEntityData.split(canonicalState);
+        String state = i < 0 ? canonicalState : canonicalState.substring(0, i);
+        Block b = loadedBlock(x, y, z);
+        BlockData data = Bukkit.createBlockData(state);
+        if (furnished.computeIfAbsent(state, s -> BlockEntityData.key(s) != null)) {
+            // the block entity first (a new one when the block changes), its data, then the exact state:
+            // setBlockData keeps the block entity of the same block
+            if (b.getType() != data.getMaterial()) {
+                b.setType(data.getMaterial(), false);
+            }
+            PaperBlockEntities.write(b, state, i < 0 ? "" : canonicalState.substring(i));
+        }
+        b.setBlockData(data, false);
     }
 
     @Override

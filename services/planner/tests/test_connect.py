@@ -321,3 +321,11 @@ def test_connection_states_are_stable_under_quarter_turns(scene, world, k):
         return
     back = {turn(p, 4 - k): transform(s, REG, quarter_turns=4 - k) for p, s in turned.items()}
     assert back == direct
+
+
+def test_chests_with_contents_pair_and_keep_their_data():
+    full = ('chest[facing=north]', {"items": [{"slot": 0, "id": "minecraft:bread", "count": 3}]})
+    ops = [{**cell(x, 0, full[0]), "block_entity": full[1]} for x in range(2)]
+    got = compile_recipe({"version": 1, "operations": ops}).blocks()
+    assert ["type=left" in got[(0, Y, 0)], "type=right" in got[(1, Y, 0)]] == [True, True]
+    assert all('"minecraft:bread"' in s for s in got.values())

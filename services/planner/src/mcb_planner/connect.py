@@ -263,6 +263,12 @@ def partner(state: str, version: str) -> tuple[tuple[int, int, int], str] | None
     return (0, -1, 0), str(bs.with_props(half="lower"))
 
 
+def _data_split(full: str) -> tuple[str, str]:
+    """``state{data}`` → (state, "{data}" or "") — block-entity data rides on the state text."""
+    i = full.find("{")
+    return (full, "") if i < 0 else (full[:i], full[i:])
+
+
 def _split(state: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     name, props = parse_state_text(state.split("{", 1)[0])
     return name, tuple(sorted(props.items()))
@@ -771,12 +777,13 @@ def _restate(idx: np.ndarray, pins: np.ndarray, props: dict[str, Any], names: Se
     new = np.empty(len(uniq), dtype=np.int64)
     for r, row in enumerate(first.tolist()):
         i, pin = int(idx[row]), int(pins[row])
-        name, cur = parse_state_text(names[i])
+        state, data = _data_split(names[i])  # a chest may carry its block-entity data
+        name, cur = parse_state_text(state)
         for c, codes, vocab in cols:
             if pin & _PIN_OF[c] or c not in cur:
                 continue
             cur[c] = vocab[codes[row]]
-        new[r] = intern(str(BlockState(name, tuple(sorted(cur.items())))))
+        new[r] = intern(str(BlockState(name, tuple(sorted(cur.items())))) + data)
     return new[inv.ravel()]
 
 
@@ -793,13 +800,13 @@ def _sync_doors(keys: np.ndarray, out: np.ndarray, doors: np.ndarray, names: Seq
         return i
 
     for i in doors.tolist():
-        name, props = parse_state_text(names[out[i]])
+        name, props = parse_state_text(_data_split(names[out[i]])[0])
         if props.get("half") != "lower":
             continue
         j = pos_of.get(int(keys[i]) + up)
         if j is None:
             continue
-        n2, p2 = parse_state_text(names[out[j]])
+        n2, p2 = parse_state_text(_data_split(names[out[j]])[0])
         if n2 != name or p2.get("half") != "upper":
             continue
         synced = {**props, "half": "upper"}

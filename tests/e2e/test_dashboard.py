@@ -15,10 +15,11 @@ import threading
 import uuid
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from e2e.components import run, start_components
-from e2e.mcpclient import apply_and_wait, call
+from e2e.mcpclient import apply_and_wait, call, payload
 from harness import PY, free_port, start_process, wait_until
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
@@ -194,6 +195,42 @@ def test_conflict_by_a_player_shows_position_and_source(dash):
     assert "(12, 64, 42)" in text and "minecraft:glass" in text and "minecraft:oak_planks" in text
     assert row.locator("td.source").inner_text() == "player"
     shot(dash, "conflict")
+
+
+async def capture(client, args: dict) -> dict:
+    """camera_capture, polling while pending -> its metadata."""
+    result = await client.call_tool("camera_capture", args)
+    for _ in range(300):
+        meta = payload(result)
+        assert not result.is_error, meta
+        if meta["status"] == "completed":
+            return meta
+        await anyio.sleep(0.2)
+        result = await client.call_tool("camera_capture", {"capture_id": meta["capture_id"]})
+    raise TimeoutError("capture still pending")
+
+
+def test_operation_page_shows_before_and_after_captures(dash):
+    page, comp = dash["page"], dash["comp"]
+    view = {"region": {"min": {"x": 40, "y": 63, "z": 40}, "max": {"x": 50, "y": 72, "z": 50}},
+            "view": "diagonal", "width": 320, "height": 180}
+    holder: dict = {}
+
+    async def scenario(client):
+        holder["before"] = await capture(client, view)
+        plan = await call(client, "build_prepare", {"recipe": box(43, 64, 43, 47, 70, 47, "minecraft:red_wool")})
+        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                                "idempotency_key": str(uuid.uuid4())})
+        holder["op"] = op["operation_id"]
+        holder["after"] = await capture(client, {**view, "after_operation_id": op["operation_id"]})
+
+    in_thread(comp, scenario)
+    page.goto(f"{dash['base']}/operations/{holder['op']}")
+    for which in ("before", "after"):
+        img = page.locator(f'img[alt="capture {holder[which]["capture_id"]}"]')
+        img.wait_for()
+        assert img.evaluate("i => i.complete && i.naturalWidth") == 320, which
+    shot(dash, "captures")
 
 
 def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash):

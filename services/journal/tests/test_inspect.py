@@ -19,17 +19,37 @@ PAL = ["minecraft:air", "minecraft:stone", "minecraft:grass_block[snowy=false]",
 class TerrainWorld:
     """Stone up to h(x, z), grass on top, air above; some chunks missing; extra blocks."""
 
-    def __init__(self, height, missing=(), extra=None):
+    def __init__(self, height, missing=(), extra=None, chunks_exist=True, present=None):
         self.height = height
         self.missing = set(missing)
+        self.present = present  # None: every chunk not in ``missing`` exists; else only these
         self.extra = extra or {}
         self.reads = 0
+        self.exist_calls = 0
+        self.calls = 0  # region_read calls, answered or not_found
+        self.answers_chunks_exist = chunks_exist
+
+    def exists(self, c):
+        return c not in self.missing and (self.present is None or c in self.present)
 
     async def call(self, method, params, result_type):
+        if method == "chunks_exist":
+            if not self.answers_chunks_exist:  # what a host without the method answers
+                raise McbError(ErrorCode.NOT_FOUND, "unknown method 'chunks_exist'", details={"method": method})
+            self.exist_calls += 1
+            w = params.max_cx - params.min_cx + 1
+            n = w * (params.max_cz - params.min_cz + 1)
+            bits = bytearray((n + 7) // 8)
+            for i in range(n):
+                if self.exists((params.min_cx + i % w, params.min_cz + i // w)):
+                    bits[i >> 3] |= 1 << (i & 7)
+            return world_pb2.ChunksExistResult(min_cx=params.min_cx, min_cz=params.min_cz, max_cx=params.max_cx,
+                                               max_cz=params.max_cz, bitmap=bytes(bits), count=sum(map(int.bit_count, bits)))
         assert method == "region_read"
+        self.calls += 1
         lo, hi = params.min, params.max
         chunks = {(cx, cz) for cx in range(lo.x >> 4, (hi.x >> 4) + 1) for cz in range(lo.z >> 4, (hi.z >> 4) + 1)}
-        gone = sorted(chunks & self.missing)
+        gone = sorted(c for c in chunks if not self.exists(c))
         if gone:
             raise McbError(ErrorCode.NOT_FOUND, "missing", details={"missingChunks": [list(c) for c in gone[:64]],
                                                                     "missingCount": len(gone)})
@@ -101,6 +121,40 @@ def test_air_columns_and_missing_chunks_are_marked_never_guessed():
     assert hm.heights[31 * 32 + 31] == HEIGHT_UNKNOWN and hm.heights[31 * 32 + 0] == HEIGHT_UNKNOWN
     assert hm.heights[31 * 32 + 10] == 5  # chunk (1, 3) exists
     assert world.reads < 16  # split around the holes, not one read per chunk
+    old = TerrainWorld(world.height, missing=world.missing, chunks_exist=False)  # a host without chunks_exist
+    assert inspect(old, box, "heightmap", step=1) == r and old.exist_calls == 0 and old.reads >= world.reads
+
+
+def test_missing_chunks_cost_no_reads_when_the_host_says_which_exist():
+    """1.9 M positions, only an 8 × 8-chunk square generated: one chunks_exist and one
+    region_read (the square), every other chunk counted unknown without a read — the same answer
+    as splitting around them, which takes hundreds of reads."""
+    box = Box(Vec3(-680, 60, -680), Vec3(679, 60, 679))  # 1360 × 1 × 1360 = 1,849,600 positions
+    square = {(cx, cz) for cx in range(-4, 4) for cz in range(-4, 4)}
+    world = TerrainWorld(flat(64), present=square)
+    r = inspect(world, box)
+    assert world.exist_calls == 1 and world.reads == 1
+    chunks = 86 ** 2  # chunks -43..42 on each axis
+    assert r.unknown_chunk_count == chunks - 64 and r.unknown_positions == box.volume - 64 * 256
+    assert {p.state: p.count for p in r.palette} == {"minecraft:stone": 64 * 256}
+    old = TerrainWorld(flat(64), present=square, chunks_exist=False)
+    assert inspect(old, box) == r and old.calls > 100  # the splitting: many not_found answers
+
+
+def test_scattered_chunks_are_read_as_few_rectangles():
+    from mcb_journal.inspect import chunk_rectangles
+
+    exists = {(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (5, 1), (5, 2), (0, 3)}
+    rects = chunk_rectangles(exists, 0, 0, 5, 3)
+    covered = {(x, z) for a, b, c, d in rects for x in range(a, c + 1) for z in range(b, d + 1)}
+    assert covered == exists and sum((c - a + 1) * (d - b + 1) for a, b, c, d in rects) == len(exists)
+    assert sorted(rects) == [(0, 0, 2, 1), (0, 3, 0, 3), (5, 1, 5, 2)]
+    checker = {(x, z) for x in range(8) for z in range(8) if (x + z) % 2 == 0}
+    box = Box(Vec3(0, 60, 0), Vec3(127, 64, 127))
+    world = TerrainWorld(flat(64), present=checker)
+    r = inspect(world, box)
+    assert world.reads == 32 and r.unknown_chunk_count == 32  # one read per existing chunk, none for the rest
+    assert inspect(TerrainWorld(flat(64), present=checker, chunks_exist=False), box) == r
 
 
 def test_summary_is_bounded_for_many_states_and_columns():

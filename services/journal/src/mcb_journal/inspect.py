@@ -14,19 +14,25 @@ What the model gets (docs/recipes.md "Inspecting a region"), each part bounded i
 * unknown areas: chunks that were never generated are listed (``unknown_chunks``, at most 64)
   and counted, never generated or guessed.
 
-Reading: one ``region_read`` of the whole box; when the host answers ``not_found`` for
-missing chunks, the box is split at chunk borders (halving the longer side) and the halves
-are read again, so a few missing chunks cost a few extra reads, not one per chunk. Pure
-Python over the host's uint16 indices: slices and sets do the per-block work in C.
+Reading: first one ``chunks_exist`` for the box's chunk range (region file headers on the
+embedded host; nothing is loaded or generated), so a missing chunk costs O(1) — it is counted as
+unknown without any read — and only the existing chunks are read, as few ``region_read`` boxes as
+their layout allows (runs of existing chunks in a row, merged across rows). Hosts without the
+capability (and a chunk that vanished meanwhile) fall back to splitting: a box the host answers
+``not_found`` for is split at chunk borders (halving the longer side) and the halves are read
+again. Pure Python over the host's uint16 indices: slices and sets do the per-block work in C.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+import weakref
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
+from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_common.registry import AIR_NAMES
@@ -58,6 +64,7 @@ class Scan:
     counts: Counter = field(default_factory=Counter)  # state -> count
     # (cx, cz) -> [minx, miny, minz, maxx, maxy, maxz] of non-air blocks
     columns: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    reads: int = 0  # region_read calls it took
     heights: dict[tuple[int, int], int] = field(default_factory=dict)  # sampled (x, z) -> y
     unknown: list[tuple[int, int]] = field(default_factory=list)
     unknown_positions: int = 0
@@ -131,10 +138,88 @@ class Scan:
                     heights[(x, z)] = sub.min.y + top
 
 
+CHUNKS_EXIST_MAX_SIDE = 256  # 256 × 256 = the protocol's 65,536 chunks per chunks_exist
+_UNSUPPORTED_RETRY_S = 60.0
+_unsupported_since: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # client -> when refused
+
+
+def _refused_as_unknown_method(e: McbError) -> bool:
+    return ((e.code == ErrorCode.NOT_FOUND and "method" in (e.details or {}))
+            or (e.code == ErrorCode.INVALID_REQUEST and "not implemented" in e.message))
+
+
+async def existing_chunks(world: WorldClient, cx0: int, cz0: int, cx1: int, cz1: int) -> set[tuple[int, int]] | None:
+    """The chunks of the inclusive range that exist, from the host's ``chunks_exist`` (one call per
+    256 × 256 chunks); None when the host does not offer it (asked again after a minute)."""
+    since = _unsupported_since.get(world)
+    if since is not None and time.monotonic() - since < _UNSUPPORTED_RETRY_S:
+        return None
+    out: set[tuple[int, int]] = set()
+    for z0 in range(cz0, cz1 + 1, CHUNKS_EXIST_MAX_SIDE):
+        for x0 in range(cx0, cx1 + 1, CHUNKS_EXIST_MAX_SIDE):
+            x1, z1 = min(cx1, x0 + CHUNKS_EXIST_MAX_SIDE - 1), min(cz1, z0 + CHUNKS_EXIST_MAX_SIDE - 1)
+            try:
+                res = await world.call("chunks_exist", world_pb2.ChunksExistParams(
+                    min_cx=x0, min_cz=z0, max_cx=x1, max_cz=z1), world_pb2.ChunksExistResult)
+            except McbError as e:
+                if _refused_as_unknown_method(e):
+                    _unsupported_since[world] = time.monotonic()
+                    return None
+                raise
+            _unsupported_since.pop(world, None)
+            width, bits = x1 - x0 + 1, res.bitmap
+            for byte_i, byte in enumerate(bits):
+                while byte:
+                    low = byte & -byte
+                    i = byte_i * 8 + low.bit_length() - 1
+                    out.add((x0 + i % width, z0 + i // width))
+                    byte ^= low
+    return out
+
+
+def chunk_rectangles(exists: set[tuple[int, int]], cx0: int, cz0: int, cx1: int, cz1: int) -> list[tuple[int, int, int, int]]:
+    """Cover the existing chunks of the range with few rectangles (cxa, cza, cxb, czb): runs of
+    existing chunks in each row, a run continued by the same run in the next row grows downwards."""
+    done: list[tuple[int, int, int, int]] = []
+    open_: dict[tuple[int, int], int] = {}  # (cxa, cxb) -> first row
+    for cz in range(cz0, cz1 + 2):
+        runs: set[tuple[int, int]] = set()
+        if cz <= cz1:
+            cx = cx0
+            while cx <= cx1:
+                if (cx, cz) in exists:
+                    start = cx
+                    while cx + 1 <= cx1 and (cx + 1, cz) in exists:
+                        cx += 1
+                    runs.add((start, cx))
+                cx += 1
+        for run in [r for r in open_ if r not in runs]:
+            done.append((run[0], open_.pop(run), run[1], cz - 1))
+        for run in runs:
+            open_.setdefault(run, cz)
+    return done
+
+
 async def scan_region(world: WorldClient, box: Box, step: int) -> Scan:
-    """Read ``box`` (splitting around missing chunks) into a ``Scan``."""
+    """Read ``box`` into a ``Scan``: the existing chunks only when the host says which exist
+    (``chunks_exist``), else the whole box, split around missing chunks."""
     scan = Scan(box, step)
-    todo = [box]
+    cx0, cx1 = box.min.x >> 4, box.max.x >> 4
+    cz0, cz1 = box.min.z >> 4, box.max.z >> 4
+    exists = await existing_chunks(world, cx0, cz0, cx1, cz1)
+    if exists is None:
+        todo = [box]
+    else:
+        sy = box.size.y
+        for cz in range(cz0, cz1 + 1):
+            dz = min(box.max.z, cz * 16 + 15) - max(box.min.z, cz * 16) + 1
+            for cx in range(cx0, cx1 + 1):
+                if (cx, cz) not in exists:  # never read: O(1)
+                    scan.unknown.append((cx, cz))
+                    scan.unknown_positions += (min(box.max.x, cx * 16 + 15) - max(box.min.x, cx * 16) + 1) * sy * dz
+        todo = [Box(Vec3(max(box.min.x, a * 16), box.min.y, max(box.min.z, b * 16)),
+                    Vec3(min(box.max.x, c * 16 + 15), box.max.y, min(box.max.z, d * 16 + 15)))
+                for a, b, c, d in chunk_rectangles(exists, cx0, cz0, cx1, cz1)]
     reads = 0
     while todo:
         sub = todo.pop()
@@ -161,6 +246,7 @@ async def scan_region(world: WorldClient, box: Box, step: int) -> Scan:
             continue
         scan.add(sub, palette, idx)
     scan.unknown.sort()
+    scan.reads = reads
     return scan
 
 

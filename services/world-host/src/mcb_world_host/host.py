@@ -26,6 +26,7 @@ from .world import Change, World
 
 PROTOCOL = "mcb.world.v1"
 MAX_REGION_POSITIONS = 2_097_152
+MAX_CHUNKS_EXIST = 65_536
 MAX_REGION_ENTITIES = 1000  # listed in a region_read result; entities_total counts them all
 MAX_BATCH_ENTRIES = 512
 MAX_BATCH_DEPENDENCIES = 4096
@@ -66,7 +67,7 @@ class Host:
     def world_info(self, _: world_pb2.Empty) -> world_pb2.WorldInfo:
         w = self.world
         reg = w.registry
-        caps = ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
+        caps = ["region_read", "chunks_exist", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
                 "region_read.block_entities", "region_read.entities", "chat"]
         if self.allow_automation:
             caps.append("local_automation")
@@ -112,6 +113,19 @@ class Host:
             entities=[world_pb2.EntityInfo(id=e.id, x=e.x, y=e.y, z=e.z, uuid=e.uuid) for e in ents[:MAX_REGION_ENTITIES]],
             entities_total=len(ents),
         )
+
+    def chunks_exist(self, p: world_pb2.ChunksExistParams) -> world_pb2.ChunksExistResult:
+        cx0, cx1 = sorted((p.min_cx, p.max_cx))
+        cz0, cz1 = sorted((p.min_cz, p.max_cz))
+        if not (_xz_ok(cx0 * 16, cz0 * 16) and _xz_ok(cx1 * 16 + 15, cz1 * 16 + 15)):
+            raise McbError(ErrorCode.OUT_OF_BOUNDS, f"chunks beyond the world border (±{WORLD_XZ_LIMIT} blocks)")
+        n = (cx1 - cx0 + 1) * (cz1 - cz0 + 1)
+        if n > MAX_CHUNKS_EXIST:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                           f"chunks_exist of {n} chunks exceeds the limit of {MAX_CHUNKS_EXIST}; split the range",
+                           details={"chunks": n, "limit": MAX_CHUNKS_EXIST})
+        bitmap, count = self.world.chunks_exist(cx0, cz0, cx1, cz1)
+        return world_pb2.ChunksExistResult(min_cx=cx0, min_cz=cz0, max_cx=cx1, max_cz=cz1, bitmap=bitmap, count=count)
 
     def _block_entities(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[world_pb2.BlockEntityRef]:
         """Block entities (chests, signs, ...) inside the box, in (y, z, x) order."""

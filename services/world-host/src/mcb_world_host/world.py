@@ -226,6 +226,28 @@ class World:
                 self._chunks.popitem(last=False)
             return c
 
+    def chunks_exist(self, cx0: int, cz0: int, cx1: int, cz1: int) -> tuple[bytes, int]:
+        """Which chunks of the inclusive range are stored (region file headers only: no chunk is
+        read, loaded or generated). Bit i of the bitmap (LSB first) is chunk
+        (cx0 + i % width, cz0 + i // width); also the number that exist."""
+        width = cx1 - cx0 + 1
+        bits = bytearray((width * (cz1 - cz0 + 1) + 7) // 8)
+        count = 0
+        with self.lock:
+            for rz in range(cz0 >> 5, (cz1 >> 5) + 1):
+                for rx in range(cx0 >> 5, (cx1 >> 5) + 1):
+                    region = self._region(rx * 32, rz * 32)
+                    if region is None:
+                        continue  # no region file: none of its chunks exist
+                    for cz in range(max(cz0, rz * 32), min(cz1, rz * 32 + 31) + 1):
+                        row = (cz - cz0) * width - cx0
+                        for cx in range(max(cx0, rx * 32), min(cx1, rx * 32 + 31) + 1):
+                            if region.has_chunk(cx, cz):
+                                i = row + cx
+                                bits[i >> 3] |= 1 << (i & 7)
+                                count += 1
+        return bytes(bits), count
+
     def existing_chunks(self) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         rdir = self.path / "region"

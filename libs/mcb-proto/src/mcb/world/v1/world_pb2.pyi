@@ -106,6 +106,34 @@ class RegionReadParams(_message.Message):
     max: _common_pb2.Vec3
     def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ...) -> None: ...
 
+class ChunksExistParams(_message.Message):
+    __slots__ = ("min_cx", "min_cz", "max_cx", "max_cz")
+    MIN_CX_FIELD_NUMBER: _ClassVar[int]
+    MIN_CZ_FIELD_NUMBER: _ClassVar[int]
+    MAX_CX_FIELD_NUMBER: _ClassVar[int]
+    MAX_CZ_FIELD_NUMBER: _ClassVar[int]
+    min_cx: int
+    min_cz: int
+    max_cx: int
+    max_cz: int
+    def __init__(self, min_cx: _Optional[int] = ..., min_cz: _Optional[int] = ..., max_cx: _Optional[int] = ..., max_cz: _Optional[int] = ...) -> None: ...
+
+class ChunksExistResult(_message.Message):
+    __slots__ = ("min_cx", "min_cz", "max_cx", "max_cz", "bitmap", "count")
+    MIN_CX_FIELD_NUMBER: _ClassVar[int]
+    MIN_CZ_FIELD_NUMBER: _ClassVar[int]
+    MAX_CX_FIELD_NUMBER: _ClassVar[int]
+    MAX_CZ_FIELD_NUMBER: _ClassVar[int]
+    BITMAP_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    min_cx: int
+    min_cz: int
+    max_cx: int
+    max_cz: int
+    bitmap: bytes
+    count: int
+    def __init__(self, min_cx: _Optional[int] = ..., min_cz: _Optional[int] = ..., max_cx: _Optional[int] = ..., max_cz: _Optional[int] = ..., bitmap: _Optional[bytes] = ..., count: _Optional[int] = ...) -> None: ...
+
 class SectionRevision(_message.Message):
     __slots__ = ("cx", "sy", "cz", "revision")
     CX_FIELD_NUMBER: _ClassVar[int]

@@ -96,7 +96,8 @@ def test_unknown_operation_type_lists_the_valid_ones() -> None:
     with pytest.raises(McbError) as exc:
         validate_arguments(spec, {"recipe": {"version": 1, "operations": [{"type": "pyramidz"}]}})
     msg = exc.value.message
-    assert "unknown type 'pyramidz'" in msg and "box, line, cylinder" in msg and "was expected" not in msg
+    assert "unknown type 'pyramidz' (did you mean 'pyramid'?)" in msg and "box, line, cylinder" in msg
+    assert "was expected" not in msg
     # a known type still names that operation's own problem
     with pytest.raises(McbError) as exc:
         validate_arguments(spec, {"recipe": {"version": 1, "operations": [

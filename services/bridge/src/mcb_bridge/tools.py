@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import difflib
 import logging
 import time
 from collections.abc import Iterator
@@ -714,8 +715,10 @@ def _unknown_discriminator(err: Any) -> dict[str, str] | None:
     if not consts or len({c.relative_schema_path[0] for c in consts}) < len(err.validator_value or ()):
         return None
     got = err.instance.get("type") if isinstance(err.instance, dict) else None
-    return {"path": _path(err) + ".type",
-            "message": f"unknown type {got!r}; valid types: {', '.join(str(c.validator_value) for c in consts)}"}
+    valid = [str(c.validator_value) for c in consts]
+    near = difflib.get_close_matches(str(got), valid, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return {"path": _path(err) + ".type", "message": f"unknown type {got!r}{hint}; valid types: {', '.join(valid)}"}
 
 
 def check_limits(spec: ToolSpec, arguments: dict[str, Any]) -> None:

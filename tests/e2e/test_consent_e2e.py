@@ -17,24 +17,9 @@ import uuid
 import pytest
 from e2e.components import run
 from e2e.mcpclient import ToolError, apply_and_wait, call, wait_terminal
+from e2e.test_safe_writes import automation, box, state_at
 
 STONE, GLASS, PLANKS = "minecraft:stone", "minecraft:glass", "minecraft:oak_planks"
-
-
-def box(x0, y0, z0, x1, y1, z1, block, hollow=False):
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block, "hollow": hollow}]}
-
-
-def automation(comp, actor, blocks, player_id="player-1"):
-    comp.world_rpc("automation_set_blocks", {"actor": actor, "playerId": player_id,
-                                             "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]},
-                   principal="automation")
-
-
-def state_at(comp, x, y, z) -> str:
-    res = comp.world_rpc("blocks_get", {"xyz": [x, y, z]})
-    return res["palette"][res["state"][0]]
 
 
 def by_source(plan: dict) -> dict[str, tuple[int, list[tuple[int, int, int]]]]:

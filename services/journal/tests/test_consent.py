@@ -143,6 +143,10 @@ def test_prepare_counts_by_source_and_apply_needs_consent(core):
     req.replace_player_blocks = True
     rep = asyncio.run(core.build_apply(CALLER, req))
     assert rep.state == "queued" and core.queue.ops == [rep.operation_id]
+    # a retry of that apply (answer lost) with the same key is the same operation, consent or not
+    req.replace_player_blocks = False
+    again = asyncio.run(core.build_apply(CALLER, req))
+    assert again.replayed and again.operation_id == rep.operation_id and core.queue.ops == [rep.operation_id]
 
 
 def test_plan_without_player_blocks_applies_without_consent(core):

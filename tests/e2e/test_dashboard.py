@@ -272,6 +272,36 @@ def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash)
     assert not any(t in comp.procs["dashboard"].log() for t in secrets)
 
 
+def test_cancel_a_running_operation_from_its_page(dash):
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    login(dash)
+    holder: dict = {}
+
+    async def prepare(client):
+        holder["plan"] = await call(client, "build_prepare", {"recipe": box(-60, 90, 20, -1, 129, 44, "minecraft:stone")})
+
+    async def apply(client):
+        holder["op"] = await call(client, "build_apply", {"plan_id": holder["plan"]["plan_id"],
+                                                          "plan_hash": holder["plan"]["plan_hash"],
+                                                          "idempotency_key": str(uuid.uuid4())})
+
+    in_thread(comp, prepare)  # 60,000 blocks: 118 batches, seconds of writing
+    in_thread(comp, apply)
+    op_id = holder["op"]["operation_id"]
+    page.goto(f"{base}/operations/{op_id}")
+    page.click("text=Cancel this operation")
+    page.wait_for_selector("text=cancel: the operation is now")
+
+    def settled() -> bool:
+        page.goto(f"{base}/operations/{op_id}")
+        return page.inner_text(f'[data-state="{op_id}"]') != "applying"
+
+    wait_until(settled, 60, "the cancelled operation to stop")
+    assert page.inner_text(f'[data-state="{op_id}"]') == "cancelled"
+    assert "Cancel this operation" not in page.inner_text("body")
+    shot(dash, "cancelled")
+
+
 def test_journal_killed_mid_apply_shows_recovery_and_abandon_completes(dash):
     page, comp, base = dash["page"], dash["comp"], dash["base"]
     comp.procs["journal"].stop()

@@ -501,19 +501,17 @@ def schematic_specs() -> list[ToolSpec]:
 
 
 CAMERA_LIST = """\
-Saved cameras of the project (camera_id, name, pose) and the camera worker's state: \
-worker_state ready / busy / no_driver / link_lost, driver builtin (draws the world's blocks) or \
-fabric (a real Minecraft client). camera_save adds one.\
+Saved cameras of the project (camera_id, name, pose) and the worker's state: worker_state ready \
+/ busy / no_driver / link_lost, driver builtin or fabric (a real Minecraft client).\
 """
 
 CAMERA_CAPTURE = """\
-Take a real picture of the world: an image plus a metadata text.
-Give one of: camera_id (saved, camera_list); pose {x,y,z (feet), yaw, pitch, fov? (vertical, \
-default 70)} - yaw 0 looks south (+z), 90 west, 180 north, 270 east; pitch 90 looks down; \
-region alone - an automatic view by `view`: entrance (from outside its door), opposite, \
-diagonal (default), top or side (orthographic); or capture_id to poll a pending capture. \
-region with a pose limits what is drawn. width/height (default 1280x720) and format apply to \
-every kind. after_operation_id: wait until that operation is finished.
+Take a real picture of the world: an image plus metadata. Give one of: camera_id (saved); \
+pose {x,y,z (feet), yaw, pitch, fov? (vertical, default 70)} - yaw 0 looks south (+z), 90 west, \
+180 north, 270 east, pitch 90 down; region alone - an automatic view by `view`: entrance (from \
+outside its door), opposite, diagonal (default), top, side; or capture_id to poll. region with a \
+pose limits what is drawn. width/height (16-3840 x 16-2160, default 1280x720) and format apply \
+to every kind. after_operation_id: wait for that operation first.
 Answer: status "completed" with the image, or "pending" with capture_id (call again in a second \
 or two). stale=true: blocks changed while drawing (capture again). capture_not_ready: the scene \
 could not be read in time; camera_unavailable: no driver or link down. Use pictures sparingly.\
@@ -545,25 +543,39 @@ def camera_specs() -> list[ToolSpec]:
     region = _obj({"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"])
     size = {"width": {"type": "integer", "minimum": 16, "maximum": 3840},
             "height": {"type": "integer", "minimum": 16, "maximum": 2160}}
+    capture = _obj({"camera_id": _id(),
+                    "pose": pose,
+                    "region": region,
+                    "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
+                    **size,
+                    "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
+                    "after_operation_id": _id(),
+                    "capture_id": _id()}, [])
+    save = _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
+                 "name": {"type": "string", "maxLength": 64},
+                 # with width/height (the picture size): a capture's metadata pose as it is
+                 "pose": {**pose, "properties": {**pose["properties"], **size}}},
+                ["camera_id", "pose"])
     return [
         ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
-        ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE,
-                 _obj({"camera_id": _id(),
-                       "pose": pose,
-                       "region": region,
-                       "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
-                       **size,
-                       "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
-                       "after_operation_id": _id(),
-                       "capture_id": _id()},
-                      []), True, False),
-        ToolSpec("camera_save", "Save a camera", CAMERA_SAVE,
-                 _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
-                       "name": {"type": "string", "maxLength": 64},
-                       # with width/height (the picture size): a capture's metadata pose as it is
-                       "pose": {**pose, "properties": {**pose["properties"], **size}}},
-                      ["camera_id", "pose"]), False, True),
+        # shown without the numeric bounds of pose and size (the descriptions state the
+        # conventions; the worker names a refused value); validated with them
+        ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE, capture, True, False,
+                 _without_bounds(capture, ("pose", "width", "height"))),
+        ToolSpec("camera_save", "Save a camera", CAMERA_SAVE, save, False, True, _without_bounds(save, ("pose",))),
     ]
+
+
+def _without_bounds(schema: dict[str, Any], props: tuple[str, ...]) -> dict[str, Any]:
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in ("minimum", "maximum")}
+        return node
+
+    out = copy.deepcopy(schema)
+    for p in props:
+        out["properties"][p] = strip(out["properties"][p])
+    return out
 
 
 def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:

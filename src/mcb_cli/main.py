@@ -10,6 +10,7 @@
   mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
   mcb part protect PART [--off]                      admin: part protection
   mcb journal stats | compact                        admin: journal size; pack finished operations now
+  mcb world reset [--keep-journal]                   a new embedded world (the old one moves to backups/)
 """
 
 from __future__ import annotations
@@ -73,14 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     jsub.add_parser("stats", help="sizes, operations, bytes per written block, what compaction would free")
     jsub.add_parser("compact", help="pack every finished operation now, then shrink the files (blocks the journal "
                                     "while it runs)")
-    from .camera import add_parser as add_camera_parser
-
-    add_camera_parser(sub)
+    wr = sub.add_parser("world", help="the embedded world: start over on a new one")
+    wsub = wr.add_subparsers(dest="action", required=True)
+    wreset = wsub.add_parser("reset", help="move world/ (and journal/) to backups/<time>/, new world uuid, next epoch")
+    wreset.add_argument("--keep-journal", action="store_true",
+                        help="keep the journal's history; the old world's operations, parts and cursors are refused "
+                             "(world_changed)")
     args = ap.parse_args(argv)
-    if args.cmd == "camera":
-        from .camera import run as camera_run
+    if args.cmd == "world":
+        from .worldreset import run as world_run
 
-        return camera_run(args)
+        return world_run(args.keep_journal)
     if args.cmd in ("recovery", "part", "journal"):
         from .admin import run
 

@@ -148,3 +148,63 @@ def test_printed_client_configs_parse_and_point_at_this_stack(tmp_path: Path, mo
     for value in c.values():
         assert value.splitlines()[0] in text
     assert f"$(cat {shlex.quote(str(rt / 'secrets' / 'agent.token'))})" in text
+
+
+# -- mcb world reset -------------------------------------------------------------------------------
+
+def _old_runtime(tmp_path: Path) -> Path:
+    rt = tmp_path / "rt"
+    (rt / "world" / "mcb").mkdir(parents=True)
+    (rt / "world" / "mcb" / "world.json").write_text(json.dumps({"worldUuid": "old-world", "epoch": 3}))
+    (rt / "world" / "level.dat").write_bytes(b"old")
+    (rt / "journal").mkdir()
+    (rt / "journal" / "journal.sqlite").write_bytes(b"history")
+    return rt
+
+
+def _quiet_ports() -> dict[str, str]:
+    return {f"MCB_{n}_PORT": str(free_port()) for n in ("WORLD_HOST", "JOURNAL_HEALTH")}
+
+
+def test_world_reset_moves_the_old_save_and_gives_a_new_uuid_and_the_next_epoch(tmp_path: Path):
+    from mcb_common.registry import Registry
+    from mcb_world_host.world import World
+
+    rt = _old_runtime(tmp_path)
+    r = mcb(["world", "reset"], cli_env(rt, **_quiet_ports()))
+    assert r.returncode == 0, r.stdout + r.stderr
+    (backup,) = (rt / "backups").iterdir()
+    assert (backup / "world" / "level.dat").read_bytes() == b"old"
+    assert (backup / "journal" / "journal.sqlite").read_bytes() == b"history" and not (rt / "journal").exists()
+    meta = json.loads((rt / "world" / "mcb" / "world.json").read_text())
+    assert meta["epoch"] == 4 and meta["worldUuid"] != "old-world" and meta["previousWorldUuid"] == "old-world"
+    assert "epoch 4 (was old-world, epoch 3)" in r.stdout and "journal starts empty" in r.stdout
+    # the embedded host creates the new flat world around that identity
+    world = World.open_or_create(rt / "world", Registry.load(), "flat", None)
+    try:
+        assert (world.meta.world_uuid, world.meta.epoch) == (meta["worldUuid"], 4)
+    finally:
+        world.close()
+
+
+def test_world_reset_keep_journal_keeps_the_history(tmp_path: Path):
+    rt = _old_runtime(tmp_path)
+    r = mcb(["world", "reset", "--keep-journal"], cli_env(rt, **_quiet_ports()))
+    assert r.returncode == 0 and (rt / "journal" / "journal.sqlite").read_bytes() == b"history"
+    (backup,) = (rt / "backups").iterdir()
+    assert not (backup / "journal").exists() and "world_changed" in r.stdout
+
+
+def test_world_reset_refuses_while_the_stack_runs_or_for_a_server_world(tmp_path: Path):
+    rt = _old_runtime(tmp_path)
+    with socket.socket() as busy:  # something listens on the world host port: the stack runs (or starts)
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = mcb(["world", "reset"], cli_env(rt, MCB_WORLD_HOST_PORT=str(port), MCB_JOURNAL_HEALTH_PORT=str(free_port())),
+                timeout=60)
+    assert r.returncode == 2 and "stop `mcb up`" in r.stdout and not (rt / "backups").exists()
+    (rt / "config.json").write_text(json.dumps({"world_host": {"url": "http://127.0.0.1:8765"}}))
+    r = mcb(["world", "reset"], cli_env(rt, **_quiet_ports()))
+    assert r.returncode == 2 and "reset that server's world there" in r.stdout
+    assert json.loads((rt / "world" / "mcb" / "world.json").read_text())["epoch"] == 3

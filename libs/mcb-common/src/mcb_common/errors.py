@@ -11,6 +11,9 @@ Every failure a person or an agent can see is an ``McbError`` with a stable ``co
         out_of_bounds       outside the project area or the world's height limits
         unsupported_block   unknown block, property or value; a block the writer refuses
         stale_snapshot      the plan expired or the world moved on since it was prepared
+        world_changed       the plan, operation, part or cursor belongs to another world (the save was
+                            replaced: `mcb world reset`, a new world folder, another server world);
+                            never applied or regenerated against the current one
         conflict            a block is not what the plan expected; nothing is overwritten
         player_blocks_would_be_replaced  the plan replaces blocks a player placed and the apply
                             did not carry replace_player_blocks: true (consent)
@@ -44,6 +47,7 @@ class ErrorCode(StrEnum):
     OUT_OF_BOUNDS = "out_of_bounds"
     UNSUPPORTED_BLOCK = "unsupported_block"
     STALE_SNAPSHOT = "stale_snapshot"
+    WORLD_CHANGED = "world_changed"
     CONFLICT = "conflict"
     PLAYER_BLOCKS_WOULD_BE_REPLACED = "player_blocks_would_be_replaced"
     BUDGET_EXCEEDED = "budget_exceeded"
@@ -67,6 +71,7 @@ RETRYABLE: dict[ErrorCode, bool] = {
     ErrorCode.OUT_OF_BOUNDS: False,
     ErrorCode.UNSUPPORTED_BLOCK: False,
     ErrorCode.STALE_SNAPSHOT: False,
+    ErrorCode.WORLD_CHANGED: False,
     ErrorCode.CONFLICT: False,
     ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED: False,
     ErrorCode.BUDGET_EXCEEDED: False,

@@ -33,6 +33,7 @@ HINTS: dict[ErrorCode, str] = {
     ErrorCode.OUT_OF_BOUNDS: "Stay inside the project area and the world's height limits reported by project_context.",
     ErrorCode.UNSUPPORTED_BLOCK: "Use a valid block state (see block_states_help in project_context); gravity blocks, fluids, redstone and block entities are refused.",
     ErrorCode.STALE_SNAPSHOT: "The plan expired or the world changed since it was prepared: call build_prepare again and apply the new plan with a new idempotency_key.",
+    ErrorCode.WORLD_CHANGED: "The world was replaced since (a new save): this plan, operation, part or cursor belongs to the old one and is never used on the new world. Call project_context, inspect the new world and prepare anew.",
     ErrorCode.CONFLICT: "Blocks differ from what the plan expected (someone built there). Inspect the region, then prepare a plan that respects the current blocks.",
     ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED: "The plan replaces blocks a player placed (details list them). Ask the user; only with their consent repeat build_apply with replace_player_blocks: true, otherwise prepare a plan that leaves them.",
     ErrorCode.BUDGET_EXCEEDED: "A limit was hit: split the work into smaller regions or recipes (limits are in project_context).",

@@ -17,6 +17,7 @@ from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import TokenTable, read_token
 from mcb_rpc.worldclient import WorldClient
 
+from . import worldid
 from .blobs import BlobStore
 from .core import JournalCore
 from .db import Database
@@ -75,6 +76,11 @@ async def main_async() -> None:
     core.projects_file = s.config_file
     observer = Observer(db, world)
     core.safety = Safety(core, observer)
+    try:  # a new world (a reset save) is noted and logged now; its operations are refused later
+        info = await world.world_info()
+        worldid.note_world(db, info.world_uuid, info.epoch)
+    except McbError:
+        pass  # the world host is not up yet: noted at the first prepare or apply
     needing = core.recover_at_start()
     if needing:
         log.warning("operations need recovery before new writes: %s", ", ".join(needing))

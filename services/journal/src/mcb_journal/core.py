@@ -26,6 +26,7 @@ from mcb_common.recipe_schema import OPERATION_TYPES
 from mcb_common.registry import AIR_NAMES
 from mcb_rpc.worldclient import WorldClient
 
+from . import worldid
 from .blobs import BlobStore
 from .blockrules import check_block_rules
 from .consent import classify, count_sources
@@ -418,6 +419,7 @@ class JournalCore:
             raise McbError(ErrorCode.BUDGET_EXCEEDED,
                            f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.limits.max_recipe_bytes:,}")
         info = await self.world.world_info()
+        worldid.note_world(self.db, info.world_uuid, info.epoch)
         area = project.area
         from .recipeparts import parts_for_recipe  # paste of a part: its states go with the request
 
@@ -578,7 +580,8 @@ class JournalCore:
                            f"new writes are refused until an admin decides operation(s) {', '.join(pending)}",
                            details={"operations": pending})
         info = await self.world.world_info()
-        if info.world_uuid != plan_row["world_uuid"] or info.epoch != plan_row["world_epoch"]:
+        worldid.check(f"plan {req.plan_id}", plan_row["world_uuid"], info.world_uuid)
+        if info.epoch != plan_row["world_epoch"]:
             raise McbError(ErrorCode.STALE_SNAPSHOT,
                            "the world changed identity or epoch since this plan was prepared; prepare again")
         waiting = self.db.one("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued')")["n"]

@@ -34,6 +34,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
+from . import worldid
 from .core import JournalCore, world_entries
 from .db import now_ms
 from .faults import fault_point
@@ -127,6 +128,8 @@ class Executor:
             # The queue delivered it before build_apply recorded `queued`: it is queued now.
             core._set_state(op_id, OpState.QUEUED, message="queued")
         plan = core.load_plan(row["plan_id"])
+        if await self._other_world(op_id, plan):
+            return
         size = core.limits.batch_blocks
         total = -(-len(plan) // size)
         core._set_state(op_id, OpState.APPLYING, message="applying", batches_total=total)
@@ -245,6 +248,22 @@ class Executor:
                         message=f"applied: {written} blocks written, {already} already in place{note}",
                         written=written, already=already, batches_done=total)
         await self._progress(op_id)
+
+    async def _other_world(self, op_id: str, plan) -> bool:  # noqa: ANN001
+        """An operation planned for another world (the save was replaced since) fails with
+        world_changed before any batch; the host's epoch check alone misses a new world that
+        starts at the same epoch."""
+        try:
+            info = await self.core.world.world_info()
+        except McbError:
+            return False  # the batches meet the outage and handle it
+        worldid.note_world(self.db, info.world_uuid, info.epoch)
+        if not plan.world_uuid or plan.world_uuid == info.world_uuid:
+            return False
+        err = worldid.changed(f"operation {op_id}", plan.world_uuid, info.world_uuid)
+        self.core._set_state(op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
+        await self._progress(op_id)
+        return True
 
     def _fail_bug(self, op_id: str, exc: Exception) -> None:
         row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)

@@ -20,6 +20,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
+from . import worldid
 from .core import Caller, JournalCore, box_pb, vec
 from .db import now_ms
 from .history import History
@@ -97,6 +98,7 @@ class Safety:
         except McbError:
             observed_ok = False
         info = await core.world.world_info()
+        worldid.check(f"operation {op_id}", worldid.of_operation(self.db, op_id), info.world_uuid)
         xyz: list[int] = []
         for r in rows:
             xyz += [r["x"], r["y"], r["z"]]
@@ -225,6 +227,8 @@ class Safety:
         if not name or len(name) > 64:
             raise McbError(ErrorCode.INVALID_REQUEST, "part name must be 1–64 characters")
         core._own_operation(caller, op_id)
+        worldid.check(f"operation {op_id}", worldid.of_operation(self.db, op_id),
+                      (await core.world.world_info()).world_uuid)
         op = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
         if op["state"] not in (OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED):
             raise McbError(ErrorCode.INVALID_REQUEST,
@@ -356,6 +360,7 @@ class Safety:
         row = self.db.one("SELECT * FROM parts WHERE part_id=? AND project_id=?", part_id, project.project_id)
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in this project")
+        worldid.check(f"part {part_id}", worldid.of_operation(self.db, row["op_id"]), info.world_uuid)
         doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
         g0 = {tuple(int(v) for v in k.split(",")): st for k, st in doc["generated"].items()}
         pal = list(ws.palette)
@@ -433,6 +438,7 @@ class Safety:
         wid, epoch, since, upto, phase, after = feed.parse_cursor(since_cursor, box, source)
         upto = upto or latest  # an open cursor: this call fixes the range (since, upto]
         reason = ""
+        worldid.check("this change cursor", wid, info.world_uuid)
         if wid != info.world_uuid[:8] or epoch != str(info.epoch):
             reason = "the world or its epoch changed since this cursor"
         elif since > latest or upto > latest or since > upto:

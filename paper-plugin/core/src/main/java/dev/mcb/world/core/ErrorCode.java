@@ -13,6 +13,7 @@ public enum ErrorCode {
     OUT_OF_BOUNDS("out_of_bounds", 400, false),
     UNSUPPORTED_BLOCK("unsupported_block", 400, false),
     STALE_SNAPSHOT("stale_snapshot", 409, false),
+    WORLD_CHANGED("world_changed", 409, false),
     CONFLICT("conflict", 409, false),
     PLAYER_BLOCKS_WOULD_BE_REPLACED("player_blocks_would_be_replaced", 409, false),
     BUDGET_EXCEEDED("budget_exceeded", 413, false),

@@ -37,7 +37,7 @@ GOLDEN = {
                    "minecraft:mossy_cobblestone": 14, "minecraft:cobblestone": 7}),
 }
 DIGESTS = {
-    "tower": "eafeef6071a81abf", "roof": "6699edcb4b8a354d", "house": "239495c67ef763ec", "wall": "12bcf717cf9c3043", "path": "fa9ffe5cb662259d",
+    "tower": "eafeef6071a81abf", "roof": "6699edcb4b8a354d", "house": "239495c67ef763ec", "wall": "0a0d9d5b7215b8f1", "path": "fa9ffe5cb662259d",
 }
 
 
@@ -60,6 +60,13 @@ def test_golden_plan(name):
         assert not r.warnings
     assert digest(r) == DIGESTS[name]
     assert compile_recipe(EXAMPLES[name]).recipe_hash == r.recipe_hash
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_examples_lie_in_the_default_project_area(name):
+    """A new user pastes them into the default project (x/z -64..63, mcb_cli.runner.DEFAULT_AREA)."""
+    b = compile_recipe(EXAMPLES[name]).bounds
+    assert -64 <= b.min.x and b.max.x <= 63 and -64 <= b.min.z and b.max.z <= 63, (name, b)
 
 
 def test_house_roof_sides_are_mirror_images():

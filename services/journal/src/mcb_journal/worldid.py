@@ -8,7 +8,8 @@ refused with ``world_changed`` — never planned, applied, undone or regenerated
 one. The history stays readable (operation_status, the journal's files).
 
 ``meta.worlds`` keeps the worlds this journal has seen, in order, with the epoch it first saw
-each at (``note_world``, called at start and on every world_info the journal takes).
+each at (``note_world``: at the journal's start, at every build_prepare and when an operation
+starts).
 """
 
 from __future__ import annotations

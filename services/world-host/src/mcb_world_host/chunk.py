@@ -200,10 +200,15 @@ class Chunk:
         return int(self.root.get("DataVersion", 0))
 
     def block_entity_at(self, x: int, y: int, z: int) -> nbt.Compound | None:
-        for be in self.root.get("block_entities") or ():
-            if isinstance(be, dict) and int(be.get("x", 1 << 40)) == x and int(be.get("y", 1 << 40)) == y and int(be.get("z", 1 << 40)) == z:
-                return be
-        return None
+        lst = self.root.get("block_entities") or ()
+        index = getattr(self, "_be_index", None)
+        if index is None or index[0] is not lst or index[1] != len(lst):  # rebuilt when the list changed
+            found: dict[tuple[int, int, int], nbt.Compound] = {}
+            for be in lst:
+                if isinstance(be, dict) and {"x", "y", "z"} <= be.keys():
+                    found.setdefault((int(be["x"]), int(be["y"]), int(be["z"])), be)
+            index = self._be_index = (lst, len(lst), found)
+        return index[2].get((x, y, z))
 
     def get_full(self, x: int, y: int, z: int, info: BlockInfo) -> str:
         """The full state (mcb_common.blockentity): the block state plus its block entity's data."""
@@ -224,6 +229,7 @@ class Chunk:
             keep.append(blockentities.to_nbt(be_id, x, y, z, data))
         if len(keep) != len(lst) or be_id is not None:
             lst[:] = keep
+            self._be_index = None
             if lst.elem_type == nbt.END and keep:
                 lst.elem_type = nbt.COMPOUND
             self.dirty = True

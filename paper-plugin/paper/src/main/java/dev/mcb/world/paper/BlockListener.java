@@ -95,17 +95,78 @@ final class BlockListener implements Listener {
         return null;
     }
 
+    /** A block's full state: block state plus its block entity's data (the core compares both). */
+    private static String full(Block b) {
+        return PaperBlockEntities.read(b, b.getBlockData().getAsString());
+    }
+
     /** Only this position (fluids, levels): its current state is the state before. */
     private void later(Block b, Source source, Player p) {
         if (mine(b.getWorld())) {
-            core.observeLater(b.getX(), b.getY(), b.getZ(), b.getBlockData().getAsString(), source, id(p));
+            core.observeLater(b.getX(), b.getY(), b.getZ(), full(b), source, id(p));
         }
     }
 
     /** The position and its six neighbours; the block's current state is the state before. */
     private void around(Block b, Source source, Player p) {
         if (mine(b.getWorld())) {
-            core.observeAround(b.getX(), b.getY(), b.getZ(), b.getBlockData().getAsString(), source, id(p));
+            core.observeAround(b.getX(), b.getY(), b.getZ(), full(b), source, id(p));
+        }
+    }
+
+    // ---- furniture: a player moving items in a container changes no block, only its block entity ----
+    /** Per player: the container blocks they have open (both halves of a double chest), full states at opening. */
+    private final java.util.Map<java.util.UUID, java.util.Map<Block, String>> open = new java.util.HashMap<>();
+
+    private static List<Block> containerBlocks(org.bukkit.inventory.Inventory inv) {
+        org.bukkit.inventory.InventoryHolder h = inv.getHolder();
+        if (h instanceof BlockState bs) {
+            return List.of(bs.getBlock());
+        }
+        if (h instanceof org.bukkit.block.DoubleChest dc) {
+            List<Block> out = new java.util.ArrayList<>();
+            for (org.bukkit.inventory.InventoryHolder side : new org.bukkit.inventory.InventoryHolder[] {
+                    dc.getLeftSide(), dc.getRightSide()}) {
+                if (side instanceof BlockState bs) {
+                    out.add(bs.getBlock());
+                }
+            }
+            return out;
+        }
+        return List.of(); // a player's own inventory, an entity's, a virtual one
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onContainerOpen(org.bukkit.event.inventory.InventoryOpenEvent e) {
+        if (!(e.getPlayer() instanceof Player p)) {
+            return;
+        }
+        java.util.Map<Block, String> before = new java.util.LinkedHashMap<>();
+        for (Block b : containerBlocks(e.getInventory())) {
+            if (mine(b.getWorld())) {
+                before.put(b, full(b));
+            }
+        }
+        if (!before.isEmpty()) {
+            open.put(p.getUniqueId(), before);
+        }
+    }
+
+    @EventHandler(priority = EventPriority.MONITOR)
+    public void onContainerClose(org.bukkit.event.inventory.InventoryCloseEvent e) {
+        java.util.Map<Block, String> before = e.getPlayer() instanceof Player p ? open.remove(p.getUniqueId()) : null;
+        if (before == null) {
+            return;
+        }
+        for (java.util.Map.Entry<Block, String> en : before.entrySet()) {
+            Block b = en.getKey();
+            if (!b.getWorld().isChunkLoaded(b.getX() >> 4, b.getZ() >> 4)) {
+                continue;
+            }
+            String after = full(b);
+            if (!after.equals(en.getValue())) { // the contents changed: that player's edit of this block
+                core.observe(b.getX(), b.getY(), b.getZ(), en.getValue(), after, Source.PLAYER, id((Player) e.getPlayer()));
+            }
         }
     }
 

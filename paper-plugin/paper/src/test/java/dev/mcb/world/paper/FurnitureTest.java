@@ -119,4 +119,27 @@ class FurnitureTest {
         assertEquals(CHEST, get(5, 65, 5));
         assertTrue(((Chest) h.world.getBlockAt(5, 65, 5).getState()).getInventory().isEmpty());
     }
+
+    @Test
+    void aPlayerMovingItemsInAChestIsObservedAsTheirEdit() throws Exception {
+        int[][] pos = {{7, 65, 7}};
+        assertEquals("applied", apply("o1", pos, new String[] {"minecraft:air"}, new String[] {CHEST + ITEMS})
+                .get("status").getAsString());
+        JsonObject start = h.rpc("service", "events_since", "{\"cursor\":\"\"}");
+        String cursor = start.getAsJsonObject("result").get("nextCursor").getAsString();
+        HarnessPlayer alice = h.player("alice", false);
+        Chest chest = (Chest) h.world.getBlockAt(7, 65, 7).getState();
+        alice.openInventory(chest.getInventory());
+        chest.getInventory().setItem(0, null); // takes the bread
+        alice.closeInventory();
+        JsonObject ev = h.rpc("service", "events_since", "{\"cursor\":\"" + cursor + "\"}").getAsJsonObject("result");
+        JsonArray events = ev.getAsJsonArray("events");
+        assertEquals(1, events.size(), ev.toString());
+        JsonObject e = events.get(0).getAsJsonObject();
+        assertEquals("player", e.get("source").getAsString());
+        assertEquals(CHEST + ITEMS, e.get("before").getAsString());
+        assertEquals(CHEST + "{\"items\":[{\"count\":1,\"id\":\"minecraft:diamond_sword\",\"slot\":13}]}",
+                e.get("after").getAsString());
+        assertEquals(alice.getUniqueId().toString(), e.get("playerId").getAsString());
+    }
 }

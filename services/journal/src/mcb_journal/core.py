@@ -19,6 +19,7 @@ from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.blockentity import strip as strip_data
 from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
@@ -495,7 +496,8 @@ class JournalCore:
         plan_id = "pl_" + secrets.token_hex(8)
         created = now_ms()
         expires = created + self.limits.plan_ttl_seconds * 1000
-        materials = Counter(palette[d] for d, b in zip(plan.desired, plan.base, strict=True) if d != b)
+        # by block state: a chest with items is a chest (block-entity data left out, mcb_common.blockentity)
+        materials = Counter(strip_data(palette[d]) for d, b in zip(plan.desired, plan.base, strict=True) if d != b)
         batches = -(-n // self.limits.batch_blocks)
         summary = jpb.PlanSummary(
             plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,

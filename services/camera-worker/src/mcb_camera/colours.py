@@ -2,8 +2,10 @@
 per-palette lookup tables the mesher needs.
 
 A block state ``minecraft:oak_slab[type=top,waterlogged=false]`` is looked up by its name
-(properties stripped); a few properties change the shape (slab ``type``). An unknown name (a
-newer block, a modded one) gets a neutral grey cube: drawn, never silently dropped.
+(properties stripped); a few properties change the shape (slab ``type``). Blocks with a real
+shape (stairs, fences, panes, walls, doors, trapdoors, torches, plants, ...) get their model
+from ``shapes.py`` and are drawn by the mesher's shape pass. An unknown name (a newer block, a
+modded one) gets a neutral grey cube: drawn, never silently dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
+
+from .shapes import Model, model_for
+from .shapes import props as _props
 
 # kind -> box (lo, hi) inside the unit cell
 BOXES = {
@@ -46,18 +51,9 @@ class PaletteLuts:
     side: np.ndarray        # (n, 4) float32 rgba
     lo: np.ndarray          # (n, 3) float32
     hi: np.ndarray          # (n, 3) float32
-
-
-def _props(state: str) -> dict[str, str]:
-    if "[" not in state:
-        return {}
-    body = state[state.index("[") + 1: state.rindex("]")]
-    out = {}
-    for kv in body.split(","):
-        if "=" in kv:
-            k, v = kv.split("=", 1)
-            out[k.strip()] = v.strip()
-    return out
+    inner: np.ndarray       # (n, 6) bool: the box's face in that dir is inside the cell
+    shaped: np.ndarray      # bool: drawn from ``models`` (the shape pass), not the box above
+    models: dict[int, Model]
 
 
 def luts(palette: list[str]) -> PaletteLuts:
@@ -71,6 +67,9 @@ def luts(palette: list[str]) -> PaletteLuts:
     side = np.zeros((n, 4), np.float32)
     lo = np.zeros((n, 3), np.float32)
     hi = np.ones((n, 3), np.float32)
+    inner = np.zeros((n, 6), bool)
+    shaped = np.zeros(n, bool)
+    models: dict[int, Model] = {}
     groups: dict[str, int] = {}
     for i, state in enumerate(palette):
         name = state.split("[", 1)[0]
@@ -86,8 +85,12 @@ def luts(palette: list[str]) -> PaletteLuts:
         if kind == "water" and props.get("level", "0") not in ("0", ""):
             kind = "carpet" if props.get("level") in ("7",) else "water"
         a = float(e["a"])
-        draw[i] = True
-        opaque[i] = kind == "cube" and a >= 1.0
+        model = model_for(state)
+        if model is not None:
+            shaped[i] = True
+            models[i] = model
+        draw[i] = model is None
+        opaque[i] = model is None and kind == "cube" and a >= 1.0
         translucent[i] = a < 1.0
         group[i] = groups.setdefault(name, len(groups) + 1)
         rgb = np.array(e["rgb"], np.float32) / 255.0
@@ -96,4 +99,7 @@ def luts(palette: list[str]) -> PaletteLuts:
         side[i, :3], side[i, 3] = srgb, a
         b = BOXES.get(kind, BOXES["cube"])
         lo[i], hi[i] = b
-    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi)
+        # dirs 0..5 = +x, -x, +y, -y, +z, -z: hi on the + side, lo on the - side
+        for d in range(6):
+            inner[i, d] = (b[1][d // 2] < 1) if d % 2 == 0 else (b[0][d // 2] > 0)
+    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi, inner, shaped, models)

@@ -5,8 +5,9 @@ driver runs it in a single-thread executor). Faces come from ``mesh.Mesh`` and a
 instanced: one row per face, the vertex shader expands it into a quad. Passes: sky
 (a gradient from the view ray), opaque faces (depth test), translucent faces (alpha blend,
 no depth write). Shading: a fixed light per face direction (top 1.0, bottom 0.5,
-north/south 0.8, east/west 0.6 — the game's own flat shading), a faint edge line per block
-face so single blocks stay readable, and distance haze toward the horizon colour.
+north/south 0.8, east/west 0.6 — the game's own flat shading; a plant's crossed planes 0.85),
+times the face's per-corner ambient occlusion (mesh.py), a faint edge line per block face so
+single blocks stay readable, and distance fog toward the horizon colour.
 
 Camera convention (Minecraft Java): the pose is the *feet* position; the eye is 1.62 above.
 yaw 0 looks toward +z (south), 90 toward -x (west), 180 north, 270 east; pitch +90 looks
@@ -32,7 +33,7 @@ _VS = """
 #version 330
 uniform mat4 u_vp;
 in vec2 in_corner;
-in vec3 in_lo; in vec3 in_hi; in float in_dir; in vec4 in_color;
+in vec3 in_lo; in vec3 in_hi; in float in_dir; in vec4 in_color; in vec4 in_ao;
 out vec4 v_color; out vec2 v_uv; out vec2 v_size; out vec3 v_pos;
 void main() {
     int d = int(in_dir + 0.5);
@@ -44,12 +45,19 @@ void main() {
     } else if (d < 4) {
         p = vec3(mix(in_lo.x, in_hi.x, in_corner.x), d == 2 ? in_hi.y : in_lo.y, mix(in_lo.z, in_hi.z, in_corner.y));
         size = ext.xz;
-    } else {
+    } else if (d < 6) {
         p = vec3(mix(in_lo.x, in_hi.x, in_corner.x), mix(in_lo.y, in_hi.y, in_corner.y), d == 4 ? in_hi.z : in_lo.z);
         size = ext.xy;
+    } else {
+        // a plant's cross: the two vertical diagonals of the box
+        float t = d == 6 ? in_corner.x : 1.0 - in_corner.x;
+        p = vec3(mix(in_lo.x, in_hi.x, in_corner.x), mix(in_lo.y, in_hi.y, in_corner.y), mix(in_lo.z, in_hi.z, t));
+        size = vec2(length(ext.xz), ext.y);
     }
-    float shade = d == 2 ? 1.0 : (d == 3 ? 0.5 : (d >= 4 ? 0.8 : 0.6));
-    v_color = vec4(in_color.rgb * shade, in_color.a);
+    float shade = d == 2 ? 1.0 : (d == 3 ? 0.5 : (d >= 6 ? 0.85 : (d >= 4 ? 0.8 : 0.6)));
+    int corner = int(in_corner.x + 0.5) + 2 * int(in_corner.y + 0.5);
+    float ao = corner == 0 ? in_ao.x : (corner == 1 ? in_ao.y : (corner == 2 ? in_ao.z : in_ao.w));
+    v_color = vec4(in_color.rgb * shade * ao, in_color.a);
     v_uv = in_corner * size;
     v_size = size;
     v_pos = p;
@@ -246,7 +254,7 @@ class GLRenderer:
         inst = self.ctx.buffer(np.ascontiguousarray(rows, np.float32).tobytes())
         vao = self.ctx.vertex_array(self.prog, [
             (self.quad, "2f", "in_corner"),
-            (inst, "3f 3f 1f 4f/i", "in_lo", "in_hi", "in_dir", "in_color"),
+            (inst, "3f 3f 1f 4f 4f/i", "in_lo", "in_hi", "in_dir", "in_color", "in_ao"),
         ])
         vao.render(self.mgl.TRIANGLES, vertices=6, instances=len(rows))
         vao.release()

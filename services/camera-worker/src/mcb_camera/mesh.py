@@ -1,15 +1,25 @@
-"""Blocks -> the faces worth drawing (face culling, vectorised with numpy; no Python loop over
-blocks).
+"""Blocks -> the faces worth drawing (face culling and ambient occlusion, vectorised with numpy;
+no Python loop over blocks).
 
 Input: a palette and a ``uint16`` index array shaped ``(sy, sz, sx)`` (the world protocol's
-YZX order). A face is kept when its block has geometry and the neighbour across that face is
-not an opaque full cube; a translucent block (glass, water, leaves, ice) also drops the faces
-it shares with the same block, so a glass wall or a lake shows its outer skin only. Faces on
-the edge of the region are kept (the region is cut open, not sealed).
+YZX order). Two passes:
 
-Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a`` with
-coordinates relative to the region's minimum corner; ``dir`` is 0..5 = +x, -x, +y, -y, +z, -z.
-The GPU expands each row into a quad (instanced drawing, gl.py).
+* **single boxes** (cubes, slabs, carpets, water; ``colours.luts``): a face is kept when its
+  block has geometry and, for a face on the cell boundary, the neighbour across it is not an
+  opaque full cube; a translucent block (glass, water, leaves, ice) also drops the faces it
+  shares with the same block, so a glass wall or a lake shows its outer skin only;
+* **shapes** (stairs, fences, panes, walls, doors, trapdoors, torches, plants, ...;
+  ``shapes.py``): every face of the block's model, except the model's own hidden faces and
+  boundary faces against an opaque full cube.
+
+Faces on the edge of the region are kept (the region is cut open, not sealed). Each face gets
+four ambient-occlusion factors (one per corner, from the three opaque cubes that touch that
+corner in the layer in front of the face: the usual "smooth lighting" rule).
+
+Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a, ao0..ao3`` with
+coordinates relative to the region's minimum corner; ``dir`` is 0..5 = +x, -x, +y, -y, +z, -z,
+6 and 7 the two diagonal planes of a plant's cross. The GPU expands each row into a quad
+(instanced drawing, gl.py).
 """
 
 from __future__ import annotations
@@ -22,13 +32,18 @@ from .colours import luts
 
 # (axis in (y, z, x) array order, step, dir id)
 DIRS = [(2, +1, 0), (2, -1, 1), (0, +1, 2), (0, -1, 3), (1, +1, 4), (1, -1, 5)]
-COLS = 11
+COLS = 15
+# corner brightness by how many of the three touching blocks are opaque (0 -> 1.0)
+AO_LEVELS = np.array([0.52, 0.68, 0.84, 1.0], np.float32)
+# the face's two in-plane axes in (y, z, x) array order, matching gl.py's corner mapping
+# (dir < 2: corner.x -> y, corner.y -> z; dir 2, 3: x, z; dir 4, 5: x, y)
+TANGENTS = {0: (0, 1), 1: (0, 1), 2: (2, 1), 3: (2, 1), 4: (2, 0), 5: (2, 0)}
 
 
 @dataclass
 class Mesh:
-    opaque: np.ndarray       # (n, 11) float32
-    translucent: np.ndarray  # (m, 11) float32
+    opaque: np.ndarray       # (n, COLS) float32
+    translucent: np.ndarray  # (m, COLS) float32
     size: tuple[int, int, int]  # (sx, sy, sz)
 
     @property
@@ -49,6 +64,30 @@ def _neighbour(a: np.ndarray, axis: int, step: int, fill) -> np.ndarray:
     return out
 
 
+def _ao(pad: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray, axis: int, step: int, d: int) -> np.ndarray:
+    """(k, 4) corner factors for faces at (ys, zs, xs) looking along ``d``; ``pad`` is the
+    opaque-cube array padded by one on every side."""
+    q = [ys + 1, zs + 1, xs + 1]
+    q[axis] = q[axis] + step
+    u, v = TANGENTS[d]
+    out = np.empty((len(ys), 4), np.float32)
+    for cy in (0, 1):
+        for cx in (0, 1):
+            su, sv = 2 * cx - 1, 2 * cy - 1
+            a = list(q)
+            a[u] = a[u] + su
+            b = list(q)
+            b[v] = b[v] + sv
+            c = list(a)
+            c[v] = c[v] + sv
+            s1 = pad[a[0], a[1], a[2]]
+            s2 = pad[b[0], b[1], b[2]]
+            cc = pad[c[0], c[1], c[2]]
+            level = np.where(s1 & s2, 0, 3 - (s1.astype(np.int8) + s2 + cc))
+            out[:, cx + 2 * cy] = AO_LEVELS[level]
+    return out
+
+
 def build(palette: list[str], indices: np.ndarray) -> Mesh:
     L = luts(palette)
     idx = indices.astype(np.intp, copy=False)
@@ -56,12 +95,18 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
     opaque = L.opaque[idx]
     trans = L.translucent[idx]
     group = L.group[idx]
+    pad = np.pad(opaque, 1)
     rows_o: list[np.ndarray] = []
     rows_t: list[np.ndarray] = []
+    n_opaque_by_dir: dict[int, np.ndarray] = {}
     for axis, step, d in DIRS:
         n_opaque = _neighbour(opaque, axis, step, False)
+        n_opaque_by_dir[d] = n_opaque
         n_group = _neighbour(group, axis, step, 0)
-        vis = draw & ~n_opaque & ~(trans & (n_group == group))
+        hidden = n_opaque | (trans & (n_group == group))
+        if L.inner[:, d].any():
+            hidden &= ~L.inner[idx, d]  # a slab's top is inside its cell: no neighbour hides it
+        vis = draw & ~hidden
         ys, zs, xs = np.nonzero(vis)
         if len(xs) == 0:
             continue
@@ -72,10 +117,45 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
         out[:, 3:6] = base + L.hi[pal]
         out[:, 6] = d
         out[:, 7:11] = (L.top if d == 2 else L.side)[pal]
+        out[:, 11:15] = _ao(pad, ys, zs, xs, axis, step, d)
         t = L.translucent[pal]
         rows_o.append(out[~t])
         rows_t.append(out[t])
+    if L.shaped.any():
+        _shapes(L, idx, n_opaque_by_dir, rows_o, rows_t)
     sy, sz, sx = indices.shape
     empty = np.zeros((0, COLS), np.float32)
     return Mesh(np.concatenate(rows_o) if rows_o else empty,
                 np.concatenate(rows_t) if rows_t else empty, (sx, sy, sz))
+
+
+def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],
+            rows_o: list[np.ndarray], rows_t: list[np.ndarray]) -> None:
+    ys, zs, xs = np.nonzero(L.shaped[idx])
+    if len(xs) == 0:
+        return
+    pal = idx[ys, zs, xs]
+    order = np.argsort(pal, kind="stable")
+    ys, zs, xs, pal = ys[order], zs[order], xs[order], pal[order]
+    against = {d: n[ys, zs, xs] for d, n in n_opaque_by_dir.items()}
+    starts = np.flatnonzero(np.r_[True, pal[1:] != pal[:-1]])
+    ends = np.r_[starts[1:], len(pal)]
+    for s, e in zip(starts, ends, strict=True):
+        p = int(pal[s])
+        faces = L.models[p].faces()
+        if not faces:
+            continue
+        base = np.stack([xs[s:e], ys[s:e], zs[s:e]], axis=1).astype(np.float32)
+        colour = L.top[p] if L.translucent[p] else None
+        for (lo, hi), d, boundary in faces:
+            keep = ~against[d][s:e] if boundary else np.ones(e - s, bool)
+            k = int(keep.sum())
+            if k == 0:
+                continue
+            out = np.empty((k, COLS), np.float32)
+            out[:, 0:3] = base[keep] + np.array(lo, np.float32) / 16
+            out[:, 3:6] = base[keep] + np.array(hi, np.float32) / 16
+            out[:, 6] = d
+            out[:, 7:11] = colour if colour is not None else (L.top[p] if d in (2, 6, 7) else L.side[p])
+            out[:, 11:15] = 1.0
+            (rows_t if L.translucent[p] else rows_o).append(out)

@@ -31,6 +31,7 @@ from . import render, resources
 from .config import DEFAULT_HTTP_PATH, BridgeConfig
 from .errors import internal_error, tool_error
 from .journal_client import JournalClient
+from .oni_tools import oni_handlers
 from .tools import ERRORS_SENTENCE, MAX_ARGUMENT_BYTES, ToolSpec, build_specs, validate_arguments
 
 log = logging.getLogger("mcb.bridge")
@@ -101,8 +102,7 @@ class Bridge:
             "camera_capture": self._camera_capture,
             "camera_save": self._camera_save,
         }
-        from .oni_tools import oni_handlers  # Oxygen Not Included (issue 18): only with an ONI endpoint
-        self._handlers.update(oni_handlers())
+        self._handlers.update(oni_handlers())  # Oxygen Not Included (issue 18): only with an ONI endpoint
         self.camera = CameraClient(config.agent_token, config.project_id, config.player_id)
 
     @property
@@ -185,7 +185,8 @@ class Bridge:
             hm = (await self.journal.region_inspect({**mn, "y": bottom}, {**mx, "y": top}, "heightmap",
                                                     step=step)).heightmap
             got = list(hm.heights)
-            heights = got if heights is None else [h if h != render.HEIGHT_NONE else g for h, g in zip(heights, got)]
+            heights = got if heights is None else [h if h != render.HEIGHT_NONE else g
+                                                   for h, g in zip(heights, got, strict=True)]
             top = bottom - 1
         return {**render.ground(heights or [], step), "columns": {"min": {"x": mn["x"], "z": mn["z"]},
                                                                   "max": {"x": mx["x"], "z": mx["z"]}}}

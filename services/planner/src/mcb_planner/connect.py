@@ -490,7 +490,7 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
     names = list(table)
     # doors: the upper half follows the lower (facing, hinge, open, powered)
     T2 = Tables(names, version)
-    doors = np.nonzero((T2.cat[out] == DOOR))[0]
+    doors = np.nonzero(T2.cat[out] == DOOR)[0]
     if len(doors):
         out = _sync_doors(keys, out, doors, names, intern)
     w = _world_neighbours(keys, idx, out, T, hood, wbox)

@@ -85,7 +85,7 @@ fi
 start_dockerd() {  # $1: storage driver ("" = dockerd's choice)
   local args=(--host=unix:///var/run/docker.sock)
   [ -n "$1" ] && args+=(--storage-driver="$1")
-  say "starting dockerd ${1:+(storage driver $1)}; log $DOCKERD_LOG"
+  say "starting dockerd${1:+ (storage driver $1)}; log $DOCKERD_LOG"
   nohup dockerd "${args[@]}" >>"$DOCKERD_LOG" 2>&1 </dev/null &
   echo $! > /var/run/mcb-dockerd.pid
   local i
@@ -166,5 +166,10 @@ if ! compose_ok; then
   [ -x "$compose_cached" ] || give_up "no compose plugin binary at $compose_cached"
   mkdir -p "$PLUGIN_DIR" && install -m 0755 "$compose_cached" "$PLUGIN_DIR/docker-compose"
   compose_ok || give_up "the compose plugin at $PLUGIN_DIR/docker-compose does not run"
+fi
+# Images left untagged by earlier test builds (same names, new content), only on the engine this
+# script started (a CI machine), never on someone's own Docker.
+if pid=$(cat /var/run/mcb-dockerd.pid 2>/dev/null) && [ "$(pgrep -x dockerd)" = "$pid" ]; then
+  docker image prune -f >/dev/null 2>&1 || true
 fi
 say "ready: $(docker compose version 2>/dev/null) ($(elapsed))"

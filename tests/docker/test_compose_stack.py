@@ -11,7 +11,8 @@ throw-away project name with free loopback ports; its images are built once, by 
 3. `docker compose restart` and `down`/`up` keep world, journal, assets and tokens;
 4. `docker kill` of the journal mid-apply -> `recovery_required` once it is back, then review and
    abandon through `docker compose exec journal mcb recovery ...`; the chat loop of `--profile chat`
-   runs (its own image, non-root, no port);
+   runs (its own image, non-root, no port); compose.paper.yaml runs the stack and the chat loop on
+   an external world host on loopback (the Java test host);
 5. no token in any image: not in `docker history`, not in the images' config, not in any layer's
    files (`docker save`, every layer scanned).
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -216,13 +218,17 @@ def stack() -> Iterator[Stack]:
         pytest.skip(reason)
     from testcontainers.compose import DockerCompose  # imported only where an engine exists
 
-    bridge_port, world_port = free_ports(2)
+    # a free loopback port for every published port compose.yaml lets one move (never the defaults)
+    publish = sorted(set(re.findall(r"\$\{(MCB_\w+_PUBLISH_PORT):-", (ROOT / "compose.yaml").read_text())))
+    assert {"MCB_BRIDGE_PUBLISH_PORT", "MCB_WORLD_HOST_PUBLISH_PORT"} <= set(publish), publish
+    ports = dict(zip(publish, free_ports(len(publish)), strict=True))
+    bridge_port, world_port = ports["MCB_BRIDGE_PUBLISH_PORT"], ports["MCB_WORLD_HOST_PUBLISH_PORT"]
     project = f"mcb-test-{uuid.uuid4().hex[:8]}"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DOCKER_HOST", endpoint)
         mp.setenv("COMPOSE_PROJECT_NAME", project)
-        mp.setenv("MCB_BRIDGE_PUBLISH_PORT", str(bridge_port))
-        mp.setenv("MCB_WORLD_HOST_PUBLISH_PORT", str(world_port))
+        for var, port in ports.items():
+            mp.setenv(var, str(port))
         mp.setenv("MCB_EXTRA_CA_CERTS", _extra_ca_certs())
         mp.delenv("MCB_ALLOW_LOCAL_AUTOMATION", raising=False)
         compose = DockerCompose(ROOT, compose_file_name="compose.yaml", build=False, wait=False, keep_volumes=False)
@@ -433,6 +439,81 @@ def test_chat_loop_runs_as_a_service_of_the_chat_profile(stack: Stack) -> None:
         assert not [k for k, v in tokens.items() if v in history]
     finally:
         stack.run("--profile", "chat", "rm", "--stop", "--force", "chat", check=False)
+
+
+# ----------------------------------------------------------------------------- 4c. Paper override
+
+PAPER_HOST_PORTS = (6389, 50061, 50062, 50064, 8787, 8790, 8791, 8792, 8794)  # compose.paper.yaml's
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+@pytest.mark.docker
+@pytest.mark.timeout(900)
+def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: Path) -> None:
+    """compose.paper.yaml: the services (and the chat loop) on an external world host listening on
+    this machine's loopback - the Java test host, the Paper plugin's core - with its tokens; no
+    embedded world host, nothing published, every port bound to 127.0.0.1 only."""
+    busy = [p for p in PAPER_HOST_PORTS if not _port_free(p)]
+    if busy:
+        pytest.skip(f"compose.paper.yaml uses the host's ports {busy}, which are in use here")
+    from e2e.worldhost import java_host
+
+    host = java_host(tmp_path / "java")  # skips with the reason without a JDK/Maven
+    host.proc  # noqa: B018 - started
+    env = {**os.environ, "COMPOSE_PROJECT_NAME": f"{stack.project}-paper", "MCB_WORLD_HOST_URL": host.url,
+           "MCB_WORLD_HOST_TOKEN_DIR": str(host.secrets)}
+    dc = ["docker", "compose", "-f", "compose.yaml", "-f", "compose.paper.yaml"]
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        r = subprocess.run([*dc, *args], cwd=ROOT, env=env, text=True, capture_output=True, timeout=600)
+        if check and r.returncode != 0:
+            raise AssertionError(f"{args} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
+        return r
+
+    try:
+        start = time.monotonic()
+        run("up", "--detach", "--wait", "--wait-timeout", str(STACK_TIMEOUT_S), "--no-build")
+        stack.timings["paper override up --wait"] = round(time.monotonic() - start, 1)
+        services = run("ps", "--format", "{{.Service}}").stdout.split()
+        assert "world-host" not in services and {"bridge", "journal", "chat"} <= set(services), services
+        for cid in run("ps", "-q").stdout.split():
+            info = json.loads(subprocess.run(["docker", "inspect", cid], text=True, capture_output=True,
+                                             check=True).stdout)[0]
+            assert info["HostConfig"]["NetworkMode"] == "host" and not info["HostConfig"].get("PortBindings")
+        listening = subprocess.run(["ss", "-Hltn"], text=True, capture_output=True, check=True).stdout.split("\n")
+        for port in PAPER_HOST_PORTS:
+            addrs = {line.split()[3].rsplit(":", 1)[0] for line in listening
+                     if line.strip() and line.split()[3].endswith(f":{port}")}
+            assert addrs and addrs <= {"127.0.0.1", "[::ffff:127.0.0.1]"}, (port, addrs)  # loopback only
+        token = run("exec", "-T", "bridge", "cat", "/secrets/agent.token").stdout.strip()
+
+        async def scenario() -> None:
+            async with http_client("http://127.0.0.1:8787/mcp", token) as client:
+                plan = await call(client, "build_prepare", {"recipe": SEED_RECIPE})
+                op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                                        "idempotency_key": f"paper-{uuid.uuid4()}"})
+                done = await wait_terminal(client, op["operation_id"])
+                assert done["state"] == "applied" and done["written"] == plan["changed_blocks"], done
+
+        anyio.run(scenario)
+        got = host.rpc("blocks_get", {"xyz": [c for pos in EXPECTED for c in pos]})
+        assert dict(zip(EXPECTED, (got["palette"][i] for i in got["state"]), strict=True)) == EXPECTED
+        _until(lambda: f"chat loop polling {host.url}" in run("logs", "--no-color", "chat").stdout, 60,
+               "the chat loop to poll the external host")
+    except BaseException:
+        print(run("logs", "--no-color", "--tail", "100", check=False).stdout[-15000:])
+        raise
+    finally:
+        run("--profile", "embedded-world", "down", "--volumes", check=False)
+        host.stop()
 
 
 # ----------------------------------------------------------------------------- 5. no token in images

@@ -475,9 +475,7 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
     T = Tables(names, version)
     hood = Hood(keys, idx, box, widx, air, dense=box.volume <= max_read)
 
-    _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, intern, version)
-    names = list(table)
-    T = Tables(names, version)
+    _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, version)
 
     out = idx.copy()
     for c in (FENCE, GATE, PANE, WALL, STAIRS, WIRE, CHEST, DOOR):
@@ -501,7 +499,7 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
     return Outcome(out.astype(np.uint32), tuple(warnings), read_info)
 
 
-def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, intern, version) -> None:
+def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, version) -> None:
     cats = T.cat[idx]
     two = np.nonzero(np.isin(cats, list(TWO_PART)))[0]
     bad = []

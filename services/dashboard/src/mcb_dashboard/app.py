@@ -157,7 +157,9 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             yield "retry: 2000\n\n"
             while not await request.is_disconnected():
                 try:
-                    batch = await sources.progress_events(last, block_ms=10000)
+                    if last == "$":  # from now: the newest entry, so nothing between two reads is lost
+                        last = await sources.progress_tail()
+                    batch = await sources.progress_events(last)
                 except Exception as exc:  # noqa: BLE001 - Redis away: tell the page, try again
                     yield f"event: problem\ndata: {json.dumps({'error': exc.__class__.__name__})}\n\n"
                     await asyncio.sleep(2)

@@ -39,6 +39,7 @@ CHAT_PREFIX = "mcb:chat"              # mcb_bridge.chat.turnqueue
 CAMERA_HEARTBEAT = "mcb:camera:worker"  # mcb_camera.server
 CAPTURE_RECORD = "mcb:camera:capture:"  # mcb_camera.jobs
 MAX_CAPTURES = 200
+REDIS_READ_TIMEOUT_S = 3.0  # a reply slower than this is a RedisError (TimeoutError)
 ACTIVE = ("prepared", "queued", "applying")
 
 
@@ -74,7 +75,8 @@ class Sources:
             if env:
                 self.health_urls[name] = env
         self.http = httpx.AsyncClient(timeout=2.0)
-        self.redis = aioredis.from_url(s.redis_url, decode_responses=True, socket_timeout=3, socket_connect_timeout=2)
+        self.redis = aioredis.from_url(s.redis_url, decode_responses=True, socket_timeout=REDIS_READ_TIMEOUT_S,
+                                       socket_connect_timeout=2)
         self.world = WorldClient(s.world_host_url, world_token or "", timeout=5.0)
         self.world_token_present = bool(world_token)
         self.channel = grpc.aio.insecure_channel(s.journal_addr, options=GRPC_OPTIONS)
@@ -219,8 +221,17 @@ class Sources:
             raise from_rpc_error(exc, "camera-worker") from None
         return bytes(res.image) if res.status == "completed" and res.image else None
 
-    async def progress_events(self, last_id: str = "$", block_ms: int = 15000):
-        """(entry id, event) pairs from the journal's progress stream after ``last_id``."""
+    async def progress_tail(self) -> str:
+        """The id of the progress stream's newest entry ("0-0" while empty): a position to read
+        after that, unlike "$", loses nothing that arrives between two reads."""
+        newest = await self.redis.xrevrange(PROGRESS_STREAM, count=1)
+        return newest[0][0] if newest else "0-0"
+
+    async def progress_events(self, last_id: str = "$", block_ms: int = 2000):
+        """(entry id, event) pairs from the journal's progress stream after ``last_id``; none
+        after ``block_ms`` (kept under the Redis read timeout: a longer block would end in a
+        TimeoutError instead of an empty batch)."""
+        block_ms = min(block_ms, int(REDIS_READ_TIMEOUT_S * 1000) - 500)
         resp = await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms)
         out = []
         for _stream, entries in resp or []:

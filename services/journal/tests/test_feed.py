@@ -83,3 +83,23 @@ def test_cursors_name_their_region_and_a_page_its_filter():
     other = Box(Vec3(0, 0, 0), Vec3(9, 9, 8))
     with pytest.raises(McbError):
         feed.parse_cursor(open_cur, other, "")
+
+
+def test_affected_parts_read_each_part_mask_once():
+    class Db:
+        def all(self, sql, project):
+            assert "FROM parts" in sql and project == "pr_1"
+            return [{"part_id": "pt_a", "name": "house"}, {"part_id": "pt_b", "name": "roof"}]
+
+    masks = {"pt_a": {(x, 1, 2) for x in range(0, 3)}, "pt_b": {(x, 1, 2) for x in range(5, 10)}}
+    read: list[str] = []
+
+    def part_mask(part_id):
+        read.append(part_id)
+        return masks[part_id]
+
+    head = feed.summarise(Db(), "pr_1", part_mask, rows(list("p" * 40)), "")  # x = 0..9, four times each
+    assert head["affected_parts"] == [{"part_id": "pt_b", "name": "roof", "changes": 20},
+                                      {"part_id": "pt_a", "name": "house", "changes": 12}]
+    assert sorted(read) == ["pt_a", "pt_b"]  # not once per changed position
+    assert head["changes"] == 40 and head["by_source"] == {"player": 40}

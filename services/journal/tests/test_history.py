@@ -66,6 +66,9 @@ def answers(db: Database) -> dict:
             out["feed"][(since, limit)] = History(db, ALL).events_in(since, ALL, limit)
             out["feed"][(since, limit, "box")] = History(db, (0, 70, 0, 3, 72, 2)).events_in(
                 since, (0, 70, 0, 3, 72, 2), limit)
+            upto = History(db, ALL).events_in(since, ALL, limit, upto=since + 60)
+            assert all(since < r["oid"] <= since + 60 for r in upto)
+            out["feed"][(since, limit, "upto")] = upto
     out["oldest"] = h.oldest_oid()
     out["last"] = last_oid(db)
     return out

@@ -32,7 +32,7 @@ from typing import Any
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
-from .history import History
+from .history import History, bounds_of
 
 PAGE_EVENTS = 100
 PAGE_BYTES = 4096
@@ -92,8 +92,8 @@ def _event(r: dict[str, Any]) -> dict[str, Any]:
 def _bounds(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not rows:
         return None
-    xs, ys, zs = [r["x"] for r in rows], [r["y"] for r in rows], [r["z"] for r in rows]
-    return Box(Vec3(min(xs), min(ys), min(zs)), Vec3(max(xs), max(ys), max(zs))).as_dict()
+    x0, y0, z0, x1, y1, z1 = bounds_of(rows)
+    return Box(Vec3(x0, y0, z0), Vec3(x1, y1, z1)).as_dict()
 
 
 def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, head: dict[str, Any],
@@ -135,7 +135,8 @@ def summarise(db, caller_project: str, part_mask, rows: list[dict[str, Any]], so
     if selected:
         positions = Counter((r["x"], r["y"], r["z"]) for r in selected)
         for pr in db.all("SELECT part_id, name FROM parts WHERE project_id=? ORDER BY name", caller_project):
-            n = sum(c for p, c in positions.items() if p in part_mask(pr["part_id"]))
+            mask = part_mask(pr["part_id"])  # a blob read and a set: once per part
+            n = sum(positions[p] for p in positions.keys() & mask)
             if n:
                 hits[(pr["part_id"], pr["name"])] = n
     parts = [{"part_id": pid, "name": name, "changes": n}
@@ -152,4 +153,4 @@ def summarise(db, caller_project: str, part_mask, rows: list[dict[str, Any]], so
 
 def range_rows(db, box: Box, since: int, upto: int) -> list[dict[str, Any]]:
     b6 = (box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z)
-    return [r for r in History(db, b6).events_in(since, b6, 1 << 62) if r["oid"] <= upto]
+    return History(db, b6).events_in(since, b6, 1 << 62, upto)

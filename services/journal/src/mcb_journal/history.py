@@ -243,18 +243,19 @@ class History:
                     best = {"source": "ours", "oid": r["oid"]}
         return best
 
-    def events_in(self, since: int, box: Box6, limit: int) -> list[dict[str, Any]]:
-        """Events (all sources) with oid > ``since`` inside ``box``, oldest first, at most ``limit``."""
+    def events_in(self, since: int, box: Box6, limit: int, upto: int = 1 << 62) -> list[dict[str, Any]]:
+        """Events (all sources) with ``since`` < oid <= ``upto`` inside ``box``, oldest first, at
+        most ``limit``."""
         x0, y0, z0, x1, y1, z1 = box
         rows = [dict(r) for r in self.db.all(
             "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
-            " AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
-            since, x0, x1, y0, y1, z0, z1, limit)]
+            " AND oid<=? AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
+            since, upto, x0, x1, y0, y1, z0, z1, limit)]
         for pk in self._packs("packed_events"):
-            if pk.hi <= since:
+            if pk.hi <= since or pk.lo > upto:
                 continue
             for r in self._packed("packed_events", pk.op_id):
-                if r["oid"] > since and _inside((r["x"], r["y"], r["z"]), box):
+                if since < r["oid"] <= upto and _inside((r["x"], r["y"], r["z"]), box):
                     rows.append({"oid": r["oid"], "x": r["x"], "y": r["y"], "z": r["z"], "before": r["before"],
                                  "after": r["after"], "source": "ours", "player_id": r["player_id"],
                                  "op_id": pk.op_id})

@@ -17,6 +17,8 @@ import dev.mcb.proto.world.v1.BlockEvent;
 import dev.mcb.proto.world.v1.BlocksGetParams;
 import dev.mcb.proto.world.v1.BlocksGetResult;
 import dev.mcb.proto.world.v1.ChatMessage;
+import dev.mcb.proto.world.v1.ChunksExistParams;
+import dev.mcb.proto.world.v1.ChunksExistResult;
 import dev.mcb.proto.world.v1.ChatPollParams;
 import dev.mcb.proto.world.v1.ChatPollResult;
 import dev.mcb.proto.world.v1.ChatReplyParams;
@@ -133,6 +135,7 @@ public final class WorldHostCore {
         scheduler.everyTick(this::tick);
         handlers.put("world_info", m -> worldInfo());
         handlers.put("region_read", m -> regionRead((RegionReadParams) m));
+        handlers.put("chunks_exist", m -> chunksExist((ChunksExistParams) m));
         handlers.put("blocks_get", m -> blocksGet((BlocksGetParams) m));
         handlers.put("batch_apply", m -> batchApply((BatchApplyParams) m));
         handlers.put("events_since", m -> eventsSince((EventsSinceParams) m));
@@ -180,6 +183,7 @@ public final class WorldHostCore {
         return switch (type) {
             case "Empty" -> Empty.newBuilder();
             case "RegionReadParams" -> RegionReadParams.newBuilder();
+            case "ChunksExistParams" -> ChunksExistParams.newBuilder();
             case "BlocksGetParams" -> BlocksGetParams.newBuilder();
             case "BatchApplyParams" -> BatchApplyParams.newBuilder();
             case "EventsSinceParams" -> EventsSinceParams.newBuilder();
@@ -219,7 +223,7 @@ public final class WorldHostCore {
 
     public WorldInfo worldInfo() {
         WorldDescriptor d = world.describe();
-        List<String> caps = new ArrayList<>(List.of("region_read", "blocks_get", "batch_apply", "events_since", "pause",
+        List<String> caps = new ArrayList<>(List.of("region_read", "chunks_exist", "blocks_get", "batch_apply", "events_since", "pause",
                 "environment_events", "chat"));
         if (config.allowLocalAutomation()) {
             caps.add("local_automation");
@@ -249,6 +253,16 @@ public final class WorldHostCore {
     }
 
     // ---- reads (WorldReads: chunks held off the server thread, positions read in budgeted slices) -------
+    /** chunks_exist: which chunks of the range exist (WorldAccess.chunkExists; never loads or generates). */
+    public ChunksExistResult chunksExist(ChunksExistParams p) {
+        int cx0 = Math.min(p.getMinCx(), p.getMaxCx()), cx1 = Math.max(p.getMinCx(), p.getMaxCx());
+        int cz0 = Math.min(p.getMinCz(), p.getMaxCz()), cz1 = Math.max(p.getMinCz(), p.getMaxCz());
+        int[] count = new int[1];
+        byte[] bits = reads.chunksExist(cx0, cz0, cx1, cz1, count);
+        return ChunksExistResult.newBuilder().setMinCx(cx0).setMinCz(cz0).setMaxCx(cx1).setMaxCz(cz1)
+                .setBitmap(com.google.protobuf.ByteString.copyFrom(bits)).setCount(count[0]).build();
+    }
+
     public RegionReadResult regionRead(RegionReadParams p) {
         if (!p.hasMin() || !p.hasMax()) {
             throw McbException.invalid("region_read needs min and max {x,y,z}");

@@ -100,6 +100,49 @@ final class WorldReads {
         }
     }
 
+    /** chunks_exist answers at most this many chunks (256 × 256). */
+    static final int MAX_CHUNKS_EXIST = 65_536;
+
+    /**
+     * Which chunks of the inclusive range exist: one bit per chunk, row by row (bit i is chunk
+     * (cx0 + i % width, cz0 + i / width)); {@code count[0]} receives how many. {@link WorldAccess#chunkExists}
+     * runs on the server thread in budgeted slices (one unit per chunk); nothing is loaded or generated.
+     */
+    byte[] chunksExist(int cx0, int cz0, int cx1, int cz1, int[] count) {
+        long limit = BatchExecutor.XZ_LIMIT;
+        if ((long) cx0 * 16 < -limit || (long) cz0 * 16 < -limit || (long) cx1 * 16 + 15 > limit || (long) cz1 * 16 + 15 > limit) {
+            throw new McbException(ErrorCode.OUT_OF_BOUNDS, "chunks beyond the world border (±" + limit + " blocks)");
+        }
+        long n = ((long) cx1 - cx0 + 1) * ((long) cz1 - cz0 + 1);
+        if (n > MAX_CHUNKS_EXIST) {
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "chunks_exist of " + n + " chunks exceeds the limit of "
+                    + MAX_CHUNKS_EXIST + "; split the range");
+        }
+        int width = cx1 - cx0 + 1;
+        int size = (int) n;
+        byte[] bits = new byte[(size + 7) / 8];
+        int[] found = {0};
+        SlicedWork.await(work.submit(new SlicedWork.Units() {
+            private int i;
+
+            @Override
+            public int size() {
+                return size;
+            }
+
+            @Override
+            public void step() {
+                if (world.chunkExists(cx0 + i % width, cz0 + i / width)) {
+                    bits[i >> 3] |= (byte) (1 << (i & 7));
+                    found[0]++;
+                }
+                i++;
+            }
+        }), stallMillis);
+        count[0] = found[0];
+        return bits;
+    }
+
     private static McbException missing(List<int[]> missing) {
         missing.sort(Comparator.<int[]>comparingInt(c -> c[0]).thenComparingInt(c -> c[1]));
         return BatchExecutor.missingChunks(missing);

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from mcb_common import blockentity
 from mcb_common import schematic as S
 from mcb_common.blockstate import BlockState, parse_state_text
 from mcb_common.errors import ErrorCode, McbError
@@ -158,7 +159,8 @@ def load_part(part_id: str, parts: Mapping[str, PartBlocks] | None, registry: Re
         raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: part {part_id!r} holds no blocks",
                        details={"path": path, "part_id": part_id})
     try:
-        palette = tuple(registry.canonical(st) for st in pb.palette)
+        # a part keeps furniture as full states (state{data}, mcb_common.blockentity): the data rides along
+        palette = tuple(registry.canonical(blockentity.strip(st)) + blockentity.split(st)[1] for st in pb.palette)
     except McbError as e:
         raise _at(path, e) from None
     xyz = np.asarray(pb.xyz, dtype=np.int64).reshape(-1, 3)

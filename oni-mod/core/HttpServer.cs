@@ -14,6 +14,7 @@ namespace OniAgentMod.Core
     public sealed class HttpServer
     {
         private const int MaxHeaderBytes = 16 * 1024;
+        private const int IoTimeoutMs = 5000;
         private readonly Api api;
         private readonly IModLog log;
         private TcpListener listener;
@@ -59,10 +60,10 @@ namespace OniAgentMod.Core
             {
                 try
                 {
-                    client.ReceiveTimeout = 5000;
-                    client.SendTimeout = 5000;
+                    client.ReceiveTimeout = IoTimeoutMs;
+                    client.SendTimeout = IoTimeoutMs;
                     var stream = client.GetStream();
-                    var response = ReadAndHandle(stream);
+                    var response = ReadAndHandle(stream, client.Client);
                     Write(stream, response);
                 }
                 catch (IOException) { }
@@ -76,13 +77,22 @@ namespace OniAgentMod.Core
             }
         }
 
-        private ApiResponse ReadAndHandle(NetworkStream stream)
+        // Mono does not apply ReceiveTimeout to NetworkStream reads (a client that announces a body
+        // and sends none held a pool thread for good): every read first waits for data with Poll.
+        private static void AwaitData(Socket socket)
+        {
+            if (socket.Available == 0 && !socket.Poll(IoTimeoutMs * 1000, SelectMode.SelectRead))
+                throw new IOException("no data within " + IoTimeoutMs + " ms");
+        }
+
+        private ApiResponse ReadAndHandle(NetworkStream stream, Socket socket)
         {
             // headers: read byte by byte up to CRLFCRLF (small, bounded)
             var head = new MemoryStream();
             int matched = 0;
             while (matched < 4)
             {
+                AwaitData(socket);
                 int b = stream.ReadByte();
                 if (b < 0) throw new IOException("connection closed");
                 head.WriteByte((byte)b);
@@ -110,6 +120,7 @@ namespace OniAgentMod.Core
             int read = 0;
             while (read < length)
             {
+                AwaitData(socket);
                 int n = stream.Read(body, read, (int)length - read);
                 if (n <= 0) throw new IOException("body cut short");
                 read += n;

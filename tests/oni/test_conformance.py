@@ -203,6 +203,19 @@ def test_body_too_large(mod_url: str) -> None:
     check_error(call(mod_url, "POST", "/api/action/dig", raw=raw), 413, "invalid_request")
 
 
+def test_a_body_that_never_comes_is_dropped(mod_url: str) -> None:
+    """A client that announces a body and sends none holds its connection only for the receive
+    timeout (5 s), not a request thread forever."""
+    host, port = mod_url.split("//", 1)[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=15) as s:
+        s.sendall(b"POST /api/action/dig HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 50\r\n\r\n{")
+        started = time.monotonic()
+        while s.recv(4096):  # whatever it answers, it closes the connection
+            pass
+        assert time.monotonic() - started < 10
+
+
 def _open_cell(url: str) -> tuple[int, int]:
     w, h = world(url)
     rows = call(url, "GET", f"/api/state/map?x=0&y=0&width={min(w, 64)}&height={min(h, 64)}")[1]["rows"]

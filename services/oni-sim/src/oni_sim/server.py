@@ -25,6 +25,7 @@ class SimServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True
+            timeout = 5.0  # as the mod's ReceiveTimeout: a body that never comes frees its thread
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from oni_agent import analysis
 from oni_agent.cli import main
-from oni_agent.client import ModClient
+from oni_agent.client import ModClient, ModError
 from oni_agent.config import ConfigError, OniConfig, load
 
 
@@ -143,3 +143,13 @@ def test_analysis_thresholds() -> None:
                                            {"tag": "Water", "amount": 900}]))
     assert levels(dry)["water"] == "warning"  # 900 kg / 600 kg per cycle (one electrolyzer) = 1.5 cycles
     assert levels(analysis.analyze(view(alert=[{"type": "x", "message": "y", "severity": "bad"}])))["alerts"] == "critical"
+
+
+def test_state_all_stops_at_a_next_offset_that_does_not_advance() -> None:
+    class Stuck(ModClient):
+        def request(self, method, path, body=None, query=None):  # noqa: ANN001, ANN202
+            return [{"id": "x"}], {"X-Next-Offset": str(query["offset"])}
+
+    with pytest.raises(ModError) as err:
+        Stuck("http://127.0.0.1:1").state_all("buildings")
+    assert err.value.error == "invalid_response" and "does not advance" in err.value.details

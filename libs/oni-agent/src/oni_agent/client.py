@@ -69,6 +69,9 @@ class ModClient:
             items, headers = self.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": page})
             out += items
             nxt = {k.lower(): v for k, v in headers.items()}.get("x-next-offset")
+            if nxt and int(nxt) <= offset:  # a mod that does not move on would loop here for good
+                raise ModError("invalid_response", f"/api/state/{what}: X-Next-Offset {nxt} does not advance "
+                                                   f"past offset {offset}")
             offset = int(nxt) if nxt else None
         return out
 

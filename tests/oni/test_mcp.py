@@ -74,7 +74,9 @@ def test_listed_from_config_json(tmp_path, monkeypatch, sim) -> None:
         tools = {t.name: t for t in (await c.list_tools()).tools}
         assert ONI_TOOLS <= set(tools)
         size = len(json.dumps([tools[n].model_dump(mode="json", exclude_none=True) for n in ONI_TOOLS]))
-        assert size < 3072, size  # the ONI share of tools/list (the whole list aims at <= 20 KB)
+        # the ONI share of tools/list (the whole list, ONI included, stays <= 20 KiB:
+        # services/bridge/tests/test_guides.py); the long texts are the resource mcb://guides/oni
+        assert size < 2560, size
         assert ok(await c.call_tool("oni_state", {"what": "game"}))["game"]["cycle"] >= 0
 
     run(body)

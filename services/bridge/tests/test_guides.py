@@ -106,26 +106,33 @@ def test_unknown_operation_type_lists_the_valid_ones() -> None:
     assert "'hollw' was unexpected" in exc.value.message
 
 
+def _tools_list_over_http(base: str) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """initialize + tools/list as raw JSON-RPC: the result, its bytes on the wire, session headers."""
+    headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"}
+    with httpx.Client(base_url=base, headers=headers, timeout=10) as http:
+        init = http.post("/mcp", json=INIT)
+        assert init.status_code == 200
+        caps, _ = _jsonrpc_result(init)
+        assert {"tools", "resources", "prompts"} <= set(caps["capabilities"])
+        sid = init.headers.get("mcp-session-id")
+        h = {"mcp-session-id": sid} if sid else {}
+        http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
+        result, size = _jsonrpc_result(http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                                                 headers=h))
+    return result, size, h
+
+
 def test_guides_prompts_and_tools_list_bytes_over_http(fake_env: FakeEnv, tmp_path: Path) -> None:
     port = free_port()
-    env = fake_env.runtime(tmp_path) | {"MCB_BRIDGE_PORT": str(port)}
+    # Minecraft only: no ONI endpoint (an empty MCB_ONI_URL is unset; config.json has no "oni")
+    env = fake_env.runtime(tmp_path) | {"MCB_BRIDGE_PORT": str(port), "MCB_ONI_URL": ""}
     proc = start_process("bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp_path / "logs", env=env,
                          health_url=f"http://127.0.0.1:{port}/health", timeout=30)
     base = f"http://127.0.0.1:{port}"
     try:
-        headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"}
-        with httpx.Client(base_url=base, headers=headers, timeout=10) as http:
-            init = http.post("/mcp", json=INIT)
-            assert init.status_code == 200
-            caps, _ = _jsonrpc_result(init)
-            assert {"tools", "resources", "prompts"} <= set(caps["capabilities"])
-            sid = init.headers.get("mcp-session-id")
-            h = {"mcp-session-id": sid} if sid else {}
-            http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
-            r = http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=h)
-            result, size = _jsonrpc_result(r)
+        result, size, _ = _tools_list_over_http(base)
         names = [t["name"] for t in result["tools"]]
-        assert set(names) == set(build_specs()) and len(names) >= 16
+        assert set(names) == set(build_specs()) and len(names) >= 16 and not any(n.startswith("oni_") for n in names)
         # the byte budget of the whole answer, as the client receives it
         assert size <= TOOLS_LIST_BUDGET, f"tools/list is {size} bytes, budget {TOOLS_LIST_BUDGET}"
         text = json.dumps(result)
@@ -143,9 +150,46 @@ def test_guides_prompts_and_tools_list_bytes_over_http(fake_env: FakeEnv, tmp_pa
                         await client.get_prompt("undo_safely", {})
                     return read
 
-        check_contents(arun(body()))
+        read = arun(body())
+        check_contents(read)
+        assert "mcb://guides/oni" not in read["resources"]  # ONI material only with an ONI endpoint
     finally:
         proc.stop()
+
+
+def test_tools_list_bytes_with_oni_over_http(fake_env: FakeEnv, tmp_path: Path) -> None:
+    """The same budget when an ONI endpoint is configured (the oni_* tools are listed), against
+    the real simulator process; the long ONI texts are the resource mcb://guides/oni."""
+    sim_port, port = free_port(), free_port()
+    sim = start_process("oni-sim", [sys.executable, "-m", "oni_sim", "--port", str(sim_port), "--tick", "0"],
+                        tmp_path / "logs", health_url=f"http://127.0.0.1:{sim_port}/health", timeout=30)
+    env = fake_env.runtime(tmp_path) | {"MCB_BRIDGE_PORT": str(port), "MCB_ONI_URL": f"http://127.0.0.1:{sim_port}"}
+    proc = start_process("bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp_path / "logs", env=env,
+                         health_url=f"http://127.0.0.1:{port}/health", timeout=30)
+    try:
+        result, size, h = _tools_list_over_http(f"http://127.0.0.1:{port}")
+        tools = {t["name"]: t for t in result["tools"]}
+        assert {"oni_state", "oni_action", "oni_blueprint"} <= set(tools) and len(tools) >= 19
+        assert size <= TOOLS_LIST_BUDGET, f"tools/list with ONI is {size} bytes, budget {TOOLS_LIST_BUDGET}"
+        assert "mcb://guides/oni" in tools["oni_state"]["description"]
+        # enums stay in the listed schema (bounds are enforced server-side: tests/oni)
+        assert tools["oni_action"]["inputSchema"]["properties"]["item"]["enum"]
+
+        async def body() -> tuple[str, dict[str, Any]]:
+            async with create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as client_http:
+                async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client_http)) as c:
+                    assert "mcb://guides/oni" in {str(r.uri) for r in (await c.list_resources()).resources}
+                    guide = (await c.read_resource("mcb://guides/oni")).contents[0].text
+                    got = await c.call_tool("oni_state", {"what": "map", "x": 0, "y": 0, "width": 3, "height": 2})
+                    return guide, json.loads(got.content[0].text)
+
+        guide, m = arun(body())
+        for word in ("oni_state", "oni_action", "oni_blueprint", "bottom-left", "queue_full", "phase"):
+            assert word in guide, word
+        assert len(m["rows"]) == 2 and set(m["legend"]) >= {"#", "N", "~", "."}
+    finally:
+        proc.stop()
+        sim.stop()
 
 
 def test_guides_and_prompts_over_stdio(fake_env: FakeEnv, tmp_path: Path) -> None:

@@ -28,6 +28,8 @@ LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
 STATES = ("game", "research", *LISTS, "map", "analysis")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
 PAGE = 50
+MAP_LEGEND = {"rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
+              "#": "diggable solid", "N": "not diggable (neutronium)", "~": "liquid", ".": "gas or vacuum"}
 
 _MOD_ERRORS = {
     "invalid_request": ErrorCode.INVALID_REQUEST, "unknown_building": ErrorCode.INVALID_REQUEST,
@@ -63,57 +65,72 @@ def _configured() -> OniConfig | None:
         return None  # listed nowhere; `mcb doctor`-style checks can call oni_config() to see why
 
 
-_INT = {"type": "integer"}
 _CELL = {"type": "integer", "minimum": 0}
+GUIDE_URI = "mcb://guides/oni"
 
+# Short texts: tools/list stays within its budget (issue 19, bench/tools_list_bytes.py --oni);
+# the long form (answers, legends, the loop, errors) is the resource mcb://guides/oni.
 ONI_STATE = """\
-Read the ONI colony (agent mod). what: game, research; resources, duplicants, buildings, \
-geysers, alert, critters (offset/limit, default 50; next_offset); map (x,y,width,height <= 64; \
-rows[i] is y+i, y up; # rock, N undiggable, ~ liquid, . open); analysis (oxygen, food, power, \
-temperature, water: levels, recommendations)."""
+Read the ONI colony (what). Lists (resources to critters) are pages: offset, limit <= 200, \
+next_offset. map: x,y,width,height <= 64. analysis: levels, recommendations. Cells: y up, x,y = \
+bottom-left. Guide: """ + GUIDE_URI
 
 ONI_ACTION = """\
-Queue one ONI action, applied at the game's next tick (result <action>_queued). \
-dig/deconstruct: x,y,width,height; prioritize: the same + priority; build: building_id,x,y \
-(bottom-left cell), rotation?; research: tech_id; schedule: duplicant, blocks; wardrobe: \
-duplicant, item. Read the map first, or use oni_blueprint."""
+Queue one ONI action for the next tick (-> <action>_queued). dig, deconstruct: x,y,width,height \
+(<= 128); prioritize: same + priority 1-9; build: building_id,x,y,rotation?; research: tech_id; \
+schedule: duplicant, blocks (24 h); wardrobe: duplicant, item."""
 
 ONI_BLUEPRINT = """\
-Prebuilt ONI rooms. list; plan name,x,y (bottom-left cell; the row below must be solid): \
-problems, warnings, actions, nothing queued; apply: one step (digs, then the builds once dug); \
-repeat apply until phase is done."""
+ONI rooms. list; plan name,x,y (row below solid): problems, actions, queues nothing; apply: one \
+step per call, repeat until phase is done."""
+
+
+def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def _unbounded(node: Any) -> Any:
+    """The listed form of a schema: without numeric/length bounds (enums kept; the descriptions
+    and the guide state the ranges, and arguments are validated against the bounded schema)."""
+    if isinstance(node, list):
+        return [_unbounded(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    drop = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
+    return {k: _unbounded(v) for k, v in node.items() if k not in drop}
+
+
+def _spec(name: str, title: str, description: str, schema: dict[str, Any], read_only: bool) -> ToolSpec:
+    return ToolSpec(name, title, description, schema, read_only, read_only, listed_schema=_unbounded(schema))
 
 
 def oni_specs() -> list[ToolSpec]:
     if _configured() is None:
         return []
-
-    def obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-        return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
-
+    side64 = {"type": "integer", "minimum": 1, "maximum": 64}
+    side128 = {"type": "integer", "minimum": 1, "maximum": 128}
+    text = {"type": "string", "minLength": 1, "maxLength": 64}
     return [
-        ToolSpec("oni_state", "ONI colony state", ONI_STATE, obj({
+        _spec("oni_state", "ONI colony state", ONI_STATE, _obj({
             "what": {"enum": list(STATES)},
             "offset": {"type": "integer", "minimum": 0},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-            "x": _CELL, "y": _CELL, "width": {"type": "integer", "minimum": 1, "maximum": 64},
-            "height": {"type": "integer", "minimum": 1, "maximum": 64}}, ["what"]), True, True),
-        ToolSpec("oni_action", "ONI action", ONI_ACTION, obj({
+            "x": _CELL, "y": _CELL, "width": side64, "height": side64}, ["what"]), True),
+        _spec("oni_action", "ONI action", ONI_ACTION, _obj({
             "action": {"enum": list(ACTIONS)},
-            "x": _CELL, "y": _CELL, "width": {"type": "integer", "minimum": 1, "maximum": 128},
-            "height": {"type": "integer", "minimum": 1, "maximum": 128},
+            "x": _CELL, "y": _CELL, "width": side128, "height": side128,
             "priority": {"type": "integer", "minimum": 1, "maximum": 9},
-            "building_id": {"type": "string", "minLength": 1, "maxLength": 64},
+            "building_id": text,
             "rotation": {"enum": [0, 90, 180, 270]},
-            "tech_id": {"type": "string", "minLength": 1, "maxLength": 64},
-            "duplicant": {"type": "string", "minLength": 1, "maxLength": 64},
+            "tech_id": text,
+            "duplicant": text,
             "blocks": {"type": "array", "minItems": 24, "maxItems": 24,
                        "items": {"enum": ["work", "sleep", "downtime", "bathtime"]}},
-            "item": {"enum": ["None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask"]}}, ["action"]), False, False),
-        ToolSpec("oni_blueprint", "ONI blueprint", ONI_BLUEPRINT, obj({
+            "item": {"enum": ["None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask"]}}, ["action"]), False),
+        _spec("oni_blueprint", "ONI blueprint", ONI_BLUEPRINT, _obj({
             "action": {"enum": ["list", "plan", "apply"]},
             "name": {"enum": list(blueprints.BLUEPRINTS)},
-            "x": _CELL, "y": _CELL}, ["action"]), False, False),
+            "x": _CELL, "y": _CELL}, ["action"]), False),
     ]
 
 
@@ -174,7 +191,8 @@ class OniTools:
         what = args["what"]
         if what == "map":
             _require(args, "map", ("x", "y", "width", "height"), ())
-            return await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"]))
+            got = await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"]))
+            return {**got, "legend": MAP_LEGEND}  # the answer explains itself (tools/list stays short)
         if what == "analysis":
             _require(args, "analysis", (), ())
             return await self._run(lambda c: analysis.analyze(analysis.fetch_view(c)))

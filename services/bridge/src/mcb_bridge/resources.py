@@ -3,7 +3,8 @@
 The guides are Markdown files in this package (``guides/*.md``, shipped with the wheel, so the
 container image has them too); ``mcb://guides/recipe-schema`` is the full recipe JSON Schema
 (``tools/list`` carries a short form of it); ``mcb://project/context`` is the live answer of
-``project_context``. Prompts are text templates that name the tools and resources to use; their
+``project_context``; ``mcb://guides/oni`` (the oni_* tools in full) is listed, like those tools,
+only when an ONI endpoint is configured. Prompts are text templates that name the tools and resources to use; their
 arguments are strings (MCP prompts take only strings).
 """
 
@@ -49,7 +50,19 @@ GUIDES = [
           "windows by rotation, a wall with arches.", "examples.md"),
     Guide("recipe-schema", "Recipe JSON Schema", "The full JSON Schema (draft 2020-12) of build_prepare's "
           "recipe argument."),
+    # listed (and readable) only with an ONI endpoint, like the oni_* tools (issue 18)
+    Guide("oni", "Oxygen Not Included", "The oni_* tools in full: cells, every state and its answer, "
+          "actions and their arguments, blueprints step by step, a play loop, errors.", "oni.md"),
 ]
+ONI_GUIDES = {"oni"}
+
+
+def _guides() -> list[Guide]:
+    """The guides this bridge serves: the ONI guide only when an ONI endpoint is configured."""
+    from .oni_tools import oni_specs
+
+    oni = bool(oni_specs())
+    return [g for g in GUIDES if oni or g.name not in ONI_GUIDES]
 
 
 @cache
@@ -66,7 +79,7 @@ def list_resources() -> list[types.Resource]:
     out = [types.Resource(uri=g.uri, name=g.name, title=g.title, description=g.description,
                           mime_type="text/markdown" if g.file else "application/schema+json",
                           size=len(guide_text(g.name).encode()))
-           for g in GUIDES]
+           for g in _guides()]
     out.append(types.Resource(uri=PROJECT_CONTEXT_URI, name="project-context", title="Project context",
                               description="The project you build for, live: the same JSON as the "
                                           "project_context tool.",
@@ -80,7 +93,7 @@ async def read_resource(uri: str, project_context: Callable[[], Awaitable[dict[s
         text = json.dumps(await project_context(), ensure_ascii=False, separators=(",", ":"))
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=uri, mime_type="application/json", text=text)])
-    for g in GUIDES:
+    for g in _guides():
         if g.uri == uri:
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=uri, mime_type="text/markdown" if g.file else "application/schema+json",

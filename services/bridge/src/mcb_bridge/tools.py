@@ -116,8 +116,11 @@ def _without_border_bounds(node: Any) -> Any:
     border = node.get("minimum") == _COORD["minimum"] and node.get("maximum") == _COORD["maximum"]
     # string lengths are sanity limits a model never needs to plan around (refusals name them)
     text = node.get("type") == "string"
+    # an enum says the type already
+    typed_enum = isinstance(node.get("enum"), list) and node.get("type") in ("string", "integer")
     return {k: _without_border_bounds(v) for k, v in node.items()
-            if not (border and k in ("minimum", "maximum")) and not (text and k in ("minLength", "maxLength"))}
+            if not (border and k in ("minimum", "maximum")) and not (text and k in ("minLength", "maxLength"))
+            and not (typed_enum and k == "type")}
 
 
 def _vec3(description: str) -> dict[str, Any]:
@@ -176,7 +179,10 @@ def _shared_vec3(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         if not top and {k: v for k, v in node.items() if k != "description"} == _VEC3_BODY:
             found += 1
-            return {"$ref": "#/$defs/vec3", **({"description": node["description"]} if "description" in node else {})}
+            # "inclusive lower/upper corner" is said by the tool's description (boxes [min, max])
+            note = node.get("description", "")
+            keep = note and not note.startswith("inclusive ")
+            return {"$ref": "#/$defs/vec3", **({"description": note} if keep else {})}
         return {k: walk(v, False) for k, v in node.items()}
 
     out = walk(schema, True)
@@ -293,7 +299,7 @@ class ToolSpec:
             annotations=types.ToolAnnotations(
                 read_only_hint=True if self.read_only else None,
                 idempotent_hint=True if self.idempotent and not self.read_only else None,
-            ),
+            ) if self.read_only or self.idempotent else None,  # none when all are the defaults
         )
 
 
@@ -317,8 +323,8 @@ _ERRORS_NOTE = ""
 PROJECT_CONTEXT = """\
 Start here. Returns the project (id, name, build area as an inclusive box, its ground height), \
 the world (id, epoch, version, min_y..max_y, loaded_area in blocks, paused?), limits, every tool \
-(capabilities), the recipe operations, operations that need attention and recent ones. No \
-arguments. Call it first, after resync_required/version_mismatch, and when a build_apply answer \
+(capabilities), the recipe operations, operations that need attention and recent ones. Call \
+it first, after resync_required/version_mismatch, and when a build_apply answer \
 was lost. Guides (MCP resources): mcb://guides/recipes, block-states, coordinates, examples, \
 recipe-schema. """ + ERRORS_SENTENCE
 
@@ -328,8 +334,8 @@ listed as unknown_chunks.
 detail="summary" (up to 2,000,000 positions; use it first): palette of states with counts \
 (top 32), non_air, occupied (at most 32 boxes holding every non-air block), a coarse heightmap.
 detail="blocks": exact states, pages of at most 4096 positions: `legend` (symbol -> state; "." \
-air, " " not in this page), `layers` (one per y; `rows`: one string per z from z_from, one \
-character per x from min.x). With next_cursor, call again with cursor=next_cursor.
+air, " " not in this page), `layers` (one per y; `rows`: a string per z from z_from, a character \
+per x from min.x). Then cursor=next_cursor.
 detail="heightmap": highest non-air y per column every `step` blocks (automatic: at most \
 32x32) as `rows` (per z) of numbers (per x); null = only air, "?" = chunk never generated.\
 """
@@ -348,51 +354,45 @@ translate?; block states turn with it), replace(min,max,from,to: states in the b
 `to` without [properties] keeps the source's), paste(at, asset or part, rotation?). Integers may \
 be expressions over params ("base_y + floors * 4"); blocks may be "$name" from palette \
 (weighted lists pick per position from seed). Absolute coordinates, inclusive boxes, later \
-operations win. Furniture: box.block_entity = {items: [{slot?, id, count?}]} (chests, barrels, \
-furnaces, hoppers, campfires...), {text: {front, back: [up to 4 lines] or {lines, color, glowing}, \
-waxed}} (signs), {patterns: [{pattern, color}]} (banners), {profile: "Name"} (player heads); beds \
-and empty containers need none. Refused with the reason: spawners, command/structure/jigsaw blocks, \
-fluids, gravity blocks or attached blocks (torches, ladders, signs, buttons) without support, \
-overwriting existing block entities. Example: \
+operations win. Furniture: box.block_entity = {items: [{slot?, id, count?}]} (containers), \
+{text: {front, back, waxed}} (signs), {patterns} (banners) or {profile} (heads). Refused with the \
+reason: spawners, command blocks, fluids, unsupported gravity/attached blocks, overwriting block \
+entities (both in mcb://guides/recipes). Example: \
 {"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},\
 "block":"minecraft:stone_bricks","hollow":true}]}. Full schema: mcb://guides/recipe-schema; \
 guide: mcb://guides/recipes, mcb://guides/examples.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
-it holds now; apply stops before writing if one changed. part_id: writes limited to that part.
+it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\
 """
 
 BUILD_APPLY = """\
-Apply a prepared plan: pass plan_id and plan_hash exactly as build_prepare returned them, and \
-a fresh idempotency_key that you choose for this apply (e.g. "tower-roof-1") and keep.
-Returns operation_id and its state (queued/applying/applied/...) with counters. Writing \
-continues after the answer: poll operation_status until the state is applied, conflict, \
-cancelled or failed.
-Each block is written only if it still holds what the plan saw; a block someone changed is \
-reported as a conflict and never overwritten.
-Consent: a plan whose replaced lists player blocks is refused (player_blocks_would_be_replaced, \
-with their positions) unless replace_player_blocks is true; set it only after the player agreed. \
-Same for schematic imports, part regenerations and undos.
-Idempotency: repeating the same call with the same key returns the same operation \
-(replayed=true) and writes nothing twice. If the answer was lost or timed out, repeat it with \
-the SAME key or call operation_status - never invent a new key for the same plan. A new plan \
-needs a new key; reusing a key for another plan is an error.
-stale_snapshot means the plan expired or the world moved on: prepare again. paused/busy/\
+Apply a prepared plan: plan_id and plan_hash exactly as build_prepare returned them, and a \
+new idempotency_key you choose (e.g. "tower-roof-1").
+Returns operation_id, its state and counters; writing goes on after the answer: poll \
+operation_status until applied, conflict, cancelled or failed.
+A block is written only if it still holds what the plan saw; one someone changed is a conflict, \
+never overwritten.
+Consent: a plan whose replaced lists player blocks (also imports, regenerations, undos) is \
+refused (player_blocks_would_be_replaced, with positions) unless replace_player_blocks is true: \
+set it only after the player agreed.
+Idempotency: the same call with the same key returns the same operation (replayed=true), \
+writing nothing twice. Answer lost or timed out: repeat with the SAME key or call \
+operation_status. A new plan needs a new key; a key reused for another plan is an error.
+stale_snapshot: the plan expired or the world moved on, prepare again. paused/busy/\
 recovery_required: wait or tell the user. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
-State of an operation from build_apply (queued, applying, applied, conflict, cancelled, failed, \
-recovery_required), counters planned/written/already/conflicts, batches done/total, samples of \
-conflicts (position, expected, current, desired, source, part) and written positions, any error. \
-Cancelled or failed operations may have written some blocks. Poll every second or two while \
+State of a build_apply operation (queued, applying, applied, conflict, cancelled, failed, \
+recovery_required), counters, batches, samples of conflicts and written positions, any error. \
+Cancelled or failed ones may have written some blocks. Poll every second or two while \
 queued/applying.\
 """
 
 
 OPERATION_CANCEL = """\
-Stop an operation: no new batch starts after this call (the flag is read before every \
-batch). Blocks already written stay written and journaled; the answer has the same shape as \
-operation_status, with the counts written so far. """ + _ERRORS_NOTE
+Stop an operation: no new batch starts after this call. Blocks already written stay written \
+and journaled; the answer is shaped like operation_status's. """ + _ERRORS_NOTE
 
 OPERATION_UNDO_PREPARE = """\
 Prepare the undo of a finished operation as an ordinary plan (apply it with build_apply and a \
@@ -412,14 +412,13 @@ was defined by someone else (by source; complete=false when observation was inte
 """ + _ERRORS_NOTE
 
 REGION_CHANGES = """\
-Block changes observed in a region since a cursor. For the whole range since the cursor: \
-changes, by_source (player, environment, ours), bounding_box, affected_parts. Then a page of \
-events: player edits first, then environment, then ours (each oldest first), at most max_bytes \
-(default 4096) of JSON and limit events; remaining > 0: call again with next_cursor. source \
-filters: player, environment, ours, foreign (player + environment). Start with an empty \
-since_cursor. resync_required: history was lost (host restart, trimmed log, new world/epoch): \
-read a fresh region_inspect summary, start again with an empty cursor. Changes that emit no \
-event are not listed; region_inspect shows them. """ + _ERRORS_NOTE
+Block changes observed in a region (inclusive box [min, max]) since a cursor. For the whole \
+range since the cursor: changes, by_source (player, environment, ours), bounding_box, \
+affected_parts. Then a page of events: player edits first, then environment, then ours (each \
+oldest first), at most max_bytes of JSON and limit events; remaining > 0: call again with \
+next_cursor. Start with an empty since_cursor. resync_required: history was lost (host \
+restart, trimmed log, new world/epoch): read a fresh region_inspect summary, start again with \
+an empty cursor. Changes that emit no event are not listed; region_inspect shows them. """ + _ERRORS_NOTE
 
 
 def safe_write_specs() -> list[ToolSpec]:
@@ -448,29 +447,25 @@ def safe_write_specs() -> list[ToolSpec]:
 
 
 ASSET_LIST = """\
-List the schematic library (.schem files, and read-only vanilla structure .nbt files), 20 per \
-page (cursor=next_cursor for more); query: part of the asset id. Each asset: asset_id (for \
-schematic_import_prepare and paste), name, width, height, length, block_count (non-air), \
-data_version, offset {x,y,z} (the corner relative to its anchor), sha256, bytes, format, \
-read_only; an unusable file has valid=false and its reason.\
+List the schematic library (.schem, and read-only vanilla structure .nbt), 20 per page \
+(cursor=next_cursor); query: part of the asset id. Each asset: asset_id (for \
+schematic_import_prepare and paste), sizes, block_count, offset (its corner relative to its \
+anchor), format, read_only; an unusable file has valid=false and its reason.\
 """
 
 SCHEMATIC_EXPORT = """\
 Save an inclusive box [min, max] of the world, air included, as a new Sponge v3 .schem in the \
 library (within the project area and the plan limit). origin (default min) is the anchor: \
-importing at target T puts origin's block at T. name (letters, digits, _ and -) becomes the \
-asset_id; an existing name is refused. Entities are never saved; a box with block entities is \
-refused with their list. Returns the asset's metadata.\
+importing at target T puts origin's block at T. name becomes the asset_id; an existing name is \
+refused. Entities are never saved; a box with block entities is refused with their list.\
 """
 
 SCHEMATIC_IMPORT_PREPARE = """\
 Prepare placing a library schematic as an ordinary plan (apply with build_apply). target: where \
-its anchor goes (its stored offset is honoured); rotation 0/90/180/270 clockwise from above \
-about target (block states turn with it). Its air replaces what stands there (see replaced; \
-player blocks need build_apply's replace_player_blocks). \
-Refused with reasons: entities, block entities (unless allow_drop_block_entities: they are left \
-out and listed in left_out), biomes, unknown blocks, a newer Minecraft version, over the plan \
-limit, outside the project area.\
+its anchor goes (stored offset honoured); rotation clockwise from above about target (block \
+states turn). Its air replaces what stands there (see replaced). Refused with reasons: \
+entities, block entities (unless allow_drop_block_entities: then listed in left_out), biomes, \
+unknown blocks, a newer Minecraft version, over the plan limit, outside the project area.\
 """
 
 
@@ -506,15 +501,15 @@ Saved cameras of the project (camera_id, name, pose) and the worker's state: wor
 """
 
 CAMERA_CAPTURE = """\
-Take a real picture of the world: an image plus metadata. Give one of: camera_id (saved); \
-pose {x,y,z (feet), yaw, pitch, fov? (vertical, default 70)} - yaw 0 looks south (+z), 90 west, \
-180 north, 270 east, pitch 90 down; region alone - an automatic view by `view`: entrance (from \
-outside its door), opposite, diagonal (default), top, side; or capture_id to poll. region with a \
-pose limits what is drawn. width/height (16-3840 x 16-2160, default 1280x720) and format apply \
-to every kind. after_operation_id: wait for that operation first.
-Answer: status "completed" with the image, or "pending" with capture_id (call again in a second \
-or two). stale=true: blocks changed while drawing (capture again). capture_not_ready: the scene \
-could not be read in time; camera_unavailable: no driver or link down. Use pictures sparingly.\
+A real picture of the world plus metadata. Give one of: camera_id (saved); pose {x,y,z (feet), \
+yaw, pitch, fov? (vertical, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
+pitch 90 down; region alone: an automatic `view`: entrance (from outside its door), opposite, \
+diagonal (default), top, side; or capture_id to poll. region with a pose limits what is drawn. \
+width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
+for it first.
+Answer: status "completed" with the image, or "pending" with capture_id (call again in a \
+second). stale=true: blocks changed while drawing. capture_not_ready: scene not read in time; \
+camera_unavailable: no driver or link down. Use pictures sparingly.\
 """
 
 
@@ -615,8 +610,8 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             },
             "part_id": _id("restrict writes to the exact mask of this part"),
             "regenerate_part_id": _id(
-                "regenerate this part by a three-way merge: manual edits where the design is unchanged "
-                "survive, untouched blocks take the new design, blocks changed by both are conflicts"),
+                "regenerate this part by three-way merge: manual edits survive where the design is "
+                "unchanged; changed by both = conflict"),
         },
         ["recipe"],
     )

@@ -245,7 +245,8 @@ def stack() -> Iterator[Stack]:
             raise
         finally:
             print("compose timings (s):", json.dumps(s.timings))
-            compose.stop(down=True)
+            # with the chat profile, so its container and its `chat` volume go too
+            s.run("--profile", "chat", "down", "--volumes", "--remove-orphans", check=False, timeout=300)
 
 
 # ----------------------------------------------------------------------------- 1. health

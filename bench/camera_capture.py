@@ -83,6 +83,29 @@ def scene_blocks() -> list[dict]:
             put(x, 63, 24 + i, f"minecraft:{c}_wool")
     for x in range(-30, 30, 3):
         put(x, 64, -28, "minecraft:poppy")
+    # shaped blocks (issue 17): a fence with gates, a stair-stepped wall, a glass-pane wall,
+    # a cobblestone wall, torches, carpets, slabs and a meadow of plants
+    for x in range(-30, 30):
+        gate = x % 10 == 0
+        put(x, 64, -31, "minecraft:oak_fence_gate[facing=north,open=false,in_wall=false,powered=false]" if gate else
+            "minecraft:oak_fence[east=true,north=false,south=false,west=true,waterlogged=false]")
+        put(x, 64, 30, "minecraft:cobblestone_wall[up=%s,east=low,north=none,south=none,west=low,waterlogged=false]"
+            % ("true" if x % 8 == 0 else "false"))
+    for i in range(8):
+        for x in range(22, 30):
+            put(x, 64 + i, 10 + i, "minecraft:stone_brick_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]")
+    for y in range(64, 68):
+        for z in range(-8, 8):
+            put(-30, y, z, "minecraft:glass_pane[east=false,north=true,south=true,west=false,waterlogged=false]")
+    for x in range(-9, 2, 2):
+        put(x, 66, 3, "minecraft:wall_torch[facing=south]")
+        put(x, 64, 4, "minecraft:red_carpet")
+        put(x + 1, 64, 4, "minecraft:oak_slab[type=bottom,waterlogged=false]")
+    flowers = ("minecraft:short_grass", "minecraft:dandelion", "minecraft:poppy", "minecraft:fern", "minecraft:cornflower")
+    for x in range(-12, 8):
+        for z in range(-30, -20):
+            if (x * 7 + z * 3) % 4 == 0:
+                put(x, 64, z, flowers[(x + z) % len(flowers)])
     return b
 
 

@@ -17,6 +17,14 @@ public interface CameraPlatform {
     void applyPose(Pose pose, boolean hideHud) throws CaptureFailure;
 
     /**
+     * The sections the capture will wait for (called after {@link #applyPose}); a client may use
+     * it to ask for or prioritise them. The Fabric client ignores it: the server sends what the
+     * camera account sees.
+     */
+    default void expect(java.util.Set<SectionKey> sections) {
+    }
+
+    /**
      * The revision at which this client holds the section's blocks, or -1 when the section is
      * not received and built yet.
      */

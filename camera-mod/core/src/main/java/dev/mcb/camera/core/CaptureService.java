@@ -36,6 +36,7 @@ public final class CaptureService {
         pose.validate(areas);
         progress.stage("moving");
         platform.applyPose(pose, job.hideHud());
+        platform.expect(job.sections().keySet());
         progress.stage("loading_chunks");
         Readiness.Report ready = Readiness.await(platform, job, clockMs);
         progress.stage("stabilising");

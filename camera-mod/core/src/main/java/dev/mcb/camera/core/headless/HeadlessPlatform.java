@@ -8,6 +8,7 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -24,6 +25,7 @@ public final class HeadlessPlatform implements CameraPlatform {
     private final long frameMs;
     private final LongSupplier clockMs;
     private final Map<SectionKey, long[]> held = new HashMap<>(); // key -> {revision, fetchedAtMs}
+    private Set<SectionKey> expected = Set.of();
     private volatile Pose pose;
     private volatile long poseAtMs;
 
@@ -62,19 +64,49 @@ public final class HeadlessPlatform implements CameraPlatform {
         }
         long[] h = held.get(key);
         if (h == null || now - h[1] >= 50) {
-            long rev;
+            // "receive" the view's whole layer at once: one request, like a batch of chunk packets
+            Map<SectionKey, Long> got = null;
             try {
-                rev = world.revision(key);
+                int[] b = bounds(key);
+                got = world.layer(b[0], b[1], b[2], b[3], key.sy());
+                if (got == null && (b[0] != b[2] || b[1] != b[3])) { // part of it does not exist: this one alone
+                    got = world.layer(key.cx(), key.cz(), key.cx(), key.cz(), key.sy());
+                }
             } catch (IOException | RuntimeException e) {
-                rev = -1;
+                got = null;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                rev = -1;
             }
-            h = new long[] {rev < 0 ? -1 : rev - lagRevisions, now};
-            held.put(key, h);
+            if (got == null) {
+                h = new long[] {-1, now};
+                held.put(key, h);
+            } else {
+                for (Map.Entry<SectionKey, Long> e : got.entrySet()) {
+                    held.put(e.getKey(), new long[] {e.getValue() - lagRevisions, now});
+                }
+                h = held.get(key);
+            }
         }
         return h[0];
+    }
+
+    @Override
+    public synchronized void expect(Set<SectionKey> sections) {
+        expected = Set.copyOf(sections);
+    }
+
+    /** The chunk square of the expected sections (the view), or the section alone: cx0, cz0, cx1, cz1. */
+    private int[] bounds(SectionKey key) {
+        int[] b = {key.cx(), key.cz(), key.cx(), key.cz()};
+        if (expected.contains(key)) {
+            for (SectionKey k : expected) {
+                b[0] = Math.min(b[0], k.cx());
+                b[1] = Math.min(b[1], k.cz());
+                b[2] = Math.max(b[2], k.cx());
+                b[3] = Math.max(b[3], k.cz());
+            }
+        }
+        return b;
     }
 
     @Override

@@ -120,3 +120,18 @@ def test_redaction_filter_hides_the_token() -> None:
     rec = logging.LogRecord("x", logging.INFO, __file__, 1, "token is %s", (TOKEN,), None)
     RedactSecrets([TOKEN]).filter(rec)
     assert TOKEN not in rec.getMessage() and "***" in rec.getMessage()
+
+
+def test_capture_meta_is_snake_case_itself():
+    """camera_capture sends capture_meta's document as it is (no second snake_keys pass)."""
+
+    class Resp:
+        status, capture_id = "completed", "cap_1"
+        metadata_json = json.dumps({"captureId": "cap_1", "afterOperationId": "op_1", "mimeType": "image/png",
+                                    "pose": {"x": 1, "fovDegrees": 70}, "changedSectionCount": 2, "stale": True,
+                                    "sections": [{"sectionY": 4}], "region": {"min": {"x": 0}}})
+
+    meta = render.capture_meta(Resp())
+    assert meta == render.snake_keys(meta)
+    assert meta["after_operation_id"] == "op_1" and meta["pose"]["fov_degrees"] == 70
+    assert meta["sections"] == [{"section_y": 4}] and "next" in meta

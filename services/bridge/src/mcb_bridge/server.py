@@ -283,7 +283,7 @@ class Bridge:
 
     async def _camera_capture(self, args: dict[str, Any]) -> dict[str, Any] | types.CallToolResult:
         resp = await self.camera.capture(args)
-        payload = render.snake_keys(render.capture_meta(resp))
+        payload = render.capture_meta(resp)  # snake_case already
         if resp.status != "completed" or not resp.image:
             return payload
         # the picture as MCP image content (never base64 inside a text block) + metadata text

@@ -170,6 +170,8 @@ def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31")
         "MCB_BIND_HOST": "127.0.0.1",
         "MCB_ALLOW_LOCAL_AUTOMATION": "1" if automation else "0",
         **{f"MCB_{p.upper()}_TOKEN": "" for p in ("service", "admin", "automation", "agent")},
+        # a simulated spectator camera account (testhost SimulatedCamera; test_camera_account_pose.py)
+        "MCB_CAMERA_ACCOUNT": "mcb-camera", "MCB_CAMERA_AREAS": "-64,-64,-64,63,320,63",
     }
     url = f"http://127.0.0.1:{port}"
     state: dict = {"secrets_dir": secrets_dir}

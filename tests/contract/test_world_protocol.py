@@ -303,8 +303,8 @@ def test_envelope_errors(world_host):
     c.err("no_such_method", {}, 404, "not_found")
     e = c.err("region_read", {"min": v(0, 0, 0), "max": v(0, 0, 0), "colour": "red"}, 400, "invalid_request")
     assert "colour" in e["message"]
-    e = c.err("camera_account_pose", {"account": "cam"}, 400, "invalid_request")
-    assert "not implemented" in e["message"] or "not available" in e["message"]
+    e = c.err("camera_account_pose", {"x": "north"}, 400, "invalid_request")  # params parse first
+    assert "camera_account_pose" in e["message"] and "north" in e["message"]
     r = c.raw(None, content=b'{"method":"world_info","pad":"' + b"x" * (9 * 1024 * 1024) + b'"}')
     assert r.status_code == 413 and r.json()["error"]["code"] == "budget_exceeded"
     r = c.raw({"method": "world_info", "requestId": "abc-1"})

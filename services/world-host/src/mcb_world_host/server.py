@@ -55,6 +55,15 @@ def _parse_error_message(exc: Exception, method: str) -> str:
     return f"{method}: invalid params: {text}"
 
 
+def _no_camera_account(_params: Any) -> Any:
+    """camera_account_pose: the embedded host has no game server, so no players and no camera
+    account to move; the built-in renderer (the default camera driver) needs none."""
+    raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
+                   "the embedded world host has no players, so no camera account to move; use the built-in "
+                   "renderer (MCB_CAMERA_DRIVER=builtin), or a Paper server with camera.account set",
+                   details={"reason": "no_camera_account"})
+
+
 def create_app(host: Host, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="mcb world host", docs_url=None, redoc_url=None, openapi_url=None)
     methods = method_table()
@@ -73,6 +82,7 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         "chat_poll": host.chat_poll,
         "chat_reply": host.chat_reply,
         "player_context": host.player_context,
+        "camera_account_pose": _no_camera_account,
     }
 
     @app.get("/health")

@@ -16,6 +16,8 @@ import dev.mcb.proto.world.v1.BatchApplyResult;
 import dev.mcb.proto.world.v1.BlockEvent;
 import dev.mcb.proto.world.v1.BlocksGetParams;
 import dev.mcb.proto.world.v1.BlocksGetResult;
+import dev.mcb.proto.world.v1.CameraAccountPoseParams;
+import dev.mcb.proto.world.v1.CameraAccountPoseResult;
 import dev.mcb.proto.world.v1.ChatMessage;
 import dev.mcb.proto.world.v1.ChunksExistParams;
 import dev.mcb.proto.world.v1.ChunksExistResult;
@@ -72,6 +74,7 @@ public final class WorldHostCore {
     private final Players players;
     private final String instance;
     private volatile String serverVersion = "";
+    private volatile CameraAccount camera = new CameraAccount(CameraAccount.Settings.NONE, null, System::currentTimeMillis);
     private final EventLog events;
     private final SectionRevisions revisions;
     private final HostState state; // null: nothing survives a restart
@@ -147,6 +150,7 @@ public final class WorldHostCore {
         handlers.put("chat_poll", m -> chatPoll((ChatPollParams) m));
         handlers.put("chat_reply", m -> chatReply((ChatReplyParams) m));
         handlers.put("player_context", m -> playerContext((PlayerContextParams) m));
+        handlers.put("camera_account_pose", m -> cameraAccountPose((CameraAccountPoseParams) m));
     }
 
     public HostConfig config() {
@@ -194,6 +198,7 @@ public final class WorldHostCore {
             case "ChatPollParams" -> ChatPollParams.newBuilder();
             case "ChatReplyParams" -> ChatReplyParams.newBuilder();
             case "PlayerContextParams" -> PlayerContextParams.newBuilder();
+            case "CameraAccountPoseParams" -> CameraAccountPoseParams.newBuilder();
             default -> null;
         };
     }
@@ -230,6 +235,9 @@ public final class WorldHostCore {
         }
         if (state != null) {
             caps.add("durable_state");
+        }
+        if (camera.configured()) {
+            caps.add("camera_account_pose");
         }
         WorldInfo.Builder b = WorldInfo.newBuilder().setWorldUuid(d.worldUuid()).setWorldName(d.worldName())
                 .setEpoch(d.epoch()).setDataVersion(d.dataVersion()).setMinecraftVersion(d.minecraftVersion())
@@ -633,19 +641,14 @@ public final class WorldHostCore {
         return onServer(() -> players.find(playerId));
     }
 
-    /** Move the named camera account; {@code camera_unavailable} when it is not online. */
-    public void cameraAccountPose(String account, double x, double y, double z, float yaw, float pitch) {
-        if (account == null || account.isBlank()) {
-            throw McbException.invalid("camera_account_pose needs the camera account's name");
-        }
-        if (!Double.isFinite(x) || !Double.isFinite(y) || !Double.isFinite(z) || pitch < -90 || pitch > 90) {
-            throw McbException.invalid("pose needs finite x,y,z and pitch in -90..90");
-        }
-        boolean ok = onServer(() -> players.poseCamera(account, x, y, z, yaw, pitch));
-        if (!ok) {
-            throw new McbException(ErrorCode.CAMERA_UNAVAILABLE, "camera account " + account + " is not online; "
-                    + "start the camera client first");
-        }
+    /** The camera account (issue 17), set by the adapter from its configuration before the server starts. */
+    public void cameraAccount(CameraAccount c) {
+        this.camera = c;
+    }
+
+    /** {@code camera_account_pose}: rules in {@link CameraAccount}; the game calls on the server thread. */
+    public CameraAccountPoseResult cameraAccountPose(CameraAccountPoseParams p) {
+        return camera.pose(p, world.describe().worldName(), this::onServer);
     }
 
     static JsonArray xyz(int x, int y, int z) {

@@ -112,7 +112,9 @@ class RpcServerTest {
         assertEquals(400, r.statusCode());
         assertTrue(r.body().contains("colour"), r.body());
         r = call("svc-token", "{\"method\":\"camera_account_pose\",\"params\":{}}");
-        assertTrue(r.body().contains("not implemented"), r.body());
+        assertEquals(503, r.statusCode(), r.body()); // this core has no camera account configured
+        assertEquals("camera_unavailable", code(r));
+        assertTrue(r.body().contains("no_camera_account"), r.body());
         r = call("svc-token", "{\"method\":\"world_info\",\"pad\":\"" + "x".repeat(9 * 1024 * 1024) + "\"}");
         assertEquals(413, r.statusCode());
         assertEquals("budget_exceeded", code(r));

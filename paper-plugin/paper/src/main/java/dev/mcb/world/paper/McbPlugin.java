@@ -1,5 +1,6 @@
 package dev.mcb.world.paper;
 
+import dev.mcb.world.core.CameraAccount;
 import dev.mcb.world.core.HostConfig;
 import dev.mcb.world.core.HostState;
 import dev.mcb.world.core.MethodTable;
@@ -75,6 +76,7 @@ public class McbPlugin extends JavaPlugin {
             }
         });
         core.chat().projectId(c.getString("project", "default"));
+        core.cameraAccount(cameraAccount(c, world));
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
         try {
@@ -103,6 +105,25 @@ public class McbPlugin extends JavaPlugin {
                 + (automation ? " (local automation ON)" : ""));
         getLogger().info("point the stack at this server: mcb up --world-host " + url + " --world-host-token-file "
                 + tokenDir.toAbsolutePath().resolve("service.token"));
+    }
+
+    /** config.yml {@code camera:} (issue 17); a malformed area is logged and left out. */
+    private CameraAccount cameraAccount(FileConfiguration c, World world) {
+        java.util.List<CameraAccount.Area> areas = new java.util.ArrayList<>();
+        for (String a : c.getStringList("camera.areas")) {
+            try {
+                areas.add(CameraAccount.Area.parse(a));
+            } catch (IllegalArgumentException e) {
+                getLogger().warning("camera.areas: ignoring '" + a + "': " + e.getMessage());
+            }
+        }
+        String account = c.getString("camera.account", "");
+        if (account != null && !account.isBlank()) {
+            getLogger().info("camera account " + account + ": " + areas.size() + " allowed area(s)");
+        }
+        return new CameraAccount(new CameraAccount.Settings(account, world.getName(), areas,
+                Math.max(0, c.getLong("camera.chunk-wait-ms", 10_000))),
+                new PaperCameraAccount(world, c.getInt("camera.chunk-radius", 4)), System::currentTimeMillis);
     }
 
     /** The core of the last successful enable (tests: executor stats, event log); null before. */

@@ -43,15 +43,6 @@ final class PaperPlayers implements Players, ChatSink {
     }
 
     @Override
-    public boolean poseCamera(String account, double x, double y, double z, float yaw, float pitch) {
-        Player p = Bukkit.getPlayerExact(account);
-        if (p == null) {
-            return false;
-        }
-        return p.teleport(new Location(world, x, y, z, yaw, pitch));
-    }
-
-    @Override
     public void tell(String playerId, String text) {
         tell(playerId, ChatLine.info(text));
     }

@@ -95,6 +95,10 @@ public final class Main {
             });
         }
         core.chat().projectId(env.getOrDefault("MCB_PROJECT_ID", "default"));
+        String camera = env.getOrDefault("MCB_CAMERA_ACCOUNT", "");
+        if (!camera.isBlank()) { // a simulated spectator camera account (SimulatedCamera)
+            core.cameraAccount(SimulatedCamera.account(camera, env.getOrDefault("MCB_CAMERA_AREAS", ""), 2_000));
+        }
         RpcServer server = new RpcServer(core, Tokens.load(secrets, env), MethodTable.load());
         scheduler.start();
         server.start();

@@ -197,18 +197,24 @@ class Sources:
         try:
             beat = await self.redis.get(CAMERA_HEARTBEAT)
             out["heartbeat"] = json.loads(beat) if beat else None
+            # every record (they live a week), read in pipelined batches; the newest MAX_CAPTURES
+            # kept (SCAN's order is arbitrary: stopping at MAX_CAPTURES keys kept arbitrary ones)
+            keys = [key async for key in self.redis.scan_iter(match=f"{CAPTURE_RECORD}*", count=500)]
             caps = []
-            async for key in self.redis.scan_iter(match=f"{CAPTURE_RECORD}*", count=500):
-                rec = await self.redis.hgetall(key)
-                job = json.loads(rec.get("job") or "{}")
-                caps.append({"capture_id": key[len(CAPTURE_RECORD):], "status": rec.get("status", ""),
-                             "stage": rec.get("stage", ""), "project_id": rec.get("project_id", ""),
-                             "created_ms": int(rec.get("created_ms") or 0),
-                             "after_operation_id": job.get("after_operation_id") or "",
-                             "error": rec.get("error", "")})
-                if len(caps) >= MAX_CAPTURES:
-                    break
-            out["captures"] = sorted(caps, key=lambda c: -c["created_ms"])
+            for i in range(0, len(keys), 500):
+                pipe = self.redis.pipeline(transaction=False)
+                for key in keys[i:i + 500]:
+                    pipe.hgetall(key)
+                for key, rec in zip(keys[i:i + 500], await pipe.execute(), strict=True):
+                    if not rec:
+                        continue  # expired between the scan and the read
+                    job = json.loads(rec.get("job") or "{}")
+                    caps.append({"capture_id": key[len(CAPTURE_RECORD):], "status": rec.get("status", ""),
+                                 "stage": rec.get("stage", ""), "project_id": rec.get("project_id", ""),
+                                 "created_ms": int(rec.get("created_ms") or 0),
+                                 "after_operation_id": job.get("after_operation_id") or "",
+                                 "error": rec.get("error", "")})
+            out["captures"] = sorted(caps, key=lambda c: -c["created_ms"])[:MAX_CAPTURES]
         except (RedisError, OSError, ValueError) as exc:
             self._remember("redis", f"camera records unreadable: {exc.__class__.__name__}")
         return out

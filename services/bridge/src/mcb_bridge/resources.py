@@ -157,8 +157,9 @@ PROMPTS = [
         "2. Plan furniture from ordinary blocks (stairs and slabs as seats and tables, trapdoors, "
         "carpets, lanterns, beds with both halves, bookshelves); keep the door's swing and the path "
         "from it free. Facing and two-part rules: mcb://guides/block-states.\n"
-        "3. build_prepare with dependencies on the walls you rely on; read warnings (block entities "
-        "such as chests may be refused — the error says which). build_apply, poll operation_status.\n"
+        "3. build_prepare with dependencies on the walls you rely on; a chest, barrel, sign, banner or "
+        "head may carry its contents (a box's block_entity field: mcb://guides/recipes); spawners and command "
+        "blocks are refused — the error says which. Read warnings; build_apply, poll operation_status.\n"
         "4. Check with region_inspect or one camera_capture."),
     PromptSpec(
         "undo_safely", "Undo safely",

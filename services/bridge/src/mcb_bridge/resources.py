@@ -38,6 +38,10 @@ class Guide:
     def uri(self) -> str:
         return GUIDE_PREFIX + self.name
 
+    @property
+    def mime_type(self) -> str:
+        return "text/markdown" if self.file else "application/schema+json"
+
 
 GUIDES = [
     Guide("recipes", "Recipe guide", "How to write a recipe for build_prepare: operations, expressions, "
@@ -77,8 +81,7 @@ def guide_text(name: str) -> str:
 
 def list_resources() -> list[types.Resource]:
     out = [types.Resource(uri=g.uri, name=g.name, title=g.title, description=g.description,
-                          mime_type="text/markdown" if g.file else "application/schema+json",
-                          size=len(guide_text(g.name).encode()))
+                          mime_type=g.mime_type, size=len(guide_text(g.name).encode()))
            for g in _guides()]
     out.append(types.Resource(uri=PROJECT_CONTEXT_URI, name="project-context", title="Project context",
                               description="The project you build for, live: the same JSON as the "
@@ -96,8 +99,7 @@ async def read_resource(uri: str, project_context: Callable[[], Awaitable[dict[s
     for g in _guides():
         if g.uri == uri:
             return types.ReadResourceResult(contents=[types.TextResourceContents(
-                uri=uri, mime_type="text/markdown" if g.file else "application/schema+json",
-                text=guide_text(g.name))])
+                uri=uri, mime_type=g.mime_type, text=guide_text(g.name))])
     known = ", ".join(r.uri for r in list_resources())
     raise McbError(ErrorCode.NOT_FOUND, f"no resource {uri!r}; resources: {known}", details={"uri": uri})
 

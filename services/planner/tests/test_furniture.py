@@ -93,3 +93,11 @@ def test_data_survives_rotation_and_pasting_a_part_and_leaves_persist():
     assert states([box("oak_leaves"), box("birch_leaves[persistent=false,distance=1]", x=1)]) == [
         "minecraft:birch_leaves[distance=1,persistent=true,waterlogged=false]",
         "minecraft:oak_leaves[distance=7,persistent=true,waterlogged=false]"]
+
+
+def test_inline_data_that_is_not_json_is_an_invalid_request():
+    with pytest.raises(McbError) as ei:
+        states([box("chest{not json")])
+    assert ei.value.code == "invalid_request" and "not JSON" in ei.value.message
+    assert states([box("chest", {"items": [{"id": "bread", "count": 2.0, "slot": 1.0}]})]) == [
+        CHEST + '{"items":[{"count":2,"id":"minecraft:bread","slot":1}]}']

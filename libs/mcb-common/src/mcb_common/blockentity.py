@@ -151,6 +151,8 @@ def _obj(v: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _int(v: Any, path: str, lo: int, hi: int) -> int:
+    if isinstance(v, float) and v.is_integer():  # JSON 3.0 is the integer 3
+        v = int(v)
     if isinstance(v, bool) or not isinstance(v, int):
         raise _bad(path, f"must be an integer {lo}..{hi}, got {_kind_name(v)}")
     if not lo <= v <= hi:

@@ -60,7 +60,12 @@ def canonical(registry: Registry, text: str, path: str) -> str:
                        details={"path": where})
     import json
 
-    data = be.normalise(be_id, name, json.loads(data_text), where, registry.version)
+    try:
+        raw = json.loads(data_text)
+    except ValueError as e:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: the block-entity data after the state is not JSON ({e}); "
+                                                  "use the box's block_entity field", details={"path": path}) from None
+    data = be.normalise(be_id, name, raw, where, registry.version)
     return be.join(state, data)
 
 

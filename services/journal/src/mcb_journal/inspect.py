@@ -20,18 +20,19 @@ unknown without any read — and only the existing chunks are read, as few ``reg
 their layout allows (runs of existing chunks in a row, merged across rows). Hosts without the
 capability (and a chunk that vanished meanwhile) fall back to splitting: a box the host answers
 ``not_found`` for is split at chunk borders (halving the longer side) and the halves are read
-again. Pure Python over the host's uint16 indices: slices and sets do the per-block work in C.
+again. numpy over the host's uint16 indices does the per-block work (``Scan.add``); Python loops
+only over chunk columns and sampled columns.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 import weakref
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
@@ -40,7 +41,6 @@ from mcb_rpc.worldclient import WorldClient
 
 from .worldread import read_region
 
-_LITTLE = sys.byteorder == "little"
 PALETTE_MAX = 32
 OCCUPIED_MAX = 32
 SUMMARY_GRID = 16
@@ -69,73 +69,57 @@ class Scan:
     unknown: list[tuple[int, int]] = field(default_factory=list)
     unknown_positions: int = 0
 
-    def add(self, sub: Box, palette: list[str], idx: array) -> None:
-        sx, sz = sub.size.x, sub.size.z
-        air = [s.split("[", 1)[0] in AIR_NAMES for s in palette]
-        raw = idx.tobytes() if idx.itemsize == 2 else array("H", idx).tobytes()
-        if len(palette) <= 256:
-            low = raw[0::2] if _LITTLE else raw[1::2]
-            for i, st in enumerate(palette):
-                n = low.count(i.to_bytes(1, "little"))
-                if n:
-                    self.counts[st] += n
-            mask = low.translate(bytes((0 if i < len(air) and air[i] else 1) for i in range(256)))
-        else:  # rare: more than 256 distinct states in one read
-            for i, n in Counter(idx).items():
-                self.counts[palette[i]] += n
-            mask = bytes(0 if air[i] else 1 for i in idx)
-        if b"\x01" not in mask:
+    def add(self, sub: Box, palette: list[str], idx: array | np.ndarray) -> None:
+        """Count the states of one read of ``sub`` (uint16 palette indices, YZX order) and fold
+        its non-air blocks into the chunk columns' boxes and the sampled heights. numpy does the
+        per-block work: one bincount, one air lookup, then per chunk column and per sampled
+        column only reductions over the non-air mask."""
+        sx, sy, sz = sub.size.x, sub.size.y, sub.size.z
+        ids = np.frombuffer(idx, dtype=np.uint16) if not isinstance(idx, np.ndarray) else idx.reshape(-1)
+        counts = np.bincount(ids, minlength=len(palette))
+        if ids.size != sx * sy * sz or counts.size > len(palette):
+            raise McbError(ErrorCode.UNAVAILABLE, f"the world host's region_read answer for {sub} is malformed "
+                           f"({ids.size} indices for {sx * sy * sz} positions, {counts.size} needed for "
+                           f"{len(palette)} palette states)", details={"method": "region_read"})
+        for i in np.flatnonzero(counts).tolist():
+            self.counts[palette[i]] += int(counts[i])
+        solid = np.fromiter((s.split("[", 1)[0] not in AIR_NAMES for s in palette), dtype=bool, count=len(palette))
+        if not solid[counts > 0].any():
             return
+        mask = solid[ids].reshape(sy, sz, sx)
         b, step = self.box, self.step
-        layer = sx * sz
-        # chunk segments of a row: (offset in row, end, cx)
-        segs = []
-        x = sub.min.x
-        while x <= sub.max.x:
-            end = min(sub.max.x, (x | 15))
-            segs.append((x - sub.min.x, end - sub.min.x + 1, x >> 4))
-            x = end + 1
+        top_any = mask.any(axis=0)  # (sz, sx): columns with a non-air block
+        # highest non-air layer of every column (valid where top_any)
+        top = (sy - 1) - np.argmax(mask[::-1], axis=0)
+        # chunk columns: bounding box of their non-air blocks
+        mx, mz, my = sub.min.x, sub.min.z, sub.min.y
         cols = self.columns
-        for yi in range(sub.size.y):
-            base = yi * layer
-            if mask.find(b"\x01", base, base + layer) < 0:
-                continue
-            y = sub.min.y + yi
-            for zi in range(sz):
-                r0 = base + zi * sx
-                if mask.find(b"\x01", r0, r0 + sx) < 0:
+        for cz in range(mz >> 4, (sub.max.z >> 4) + 1):
+            za, zb = max(mz, cz * 16) - mz, min(sub.max.z, cz * 16 + 15) - mz + 1
+            for cx in range(mx >> 4, (sub.max.x >> 4) + 1):
+                xa, xb = max(mx, cx * 16) - mx, min(sub.max.x, cx * 16 + 15) - mx + 1
+                plan = top_any[za:zb, xa:xb]
+                if not plan.any():
                     continue
-                z = sub.min.z + zi
-                cz = z >> 4
-                for a, e, cx in segs:
-                    first = mask.find(b"\x01", r0 + a, r0 + e)
-                    if first < 0:
-                        continue
-                    last = mask.rfind(b"\x01", r0 + a, r0 + e)
-                    x0, x1 = sub.min.x + first - r0, sub.min.x + last - r0
-                    c = cols.get((cx, cz))
-                    if c is None:
-                        cols[(cx, cz)] = [x0, y, z, x1, y, z]
-                    else:
-                        if x0 < c[0]:
-                            c[0] = x0
-                        if x1 > c[3]:
-                            c[3] = x1
-                        if z < c[2]:
-                            c[2] = z
-                        if z > c[5]:
-                            c[5] = z
-                        c[4] = y  # layers ascend: y is the new maximum
-        # heightmap: each sampled column is one strided slice of the mask
-        x_first = sub.min.x + (-(sub.min.x - b.min.x)) % step
-        z_first = sub.min.z + (-(sub.min.z - b.min.z)) % step
+                zs = np.flatnonzero(plan.any(axis=1))
+                xs = np.flatnonzero(plan.any(axis=0))
+                ys = np.flatnonzero(mask[:, za:zb, xa:xb].any(axis=(1, 2)))
+                found = [mx + xa + int(xs[0]), my + int(ys[0]), mz + za + int(zs[0]),
+                         mx + xa + int(xs[-1]), my + int(ys[-1]), mz + za + int(zs[-1])]
+                c = cols.get((cx, cz))
+                if c is None:
+                    cols[(cx, cz)] = found
+                else:
+                    cols[(cx, cz)] = [min(c[0], found[0]), min(c[1], found[1]), min(c[2], found[2]),
+                                      max(c[3], found[3]), max(c[4], found[4]), max(c[5], found[5])]
+        # heightmap: the sampled columns of this read
+        x_first = (-(mx - b.min.x)) % step
+        z_first = (-(mz - b.min.z)) % step
+        any_s = top_any[z_first::step, x_first::step]
+        top_s = top[z_first::step, x_first::step]
         heights = self.heights
-        for z in range(z_first, sub.max.z + 1, step):
-            zoff = (z - sub.min.z) * sx
-            for x in range(x_first, sub.max.x + 1, step):
-                top = mask[zoff + x - sub.min.x::layer].rfind(b"\x01")
-                if top >= 0:
-                    heights[(x, z)] = sub.min.y + top
+        for zi, xi in zip(*(a.tolist() for a in np.nonzero(any_s)), strict=True):
+            heights[(mx + x_first + xi * step, mz + z_first + zi * step)] = my + int(top_s[zi, xi])
 
 
 CHUNKS_EXIST_MAX_SIDE = 256  # 256 × 256 = the protocol's 65,536 chunks per chunks_exist

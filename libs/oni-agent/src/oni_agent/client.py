@@ -61,18 +61,24 @@ class ModClient:
     def state(self, what: str, **query: Any) -> Any:
         return self.request("GET", f"/api/state/{what}", query={k: v for k, v in query.items() if v is not None})[0]
 
+    def state_page(self, what: str, offset: int, limit: int) -> tuple[list[Any], int, int | None]:
+        """One page of a list endpoint: (items, X-Total-Count, X-Next-Offset or None on the last)."""
+        items, headers = self.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": limit})
+        h = {k.lower(): v for k, v in headers.items()}
+        nxt = h.get("x-next-offset")
+        return items, int(h.get("x-total-count") or len(items)), int(nxt) if nxt else None
+
     def state_all(self, what: str, page: int = 500) -> list[Any]:
         """Every page of a list endpoint (offset/limit, X-Next-Offset)."""
         out: list[Any] = []
         offset: int | None = 0
         while offset is not None:
-            items, headers = self.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": page})
+            items, _, nxt = self.state_page(what, offset, page)
             out += items
-            nxt = {k.lower(): v for k, v in headers.items()}.get("x-next-offset")
-            if nxt and int(nxt) <= offset:  # a mod that does not move on would loop here for good
+            if nxt is not None and nxt <= offset:  # a mod that does not move on would loop here for good
                 raise ModError("invalid_response", f"/api/state/{what}: X-Next-Offset {nxt} does not advance "
                                                    f"past offset {offset}")
-            offset = int(nxt) if nxt else None
+            offset = nxt
         return out
 
     def map(self, x: int, y: int, width: int, height: int) -> dict[str, Any]:

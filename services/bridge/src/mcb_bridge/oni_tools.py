@@ -203,11 +203,10 @@ class OniTools:
         offset, limit = int(args.get("offset") or 0), int(args.get("limit") or PAGE)
 
         def page(c: ModClient) -> dict[str, Any]:
-            items, headers = c.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": limit})
-            h = {k.lower(): v for k, v in headers.items()}
-            out: dict[str, Any] = {what: items, "total": int(h.get("x-total-count") or len(items))}
-            if h.get("x-next-offset"):
-                out["next_offset"] = int(h["x-next-offset"])
+            items, total, nxt = c.state_page(what, offset, limit)
+            out: dict[str, Any] = {what: items, "total": total}
+            if nxt is not None:
+                out["next_offset"] = nxt
             return out
 
         return await self._run(page)

@@ -19,14 +19,13 @@ from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
 from oni_agent import analysis, blueprints
-from oni_agent.client import ModClient, ModError
+from oni_agent.client import ACTIONS, ModClient, ModError
 from oni_agent.config import ConfigError, OniConfig
 
 from .tools import ToolSpec
 
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
 STATES = ("game", "research", *LISTS, "map", "analysis")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
 PAGE = 50
 MAP_LEGEND = {"rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
               "#": "diggable solid", "N": "not diggable (neutronium)", "~": "liquid", ".": "gas or vacuum"}

@@ -47,7 +47,7 @@ public class McbPlugin extends JavaPlugin {
         HostConfig cfg = new HostConfig("paper-plugin", getPluginMeta().getVersion(), c.getString("bind", "127.0.0.1"),
                 c.getInt("port", 8765), automation, HostConfig.MAX_BODY,
                 Duration.ofSeconds(Math.max(1, c.getInt("call-timeout-seconds", 30))), 4);
-        PaperPlayers players = new PaperPlayers(world);
+        PaperPlayers players = new PaperPlayers();
         PaperWorldAccess access = new PaperWorldAccess(world, c.getInt("epoch", 1));
         try {
             state = HostState.open(getDataFolder().toPath().resolve("state"));

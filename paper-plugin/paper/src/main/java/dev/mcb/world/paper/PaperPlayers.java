@@ -8,18 +8,11 @@ import java.util.UUID;
 import net.kyori.adventure.text.Component;
 import org.bukkit.Bukkit;
 import org.bukkit.Location;
-import org.bukkit.World;
 import org.bukkit.block.Block;
 import org.bukkit.entity.Player;
 
 /** Players and ChatSink over Bukkit. Player ids are UUID strings (names accepted too). */
 final class PaperPlayers implements Players, ChatSink {
-    private final World world;
-
-    PaperPlayers(World world) {
-        this.world = world;
-    }
-
     static Player lookup(String id) {
         try {
             return Bukkit.getPlayer(UUID.fromString(id));

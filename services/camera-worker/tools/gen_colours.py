@@ -66,6 +66,9 @@ HAND = {
     "lava": (220, 95, 20), "torch": (255, 200, 80), "wall_torch": (255, 200, 80), "lantern": (255, 200, 80),
     "bedrock": (70, 70, 70), "short_grass": (100, 150, 50), "tall_grass": (100, 150, 50), "fern": (90, 140, 50),
     "large_fern": (90, 140, 50),
+    # crops and cane (issue 17: drawn as crossed planes, were the grey fallback)
+    "wheat": (190, 170, 75), "carrots": (85, 145, 50), "potatoes": (85, 145, 50), "beetroots": (85, 145, 50),
+    "sugar_cane": (140, 185, 90), "torchflower_crop": (85, 145, 50), "pitcher_crop": (85, 145, 50),
 }
 # (regex on the block name, map colour) — first match wins
 RULES: list[tuple[str, str]] = [

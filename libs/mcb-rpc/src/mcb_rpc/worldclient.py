@@ -8,6 +8,7 @@ idempotent by batch id, so repeating the same batch is).
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from importlib import resources
@@ -29,6 +30,30 @@ def method_table() -> dict[str, dict[str, Any]]:
 
 def to_json(msg: Message) -> dict[str, Any]:
     return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+
+
+_BIG_BYTES = 65_536  # base64 text above this is decoded directly (region_read indices: up to 5.6 MB)
+
+
+def parse_result(data: dict[str, Any], result: type[M]) -> M:
+    """``ParseDict`` of a result, its large bytes fields (region_read ``indices``) decoded with one
+    ``base64.b64decode`` instead of protobuf's URL-safe translate-and-pad: the same message in
+    about half the time. Text that is not strict base64 is left to ParseDict (its own answer)."""
+    big: dict[str, bytes] = {}
+    for f in result.DESCRIPTOR.fields:
+        text = data.get(f.json_name)
+        if f.type == f.TYPE_BYTES and isinstance(text, str) and len(text) > _BIG_BYTES:
+            if "-" in text or "_" in text:  # the URL-safe alphabet, which the JSON mapping also allows
+                text = text.replace("-", "+").replace("_", "/")
+            try:
+                big[f.name] = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+            except ValueError:
+                continue  # let ParseDict report it
+            data = {k: v for k, v in data.items() if k != f.json_name}
+    msg = json_format.ParseDict(data, result(), ignore_unknown_fields=True)
+    for name, value in big.items():
+        setattr(msg, name, value)
+    return msg
 
 
 class WorldClient:
@@ -67,7 +92,7 @@ class WorldClient:
             raise McbError(ErrorCode.INTERNAL, f"world host answered HTTP {r.status_code} without JSON") from exc
         if not data.get("ok"):
             raise McbError.from_dict(data.get("error") or {"code": "internal", "message": "no error body"})
-        return json_format.ParseDict(data.get("result") or {}, result(), ignore_unknown_fields=True)
+        return parse_result(data.get("result") or {}, result)
 
     # Convenience wrappers -------------------------------------------------------------
     async def world_info(self) -> world_pb2.WorldInfo:

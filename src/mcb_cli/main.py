@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     jsub.add_parser("stats", help="sizes, operations, bytes per written block, what compaction would free")
     jsub.add_parser("compact", help="pack every finished operation now, then shrink the files (blocks the journal "
                                     "while it runs)")
+    from .camera import add_parser as add_camera_parser
+
+    add_camera_parser(sub)
     wr = sub.add_parser("world", help="the embedded world: start over on a new one")
     wsub = wr.add_subparsers(dest="action", required=True)
     wreset = wsub.add_parser("reset", help="move world/ (and journal/) to backups/<time>/, new world uuid, next epoch")
@@ -85,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         from .worldreset import run as world_run
 
         return world_run(args.keep_journal)
+    if args.cmd == "camera":
+        from .camera import run as camera_run
+
+        return camera_run(args)
     if args.cmd in ("recovery", "part", "journal"):
         from .admin import run
 

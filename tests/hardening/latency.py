@@ -114,7 +114,7 @@ def file_action(assets: Path, name: str, kind: str, data: bytes | None) -> Actio
         except ToolError as err:
             outcome["import"] = {"error": err.error}
         listing = await call(client, "asset_list", {"query": name})
-        outcome["listed"] = next((e for e in listing["assets"] if e["assetId"] == asset_id), None)
+        outcome["listed"] = next((e for e in listing["assets"] if e["asset_id"] == asset_id), None)
         return outcome
 
     return act

@@ -193,7 +193,7 @@ def test_mutated_files_through_the_stack(mcp, hostile_stack):
             "asset_id": asset_id, "target": {"x": 0, "y": 64, "z": 0}}))
         listing = mcp("asset_list", {"query": name})
         check_answer("asset_list", listing)
-        assert any(e["assetId"] == asset_id for e in payload(listing)["assets"]), "missing from the listing"
+        assert any(e["asset_id"] == asset_id for e in payload(listing)["assets"]), "missing from the listing"
 
     fuzz()
 

@@ -60,6 +60,34 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Tech-free layouts auto-repair builds while the better blueprint's research is missing (not in
+# `oni blueprint list`; the planner plans them like the others).
+STARTERS: dict[str, dict[str, Any]] = {
+    "oxygen": {
+        "description": "An oxygen diffuser (algae) with a manual generator and a battery",
+        "dig": [[0, 0, 5, 3]],
+        "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
+                  {"id": "MineralDeoxidizer", "x": 3, "y": 0}],
+    },
+    "kitchen": {
+        "description": "A microbe musher with a manual generator and a battery, and a ration box",
+        "dig": [[0, 0, 7, 3]],
+        "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
+                  {"id": "MicrobeMusher", "x": 3, "y": 0}, {"id": "RationBox", "x": 5, "y": 0}],
+    },
+    "generator": {
+        "description": "A manual generator and two batteries",
+        "dig": [[0, 0, 4, 3]],
+        "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
+                  {"id": "Battery", "x": 3, "y": 0}],
+    },
+}
+
+
+def layout(name: str) -> dict[str, Any]:
+    """A blueprint or a starter layout by name (KeyError when neither)."""
+    return BLUEPRINTS[name] if name in BLUEPRINTS else STARTERS[name]
+
 
 def required_techs(bp: dict[str, Any]) -> list[str]:
     out: list[str] = []
@@ -89,9 +117,7 @@ def bounds(bp: dict[str, Any]) -> tuple[int, int, int, int]:
 def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
     """world: {"width", "height", "map": {x, y, width, height, rows}, "buildings": [...],
     "completed": [tech ids]} — the map rectangle must cover ``bounds`` moved to the origin."""
-    if name not in BLUEPRINTS:
-        raise KeyError(name)
-    bp = BLUEPRINTS[name]
+    bp = layout(name)
     problems: list[dict[str, Any]] = []
     warnings: list[dict[str, Any]] = []
     m = world.get("map")
@@ -181,7 +207,7 @@ def world_view(client: Any, name: str, ox: int, oy: int) -> dict[str, Any]:
     """What plan() needs, read from the mod (a ModClient)."""
     game = client.state("game")
     width, height = int(game.get("worldWidth") or game["worldSize"]), int(game.get("worldHeight") or game["worldSize"])
-    bx, by, bw, bh = bounds(BLUEPRINTS[name])
+    bx, by, bw, bh = bounds(layout(name))
     x0, y0 = max(0, ox + bx), max(0, oy + by)
     x1, y1 = min(width, ox + bx + bw), min(height, oy + by + bh)
     m = client.map(x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None

@@ -1,7 +1,8 @@
 """HTTP transport of the simulator: 127.0.0.1 only, one thread per request, a game thread.
 
 The game thread ticks the colony every ``tick_seconds`` (0 = only when told: ``POST /sim/step``
-{"ticks": n}, the simulator's own extension for deterministic tests; it is not part of the mod API).
+{"ticks": n}, the simulator's own extension for deterministic tests; it is not part of the mod API;
+``GET /sim/queue`` lists the actions queued and not yet applied, for the same tests).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class SimServer:
                 query = dict(parse_qsl(parts.query))
                 if parts.path == "/sim/step" and self.command == "POST":
                     status, payload, headers = sim._step(body)
+                elif parts.path == "/sim/queue" and self.command == "GET":
+                    with sim.colony.lock:
+                        pending = [{"action": k, "body": v} for k, v in sim.colony.queue]
+                    status, payload, headers = 200, {"pending": pending, "tick": sim.colony.tick_count}, {}
                 else:
                     status, payload, headers = handle(sim.colony, self.command, parts.path, query, body)
                 data = json.dumps(payload, separators=(",", ":")).encode()

@@ -84,7 +84,10 @@ def apply(c: Client, bid: str, entries, epoch: int, deps=()) -> httpx.Response:
 def test_health_and_world_info(world_host):
     h = httpx.get(f"{world_host.base_url}/health", timeout=10).json()
     assert h["status"] == "ok" and h["protocolVersion"] == "mcb.world.v1"
-    assert set(h) <= {"status", "service", "version", "protocolVersion", "paused"}
+    assert set(h) <= {"status", "service", "version", "protocolVersion", "paused",
+                      "uptime_s", "started_at", "last_error"}  # the shared fields (docs/world-protocol.md)
+    assert isinstance(h["uptime_s"], int | float) and h["uptime_s"] >= 0 and h["started_at"].endswith("Z")
+    assert h["last_error"] is None or set(h["last_error"]) == {"code", "message", "at"}
     info = Client(world_host).ok("world_info")
     for key in ("worldUuid", "worldName", "epoch", "dataVersion", "minecraftVersion", "minY", "maxY",
                 "registry", "hostInstance", "paused", "capabilities"):

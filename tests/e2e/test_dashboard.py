@@ -9,6 +9,7 @@ elsewhere; docs/img/dashboard-*.png are a looked-at set of these).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -330,3 +331,28 @@ def test_journal_killed_mid_apply_shows_recovery_and_abandon_completes(dash):
     page.wait_for_selector("text=abandon: the operation is now failed")
     assert "failed" in page.inner_text("#main")
     shot(dash, "abandoned")
+
+
+def test_a_server_side_failure_is_the_services_own_last_error_on_the_page(dash):
+    """Last (it leaves the world host stopped): the journal's read of a stopped world host fails
+    (unavailable); the journal's own /health (mcb_rpc.health) and its row on the page say so."""
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    comp.procs["world-host"].stop()
+
+    async def read(client):
+        result = await client.call_tool("region_inspect", {"min": {"x": 0, "y": 60, "z": 0},
+                                                           "max": {"x": 3, "y": 63, "z": 3}, "detail": "summary"})
+        assert result.is_error and payload(result)["error"]["code"] == "unavailable", payload(result)
+
+    in_thread(comp, read)
+    own = httpx.get(f"http://127.0.0.1:{comp.ports['journal_health']}/health", timeout=10).json()
+    assert own["uptime_s"] > 0 and own["started_at"] and own["version"]
+    assert own["last_error"]["code"] == "unavailable" and "world host" in own["last_error"]["message"], own
+    page.goto(base + "/")
+    row = page.locator('tr[data-service="journal"]').inner_text()
+    assert "unavailable: " in row and "world host" in row, row
+    for name in ("planner", "journal", "bridge", "camera-worker"):
+        assert page.locator(f'tr[data-service="{name}"] td').nth(2).inner_text() != "—", name  # own uptime
+    html = page.content()
+    assert not [t for t in tokens(comp) if t in html or t in json.dumps(own)]
+    shot(dash, "last-error")

@@ -13,6 +13,8 @@ from typing import Any
 import grpc
 from mcb_common.errors import ErrorCode, McbError
 
+from mcb_rpc.health import record_error, record_exception
+
 GRPC_STATUS: dict[ErrorCode, grpc.StatusCode] = {
     ErrorCode.INVALID_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
     ErrorCode.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
@@ -74,7 +76,18 @@ TRAILER = "mcb-error"
 
 
 async def abort_with(context: grpc.aio.ServicerContext, err: McbError) -> None:
-    """Abort the current RPC with the structured error (servicer side)."""
+    """Abort the current RPC with the structured error (servicer side); a server-side failure
+    is remembered for ``/health`` (mcb_rpc.health)."""
+    record_error(err)
+    context.set_trailing_metadata(((TRAILER, json.dumps(err.to_dict())),))
+    await context.abort(GRPC_STATUS[err.code], err.message)
+
+
+async def abort_internal(context: grpc.aio.ServicerContext, exc: BaseException, message: str) -> None:
+    """A bug at the gRPC boundary: ``/health`` gets its class and redacted text, the caller only
+    ``message`` (``internal``); the caller logs the traceback."""
+    record_exception(exc)
+    err = McbError(ErrorCode.INTERNAL, message)
     context.set_trailing_metadata(((TRAILER, json.dumps(err.to_dict())),))
     await context.abort(GRPC_STATUS[err.code], err.message)
 

@@ -1,5 +1,8 @@
 """Run a service: a gRPC aio server plus an HTTP ``GET /health`` in one event loop.
 
+Every ``/health`` body gets the shared fields of mcb_rpc.health (version, uptime_s,
+started_at, last_error).
+
 Stops cleanly on SIGINT/SIGTERM: the health server closes, the gRPC server drains for a
 short grace period, then ``on_stop`` runs (close databases, flush files).
 """
@@ -16,6 +19,8 @@ import grpc
 import uvicorn
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+
+from mcb_rpc.health import PROCESS, health_fields
 
 log = logging.getLogger("mcb")
 
@@ -39,6 +44,7 @@ def health_app(service: str, health: Callable[[], Awaitable[dict[str, Any]]]) ->
     async def _health() -> JSONResponse:
         body = await health()
         body.setdefault("service", service)
+        body.update(health_fields(str(body.get("version", ""))))  # uptime, last error (mcb_rpc.health)
         status = 200 if body.get("status") == "ok" else 503
         return JSONResponse(body, status_code=status)
 
@@ -55,6 +61,7 @@ async def serve(
     on_start: Callable[[], Awaitable[None]] | None = None,
     on_stop: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
+    PROCESS.mark_started()
     server = grpc.aio.server(options=GRPC_OPTIONS)
     add_servicers(server)
     bound = server.add_insecure_port(f"{bind}:{grpc_port}")

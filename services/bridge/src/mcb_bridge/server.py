@@ -19,6 +19,7 @@ from typing import Any
 
 import mcp_types as types
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
@@ -134,9 +135,11 @@ class Bridge:
             return out if isinstance(out, types.CallToolResult) else _result(out)
         except McbError as err:
             code = str(err.code)
+            record_error(err)  # server-side failures only, for /health
             return tool_error(err)
         except Exception as exc:  # noqa: BLE001 - the boundary: log it, tell the model only a ref
             code = "internal"
+            record_exception(exc)
             return internal_error(name, exc)
         finally:
             log.info("tool %s -> %s in %.0f ms", name, code, (time.monotonic() - started) * 1000)
@@ -525,6 +528,7 @@ def http_app(bridge: Bridge) -> ASGIApp:
                 "version": VERSION,
                 "mcp_path": DEFAULT_HTTP_PATH,
                 "journal": {"reachable": journal_ok},
+                **health_fields(VERSION),
             }
         )
 

@@ -118,7 +118,6 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         self.redis = redis_client
         self.queue = queue
         self.world = world  # WorldClient for auto viewpoints (free-pose checks)
-        self.started = time.time()
         self._heartbeat: asyncio.Task[None] | None = None
 
     # --- RPCs -----------------------------------------------------------------------------
@@ -352,7 +351,6 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             "redis": r,
             "active_capture": self.queue.active if self.queue else None,
             "link": self.driver.health() if hasattr(self.driver, "health") else None,
-            "uptime_s": round(time.time() - self.started, 1),
         }
 
     async def _beat_once(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from importlib import resources
 
 import uvicorn
@@ -23,6 +22,7 @@ from fastapi.responses import (
     StreamingResponse,
 )
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.health import health_fields, record_exception
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
@@ -44,7 +44,6 @@ def _static(name: str) -> bytes:
 
 def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
-    started = time.time()
     statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
                "dashboard.css": ("text/css", _static("dashboard.css"))}
 
@@ -182,8 +181,13 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
 
     @app.get("/health")
     async def health():
-        return JSONResponse({"status": "ok", "service": "dashboard", "version": __version__,
-                             "uptime_s": round(time.time() - started, 1)})
+        return JSONResponse({"status": "ok", "service": "dashboard", **health_fields(__version__)})
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):  # the boundary for bugs: /health shows it
+        record_exception(exc)
+        log.error("dashboard: %s %s failed", request.method, request.url.path, exc_info=exc)
+        return _plain(500, "dashboard internal error; see the dashboard log")
 
     # ------------------------------------------------------------------ session
     @app.post("/login")

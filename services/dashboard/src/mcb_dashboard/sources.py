@@ -16,6 +16,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -58,6 +59,17 @@ class ServiceHealth:
     last_error: str = ""
     last_error_at: float | None = None
     body: dict[str, Any] = field(default_factory=dict)
+
+
+def own_error(err: Any) -> tuple[str, float] | None:
+    """A service's ``last_error`` {code, message, at} (mcb_rpc.health) as (text, unix time)."""
+    if not isinstance(err, dict) or not err.get("message"):
+        return None
+    try:
+        at = datetime.fromisoformat(str(err.get("at", "")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        at = 0.0
+    return f"{err.get('code', 'error')}: {err['message']}", at
 
 
 class Sources:
@@ -115,14 +127,15 @@ class Sources:
             up = h.body.get("uptime_s", h.body.get("uptime_seconds"))
             h.uptime_s = float(up) if isinstance(up, int | float) else None
             if h.status != "ok":
-                err = h.body.get("last_error") or h.body.get("error") or f"status {h.status}"
+                err = h.body.get("error") or f"status {h.status}"
                 self._remember(name, err if isinstance(err, str) else json.dumps(err))
-            elif isinstance(h.body.get("last_error"), str) and h.body["last_error"]:
-                self._remember(name, h.body["last_error"])
         except (httpx.HTTPError, ValueError) as exc:
             self._remember(name, f"unreachable: {exc.__class__.__name__}")
-        if name in self.errors:
-            h.last_error, h.last_error_at = self.errors[name]
+        # the newer of the service's own last error (mcb_rpc.health) and what the dashboard saw
+        seen = [own_error(h.body.get("last_error")), self.errors.get(name)]
+        latest = max((x for x in seen if x), key=lambda x: x[1], default=None)
+        if latest:
+            h.last_error, h.last_error_at = latest
         return h
 
     async def health(self) -> list[ServiceHealth]:

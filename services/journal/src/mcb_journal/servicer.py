@@ -17,7 +17,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import caller_from_context
-from mcb_rpc.errors import abort_with
+from mcb_rpc.errors import abort_internal, abort_with
 from mcb_rpc.tokens import TokenTable
 
 from .core import Caller, JournalCore, box_from_pb
@@ -41,9 +41,9 @@ async def guarded(context: grpc.aio.ServicerContext, tokens: TokenTable, allowed
         return out
     except McbError as err:
         await abort_with(context, err)
-    except Exception:  # noqa: BLE001 - a bug: log it here, answer without internals
+    except Exception as exc:  # noqa: BLE001 - a bug: log it here, answer without internals
         log.exception("journal internal error")
-        await abort_with(context, McbError(ErrorCode.INTERNAL, "journal internal error; see the journal log"))
+        await abort_internal(context, exc, "journal internal error; see the journal log")
     raise AssertionError("unreachable")  # abort raises
 
 

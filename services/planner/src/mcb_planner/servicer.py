@@ -20,7 +20,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_rpc.auth import caller_from_context
-from mcb_rpc.errors import abort_with
+from mcb_rpc.errors import abort_internal, abort_with
 from mcb_rpc.tokens import TokenTable
 
 from .compile import CompileResult, Limits, compile_recipe
@@ -190,10 +190,7 @@ class PlannerServicer(planner_pb2_grpc.PlannerServicer):
                 return await asyncio.to_thread(fn, request)
         except McbError as err:
             await abort_with(context, err)
-        except Exception:  # a bug: report it as `internal`, keep the server up
+        except Exception as exc:  # a bug: report it as `internal`, keep the server up
             log.exception("%s failed", name)
-            await abort_with(
-                context,
-                McbError(ErrorCode.INTERNAL, f"planner internal error in {name}; see the planner log"),
-            )
+            await abort_internal(context, exc, f"planner internal error in {name}; see the planner log")
         raise AssertionError("unreachable: abort_with raises")

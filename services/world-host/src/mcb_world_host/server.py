@@ -25,6 +25,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_rpc.errors import HTTP_STATUS
+from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
 from mcb_rpc.worldclient import method_table
 from starlette.concurrency import run_in_threadpool
@@ -114,7 +115,8 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
 
     @app.get("/health")
     async def health() -> JSONResponse:
-        return JSONResponse(_to_json(host.health()))
+        body = _to_json(host.health())
+        return JSONResponse({**body, **health_fields(body.get("version", ""))})
 
     @app.post("/v1/rpc")
     async def rpc(request: Request) -> JSONResponse:
@@ -171,8 +173,10 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
             result = await run_in_threadpool(handlers[method], msg)
             return _ok_response(result, request_id)
         except McbError as err:
+            record_error(err)  # server-side failures only, for /health
             return _error(err, request_id)
         except Exception as exc:  # noqa: BLE001 - the boundary: every failure is structured
+            record_exception(exc)
             if is_disk_full(exc):  # e.g. the batch log of an answer that wrote nothing
                 log.error("%s: disk full (%s)", method, exc)
                 return _error(disk_full_error("the world host", "the request was not completed"), request_id)

@@ -19,6 +19,8 @@ import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,6 +51,10 @@ public final class RpcServer implements AutoCloseable {
     private final MethodTable methods;
     private final HttpServer server;
     private final ExecutorService pool;
+    // the shared /health fields (docs/world-protocol.md): uptime since start, the last server-side error
+    private final long startedNanos = System.nanoTime();
+    private final String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    private volatile JsonObject lastError;
 
     public RpcServer(WorldHostCore core, Tokens tokens, MethodTable methods) throws IOException {
         this.core = core;
@@ -120,7 +126,12 @@ public final class RpcServer implements AutoCloseable {
                 send(ex, 405, "{\"detail\":\"Method Not Allowed\"}");
                 return;
             }
-            send(ex, 200, PRINTER.print(core.health()));
+            JsonObject body = JsonParser.parseString(PRINTER.print(core.health())).getAsJsonObject();
+            body.addProperty("uptime_s", Math.round((System.nanoTime() - startedNanos) / 1e8) / 10.0);
+            body.addProperty("started_at", startedAt);
+            JsonObject last = lastError;
+            body.add("last_error", last == null ? com.google.gson.JsonNull.INSTANCE : last.deepCopy());
+            send(ex, 200, body.toString());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "health failed", e);
         }
@@ -208,15 +219,31 @@ public final class RpcServer implements AutoCloseable {
                 out.add("requestId", requestId);
                 send(ex, 200, out.toString());
             } catch (McbException e) {
+                record(e);
                 sendError(ex, e, requestId);
             } catch (RuntimeException e) {
                 LOG.log(Level.SEVERE, "internal error in /v1/rpc", e);
-                sendError(ex, new McbException(ErrorCode.INTERNAL, "internal error (" + e.getClass().getSimpleName()
-                        + "); see the world host log"), requestId);
+                McbException internal = new McbException(ErrorCode.INTERNAL, "internal error ("
+                        + e.getClass().getSimpleName() + "); see the world host log");
+                record(internal);
+                sendError(ex, internal, requestId);
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "client went away", e);
         }
+    }
+
+    /** Remember a server-side failure for /health: code, the host's own message (no exception text), when. */
+    private void record(McbException e) {
+        if (e.code != ErrorCode.INTERNAL && e.code != ErrorCode.UNAVAILABLE && e.code != ErrorCode.CAMERA_UNAVAILABLE) {
+            return;
+        }
+        String msg = String.valueOf(e.getMessage()).replaceAll("\\s+", " ");
+        JsonObject err = new JsonObject();
+        err.addProperty("code", e.code.wire);
+        err.addProperty("message", msg.length() > 200 ? msg.substring(0, 199) + "\u2026" : msg);
+        err.addProperty("at", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        lastError = err;
     }
 
     static String parseError(InvalidProtocolBufferException e, String method) {

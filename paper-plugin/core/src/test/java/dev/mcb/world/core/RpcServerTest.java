@@ -104,6 +104,29 @@ class RpcServerTest {
         assertEquals(403, r.statusCode(), r.body());
     }
 
+    JsonObject health() throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health")).GET().build();
+        HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return JsonParser.parseString(r.body()).getAsJsonObject();
+    }
+
+    @Test
+    void healthHasUptimeAndTheLastServerSideErrorOnly() throws Exception {
+        JsonObject h = health();
+        assertTrue(h.get("uptime_s").getAsDouble() >= 0, h.toString());
+        assertTrue(h.get("started_at").getAsString().endsWith("Z"), h.toString());
+        assertTrue(h.get("last_error").isJsonNull(), h.toString());
+        assertEquals(400, call("svc-token", "{nope").statusCode()); // the caller's fault: not recorded
+        assertEquals(401, call("nope", "{\"method\":\"world_info\"}").statusCode());
+        assertTrue(health().get("last_error").isJsonNull());
+        assertEquals(503, call("svc-token", "{\"method\":\"camera_account_pose\",\"params\":{}}").statusCode());
+        JsonObject err = health().getAsJsonObject("last_error");
+        assertEquals("camera_unavailable", err.get("code").getAsString());
+        assertTrue(err.get("message").getAsString().contains("camera"), err.toString());
+        assertTrue(err.get("at").getAsString().endsWith("Z"), err.toString());
+    }
+
     @Test
     void envelopeErrorsAndLimits() throws Exception {
         assertEquals(400, call("svc-token", "{nope").statusCode());

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
@@ -22,7 +23,13 @@ from .conftest import wait_health
 
 @pytest.fixture()
 def sim_proc() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "oni_sim", "--port", "0", "--tick", "0"],
+    with oni_sim("0") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def oni_sim(tick: str) -> Iterator[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "oni_sim", "--port", "0", "--tick", tick],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -127,28 +134,30 @@ def test_auto_repair_dry_run_apply_and_no_second_time(sim_proc, tmp_path, capsys
     state = tmp_path / "repair.json"
     c = ModClient(sim_proc)
     base = ["--json", "--url", sim_proc, "auto-repair", "--state", str(state)]
+    o2 = lambda: next(r["amount"] for r in c.state("resources") if r["tag"] == "Oxygen")  # noqa: E731
+    o2_start = o2()
+    step(sim_proc, 60)
+    assert o2() < o2_start  # no oxygen source: falling
     rc, out, _ = run(capsys, *base)
     keys = {r["key"]: r for r in out["remedies"]}
     assert rc == 0 and out["mode"] == "dry_run" and out["sent"] == []
     assert keys["oxygen"]["blueprint"] == "oxygen" and keys["food"]["blueprint"] == "kitchen"  # no research yet
-    assert keys["oxygen"]["actions"][0]["action"] == "dig"
+    assert [a["action"] for a in keys["oxygen"]["actions"]] == ["build"] * 3  # in the open cavity: no digs
+    assert [a["action"] for a in keys["food"]["actions"]] == ["dig"]  # half in rock: the digs first
     assert keys["research:PowerRegulation"]["actions"] == [{"action": "research", "body": {"techId": "PowerRegulation"}}]
     assert pending(sim_proc) == [] and not state.exists()  # a dry run queues nothing
 
     rc, out, _ = run(capsys, *base, "--apply")
-    assert rc == 0 and len(out["sent"]) == 3
-    assert [p["action"] for p in pending(sim_proc)] == ["dig", "dig", "research"]
+    assert rc == 0 and len(out["sent"]) == 5
+    assert [p["action"] for p in pending(sim_proc)] == ["build"] * 3 + ["dig", "research"]
     rc, out, _ = run(capsys, *base, "--apply")  # again before the game moved: nothing twice
-    assert out["sent"] == [] and len(pending(sim_proc)) == 3
+    assert out["sent"] == [] and len(pending(sim_proc)) == 5
 
-    o2 = lambda: next(r["amount"] for r in c.state("resources") if r["tag"] == "Oxygen")  # noqa: E731
-    o2_start = o2()
-    step(sim_proc, 200)  # dug
-    assert o2() < o2_start  # no oxygen source: falling
-    rc, out, _ = run(capsys, *base, "--apply", "--max-actions", "4")
-    assert len(out["sent"]) == 4 and {s["action"] for s in out["sent"]} == {"build"}  # the cap
+    step(sim_proc, 200)  # the kitchen dug
+    rc, out, _ = run(capsys, *base, "--apply", "--max-actions", "2")
+    assert len(out["sent"]) == 2 and {s["action"] for s in out["sent"]} == {"build"}  # the cap
     rc, out, _ = run(capsys, *base, "--apply")
-    assert len(out["sent"]) == 3 and len(pending(sim_proc)) == 7
+    assert len(out["sent"]) == 2 and len(pending(sim_proc)) == 4
     step(sim_proc, 100)  # built, powered
     o2_built = o2()
     step(sim_proc, 100)
@@ -171,3 +180,15 @@ def test_auto_repair_bad_input(sim_proc, tmp_path, capsys) -> None:
     rc, _, err = run(capsys, "--url", sim_proc, "auto-repair", "--state", str(state))
     assert rc == 4 and "invalid_state" in err
     assert run(capsys, "--url", sim_proc, "auto-repair", "--state", str(state), "--reset")[0] == 0
+
+
+def test_auto_repair_wait_steps_until_the_remedies_stand(tmp_path, capsys) -> None:
+    with oni_sim("0.002") as url:  # the game runs by itself, 500 ticks a second at most
+        argv = ["--json", "--url", url, "auto-repair", "--state", str(tmp_path / "s.json"), "--apply",
+                "--wait", "30", "--poll", "0.05", "--max-actions", "20"]
+        rc, out, _ = run(capsys, *argv)
+        status = {r["key"]: r["status"] for r in out["remedies"]}
+        assert rc == 0 and status["oxygen"] == "done" and status["food"] == "done", out["remedies"]
+        assert len(out["sent"]) == 1 + 3 + 1 + 4  # the research, the diffuser room, the kitchen's dig and builds
+        rc, out, _ = run(capsys, *argv)
+        assert out["sent"] == []

@@ -10,9 +10,9 @@ Remedies, by area (worst level not ok):
   temperature  ``cooling`` with TemperatureModulation, else research towards it
   water, alerts  advice only (a water source or an alert needs a person's judgement)
 
-A blueprint remedy's origin is the nearest place to the printing pod where the planner
-(``blueprints.plan``) finds no problem and no liquid, clear of the other remedies. Research is
-set only when nothing is being researched, one tech (the first missing prerequisite) per run.
+A blueprint remedy's origin is the nearest place to the printing pod that joins the open space
+the pod stands in and where the planner (``blueprints.plan``) finds no problem and no liquid,
+clear of the other remedies, the buildings and their floor rows. Research is set only when nothing is being researched, one tech (the first missing prerequisite) per run.
 
 Idempotency: a state file records each remedy (its finding's area, blueprint, origin) and every
 action sent for it; an action is never sent twice, and an area that was remedied once is not
@@ -90,18 +90,42 @@ def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
+def reachable(world: dict[str, Any], start: tuple[int, int]) -> set[tuple[int, int]]:
+    """The open cells ('.') connected to ``start`` by edges (where duplicants can walk or climb)."""
+    rows, seen, todo = world["map"]["rows"], set(), [start]
+    while todo:
+        x, y = todo.pop()
+        if (x, y) in seen or not (0 <= y < len(rows) and 0 <= x < len(rows[y])) or rows[y][x] != ".":
+            continue
+        seen.add((x, y))
+        todo += [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
+    return seen
+
+
+def _joins(name: str, ox: int, oy: int, walk: set[tuple[int, int]]) -> bool:
+    """Whether the room (its dig areas) contains or borders, left, right or above, a reachable cell."""
+    for x, y, w, h in blueprints.layout(name)["dig"]:
+        x0, y0 = ox + x, oy + y
+        for i in range(-1, w + 1):
+            for j in range(0, h + 1):
+                if (x0 + i, y0 + j) in walk:
+                    return True
+    return False
+
+
 def find_origin(name: str, world: dict[str, Any], reserved: list[tuple[int, int, int, int]]) -> dict[str, Any] | None:
-    """The plan at the origin nearest the printing pod with no problem, no liquid warning and no
-    overlap with ``reserved`` rectangles nor with a building or the floor row under it (a dig
-    there would undermine it); None when nowhere fits."""
+    """The plan at the origin nearest the printing pod that joins the open space the pod stands
+    in, with no problem, no liquid warning and no overlap with ``reserved`` rectangles nor with a
+    building or the floor row under it (a dig there would undermine it); None when nowhere fits."""
     reserved = reserved + [(b["x"], b["y"] - 1, int(b.get("width") or 1), int(b.get("height") or 1) + 1)
                            for b in world["buildings"]]
     hq = next((b for b in world["buildings"] if b["id"] == "Headquarters"), None)
     cx, cy = (hq["x"], hq["y"]) if hq else (world["width"] // 2, world["height"] // 2)
+    walk = reachable(world, (cx, cy))
     cells = sorted(((x, y) for y in range(world["height"]) for x in range(world["width"])),
                    key=lambda c: (abs(c[0] - cx) + abs(c[1] - cy), c[1], c[0]))
     for x, y in cells:
-        if any(_overlaps(_rect(name, x, y), r) for r in reserved):
+        if any(_overlaps(_rect(name, x, y), r) for r in reserved) or (walk and not _joins(name, x, y, walk)):
             continue
         p = blueprints.plan(name, x, y, world)
         if p["ok"] and not p["warnings"]:

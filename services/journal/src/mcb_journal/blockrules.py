@@ -21,6 +21,7 @@ state involved. The block categories come from ``mcb_common.blockinfo``.
 
 from __future__ import annotations
 
+import numpy as np
 from mcb_common import attached
 from mcb_common.blockentity import refusal
 from mcb_common.blockinfo import BlockInfo
@@ -66,14 +67,43 @@ def _short(state: str) -> str:
 async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
                             base: list[str], version: str = "") -> None:
     """Raise the first refusal (in ``ORDER``) that applies; return quietly otherwise."""
+    index: dict[str, int] = {}
+    base_idx = [index.setdefault(s, len(index)) for s in base]
+    base_palette = list(index)  # dicts keep insertion order: index i is the i-th new state
+    await check_block_rules_indexed(world, xyz, palette, desired, base_palette, np.asarray(base_idx, dtype=np.int64),
+                                    version)
+
+
+async def check_block_rules_indexed(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
+                                    base_palette: list[str], base_idx: np.ndarray, version: str = "") -> None:
+    """``check_block_rules`` with the base states as ``base_palette[base_idx[i]]``: the same
+    refusals, the per-position work done over arrays (a 100k-block plan in milliseconds)."""
     info = BlockInfo.load(version) if version else BlockInfo.load()
     n = len(desired)
-    d_be = [(lambda b: b is not None and refusal(b) is not None)(info.block_entity(s)) for s in palette]
     d_att = [attached.support_of(s) for s in palette]
-    d_fluid = [info.is_fluid(s) for s in palette]
-    d_grav = [info.is_gravity(s) for s in palette]
-    d_nosupport = [not info.supports(s) for s in palette]
-    base_flags: dict[str, tuple[bool, bool, bool]] = {}
+    # string equality across the two palettes: one id per distinct state
+    ids: dict[str, int] = {}
+    d_id = np.array([ids.setdefault(s, len(ids)) for s in palette], dtype=np.int64)
+    b_id = np.array([ids.setdefault(s, len(ids)) for s in base_palette], dtype=np.int64)
+    d = np.asarray(desired, dtype=np.int64).reshape(n)
+    b = np.asarray(base_idx, dtype=np.int64).reshape(n)
+    changed = d_id[d] != b_id[b]
+
+    def flags(values: list[bool]) -> np.ndarray:
+        return np.array(values, dtype=bool).reshape(len(values))
+
+    d_be = flags([(lambda e: e is not None and refusal(e) is not None)(info.block_entity(s)) for s in palette])
+    d_fluid = flags([info.is_fluid(s) for s in palette])
+    d_grav = flags([info.is_gravity(s) for s in palette])
+    d_nosupport = flags([not info.supports(s) for s in palette])
+    d_hangs = flags([a is not None for a in d_att])
+    # base flags only for the base states that change (as the per-position rules read them)
+    b_be = np.zeros(len(base_palette), dtype=bool)
+    b_fluid = np.zeros(len(base_palette), dtype=bool)
+    for j in np.unique(b[changed]).tolist():
+        st = base_palette[j]
+        b_be[j] = info.block_entity(st) is not None
+        b_fluid[j] = info.is_fluid(st)
     found: dict[str, list[tuple[int, int, int, str]]] = {k: [] for k in ORDER}
     counts = dict.fromkeys(ORDER, 0)
 
@@ -82,32 +112,17 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
         if len(found[reason]) < SAMPLES:
             found[reason].append((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], state))
 
-    removals: list[int] = []  # writes leaving air/fluid
-    gravity_placed: list[int] = []
-    attached_placed: list[int] = []
-    for i in range(n):
-        di = desired[i]
-        d = palette[di]
-        b = base[i]
-        if d == b:
-            continue
-        bf = base_flags.get(b)
-        if bf is None:
-            bf = base_flags[b] = (info.block_entity(b) is not None, info.is_fluid(b), info.is_gravity(b))
-        if d_be[di]:
-            hit("unsupported_block_entity", i, d)
-        if d_fluid[di]:
-            hit("places_fluid", i, d)
-        if bf[0]:
-            hit("overwrites_block_entity", i, b)
-        if bf[1]:
-            hit("into_fluid", i, b)
-        if d_nosupport[di]:
-            removals.append(i)
-        if d_grav[di]:
-            gravity_placed.append(i)
-        if d_att[di] is not None:
-            attached_placed.append(i)
+    for reason, mask, names, of in (("unsupported_block_entity", d_be[d], palette, d),
+                                    ("places_fluid", d_fluid[d], palette, d),
+                                    ("overwrites_block_entity", b_be[b], base_palette, b),
+                                    ("into_fluid", b_fluid[b], base_palette, b)):
+        where = np.flatnonzero(changed & mask)
+        counts[reason] = int(where.size)
+        found[reason] = [(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], names[int(of[i])])
+                         for i in where[:SAMPLES].tolist()]
+    removals: list[int] = np.flatnonzero(changed & d_nosupport[d]).tolist()  # writes leaving air/fluid
+    gravity_placed: list[int] = np.flatnonzero(changed & d_grav[d]).tolist()
+    attached_placed: list[int] = np.flatnonzero(changed & d_hangs[d]).tolist()
 
     if removals or gravity_placed or attached_placed:
         at = {(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]): i for i in range(n)}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
@@ -29,7 +30,7 @@ from mcb_rpc.worldclient import WorldClient
 
 from . import worldid
 from .blobs import BlobStore
-from .blockrules import check_block_rules
+from .blockrules import check_block_rules_indexed
 from .consent import classify, count_sources
 from .consent import refusal as consent_refusal
 from .db import Database, now_ms
@@ -38,7 +39,7 @@ from .inspect import inspect_into
 from .plans import Plan
 from .queue import ApplyQueue
 from .states import OpState, check_transition
-from .worldread import read_region, read_states
+from .worldread import read_indexed, read_region, read_states
 
 log = logging.getLogger("mcb.journal")
 
@@ -469,19 +470,22 @@ class JournalCore:
             self.safety.check_write_set(caller, project.project_id, xyz, part_id)
         elif part_id:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found")
-        base_states = await read_states(self.world, xyz)
+        read_palette, read_idx = await read_indexed(self.world, xyz)
         await self.sync_events()  # every event up to the read: who placed the blocks it replaces
         # Block entities, fluids, gravity support: refused before anything is stored (issue 4).
-        await check_block_rules(self.world, xyz, list(ws.palette), list(ws.state), base_states)
+        await check_block_rules_indexed(self.world, xyz, list(ws.palette), list(ws.state), read_palette, read_idx)
         palette = list(ws.palette)
         index = {s: i for i, s in enumerate(palette)}
-        base = []
-        for s in base_states:
+        # base states join the palette in the order they first occur (the plan's bytes depend on it)
+        seen, first = np.unique(read_idx, return_index=True)
+        to_plan = np.zeros(len(read_palette), dtype=np.int64)
+        for j in seen[np.argsort(first, kind="stable")].tolist():
+            s = read_palette[j]
             if s not in index:
                 index[s] = len(palette)
                 palette.append(s)
-            base.append(index[s])
-        return xyz, palette, base
+            to_plan[j] = index[s]
+        return xyz, palette, to_plan[read_idx].tolist()
 
     def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
                    conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
@@ -491,13 +495,17 @@ class JournalCore:
         """
         palette, n = plan.palette, len(plan)
         sha = self.blobs.put(plan.encode())
-        changed = plan.changed_count()
+        desired, moved = plan.changes()
+        changed = int(moved.sum())
         already = n - changed
         plan_id = "pl_" + secrets.token_hex(8)
         created = now_ms()
         expires = created + self.limits.plan_ttl_seconds * 1000
         # by block state: a chest with items is a chest (block-entity data left out, mcb_common.blockentity)
-        materials = Counter(strip_data(palette[d]) for d, b in zip(plan.desired, plan.base, strict=True) if d != b)
+        per_index = np.bincount(desired[moved], minlength=len(palette))
+        materials: Counter = Counter()
+        for i in np.flatnonzero(per_index).tolist():
+            materials[strip_data(palette[i])] += int(per_index[i])
         batches = -(-n // self.limits.batch_blocks)
         summary = jpb.PlanSummary(
             plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,
@@ -535,9 +543,11 @@ class JournalCore:
     def replaced_blocks(self, plan: Plan) -> dict[str, Any]:
         """The non-air blocks ``plan`` replaces, counted by who placed them (consent.py)."""
         palette, xyz = plan.palette, plan.xyz
-        air = {i for i, s in enumerate(palette) if s.split("[")[0] in AIR_NAMES}
-        replaced = [((x, y, z), palette[b]) for x, y, z, d, b in zip(xyz[0::3], xyz[1::3], xyz[2::3], plan.desired,
-                                                                     plan.base, strict=True) if d != b and b not in air]
+        air = np.array([s.split("[")[0] in AIR_NAMES for s in palette], dtype=bool).reshape(len(palette))
+        _, moved = plan.changes()
+        base = np.asarray(plan.base, dtype=np.int64)
+        replaced = [((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]), palette[plan.base[i]])
+                    for i in np.flatnonzero(moved & ~air[base]).tolist()]
         return count_sources(replaced, classify(self.db, replaced))
 
     async def sync_events(self) -> None:

@@ -12,7 +12,28 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 PLAN_FORMAT = "mcb.plan.v1"
+
+
+_INT_LISTS = ("xyz", "desired", "base")
+_INT_CHARS = b"0123456789-,[]"
+
+
+def _dumps(v: Any) -> str:
+    return json.dumps(v, separators=(",", ":"), sort_keys=True)
+
+
+def _int_list_json(v: Any) -> str:
+    """``_dumps(v)`` for a list of ints, about twice as fast (a 100k-block plan has 500k of
+    them): a list's ``str`` without its spaces, used only when nothing but digits, signs,
+    commas and brackets remain (so never for bools, floats or numpy scalars)."""
+    if type(v) is list:
+        s = str(v).replace(" ", "")
+        if not s.encode().translate(None, _INT_CHARS):
+            return s
+    return _dumps(v)
 
 
 @dataclass
@@ -41,7 +62,9 @@ class Plan:
             "world_epoch": self.world_epoch,
             "recipe_hash": self.recipe_hash,
         }
-        return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+        # the compact, key-sorted JSON of ``doc``; the three long int lists written the fast way
+        return ("{" + ",".join(f"{json.dumps(k)}:{_int_list_json(v) if k in _INT_LISTS else _dumps(v)}"
+                               for k, v in sorted(doc.items())) + "}").encode()
 
     @classmethod
     def decode(cls, raw: bytes) -> Plan:
@@ -86,4 +109,11 @@ class Plan:
         ]
 
     def changed_count(self) -> int:
-        return sum(1 for b, d in zip(self.base, self.desired, strict=True) if b != d)
+        return int(self.changes()[1].sum())
+
+    def changes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(desired indices, mask of the entries whose desired index differs from the base's)."""
+        if len(self.base) != len(self.desired):
+            raise ValueError("plan base and desired differ in length")
+        desired = np.asarray(self.desired, dtype=np.int64).reshape(len(self.desired))
+        return desired, desired != np.asarray(self.base, dtype=np.int64).reshape(len(self.base))

@@ -329,12 +329,14 @@ class Safety:
     def check_write_set(self, caller: Caller, project_id: str, xyz: list[int], part_id: str) -> None:
         """A write set must stay inside the given part's exact mask (bounds are not a mask), and
         may not touch any protected part unless the caller is an admin."""
-        positions = {(xyz[i], xyz[i + 1], xyz[i + 2]) for i in range(0, len(xyz), 3)}
+        def positions() -> set[tuple[int, int, int]]:  # built only when a mask is compared
+            return set(zip(xyz[0::3], xyz[1::3], xyz[2::3], strict=True))
+
         if part_id:
             row = self.db.one("SELECT 1 FROM parts WHERE part_id=? AND project_id=?", part_id, project_id)
             if row is None:
                 raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in this project")
-            outside = positions - self.part_mask(part_id)
+            outside = positions() - self.part_mask(part_id)
             if outside:
                 sample = sorted(outside)[:5]
                 raise McbError(ErrorCode.OUT_OF_BOUNDS,
@@ -343,8 +345,10 @@ class Safety:
                                details={"outside": len(outside), "samples": [list(p) for p in sample]})
         if caller.principal == "admin":
             return
-        for r in self.db.all("SELECT part_id, name FROM parts WHERE project_id=? AND protected=1", project_id):
-            hit = positions & self.part_mask(r["part_id"])
+        protected = self.db.all("SELECT part_id, name FROM parts WHERE project_id=? AND protected=1", project_id)
+        written = positions() if protected else set()
+        for r in protected:
+            hit = written & self.part_mask(r["part_id"])
             if hit:
                 raise McbError(ErrorCode.PERMISSION_DENIED,
                                f"{len(hit)} block(s) belong to the protected part {r['name']!r} ({r['part_id']}); "

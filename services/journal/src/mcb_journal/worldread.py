@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from array import array
 
+import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.blockinfo import BlockInfo
@@ -17,11 +18,6 @@ from mcb_rpc.worldclient import WorldClient
 
 REGION_READ_MAX = 2_097_152
 BLOCKS_GET_PAGE = 32_768
-
-
-def bounds_of(xyz: list[int]) -> Box:
-    xs, ys, zs = xyz[0::3], xyz[1::3], xyz[2::3]
-    return Box(Vec3(min(xs), min(ys), min(zs)), Vec3(max(xs), max(ys), max(zs)))
 
 
 async def read_region(world: WorldClient, box: Box) -> tuple[list[str], array]:
@@ -44,29 +40,45 @@ async def read_region(world: WorldClient, box: Box) -> tuple[list[str], array]:
 
 async def read_states(world: WorldClient, xyz: list[int]) -> list[str]:
     """Current state of each position (``xyz`` flat, 3 ints per position)."""
+    palette, idx = await read_indexed(world, xyz)
+    return [palette[i] for i in idx.tolist()]
+
+
+async def read_indexed(world: WorldClient, xyz: list[int]) -> tuple[list[str], np.ndarray]:
+    """Current state of each position as (palette, int64 index per position): the states of
+    ``read_states`` without a Python string per position (large write sets)."""
     n = len(xyz) // 3
     if n == 0:
-        return []
-    box = bounds_of(xyz)
+        return [], np.zeros(0, dtype=np.int64)
+    a = np.asarray(xyz, dtype=np.int64).reshape(n, 3)
+    lo, hi = a.min(axis=0).tolist(), a.max(axis=0).tolist()
+    box = Box(Vec3(*lo), Vec3(*hi))
     if box.volume <= max(4 * n, 4096) and box.volume <= REGION_READ_MAX:
-        palette, idx = await read_region(world, box)
+        palette, region = await read_region(world, box)
         sx, sz = box.size.x, box.size.z
-        mx, my, mz = box.min.x, box.min.y, box.min.z
-        out = []
-        for i in range(n):
-            x, y, z = xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]
-            out.append(palette[idx[((y - my) * sz + (z - mz)) * sx + (x - mx)]])
+        offsets = ((a[:, 1] - lo[1]) * sz + (a[:, 2] - lo[2])) * sx + (a[:, 0] - lo[0])
+        out = np.frombuffer(region, dtype=np.uint16)[offsets].astype(np.int64)
+        if len(palette) and int(out.max()) >= len(palette):
+            raise IndexError("region_read index outside its palette")
         # region_read gives block states only; blocks_get gives full states, with the block
         # entity's data (chest contents, sign text …: mcb_common.blockentity) — re-read those.
         info = BlockInfo.load()
-        furnished = {s for s in palette if info.block_entity(s) is not None}
+        furnished = [i for i, s in enumerate(palette) if info.block_entity(s) is not None]
         if furnished:
-            which = [i for i in range(n) if out[i] in furnished]
-            full = await _blocks_get(world, [c for i in which for c in xyz[3 * i: 3 * i + 3]])
-            for i, s in zip(which, full, strict=True):
-                out[i] = s
-        return out
-    return await _blocks_get(world, xyz)
+            which = np.flatnonzero(np.isin(out, furnished))
+            full = await _blocks_get(world, a[which].ravel().tolist())
+            palette = list(palette)
+            index = {s: i for i, s in enumerate(palette)}
+            for i, s in zip(which.tolist(), full, strict=True):
+                j = index.get(s)
+                if j is None:
+                    j = index[s] = len(palette)
+                    palette.append(s)
+                out[i] = j
+        return palette, out
+    states = await _blocks_get(world, xyz if isinstance(xyz, list) else a.ravel().tolist())
+    index = {s: i for i, s in enumerate(dict.fromkeys(states))}  # first occurrence order
+    return list(index), np.array([index[s] for s in states], dtype=np.int64)
 
 
 async def _blocks_get(world: WorldClient, xyz: list[int]) -> list[str]:

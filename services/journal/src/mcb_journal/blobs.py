@@ -16,6 +16,11 @@ from pathlib import Path
 from mcb_common.errors import ErrorCode, McbError
 
 
+# Level 1: a 100k-block plan (1.4 MB of JSON) compresses in ~13 ms to 0.20 MB; level 6 took
+# ~70–100 ms for a larger 0.23 MB (bench/REPORT.md, issue 13). Reading accepts any level.
+ZLIB_LEVEL = 1
+
+
 class BlobStore:
     def __init__(self, root: Path):
         self.root = root
@@ -33,7 +38,7 @@ class BlobStore:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         try:
             with open(tmp, "wb") as f:
-                f.write(zlib.compress(data, 6))
+                f.write(zlib.compress(data, ZLIB_LEVEL))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from e2e.test_chat_e2e import _chat
+from e2e.test_chat_e2e import _chat, _why
 
 TOWER = [40, 64, 40, 42, 68, 42, 40, 68, 42]  # corners of the scripted 3x5x3 tower at 40 64 40
 
@@ -28,7 +28,7 @@ def test_project_create_build_undo_camera_area_and_protect(stack) -> None:
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout.splitlines()
     assert any(line.startswith("project castle created, area x 8..72, y -64..319, z 8..72") for line in out), r.stdout
-    assert any(line.startswith("done: 42 blocks placed") for line in out), r.stdout
+    assert any(line.startswith("done: 42 blocks placed") for line in out), _why(stack, r)
     assert any(line.startswith("undone op_") and line.endswith(": 42 blocks restored") for line in out), r.stdout
     assert any(line.startswith("camera front saved at 40.5 65.6 40.5 (yaw 90, pitch 15)") for line in out), r.stdout
     assert any("part 'pt_0000' not found in project 'castle'" in line for line in out), r.stdout

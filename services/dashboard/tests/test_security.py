@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -51,10 +52,19 @@ def test_sessions_keep_no_token_and_lock_after_failures():
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("MCB_RUNTIME_DIR", str(tmp_path))
-    sources = Sources(Settings.from_env(), ADMIN, "service")
-    app = create_app(sources, Sessions(ADMIN), HOSTS)
-    with TestClient(app, base_url=BASE) as c:
-        yield c
+
+    async def make() -> Sources:  # its gRPC channels bind to the running loop, as under `main_async`
+        return Sources(Settings.from_env(), ADMIN, "service")
+
+    loop = asyncio.new_event_loop()  # this test's own loop: not whatever an earlier test left as current
+    try:
+        sources = loop.run_until_complete(make())
+        app = create_app(sources, Sessions(ADMIN), HOSTS)
+        with TestClient(app, base_url=BASE) as c:
+            yield c
+        loop.run_until_complete(sources.aclose())
+    finally:
+        loop.close()
 
 
 def test_actions_need_origin_session_and_csrf(client):

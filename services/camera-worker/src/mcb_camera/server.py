@@ -1,8 +1,8 @@
 """The Camera gRPC servicer and the worker's health, wired to Redis and a capture driver.
 
-Every RPC: bearer token -> principal (agent, admin or service), validate the request, then ask
-the driver. Every failure is an ``McbError`` translated exactly once, by
-``mcb_rpc.errors.abort_with``.
+Every RPC: bearer token -> principal (agent, admin or service) by SCOPES, validate the request,
+then ask the driver. Authentication and the one translation of every failure are the shared
+gRPC boundary's (``mcb_rpc.boundary``).
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import math
 import time
 from typing import Any
 
-import grpc
 import redis.asyncio as aioredis
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError, invalid
-from mcb_rpc.auth import Caller, caller_from_context
-from mcb_rpc.errors import abort_with
+from mcb_rpc.auth import Caller
+from mcb_rpc.boundary import grpc_boundary
 from mcb_rpc.tokens import TokenTable
 from redis.exceptions import RedisError
 
@@ -109,6 +108,7 @@ def validate_pose(pose: camera_pb2.Pose) -> camera_pb2.Pose:
     return out
 
 
+@grpc_boundary("camera", SCOPES)
 class CameraService(camera_pb2_grpc.CameraServicer):
     def __init__(self, tokens: TokenTable, store: CameraStore, driver: Driver,
                  redis_client: aioredis.Redis, queue: CaptureQueue | None = None, world: Any = None):
@@ -123,78 +123,68 @@ class CameraService(camera_pb2_grpc.CameraServicer):
     # --- RPCs -----------------------------------------------------------------------------
 
     async def ListCameras(self, request: camera_pb2.ListCamerasRequest,
-                          context: grpc.aio.ServicerContext) -> camera_pb2.ListCamerasResponse:
-        try:
-            caller = caller_from_context(context, self.tokens, SCOPES["ListCameras"])
-            project = _project(caller, request.project_id)
-            return camera_pb2.ListCamerasResponse(
-                cameras=self.store.list(project),
-                worker_state=self.driver.state(),
-                driver=self.driver.name,
-            )
-        except McbError as err:
-            await abort_with(context, err)
-            raise AssertionError("unreachable") from err
+                          caller: Caller) -> camera_pb2.ListCamerasResponse:
+        project = _project(caller, request.project_id)
+        return camera_pb2.ListCamerasResponse(
+            cameras=self.store.list(project),
+            worker_state=self.driver.state(),
+            driver=self.driver.name,
+        )
 
     async def Capture(self, request: camera_pb2.CaptureRequest,
-                      context: grpc.aio.ServicerContext) -> camera_pb2.CaptureResponse:
-        try:
-            caller = caller_from_context(context, self.tokens, SCOPES["Capture"])
-            project = _project(caller, request.project_id)
-            given = [n for n, v in (("camera_id", request.camera_id),
-                                    ("pose", request.HasField("pose")),
-                                    ("capture_id", request.capture_id)) if v]
-            auto = not given and request.HasField("region")
-            if len(given) != 1 and not auto:
-                raise invalid(
-                    "give exactly one of camera_id (a saved camera), pose (x, y, z, yaw, pitch, "
-                    "optional fov/width/height), region (an automatic viewpoint) or capture_id "
-                    "(to poll a started capture)",
-                    given=given,
-                )
-            if request.capture_id:
-                return await self._poll(project, request.capture_id)
-            region = _box(request.region) if request.HasField("region") else None
-            if request.view not in VIEWS:
-                raise invalid(f"view must be one of {', '.join(v for v in VIEWS if v)}", field="view")
-            if request.view and region is None:
-                raise invalid("view needs a region {min, max}", field="view")
-            if request.camera_id:
-                cam = self.store.get(project, request.camera_id)
-                if cam is None:
-                    raise McbError(ErrorCode.NOT_FOUND,
-                                   f"no saved camera {request.camera_id!r}; camera_list shows the "
-                                   "saved cameras, or pass a pose instead",
-                                   details={"camera_id": request.camera_id})
-                pose = validate_pose(cam.pose)
-            elif request.HasField("pose"):
-                pose = validate_pose(request.pose)
-            else:
-                assert region is not None
-                pose = await self._auto_pose(region, request.view or "diagonal")
-            pose = _sized(pose, request.width, request.height)
-            if request.format not in ("", *imageformat.FORMATS):
-                raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")
-            if self.queue is None:
-                raise McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker has no capture queue")
-            if request.after_operation_id:
-                # fail fast on an unknown operation; waiting for it happens in the job
-                await self.queue.waiter.status(project, request.after_operation_id)
-            expand = 0
-            if region is not None and not given and (request.view or "diagonal") in ("entrance", "opposite", "diagonal"):
-                # an automatic view shows the region in its surroundings (ground, neighbours)
-                expand = max(6, (max(region[3] - region[0], region[5] - region[2]) + 1) // 2)
-            job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=_pose_dict(pose),
-                             region=region, view=request.view if request.view in ("top", "side") else "",
-                             camera_id=request.camera_id, after_operation_id=request.after_operation_id,
-                             expand=expand, format=request.format or "png")
-            await self.driver_available()
-            cid = await self.queue.submit(job)
-            await self.queue.wait_inline(cid)
-            return await self._poll(project, cid)
-        except McbError as err:
-            await abort_with(context, err)
-            raise AssertionError("unreachable") from err
+                      caller: Caller) -> camera_pb2.CaptureResponse:
+        project = _project(caller, request.project_id)
+        given = [n for n, v in (("camera_id", request.camera_id),
+                                ("pose", request.HasField("pose")),
+                                ("capture_id", request.capture_id)) if v]
+        auto = not given and request.HasField("region")
+        if len(given) != 1 and not auto:
+            raise invalid(
+                "give exactly one of camera_id (a saved camera), pose (x, y, z, yaw, pitch, "
+                "optional fov/width/height), region (an automatic viewpoint) or capture_id "
+                "(to poll a started capture)",
+                given=given,
+            )
+        if request.capture_id:
+            return await self._poll(project, request.capture_id)
+        region = _box(request.region) if request.HasField("region") else None
+        if request.view not in VIEWS:
+            raise invalid(f"view must be one of {', '.join(v for v in VIEWS if v)}", field="view")
+        if request.view and region is None:
+            raise invalid("view needs a region {min, max}", field="view")
+        if request.camera_id:
+            cam = self.store.get(project, request.camera_id)
+            if cam is None:
+                raise McbError(ErrorCode.NOT_FOUND,
+                               f"no saved camera {request.camera_id!r}; camera_list shows the "
+                               "saved cameras, or pass a pose instead",
+                               details={"camera_id": request.camera_id})
+            pose = validate_pose(cam.pose)
+        elif request.HasField("pose"):
+            pose = validate_pose(request.pose)
+        else:
+            assert region is not None
+            pose = await self._auto_pose(region, request.view or "diagonal")
+        pose = _sized(pose, request.width, request.height)
+        if request.format not in ("", *imageformat.FORMATS):
+            raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")
+        if self.queue is None:
+            raise McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker has no capture queue")
+        if request.after_operation_id:
+            # fail fast on an unknown operation; waiting for it happens in the job
+            await self.queue.waiter.status(project, request.after_operation_id)
+        expand = 0
+        if region is not None and not given and (request.view or "diagonal") in ("entrance", "opposite", "diagonal"):
+            # an automatic view shows the region in its surroundings (ground, neighbours)
+            expand = max(6, (max(region[3] - region[0], region[5] - region[2]) + 1) // 2)
+        job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=_pose_dict(pose),
+                         region=region, view=request.view if request.view in ("top", "side") else "",
+                         camera_id=request.camera_id, after_operation_id=request.after_operation_id,
+                         expand=expand, format=request.format or "png")
+        await self.driver_available()
+        cid = await self.queue.submit(job)
+        await self.queue.wait_inline(cid)
+        return await self._poll(project, cid)
 
     async def driver_available(self) -> None:
         """Refuse at once when no driver can take pictures (rather than queueing in vain)."""
@@ -283,53 +273,38 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         raise invalid(f"unknown view {view!r}", field="view")
 
     async def SaveCamera(self, request: camera_pb2.SaveCameraRequest,
-                         context: grpc.aio.ServicerContext) -> camera_pb2.CameraInfo:
-        try:
-            caller = caller_from_context(context, self.tokens, SCOPES["SaveCamera"])
-            project = _project(caller, request.project_id)
-            cam = camera_pb2.CameraInfo()
-            cam.CopyFrom(request.camera)
-            cam.pose.CopyFrom(validate_pose(request.camera.pose))
-            return self.store.save(project, cam)
-        except McbError as err:
-            await abort_with(context, err)
-            raise AssertionError("unreachable") from err
+                         caller: Caller) -> camera_pb2.CameraInfo:
+        project = _project(caller, request.project_id)
+        cam = camera_pb2.CameraInfo()
+        cam.CopyFrom(request.camera)
+        cam.pose.CopyFrom(validate_pose(request.camera.pose))
+        return self.store.save(project, cam)
 
     async def AutoViewpoints(self, request: camera_pb2.AutoViewpointsRequest,
-                             context: grpc.aio.ServicerContext) -> camera_pb2.AutoViewpointsResponse:
-        try:
-            caller_from_context(context, self.tokens, SCOPES["AutoViewpoints"])
-            if not request.HasField("region"):
-                raise invalid("region {min, max} is required", field="region")
-            return camera_pb2.AutoViewpointsResponse(viewpoints=await self._viewpoints(_box(request.region)))
-        except McbError as err:
-            await abort_with(context, err)
-            raise AssertionError("unreachable") from err
+                             caller: Caller) -> camera_pb2.AutoViewpointsResponse:
+        if not request.HasField("region"):
+            raise invalid("region {min, max} is required", field="region")
+        return camera_pb2.AutoViewpointsResponse(viewpoints=await self._viewpoints(_box(request.region)))
 
     async def DiffCaptures(self, request: camera_pb2.DiffCapturesRequest,
-                           context: grpc.aio.ServicerContext) -> camera_pb2.DiffCapturesResponse:
+                           caller: Caller) -> camera_pb2.DiffCapturesResponse:
+        project = _project(caller, request.project_id)
+        assert self.queue is not None
+        imgs = []
+        for cid in (request.capture_a, request.capture_b):
+            rec = await self.queue.record(project, cid)
+            if rec.get("status") != "completed":
+                raise invalid(f"capture {cid} is {rec.get('status')}; only completed captures can be compared")
+            imgs.append(imageformat.decode(self.queue.image(cid)[0]))
         try:
-            caller = caller_from_context(context, self.tokens, SCOPES["DiffCaptures"])
-            project = _project(caller, request.project_id)
-            assert self.queue is not None
-            imgs = []
-            for cid in (request.capture_a, request.capture_b):
-                rec = await self.queue.record(project, cid)
-                if rec.get("status") != "completed":
-                    raise invalid(f"capture {cid} is {rec.get('status')}; only completed captures can be compared")
-                imgs.append(imageformat.decode(self.queue.image(cid)[0]))
-            try:
-                d = imgdiff.diff(imgs[0], imgs[1])
-            except ValueError as exc:
-                raise invalid(str(exc)) from None
-            meta = {"captureA": request.capture_a, "captureB": request.capture_b,
-                    "threshold": imgdiff.THRESHOLD, "note": "a signal of visible change, not a quality score"}
-            return camera_pb2.DiffCapturesResponse(
-                changed_fraction=d["changed_fraction"], mean_abs_diff=d["mean_abs_diff"], bbox=d["bbox"],
-                image=png.encode(d["image"]), mime_type="image/png", metadata_json=json.dumps(meta))
-        except McbError as err:
-            await abort_with(context, err)
-            raise AssertionError("unreachable") from err
+            d = imgdiff.diff(imgs[0], imgs[1])
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+        meta = {"captureA": request.capture_a, "captureB": request.capture_b,
+                "threshold": imgdiff.THRESHOLD, "note": "a signal of visible change, not a quality score"}
+        return camera_pb2.DiffCapturesResponse(
+            changed_fraction=d["changed_fraction"], mean_abs_diff=d["mean_abs_diff"], bbox=d["bbox"],
+            image=png.encode(d["image"]), mime_type="image/png", metadata_json=json.dumps(meta))
 
     # --- health and Redis -------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
-"""The gRPC boundary: ``Planner.Compile``. Validates the request, calls the core, translates
-``McbError`` exactly once (``mcb_rpc.errors.abort_with``) — nothing else lives here.
+"""The gRPC face of the planner: ``Planner.Compile`` and the schematic conversions. Validates
+the request and calls the core; authentication (SCOPES) and the one translation of ``McbError``
+are the shared boundary's (``mcb_rpc.boundary``) — nothing else lives here.
 
 Compilation is CPU-bound, so it runs in a worker thread (the event loop keeps answering
 ``/health``), at most ``concurrency`` at a time to bound memory (a compile at the default
@@ -9,18 +10,15 @@ limits peaks at a few tens of MB).
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
-import grpc
 import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
-from mcb_rpc.auth import caller_from_context
-from mcb_rpc.errors import abort_internal, abort_with
+from mcb_rpc.boundary import grpc_boundary
 from mcb_rpc.tokens import TokenTable
 
 from .compile import CompileResult, Limits, compile_recipe
@@ -28,8 +26,6 @@ from .sources import PartBlocks, RegionReader
 
 # The world host's largest region_read; bigger replace regions are read in y slabs.
 REGION_READ_MAX = 2_097_152
-
-log = logging.getLogger("mcb.planner")
 
 # Who may call what (docs/architecture.md, "Who may call what"). The journal compiles with the
 # service token; an admin's tools may too. Never the agent (it goes through the journal, which
@@ -165,6 +161,7 @@ def export_request(request: planner_pb2.ExportSchematicRequest) -> planner_pb2.E
     return planner_pb2.ExportSchematicResponse(data=data)
 
 
+@grpc_boundary("planner", SCOPES)
 class PlannerServicer(planner_pb2_grpc.PlannerServicer):
     def __init__(self, tokens: TokenTable, concurrency: int = 2, world: Any = None) -> None:
         self.tokens = tokens
@@ -172,25 +169,17 @@ class PlannerServicer(planner_pb2_grpc.PlannerServicer):
         self._world = world  # WorldClient for replace's region reads (None: replace is refused)
 
     async def Compile(  # noqa: N802 - gRPC method name
-        self, request: planner_pb2.CompileRequest, context: grpc.aio.ServicerContext
+        self, request: planner_pb2.CompileRequest, caller: Any
     ) -> planner_pb2.CompileResponse:
         reader = world_reader(self._world, asyncio.get_running_loop()) if self._world is not None else None
-        return await self._run(context, lambda r: compile_request(r, reader), request, "Compile")
+        return await self._run(lambda r: compile_request(r, reader), request)
 
-    async def ImportSchematic(self, request, context):  # noqa: N802 - gRPC method name
-        return await self._run(context, import_request, request, "ImportSchematic")
+    async def ImportSchematic(self, request, caller):  # noqa: N802 - gRPC method name
+        return await self._run(import_request, request)
 
-    async def ExportSchematic(self, request, context):  # noqa: N802 - gRPC method name
-        return await self._run(context, export_request, request, "ExportSchematic")
+    async def ExportSchematic(self, request, caller):  # noqa: N802 - gRPC method name
+        return await self._run(export_request, request)
 
-    async def _run(self, context: grpc.aio.ServicerContext, fn, request, name: str):
-        try:
-            caller_from_context(context, self.tokens, SCOPES[name])
-            async with self._slots:
-                return await asyncio.to_thread(fn, request)
-        except McbError as err:
-            await abort_with(context, err)
-        except Exception as exc:  # a bug: report it as `internal`, keep the server up
-            log.exception("%s failed", name)
-            await abort_internal(context, exc, f"planner internal error in {name}; see the planner log")
-        raise AssertionError("unreachable: abort_with raises")
+    async def _run(self, fn, request):
+        async with self._slots:
+            return await asyncio.to_thread(fn, request)

@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.local/bin:$(PATH)
 UV ?= uv
 
-.PHONY: up test check proto proto-check lint bench bootstrap status java-test test-deps
+.PHONY: up test check proto proto-check lint typecheck import-contract bench bootstrap status java-test test-deps
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -23,6 +23,17 @@ proto-check:
 lint:
 	@$(UV) run --frozen ruff check .
 
+# mypy over libs/ and the journal ([tool.mypy] in pyproject.toml: what is checked, the exclusions)
+typecheck:
+	@$(UV) run --frozen mypy
+
+# the journal's pure core never imports grpc/redis/httpx/mcb_rpc ([tool.importlinter] in pyproject.toml)
+import-contract:
+	@$(UV) run --frozen lint-imports
+
+# The static checks; `make test` (and so CI) runs them before the tests.
+check: bootstrap lint typecheck import-contract
+
 # Java parts (paper-plugin/: core JUnit tests, the Java test host jar the conformance suite runs).
 # Needs a JDK >= 21 and Maven (Maven Central only); MCB_SKIP_JAVA=1 skips it explicitly.
 # core + testhost always; the Paper adapter and its MockBukkit tests when paper-api resolves locally
@@ -35,10 +46,8 @@ java-test:
 test-deps:
 	@scripts/test_deps.sh
 
-test: bootstrap test-deps proto-check java-test
+test: bootstrap check test-deps proto-check java-test
 	@$(UV) run --frozen pytest -q
-
-check: test lint
 
 # tests/docker: a Docker engine, the compose v2 plugin and the base images (scripts/docker_env.sh:
 # as root it installs and caches what is missing; elsewhere it says why and those tests skip).

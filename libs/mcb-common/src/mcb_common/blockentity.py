@@ -205,10 +205,10 @@ def _items_of(v: Any, path: str, size: int, version: str) -> list[dict[str, Any]
             pending.append((p, entry))
     free = (s for s in range(size) if s not in out)
     for p, entry in pending:
-        slot = next(free, None)
-        if slot is None:
+        free_slot = next(free, None)
+        if free_slot is None:
             raise _bad(p, f"no free slot left (this block has {size})", reason="out_of_range")
-        out[slot] = entry
+        out[free_slot] = entry
     return [{**out[s], "slot": s} for s in sorted(out)]
 
 
@@ -304,6 +304,7 @@ def normalise(be_id: str, block_name: str, data: Any, path: str = "block_entity"
     o = _obj(data, path, allowed)
     if not o:
         return None
+    v: dict[str, Any] | list[dict[str, Any]] | list[dict[str, str]] | str | None
     if key == "items":
         v = _items_of(o["items"], f"{path}.items", CONTAINERS[be_id], version)
     elif key == "text":
@@ -315,7 +316,7 @@ def normalise(be_id: str, block_name: str, data: Any, path: str = "block_entity"
         if not isinstance(name, str) or not _PROFILE.match(name):
             raise _bad(f"{path}.profile", f"must be a player name (1..16 of A-Z a-z 0-9 _), got {name!r}")
         v = name
-    return {key: v} if v else None
+    return {key: v} if v and key else None  # key is set whenever o is not empty
 
 
 def canonical_full(full: str, be_id: str | None, version: str = DEFAULT_VERSION) -> str:

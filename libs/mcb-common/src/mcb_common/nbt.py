@@ -34,7 +34,7 @@ import sys
 import zlib
 from array import array
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 END, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, BYTE_ARRAY, STRING, LIST, COMPOUND, INT_ARRAY, LONG_ARRAY = range(13)
 
@@ -113,7 +113,7 @@ class IntArray(array):
     tag_id = INT_ARRAY
 
     def __new__(cls, values: Iterable[int] = ()) -> IntArray:
-        return super().__new__(cls, "i", values)
+        return cast("IntArray", super().__new__(cls, "i", values))
 
     def __repr__(self) -> str:
         return f"IntArray({list(self)[:8]}{'...' if len(self) > 8 else ''})"
@@ -123,7 +123,7 @@ class LongArray(array):
     tag_id = LONG_ARRAY
 
     def __new__(cls, values: Iterable[int] = ()) -> LongArray:
-        return super().__new__(cls, "q", values)
+        return cast("LongArray", super().__new__(cls, "q", values))
 
     def __repr__(self) -> str:
         return f"LongArray(<{len(self)} longs>)"
@@ -144,9 +144,9 @@ class List(list):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, List):
             return self.elem_type == other.elem_type and list.__eq__(self, other)
-        return list.__eq__(self, other)  # type: ignore[arg-type]
+        return list.__eq__(self, other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
 
 class Compound(dict):
@@ -286,11 +286,11 @@ class _Reader:
             return a
         if t == LONG_ARRAY:
             n = self.unpack(_S_I)
-            a = LongArray()
-            a.frombytes(self.take(8 * n))
+            la = LongArray()
+            la.frombytes(self.take(8 * n))
             if _LITTLE:
-                a.byteswap()
-            return a
+                la.byteswap()
+            return la
         raise NbtError(f"unknown NBT tag type {t} at offset {self.pos}")
 
 

@@ -308,7 +308,7 @@ def _check_indices(blocks: array, n: int) -> None:
         raise _bad(f"block data refers to palette index {max(blocks)} but the palette has {n} entries")
 
 
-def _from_sponge(root: nbt.Compound, version: int) -> Schematic:
+def _from_sponge(root: dict[str, Any], version: int) -> Schematic:
     w, h, ln = _u16(root, "Width"), _u16(root, "Height"), _u16(root, "Length")
     meta = root.get("Metadata") or nbt.Compound()
     if not isinstance(meta, dict):
@@ -415,7 +415,7 @@ def _read_bytes(data: bytes, kind: str) -> Schematic:
         if "size" not in root or ("blocks" not in root):
             raise _bad("not a vanilla structure file (no size/blocks)")
         return _from_structure(root)
-    inner = root
+    inner: dict[str, Any] = root
     if set(root) == {"Schematic"} and isinstance(root["Schematic"], dict):
         inner = root["Schematic"]
     version = inner.get("Version")
@@ -590,10 +590,7 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
         raise _bad(f"rotation must be 0, 90, 180 or 270, got {rotation}")
     k = rotation // 90
     warnings: list[str] = []
-    try:
-        from .transforms import rotate as rotate_state
-    except ImportError:  # pragma: no cover - transforms ship with mcb-common
-        rotate_state = None
+    from .transforms import rotate as rotate_state
     out_pal: list[str] = []
     remap: dict[int, int] = {}
     for i, c in enumerate(chk.canonical):
@@ -601,11 +598,7 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
             continue
         st = c
         if k:
-            if rotate_state is None:
-                if not warnings:
-                    warnings.append("block states were not rotated (transforms unavailable)")
-            else:
-                st = rotate_state(c, k, registry)
+            st = rotate_state(c, k, registry)
         remap[i] = len(out_pal)
         out_pal.append(st)
     skip = {tuple(p["pos"]) for p in chk.skipped}

@@ -94,7 +94,10 @@ def _rotation_op(k: int) -> _Op:
     k %= 4
     dm = {d: HORIZONTAL[(i + k) % 4] for i, d in enumerate(HORIZONTAL)}
     dm.update(up="up", down="down")
-    return _Op(f"r{k}", dm, False, lambda r, k=k: (r + 4 * k) % 16, k % 2 == 1)
+    def rot16(r: int) -> int:
+        return (r + 4 * k) % 16
+
+    return _Op(f"r{k}", dm, False, rot16, k % 2 == 1)
 
 
 _MIRROR_X = _Op("mx", {"north": "north", "south": "south", "east": "west", "west": "east",

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from mcb_common.errors import ErrorCode, McbError
 
-
 # Level 1: a 100k-block plan (1.4 MB of JSON) compresses in ~13 ms to 0.20 MB; level 6 took
 # ~70–100 ms for a larger 0.23 MB (bench/REPORT.md, issue 13). Reading accepts any level.
 ZLIB_LEVEL = 1

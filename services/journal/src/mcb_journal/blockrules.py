@@ -26,9 +26,8 @@ from mcb_common import attached
 from mcb_common.blockentity import refusal
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.errors import ErrorCode, McbError
-from mcb_rpc.worldclient import WorldClient
 
-from .worldread import read_states
+from .worldread import WorldReader, read_states
 
 SAMPLES = 8
 
@@ -64,7 +63,7 @@ def _short(state: str) -> str:
     return state.split("{", 1)[0].split("[", 1)[0].removeprefix("minecraft:")
 
 
-async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
+async def check_block_rules(world: WorldReader, xyz: list[int], palette: list[str], desired: list[int],
                             base: list[str], version: str = "") -> None:
     """Raise the first refusal (in ``ORDER``) that applies; return quietly otherwise."""
     index: dict[str, int] = {}
@@ -74,7 +73,7 @@ async def check_block_rules(world: WorldClient, xyz: list[int], palette: list[st
                                     version)
 
 
-async def check_block_rules_indexed(world: WorldClient, xyz: list[int], palette: list[str], desired: list[int],
+async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette: list[str], desired: list[int],
                                     base_palette: list[str], base_idx: np.ndarray, version: str = "") -> None:
     """``check_block_rules`` with the base states as ``base_palette[base_idx[i]]``: the same
     refusals, the per-position work done over arrays (a 100k-block plan in milliseconds)."""
@@ -116,10 +115,10 @@ async def check_block_rules_indexed(world: WorldClient, xyz: list[int], palette:
                                     ("places_fluid", d_fluid[d], palette, d),
                                     ("overwrites_block_entity", b_be[b], base_palette, b),
                                     ("into_fluid", b_fluid[b], base_palette, b)):
-        where = np.flatnonzero(changed & mask)
-        counts[reason] = int(where.size)
+        hits = np.flatnonzero(changed & mask)
+        counts[reason] = int(hits.size)
         found[reason] = [(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], names[int(of[i])])
-                         for i in where[:SAMPLES].tolist()]
+                         for i in hits[:SAMPLES].tolist()]
     removals: list[int] = np.flatnonzero(changed & d_nosupport[d]).tolist()  # writes leaving air/fluid
     gravity_placed: list[int] = np.flatnonzero(changed & d_grav[d]).tolist()
     attached_placed: list[int] = np.flatnonzero(changed & d_hangs[d]).tolist()

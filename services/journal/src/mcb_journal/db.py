@@ -163,8 +163,12 @@ class Database:
     def all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
         return self.conn.execute(sql, args).fetchall()
 
-    def exec(self, sql: str, *args: Any) -> None:
-        self.conn.execute(sql, args)
+    def row(self, sql: str, *args: Any) -> sqlite3.Row:
+        """The row of a query that always has one: an aggregate, or a row known to exist."""
+        row = self.conn.execute(sql, args).fetchone()
+        if row is None:
+            raise LookupError(f"journal database: no row for {sql!r} {args!r}")
+        return row
 
     # -- small helpers ---------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:

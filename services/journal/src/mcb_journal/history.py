@@ -208,9 +208,9 @@ class History:
 
     def first_certain_write(self, p: Pos) -> dict[str, Any] | None:
         """``{wid, before}`` of the earliest certain write at ``p`` (the state before we built there)."""
-        best = self.db.one("SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
-                           " ORDER BY wid LIMIT 1", *p)
-        best = dict(best) if best is not None else None
+        row = self.db.one("SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
+                          " ORDER BY wid LIMIT 1", *p)
+        best = dict(row) if row is not None else None
         for pk in self._packs("packed_writes"):
             if not _inside(p, pk.box) or (best is not None and pk.lo > best["wid"]):
                 continue
@@ -285,7 +285,7 @@ class History:
             if p not in best or r["wid"] > best[p][0]:
                 best[p] = (r["wid"], r["after"])
         for pk in self._packs("packed_writes"):  # column by column: no dict per row
-            rec = self.db.one("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
+            rec = self.db.row("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
             c = unpack_columns(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
             for wid, x, y, z, unc, after in zip(c["wid"], c["x"], c["y"], c["z"], c["uncertain"], c["after"],
                                                 strict=True):
@@ -296,8 +296,8 @@ class History:
         return {p: a for p, (_, a) in best.items()}
 
     def oldest_oid(self) -> int | None:
-        a = self.db.one("SELECT MIN(oid) AS m FROM observed")["m"]
-        b = self.db.one("SELECT MIN(lo) AS m FROM packed_events")["m"]
+        a = self.db.row("SELECT MIN(oid) AS m FROM observed")["m"]
+        b = self.db.row("SELECT MIN(lo) AS m FROM packed_events")["m"]
         vals = [v for v in (a, b) if v is not None]
         return min(vals) if vals else None
 
@@ -305,7 +305,7 @@ class History:
 def last_oid(db: Database) -> int:
     """The largest oid ever given to an observed row (packing deletes rows, never this number)."""
     row = db.one("SELECT seq FROM sqlite_sequence WHERE name='observed'")
-    live = db.one("SELECT MAX(oid) AS m FROM observed")["m"]
+    live = db.row("SELECT MAX(oid) AS m FROM observed")["m"]
     return max(int(row["seq"]) if row is not None else 0, int(live or 0))
 
 
@@ -394,28 +394,28 @@ def _table_bytes(db: Database) -> dict[str, int]:
 
 def journal_stats(db: Database, blobs_root: Path) -> dict[str, Any]:
     files = _file_bytes(db, blobs_root)
-    written_blocks = int(db.one("SELECT COALESCE(SUM(written), 0) AS n FROM operations")["n"])
+    written_blocks = int(db.row("SELECT COALESCE(SUM(written), 0) AS n FROM operations")["n"])
     states = {r["state"]: r["n"] for r in db.all("SELECT state, COUNT(*) AS n FROM operations GROUP BY state")}
-    live_w = int(db.one("SELECT COUNT(*) AS n FROM written")["n"])
-    live_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS}")["n"])
-    other_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE NOT ({OURS})")["n"])
+    live_w = int(db.row("SELECT COUNT(*) AS n FROM written")["n"])
+    live_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS}")["n"])
+    other_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE NOT ({OURS})")["n"])
     todo = packable(db)
     marks = ",".join("?" * len(todo))
     due_w = due_e = 0
     if todo:
-        due_w = int(db.one(f"SELECT COUNT(*) AS n FROM written WHERE op_id IN ({marks})", *todo)["n"])
-        due_e = int(db.one(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS} AND op_id IN ({marks})", *todo)["n"])
+        due_w = int(db.row(f"SELECT COUNT(*) AS n FROM written WHERE op_id IN ({marks})", *todo)["n"])
+        due_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS} AND op_id IN ({marks})", *todo)["n"])
     tables = _table_bytes(db)
-    page = int(db.one("PRAGMA page_size")[0])
-    free = int(db.one("PRAGMA freelist_count")[0]) * page
+    page = int(db.row("PRAGMA page_size")[0])
+    free = int(db.row("PRAGMA freelist_count")[0]) * page
     # Packing frees the packed rows' share of their tables and indexes (an estimate: rows are
     # of similar size), less the packed records it adds (a few bytes per row, measured below).
     w_bytes = sum(tables.get(t, 0) for t in ("written", "written_pos", "written_op"))
     e_bytes = sum(tables.get(t, 0) for t in ("observed", "observed_pos"))
     est = (w_bytes * due_w // live_w if live_w else 0) + (e_bytes * due_e // (live_e + other_e) if live_e else 0)
-    packed = db.one("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
+    packed = db.row("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
                     " FROM packed_writes")
-    packed_e = db.one("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
+    packed_e = db.row("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
                       " FROM packed_events")
     return {
         "bytes": files,

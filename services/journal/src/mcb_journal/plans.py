@@ -76,7 +76,7 @@ class Plan:
             xyz=doc["xyz"],
             desired=doc["desired"],
             base=doc["base"],
-            dependencies=[tuple(d) for d in doc["dependencies"]],  # type: ignore[misc]
+            dependencies=[tuple(d) for d in doc["dependencies"]],
             world_uuid=doc["world_uuid"],
             world_epoch=doc["world_epoch"],
             recipe_hash=doc["recipe_hash"],

@@ -105,7 +105,7 @@ class Safety:
         current = await read_states(core.world, xyz) if rows else []
         keep: list[tuple[Pos, str, str]] = []  # (pos, current=after, before)
         conflicts: list[jpb.Conflict] = []
-        gaps_after = self.db.one(
+        gaps_after = self.db.row(
             "SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", op["created_ms"])["n"]
         # No await from here on: packing cannot move rows while `history` reads them.
         history = History(self.db, _box6([(r["x"], r["y"], r["z"]) for r in rows]) if rows else None)
@@ -136,10 +136,10 @@ class Safety:
         plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(_bounds([k[0] for k in keep])) if keep else common_pb2.Box()
         summary = core.store_plan(project, plan, bounds, warnings, conflicts)
-        row = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
+        row = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
         doc = json.loads(row["summary_json"]) | {"undo_of": op_id}
-        with self.db.tx() as c:
-            c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
+        with self.db.tx() as tx:
+            tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
         return summary
 
     def _later_foreign_event(self, history: History, op_id: str, p: Pos) -> Any:
@@ -229,7 +229,7 @@ class Safety:
         core._own_operation(caller, op_id)
         worldid.check(f"operation {op_id}", worldid.of_operation(self.db, op_id),
                       (await core.world.world_info()).world_uuid)
-        op = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+        op = self.db.row("SELECT state FROM operations WHERE op_id=?", op_id)  # _own_operation: it exists
         if op["state"] not in (OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED):
             raise McbError(ErrorCode.INVALID_REQUEST,
                            f"operation {op_id} is {op['state']}; a part is defined from a finished operation")
@@ -293,7 +293,7 @@ class Safety:
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id} not found")
         doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
-        return {tuple(p) for p in doc["positions"]}  # type: ignore[misc]
+        return {(x, y, z) for x, y, z in doc["positions"]}
 
     async def part_get(self, caller: Caller, part_id: str) -> dict[str, Any]:
         project = self.core.project_for(caller)
@@ -314,7 +314,7 @@ class Safety:
             b["min"]["z"], b["max"]["z"]):
             if (e["x"], e["y"], e["z"]) in mask:
                 changed[e["source"]] += 1
-        gap = self.db.one("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND oid>?", row["observed_at_define"])["n"]
+        gap = self.db.row("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND oid>?", row["observed_at_define"])["n"]
         return {"part_id": part_id, "name": row["name"], "operation_id": row["op_id"], "bounds": b,
                 "block_count": row["count"], "protected": bool(row["protected"]),
                 "external_changes_since": {"count": sum(changed.values()), "by_source": dict(changed),
@@ -366,7 +366,10 @@ class Safety:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in this project")
         worldid.check(f"part {part_id}", worldid.of_operation(self.db, row["op_id"]), info.world_uuid)
         doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
-        g0 = {tuple(int(v) for v in k.split(",")): st for k, st in doc["generated"].items()}
+        g0: dict[Pos, str] = {}
+        for k, st in doc["generated"].items():
+            x, y, z = (int(v) for v in k.split(","))
+            g0[(x, y, z)] = st
         pal = list(ws.palette)
         g1 = {(ws.xyz[3 * i], ws.xyz[3 * i + 1], ws.xyz[3 * i + 2]): pal[s] for i, s in enumerate(ws.state)}
         # Blocks leaving the design return to what was there before we first built them.
@@ -403,10 +406,10 @@ class Safety:
         design = {"positions": sorted([list(p) for p in g1]),
                   "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}
         design_sha = self.core.blobs.put(json.dumps(design, sort_keys=True, separators=(",", ":")).encode())
-        prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
+        prow = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
         doc = json.loads(prow["summary_json"]) | {"regenerates": part_id, "design_sha": design_sha}
-        with self.db.tx() as c:
-            c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
+        with self.db.tx() as tx:
+            tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
         return summary
 
     # ------------------------------------------------------------------ change feed

@@ -78,7 +78,8 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
                                 world_pb2.RegionReadResult)
     entities_total = max(res.entities_total, len(res.entities))
     if res.block_entities or entities_total:
-        parts, details = [], {}
+        parts: list[str] = []
+        details: dict[str, Any] = {}
         if res.block_entities:
             parts.append(f"{len(res.block_entities)} block entities "
                          f"({', '.join(sorted({b.id for b in res.block_entities})[:8])})")
@@ -97,7 +98,8 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
             details=details)
     size = box.size
     offset = box.min - origin
-    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
+    # PlannerPort (core.py) declares only compile; the planner's stub has the schematic calls too.
+    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(  # type: ignore[attr-defined]
         width=size.x, height=size.y, length=size.z, palette=list(res.palette), indices=res.indices,
         offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
         name=name, format_version=req.format_version or 3))
@@ -124,7 +126,7 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
         raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270, got {req.rotation}")
     data, kind, _entry = await asyncio.to_thread(library(core).read, req.asset_id)
     info = await core.world.world_info()
-    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(
+    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(  # type: ignore[attr-defined]
         data=data, kind=kind, target=req.target, rotation=req.rotation,
         minecraft_version=info.minecraft_version or core.minecraft_version,
         world_data_version=info.data_version,

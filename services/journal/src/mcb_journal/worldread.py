@@ -8,19 +8,30 @@ chunks: missing ones come back as ``not_found`` naming them.
 from __future__ import annotations
 
 from array import array
+from typing import Protocol, TypeVar
 
 import numpy as np
+from google.protobuf.message import Message
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.geometry import Box, Vec3
-from mcb_rpc.worldclient import WorldClient
+
+M = TypeVar("M", bound=Message)
+
+
+class WorldReader(Protocol):
+    """The world host as these reads need it (``mcb_rpc.worldclient.WorldClient`` is one): the
+    rules here never import a transport (the import contract in pyproject.toml)."""
+
+    async def call(self, method: str, params: Message, result: type[M]) -> M: ...
+
 
 REGION_READ_MAX = 2_097_152
 BLOCKS_GET_PAGE = 32_768
 
 
-async def read_region(world: WorldClient, box: Box) -> tuple[list[str], array]:
+async def read_region(world: WorldReader, box: Box) -> tuple[list[str], array]:
     """Palette and uint16 indices (YZX order) for every position of ``box``."""
     params = world_pb2.RegionReadParams(
         min=common_pb2.Vec3(x=box.min.x, y=box.min.y, z=box.min.z),
@@ -38,13 +49,13 @@ async def read_region(world: WorldClient, box: Box) -> tuple[list[str], array]:
     return list(res.palette), idx
 
 
-async def read_states(world: WorldClient, xyz: list[int]) -> list[str]:
+async def read_states(world: WorldReader, xyz: list[int]) -> list[str]:
     """Current state of each position (``xyz`` flat, 3 ints per position)."""
     palette, idx = await read_indexed(world, xyz)
     return [palette[i] for i in idx.tolist()]
 
 
-async def read_indexed(world: WorldClient, xyz: list[int]) -> tuple[list[str], np.ndarray]:
+async def read_indexed(world: WorldReader, xyz: list[int]) -> tuple[list[str], np.ndarray]:
     """Current state of each position as (palette, int64 index per position): the states of
     ``read_states`` without a Python string per position (large write sets)."""
     n = len(xyz) // 3
@@ -81,7 +92,7 @@ async def read_indexed(world: WorldClient, xyz: list[int]) -> tuple[list[str], n
     return list(index), np.array([index[s] for s in states], dtype=np.int64)
 
 
-async def _blocks_get(world: WorldClient, xyz: list[int]) -> list[str]:
+async def _blocks_get(world: WorldReader, xyz: list[int]) -> list[str]:
     n = len(xyz) // 3
     out: list[str] = []
     for start in range(0, n, BLOCKS_GET_PAGE):

@@ -46,10 +46,8 @@ import numpy as np
 from mcb_common.blockinfo import REDSTONE, BlockInfo
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import WORLD_XZ_LIMIT, Box, Vec3
-from mcb_common.registry import DEFAULT_VERSION, Registry
+from mcb_common.registry import AIR_NAMES, DEFAULT_VERSION, Registry
 from mcb_common.transforms import transform as transform_state
-
-from mcb_common.registry import AIR_NAMES
 
 from . import PLANNER_VERSION, connect, furniture, shapes, solids, sources
 from .recipe import (

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import httpx
 from mcb_common.errors import McbError
+from mcb_common.files import atomic_write
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import PRINCIPALS, ensure_token, token_path
 from mcb_rpc.worldhost import WorldHostIdentity, check_url, probe, read_token_file
@@ -100,11 +101,7 @@ def resolve_world_host(s: Settings, url: str | None = None, token_file: str | No
 
 
 def _save_config(s: Settings, cfg: dict) -> None:
-    path = s.config_file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(cfg, indent=2) + "\n")
-    os.replace(tmp, path)
+    atomic_write(s.config_file, json.dumps(cfg, indent=2) + "\n")
 
 
 def _die_with_parent() -> None:

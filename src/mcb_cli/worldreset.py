@@ -11,12 +11,12 @@ refuses every plan, operation, part and change cursor of the old world with ``wo
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import time
 import uuid
 
+from mcb_common.files import atomic_write
 from mcb_rpc.settings import Settings
 
 
@@ -56,13 +56,10 @@ def reset(s: Settings, keep_journal: bool, now: float | None = None) -> tuple[in
             shutil.move(str(rt / name), str(backup / name))
             moved.append(name)
     new_uuid, new_epoch = str(uuid.uuid4()), old_epoch + 1
-    (world / "mcb").mkdir(parents=True, exist_ok=True)
-    tmp = world / "mcb" / "world.json.tmp"
-    tmp.write_text(json.dumps({"worldUuid": new_uuid, "epoch": new_epoch, "createdAtMillis": int(time.time() * 1000),
+    atomic_write(world / "mcb" / "world.json", json.dumps({"worldUuid": new_uuid, "epoch": new_epoch, "createdAtMillis": int(time.time() * 1000),
                                "previousWorldUuid": old_uuid,
                                "note": "minecraft-builder-mcp world identity, written by `mcb world reset`; the "
                                        "embedded host creates the flat world here at the next `mcb up`"}, indent=2))
-    os.replace(tmp, world / "mcb" / "world.json")
     lines = [f"moved {', '.join(moved)} to {backup}" if moved else "there was no world or journal to move"]
     lines.append(f"new world {new_uuid}, epoch {new_epoch}" + (f" (was {old_uuid}, epoch {old_epoch})" if old_uuid else ""))
     lines.append("the journal keeps its history; operations, parts and change cursors of the old world are refused "

@@ -2,15 +2,14 @@
 with "disk full" in the message — never ``internal`` — and leaves no half-written file.
 
 Pure helpers, no transport: every service that writes files uses them (journal blobs and
-database, the embedded world host's region files and batch log, the camera worker's store).
+database, the embedded world host's region files and batch log, the camera worker's store;
+``mcb_common.files.atomic_write`` maps a full disk with them).
 """
 
 from __future__ import annotations
 
 import errno
-import os
 import sqlite3
-from pathlib import Path
 from typing import Any
 
 from .errors import ErrorCode, McbError
@@ -36,20 +35,3 @@ def disk_full_error(who: str, outcome: str, **details: Any) -> McbError:
     return McbError(ErrorCode.UNAVAILABLE, f"{who}'s disk is full (disk full): {outcome}. Free space and retry.",
                     details={"reason": "disk_full", **details})
 
-
-def write_atomic(path: Path, data: bytes, who: str) -> None:
-    """Write ``path`` whole or not at all (tmp file, fsync, rename); on a full disk the tmp file
-    is removed and the old file (if any) stays, and the error is ``disk_full_error``."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        if is_disk_full(exc):
-            raise disk_full_error(who, f"{path.name} was not written") from exc
-        raise

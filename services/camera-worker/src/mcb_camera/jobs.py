@@ -30,8 +30,8 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
-from mcb_common.diskfull import write_atomic
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import atomic_write
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 from redis.exceptions import RedisError, ResponseError
@@ -306,9 +306,9 @@ class CaptureQueue:
     def _write(self, capture_id: str, data: bytes, meta: dict[str, Any]) -> None:
         # the image, then its metadata; on a full disk (`unavailable`) neither stays
         png_path = self.dir / f"{capture_id}.{imageformat.FORMATS[meta.get('format') or 'png'][1]}"
-        write_atomic(png_path, data, "the camera worker")
+        atomic_write(png_path, data, who="the camera worker")
         try:
-            write_atomic(self.dir / f"{capture_id}.json", json.dumps(meta, indent=1).encode(), "the camera worker")
+            atomic_write(self.dir / f"{capture_id}.json", json.dumps(meta, indent=1).encode(), who="the camera worker")
         except BaseException:
             png_path.unlink(missing_ok=True)
             raise

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mcb.camera.v1 import camera_pb2
-from mcb_common.diskfull import write_atomic
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import atomic_write
 
 
 class CameraStore:
@@ -82,8 +82,8 @@ class CameraStore:
                      "pose": {"x": p.x, "y": p.y, "z": p.z, "yaw": p.yaw, "pitch": p.pitch, "fov": p.fov,
                               "width": p.width, "height": p.height}})
         # whole or not at all; a full disk is `unavailable` and keeps the previous file
-        write_atomic(self.path, (json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n").encode(),
-                     "the camera worker")
+        atomic_write(self.path, (json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n").encode(),
+                     who="the camera worker")
         got = self.get(project_id, cam.camera_id)
         assert got is not None
         return got

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import os
 import zlib
 from pathlib import Path
 
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import atomic_write
 
 # Level 1: a 100k-block plan (1.4 MB of JSON) compresses in ~13 ms to 0.20 MB; level 6 took
 # ~70–100 ms for a larger 0.23 MB (bench/REPORT.md, issue 13). Reading accepts any level.
@@ -33,25 +33,13 @@ class BlobStore:
         path = self._path(sha)
         if path.exists():
             return sha
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
         try:
-            with open(tmp, "wb") as f:
-                f.write(zlib.compress(data, ZLIB_LEVEL))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
+            atomic_write(path, zlib.compress(data, ZLIB_LEVEL))
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             if exc.errno == errno.ENOSPC:
                 raise McbError(ErrorCode.UNAVAILABLE,
                                "the journal's disk is full; the plan was not stored. Free space and retry.") from exc
             raise
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
         return sha
 
     def get(self, sha: str) -> bytes:

@@ -11,7 +11,6 @@ instead of ``SpawnX/SpawnY/SpawnZ/SpawnAngle``; 1.21.11 stores game rules under
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 import shutil
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from mcb_common import nbt
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import atomic_write
 
 MINECRAFT_VERSION = "1.21.11"
 DATA_VERSION = 4671
@@ -159,21 +159,11 @@ def read_level(path: Path) -> nbt.Compound:
 
 
 def write_level(path: Path, root: nbt.Compound) -> None:
-    """gzip + atomic replace (tmp, fsync, rename, fsync dir); keeps a copy as ``level.dat_old``."""
+    """gzip + ``atomic_write`` (tmp, fsync, rename, fsync dir); keeps a copy as ``level.dat_old``."""
     raw = nbt.gzip_bytes(nbt.write(root))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(raw)
-        f.flush()
-        os.fsync(f.fileno())
     if path.exists():
         shutil.copyfile(path, path.with_name(path.name + "_old"))
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    atomic_write(path, raw)
 
 
 def level_info(root: nbt.Compound) -> dict:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 import uuid
@@ -33,6 +32,7 @@ from mcb_common import blockentity, nbt
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import atomic_write
 from mcb_common.registry import AIR, AIR_NAMES, Registry
 
 from . import level as levelmod
@@ -86,14 +86,7 @@ class WorldMeta:
 
 
 def _atomic_write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 class World:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mcb_common.files import atomic_write
+
 from .config import ChatConfig, ChatConfigError
 
 # Inherited from the bridge's environment when set; nothing else is.
@@ -102,11 +104,7 @@ def write_codex_config(codex_home: Path) -> Path:
                 f"{path} exists and was not written by the bridge; refusing to replace it. "
                 "Use an empty MCB_CHAT_STATE_DIR, not a normal Codex profile."
             )
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(CODEX_CONFIG)
-    os.replace(tmp, path)
+    atomic_write(path, CODEX_CONFIG, mode=0o600)
     return path
 
 

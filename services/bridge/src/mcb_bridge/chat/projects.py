@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mcb_common.files import atomic_write
+
 Box = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
@@ -47,10 +49,7 @@ def describe(box: Box) -> str:
 
 def _write_json(path: Path, doc: Any) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(doc, indent=2) + "\n")
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(doc, indent=2) + "\n")
     except OSError as exc:
         raise ProjectError(f"the bridge cannot write {path} ({exc.strerror or exc}); projects and areas can only "
                            "be changed where the chat loop may write the runtime config") from None

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcb_common.files import atomic_write
+
 SUMMARY_MAX = 600
 
 
@@ -61,10 +63,4 @@ class SessionStore:
         for d in (self.root, path.parent.parent, path.parent):
             os.chmod(d, 0o700)
         rec.updated_ms = int(time.time() * 1000)
-        tmp = path.with_name(f".session.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(asdict(rec), f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(asdict(rec), indent=1), mode=0o600)

@@ -55,7 +55,9 @@ class Planner:
 
 
 class Queue:
-    async def enqueue(self, op_id):
+    """The progress stream's interface (the apply work is queued in SQLite)."""
+
+    async def progress(self, event):
         pass
 
 

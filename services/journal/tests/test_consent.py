@@ -91,11 +91,13 @@ class StoneWorld:
 
 
 class Queue:
-    def __init__(self):
-        self.ops = []
+    """The progress stream's interface (the apply work itself is queued in SQLite)."""
 
-    async def enqueue(self, op_id):
-        self.ops.append(op_id)
+    def __init__(self):
+        self.events = []
+
+    async def progress(self, event):
+        self.events.append(event)
 
 
 def observe(db: Database, source: str, events: list[tuple[int, int, int, str, str]], op_id: str = "") -> None:
@@ -139,14 +141,15 @@ def test_prepare_counts_by_source_and_apply_needs_consent(core):
         asyncio.run(core.build_apply(CALLER, req))
     assert exc.value.code == ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED
     assert exc.value.details["positions"] == [{"x": x, "y": 64, "z": 0} for x in (2, 3, 4)]
-    assert core.queue.ops == []  # nothing created
+    assert core.runnable() == [] and not core.wake.is_set()  # nothing created, nothing queued
     req.replace_player_blocks = True
     rep = asyncio.run(core.build_apply(CALLER, req))
-    assert rep.state == "queued" and core.queue.ops == [rep.operation_id]
+    # committed `queued` in SQLite (the executor's only queue) and the executor woken
+    assert rep.state == "queued" and core.runnable() == [rep.operation_id] and core.wake.is_set()
     # a retry of that apply (answer lost) with the same key is the same operation, consent or not
     req.replace_player_blocks = False
     again = asyncio.run(core.build_apply(CALLER, req))
-    assert again.replayed and again.operation_id == rep.operation_id and core.queue.ops == [rep.operation_id]
+    assert again.replayed and again.operation_id == rep.operation_id and core.runnable() == [rep.operation_id]
 
 
 def test_plan_without_player_blocks_applies_without_consent(core):

@@ -1,54 +1,164 @@
-"""The dispatcher survives a work queue (Redis) that fails at the wrong moment.
-
-Before the fix an acknowledgement that failed (Redis down just as an operation settled) raised out
-of ``Executor.run_forever``: the dispatcher task died and no operation ran until the journal was
-restarted. Now the entry stays pending, is redelivered and acknowledged once Redis answers again,
-and the settled operation is not run twice.
-"""
+"""The executor's queue is SQLite (issue 14 item 2): build_apply commits ``queued`` and wakes the
+executor; the executor takes queued operations oldest first; a restart runs what SQLite says is
+queued and never runs an operation twice (what Redis redelivery used to cover); a bug in one
+operation does not stop the dispatcher. Real JournalCore over a real SQLite file; the world host
+is an in-memory fake that records every batch it is sent."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
-import redis.exceptions
+from mcb.journal.v1 import journal_pb2 as jpb
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_journal.blobs import BlobStore
+from mcb_journal.core import Caller, JournalCore
+from mcb_journal.db import Database
 from mcb_journal.executor import Executor
 
-from services.journal.tests.test_idempotency_race import make_core
+from services.journal.tests.test_idempotency_race import SlowQueue
+from services.journal.tests.test_plan_summary_size import AirWorld, InProcessPlanner
+
+CALLER = Caller("agent", "p", "alice")
 
 
-class FlakyQueue:
-    """The work queue's interface; the first acknowledgement fails like a Redis outage."""
+class RecordingWorld(AirWorld):
+    """Air everywhere; every batch is applied and its id recorded. ``bug_next_info`` makes the
+    next world_info raise a plain exception (a bug, not an McbError)."""
 
     def __init__(self) -> None:
-        self.reads = 0
-        self.acked: list[str] = []
-        self.failed_acks = 0
-        self.stop: asyncio.Event | None = None
+        self.batches: list[str] = []
+        self.bug_next_info = False
 
-    async def ensure_group(self) -> None:
-        pass
+    async def world_info(self):
+        if self.bug_next_info:
+            self.bug_next_info = False
+            raise RuntimeError("a bug in the executor's path")
+        return await super().world_info()
 
-    async def read(self, block_ms: int = 500) -> list[tuple[str, str]]:
-        self.reads += 1
-        if self.acked or self.reads > 5:
-            assert self.stop is not None
-            self.stop.set()
-            return []
-        return [("1-0", "op_that_does_not_exist")]  # redelivered until acknowledged
-
-    async def ack(self, entry_id: str) -> None:
-        if self.failed_acks == 0:
-            self.failed_acks += 1
-            raise redis.exceptions.ConnectionError("Connection refused")
-        self.acked.append(entry_id)
+    async def call(self, method, params, result_type):
+        if method == "batch_apply":
+            self.batches.append(params.batch_id)
+            return world_pb2.BatchApplyResult(batch_id=params.batch_id, status="applied", written=len(params.entries))
+        if method == "events_since":
+            return world_pb2.EventsSinceResult(next_cursor="c", complete=True)
+        return await super().call(method, params, result_type)
 
 
-def test_a_failed_ack_does_not_stop_the_dispatcher(tmp_path):
-    core = make_core(tmp_path)
-    q = FlakyQueue()
-    core.queue = q
-    ex = Executor(core)
-    q.stop = ex.stopping
-    asyncio.run(asyncio.wait_for(ex.run_forever(), timeout=20))
-    assert q.failed_acks == 1
-    assert q.acked == ["1-0"], "the entry was redelivered and acknowledged once Redis answered"
+def make_core(tmp_path, world: RecordingWorld) -> JournalCore:
+    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=world,
+                    planner=InProcessPlanner(), queue=SlowQueue())
+    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+                      "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
+    return c
+
+
+def recipe(y: int) -> str:
+    return json.dumps({"version": 1, "operations": [
+        {"type": "box", "min": {"x": 0, "y": y, "z": 0}, "max": {"x": 3, "y": y, "z": 3}, "block": "minecraft:stone"}]})
+
+
+async def queue_op(core: JournalCore, y: int, key: str) -> str:
+    plan = await core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(y)))
+    rep = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
+                                                               idempotency_key=key))
+    assert rep.state == "queued"
+    return rep.operation_id
+
+
+def state(core: JournalCore, op_id: str) -> str:
+    return core.db.one("SELECT state FROM operations WHERE op_id=?", op_id)["state"]
+
+
+async def run_until(ex: Executor, done, timeout: float = 20) -> None:
+    task = asyncio.create_task(ex.run_forever())
+    try:
+        async with asyncio.timeout(timeout):
+            while not done():
+                await asyncio.sleep(0.01)
+    finally:
+        ex.stopping.set()
+        ex.core.wake.set()
+        await asyncio.wait_for(task, 5)
+
+
+def test_build_apply_wakes_the_executor_which_runs_queued_operations_oldest_first(tmp_path):
+    world = RecordingWorld()
+    core = make_core(tmp_path, world)
+
+    async def main():
+        ex = Executor(core)
+        task = asyncio.create_task(ex.run_forever())
+        await asyncio.sleep(0.05)  # the executor idles: nothing is queued
+        assert world.batches == []
+        ops = [await queue_op(core, 64 + i, f"k{i}") for i in range(3)]
+        async with asyncio.timeout(20):
+            while any(state(core, o) != "applied" for o in ops):
+                await asyncio.sleep(0.01)
+        ex.stopping.set()
+        core.wake.set()
+        await asyncio.wait_for(task, 5)
+        return ops
+
+    ops = asyncio.run(main())
+    assert world.batches == [f"{o}.0" for o in ops], "each ran once, in the order they were queued"
+
+
+def test_a_restart_runs_what_sqlite_says_is_queued_exactly_once(tmp_path):
+    world = RecordingWorld()
+    core = make_core(tmp_path, world)
+    op = asyncio.run(queue_op(core, 64, "k"))  # queued; the process "dies" before the executor ran
+    core.db.close()
+
+    world2 = RecordingWorld()
+    core2 = make_core(tmp_path, world2)  # the restarted journal: same files, no Redis involved
+    assert core2.recover_at_start() == []
+    assert core2.runnable() == [op]
+    ex = Executor(core2)
+    asyncio.run(run_until(ex, lambda: state(core2, op) == "applied"))
+    assert world2.batches == [f"{op}.0"]
+    # offered again (what a redelivered entry was): a settled operation is never run twice
+    asyncio.run(ex.run_operation(op))
+    assert world2.batches == [f"{op}.0"] and state(core2, op) == "applied"
+
+
+def test_an_operation_applying_at_the_crash_is_never_resumed(tmp_path):
+    world = RecordingWorld()
+    core = make_core(tmp_path, world)
+    op = asyncio.run(queue_op(core, 64, "k"))
+    core._set_state(op, "applying", message="applying")  # the process died mid-operation
+    core.db.close()
+
+    world2 = RecordingWorld()
+    core2 = make_core(tmp_path, world2)
+    assert core2.recover_at_start() == [op]
+    assert core2.runnable() == []
+    later = asyncio.run(queue_op_refused(core2))
+    ex = Executor(core2)
+    asyncio.run(ex.run_operation(op))
+    assert world2.batches == [] and state(core2, op) == "recovery_required" and later
+
+
+async def queue_op_refused(core: JournalCore) -> bool:
+    try:
+        await queue_op(core, 65, "k2")
+    except McbError as err:
+        return err.code == ErrorCode.RECOVERY_REQUIRED
+    return False
+
+
+def test_a_bug_in_one_operation_does_not_stop_the_dispatcher(tmp_path):
+    world = RecordingWorld()
+    core = make_core(tmp_path, world)
+
+    async def main():
+        bad = await queue_op(core, 64, "bad")
+        good = await queue_op(core, 65, "good")
+        world.bug_next_info = True  # strikes the oldest (bad) before any batch
+        await run_until(Executor(core), lambda: state(core, good) not in ("queued", "applying"))
+        return bad, good
+
+    bad, good = asyncio.run(main())
+    assert state(core, good) == "applied" and world.batches == [f"{good}.0"]
+    assert state(core, bad) == "failed"  # nothing was written: failed, not recovery_required

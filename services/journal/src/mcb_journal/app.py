@@ -23,7 +23,7 @@ from .core import JournalCore
 from .db import Database
 from .executor import Executor
 from .observer import Observer
-from .queue import ApplyQueue
+from .queue import ProgressStream
 from .safety import Safety
 from .servicer import JournalAdminServicer, JournalServicer
 
@@ -68,7 +68,7 @@ async def main_async() -> None:
         raise SystemExit(f"journal: no world-host service token ({s.world_host_token_file or s.secrets_dir}; "
                          "run `mcb up` or create service.token)")
     world = WorldClient(s.world_host_url, service_token)
-    queue = ApplyQueue(s.redis_url)
+    queue = ProgressStream(s.redis_url)  # progress events only; the apply work stays in SQLite
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
     core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue)
@@ -89,23 +89,9 @@ async def main_async() -> None:
     tokens = TokenTable.load(s.secrets_dir, ("agent", "admin", "service"))
     tasks: list[asyncio.Task[Any]] = []
 
-    async def reconcile() -> None:
-        # Redis is not the system of record: re-offer operations it may have lost.
-        while not executor.stopping.is_set():
-            for op_id in core.runnable_unqueued():
-                row = db.one("SELECT state, updated_ms FROM operations WHERE op_id=?", op_id)
-                if row is not None and row["state"] == "prepared":
-                    await core.enqueue(op_id)
-            try:
-                await asyncio.wait_for(executor.stopping.wait(), timeout=2.0)
-            except TimeoutError:
-                pass
-
     async def on_start() -> None:
-        for op_id in core.runnable_unqueued():
-            await core.enqueue(op_id)
+        # The executor takes what SQLite says is queued (oldest first) as soon as it runs.
         tasks.append(asyncio.create_task(executor.run_forever()))
-        tasks.append(asyncio.create_task(reconcile()))
         tasks.append(asyncio.create_task(observer.run_forever(executor.stopping)))
 
     async def on_stop() -> None:

@@ -37,7 +37,7 @@ from .db import Database, now_ms
 from .history import last_oid
 from .inspect import inspect_into
 from .plans import Plan
-from .queue import ApplyQueue
+from .queue import ProgressStream
 from .states import OpState, check_transition
 from .worldread import read_indexed, read_region, read_states
 
@@ -100,10 +100,10 @@ class JournalCore:
     blobs: BlobStore
     world: WorldClient
     planner: PlannerPort
-    queue: ApplyQueue
+    queue: ProgressStream  # the progress stream (Redis mcb:progress); the apply work never goes through Redis
     limits: Limits = field(default_factory=Limits)
     minecraft_version: str = "1.21.11"
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when an operation is queued (executor.py)
     # Set by app.py: undo/parts/recovery/change feed (safety.py) and the observer.
     safety: Any = None
     max_waiting_operations: int = 32
@@ -180,7 +180,8 @@ class JournalCore:
           intent without completion: its writes may or may not have happened) or between two
           batches. Either way the operation becomes ``recovery_required``: an admin reviews the
           live world over its mask and decides; nothing is replayed or resumed silently.
-        - ``prepared`` / ``queued``: nothing was written -> stays, and is re-enqueued.
+        - ``prepared`` / ``queued``: nothing was written -> stays; the executor takes it (oldest first)
+          from SQLite as soon as it runs.
         """
         needing = []
         for r in self.db.all("SELECT op_id FROM operations WHERE state='applying'"):
@@ -220,9 +221,11 @@ class JournalCore:
             if self.record_verdict(op_id, state, message, error):
                 log.info("operation %s: %s recorded now that the disk has room", op_id, state)
 
-    def runnable_unqueued(self) -> list[str]:
+    def runnable(self) -> list[str]:
+        """Operations waiting for the writer, oldest first (``prepared`` only in journals written
+        before build_apply committed ``queued`` at once)."""
         return [r["op_id"] for r in self.db.all(
-            "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms")]
+            "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms, rowid")]
 
     # ---------------------------------------------------------------- operations
     def _set_state(self, op_id: str, new: OpState, message: str | None = None,
@@ -614,12 +617,13 @@ class JournalCore:
             c.execute(
                 "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
                 " batches_total, message, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (op_id, project.project_id, req.plan_id, req.plan_hash, key, str(OpState.PREPARED),
-                 plan_row["changed"], -(-n // self.limits.batch_blocks), "waiting for the writer", t, t),
+                (op_id, project.project_id, req.plan_id, req.plan_hash, key, str(OpState.QUEUED),
+                 plan_row["changed"], -(-n // self.limits.batch_blocks), "queued", t, t),
             )
             c.execute("INSERT INTO op_extra(op_id, player_id, observed_at_start) VALUES (?,?,?)",
                       (op_id, caller.player_id, self.observed_oid()))
-        await self.enqueue(op_id)
+        # Committed as `queued` above: the executor (same process) takes it from SQLite.
+        self.wake.set()
         return self.report(op_id)
 
     def _replay(self, project_id: str, key: str, req: jpb.BuildApplyRequest) -> jpb.OperationReport | None:
@@ -637,19 +641,6 @@ class JournalCore:
             "a different plan needs a new key",
             details={"operation_id": prev["op_id"]},
         )
-
-    async def enqueue(self, op_id: str) -> None:
-        """prepared -> queued once the work queue holds it (an unreachable queue leaves it
-        prepared; the reconcile loop in app.py retries)."""
-        try:
-            await self.queue.enqueue(op_id)
-        except McbError:
-            log.warning("operation %s stays prepared: work queue unreachable", op_id)
-            return
-        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
-        if row is not None and row["state"] == OpState.PREPARED:
-            self._set_state(op_id, OpState.QUEUED, message="queued")
-        self.wake.set()
 
     def observed_oid(self) -> int:
         return last_oid(self.db)  # packing deletes observed rows, never this number

@@ -1,5 +1,9 @@
 """The batch executor: runs queued operations against the world host, one batch at a time.
 
+Queued operations come from SQLite only (``state='queued'``, oldest first): build_apply commits
+``queued`` and sets ``core.wake``; at start whatever SQLite says is queued runs (``applying``
+ones were already turned into ``recovery_required`` by ``recover_at_start``).
+
 For each batch of ≤ 512 entries (ARCHITECTURE §3):
   1. stop if the operation was cancelled (the flag is read before every batch);
   2. persist the intent — batch id, (pos, expected, desired) for every entry, checksum — and
@@ -71,32 +75,34 @@ class Executor:
             log.exception("packing finished operations failed; their rows stay live")
 
     async def run_forever(self) -> None:
-        q = self.core.queue
+        """Take queued operations from SQLite, oldest first, one at a time; idle until
+        ``core.wake`` (set by build_apply right after it commits ``queued``) or 1 s passes.
+        SQLite is the only queue: what it says is queued at start runs, nothing else does."""
+        wake = self.core.wake
+        stuck: set[str] = set()  # left queued by a run that could not settle them: not retried in a loop
         while not self.stopping.is_set():
             self.core.flush_unrecorded()  # verdicts reached on a full disk, once there is room
             self.pack_pass()
-            try:
-                await q.ensure_group()
-                entries = await q.read(block_ms=500)
-            except Exception as exc:  # noqa: BLE001 - Redis down: keep trying, report in /health
-                log.warning("work queue read failed: %s", exc.__class__.__name__)
-                await self._sleep(1.0)
-                continue
-            for entry_id, op_id in entries:
+            wake.clear()  # cleared before looking: a wake-up set after this look is not lost
+            op_id = next((o for o in self.core.runnable() if o not in stuck and o not in self.core.unrecorded), None)
+            if op_id is None:
                 try:
-                    await self.run_operation(op_id)
-                except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
-                    log.exception("operation %s failed inside the executor", op_id)
+                    await asyncio.wait_for(wake.wait(), timeout=1.0)
+                except TimeoutError:
+                    pass
+                continue
+            try:
+                await self.run_operation(op_id)
+            except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
+                log.exception("operation %s failed inside the executor", op_id)
+                try:
                     self._fail_bug(op_id, exc)
-                row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
-                if (row is None or is_terminal(row["state"]) or row["state"] == OpState.RECOVERY_REQUIRED
-                        or op_id in self.core.unrecorded):
-                    try:
-                        await q.ack(entry_id)
-                    except Exception as exc:  # noqa: BLE001 - Redis down: the entry is redelivered and acked
-                        # later; a settled operation is never run twice (run_operation returns at once).
-                        log.warning("work queue ack of %s failed (%s); it will be redelivered",
-                                    op_id, exc.__class__.__name__)
+                except Exception:  # noqa: BLE001
+                    log.exception("operation %s: its failure could not be recorded", op_id)
+            row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+            if row is not None and row["state"] in (OpState.PREPARED, OpState.QUEUED):
+                log.error("operation %s is still %s after a run; it waits for a restart", op_id, row["state"])
+                stuck.add(op_id)
 
     async def _sleep(self, seconds: float) -> None:
         try:
@@ -108,10 +114,10 @@ class Executor:
         core = self.core
         row = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         if row is None:
-            log.warning("queue names unknown operation %s; dropping", op_id)
+            log.warning("operation %s is unknown; nothing to run", op_id)
             return
         if row["state"] not in (OpState.PREPARED, OpState.QUEUED):
-            # Already begun or settled: a redelivered entry never runs an operation twice.
+            # Already begun or settled: an operation is never run twice.
             return
         if row["cancel_requested"]:
             core._set_state(op_id, OpState.CANCELLED, message="cancelled before any block was written")
@@ -125,7 +131,7 @@ class Executor:
             await self._progress(op_id)
             return
         if row["state"] == OpState.PREPARED:
-            # The queue delivered it before build_apply recorded `queued`: it is queued now.
+            # Left `prepared` by a journal that still handed work to Redis: it is queued now.
             core._set_state(op_id, OpState.QUEUED, message="queued")
         plan = core.load_plan(row["plan_id"])
         if await self._other_world(op_id, plan):

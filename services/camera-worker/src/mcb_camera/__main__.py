@@ -2,13 +2,13 @@
 
 Ports: gRPC ``MCB_CAMERA_GRPC_PORT`` (50064), health ``MCB_CAMERA_HEALTH_PORT`` (8794), bound to
 ``MCB_BIND_HOST`` (127.0.0.1). Redis: ``MCB_REDIS_URL``. Tokens: ``MCB_SECRETS_DIR``.
-Driver: ``MCB_CAMERA_DRIVER`` = builtin (default) | fabric | none; see README.md for the rest.
+Driver: ``MCB_CAMERA_DRIVER`` = builtin (default) | fabric | none; every ``MCB_CAMERA_*`` variable is
+read by settings.py (``CameraSettings``); see README.md for the list.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 
 import redis.asyncio as aioredis
@@ -21,10 +21,12 @@ from mcb_rpc.worldclient import WorldClient
 from .drivers import make_driver
 from .jobs import CaptureQueue, OperationWaiter
 from .server import CameraService
+from .settings import CameraSettings
 from .store import CameraStore
 
 
-def build(settings: Settings) -> CameraService:
+def build(settings: Settings, cam: CameraSettings | None = None) -> CameraService:
+    cam = cam or CameraSettings.from_env()
     # Every principal is known, so a known-but-not-allowed token gets permission_denied.
     tokens = TokenTable.load(settings.secrets_dir)
     if not any(tokens.has(p) for p in ("agent", "admin", "service")):
@@ -40,8 +42,7 @@ def build(settings: Settings) -> CameraService:
     store = CameraStore(settings.runtime_dir / "camera")
     service_token = settings.world_host_token("service")
     world = WorldClient(settings.world_host_url, service_token or "", timeout=30.0)
-    driver_name = os.environ.get("MCB_CAMERA_DRIVER", "builtin")
-    driver = make_driver(driver_name, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),
+    driver = make_driver(cam, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),
                          settings.secrets_dir)
     # Captures get their own Redis connection: the job loop blocks on XREADGROUP.
     queue_redis = aioredis.from_url(
@@ -52,20 +53,13 @@ def build(settings: Settings) -> CameraService:
         queue_redis, driver, settings.runtime_dir / "camera",
         # the journal is this stack's: its own service token, not the (external) world host's
         OperationWaiter(settings.journal_addr, read_token(settings.secrets_dir, "service")),
-        readiness_timeout_s=_float("MCB_CAMERA_READINESS_TIMEOUT_S", 20.0),
-        operation_timeout_s=_float("MCB_CAMERA_OPERATION_TIMEOUT_S", 120.0),
-        inline_wait_s=_float("MCB_CAMERA_INLINE_WAIT_S", 2.0),
+        readiness_timeout_s=cam.readiness_timeout_s,
+        operation_timeout_s=cam.operation_timeout_s,
+        inline_wait_s=cam.inline_wait_s,
+        stream=cam.queue_stream,
     )
     log.info("camera-worker: driver %s", driver.name or "none")
     return CameraService(tokens, store, driver, client, queue, world)
-
-
-def _float(name: str, default: float) -> float:
-    raw = os.environ.get(name, "")
-    try:
-        return float(raw) if raw else default
-    except ValueError:
-        raise SystemExit(f"{name} must be a number (got {raw!r})") from None
 
 
 async def run(settings: Settings) -> None:

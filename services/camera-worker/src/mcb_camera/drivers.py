@@ -17,73 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any
 
-import numpy as np
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.worldclient import WorldClient
 
 from . import gl, mesh, png
+from .capture import MAX_SCENE_POSITIONS, CaptureJob, Driver, Rendered, scene_box_for_pose
+from .link import FabricLinkDriver
 from .scene import Box, NotReady, SceneReader
+from .settings import CameraSettings
 
 log = logging.getLogger("mcb.camera")
-
-MAX_SCENE_POSITIONS = 2_097_152  # the world protocol's region_read limit
-
-
-@dataclass
-class CaptureJob:
-    capture_id: str
-    project_id: str
-    pose: dict[str, float]          # x, y, z, yaw, pitch, fov, width, height (defaults filled)
-    region: Box | None = None
-    view: str = ""                  # "" (perspective from pose) | "top" | "side" | auto names
-    camera_id: str = ""
-    after_operation_id: str = ""
-    expand: int = 0                 # auto viewpoints: also draw this many blocks around region
-    format: str = "png"             # "png" | "jpeg" (imageformat.FORMATS)
-    readiness_timeout_s: float = 20.0
-    requested_at_ms: int = 0
-    operation: dict[str, Any] = field(default_factory=dict)  # filled once the operation is terminal
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CaptureJob:
-        d = dict(d)
-        if d.get("region") is not None:
-            d["region"] = tuple(d["region"])
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
-
-
-@dataclass
-class Rendered:
-    png: bytes
-    width: int
-    height: int
-    metadata: dict[str, Any]
-
-
-class Driver(Protocol):
-    name: str  # "" | "builtin" | "fabric" (ListCamerasResponse.driver)
-
-    def state(self) -> str:
-        """``ready`` | ``no_driver`` | ``busy`` | ``link_lost`` (ListCamerasResponse.worker_state)."""
-        ...
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    async def render(self, job: CaptureJob, progress: Any) -> Rendered: ...
-
 
 NO_DRIVER_MESSAGE = (
     "no camera driver is configured on the camera worker (MCB_CAMERA_DRIVER=none), so no "
@@ -108,39 +57,6 @@ class NoDriver:
         raise McbError(ErrorCode.CAMERA_UNAVAILABLE, NO_DRIVER_MESSAGE, details={"worker_state": "no_driver"})
 
 
-def scene_box_for_pose(pose: dict[str, float], info: world_pb2.WorldInfo, distance: float) -> Box | None:
-    """The box a perspective pose can see up to ``distance``, clipped to the world's height
-    and to the generated area (what does not exist cannot be drawn)."""
-    eye = (pose["x"], pose["y"] + gl.EYE_HEIGHT, pose["z"])
-    fwd = gl.look_dir(pose["yaw"], pose["pitch"])
-    aspect = pose["width"] / pose["height"]
-    th = math.tan(math.radians(pose["fov"]) / 2)
-    f = np.array(fwd)
-    up0 = np.array([0.0, 1.0, 0.0]) if abs(f[1]) < 0.999 else np.array([0.0, 0.0, 1.0])
-    r = np.cross(f, up0)
-    r /= np.linalg.norm(r)
-    u = np.cross(r, f)
-    while True:
-        pts = [np.array(eye)]
-        for sx in (-1, 1):
-            for sy in (-1, 1):
-                pts.append(np.array(eye) + distance * (f + sx * th * aspect * r + sy * th * u))
-        pts = np.array(pts)
-        lo = np.floor(pts.min(axis=0)).astype(int) - 1
-        hi = np.floor(pts.max(axis=0)).astype(int) + 1
-        lo[1], hi[1] = max(lo[1], info.min_y), min(hi[1], info.max_y)
-        if info.HasField("loaded_area"):
-            la = info.loaded_area
-            lo[0], hi[0] = max(lo[0], la.min.x * 16), min(hi[0], la.max.x * 16 + 15)
-            lo[2], hi[2] = max(lo[2], la.min.z * 16), min(hi[2], la.max.z * 16 + 15)
-        if (hi < lo).any():
-            return None
-        n = int(np.prod(hi - lo + 1))
-        if n <= MAX_SCENE_POSITIONS:
-            return (int(lo[0]), int(lo[1]), int(lo[2]), int(hi[0]), int(hi[1]), int(hi[2]))
-        distance *= 0.8
-
-
 def expand_box(box: Box, margin: int, info: world_pb2.WorldInfo) -> Box:
     """``box`` plus surroundings (ground below, ``margin`` around), clipped to the world's
     height and generated area and to the region_read limit; never smaller than ``box``."""
@@ -163,8 +79,9 @@ class BuiltinDriver:
     name = "builtin"
 
     def __init__(self, world: WorldClient, view_distance: float = 64.0,
-                 hold_after_read_s: float = 0.0):
+                 hold_after_read_s: float = 0.0, gl_backend: str = "egl"):
         self.world = world
+        self.gl_backend = gl_backend
         self.scene = SceneReader(world)
         self.view_distance = view_distance
         self.hold_after_read_s = hold_after_read_s  # test hook: widen the window for a change
@@ -181,7 +98,7 @@ class BuiltinDriver:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            self._gl = await loop.run_in_executor(self._pool, gl.GLRenderer)
+            self._gl = await loop.run_in_executor(self._pool, gl.GLRenderer, self.gl_backend)
             log.info("built-in renderer: %s", self._gl.info)
         except Exception as exc:  # noqa: BLE001 - no GL: say so on every capture
             self._gl_error = f"{exc.__class__.__name__}: {exc}"
@@ -329,18 +246,11 @@ class BuiltinDriver:
         return Rendered(data, width, height, meta)
 
 
-def make_driver(name: str, world: WorldClient, secrets_dir: Any = None) -> Any:
-    name = (name or "builtin").strip().lower()
-    if name == "none":
+def make_driver(settings: CameraSettings, world: WorldClient, secrets_dir: Path | None = None) -> Driver:
+    """The driver ``settings.driver`` names (CameraSettings validated it)."""
+    if settings.driver == "none":
         return NoDriver()
-    if name == "builtin":
-        return BuiltinDriver(
-            world,
-            view_distance=float(os.environ.get("MCB_CAMERA_VIEW_DISTANCE", "64") or 64),
-            hold_after_read_s=float(os.environ.get("MCB_CAMERA_TEST_HOLD_AFTER_READ_S", "0") or 0),
-        )
-    if name == "fabric":
-        from .link import FabricLinkDriver
-
-        return FabricLinkDriver.from_env(world, secrets_dir)
-    raise SystemExit(f"MCB_CAMERA_DRIVER must be builtin, fabric or none (got {name!r})")
+    if settings.driver == "builtin":
+        return BuiltinDriver(world, view_distance=settings.view_distance,
+                             hold_after_read_s=settings.test_hold_after_read_s, gl_backend=settings.gl_backend)
+    return FabricLinkDriver.from_settings(world, settings, secrets_dir)

@@ -17,7 +17,6 @@ straight down, -90 straight up. ``fov`` is the vertical field of view in degrees
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,11 +174,11 @@ def ortho_view(kind: str, size: tuple[int, int, int], width: int, height: int) -
 
 
 class GLRenderer:
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "egl") -> None:
+        """``backend``: moderngl's standalone context backend (CameraSettings.gl_backend)."""
         import moderngl
 
         self.mgl = moderngl
-        backend = os.environ.get("MCB_CAMERA_GL_BACKEND", "egl")
         self.ctx = moderngl.create_standalone_context(backend=backend, require=330)
         self.prog = self.ctx.program(vertex_shader=_VS, fragment_shader=_FS)
         self.sky = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_SKY_FS)

@@ -37,11 +37,11 @@ from mcb_rpc.errors import from_rpc_error
 from redis.exceptions import RedisError, ResponseError
 
 from . import imageformat
-from .drivers import CaptureJob, Driver
+from .capture import CaptureJob, Driver
 
 log = logging.getLogger("mcb.camera")
 
-STREAM = os.environ.get("MCB_CAMERA_QUEUE", "mcb:camera:jobs")  # one stream per pool of like workers
+STREAM = "mcb:camera:jobs"  # the default; one stream per pool of like workers (CameraSettings.queue_stream)
 GROUP = "camera-worker"
 RECORD = "mcb:camera:capture:"
 RECORD_TTL_S = 7 * 24 * 3600
@@ -103,8 +103,9 @@ class OperationWaiter:
 class CaptureQueue:
     def __init__(self, redis_client: aioredis.Redis, driver: Driver, root: Path, waiter: OperationWaiter,
                  readiness_timeout_s: float = 20.0, operation_timeout_s: float = 120.0,
-                 inline_wait_s: float = 2.0):
+                 inline_wait_s: float = 2.0, stream: str = STREAM):
         self.redis = redis_client
+        self.stream = stream
         self.driver = driver
         self.dir = root / "captures"
         self.waiter = waiter
@@ -120,15 +121,15 @@ class CaptureQueue:
 
     async def _ensure_group(self) -> None:
         try:
-            await self.redis.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+            await self.redis.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
         except ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
 
     async def submit(self, job: CaptureJob) -> str:
         try:
-            depth = await self.redis.xlen(STREAM)
-            info = await self.redis.xpending(STREAM, GROUP) if depth else {"pending": 0}
+            depth = await self.redis.xlen(self.stream)
+            info = await self.redis.xpending(self.stream, GROUP) if depth else {"pending": 0}
             lag = await self._lag()
             if lag + int(info.get("pending", 0) if isinstance(info, dict) else 0) >= MAX_QUEUED:
                 raise McbError(ErrorCode.BUSY, f"the camera worker already has {MAX_QUEUED} captures "
@@ -142,7 +143,7 @@ class CaptureQueue:
                 "status": "pending", "stage": "queued", "project_id": job.project_id,
                 "created_ms": now, "job": json.dumps(job.to_dict())})
             await self.redis.expire(key, RECORD_TTL_S)
-            await self.redis.xadd(STREAM, {"capture_id": job.capture_id}, maxlen=10_000, approximate=True)
+            await self.redis.xadd(self.stream, {"capture_id": job.capture_id}, maxlen=10_000, approximate=True)
         except (RedisError, OSError) as exc:
             raise McbError(ErrorCode.UNAVAILABLE, "the camera job queue (Redis) is unreachable; "
                            f"retry in a moment ({exc.__class__.__name__})") from exc
@@ -150,7 +151,7 @@ class CaptureQueue:
 
     async def _lag(self) -> int:
         try:
-            groups = await self.redis.xinfo_groups(STREAM)
+            groups = await self.redis.xinfo_groups(self.stream)
         except ResponseError:
             return 0
         for g in groups:
@@ -225,19 +226,19 @@ class CaptureQueue:
                     await self._ensure_group()
                     # jobs a crashed worker left claimed: take them over (at-least-once)
                     try:
-                        await self.redis.xautoclaim(STREAM, GROUP, self.consumer, min_idle_time=30_000, count=16)
+                        await self.redis.xautoclaim(self.stream, GROUP, self.consumer, min_idle_time=30_000, count=16)
                     except ResponseError:
                         pass
                     ready = True
-                got = await self.redis.xreadgroup(GROUP, self.consumer, {STREAM: ">"}, count=1, block=1000)
+                got = await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: ">"}, count=1, block=1000)
                 if not got:
-                    got = await self.redis.xreadgroup(GROUP, self.consumer, {STREAM: "0"}, count=1)
+                    got = await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: "0"}, count=1)
                     if not got or not got[0][1]:
                         continue
                 for _stream, entries in got:
                     for entry_id, fields in entries:
                         await self._process(fields.get("capture_id", ""))
-                        await self.redis.xack(STREAM, GROUP, entry_id)
+                        await self.redis.xack(self.stream, GROUP, entry_id)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:

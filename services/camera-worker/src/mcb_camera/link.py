@@ -20,7 +20,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -31,8 +30,9 @@ from mcb_rpc.tokens import ensure_token
 from mcb_rpc.worldclient import WorldClient
 
 from . import png
-from .drivers import CaptureJob, Rendered, scene_box_for_pose
+from .capture import CaptureJob, Rendered, scene_box_for_pose
 from .scene import NotReady, SceneReader
+from .settings import CameraSettings
 
 log = logging.getLogger("mcb.camera.link")
 
@@ -63,10 +63,9 @@ class FabricLinkDriver:
         self._ever_connected = False
 
     @classmethod
-    def from_env(cls, world: WorldClient, secrets_dir: Path | None) -> FabricLinkDriver:
-        key = os.environ.get("MCB_CAMERA_LINK_KEY") or ensure_token(Path(secrets_dir or "."), KEY_NAME)
-        return cls(world, key, os.environ.get("MCB_CAMERA_LINK_HOST", "127.0.0.1"),
-                   int(os.environ.get("MCB_CAMERA_LINK_PORT", "8766") or 8766))
+    def from_settings(cls, world: WorldClient, settings: CameraSettings, secrets_dir: Path | None) -> FabricLinkDriver:
+        key = settings.link_key or ensure_token(Path(secrets_dir or "."), KEY_NAME)
+        return cls(world, key, settings.link_host, settings.link_port)
 
     def state(self) -> str:
         if self._conn is None:

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 
 from . import __version__, imageformat, png, viewpoints
 from . import diff as imgdiff
-from .drivers import CaptureJob, Driver
+from .capture import CaptureJob, Driver
 from .jobs import CaptureQueue, new_capture_id
 from .store import CameraStore
 

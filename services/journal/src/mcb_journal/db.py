@@ -76,7 +76,7 @@ CREATE TABLE IF NOT EXISTS observed (
 CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
 CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
-  undo_forbidden INTEGER NOT NULL DEFAULT 0, undo_of TEXT NOT NULL DEFAULT ''
+  undo_forbidden INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS op_notices (
   op_id TEXT NOT NULL, at_ms INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import time
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
@@ -192,7 +193,8 @@ class _Tx:
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
-    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is None:
             try:
                 self.conn.execute("COMMIT")

@@ -27,11 +27,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
+from .db import Database
 from .history import History, bounds_of
 
 PAGE_EVENTS = 100
@@ -97,11 +99,11 @@ def _bounds(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, head: dict[str, Any],
-            limit: int, max_bytes: int, cursor_at) -> dict[str, Any]:
+            limit: int, max_bytes: int, cursor_at: Callable[[int | None, int], str]) -> dict[str, Any]:
     """One page of ``rows`` (the range's events, oldest first) for ``source``, resuming after
     (``phase``, ``after``): people first, at most ``limit`` events and ``max_bytes`` of JSON
     (at least one event). ``head``: the range's fields; ``cursor_at(phase, oid)`` a continuation
-    cursor, ``cursor_at(None, None)`` the open cursor after the range."""
+    cursor, ``cursor_at(None, 0)`` the open cursor after the range."""
     order = FILTERS[source]
     queue = sorted((r for r in rows if r["source"] in order), key=lambda r: (order.index(r["source"]), r["oid"]))
     queue = [r for r in queue if (order.index(r["source"]), r["oid"]) > (phase, after)]
@@ -110,7 +112,7 @@ def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, hea
     def build(n: int) -> dict[str, Any]:
         done = n >= len(queue)
         last = queue[n - 1] if n else None
-        nxt = cursor_at(None, None) if done else (
+        nxt = cursor_at(None, 0) if done else (
             cursor_at(order.index(last["source"]), last["oid"]) if last is not None else cursor_at(phase, after))
         return head | {"events": events[:n], "remaining": len(queue) - n, "next_cursor": nxt,
                        "complete": done, "resync_required": False}
@@ -126,7 +128,7 @@ def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, hea
     return doc
 
 
-def summarise(db, caller_project: str, part_mask, rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
+def summarise(db: Database, caller_project: str, part_mask: Callable[[str], set[tuple[int, int, int]]], rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     """The range's fields: totals by source (all sources), the filtered count, its bounding box
     and the parts it touches (at most PARTS_LISTED, with their change counts)."""
     totals = Counter(r["source"] for r in rows)
@@ -151,6 +153,6 @@ def summarise(db, caller_project: str, part_mask, rows: list[dict[str, Any]], so
     return head
 
 
-def range_rows(db, box: Box, since: int, upto: int) -> list[dict[str, Any]]:
+def range_rows(db: Database, box: Box, since: int, upto: int) -> list[dict[str, Any]]:
     b6 = (box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z)
     return History(db, b6).events_in(since, b6, 1 << 62, upto)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
+
+if TYPE_CHECKING:  # the core imports the transports; this module only reads through it
+    from .core import JournalCore
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
@@ -25,7 +29,7 @@ def _box(d: dict) -> common_pb2.Box:
                           max=common_pb2.Vec3(x=hi["x"], y=hi["y"], z=hi["z"]))
 
 
-def operation_list(core, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
+def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
     db = core.db
     if req.limit > MAX_LIMIT:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
@@ -65,7 +69,7 @@ def operation_list(core, req: jpb.OperationListRequest) -> jpb.OperationListResp
     return out
 
 
-def _plan_detail(core, plan_id: str, plan: jpb.PlanSummary) -> None:
+def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None:
     """Materials (states placed, by count) and the bounding box of the plan's positions."""
     try:
         p = core.load_plan(plan_id)
@@ -83,7 +87,7 @@ def _plan_detail(core, plan_id: str, plan: jpb.PlanSummary) -> None:
                                    "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
 
 
-def project_list(core) -> jpb.ProjectListResponse:
+def project_list(core: JournalCore) -> jpb.ProjectListResponse:
     core.refresh_projects()
     out = jpb.ProjectListResponse()
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):

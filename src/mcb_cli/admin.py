@@ -6,7 +6,7 @@ the journal's size and compaction.
     mcb part protect PART [--off]
     mcb journal stats | compact
 
-Each prints the journal's JSON answer; errors print the structured error and exit 1.
+Each prints the journal's answer as JSON (its message's snake_case field names, every field); errors print the structured error and exit 1.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import sys
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
+from mcb_rpc.messages import plain
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
@@ -41,10 +41,7 @@ async def _admin_call(method: str, request: Any, timeout: float = 60) -> Any:
 
 
 def _print(resp: Any) -> None:
-    if isinstance(resp, jpb.JsonResult):
-        print(json.dumps(json.loads(resp.json), indent=2))
-    else:
-        print(json.dumps(json_format.MessageToDict(resp, preserving_proto_field_name=True), indent=2))
+    print(json.dumps(plain(resp), indent=2))
 
 
 def run(args: Any) -> int:

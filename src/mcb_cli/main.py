@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     rv.add_argument("operation_id")
     ab = rsub.add_parser("abandon", help="leave every block as it is, mark the operation failed, forbid its undo")
     ab.add_argument("operation_id")
-    ab.add_argument("--digest", required=True, help="currentDigest from the latest review")
+    ab.add_argument("--digest", required=True, help="current_digest from the latest review")
     part = sub.add_parser("part", help="admin: part protection")
     psub = part.add_subparsers(dest="action", required=True)
     pp = psub.add_parser("protect", help="protect a part from agent writes (--off to unprotect)")

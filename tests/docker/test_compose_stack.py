@@ -399,10 +399,10 @@ def test_docker_kill_of_the_journal_mid_apply_needs_recovery(stack: Stack) -> No
 
     review = stack.admin("recovery", "review", killed["op"])
     # the blocks of the batches it may have written, each either before or after (nobody else wrote)
-    assert review["operationId"] == killed["op"] and 0 < review["positions"] <= killed["planned"], review
-    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"], review
-    assert review["foreignStates"] == 0, review
-    done = stack.admin("recovery", "abandon", killed["op"], "--digest", review["currentDigest"])
+    assert review["operation_id"] == killed["op"] and 0 < review["positions"] <= killed["planned"], review
+    assert review["matches_before"] + review["matches_after"] == review["positions"], review
+    assert review["foreign_states"] == 0, review
+    done = stack.admin("recovery", "abandon", killed["op"], "--digest", review["current_digest"])
     assert done["state"] == "failed", done
     assert stack.mcp(status)["state"] == "failed"
 

@@ -276,14 +276,14 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
     assert out.returncode == 0, out.stderr
     review = json.loads(out.stdout)
     confirmed = 512 * skip  # batches settled before the crash
-    expected = {  # (positions, matchesBefore, matchesAfter): exact, no lost or duplicated write
+    expected = {  # (positions, matches_before, matches_after): exact, no lost or duplicated write
         "before_intent": (confirmed, 0, confirmed),
         "after_intent": (confirmed + 512, 512, confirmed),  # the host was never asked
         "before_completion": (confirmed + 512, 0, confirmed + 512),  # written, not recorded
     }[point]
-    assert (review["positions"], review["matchesBefore"], review["matchesAfter"]) == expected, (skip, review)
-    assert review["foreignStates"] == 0
-    digest = review["currentDigest"]
+    assert (review["positions"], review["matches_before"], review["matches_after"]) == expected, (skip, review)
+    assert review["foreign_states"] == 0
+    digest = review["current_digest"]
     if review["positions"]:  # (an empty mask — crash before the first intent — has nothing to change)
         # A foreign change after the review makes the digest stale: refused.
         automation(comp, "external", [(x0, 80, 0, "minecraft:glass")])
@@ -292,8 +292,8 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point):
         assert stale.returncode == 1 and "invalid_request" in stale.stderr
         review2 = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
                                             env=env_admin, capture_output=True, text=True, timeout=60).stdout)
-        assert review2["currentDigest"] != digest and review2["foreignStates"] == 1
-        digest = review2["currentDigest"]
+        assert review2["current_digest"] != digest and review2["foreign_states"] == 1
+        digest = review2["current_digest"]
     done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
                            digest], env=env_admin, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -471,12 +471,12 @@ def test_lost_world_host_link_stops_and_requires_recovery(comp):
     comp.start("world-host")
     review = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", holder["op"]],
                                        env=env_admin, capture_output=True, text=True, timeout=60).stdout)
-    assert review["foreignStates"] == 0
-    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"]
-    assert review["matchesAfter"] >= st["written"]
+    assert review["foreign_states"] == 0
+    assert review["matches_before"] + review["matches_after"] == review["positions"]
+    assert review["matches_after"] >= st["written"]
     assert review["positions"] - st["written"] <= 512  # confirmed writes + at most one unfinished batch
     done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", holder["op"], "--digest",
-                           review["currentDigest"]], env=env_admin, capture_output=True, text=True, timeout=60)
+                           review["current_digest"]], env=env_admin, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     comp.procs["journal"].stop()
     comp.start("journal")

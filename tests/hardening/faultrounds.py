@@ -208,7 +208,7 @@ def run_round(comp: Components, r: int, rng: random.Random, victim: str | None =
         res.problems.append(f"ended {res.state}: {st.get('message')}")
     if res.state == "recovery_required":
         review = admin(comp, "recovery", "review", held["op"])
-        done = admin(comp, "recovery", "abandon", held["op"], "--digest", review["currentDigest"])
+        done = admin(comp, "recovery", "abandon", held["op"], "--digest", review["current_digest"])
         res.reviewed = done.get("state") == "failed"
         if not res.reviewed:
             res.problems.append(f"abandon answered {done}")

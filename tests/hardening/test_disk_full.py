@@ -93,9 +93,9 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
     comp.procs["journal"].stop()
     comp.start("journal")
     review = admin(comp, "recovery", "review", held["op"])
-    assert review["foreignStates"] == 0
-    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"]
-    assert review["matchesAfter"] >= st["written"]
+    assert review["foreign_states"] == 0
+    assert review["matches_before"] + review["matches_after"] == review["positions"]
+    assert review["matches_after"] >= st["written"]
     assert review["positions"] - st["written"] <= 512  # at most the one unfinished batch is uncertain
     # outside the mask: untouched (the batches after the failure were never sent)
     got = comp.world_rpc("region_read", {"min": {"x": -60, "y": 70, "z": -60}, "max": {"x": -45, "y": 109, "z": -51}})
@@ -105,8 +105,8 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
     idx = array.array("H")
     idx.frombytes(base64.b64decode(got["indices"]))
     andesite = sum(1 for i in idx if got["palette"][i] == "minecraft:andesite")
-    assert andesite == review["matchesAfter"], (andesite, review)
-    done = admin(comp, "recovery", "abandon", held["op"], "--digest", review["currentDigest"])
+    assert andesite == review["matches_after"], (andesite, review)
+    done = admin(comp, "recovery", "abandon", held["op"], "--digest", review["current_digest"])
     assert done["state"] == "failed"
 
     async def unblocked(client):
@@ -155,8 +155,8 @@ def test_world_host_disk_full_mid_apply(world_on_tmpfs):
     comp.procs["world-host"].stop()  # a restart rolls back a batch the host could not (if any)
     comp.start("world-host")
     review = admin(comp, "recovery", "review", st["operation_id"])
-    assert review["foreignStates"] == 0
-    assert review["matchesBefore"] + review["matchesAfter"] == review["positions"]
-    assert review["matchesAfter"] == st["written"]  # the refused batch wrote nothing
-    done = admin(comp, "recovery", "abandon", st["operation_id"], "--digest", review["currentDigest"])
+    assert review["foreign_states"] == 0
+    assert review["matches_before"] + review["matches_after"] == review["positions"]
+    assert review["matches_after"] == st["written"]  # the refused batch wrote nothing
+    done = admin(comp, "recovery", "abandon", st["operation_id"], "--digest", review["current_digest"])
     assert done["state"] == "failed"

@@ -138,24 +138,24 @@ class JournalClient:
     async def operation_undo_prepare(self, operation_id: str) -> journal_pb2.PlanSummary:
         return await self._call("OperationUndoPrepare", journal_pb2.OperationRef(operation_id=operation_id))
 
-    async def part_define(self, name: str, operation_id: str) -> journal_pb2.JsonResult:
+    async def part_define(self, name: str, operation_id: str) -> journal_pb2.PartDetail:
         return await self._call("PartDefine", journal_pb2.PartDefineRequest(name=name, operation_id=operation_id))
 
-    async def part_get(self, part_id: str) -> journal_pb2.JsonResult:
+    async def part_get(self, part_id: str) -> journal_pb2.PartDetail:
         return await self._call("PartGet", journal_pb2.PartRef(part_id=part_id))
 
     async def region_changes(self, mn: dict[str, Any], mx: dict[str, Any], since_cursor: str,
-                             limit: int, source: str = "", max_bytes: int = 0) -> journal_pb2.JsonResult:
+                             limit: int, source: str = "", max_bytes: int = 0) -> journal_pb2.RegionChangesResponse:
         req = journal_pb2.RegionChangesRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
                                                since_cursor=since_cursor, limit=limit, source=source,
                                                max_bytes=max_bytes)
         return await self._call("RegionChanges", req)
 
-    async def asset_list(self, query: str, cursor: str) -> journal_pb2.JsonResult:
+    async def asset_list(self, query: str, cursor: str) -> journal_pb2.AssetListResponse:
         return await self._call("AssetList", journal_pb2.AssetListRequest(query=query, cursor=cursor))
 
     async def schematic_export(self, name: str, mn: dict[str, Any], mx: dict[str, Any],
-                               origin: dict[str, Any] | None) -> journal_pb2.JsonResult:
+                               origin: dict[str, Any] | None) -> journal_pb2.SchematicExportResponse:
         req = journal_pb2.SchematicExportRequest(name=name, min=vec3(mn), max=vec3(mx))
         if origin is not None:
             req.origin.CopyFrom(vec3(origin))

@@ -22,6 +22,7 @@ from oni_agent import analysis, blueprints
 from oni_agent.client import ACTIONS, ModClient, ModError
 from oni_agent.config import ConfigError, OniConfig
 
+from .render import snake_keys
 from .tools import ToolSpec
 
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
@@ -230,7 +231,18 @@ class OniTools:
         return await self._run(lambda c: blueprints.apply_step(c, name, x, y))
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
-        return {"oni_state": self.state, "oni_action": self.action, "oni_blueprint": self.blueprint}
+        return {"oni_state": _snake_case(self.state), "oni_action": _snake_case(self.action),
+                "oni_blueprint": _snake_case(self.blueprint)}
+
+
+def _snake_case(handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+                ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """The mod's answers carry its own (camelCase) names; the model gets snake_case keys like
+    every other tool's (render.snake_keys; the map legend's symbol keys are data, kept)."""
+    async def run(args: dict[str, Any]) -> dict[str, Any]:
+        return snake_keys(await handler(args))
+
+    return run
 
 
 def oni_handlers() -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:

@@ -450,6 +450,79 @@ def _by_freq(page: list[int]) -> list[int]:
     return sorted(counts, key=lambda i: (-counts[i], i))
 
 
+# ---------------------------------------------------------------- parts, change feed, schematics
+
+
+def _by_source(counts: Any) -> dict[str, int]:
+    return {c.source: int(c.count) for c in counts}
+
+
+def part(resp: Any) -> dict[str, Any]:
+    """part_define / part_get (journal PartDetail)."""
+    ext = resp.external_changes_since
+    return {"part_id": resp.part_id, "name": resp.name, "operation_id": resp.operation_id, "bounds": box(resp.bounds),
+            "block_count": resp.block_count, "protected": resp.protected,
+            "external_changes_since": {"count": ext.count, "by_source": _by_source(ext.by_source),
+                                       "complete": ext.complete}}
+
+
+def _change(e: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"pos": vec(e.pos), "before": e.before, "after": e.after, "source": e.source}
+    if e.operation_id:
+        out["operation_id"] = e.operation_id
+    return out
+
+
+def region_changes(resp: Any) -> dict[str, Any]:
+    """region_changes (journal RegionChangesResponse), as the journal measured its page size:
+    a fresh cursor has no range fields; a page always has bounding_box (null without events) and
+    affected_parts."""
+    out: dict[str, Any] = {"changes": resp.changes, "by_source": _by_source(resp.by_source)}
+    if not resp.note:
+        if resp.source:
+            out["source"] = resp.source
+        out["bounding_box"] = box(resp.bounding_box) if resp.HasField("bounding_box") else None
+        out["affected_parts"] = [{"part_id": p.part_id, "name": p.name, "changes": p.changes}
+                                 for p in resp.affected_parts]
+        if resp.affected_parts_omitted:
+            out["affected_parts_omitted"] = resp.affected_parts_omitted
+    out.update({"events": [_change(e) for e in resp.events], "remaining": resp.remaining,
+                "next_cursor": resp.next_cursor, "complete": resp.complete, "resync_required": resp.resync_required})
+    if resp.note:
+        out["note"] = resp.note
+    return out
+
+
+def asset(a: Any) -> dict[str, Any]:
+    """One schematic library entry (journal AssetEntry); a file that did not parse has no shape."""
+    out: dict[str, Any] = {"asset_id": a.asset_id, "name": a.name}
+    if a.sha256:
+        out["sha256"] = a.sha256
+    if a.HasField("bytes"):
+        out["bytes"] = a.bytes
+    out.update({"read_only": a.read_only, "valid": a.valid})
+    if a.reason:
+        out["reason"] = a.reason
+    if a.HasField("shape"):
+        s = a.shape
+        out.update({"width": s.width, "height": s.height, "length": s.length, "block_count": s.block_count,
+                    "data_version": s.data_version, "offset": vec(s.offset), "format": s.format,
+                    "block_entities": s.block_entities, "entities": s.entities})
+    return out
+
+
+def asset_list(resp: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"assets": [asset(a) for a in resp.assets], "total": resp.total}
+    if resp.next_cursor:
+        out["next_cursor"] = resp.next_cursor
+    return fit(out)
+
+
+def schematic_export(resp: Any) -> dict[str, Any]:
+    return fit({**asset(resp.asset), "warnings": list(resp.warnings), "region": box(resp.region),
+                "origin": vec(resp.origin)})
+
+
 # ---------------------------------------------------------------- cameras
 
 
@@ -460,8 +533,8 @@ def camera_info(c: Any) -> dict[str, Any]:
 
 
 def snake_keys(obj: Any, data_maps: frozenset[str] = frozenset({"legend"})) -> Any:
-    """Every object key in snake_case (journal/camera JSON may carry camelCase: assetId,
-    blockCount, worldUuid…); the keys of ``data_maps`` (symbol -> state) are data, kept."""
+    """Every object key in snake_case (others' JSON may carry camelCase: the ONI mod's answers,
+    the camera's metadata); the keys of ``data_maps`` (symbol -> state) are data, kept."""
     if isinstance(obj, list):
         return [snake_keys(v, data_maps) for v in obj]
     if not isinstance(obj, dict):

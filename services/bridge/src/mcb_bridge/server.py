@@ -58,7 +58,6 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _result(payload: dict[str, Any]) -> types.CallToolResult:
-    payload = render.snake_keys(payload)
     text = render.dumps(payload)
     if len(text.encode()) > render.MAX_TEXT_BYTES:  # renderers bound themselves; this is a bug
         raise RuntimeError(f"tool output of {len(text.encode())} bytes exceeds the cap")
@@ -245,21 +244,20 @@ class Bridge:
         return render.plan_summary(await self.journal.operation_undo_prepare(args["operation_id"]))
 
     async def _part_define(self, args: dict[str, Any]) -> dict[str, Any]:
-        return json.loads((await self.journal.part_define(args["name"], args["operation_id"])).json)
+        return render.part(await self.journal.part_define(args["name"], args["operation_id"]))
 
     async def _part_get(self, args: dict[str, Any]) -> dict[str, Any]:
-        return json.loads((await self.journal.part_get(args["part_id"])).json)
+        return render.part(await self.journal.part_get(args["part_id"]))
 
     async def _region_changes(self, args: dict[str, Any]) -> dict[str, Any]:
         region = args["region"]
         resp = await self.journal.region_changes(region["min"], region["max"], args.get("since_cursor") or "",
                                                  int(args.get("limit") or 100), args.get("source") or "",
                                                  int(args.get("max_bytes") or 0))
-        return json.loads(resp.json)
+        return render.region_changes(resp)
 
     async def _asset_list(self, args: dict[str, Any]) -> dict[str, Any]:
-        resp = await self.journal.asset_list(args.get("query") or "", args.get("cursor") or "")
-        return render.fit(json.loads(resp.json))
+        return render.asset_list(await self.journal.asset_list(args.get("query") or "", args.get("cursor") or ""))
 
     async def _schematic_export(self, args: dict[str, Any]) -> dict[str, Any]:
         mn, mx = args["min"], args["max"]
@@ -267,8 +265,7 @@ class Bridge:
             if int(mn[axis]) > int(mx[axis]):
                 raise McbError(ErrorCode.INVALID_REQUEST,
                                f"min.{axis} ({mn[axis]}) is greater than max.{axis} ({mx[axis]})")
-        resp = await self.journal.schematic_export(args["name"], mn, mx, args.get("origin"))
-        return render.fit(json.loads(resp.json))
+        return render.schematic_export(await self.journal.schematic_export(args["name"], mn, mx, args.get("origin")))
 
     async def _schematic_import_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         resp = await self.journal.schematic_import_prepare(

@@ -258,14 +258,14 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
         if review is not None:
             body += (f'<section id="recovery" aria-labelledby="h-rec"><h2 id="h-rec">Recovery review</h2>'
                      f'<dl class="facts"><dt>Positions</dt><dd>{e(review.get("positions"))}</dd>'
-                     f'<dt>Match the state before</dt><dd>{e(review.get("matchesBefore"))}</dd>'
-                     f'<dt>Match the planned state</dt><dd>{e(review.get("matchesAfter"))}</dd>'
-                     f'<dt>Other states (foreign)</dt><dd>{e(review.get("foreignStates"))}</dd>'
-                     f'<dt>Digest</dt><dd><code id="digest">{e(review.get("currentDigest"))}</code></dd></dl>'
+                     f'<dt>Match the state before</dt><dd>{e(review.get("matches_before"))}</dd>'
+                     f'<dt>Match the planned state</dt><dd>{e(review.get("matches_after"))}</dd>'
+                     f'<dt>Other states (foreign)</dt><dd>{e(review.get("foreign_states"))}</dd>'
+                     f'<dt>Digest</dt><dd><code id="digest">{e(review.get("current_digest"))}</code></dd></dl>'
                      '<p>Abandoning settles the operation as failed with the world as it is now; the digest makes sure '
                      'nothing changed since this review.</p>'
                      + action(f"/operations/{op_id}/abandon", "Abandon with this digest", csrf, session,
-                              {"digest": str(review.get("currentDigest", ""))}, danger=True) + "</section>")
+                              {"digest": str(review.get("current_digest", ""))}, danger=True) + "</section>")
         else:
             body += (f'<section id="recovery"><h2>Recovery review</h2><p class="bad">{e(review_error)}</p>'
                      '<p>Log in with the admin token to see the review and abandon the operation.</p></section>')

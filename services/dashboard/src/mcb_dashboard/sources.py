@@ -30,6 +30,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
+from mcb_rpc.messages import plain
 from mcb_rpc.service import GRPC_OPTIONS
 from mcb_rpc.settings import Settings
 from mcb_rpc.worldclient import WorldClient
@@ -181,8 +182,7 @@ class Sources:
         return await self._rpc(self.admin.ProjectList, jpb.ProjectListRequest())
 
     async def recovery_review(self, op_id: str) -> dict[str, Any]:
-        res = await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id))
-        return json.loads(res.json)
+        return plain(await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id)))
 
     async def recovery_abandon(self, op_id: str, digest: str) -> jpb.OperationReport:
         return await self._rpc(self.admin.RecoveryAbandon,

@@ -116,11 +116,291 @@ class JournalCompactRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
-class JsonResult(_message.Message):
-    __slots__ = ("json",)
-    JSON_FIELD_NUMBER: _ClassVar[int]
-    json: str
-    def __init__(self, json: _Optional[str] = ...) -> None: ...
+class SourceCount(_message.Message):
+    __slots__ = ("source", "count")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    count: int
+    def __init__(self, source: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class ExternalChanges(_message.Message):
+    __slots__ = ("count", "by_source", "complete")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    BY_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    by_source: _containers.RepeatedCompositeFieldContainer[SourceCount]
+    complete: bool
+    def __init__(self, count: _Optional[int] = ..., by_source: _Optional[_Iterable[_Union[SourceCount, _Mapping]]] = ..., complete: _Optional[bool] = ...) -> None: ...
+
+class PartDetail(_message.Message):
+    __slots__ = ("part_id", "name", "operation_id", "bounds", "block_count", "protected", "external_changes_since")
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    BOUNDS_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PROTECTED_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_CHANGES_SINCE_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    name: str
+    operation_id: str
+    bounds: _common_pb2.Box
+    block_count: int
+    protected: bool
+    external_changes_since: ExternalChanges
+    def __init__(self, part_id: _Optional[str] = ..., name: _Optional[str] = ..., operation_id: _Optional[str] = ..., bounds: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., block_count: _Optional[int] = ..., protected: _Optional[bool] = ..., external_changes_since: _Optional[_Union[ExternalChanges, _Mapping]] = ...) -> None: ...
+
+class ChangeEvent(_message.Message):
+    __slots__ = ("pos", "before", "after", "source", "operation_id")
+    POS_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    pos: _common_pb2.Vec3
+    before: str
+    after: str
+    source: str
+    operation_id: str
+    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., operation_id: _Optional[str] = ...) -> None: ...
+
+class AffectedPart(_message.Message):
+    __slots__ = ("part_id", "name", "changes")
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    name: str
+    changes: int
+    def __init__(self, part_id: _Optional[str] = ..., name: _Optional[str] = ..., changes: _Optional[int] = ...) -> None: ...
+
+class RegionChangesResponse(_message.Message):
+    __slots__ = ("changes", "by_source", "source", "bounding_box", "affected_parts", "affected_parts_omitted", "events", "remaining", "next_cursor", "complete", "resync_required", "note")
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    BY_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    BOUNDING_BOX_FIELD_NUMBER: _ClassVar[int]
+    AFFECTED_PARTS_FIELD_NUMBER: _ClassVar[int]
+    AFFECTED_PARTS_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    RESYNC_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    changes: int
+    by_source: _containers.RepeatedCompositeFieldContainer[SourceCount]
+    source: str
+    bounding_box: _common_pb2.Box
+    affected_parts: _containers.RepeatedCompositeFieldContainer[AffectedPart]
+    affected_parts_omitted: int
+    events: _containers.RepeatedCompositeFieldContainer[ChangeEvent]
+    remaining: int
+    next_cursor: str
+    complete: bool
+    resync_required: bool
+    note: str
+    def __init__(self, changes: _Optional[int] = ..., by_source: _Optional[_Iterable[_Union[SourceCount, _Mapping]]] = ..., source: _Optional[str] = ..., bounding_box: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., affected_parts: _Optional[_Iterable[_Union[AffectedPart, _Mapping]]] = ..., affected_parts_omitted: _Optional[int] = ..., events: _Optional[_Iterable[_Union[ChangeEvent, _Mapping]]] = ..., remaining: _Optional[int] = ..., next_cursor: _Optional[str] = ..., complete: _Optional[bool] = ..., resync_required: _Optional[bool] = ..., note: _Optional[str] = ...) -> None: ...
+
+class SchematicShape(_message.Message):
+    __slots__ = ("width", "height", "length", "block_count", "data_version", "offset", "format", "block_entities", "entities")
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    HEIGHT_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    width: int
+    height: int
+    length: int
+    block_count: int
+    data_version: int
+    offset: _common_pb2.Vec3
+    format: str
+    block_entities: int
+    entities: int
+    def __init__(self, width: _Optional[int] = ..., height: _Optional[int] = ..., length: _Optional[int] = ..., block_count: _Optional[int] = ..., data_version: _Optional[int] = ..., offset: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., format: _Optional[str] = ..., block_entities: _Optional[int] = ..., entities: _Optional[int] = ...) -> None: ...
+
+class AssetEntry(_message.Message):
+    __slots__ = ("asset_id", "name", "sha256", "bytes", "read_only", "valid", "reason", "shape")
+    ASSET_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    READ_ONLY_FIELD_NUMBER: _ClassVar[int]
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
+    asset_id: str
+    name: str
+    sha256: str
+    bytes: int
+    read_only: bool
+    valid: bool
+    reason: str
+    shape: SchematicShape
+    def __init__(self, asset_id: _Optional[str] = ..., name: _Optional[str] = ..., sha256: _Optional[str] = ..., bytes: _Optional[int] = ..., read_only: _Optional[bool] = ..., valid: _Optional[bool] = ..., reason: _Optional[str] = ..., shape: _Optional[_Union[SchematicShape, _Mapping]] = ...) -> None: ...
+
+class AssetListResponse(_message.Message):
+    __slots__ = ("assets", "total", "next_cursor")
+    ASSETS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    assets: _containers.RepeatedCompositeFieldContainer[AssetEntry]
+    total: int
+    next_cursor: str
+    def __init__(self, assets: _Optional[_Iterable[_Union[AssetEntry, _Mapping]]] = ..., total: _Optional[int] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class SchematicExportResponse(_message.Message):
+    __slots__ = ("asset", "warnings", "region", "origin")
+    ASSET_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    asset: AssetEntry
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    region: _common_pb2.Box
+    origin: _common_pb2.Vec3
+    def __init__(self, asset: _Optional[_Union[AssetEntry, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., origin: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ...) -> None: ...
+
+class RecoveryReviewResponse(_message.Message):
+    __slots__ = ("operation_id", "plan_id", "positions", "matches_before", "matches_after", "foreign_states", "current_digest", "sampled_at_millis")
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_AFTER_FIELD_NUMBER: _ClassVar[int]
+    FOREIGN_STATES_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    SAMPLED_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    plan_id: str
+    positions: int
+    matches_before: int
+    matches_after: int
+    foreign_states: int
+    current_digest: str
+    sampled_at_millis: int
+    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., positions: _Optional[int] = ..., matches_before: _Optional[int] = ..., matches_after: _Optional[int] = ..., foreign_states: _Optional[int] = ..., current_digest: _Optional[str] = ..., sampled_at_millis: _Optional[int] = ...) -> None: ...
+
+class PartProtectResponse(_message.Message):
+    __slots__ = ("part_id", "protected")
+    PART_ID_FIELD_NUMBER: _ClassVar[int]
+    PROTECTED_FIELD_NUMBER: _ClassVar[int]
+    part_id: str
+    protected: bool
+    def __init__(self, part_id: _Optional[str] = ..., protected: _Optional[bool] = ...) -> None: ...
+
+class JournalBytes(_message.Message):
+    __slots__ = ("sqlite", "wal", "blobs", "total")
+    SQLITE_FIELD_NUMBER: _ClassVar[int]
+    WAL_FIELD_NUMBER: _ClassVar[int]
+    BLOBS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    sqlite: int
+    wal: int
+    blobs: int
+    total: int
+    def __init__(self, sqlite: _Optional[int] = ..., wal: _Optional[int] = ..., blobs: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+
+class JournalLiveRows(_message.Message):
+    __slots__ = ("write_rows", "our_event_rows", "other_observed_rows")
+    WRITE_ROWS_FIELD_NUMBER: _ClassVar[int]
+    OUR_EVENT_ROWS_FIELD_NUMBER: _ClassVar[int]
+    OTHER_OBSERVED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    write_rows: int
+    our_event_rows: int
+    other_observed_rows: int
+    def __init__(self, write_rows: _Optional[int] = ..., our_event_rows: _Optional[int] = ..., other_observed_rows: _Optional[int] = ...) -> None: ...
+
+class JournalPackedRows(_message.Message):
+    __slots__ = ("operations", "write_rows", "event_rows", "bytes")
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_ROWS_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ROWS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    operations: int
+    write_rows: int
+    event_rows: int
+    bytes: int
+    def __init__(self, operations: _Optional[int] = ..., write_rows: _Optional[int] = ..., event_rows: _Optional[int] = ..., bytes: _Optional[int] = ...) -> None: ...
+
+class JournalPackable(_message.Message):
+    __slots__ = ("operations", "write_rows", "event_rows", "estimated_bytes_freed", "free_pages_bytes")
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_ROWS_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ROWS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_BYTES_FREED_FIELD_NUMBER: _ClassVar[int]
+    FREE_PAGES_BYTES_FIELD_NUMBER: _ClassVar[int]
+    operations: int
+    write_rows: int
+    event_rows: int
+    estimated_bytes_freed: int
+    free_pages_bytes: int
+    def __init__(self, operations: _Optional[int] = ..., write_rows: _Optional[int] = ..., event_rows: _Optional[int] = ..., estimated_bytes_freed: _Optional[int] = ..., free_pages_bytes: _Optional[int] = ...) -> None: ...
+
+class JournalStatsResponse(_message.Message):
+    __slots__ = ("bytes", "operations", "written_blocks", "bytes_per_written_block", "live", "packed", "packable", "pack_after_seconds", "tables")
+    class OperationsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class TablesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_PER_WRITTEN_BLOCK_FIELD_NUMBER: _ClassVar[int]
+    LIVE_FIELD_NUMBER: _ClassVar[int]
+    PACKED_FIELD_NUMBER: _ClassVar[int]
+    PACKABLE_FIELD_NUMBER: _ClassVar[int]
+    PACK_AFTER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    bytes: JournalBytes
+    operations: _containers.ScalarMap[str, int]
+    written_blocks: int
+    bytes_per_written_block: float
+    live: JournalLiveRows
+    packed: JournalPackedRows
+    packable: JournalPackable
+    pack_after_seconds: float
+    tables: _containers.ScalarMap[str, int]
+    def __init__(self, bytes: _Optional[_Union[JournalBytes, _Mapping]] = ..., operations: _Optional[_Mapping[str, int]] = ..., written_blocks: _Optional[int] = ..., bytes_per_written_block: _Optional[float] = ..., live: _Optional[_Union[JournalLiveRows, _Mapping]] = ..., packed: _Optional[_Union[JournalPackedRows, _Mapping]] = ..., packable: _Optional[_Union[JournalPackable, _Mapping]] = ..., pack_after_seconds: _Optional[float] = ..., tables: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class JournalCompactRows(_message.Message):
+    __slots__ = ("writes", "events", "batch_intents")
+    WRITES_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_INTENTS_FIELD_NUMBER: _ClassVar[int]
+    writes: int
+    events: int
+    batch_intents: int
+    def __init__(self, writes: _Optional[int] = ..., events: _Optional[int] = ..., batch_intents: _Optional[int] = ...) -> None: ...
+
+class JournalCompactResponse(_message.Message):
+    __slots__ = ("packed_operations", "rows", "bytes_before", "bytes_after")
+    PACKED_OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    BYTES_AFTER_FIELD_NUMBER: _ClassVar[int]
+    packed_operations: int
+    rows: JournalCompactRows
+    bytes_before: JournalBytes
+    bytes_after: JournalBytes
+    def __init__(self, packed_operations: _Optional[int] = ..., rows: _Optional[_Union[JournalCompactRows, _Mapping]] = ..., bytes_before: _Optional[_Union[JournalBytes, _Mapping]] = ..., bytes_after: _Optional[_Union[JournalBytes, _Mapping]] = ...) -> None: ...
 
 class PartDefineRequest(_message.Message):
     __slots__ = ("name", "operation_id")

@@ -73,27 +73,27 @@ class JournalStub:
         self.PartDefine = channel.unary_unary(
                 '/mcb.journal.v1.Journal/PartDefine',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.FromString,
                 _registered_method=True)
         self.PartGet = channel.unary_unary(
                 '/mcb.journal.v1.Journal/PartGet',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.FromString,
                 _registered_method=True)
         self.RegionChanges = channel.unary_unary(
                 '/mcb.journal.v1.Journal/RegionChanges',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesResponse.FromString,
                 _registered_method=True)
         self.AssetList = channel.unary_unary(
                 '/mcb.journal.v1.Journal/AssetList',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListResponse.FromString,
                 _registered_method=True)
         self.SchematicExport = channel.unary_unary(
                 '/mcb.journal.v1.Journal/SchematicExport',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportResponse.FromString,
                 _registered_method=True)
         self.SchematicImportPrepare = channel.unary_unary(
                 '/mcb.journal.v1.Journal/SchematicImportPrepare',
@@ -168,8 +168,7 @@ class JournalServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AssetList(self, request, context):
-        """The schematic library (docs/schematics.md). AssetList -> {"assets": [...], "total",
-        "next_cursor"?}; SchematicExport -> the new asset's metadata entry.
+        """The schematic library (docs/schematics.md): one page of it; the new asset's entry.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -229,27 +228,27 @@ def add_JournalServicer_to_server(servicer, server):
             'PartDefine': grpc.unary_unary_rpc_method_handler(
                     servicer.PartDefine,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.SerializeToString,
             ),
             'PartGet': grpc.unary_unary_rpc_method_handler(
                     servicer.PartGet,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.SerializeToString,
             ),
             'RegionChanges': grpc.unary_unary_rpc_method_handler(
                     servicer.RegionChanges,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesResponse.SerializeToString,
             ),
             'AssetList': grpc.unary_unary_rpc_method_handler(
                     servicer.AssetList,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListResponse.SerializeToString,
             ),
             'SchematicExport': grpc.unary_unary_rpc_method_handler(
                     servicer.SchematicExport,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportResponse.SerializeToString,
             ),
             'SchematicImportPrepare': grpc.unary_unary_rpc_method_handler(
                     servicer.SchematicImportPrepare,
@@ -472,7 +471,7 @@ class Journal:
             target,
             '/mcb.journal.v1.Journal/PartDefine',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PartDefineRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.FromString,
             options,
             channel_credentials,
             insecure,
@@ -499,7 +498,7 @@ class Journal:
             target,
             '/mcb.journal.v1.Journal/PartGet',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PartRef.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartDetail.FromString,
             options,
             channel_credentials,
             insecure,
@@ -526,7 +525,7 @@ class Journal:
             target,
             '/mcb.journal.v1.Journal/RegionChanges',
             mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RegionChangesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -553,7 +552,7 @@ class Journal:
             target,
             '/mcb.journal.v1.Journal/AssetList',
             mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.AssetListResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -580,7 +579,7 @@ class Journal:
             target,
             '/mcb.journal.v1.Journal/SchematicExport',
             mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicExportResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -632,7 +631,7 @@ class JournalAdminStub:
         self.RecoveryReview = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/RecoveryReview',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryReviewResponse.FromString,
                 _registered_method=True)
         self.RecoveryAbandon = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/RecoveryAbandon',
@@ -642,17 +641,17 @@ class JournalAdminStub:
         self.PartProtect = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/PartProtect',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectResponse.FromString,
                 _registered_method=True)
         self.JournalStats = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/JournalStats',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsResponse.FromString,
                 _registered_method=True)
         self.JournalCompact = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/JournalCompact',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
-                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactResponse.FromString,
                 _registered_method=True)
         self.OperationList = channel.unary_unary(
                 '/mcb.journal.v1.JournalAdmin/OperationList',
@@ -671,9 +670,7 @@ class JournalAdminServicer:
     """
 
     def RecoveryReview(self, request, context):
-        """{operationId, planId, positions, matchesBefore, matchesAfter, foreignStates,
-        currentDigest, sampledAtMillis}
-        """
+        """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -691,17 +688,14 @@ class JournalAdminServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JournalStats(self, request, context):
-        """The journal's size and what packing would free (docs/journal-format.md §5):
-        {bytes: {sqlite, wal, blobs, total}, operations, written_blocks, bytes_per_written_block,
-        live: {...}, packed: {...}, packable: {operations, write_rows, event_rows, estimated_bytes}}
+        """The journal's size and what packing would free (docs/journal-format.md §5).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def JournalCompact(self, request, context):
-        """Pack every finished operation now, checkpoint the WAL and VACUUM:
-        {packed_operations, rows: {writes, events, batch_intents}, bytes_before, bytes_after}
+        """Pack every finished operation now, checkpoint the WAL and VACUUM.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -728,7 +722,7 @@ def add_JournalAdminServicer_to_server(servicer, server):
             'RecoveryReview': grpc.unary_unary_rpc_method_handler(
                     servicer.RecoveryReview,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryReviewResponse.SerializeToString,
             ),
             'RecoveryAbandon': grpc.unary_unary_rpc_method_handler(
                     servicer.RecoveryAbandon,
@@ -738,17 +732,17 @@ def add_JournalAdminServicer_to_server(servicer, server):
             'PartProtect': grpc.unary_unary_rpc_method_handler(
                     servicer.PartProtect,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectResponse.SerializeToString,
             ),
             'JournalStats': grpc.unary_unary_rpc_method_handler(
                     servicer.JournalStats,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsResponse.SerializeToString,
             ),
             'JournalCompact': grpc.unary_unary_rpc_method_handler(
                     servicer.JournalCompact,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.FromString,
-                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.SerializeToString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactResponse.SerializeToString,
             ),
             'OperationList': grpc.unary_unary_rpc_method_handler(
                     servicer.OperationList,
@@ -788,7 +782,7 @@ class JournalAdmin:
             target,
             '/mcb.journal.v1.JournalAdmin/RecoveryReview',
             mcb_dot_journal_dot_v1_dot_journal__pb2.OperationRef.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RecoveryReviewResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -842,7 +836,7 @@ class JournalAdmin:
             target,
             '/mcb.journal.v1.JournalAdmin/PartProtect',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PartProtectResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -869,7 +863,7 @@ class JournalAdmin:
             target,
             '/mcb.journal.v1.JournalAdmin/JournalStats',
             mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JournalStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -896,7 +890,7 @@ class JournalAdmin:
             target,
             '/mcb.journal.v1.JournalAdmin/JournalCompact',
             mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactRequest.SerializeToString,
-            mcb_dot_journal_dot_v1_dot_journal__pb2.JsonResult.FromString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.JournalCompactResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,97 @@
+"""The journal's answers as typed messages (journal.proto): the documents the core builds, each
+field named once, in snake_case, whatever the builder called it (mcb_common.assets and the
+recovery review still say ``assetId`` / ``matchesBefore``). Transport only: no rule lives here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2 as jpb
+
+
+def _vec(d: dict[str, Any]) -> common_pb2.Vec3:
+    return common_pb2.Vec3(x=int(d["x"]), y=int(d["y"]), z=int(d["z"]))
+
+
+def _box(d: dict[str, Any]) -> common_pb2.Box:
+    return common_pb2.Box(min=_vec(d["min"]), max=_vec(d["max"]))
+
+
+def _counts(by_source: dict[str, int]) -> list[jpb.SourceCount]:
+    return [jpb.SourceCount(source=s, count=int(n)) for s, n in by_source.items()]
+
+
+def part_detail(d: dict[str, Any]) -> jpb.PartDetail:
+    ext = d["external_changes_since"]
+    return jpb.PartDetail(
+        part_id=d["part_id"], name=d["name"], operation_id=d["operation_id"], bounds=_box(d["bounds"]),
+        block_count=int(d["block_count"]), protected=bool(d["protected"]),
+        external_changes_since=jpb.ExternalChanges(count=int(ext["count"]), by_source=_counts(ext["by_source"]),
+                                                   complete=bool(ext["complete"])))
+
+
+def region_changes(d: dict[str, Any]) -> jpb.RegionChangesResponse:
+    out = jpb.RegionChangesResponse(
+        changes=int(d["changes"]), by_source=_counts(d["by_source"]), source=d.get("source", ""),
+        affected_parts=[jpb.AffectedPart(part_id=p["part_id"], name=p["name"], changes=int(p["changes"]))
+                        for p in d.get("affected_parts", [])],
+        affected_parts_omitted=int(d.get("affected_parts_omitted", 0)),
+        events=[jpb.ChangeEvent(pos=_vec(e["pos"]), before=e["before"], after=e["after"], source=e["source"],
+                                operation_id=e.get("operation_id", "")) for e in d["events"]],
+        remaining=int(d["remaining"]), next_cursor=d["next_cursor"], complete=bool(d["complete"]),
+        resync_required=bool(d["resync_required"]), note=d.get("note", ""))
+    if d.get("bounding_box"):
+        out.bounding_box.CopyFrom(_box(d["bounding_box"]))
+    return out
+
+
+_SHAPE = {"width": "width", "height": "height", "length": "length", "blockCount": "block_count",
+          "dataVersion": "data_version", "format": "format", "blockEntities": "block_entities",
+          "entities": "entities"}
+
+
+def asset_entry(d: dict[str, Any]) -> jpb.AssetEntry:
+    """mcb_common.assets' entry (camelCase keys) as an AssetEntry."""
+    out = jpb.AssetEntry(asset_id=d["assetId"], name=d.get("name", ""), sha256=d.get("sha256", ""),
+                         read_only=bool(d.get("readOnly")), valid=bool(d.get("valid")), reason=d.get("reason", ""))
+    if "bytes" in d:
+        out.bytes = int(d["bytes"])
+    if "width" in d:  # the file parsed: schematic.info's fields
+        out.shape.CopyFrom(jpb.SchematicShape(**{f: d[k] for k, f in _SHAPE.items()}, offset=_vec(d["offset"])))
+    return out
+
+
+def asset_list(d: dict[str, Any]) -> jpb.AssetListResponse:
+    return jpb.AssetListResponse(assets=[asset_entry(a) for a in d["assets"]], total=int(d["total"]),
+                                 next_cursor=d.get("next_cursor", ""))
+
+
+def schematic_export(d: dict[str, Any]) -> jpb.SchematicExportResponse:
+    return jpb.SchematicExportResponse(asset=asset_entry(d), warnings=d["warnings"], region=_box(d["region"]),
+                                       origin=_vec(d["origin"]))
+
+
+def recovery_review(d: dict[str, Any]) -> jpb.RecoveryReviewResponse:
+    return jpb.RecoveryReviewResponse(
+        operation_id=d["operationId"], plan_id=d["planId"] or "", positions=d["positions"],
+        matches_before=d["matchesBefore"], matches_after=d["matchesAfter"], foreign_states=d["foreignStates"],
+        current_digest=d["currentDigest"], sampled_at_millis=d["sampledAtMillis"])
+
+
+def journal_stats(d: dict[str, Any]) -> jpb.JournalStatsResponse:
+    out = jpb.JournalStatsResponse(
+        bytes=jpb.JournalBytes(**d["bytes"]), operations=d["operations"], written_blocks=d["written_blocks"],
+        live=jpb.JournalLiveRows(**d["live"]), packed=jpb.JournalPackedRows(**d["packed"]),
+        packable=jpb.JournalPackable(**d["packable"]), pack_after_seconds=d["pack_after_seconds"],
+        tables=d["tables"])
+    if d["bytes_per_written_block"] is not None:
+        out.bytes_per_written_block = d["bytes_per_written_block"]
+    return out
+
+
+def journal_compact(d: dict[str, Any]) -> jpb.JournalCompactResponse:
+    return jpb.JournalCompactResponse(packed_operations=d["packed_operations"], rows=jpb.JournalCompactRows(**d["rows"]),
+                                      bytes_before=jpb.JournalBytes(**d["bytes_before"]),
+                                      bytes_after=jpb.JournalBytes(**d["bytes_after"]))

@@ -72,23 +72,23 @@ def test_begun_but_not_completed_batch_is_rolled_back_on_reopen(tmp_path, regist
 
 def test_failure_mid_batch_leaves_nothing_written(tmp_path, registry, monkeypatch):
     w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
-    real = regionmod.RegionFile.write_chunk
+    real = regionmod.RegionFile.write_chunks  # the two chunks lie in two regions: two calls
     calls = {"n": 0}
 
-    def flaky(self, cx, cz, data, **kw):
+    def flaky(self, chunks, **kw):
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError("disk full (simulated)")
-        return real(self, cx, cz, data, **kw)
+        return real(self, chunks, **kw)
 
-    monkeypatch.setattr(regionmod.RegionFile, "write_chunk", flaky)
+    monkeypatch.setattr(regionmod.RegionFile, "write_chunks", flaky)
     with pytest.raises(McbError) as ei:
         w.apply([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
                  Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "b", "h")
     assert ei.value.code == ErrorCode.INTERNAL and "nothing was changed" in ei.value.message
     assert w.get_block(-1, 70, -1) == "minecraft:air"
     assert w.get_block(17, 70, 3) == "minecraft:air"
-    monkeypatch.setattr(regionmod.RegionFile, "write_chunk", real)
+    monkeypatch.setattr(regionmod.RegionFile, "write_chunks", real)
     w.close()
     w2 = World(tmp_path / "w", registry)
     assert w2.get_block(-1, 70, -1) == "minecraft:air" and w2.get_block(17, 70, 3) == "minecraft:air"

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import secrets
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -229,7 +230,9 @@ class JournalCore:
 
     # ---------------------------------------------------------------- operations
     def _set_state(self, op_id: str, new: OpState, message: str | None = None,
-                   error: McbError | None = None, **counters: int) -> None:
+                   error: McbError | None = None, conn: sqlite3.Connection | None = None, **counters: Any) -> None:
+        """The one way an operation's state and counters change (transition-checked); inside the
+        caller's open transaction ``conn`` when given (the executor's group commit), else its own."""
         row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
@@ -247,6 +250,9 @@ class JournalCore:
             sets.append(f"{k}=?")
             args.append(v)
         args.append(op_id)
+        if conn is not None:
+            conn.execute(f"UPDATE operations SET {', '.join(sets)} WHERE op_id=?", args)
+            return
         with self.db.tx() as c:
             c.execute(f"UPDATE operations SET {', '.join(sets)} WHERE op_id=?", args)
 

@@ -8,7 +8,8 @@ entry index = ``(cx & 31) + (cz & 31) * 32``. A chunk payload starts at its firs
 
 Writing a chunk never touches its live sectors nor any other chunk's: the new payload goes
 into free sectors (or the end of the file), is fsynced, and only then the 4-byte location
-entry is switched and fsynced. A crash between the two leaves the old chunk readable; the
+entry is switched and fsynced. ``write_chunks`` does this for all chunks a batch changed in
+one region with one fsync pair (payloads, then entries). A crash between the two leaves the old chunk readable; the
 orphaned sectors are simply free space on the next open.
 """
 
@@ -186,47 +187,70 @@ class RegionFile:
     def write_chunk(self, cx: int, cz: int, nbt_bytes: bytes, *, crash_after_payload: bool = False) -> None:
         """Replace one chunk, copy-on-write (see module doc). ``crash_after_payload`` is a test
         hook that stops after the payload is durable and before the header switches."""
+        self.write_chunks([(cx, cz, nbt_bytes)], crash_after_payload=crash_after_payload)
+
+    def write_chunks(self, chunks: list[tuple[int, int, bytes]], *, crash_after_payload: bool = False) -> None:
+        """Replace several chunks of this region with ONE fsync pair: every new payload goes into
+        free sectors (never a live one, never one another chunk of this call takes) and is
+        fsynced once; then all their location entries switch and are fsynced once. A crash
+        before the second fsync leaves each chunk old or new (the 4-byte entries are sector-
+        local writes), never torn; the world's batch log rolls a begun batch back as a whole."""
         if self.readonly:
             raise McbError(ErrorCode.INTERNAL, f"region file {self.path.name} is open read-only")
-        body = zlib.compress(nbt_bytes, 6)
-        payload = struct.pack(">IB", len(body) + 1, COMPRESSION_ZLIB) + body
-        n = (len(payload) + SECTOR - 1) // SECTOR
-        if n > MAX_SECTORS_PER_CHUNK:
-            raise McbError(
-                ErrorCode.BUDGET_EXCEEDED,
-                f"chunk ({cx},{cz}) would need {n} sectors (> {MAX_SECTORS_PER_CHUNK}, 1 MiB); "
-                "the host does not write external .mcc chunk files",
-            )
-        payload += b"\x00" * (n * SECTOR - len(payload))
+        if not chunks:
+            return
+        prepared: list[tuple[int, bytes, int]] = []  # (index, padded payload, sectors)
+        for cx, cz, nbt_bytes in chunks:
+            body = zlib.compress(nbt_bytes, 6)
+            payload = struct.pack(">IB", len(body) + 1, COMPRESSION_ZLIB) + body
+            n = (len(payload) + SECTOR - 1) // SECTOR
+            if n > MAX_SECTORS_PER_CHUNK:
+                raise McbError(
+                    ErrorCode.BUDGET_EXCEEDED,
+                    f"chunk ({cx},{cz}) would need {n} sectors (> {MAX_SECTORS_PER_CHUNK}, 1 MiB); "
+                    "the host does not write external .mcc chunk files",
+                )
+            prepared.append((self.index(cx, cz), payload + b"\x00" * (n * SECTOR - len(payload)), n))
         with self.lock:
-            start = self._allocate(n)
-            self._f.seek(start * SECTOR)
-            self._f.write(payload)
-            self._f.flush()
-            os.fsync(self._f.fileno())
-            if start + n > len(self._used):
-                self._used.extend(b"\x00" * (start + n - len(self._used)))
+            taken: list[tuple[int, int]] = []  # (start, n) reserved by this call
+            try:
+                for _i, payload, n in prepared:
+                    start = self._allocate(n)
+                    if start + n > len(self._used):
+                        self._used.extend(b"\x00" * (start + n - len(self._used)))
+                    for sec in range(start, start + n):
+                        self._used[sec] = 1  # reserved: the next chunk of this call goes elsewhere
+                    taken.append((start, n))
+                    self._f.seek(start * SECTOR)
+                    self._f.write(payload)
+                self._f.flush()
+                os.fsync(self._f.fileno())
+            except BaseException:
+                for start, n in taken:
+                    for sec in range(start, start + n):
+                        self._used[sec] = 0
+                raise
             if crash_after_payload:
                 return
-            i = self.index(cx, cz)
-            old = self.locations[i]
-            entry = (start << 8) | n
-            self._f.seek(i * 4)
-            self._f.write(struct.pack(">I", entry))
             ts = int(time.time()) & 0xFFFFFFFF
-            self._f.seek(SECTOR + i * 4)
-            self._f.write(struct.pack(">I", ts))
+            olds = []
+            for (i, _payload, n), (start, _n) in zip(prepared, taken, strict=True):
+                olds.append(self.locations[i])
+                entry = (start << 8) | n
+                self._f.seek(i * 4)
+                self._f.write(struct.pack(">I", entry))
+                self._f.seek(SECTOR + i * 4)
+                self._f.write(struct.pack(">I", ts))
             self._f.flush()
             os.fsync(self._f.fileno())
-            self.locations[i] = entry
-            self.timestamps[i] = ts
-            self._file_sectors = max(self._file_sectors, start + n)
-            old_off, old_cnt = old >> 8, old & 0xFF
-            if old_off >= 2:
-                for s in range(old_off, min(old_off + old_cnt, len(self._used))):
-                    self._used[s] = 0
-            for s in range(start, start + n):
-                self._used[s] = 1
+            for (i, _payload, n), (start, _n), old in zip(prepared, taken, olds, strict=True):
+                self.locations[i] = (start << 8) | n
+                self.timestamps[i] = ts
+                self._file_sectors = max(self._file_sectors, start + n)
+                old_off, old_cnt = old >> 8, old & 0xFF
+                if old_off >= 2:
+                    for sec in range(old_off, min(old_off + old_cnt, len(self._used))):
+                        self._used[sec] = 0
 
     def close(self) -> None:
         with self.lock:

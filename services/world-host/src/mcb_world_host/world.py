@@ -12,7 +12,7 @@ Reads never generate chunks: a missing chunk is ``not_found`` with ``missingChun
 Writes go only into existing ``minecraft:full`` chunks (a proto-chunk would be regenerated
 over by the game). ``apply`` changes a set of blocks all-or-nothing across chunks and region
 files: intent (before/after) is committed to the host log first, then each changed chunk is
-written copy-on-write and fsynced, then the batch is marked complete.
+written copy-on-write (one fsync pair per region per batch), then the batch is marked complete.
 """
 
 from __future__ import annotations
@@ -460,13 +460,16 @@ class World:
             be_id = self.blockinfo.block_entity(s)
             c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
             touched[key] = c
+        # The touched chunks stay decoded in ``_chunks`` between batches (a dirty one is never
+        # evicted); each region gets all of this batch's chunks with one fsync pair.
+        by_region: dict[tuple[int, int], list[tuple[int, int, bytes]]] = {}
         for (cx, cz), c in sorted(touched.items()):
-            if not c.dirty:
-                continue
-            data = c.encode()
-            region = self._region(cx, cz, create=True)
+            if c.dirty:
+                by_region.setdefault(region_coords(cx, cz), []).append((cx, cz, c.encode()))
+        for items in by_region.values():
+            region = self._region(items[0][0], items[0][1], create=True)
             assert region is not None
-            region.write_chunk(cx, cz, data)
+            region.write_chunks(items)
 
     def undo_batch(self, log_id: str, undo: Undo) -> None:
         """Roll a begun batch back now. If that fails too (the disk is still full), the batch log

@@ -51,7 +51,7 @@ def test_one_bad_file_never_breaks_a_listing(tmp_path):
     cursor = ""
     while True:
         page = lib.list("", cursor)
-        listed.update({e["assetId"]: e for e in page["assets"]})
+        listed.update({e["asset_id"]: e for e in page["assets"]})
         cursor = page.get("next_cursor", "")
         if not cursor:
             break
@@ -124,7 +124,7 @@ def test_sockets_directories_devices_and_symlinks_are_refused(tmp_path):
             assert isinstance(err, McbError) and err.code in (ErrorCode.INVALID_REQUEST,
                                                               ErrorCode.PERMISSION_DENIED), (name, out)
             assert what in err.message, err.message
-        listed = {e["assetId"]: e for e in lib.list()["assets"]}
+        listed = {e["asset_id"]: e for e in lib.list()["assets"]}
         assert listed["good"]["valid"] is True
         for name, what in cases.items():
             assert listed[name]["valid"] is False and what in listed[name]["reason"], listed[name]

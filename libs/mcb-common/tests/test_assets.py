@@ -45,8 +45,8 @@ def test_asset_id_forms() -> None:
 
 def test_write_then_list_and_read(lib: AssetLibrary) -> None:
     e = lib.write("tower", _small("tower"))
-    assert e["valid"] and e["assetId"] == "tower" and e["width"] == 2 and e["blockCount"] == 1
-    assert set(e) >= {"assetId", "name", "width", "height", "length", "blockCount", "dataVersion", "offset",
+    assert e["valid"] and e["asset_id"] == "tower" and e["width"] == 2 and e["block_count"] == 1
+    assert set(e) >= {"asset_id", "name", "width", "height", "length", "block_count", "data_version", "offset",
                       "sha256", "bytes"}
     data, kind, meta = lib.read("tower")
     assert kind == "schem" and len(data) == meta["bytes"]
@@ -67,7 +67,7 @@ def test_bad_files_are_listed_not_fatal(lib: AssetLibrary) -> None:
     (lib.root / "bad name.schem").write_bytes(_small())
     (lib.root / "notes.txt").write_text("ignored")
     listing = lib.list()
-    by_id = {a["assetId"]: a for a in listing["assets"]}
+    by_id = {a["asset_id"]: a for a in listing["assets"]}
     assert set(by_id) == {"good", "corrupt", "truncated", "bomb", "big", "bad name"}
     assert by_id["good"]["valid"]
     for name, text in [("corrupt", "gzip"), ("truncated", "truncated"), ("bomb", "decompressed"),
@@ -82,7 +82,7 @@ def test_symlinks_are_refused(lib: AssetLibrary, tmp_path: Path) -> None:
     outside = tmp_path / "outside.schem"
     outside.write_bytes(_small())
     (lib.root / "link.schem").symlink_to(outside)
-    entry = {a["assetId"]: a for a in lib.list()["assets"]}["link"]
+    entry = {a["asset_id"]: a for a in lib.list()["assets"]}["link"]
     assert not entry["valid"] and "symbolic link" in entry["reason"]
     with pytest.raises(McbError) as ei:
         lib.read("link")
@@ -98,15 +98,15 @@ def test_query_and_paging(lib: AssetLibrary) -> None:
         lib.write(f"{'Tower' if i % 3 == 0 else 'house'}_{i:02d}", _small())
     first = lib.list()
     assert first["total"] == 45 and len(first["assets"]) == 20 and first["next_cursor"]
-    seen = [a["assetId"] for a in first["assets"]]
+    seen = [a["asset_id"] for a in first["assets"]]
     cursor = first["next_cursor"]
     while cursor:
         page = lib.list(cursor=cursor)
-        seen += [a["assetId"] for a in page["assets"]]
+        seen += [a["asset_id"] for a in page["assets"]]
         cursor = page.get("next_cursor")
     assert len(seen) == 45 == len(set(seen))
     towers = lib.list(query="TOWER")
-    assert towers["total"] == 15 and all("tower" in a["assetId"].lower() for a in towers["assets"])
+    assert towers["total"] == 15 and all("tower" in a["asset_id"].lower() for a in towers["assets"])
     with pytest.raises(McbError):
         lib.list(cursor="../../etc")
 
@@ -124,7 +124,7 @@ def test_structure_files_are_read_only_assets(lib: AssetLibrary) -> None:
         pytest.skip(f"third-party fixtures not present at {FIXTURES}")
     (lib.root / "farm.nbt").write_bytes((FIXTURES / "structure" / "fabric_cactus_farm.nbt").read_bytes())
     entry = lib.list(query="farm")["assets"][0]
-    assert entry["assetId"] == "farm.nbt" and entry["readOnly"] and entry["valid"] and entry["format"] == "structure"
+    assert entry["asset_id"] == "farm.nbt" and entry["read_only"] and entry["valid"] and entry["format"] == "structure"
     data, kind, _ = lib.read("farm.nbt")
     assert kind == "nbt"
     with pytest.raises(McbError):

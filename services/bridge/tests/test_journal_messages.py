@@ -19,7 +19,8 @@ from mcb_journal import feed, messages
 
 
 def before(doc: dict) -> str:
-    """What the bridge answered when the journal sent JSON: snake_keys over the parsed text."""
+    """What the bridge answered when the journal sent JSON: snake_keys over the parsed text
+    (the library's entries were camelCase then: assetId, blockCount, ...)."""
     return render.dumps(render.snake_keys(json.loads(json.dumps(doc))))
 
 
@@ -90,7 +91,7 @@ def test_asset_entries_and_exports_are_unchanged(tmp_path: Path):
     (tmp_path / "empty.nbt").write_bytes(b"")
     first = lib.list("", "", page_size=3)
     last = lib.list("", first["next_cursor"], page_size=3)
-    assert "next_cursor" not in last and [a["assetId"] for a in last["assets"]] == ["tower"]
+    assert "next_cursor" not in last and [a["asset_id"] for a in last["assets"]] == ["tower"]
     for listing in (first, last):
         got = render.asset_list(over_the_wire(messages.asset_list(listing)))
         old = render.fit(json.loads(before(listing)))
@@ -107,10 +108,8 @@ def test_asset_entries_and_exports_are_unchanged(tmp_path: Path):
 
 
 def test_admin_answers_are_typed_with_one_casing():
-    review = messages.recovery_review({"operationId": "op_1", "planId": "pl_1", "positions": 9, "matchesBefore": 4,
-                                       "matchesAfter": 5, "foreignStates": 0, "currentDigest": "ab" * 32,
-                                       "sampledAtMillis": 1_700_000_000_000})
-    assert review.matches_after == 5 and review.sampled_at_millis == 1_700_000_000_000
+    review = jpb.RecoveryReviewResponse(operation_id="op_1", matches_after=5, current_digest="ab" * 32,
+                                        sampled_at_millis=1_700_000_000_000)
     stats = messages.journal_stats({
         "bytes": {"sqlite": 5 << 32, "wal": 0, "blobs": 1, "total": (5 << 32) + 1}, "operations": {"applied": 2},
         "written_blocks": 0, "bytes_per_written_block": None,
@@ -125,5 +124,7 @@ def test_admin_answers_are_typed_with_one_casing():
     shown = plain(over_the_wire(stats))
     assert shown["bytes"]["sqlite"] == 5 << 32 and shown["bytes_per_written_block"] is None  # numbers, not strings
     assert shown["operations"] == {"applied": 2} and shown["tables"] == {"written": 4096}
-    assert plain(review)["current_digest"] == "ab" * 32
+    assert plain(review) == {"operation_id": "op_1", "plan_id": "", "positions": 0, "matches_before": 0,
+                             "matches_after": 5, "foreign_states": 0, "current_digest": "ab" * 32,
+                             "sampled_at_millis": 1_700_000_000_000}
     assert isinstance(jpb.JournalCompactResponse().bytes_before, jpb.JournalBytes)

@@ -103,7 +103,7 @@ def test_entities_in_the_box_are_refused_with_the_list(tmp_path):
 
     # a box beside them exports; players are never exported (hosts never report them)
     entry = export(core, "beside", (10, 64, 10), (12, 66, 12))
-    assert entry["assetId"] == "beside" and entry["width"] == 3 and core.planner.calls == 1
+    assert entry["asset_id"] == "beside" and entry["width"] == 3 and core.planner.calls == 1
     assert entry["warnings"] == ["players are never exported"]
 
 

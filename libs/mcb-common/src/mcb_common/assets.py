@@ -170,8 +170,8 @@ class AssetLibrary:
             entry = self._entry_from_bytes(fname, kind, data)
             self._cache[fname] = _Cached(key, entry)
         if not entry["valid"]:
-            raise McbError(ErrorCode.INVALID_REQUEST, f"asset {entry['assetId']} cannot be used: {entry['reason']}",
-                           details={"asset_id": entry["assetId"]})
+            raise McbError(ErrorCode.INVALID_REQUEST, f"asset {entry['asset_id']} cannot be used: {entry['reason']}",
+                           details={"asset_id": entry["asset_id"]})
         return data, kind, entry
 
     @staticmethod
@@ -180,9 +180,9 @@ class AssetLibrary:
 
     def _entry_from_bytes(self, fname: str, kind: str, data: bytes) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "assetId": self._asset_id(fname), "name": self._asset_id(fname),
+            "asset_id": self._asset_id(fname), "name": self._asset_id(fname),
             "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
-            "readOnly": kind == "nbt", "valid": True,
+            "read_only": kind == "nbt", "valid": True,
         }
         try:
             s = schematic.read_bytes(data, kind)
@@ -198,8 +198,8 @@ class AssetLibrary:
         """The listing entry of one directory name (never raises for a bad file)."""
         kind = "nbt" if fname.endswith(".nbt") else "schem"
         stem = fname.rsplit(".", 1)[0]
-        base = {"assetId": self._asset_id(fname), "name": self._asset_id(fname), "valid": False,
-                "readOnly": kind == "nbt"}
+        base = {"asset_id": self._asset_id(fname), "name": self._asset_id(fname), "valid": False,
+                "read_only": kind == "nbt"}
         if not NAME_RE.fullmatch(stem):
             return {**base, "reason": "file name is not a valid asset name ([A-Za-z0-9][A-Za-z0-9_-]{0,63})"}
         path = self.root / fname

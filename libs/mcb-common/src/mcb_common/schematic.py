@@ -626,7 +626,7 @@ def info(s: Schematic) -> dict[str, Any]:
     """The metadata an asset listing shows."""
     return {
         "width": s.width, "height": s.height, "length": s.length,
-        "blockCount": s.non_air_count(), "dataVersion": s.data_version,
+        "block_count": s.non_air_count(), "data_version": s.data_version,
         "offset": {"x": s.offset[0], "y": s.offset[1], "z": s.offset[2]},
-        "format": s.format, "blockEntities": len(s.block_entities), "entities": len(s.entities),
+        "format": s.format, "block_entities": len(s.block_entities), "entities": len(s.entities),
     }

@@ -1,6 +1,6 @@
-"""The journal's answers as typed messages (journal.proto): the documents the core builds, each
-field named once, in snake_case, whatever the builder called it (mcb_common.assets and the
-recovery review still say ``assetId`` / ``matchesBefore``). Transport only: no rule lives here.
+"""The journal's answers as typed messages (journal.proto) from the documents the core builds
+(the change feed's pages are measured as JSON, the library's entries come from mcb_common.assets):
+the same snake_case names, field by field. Transport only: no rule lives here.
 """
 
 from __future__ import annotations
@@ -47,19 +47,17 @@ def region_changes(d: dict[str, Any]) -> jpb.RegionChangesResponse:
     return out
 
 
-_SHAPE = {"width": "width", "height": "height", "length": "length", "blockCount": "block_count",
-          "dataVersion": "data_version", "format": "format", "blockEntities": "block_entities",
-          "entities": "entities"}
+_SHAPE = ("width", "height", "length", "block_count", "data_version", "format", "block_entities", "entities")
 
 
 def asset_entry(d: dict[str, Any]) -> jpb.AssetEntry:
-    """mcb_common.assets' entry (camelCase keys) as an AssetEntry."""
-    out = jpb.AssetEntry(asset_id=d["assetId"], name=d.get("name", ""), sha256=d.get("sha256", ""),
-                         read_only=bool(d.get("readOnly")), valid=bool(d.get("valid")), reason=d.get("reason", ""))
+    """An mcb_common.assets entry as an AssetEntry (a file that did not parse has no shape)."""
+    out = jpb.AssetEntry(asset_id=d["asset_id"], name=d.get("name", ""), sha256=d.get("sha256", ""),
+                         read_only=bool(d.get("read_only")), valid=bool(d.get("valid")), reason=d.get("reason", ""))
     if "bytes" in d:
         out.bytes = int(d["bytes"])
     if "width" in d:  # the file parsed: schematic.info's fields
-        out.shape.CopyFrom(jpb.SchematicShape(**{f: d[k] for k, f in _SHAPE.items()}, offset=_vec(d["offset"])))
+        out.shape.CopyFrom(jpb.SchematicShape(**{k: d[k] for k in _SHAPE}, offset=_vec(d["offset"])))
     return out
 
 
@@ -71,13 +69,6 @@ def asset_list(d: dict[str, Any]) -> jpb.AssetListResponse:
 def schematic_export(d: dict[str, Any]) -> jpb.SchematicExportResponse:
     return jpb.SchematicExportResponse(asset=asset_entry(d), warnings=d["warnings"], region=_box(d["region"]),
                                        origin=_vec(d["origin"]))
-
-
-def recovery_review(d: dict[str, Any]) -> jpb.RecoveryReviewResponse:
-    return jpb.RecoveryReviewResponse(
-        operation_id=d["operationId"], plan_id=d["planId"] or "", positions=d["positions"],
-        matches_before=d["matchesBefore"], matches_after=d["matchesAfter"], foreign_states=d["foreignStates"],
-        current_digest=d["currentDigest"], sampled_at_millis=d["sampledAtMillis"])
 
 
 def journal_stats(d: dict[str, Any]) -> jpb.JournalStatsResponse:

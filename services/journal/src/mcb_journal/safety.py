@@ -172,7 +172,7 @@ class Safety:
                     mask[(x, y, z)] = (exp, des)
         return mask
 
-    async def recovery_review(self, op_id: str) -> dict[str, Any]:
+    async def recovery_review(self, op_id: str) -> jpb.RecoveryReviewResponse:
         op = self.db.one("SELECT state, plan_id FROM operations WHERE op_id=?", op_id)
         if op is None:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
@@ -186,17 +186,17 @@ class Safety:
         before = sum(1 for p in positions if states[p] == mask[p][0])
         after = sum(1 for p in positions if states[p] == mask[p][1] and mask[p][1] != mask[p][0])
         foreign = sum(1 for p in positions if states[p] not in mask[p])
-        return {"operationId": op_id, "planId": op["plan_id"], "positions": len(positions),
-                "matchesBefore": before, "matchesAfter": after, "foreignStates": foreign,
-                "currentDigest": digest_of(states), "sampledAtMillis": now_ms()}
+        return jpb.RecoveryReviewResponse(
+            operation_id=op_id, plan_id=op["plan_id"] or "", positions=len(positions), matches_before=before,
+            matches_after=after, foreign_states=foreign, current_digest=digest_of(states), sampled_at_millis=now_ms())
 
     async def recovery_abandon(self, op_id: str, expected_digest: str, principal: str) -> jpb.OperationReport:
         review = await self.recovery_review(op_id)
-        if not expected_digest or review["currentDigest"] != expected_digest:
+        if not expected_digest or review.current_digest != expected_digest:
             raise McbError(ErrorCode.INVALID_REQUEST,
                            "the blocks of this operation changed since the review (digest differs); "
                            "run recovery review again and decide on the new digest",
-                           details={"currentDigest": review["currentDigest"]})
+                           details={"current_digest": review.current_digest})
         mask = self._mask(op_id)
         t = now_ms()
         with self.db.tx() as c:
@@ -214,8 +214,8 @@ class Safety:
             c.execute("UPDATE batches SET state='abandoned', done_ms=? WHERE op_id=? AND state='intent'", (t, op_id))
             c.execute("UPDATE operations SET state=?, message=?, updated_ms=? WHERE op_id=?",
                       (str(OpState.FAILED),
-                       f"abandoned by an admin after a crash: blocks left as they are ({review['matchesAfter']} match "
-                       f"our write, {review['matchesBefore']} the previous state, {review['foreignStates']} other); "
+                       f"abandoned by an admin after a crash: blocks left as they are ({review.matches_after} match "
+                       f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
                        "undo is forbidden for this operation", t, op_id))
         return self.core.report(op_id)
 

@@ -60,10 +60,10 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
     async def BuildApply(self, request, c):  # noqa: N802
         return await self.core.build_apply(_caller(c), request)
 
-    async def OperationStatus(self, request: jpb.OperationRef, c):  # noqa: N802
+    def OperationStatus(self, request: jpb.OperationRef, c):  # noqa: N802 - sync or async in the core: the boundary awaits
         return self.core.operation_status(_caller(c), request.operation_id)
 
-    async def OperationCancel(self, request: jpb.OperationRef, c):  # noqa: N802
+    def OperationCancel(self, request: jpb.OperationRef, c):  # noqa: N802 - sync or async in the core: the boundary awaits
         return self.core.operation_cancel(_caller(c), request.operation_id)
 
     async def OperationUndoPrepare(self, request: jpb.OperationRef, c):  # noqa: N802
@@ -111,7 +111,7 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         self.tokens = tokens
 
     async def RecoveryReview(self, request: jpb.OperationRef, c) -> jpb.RecoveryReviewResponse:  # noqa: N802
-        return messages.recovery_review(await self.core.safety.recovery_review(request.operation_id))
+        return await self.core.safety.recovery_review(request.operation_id)
 
     async def RecoveryAbandon(self, request: jpb.RecoveryAbandonRequest, c):  # noqa: N802
         return await self.core.safety.recovery_abandon(request.operation_id, request.expected_digest, c.principal)

@@ -31,9 +31,12 @@ def _chat(stack, lines: list[str], timeout: float = 180) -> subprocess.Completed
 
 def _why(stack, r: subprocess.CompletedProcess) -> str:
     """What a failed chat assertion shows: the player's lines, the tails of the chat agent's MCP server
-    log and the bridge's log, and the chat process's stderr (where a failed turn's traceback is)."""
+    log, the agent's own stderr and the bridge's log, and the chat process's stderr (where a failed
+    turn's traceback is)."""
     tails = []
-    for path in (stack.runtime / "chat" / "agent-home" / "mcp-server.log", stack.runtime / "logs" / "bridge.log"):
+    chat = stack.runtime / "chat"
+    for path in (chat / "agent-home" / "mcp-server.log", *sorted((chat / "logs").glob("agent-*.log")),
+                 stack.runtime / "logs" / "bridge.log"):
         if path.exists():
             tails.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-4000:])
     return "\n".join([r.stdout, *tails, "--- mcb chat stderr\n" + r.stderr[-6000:]])

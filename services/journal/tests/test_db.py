@@ -43,3 +43,12 @@ def test_v1_database_upgrades_in_place(tmp_path):
     conn.close()
     db = Database(path)
     assert db.one("SELECT value FROM meta WHERE key='schema_version'")["value"] == str(SCHEMA_VERSION)
+
+
+def test_row_is_for_queries_that_always_have_one(tmp_path):
+    db = Database(tmp_path / "j.sqlite")
+    assert db.row("SELECT COUNT(*) AS n FROM operations")["n"] == 0
+    assert db.one("SELECT op_id FROM operations WHERE op_id=?", "nope") is None
+    with pytest.raises(LookupError, match="no row"):  # a broken invariant is loud, never a None indexed later
+        db.row("SELECT op_id FROM operations WHERE op_id=?", "nope")
+    db.close()

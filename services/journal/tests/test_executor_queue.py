@@ -38,9 +38,9 @@ class RecordingWorld(AirWorld):
         return await super().world_info()
 
     async def call(self, method, params, result_type):
-        if method == "batch_apply":
-            self.batches.append(params.batch_id)
-            return world_pb2.BatchApplyResult(batch_id=params.batch_id, status="applied", written=len(params.entries))
+        if method == "batch_apply":  # the world protocol's JSON form (what goes over HTTP)
+            self.batches.append(params["batchId"])
+            return world_pb2.BatchApplyResult(batch_id=params["batchId"], status="applied", written=len(params["entries"]))
         if method == "events_since":
             return world_pb2.EventsSinceResult(next_cursor="c", complete=True)
         return await super().call(method, params, result_type)
@@ -162,3 +162,21 @@ def test_a_bug_in_one_operation_does_not_stop_the_dispatcher(tmp_path):
     bad, good = asyncio.run(main())
     assert state(core, good) == "applied" and world.batches == [f"{good}.0"]
     assert state(core, bad) == "failed"  # nothing was written: failed, not recovery_required
+
+
+def test_the_batch_request_is_the_protocol_json_of_the_message():
+    """The executor builds batch_apply's JSON directly; it must be what MessageToDict gives for the
+    BatchApplyParams message (the world protocol, docs/world-protocol.md), zeros included."""
+    from google.protobuf import json_format
+
+    class P:
+        world_epoch = 7
+        dependencies = [(1, 2, 3, "minecraft:stone"), (0, 0, 0, "minecraft:air")]
+
+    entries = [(0, 64, -1, "minecraft:air", "minecraft:glass"), (-5, 0, 9, "minecraft:dirt", "minecraft:stone")]
+    msg = world_pb2.BatchApplyParams(
+        batch_id="op_1.3", world_epoch=7, operation_id="op_1",
+        entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
+        dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in P.dependencies])
+    assert Executor._params(P, "op_1", 3, entries) == json_format.MessageToDict(
+        msg, always_print_fields_with_no_presence=True)

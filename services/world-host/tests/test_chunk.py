@@ -159,3 +159,22 @@ def test_air_variants_read_as_air(registry):
     assert c.get_block(3, 165, 3) == "minecraft:air"
     assert c.set_block(3, 165, 3, "minecraft:cave_air") == "minecraft:air"
     assert not c.dirty
+
+
+def test_encode_keeps_section_bytes_between_batches_and_equals_a_full_write(registry):
+    """Chunk.encode reuses the encoded bytes of sections it did not change since the last encode;
+    the result must always be exactly nbt.write(root): across edits of one section, another,
+    a new section (absent before), light that is dropped once, and a block entity."""
+    root = flat_chunk(0, 0, 4671, FLAT_LAYERS, -64, 319)
+    for t in root["sections"]:
+        t["SkyLight"] = nbt.ByteArray(b"\xff" * 2048)
+    root["sections"] = nbt.List(nbt.COMPOUND, [t for t in root["sections"] if int(t["Y"]) != 10])
+    c = Chunk(0, 0, root, registry, -4, 19)
+    edits = [(0, 64, 0, "minecraft:stone"), (1, 64, 0, "minecraft:glass"), (0, 100, 3, "minecraft:dirt"),
+             (5, 170, 5, "minecraft:stone"), (0, 64, 0, "minecraft:air"), (2, 2, 2, "minecraft:glass")]
+    for x, y, z, state in edits:
+        c.set_block(x, y, z, state)
+        assert c.encode() == nbt.write(c.root), (x, y, z, state)
+        assert c.encode() == nbt.write(c.root)  # and again, nothing changed
+    assert nbt.read(c.encode())["sections"] == c.root["sections"]
+    assert Chunk(0, 0, nbt.read(c.encode()), registry, -4, 19).get_block(5, 170, 5) == "minecraft:stone"

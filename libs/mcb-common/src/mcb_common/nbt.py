@@ -377,6 +377,31 @@ def _w_payload(out: list[bytes], t: int, v: Any, depth: int) -> None:
         raise TypeError(f"unknown NBT tag type {t}")
 
 
+def payload_bytes(value: Any) -> bytes:
+    """The payload of ``value`` alone (no type byte, no name): e.g. one element of a List."""
+    out: list[bytes] = []
+    _w_payload(out, tag_type(value), value, 1)
+    return b"".join(out)
+
+
+def named_bytes(name: str, value: Any) -> bytes:
+    """``value`` as a named tag (type byte, name, payload): one entry of a Compound."""
+    t = tag_type(value)
+    out: list[bytes] = [bytes((t,))]
+    _w_string(out, name)
+    _w_payload(out, t, value, 1)
+    return b"".join(out)
+
+
+def list_header(name: str, elem_type: int, length: int) -> bytes:
+    """The named List tag's header; its ``length`` element payloads follow."""
+    out: list[bytes] = [bytes((LIST,))]
+    _w_string(out, name)
+    out.append(bytes((elem_type,)))
+    out.append(_S_I.pack(length))
+    return b"".join(out)
+
+
 def write(value: Any, name: str = "") -> bytes:
     """Encode ``value`` (normally a Compound) as an uncompressed named root tag."""
     t = tag_type(value)

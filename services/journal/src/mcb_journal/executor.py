@@ -44,7 +44,7 @@ from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
 from . import worldid
-from .core import JournalCore, world_entries
+from .core import JournalCore
 from .db import now_ms
 from .faults import fault_point
 from .history import pack_due
@@ -155,6 +155,7 @@ class Executor:
         gaps = self._gap_mark()
         restored = 0
         self._pending = None
+        nxt: asyncio.Future | None = None  # batch seq's entries, intent row and request, prepared during seq-1
         for seq in range(total):
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
@@ -163,7 +164,7 @@ class Executor:
                                 message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
                 await self._progress(op_id)
                 return
-            entries = plan.entries(seq * size, (seq + 1) * size)
+            entries, blob, digest, params = await nxt if nxt is not None else self._prepare(plan, op_id, seq, size)
             refusal = self._rights_refusal(row["project_id"], op_id, entries)
             if refusal is not None:
                 self._flush(op_id)
@@ -174,8 +175,6 @@ class Executor:
                 await self._progress(op_id)
                 return
             batch_id = f"{op_id}.{seq}"
-            payload = json.dumps(entries, separators=(",", ":")).encode()
-            params = self._params(plan, op_id, seq, entries)
             fault_point("before_intent")
             # Group commit: the previous batch's completion (its state, `written` rows and the
             # operation's counters) and this batch's intent in ONE fsync'd transaction. The intent
@@ -185,11 +184,15 @@ class Executor:
                 c.execute(
                     "INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
                     " VALUES (?,?,?,?,?,?,?)",
-                    (op_id, seq, batch_id, "intent", zlib.compress(payload, 1), hashlib.sha256(payload).hexdigest(), now_ms()),
+                    (op_id, seq, batch_id, "intent", blob, digest, now_ms()),
                 )
             fault_point("after_intent")
             if seq:
                 await self._progress(op_id)
+            # Pipeline: batch seq+1's entries, intent row and request are built in a thread while
+            # the world host writes batch seq (nothing of seq+1 is recorded or sent before its turn).
+            nxt = (asyncio.ensure_future(asyncio.to_thread(self._prepare, plan, op_id, seq + 1, size, True))
+                   if seq + 1 < total else None)
             try:
                 result = await self._send(params)
             except McbError as err:
@@ -324,13 +327,28 @@ class Executor:
         log.error("operation %s: %s", op_id, message)
         self.core.record_verdict(op_id, new, message, err)
 
+    @classmethod
+    def _prepare(cls, plan, op_id: str, seq: int, size: int,  # noqa: ANN001
+                 while_writing: bool = False) -> tuple[list, bytes, str, dict]:
+        """Batch ``seq``: (entries, compressed intent payload, its sha256, the batch_apply request).
+        ``while_writing``: built in a thread while the host writes batch seq-1 (the pipeline)."""
+        if while_writing:
+            fault_point("during_write")  # a crash while batch seq-1 is in flight
+        entries = plan.entries(seq * size, (seq + 1) * size)
+        payload = json.dumps(entries, separators=(",", ":")).encode()
+        return entries, zlib.compress(payload, 1), hashlib.sha256(payload).hexdigest(), cls._params(plan, op_id, seq, entries)
+
     @staticmethod
-    def _params(plan, op_id: str, seq: int, entries: list) -> world_pb2.BatchApplyParams:
-        return world_pb2.BatchApplyParams(
-            batch_id=f"{op_id}.{seq}", world_epoch=plan.world_epoch, entries=world_entries(entries),
-            operation_id=op_id,
-            dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in plan.dependencies],
-        )
+    def _params(plan, op_id: str, seq: int, entries: list) -> dict:  # noqa: ANN001
+        """The ``batch_apply`` params in the world protocol's JSON form, built directly: the same
+        object ``MessageToDict`` gives for the ``BatchApplyParams`` message (tested), without
+        building 512 messages and converting them back (~10 ms a batch)."""
+        return {
+            "batchId": f"{op_id}.{seq}", "worldEpoch": plan.world_epoch,
+            "entries": [{"x": x, "y": y, "z": z, "expected": e, "desired": d} for x, y, z, e, d in entries],
+            "dependencies": [{"x": x, "y": y, "z": z, "expected": s, "desired": ""} for x, y, z, s in plan.dependencies],
+            "operationId": op_id,
+        }
 
     def _gap_mark(self) -> int:
         row = self.db.one("SELECT MAX(oid) AS m FROM observed WHERE kind='gap'")
@@ -363,7 +381,7 @@ class Executor:
             log.warning("operation %s: %d blocks rolled back by a world-host restart were written again", op_id, restored)
         return restored, None
 
-    async def _send(self, params: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
+    async def _send(self, params: dict) -> world_pb2.BatchApplyResult:
         deadline = time.monotonic() + LINK_RETRY_SECONDS
         delay = 0.1
         while True:
@@ -373,7 +391,7 @@ class Executor:
                 if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
                     raise
                 self.link_lost = True
-                log.warning("batch %s: %s; retrying the same batch id", params.batch_id, err.message)
+                log.warning("batch %s: %s; retrying the same batch id", params["batchId"], err.message)
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)
 

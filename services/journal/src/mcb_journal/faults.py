@@ -2,7 +2,11 @@
 
 ``MCB_FAULT_POINT=after_intent`` (optionally ``MCB_FAULT_SKIP=N`` to pass it N times first)
 kills this process with SIGKILL at that point — a real crash, no cleanup, no flush.
-Points: before_intent, after_intent, before_completion.
+Points, in the order one batch k meets them: before_intent (batch k-1 answered, its completion
+and k's intent not yet committed: they are one transaction), after_intent (both committed, k not
+sent), during_write (the pipeline: batch k+1 is being prepared in a thread while the host writes
+k — whether k is written when the process dies is up to the host), before_completion (k
+answered, not recorded).
 """
 
 from __future__ import annotations

@@ -315,24 +315,51 @@ class Chunk:
         return s.states, s.indices
 
     # -- encoding ----------------------------------------------------------------------------
-    def mark_derived_stale(self) -> None:
-        """Heightmaps and light must be recomputed by the game (docs/world-format.md)."""
+    def mark_derived_stale(self) -> set[int]:
+        """Heightmaps and light must be recomputed by the game (docs/world-format.md). Returns
+        the ids of the section compounds it changed."""
         if "Heightmaps" in self.root:
             self.root["Heightmaps"] = nbt.Compound()
         self.root["isLightOn"] = nbt.Byte(0)
+        changed = set()
         for tag in self.root["sections"]:
-            if isinstance(tag, dict):
+            if isinstance(tag, dict) and ("BlockLight" in tag or "SkyLight" in tag):
                 tag.pop("BlockLight", None)
                 tag.pop("SkyLight", None)
+                changed.add(id(tag))
+        return changed
 
     def encode(self) -> bytes:
+        """The chunk's NBT. The encoded bytes of each section compound are kept between encodes
+        (the chunk stays decoded between the batches of an operation): only the sections this
+        encode changed are written again — the bytes equal ``nbt.write(self.root)`` (tested)."""
+        cache: dict[int, tuple[nbt.Compound, bytes]] = self.__dict__.setdefault("_section_bytes", {})
         if self.dirty:
+            changed = set()
             for s in self._sections.values():
                 if s.dirty:
                     s.encode()
-            self.mark_derived_stale()
+                    changed.add(id(s.tag))
+            changed |= self.mark_derived_stale()
+            for key in changed:
+                cache.pop(key, None)
             self.dirty = False
-        return nbt.write(self.root)
+        sections = self.root.get("sections")
+        if not isinstance(sections, nbt.List) or sections.elem_type != nbt.COMPOUND:
+            return nbt.write(self.root)
+        out = [bytes((nbt.COMPOUND,)), b"\x00\x00"]  # the root: a Compound named ""
+        for name, value in self.root.items():
+            if value is not sections:
+                out.append(nbt.named_bytes(name, value))
+                continue
+            out.append(nbt.list_header(name, nbt.COMPOUND, len(sections)))
+            for tag in sections:
+                hit = cache.get(id(tag))
+                if hit is None or hit[0] is not tag:
+                    hit = cache[id(tag)] = (tag, nbt.payload_bytes(tag))
+                out.append(hit[1])
+        out.append(b"\x00")
+        return b"".join(out)
 
 
 # ---- new chunks --------------------------------------------------------------------------

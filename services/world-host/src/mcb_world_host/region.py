@@ -66,7 +66,9 @@ class RegionFile:
             os.fsync(fd)
             os.close(fd)
             _fsync_dir(self.path.parent)
-        self._f = open(self.path, "rb" if readonly else "r+b")  # noqa: SIM115 - kept open for the region's lifetime
+        # Unbuffered: writes go straight to the file with pwrite (a write that fails for a full
+        # disk leaves nothing in a buffer to fail again on every later read), reads see them.
+        self._f = open(self.path, "rb" if readonly else "r+b", buffering=0)  # noqa: SIM115 - kept open for the region's lifetime
         header = self._f.read(2 * SECTOR)
         if readonly and len(header) == 0:
             header = b"\x00" * (2 * SECTOR)  # an empty file holds no chunks; left as it is
@@ -212,6 +214,7 @@ class RegionFile:
                 )
             prepared.append((self.index(cx, cz), payload + b"\x00" * (n * SECTOR - len(payload)), n))
         with self.lock:
+            fd = self._f.fileno()
             taken: list[tuple[int, int]] = []  # (start, n) reserved by this call
             try:
                 for _i, payload, n in prepared:
@@ -221,10 +224,8 @@ class RegionFile:
                     for sec in range(start, start + n):
                         self._used[sec] = 1  # reserved: the next chunk of this call goes elsewhere
                     taken.append((start, n))
-                    self._f.seek(start * SECTOR)
-                    self._f.write(payload)
-                self._f.flush()
-                os.fsync(self._f.fileno())
+                    _pwrite_all(fd, payload, start * SECTOR)
+                os.fsync(fd)
             except BaseException:
                 for start, n in taken:
                     for sec in range(start, start + n):
@@ -237,12 +238,9 @@ class RegionFile:
             for (i, _payload, n), (start, _n) in zip(prepared, taken, strict=True):
                 olds.append(self.locations[i])
                 entry = (start << 8) | n
-                self._f.seek(i * 4)
-                self._f.write(struct.pack(">I", entry))
-                self._f.seek(SECTOR + i * 4)
-                self._f.write(struct.pack(">I", ts))
-            self._f.flush()
-            os.fsync(self._f.fileno())
+                _pwrite_all(fd, struct.pack(">I", entry), i * 4)
+                _pwrite_all(fd, struct.pack(">I", ts), SECTOR + i * 4)
+            os.fsync(fd)
             for (i, _payload, n), (start, _n), old in zip(prepared, taken, olds, strict=True):
                 self.locations[i] = (start << 8) | n
                 self.timestamps[i] = ts
@@ -260,6 +258,13 @@ class RegionFile:
                 self._f.flush()
                 os.fsync(self._f.fileno())
                 self._f.close()
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
 
 
 def _fsync_dir(path: Path) -> None:

@@ -101,6 +101,7 @@ class World:
         self._chunks: OrderedDict[tuple[int, int], Chunk] = OrderedDict()
         self._missing: set[tuple[int, int]] = set()
         self.revisions: dict[tuple[int, int, int], int] = {}
+        self._canonical: dict[str, str] = {}  # canonical_desired's answers (pure per registry)
         self.level = levelmod.read_level(self.path / "level.dat")
         info = levelmod.level_info(self.level)
         self.name = info["name"]
@@ -400,7 +401,18 @@ class World:
 
     # -- writes ------------------------------------------------------------------------------------
     def canonical_desired(self, state: str) -> str:
-        """Canonical full state; block-entity data checked (``unsupported_block`` if refused)."""
+        """Canonical full state; block-entity data checked (``unsupported_block`` if refused).
+        Pure for a given registry: remembered per input string (a batch names few states)."""
+        hit = self._canonical.get(state)
+        if hit is not None:
+            return hit
+        out = self._canonical_desired(state)
+        if len(self._canonical) >= 65_536:
+            self._canonical.clear()
+        self._canonical[state] = out
+        return out
+
+    def _canonical_desired(self, state: str) -> str:
         text, data = blockentity.split(state)
         s = self.registry.canonical(text)
         if s.split("[", 1)[0] in AIR_NAMES:

@@ -22,6 +22,8 @@ from .history import last_oid
 
 log = logging.getLogger("mcb.journal.observer")
 
+PAGES_PER_COMMIT = 20  # events_since pages (≤ 100 events each, the protocol's page) per transaction
+
 
 class Observer:
     def __init__(self, db: Database, world: WorldClient):
@@ -38,39 +40,54 @@ class Observer:
         return last_oid(self.db)
 
     async def sync(self) -> None:
-        """Pull every event the host has until it says the page is complete."""
+        """Pull every event the host has until it says the page is complete. Pages are recorded
+        (events and the cursor after them, one transaction) every ``PAGES_PER_COMMIT`` pages, at a
+        gap and at the end: a 100,000-block apply's echoes cost ~50 fsyncs, not 1,000. A failure
+        between two commits loses nothing: the stored cursor still points before those pages."""
         async with self._lock:
+            cursor = self.cursor
+            pages: list[tuple[str, world_pb2.EventsSinceResult]] = []
             for _ in range(10_000):
-                cursor = self.cursor
                 res = await self.world.call("events_since", world_pb2.EventsSinceParams(cursor=cursor, limit=100),
                                             world_pb2.EventsSinceResult)
-                instance = res.next_cursor.rpartition(":")[0]
-                restarted = bool(res.resync_required and cursor)
-                with self.db.tx() as c:
-                    if res.resync_required or not cursor:
-                        c.execute(
-                            "INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap', ?, ?, ?)",
-                            (instance, now_ms(), res.reason or "observation started"),
-                        )
-                    for e in res.events:
-                        c.execute(
-                            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
-                            " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
-                            (instance, e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id,
-                             e.operation_id, e.at_millis),
-                        )
-                    c.execute(
-                        "INSERT INTO meta(key, value) VALUES ('observer_cursor', ?)"
-                        " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        (json.dumps(res.next_cursor),),
-                    )
-                self.healthy = True
-                if restarted:
-                    self.db.set_meta("rollback_check", instance)
+                pages.append((cursor, res))
+                cursor = res.next_cursor
+                if res.complete or res.resync_required or len(pages) >= PAGES_PER_COMMIT:
+                    self._record(pages)
+                    pages = []
                 if res.complete:
                     break
+            if pages:
+                self._record(pages)
         if self.db.get_meta("rollback_check", ""):
             await self._note_rollback()
+
+    def _record(self, pages: list[tuple[str, world_pb2.EventsSinceResult]]) -> None:
+        restarted_instance = ""
+        with self.db.tx() as c:
+            for cursor, res in pages:
+                instance = res.next_cursor.rpartition(":")[0]
+                if res.resync_required and cursor:
+                    restarted_instance = instance
+                if res.resync_required or not cursor:
+                    c.execute(
+                        "INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap', ?, ?, ?)",
+                        (instance, now_ms(), res.reason or "observation started"),
+                    )
+                c.executemany(
+                    "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
+                    " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
+                    [(instance, e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id,
+                      e.operation_id, e.at_millis) for e in res.events],
+                )
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ('observer_cursor', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (json.dumps(pages[-1][1].next_cursor),),
+            )
+        self.healthy = True
+        if restarted_instance:
+            self.db.set_meta("rollback_check", restarted_instance)
 
     async def _note_rollback(self) -> None:
         """After a host restart: when its world rolled back past some of our writes (a game server

@@ -1,0 +1,60 @@
+"""The observer records events_since pages in groups (one transaction per PAGES_PER_COMMIT pages, a
+gap or the end): every event once, in order, and a failure between two commits loses nothing (the
+stored cursor still points before the pages not yet recorded, so they are pulled again)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
+from mcb_journal import observer
+from mcb_journal.observer import Observer
+
+from services.journal.tests.test_idempotency_race import make_core
+
+
+class PagedWorld:
+    """``total`` events served 100 per page behind cursors ``h:<n>``; ``fail_at`` page fails once."""
+
+    def __init__(self, total: int, fail_at: int = -1):
+        self.total, self.fail_at, self.calls = total, fail_at, 0
+
+    async def call(self, method, params, result_type):
+        assert method == "events_since"
+        self.calls += 1
+        start = int(params.cursor.split(":")[1]) if params.cursor else 0
+        if start // 100 == self.fail_at:
+            self.fail_at = -1
+            raise McbError(ErrorCode.UNAVAILABLE, "link lost")
+        stop = min(start + 100, self.total)
+        return world_pb2.EventsSinceResult(
+            events=[world_pb2.BlockEvent(seq=n, x=n, y=64, z=0, before="minecraft:air", after="minecraft:stone",
+                                         source="ours") for n in range(start, stop)],
+            next_cursor=f"h:{stop}", complete=stop >= self.total)
+
+
+def seqs(core) -> list[int]:
+    return [r["host_seq"] for r in core.db.all("SELECT host_seq FROM observed WHERE kind='event' ORDER BY oid")]
+
+
+def test_pages_are_recorded_in_groups_once_and_in_order(tmp_path):
+    core = make_core(tmp_path)
+    world = PagedWorld(total=100 * (2 * observer.PAGES_PER_COMMIT + 3) + 17)
+    asyncio.run(Observer(core.db, world).sync())
+    assert seqs(core) == list(range(world.total))
+    assert core.db.get_meta("observer_cursor") == f"h:{world.total}"
+
+
+def test_a_failure_between_commits_loses_nothing(tmp_path):
+    core = make_core(tmp_path)
+    world = PagedWorld(total=100 * (observer.PAGES_PER_COMMIT + 10), fail_at=observer.PAGES_PER_COMMIT + 5)
+    obs = Observer(core.db, world)
+    with pytest.raises(McbError):
+        asyncio.run(obs.sync())
+    # the first group was recorded with its cursor; the 5 pages after it were not
+    assert seqs(core) == list(range(100 * observer.PAGES_PER_COMMIT))
+    assert core.db.get_meta("observer_cursor") == f"h:{100 * observer.PAGES_PER_COMMIT}"
+    asyncio.run(obs.sync())
+    assert seqs(core) == list(range(world.total))

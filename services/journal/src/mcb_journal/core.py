@@ -29,7 +29,7 @@ from mcb_common.recipe_schema import OPERATION_TYPES
 from mcb_common.registry import AIR_NAMES
 from mcb_rpc.worldclient import WorldClient
 
-from . import worldid
+from . import operations, worldid
 from .blobs import BlobStore
 from .blockrules import check_block_rules_indexed
 from .consent import classify, count_sources
@@ -39,7 +39,7 @@ from .history import last_oid
 from .inspect import inspect_into
 from .plans import Plan
 from .queue import ProgressStream
-from .states import OpState, check_transition
+from .states import OpState
 from .worldread import read_indexed, read_region, read_states
 
 log = logging.getLogger("mcb.journal")
@@ -231,30 +231,8 @@ class JournalCore:
     # ---------------------------------------------------------------- operations
     def _set_state(self, op_id: str, new: OpState, message: str | None = None,
                    error: McbError | None = None, conn: sqlite3.Connection | None = None, **counters: Any) -> None:
-        """The one way an operation's state and counters change (transition-checked); inside the
-        caller's open transaction ``conn`` when given (the executor's group commit), else its own."""
-        row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
-        if row is None:
-            raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
-        if row["state"] != new:
-            check_transition(row["state"], new)
-        sets = ["state=?", "updated_ms=?"]
-        args: list[Any] = [str(new), now_ms()]
-        if message is not None:
-            sets.append("message=?")
-            args.append(message)
-        if error is not None:
-            sets.append("error_json=?")
-            args.append(json.dumps(error.to_dict()))
-        for k, v in counters.items():
-            sets.append(f"{k}=?")
-            args.append(v)
-        args.append(op_id)
-        if conn is not None:
-            conn.execute(f"UPDATE operations SET {', '.join(sets)} WHERE op_id=?", args)
-            return
-        with self.db.tx() as c:
-            c.execute(f"UPDATE operations SET {', '.join(sets)} WHERE op_id=?", args)
+        """operations.set_state (the one writer of operation state), for the callers that still reach it here."""
+        operations.set_state(self.db, op_id, new, message, error, conn, **counters)
 
     def report(self, op_id: str, replayed: bool = False) -> jpb.OperationReport:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)

@@ -20,7 +20,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
-from . import worldid
+from . import operations, worldid
 from .core import Caller, JournalCore, box_pb, vec
 from .db import now_ms
 from .history import History
@@ -212,11 +212,11 @@ class Safety:
                     c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms)"
                               " VALUES (?,?,?,?,?,?,1,?)", (op_id, x, y, z, b, a, t))
             c.execute("UPDATE batches SET state='abandoned', done_ms=? WHERE op_id=? AND state='intent'", (t, op_id))
-            c.execute("UPDATE operations SET state=?, message=?, updated_ms=? WHERE op_id=?",
-                      (str(OpState.FAILED),
-                       f"abandoned by an admin after a crash: blocks left as they are ({review.matches_after} match "
-                       f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
-                       "undo is forbidden for this operation", t, op_id))
+            operations.set_state(
+                self.db, op_id, OpState.FAILED, conn=c,
+                message=f"abandoned by an admin after a crash: blocks left as they are ({review.matches_after} match "
+                        f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
+                        "undo is forbidden for this operation")
         return self.core.report(op_id)
 
     # ------------------------------------------------------------------ parts

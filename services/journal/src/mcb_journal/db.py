@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS observed (
   source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
+-- the gaps alone (a few rows): the executor looks up the latest before every batch
+CREATE INDEX IF NOT EXISTS observed_gaps ON observed (oid) WHERE kind = 'gap';
 CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
   undo_forbidden INTEGER NOT NULL DEFAULT 0

@@ -108,16 +108,16 @@ def test_records_and_cursor_prefixes():
 
 
 def test_undo_and_part_define_of_an_old_world_operation_are_refused(core):
+    from mcb_journal.jobs import wire_jobs
     from mcb_journal.observer import Observer
-    from mcb_journal.safety import Safety
 
     rep = apply(core, prepare(core), "k4")
     core._set_state(rep.operation_id, "applying")
     core._set_state(rep.operation_id, "applied", message="applied")
-    core.safety = Safety(core, Observer(core.db, core.world))
+    wire_jobs(core, Observer(core.db, core.world))
     core.world.uuid = B
-    for call in (lambda: core.safety.undo_prepare(CALLER, rep.operation_id),
-                 lambda: core.safety.part_define(CALLER, "tower", rep.operation_id)):
+    for call in (lambda: core.undo.undo_prepare(CALLER, rep.operation_id),
+                 lambda: core.parts.part_define(CALLER, "tower", rep.operation_id)):
         with pytest.raises(McbError) as e:
             asyncio.run(call())
         assert e.value.code == ErrorCode.WORLD_CHANGED and e.value.details["recorded_world"] == A

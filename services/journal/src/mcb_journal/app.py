@@ -22,9 +22,9 @@ from .blobs import BlobStore
 from .core import JournalCore
 from .db import Database
 from .executor import Executor
+from .jobs import wire_jobs
 from .observer import Observer
 from .queue import ProgressStream
-from .safety import Safety
 from .servicer import JournalAdminServicer, JournalServicer
 
 log = logging.getLogger("mcb.journal")
@@ -75,7 +75,7 @@ async def main_async() -> None:
     core.load_projects(s.load_config().get("projects", []))
     core.projects_file = s.config_file
     observer = Observer(db, world)
-    core.safety = Safety(core, observer)
+    wire_jobs(core, observer)
     try:  # a new world (a reset save) is noted and logged now; its operations are refused later
         info = await world.world_info()
         worldid.note_world(db, info.world_uuid, info.epoch)

@@ -14,7 +14,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from mcb.common.v1 import common_pb2
@@ -41,6 +41,13 @@ from .plans import Plan
 from .queue import ProgressStream
 from .states import OpState
 from .worldread import read_indexed, read_region, read_states
+
+if TYPE_CHECKING:  # they import this module
+    from .changes import Changes
+    from .observer import Observer
+    from .parts import Parts
+    from .recovery import Recovery
+    from .undo import Undo
 
 log = logging.getLogger("mcb.journal")
 
@@ -105,8 +112,13 @@ class JournalCore:
     limits: Limits = field(default_factory=Limits)
     minecraft_version: str = "1.21.11"
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when an operation is queued (executor.py)
-    # Set by app.py: undo/parts/recovery/change feed (safety.py) and the observer.
-    safety: Any = None
+    # Set by app.py: the observer of block events and the jobs that read it (undo.py, recovery.py,
+    # parts.py, changes.py); None in tests that need none of them.
+    observer: Observer | None = None
+    parts: Parts | None = None
+    undo: Undo | None = None
+    recovery: Recovery | None = None
+    changes: Changes | None = None
     max_waiting_operations: int = 32
     # Set by app.py: the runtime config; its `projects` are re-read when the file changes (players
     # create projects and move areas in game: mcb_bridge/chat/projects.py).
@@ -114,6 +126,11 @@ class JournalCore:
     _projects_stamp: Any = None
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
+
+    @property
+    def safety(self) -> Parts | None:
+        """executor.py's name for ``parts`` (classify, parts_at, observer); goes when it uses ``parts``."""
+        return self.parts
 
     # ---------------------------------------------------------------- projects
     def load_projects(self, projects: list[dict[str, Any]]) -> None:
@@ -423,10 +440,10 @@ class JournalCore:
         if len(ws.state) == 0:
             raise McbError(ErrorCode.INVALID_REQUEST, "the recipe places no blocks")
         if req.regenerate_part_id:
-            if self.safety is None:
+            if self.parts is None:
                 raise McbError(ErrorCode.NOT_FOUND, f"part {req.regenerate_part_id!r} not found")
-            self.safety.check_write_set(caller, project.project_id, list(ws.xyz), "")
-            return await self.safety.regenerate(caller, project, req.regenerate_part_id, ws, compiled, info)
+            self.parts.check_write_set(caller, project.project_id, list(ws.xyz), "")
+            return await self.parts.regenerate(caller, project, req.regenerate_part_id, ws, compiled, info)
         xyz, palette, base = await self.read_base(caller, project, ws, req.part_id)
         deps: list[tuple[int, int, int, str]] = []
         if req.dependencies:
@@ -449,12 +466,12 @@ class JournalCore:
 
     async def read_base(self, caller: Caller, project: Project, ws: common_pb2.BlockList,
                         part_id: str = "") -> tuple[list[int], list[str], list[int]]:
-        """A write set's positions checked (safety: parts, protection) and their base states
+        """A write set's positions checked (parts.py: parts, protection) and their base states
         read from the world: (xyz, palette = desired states + base states, base indices).
         Shared by every prepare path that starts from a write set (recipes, schematics)."""
         xyz = list(ws.xyz)
-        if self.safety is not None:
-            self.safety.check_write_set(caller, project.project_id, xyz, part_id)
+        if self.parts is not None:
+            self.parts.check_write_set(caller, project.project_id, xyz, part_id)
         elif part_id:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found")
         read_palette, read_idx = await read_indexed(self.world, xyz)
@@ -539,7 +556,7 @@ class JournalCore:
 
     async def sync_events(self) -> None:
         """Bring the observed events up to now before a prepare counts who placed what."""
-        observer = getattr(self.safety, "observer", None)
+        observer = self.observer
         if observer is None:
             return
         try:
@@ -587,8 +604,8 @@ class JournalCore:
         if waiting >= self.max_waiting_operations:
             raise McbError(ErrorCode.BUSY, f"{waiting} operations are already waiting for the writer; "
                                            "retry when some have finished (operation_status)")
-        if self.safety is not None:
-            self.safety.check_write_set(caller, project.project_id, self.load_plan(req.plan_id).xyz, "")
+        if self.parts is not None:
+            self.parts.check_write_set(caller, project.project_id, self.load_plan(req.plan_id).xyz, "")
         op_id = "op_" + secrets.token_hex(8)
         t = now_ms()
         n = plan_row["total"]

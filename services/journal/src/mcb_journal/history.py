@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Box, Vec3
 
 from .db import Database, is_disk_full, now_ms
 from .states import TERMINAL
@@ -125,6 +126,18 @@ def bounds_of(rows: Iterable[dict[str, Any]]) -> Box6:
         ys.append(r["y"])
         zs.append(r["z"])
     return min(xs), min(ys), min(zs), max(xs), max(ys), max(zs)
+
+
+def box6_around(positions: list[Pos]) -> Box6:
+    """The smallest box holding ``positions`` (not empty), as a Box6."""
+    xs, ys, zs = zip(*positions, strict=True)
+    return min(xs), min(ys), min(zs), max(xs), max(ys), max(zs)
+
+
+def box_around(positions: list[Pos]) -> Box:
+    """The smallest box holding ``positions`` (not empty)."""
+    x0, y0, z0, x1, y1, z1 = box6_around(positions)
+    return Box(Vec3(x0, y0, z0), Vec3(x1, y1, z1))
 
 
 def _inside(p: Pos, b: Box6) -> bool:

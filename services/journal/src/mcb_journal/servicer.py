@@ -7,8 +7,6 @@ metadata set by the bridge's configuration and are re-checked against the projec
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError
@@ -19,6 +17,7 @@ from mcb_rpc.tokens import TokenTable
 from . import messages
 from .core import Caller, JournalCore, box_from_pb
 from .history import compact, journal_stats
+from .jobs import jobs_of
 
 AGENT = ("agent", "admin")
 # The camera worker (service token) waits for an operation before a capture
@@ -67,19 +66,20 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         return self.core.operation_cancel(_caller(c), request.operation_id)
 
     async def OperationUndoPrepare(self, request: jpb.OperationRef, c):  # noqa: N802
-        return await self.safety.undo_prepare(_caller(c), request.operation_id)
+        return await jobs_of(self.core).undo.undo_prepare(_caller(c), request.operation_id)
 
     async def PartDefine(self, request: jpb.PartDefineRequest, c) -> jpb.PartDetail:  # noqa: N802
-        return messages.part_detail(await self.safety.part_define(_caller(c), request.name, request.operation_id))
+        parts = jobs_of(self.core).parts
+        return messages.part_detail(await parts.part_define(_caller(c), request.name, request.operation_id))
 
     async def PartGet(self, request: jpb.PartRef, c) -> jpb.PartDetail:  # noqa: N802
-        return messages.part_detail(await self.safety.part_get(_caller(c), request.part_id))
+        return messages.part_detail(await jobs_of(self.core).parts.part_get(_caller(c), request.part_id))
 
     async def RegionChanges(self, request: jpb.RegionChangesRequest, c) -> jpb.RegionChangesResponse:  # noqa: N802
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_changes needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return messages.region_changes(await self.safety.region_changes(
+        return messages.region_changes(await jobs_of(self.core).changes.region_changes(
             _caller(c), box, request.since_cursor, request.limit, request.source, request.max_bytes))
 
     async def AssetList(self, request: jpb.AssetListRequest, c) -> jpb.AssetListResponse:  # noqa: N802
@@ -97,10 +97,6 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
 
         return await schematics.schematic_import_prepare(self.core, _caller(c), request)
 
-    @property
-    def safety(self) -> Any:
-        return self.core.safety
-
 
 @grpc_boundary("journal", ADMIN_SCOPES, INTERNAL)
 class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
@@ -111,13 +107,14 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         self.tokens = tokens
 
     async def RecoveryReview(self, request: jpb.OperationRef, c) -> jpb.RecoveryReviewResponse:  # noqa: N802
-        return await self.core.safety.recovery_review(request.operation_id)
+        return await jobs_of(self.core).recovery.recovery_review(request.operation_id)
 
     async def RecoveryAbandon(self, request: jpb.RecoveryAbandonRequest, c):  # noqa: N802
-        return await self.core.safety.recovery_abandon(request.operation_id, request.expected_digest, c.principal)
+        recovery = jobs_of(self.core).recovery
+        return await recovery.recovery_abandon(request.operation_id, request.expected_digest, c.principal)
 
     def PartProtect(self, request: jpb.PartProtectRequest, c) -> jpb.PartProtectResponse:  # noqa: N802
-        self.core.safety.part_protect(request.part_id, request.protected)
+        jobs_of(self.core).parts.part_protect(request.part_id, request.protected)
         return jpb.PartProtectResponse(part_id=request.part_id, protected=request.protected)
 
     def JournalStats(self, request: jpb.JournalStatsRequest, c) -> jpb.JournalStatsResponse:  # noqa: N802

@@ -45,6 +45,8 @@ def main() -> int:
             t2 = time.perf_counter()
             intent.append((t1 - t0) * 1000)
             done.append((t2 - t1) * 1000)
+        db.close()
+        db = Database(Path(tmp) / "g.sqlite")  # a fresh journal, as the separate run had
         group = []
         t = now_ms()
         db.conn.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state,"

@@ -20,7 +20,6 @@ import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
-from mcb.world.v1 import world_pb2
 from mcb_common.blockentity import strip as strip_data
 from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
@@ -658,7 +657,3 @@ def fill_replaced(summary: jpb.PlanSummary, replaced: dict[str, Any]) -> None:
     for source, v in replaced["by_source"].items():
         summary.replaced.by_source.append(jpb.ReplacedBySource(
             source=source, count=v["count"], positions=[vec(tuple(p)) for p in v["positions"]]))
-
-
-def world_entries(entries: list[tuple[int, int, int, str, str]]) -> list[world_pb2.BatchEntry]:
-    return [world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries]

@@ -12,6 +12,7 @@ import json
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
+from mcb_journal import operations
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import Caller, JournalCore
 from mcb_journal.db import Database
@@ -127,7 +128,7 @@ def test_an_operation_applying_at_the_crash_is_never_resumed(tmp_path):
     world = RecordingWorld()
     core = make_core(tmp_path, world)
     op = asyncio.run(queue_op(core, 64, "k"))
-    core._set_state(op, "applying", message="applying")  # the process died mid-operation
+    operations.set_state(core.db, op, "applying", message="applying")  # the process died mid-operation
     core.db.close()
 
     world2 = RecordingWorld()

@@ -20,6 +20,7 @@ import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError
+from mcb_journal import operations
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import Caller, JournalCore
 from mcb_journal.db import Database
@@ -97,7 +98,7 @@ def test_same_key_same_plan_all_callers_get_the_one_operation(tmp_path):
             assert len({o.operation_id for o in out}) == 1, f"round {rnd}: several operations for one key"
             assert sum(not o.replayed for o in out) == 1, "exactly one caller created it, the others replay"
             # finish it so the writer-queue bound does not interfere with later rounds
-            core._set_state(out[0].operation_id, "cancelled", message="test")
+            operations.set_state(core.db, out[0].operation_id, "cancelled", message="test")
 
     asyncio.run(main())
     n = core.db.one("SELECT COUNT(*) AS n FROM operations")["n"]
@@ -122,13 +123,13 @@ def test_same_key_two_plans_is_invalid_request_never_internal(tmp_path):
             assert len(winner) == 1 and len({r.operation_id for r in reports}) == 1
             assert len(reports) == N // 2 and len(errors) == N // 2  # every caller of the winning plan replays
             assert all(e.details.get("operation_id") == reports[0].operation_id for e in errors)
-            core._set_state(reports[0].operation_id, "cancelled", message="test")
+            operations.set_state(core.db, reports[0].operation_id, "cancelled", message="test")
 
     asyncio.run(main())
 
 
 async def cancel(core: JournalCore, op_id: str) -> None:
-    core._set_state(op_id, "cancelled", message="test")
+    operations.set_state(core.db, op_id, "cancelled", message="test")
 
 
 @pytest.fixture

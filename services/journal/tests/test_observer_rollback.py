@@ -9,6 +9,7 @@ import asyncio
 
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
+from mcb_journal import operations
 from mcb_journal.observer import Observer
 
 from services.journal.tests.test_idempotency_race import CALLER, make_core, prepare
@@ -48,8 +49,8 @@ def _op(core) -> str:
 def test_an_applied_operation_whose_blocks_rolled_back_gets_a_notice(tmp_path):
     core = make_core(tmp_path)
     op = _op(core)
-    core._set_state(op, "applying")
-    core._set_state(op, "applied", message="done")
+    operations.set_state(core.db, op, "applying")
+    operations.set_state(core.db, op, "applied", message="done")
     world = RestartingWorld([op, "op_of_another_journal"], lost=40)
     obs = Observer(core.db, world)
     asyncio.run(obs.sync())  # first contact: a gap, but no restart seen yet

@@ -11,7 +11,7 @@ import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
-from mcb_journal import worldid
+from mcb_journal import operations, worldid
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import Caller, JournalCore
 from mcb_journal.db import Database
@@ -112,8 +112,8 @@ def test_undo_and_part_define_of_an_old_world_operation_are_refused(core):
     from mcb_journal.observer import Observer
 
     rep = apply(core, prepare(core), "k4")
-    core._set_state(rep.operation_id, "applying")
-    core._set_state(rep.operation_id, "applied", message="applied")
+    operations.set_state(core.db, rep.operation_id, "applying")
+    operations.set_state(core.db, rep.operation_id, "applied", message="applied")
     wire_jobs(core, Observer(core.db, core.world))
     core.world.uuid = B
     for call in (lambda: core.undo.undo_prepare(CALLER, rep.operation_id),

@@ -10,7 +10,6 @@ import asyncio
 import json
 import logging
 import secrets
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -126,11 +125,6 @@ class JournalCore:
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
 
-    @property
-    def safety(self) -> Parts | None:
-        """executor.py's name for ``parts`` (classify, parts_at, observer); goes when it uses ``parts``."""
-        return self.parts
-
     # ---------------------------------------------------------------- projects
     def load_projects(self, projects: list[dict[str, Any]]) -> None:
         """Upsert the configured projects (trusted configuration, never the model)."""
@@ -205,8 +199,8 @@ class JournalCore:
             open_intent = self.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"])
             where = (f"while batch {open_intent['seq'] + 1} was being written" if open_intent is not None
                      else "between two batches")
-            self._set_state(
-                r["op_id"], OpState.RECOVERY_REQUIRED,
+            operations.set_state(
+                self.db, r["op_id"], OpState.RECOVERY_REQUIRED,
                 message=f"the journal stopped {where}; new writes are refused until an admin reviews it "
                         "(mcb recovery review) and decides",
             )
@@ -224,7 +218,7 @@ class JournalCore:
         ``flush_unrecorded`` can write it. A crash before that: ``recover_at_start`` reaches the
         same verdict from what is on disk. Returns whether it is on disk."""
         try:
-            self._set_state(op_id, state, message=message, error=error)
+            operations.set_state(self.db, op_id, state, message=message, error=error)
         except McbError as exc:
             if not is_disk_full(exc):
                 raise
@@ -245,11 +239,6 @@ class JournalCore:
             "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms, rowid")]
 
     # ---------------------------------------------------------------- operations
-    def _set_state(self, op_id: str, new: OpState, message: str | None = None,
-                   error: McbError | None = None, conn: sqlite3.Connection | None = None, **counters: Any) -> None:
-        """operations.set_state (the one writer of operation state), for the callers that still reach it here."""
-        operations.set_state(self.db, op_id, new, message, error, conn, **counters)
-
     def report(self, op_id: str, replayed: bool = False) -> jpb.OperationReport:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         if r is None:
@@ -299,7 +288,7 @@ class JournalCore:
         with self.db.tx() as c:
             c.execute("UPDATE operations SET cancel_requested=1, updated_ms=? WHERE op_id=?", (now_ms(), op_id))
         if row["state"] in (OpState.PREPARED, OpState.QUEUED):
-            self._set_state(op_id, OpState.CANCELLED, message="cancelled before any block was written")
+            operations.set_state(self.db, op_id, OpState.CANCELLED, message="cancelled before any block was written")
         # An applying operation sees the flag before its next batch (executor.py).
         return self.report(op_id)
 

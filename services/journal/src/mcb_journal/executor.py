@@ -43,11 +43,12 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
-from . import worldid
+from . import changes, worldid
 from .core import JournalCore
 from .db import now_ms
 from .faults import fault_point
 from .history import pack_due
+from .operations import set_state
 from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
@@ -129,25 +130,25 @@ class Executor:
             # Already begun or settled: an operation is never run twice.
             return
         if row["cancel_requested"]:
-            core._set_state(op_id, OpState.CANCELLED, message="cancelled before any block was written")
+            set_state(core.db, op_id, OpState.CANCELLED, message="cancelled before any block was written")
             await self._progress(op_id)
             return
         pending = core.pending_recovery()
         if pending:
-            core._set_state(op_id, OpState.FAILED, message="refused: an operation needs recovery first",
-                            error=McbError(ErrorCode.RECOVERY_REQUIRED,
-                                           f"operation(s) {', '.join(pending)} need an admin decision"))
+            set_state(core.db, op_id, OpState.FAILED, message="refused: an operation needs recovery first",
+                      error=McbError(ErrorCode.RECOVERY_REQUIRED,
+                                     f"operation(s) {', '.join(pending)} need an admin decision"))
             await self._progress(op_id)
             return
         if row["state"] == OpState.PREPARED:
             # Left `prepared` by a journal that still handed work to Redis: it is queued now.
-            core._set_state(op_id, OpState.QUEUED, message="queued")
+            set_state(core.db, op_id, OpState.QUEUED, message="queued")
         plan = core.load_plan(row["plan_id"])
         if await self._other_world(op_id, plan):
             return
         size = core.limits.batch_blocks
         total = -(-len(plan) // size)
-        core._set_state(op_id, OpState.APPLYING, message="applying", batches_total=total)
+        set_state(core.db, op_id, OpState.APPLYING, message="applying", batches_total=total)
         await self._progress(op_id)
         written = already = 0
         samples: list[list[int]] = []
@@ -160,18 +161,18 @@ class Executor:
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
                 self._flush(op_id)
-                core._set_state(op_id, OpState.CANCELLED,
-                                message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
+                set_state(core.db, op_id, OpState.CANCELLED,
+                          message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
                 await self._progress(op_id)
                 return
             entries, blob, digest, params = await nxt if nxt is not None else self._prepare(plan, op_id, seq, size)
             refusal = self._rights_refusal(row["project_id"], op_id, entries)
             if refusal is not None:
                 self._flush(op_id)
-                core._set_state(op_id, OpState.FAILED, error=refusal,
-                                message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
-                                        f"{written} blocks written stay",
-                                written=written, already=already, batches_done=seq)
+                set_state(core.db, op_id, OpState.FAILED, error=refusal,
+                          message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
+                                  f"{written} blocks written stay",
+                          written=written, already=already, batches_done=seq)
                 await self._progress(op_id)
                 return
             batch_id = f"{op_id}.{seq}"
@@ -201,14 +202,14 @@ class Executor:
                     # The host refused the batch as a whole before writing anything.
                     self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
                     new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
-                    core._set_state(op_id, new, error=err,
-                                    message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
-                                            f"{written} blocks written stay",
-                                    written=written, already=already, batches_done=seq)
+                    set_state(core.db, op_id, new, error=err,
+                              message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
+                                      f"{written} blocks written stay",
+                              written=written, already=already, batches_done=seq)
                 else:
-                    core._set_state(op_id, OpState.RECOVERY_REQUIRED, error=err,
-                                    message=f"no answer from the world host for batch {seq + 1}; its writes are "
-                                            "unknown — an admin must review (mcb recovery review)")
+                    set_state(core.db, op_id, OpState.RECOVERY_REQUIRED, error=err,
+                              message=f"no answer from the world host for batch {seq + 1}; its writes are "
+                                      "unknown — an admin must review (mcb recovery review)")
                 await self._progress(op_id)
                 return
             fault_point("before_completion")
@@ -228,9 +229,9 @@ class Executor:
                 if last:
                     self._flush(op_id)
                     await self._progress(op_id)
-                if last and core.safety is not None:
+                if last and core.observer is not None:
                     try:  # a restart right before the last answer: let the observer see its gap
-                        await core.safety.observer.sync()
+                        await core.observer.sync()
                     except McbError:
                         pass
                 if self.link_lost or self._gap_mark() > gaps:
@@ -239,8 +240,8 @@ class Executor:
                     restored += n
                     if stop is not None:
                         state, message, err = stop
-                        core._set_state(op_id, state, error=err, message=f"{message}; {written} blocks written stay",
-                                        written=written, already=already, batches_done=seq + 1)
+                        set_state(core.db, op_id, state, error=err, message=f"{message}; {written} blocks written stay",
+                                  written=written, already=already, batches_done=seq + 1)
                         await self._progress(op_id)
                         return
                     self.link_lost = False
@@ -256,19 +257,19 @@ class Executor:
                 cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
                            "desired": e[4] if e else "", "source": "unknown",
                            "kind": p.result})
-            if core.safety is not None and cs:
+            if core.observer is not None and core.parts is not None and cs:
                 prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
                 prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
-                sources = await core.safety.classify([tuple(c["pos"]) for c in cs], prepared_oid)
-                parts = core.safety.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
+                sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
+                parts = core.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
                 for c in cs:
                     c["source"] = sources.get(tuple(c["pos"]), "external")
                     c["part_id"] = parts.get(tuple(c["pos"]), "")
             self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
             with self.db.tx() as c:
                 c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
-            core._set_state(
-                op_id, OpState.CONFLICT,
+            set_state(
+                core.db, op_id, OpState.CONFLICT,
                 message=(f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
                          f"(changed since prepare); nothing of that batch was written; {written} blocks written "
                          "earlier stay. Inspect the region and prepare again."),
@@ -276,9 +277,9 @@ class Executor:
             await self._progress(op_id)
             return
         note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
-        core._set_state(op_id, OpState.APPLIED,
-                        message=f"applied: {written} blocks written, {already} already in place{note}",
-                        written=written, already=already, batches_done=total)
+        set_state(core.db, op_id, OpState.APPLIED,
+                  message=f"applied: {written} blocks written, {already} already in place{note}",
+                  written=written, already=already, batches_done=total)
         await self._progress(op_id)
 
     async def _other_world(self, op_id: str, plan) -> bool:  # noqa: ANN001
@@ -293,7 +294,7 @@ class Executor:
         if not plan.world_uuid or plan.world_uuid == info.world_uuid:
             return False
         err = worldid.changed(f"operation {op_id}", plan.world_uuid, info.world_uuid)
-        self.core._set_state(op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
+        set_state(self.core.db, op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
         await self._progress(op_id)
         return True
 
@@ -309,7 +310,7 @@ class Executor:
         err = McbError(ErrorCode.INTERNAL, f"journal internal error ({exc.__class__.__name__}); see the journal log")
         if row["state"] in (OpState.PREPARED, OpState.QUEUED) and new == OpState.RECOVERY_REQUIRED:
             new = OpState.FAILED
-        self.core._set_state(op_id, new, error=err, message=err.message)
+        set_state(self.core.db, op_id, new, error=err, message=err.message)
 
     def _fail_disk_full(self, op_id: str, state: str) -> None:
         """The journal's disk filled up: the write that failed was rolled back whole (SQLite), so
@@ -401,7 +402,7 @@ class Executor:
             return
         seq, result, rows, counters = self._pending
         self._settle_rows(c, op_id, seq, "done", result, rows)
-        self.core._set_state(op_id, OpState.APPLYING, conn=c, **counters)
+        set_state(self.core.db, op_id, OpState.APPLYING, conn=c, **counters)
         self._pending = None
 
     def _flush(self, op_id: str) -> None:

@@ -36,10 +36,6 @@ class Parts:
         self.db = core.db
         self.observer = observer
 
-    async def classify(self, positions: list[Pos], since_oid: int) -> dict[Pos, str]:
-        """changes.classify: who changed these positions (executor.py reaches it here, as core.safety)."""
-        return await changes.classify(self.db, self.observer, positions, since_oid)
-
     async def part_define(self, caller: Caller, name: str, op_id: str) -> dict[str, Any]:
         core = self.core
         project = core.project_for(caller)

@@ -53,6 +53,10 @@ log = logging.getLogger("mcb.journal")
 class PlannerPort(Protocol):
     async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse: ...
 
+    async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse: ...
+
+    async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse: ...
+
 
 @dataclass
 class Limits:
@@ -517,8 +521,8 @@ class JournalCore:
                 + ", ".join(f"{s} {v['count']}" for s, v in by.items()) + "; positions in `replaced`)"
                 + (f"; {by['player']['count']} were placed by a player: build_apply refuses this plan unless "
                    "replace_player_blocks is true — ask the player first" if "player" in by else ""))
-        for c in (conflicts or [])[: self.limits.sample_limit]:
-            summary.conflicts.append(c)
+        for conflict in (conflicts or [])[: self.limits.sample_limit]:
+            summary.conflicts.append(conflict)
         if conflicts and len(conflicts) > self.limits.sample_limit:
             summary.warnings.append(f"{len(conflicts)} conflicts in all; {self.limits.sample_limit} listed")
         with self.db.tx() as c:
@@ -588,7 +592,7 @@ class JournalCore:
         if info.epoch != plan_row["world_epoch"]:
             raise McbError(ErrorCode.STALE_SNAPSHOT,
                            "the world changed identity or epoch since this plan was prepared; prepare again")
-        waiting = self.db.one("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued')")["n"]
+        waiting = self.db.row("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued')")["n"]
         if waiting >= self.max_waiting_operations:
             raise McbError(ErrorCode.BUSY, f"{waiting} operations are already waiting for the writer; "
                                            "retry when some have finished (operation_status)")

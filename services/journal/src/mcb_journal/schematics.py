@@ -98,8 +98,7 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
             details=details)
     size = box.size
     offset = box.min - origin
-    # PlannerPort (core.py) declares only compile; the planner's stub has the schematic calls too.
-    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(  # type: ignore[attr-defined]
+    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
         width=size.x, height=size.y, length=size.z, palette=list(res.palette), indices=res.indices,
         offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
         name=name, format_version=req.format_version or 3))
@@ -126,7 +125,7 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
         raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270, got {req.rotation}")
     data, kind, _entry = await asyncio.to_thread(library(core).read, req.asset_id)
     info = await core.world.world_info()
-    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(  # type: ignore[attr-defined]
+    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(
         data=data, kind=kind, target=req.target, rotation=req.rotation,
         minecraft_version=info.minecraft_version or core.minecraft_version,
         world_data_version=info.data_version,

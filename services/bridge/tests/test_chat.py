@@ -530,3 +530,26 @@ asyncio.run(main())
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_an_agent_that_dies_at_start_is_reported_with_how_it_ended(tmp_path: Path) -> None:
+    """An agent that exits before answering `initialize` fails the start at once (not after the
+    60 s timeout), saying how it ended; a missing command is a configuration error."""
+    from dataclasses import replace
+
+    from mcb_bridge.chat.agent import AgentDied, AgentProcess
+    from mcb_bridge.chat.config import ChatConfigError
+
+    async def main() -> None:
+        cfg = make_cfg(tmp_path, "redis://127.0.0.1:9/0")
+        dying = AgentProcess(replace(cfg, acp_args=("-c", "import sys; sys.exit(3)")), "p1")
+        start = time.monotonic()
+        with pytest.raises(AgentDied, match="exited with code 3 during initialize"):
+            await dying.start()
+        assert time.monotonic() - start < 30
+        await dying.close()
+        missing = AgentProcess(replace(cfg, acp_command="no-such-acp-agent-xyz"), "p1")
+        with pytest.raises(ChatConfigError, match="'no-such-acp-agent-xyz' is not on the agent's PATH"):
+            await missing.start()
+
+    asyncio.run(main())

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -36,7 +37,7 @@ from acp.schema import (
 )
 
 from . import isolation
-from .config import ChatConfig
+from .config import ChatConfig, ChatConfigError
 from .sessions import SessionRecord
 
 log = logging.getLogger("mcb.chat.agent")
@@ -144,13 +145,34 @@ class _Client:
         return None
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec (Linux only)
-    try:
-        import ctypes
+# The agent dies with the bridge (even one killed with SIGKILL): PR_SET_PDEATHSIG, set by a tiny
+# Python that then execs the agent. Not a preexec_fn: the bridge has threads (grpc.aio's poller)
+# and running Python between fork and exec in a threaded process is unsafe (CPython's subprocess
+# docs); it also runs every at-fork handler of the parent. The signal is kept across exec.
+_PARENT_DEATH_EXEC = (
+    "import ctypes, os, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
+    "if os.getppid() != int(sys.argv[1]): os._exit(70)\n"  # the bridge is already gone
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:  # noqa: BLE001, S110 - best effort; stdin EOF also ends ACP agents
-        pass
+
+def with_parent_death_signal(argv: list[str]) -> list[str]:
+    """argv, started so that the process is killed when this process ends (Linux; as is elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return argv
+    return [sys.executable, "-I", "-S", "-c", _PARENT_DEATH_EXEC, str(os.getpid()), *argv]
+
+
+def _ended(returncode: int | None) -> str:
+    if returncode is None:
+        return "is still running"
+    if returncode < 0:
+        try:
+            return f"was ended by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was ended by signal {-returncode}"
+    return f"exited with code {returncode}"
 
 
 class AgentDied(Exception):
@@ -184,23 +206,46 @@ class AgentProcess:
     async def start(self) -> Any:
         p = isolation.prepare_dirs(self.cfg)
         argv = self.cfg.agent_argv()
+        env = isolation.agent_env(self.cfg)
+        if "/" not in argv[0] and shutil.which(argv[0], path=env.get("PATH")) is None:
+            raise ChatConfigError(f"the ACP agent command {argv[0]!r} is not on the agent's PATH")
         logdir = self.cfg.state_dir / "logs"
         logdir.mkdir(parents=True, exist_ok=True)
         self._stderr_file = open(logdir / f"agent-{self.name}.log", "ab")  # noqa: SIM115
         self.proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=self._stderr_file,
-            env=isolation.agent_env(self.cfg), cwd=str(p["work"]), start_new_session=True, limit=8 * 1024 * 1024,
             # no orphan survives a bridge killed with SIGKILL (the group kill covers normal stops)
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            *with_parent_death_signal(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=self._stderr_file, env=env, cwd=str(p["work"]), start_new_session=True, limit=8 * 1024 * 1024,
         )
         self.conn = connect_to_agent(_Client(self), self.proc.stdin, self.proc.stdout)
-        self.init = await asyncio.wait_for(self.conn.initialize(
+        self.init = await self._while_alive(self.conn.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(),
             client_info=Implementation(name="mcb-bridge", title="minecraft-builder chat", version="0.1.0"),
-        ), timeout=60)
+        ), 60, "initialize")
         await self._authenticate()
         return self.init
+
+    async def _while_alive(self, request: Awaitable[Any], timeout: float, what: str) -> Any:
+        """The answer to a request, or AgentDied when the process ends first (saying how it ended)."""
+        task = asyncio.ensure_future(request)
+        waiter = asyncio.ensure_future(self.proc.wait())
+        try:
+            done, _ = await asyncio.wait({task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if task in done and task.exception() is None:
+                return task.result()
+            if task in done:  # a closed connection fails the request: was it the process ending?
+                await asyncio.wait({waiter}, timeout=2)
+            if waiter.done():
+                raise AgentDied(f"the agent process {_ended(self.proc.returncode)} during {what}"
+                                f" (its stderr: {self.cfg.state_dir / 'logs' / f'agent-{self.name}.log'})")
+            if task in done:
+                return task.result()  # raises the request's own error
+            raise TimeoutError(f"the agent did not answer {what} within {timeout:.0f} s")
+        finally:
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
 
     async def _authenticate(self) -> None:
         methods = [getattr(m, "id", "") for m in (self.init.auth_methods or [])]
@@ -251,15 +296,18 @@ class AgentProcess:
         if rec.session_id and caps is not None and getattr(caps, "load_session", False):
             self.replaying = True
             try:
-                resp = await asyncio.wait_for(self.conn.load_session(
-                    cwd=cwd, session_id=rec.session_id, mcp_servers=self.mcp_servers(player_id)), timeout=60)
+                resp = await self._while_alive(self.conn.load_session(
+                    cwd=cwd, session_id=rec.session_id, mcp_servers=self.mcp_servers(player_id)), 60, "session/load")
                 await self._select_model(rec.session_id, resp)
                 return rec.session_id, "loaded"
+            except AgentDied:
+                raise
             except Exception as exc:  # noqa: BLE001 - fall back to a new session
                 log.info("session/load failed (%s); starting a new session", exc.__class__.__name__)
             finally:
                 self.replaying = False
-        resp = await asyncio.wait_for(self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)), 60)
+        resp = await self._while_alive(self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)),
+                                       60, "session/new")
         await self._select_model(resp.session_id, resp)
         return resp.session_id, ("new_from_summary" if rec.session_id or rec.compact_summary() else "new")
 
@@ -297,7 +345,8 @@ class AgentProcess:
             if self._prompt_task in done and not self._prompt_task.cancelled():
                 return str(self._prompt_task.result().stop_reason)
             self._prompt_task.cancel()
-            raise AgentDied("the agent process ended during the turn" + (" (killed after ignoring cancel)" if self.killed else ""))
+            raise AgentDied(f"the agent process {_ended(self.proc.returncode)} during the turn"
+                            + (" (killed after ignoring cancel)" if self.killed else ""))
         except asyncio.CancelledError:
             self._prompt_task.cancel()
             raise

@@ -99,7 +99,7 @@ def from_rpc_error(exc: grpc.RpcError, service: str, timeout: float | None = Non
     finish in time says so ("took longer than N s") instead of claiming it cannot be reached."""
     trailers: Any = ()
     try:
-        trailers = exc.trailing_metadata() or ()  # type: ignore[attr-defined]
+        trailers = exc.trailing_metadata() or ()
     except Exception:  # noqa: BLE001 - some RpcErrors carry no call object
         trailers = ()
     for key, value in trailers:
@@ -108,7 +108,7 @@ def from_rpc_error(exc: grpc.RpcError, service: str, timeout: float | None = Non
                 return McbError.from_dict(json.loads(value))
             except (ValueError, TypeError):
                 break
-    code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN  # type: ignore[attr-defined]
+    code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
     mapped = _BARE_GRPC.get(code, ErrorCode.INTERNAL)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         took = f"{timeout:g} s" if timeout else "its deadline"
@@ -117,7 +117,7 @@ def from_rpc_error(exc: grpc.RpcError, service: str, timeout: float | None = Non
                         details={"reason": "deadline", **({"deadline_s": timeout} if timeout else {})})
     if mapped is ErrorCode.UNAVAILABLE:
         return McbError(mapped, f"the {service} service cannot be reached; is it running? (`mcb status`)")
-    details = exc.details() if hasattr(exc, "details") else str(exc)  # type: ignore[attr-defined]
+    details = exc.details() if hasattr(exc, "details") else str(exc)
     return McbError(mapped, f"{service}: {details}")
 
 

@@ -16,6 +16,8 @@ import os
 import secrets
 from pathlib import Path
 
+from mcb_common.files import atomic_write
+
 PRINCIPALS = ("agent", "admin", "service", "automation")
 
 
@@ -59,13 +61,7 @@ def ensure_token(secrets_dir: Path, principal: str) -> str:
     if path.exists():
         return path.read_text().strip()
     tok = secrets.token_urlsafe(32)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(tok + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    atomic_write(path, tok + "\n", mode=0o600)
     return tok
 
 

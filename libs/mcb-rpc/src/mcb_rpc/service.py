@@ -10,6 +10,7 @@ short grace period, then ``on_stop`` runs (close databases, flush files).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -75,7 +76,9 @@ async def serve(
         lifespan="off",
     )
     http = uvicorn.Server(config)
-    http.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # SIGINT/SIGTERM are this function's (below), not uvicorn's: its serve() would otherwise take them
+    # over with signal.signal for as long as it runs (uvicorn >= 0.29: capture_signals)
+    http.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -239,8 +239,8 @@ class Executor:
                     n, stop = await self._reverify(op_id, plan, seq + 1, size)
                     restored += n
                     if stop is not None:
-                        state, message, err = stop
-                        set_state(core.db, op_id, state, error=err, message=f"{message}; {written} blocks written stay",
+                        state, message, stop_err = stop
+                        set_state(core.db, op_id, state, error=stop_err, message=f"{message}; {written} blocks written stay",
                                   written=written, already=already, batches_done=seq + 1)
                         await self._progress(op_id)
                         return
@@ -262,9 +262,9 @@ class Executor:
                 prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
                 sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
                 parts = core.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
-                for c in cs:
-                    c["source"] = sources.get(tuple(c["pos"]), "external")
-                    c["part_id"] = parts.get(tuple(c["pos"]), "")
+                for sample in cs:
+                    sample["source"] = sources.get(tuple(sample["pos"]), "external")
+                    sample["part_id"] = parts.get(tuple(sample["pos"]), "")
             self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
             with self.db.tx() as c:
                 c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
@@ -373,10 +373,10 @@ class Executor:
                            f"batch {seq + 1} got no answer ({err.message}); an admin must review "
                            "(mcb recovery review)", err)
             if res.status != "applied":
-                err = McbError(ErrorCode.CONFLICT, f"batch {seq + 1} was rolled back with the world and cannot be "
-                                                   "written again: a block there changed since")
-                return 0, (OpState.CONFLICT, f"the world host restarted during the apply: {err.message} "
-                           "(nothing of that batch was rewritten)", err)
+                changed = McbError(ErrorCode.CONFLICT, f"batch {seq + 1} was rolled back with the world and cannot be "
+                                                       "written again: a block there changed since")
+                return 0, (OpState.CONFLICT, f"the world host restarted during the apply: {changed.message} "
+                           "(nothing of that batch was rewritten)", changed)
             restored += res.rewritten_after_restart
         if restored:
             log.warning("operation %s: %d blocks rolled back by a world-host restart were written again", op_id, restored)

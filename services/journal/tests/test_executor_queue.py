@@ -165,6 +165,39 @@ def test_a_bug_in_one_operation_does_not_stop_the_dispatcher(tmp_path):
     assert state(core, bad) == "failed"  # nothing was written: failed, not recovery_required
 
 
+def test_a_bug_after_an_answered_batch_records_that_batch_and_fails_the_operation(tmp_path):
+    """With the group commit a batch's completion waits for the next intent: a bug in between
+    must still record the answered batch, so the verdict is failed (what was written is known),
+    not recovery_required."""
+    world = RecordingWorld()
+    core = make_core(tmp_path, world)
+    core.limits.batch_blocks = 8  # the 4x4 box: two batches
+
+    async def main():
+        op = await queue_op(core, 64, "two")
+        ex = Executor(core)
+        calls = 0
+        real = ex._rights_refusal
+
+        def buggy(*a):
+            nonlocal calls
+            calls += 1
+            if calls == 2:  # batch 0 answered, batch 1 not yet begun
+                raise RuntimeError("a bug between two batches")
+            return real(*a)
+
+        ex._rights_refusal = buggy
+        await run_until(ex, lambda: state(core, op) not in ("queued", "applying"))
+        return op
+
+    op = asyncio.run(main())
+    assert world.batches == [f"{op}.0"]
+    assert state(core, op) == "failed"
+    rows = core.db.all("SELECT seq, state FROM batches WHERE op_id=? ORDER BY seq", op)
+    assert [(r["seq"], r["state"]) for r in rows] == [(0, "done")]
+    assert core.db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"] == 8
+
+
 def test_the_batch_request_is_the_protocol_json_of_the_message():
     """The executor builds batch_apply's JSON directly; it must be what MessageToDict gives for the
     BatchApplyParams message (the world protocol, docs/world-protocol.md), zeros included."""

@@ -106,6 +106,10 @@ class Executor:
             except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
                 log.exception("operation %s failed inside the executor", op_id)
                 try:
+                    self._flush(op_id)  # an answered batch is recorded: the verdict is failed, not unknown
+                except Exception:  # noqa: BLE001
+                    log.exception("operation %s: its last answered batch could not be recorded", op_id)
+                try:
                     self._fail_bug(op_id, exc)
                 except Exception:  # noqa: BLE001
                     log.exception("operation %s: its failure could not be recorded", op_id)
@@ -187,6 +191,7 @@ class Executor:
                     " VALUES (?,?,?,?,?,?,?)",
                     (op_id, seq, batch_id, "intent", blob, digest, now_ms()),
                 )
+            self._pending = None  # committed with this intent
             fault_point("after_intent")
             if seq:
                 await self._progress(op_id)
@@ -194,6 +199,8 @@ class Executor:
             # the world host writes batch seq (nothing of seq+1 is recorded or sent before its turn).
             nxt = (asyncio.ensure_future(asyncio.to_thread(self._prepare, plan, op_id, seq + 1, size, True))
                    if seq + 1 < total else None)
+            if nxt is not None:  # a stop leaves it unawaited: its error (if any) is read, not logged as lost
+                nxt.add_done_callback(lambda f: f.cancelled() or f.exception())
             try:
                 result = await self._send(params)
             except McbError as err:
@@ -403,18 +410,18 @@ class Executor:
         seq, result, rows, counters = self._pending
         self._settle_rows(c, op_id, seq, "done", result, rows)
         set_state(self.core.db, op_id, OpState.APPLYING, conn=c, **counters)
-        self._pending = None
+        # the caller forgets it once its transaction has committed (a failed commit keeps it)
 
     def _flush(self, op_id: str) -> None:
         """Record the pending completion now (its own transaction): before any stop or the end."""
         if self._pending is not None:
             with self.db.tx() as c:
                 self._settle_pending(c, op_id)
+            self._pending = None
 
-    def _settle_batch(self, op_id: str, seq: int, state: str, result: dict,
-                      written_rows: list[tuple[int, int, int, str, str]] | None = None) -> None:
+    def _settle_batch(self, op_id: str, seq: int, state: str, result: dict) -> None:
         with self.db.tx() as c:
-            self._settle_rows(c, op_id, seq, state, result, written_rows)
+            self._settle_rows(c, op_id, seq, state, result)
 
     @staticmethod
     def _settle_rows(c, op_id: str, seq: int, state: str, result: dict,  # noqa: ANN001

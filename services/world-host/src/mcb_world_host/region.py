@@ -69,7 +69,7 @@ class RegionFile:
         # Unbuffered: writes go straight to the file with pwrite (a write that fails for a full
         # disk leaves nothing in a buffer to fail again on every later read), reads see them.
         self._f = open(self.path, "rb" if readonly else "r+b", buffering=0)  # noqa: SIM115 - kept open for the region's lifetime
-        header = self._f.read(2 * SECTOR)
+        header = _read_exact(self._f, 2 * SECTOR)
         if readonly and len(header) == 0:
             header = b"\x00" * (2 * SECTOR)  # an empty file holds no chunks; left as it is
         if len(header) < 2 * SECTOR:
@@ -143,7 +143,7 @@ class RegionFile:
             if off < 2 or cnt == 0:
                 return None
             self._f.seek(off * SECTOR)
-            head = self._f.read(5)
+            head = _read_exact(self._f, 5)
             if len(head) < 5:
                 raise _corrupt(self.path, f"chunk ({cx},{cz}) points past the end of the file")
             length, ctype = struct.unpack(">IB", head)
@@ -155,7 +155,7 @@ class RegionFile:
                     return ctype & 0x7F, ext.read_bytes()
                 except FileNotFoundError:
                     raise _corrupt(self.path, f"chunk ({cx},{cz}) lives in {ext.name}, which is missing") from None
-            data = self._f.read(length - 1)
+            data = _read_exact(self._f, length - 1)
             if len(data) < length - 1:
                 raise _corrupt(self.path, f"chunk ({cx},{cz}) is truncated")
             return ctype, data
@@ -265,6 +265,18 @@ def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
     while view:
         n = os.pwrite(fd, view, offset)
         view, offset = view[n:], offset + n
+
+
+def _read_exact(f, n: int) -> bytes:  # noqa: ANN001 - an unbuffered file: one read may return less
+    """n bytes from f's position, or fewer only at the end of the file."""
+    parts, got = [], 0
+    while got < n:
+        b = f.read(n - got)
+        if not b:
+            break
+        parts.append(b)
+        got += len(b)
+    return b"".join(parts)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -296,7 +296,13 @@ class ChatLoop:
             await agent.close()
         agent = self.agent_factory(project)
         self.agents[project] = agent
-        await agent.start()
+        try:
+            await agent.start()
+        except Exception:  # a half-started agent is never reused: the next turn starts a new one
+            self.agents.pop(project, None)
+            with contextlib.suppress(Exception):
+                await agent.close()
+            raise
         self.agent_sessions[id(agent)] = {}
         return agent
 

@@ -7,11 +7,11 @@ mismatch is an ``internal`` error naming the file (never silently used).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import zlib
 from pathlib import Path
 
+from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.files import atomic_write
 
@@ -36,7 +36,7 @@ class BlobStore:
         try:
             atomic_write(path, zlib.compress(data, ZLIB_LEVEL))
         except OSError as exc:
-            if exc.errno == errno.ENOSPC:
+            if is_disk_full(exc):  # ENOSPC or EDQUOT
                 raise McbError(ErrorCode.UNAVAILABLE,
                                "the journal's disk is full; the plan was not stored. Free space and retry.") from exc
             raise

@@ -4,6 +4,9 @@ written by amulet-core (set + save, no safety) in its own venv, as a ratio.
 
     uv run python bench/apply_throughput.py            # writes bench/out/apply_throughput.json
 
+The box's entry also gives the CPU seconds each process of the stack spent during its apply
+(``cpu_s_by_process``, from /proc): unlike the wall time, it barely depends on what else runs.
+
 amulet-core lives in bench/.venv-amulet (it pins numpy < 2):
     uv venv -p python3.11 bench/.venv-amulet && uv pip install --python bench/.venv-amulet/bin/python amulet-core
 """
@@ -11,6 +14,7 @@ amulet-core lives in bench/.venv-amulet (it pins numpy < 2):
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -30,6 +34,36 @@ from e2e.mcpclient import call, http_client  # noqa: E402
 from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
 
 BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                todo += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                pass
+    return out
+
+
+def cpu_by_process(root_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) so far of every process of the stack, by its module or program:
+    what the apply costs whatever else the machine is doing (its wall time is not)."""
+    out: dict[str, float] = {}
+    for pid in _descendants(root_pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv if a]
+        name = words[words.index("-m") + 1] if "-m" in words[:-1] else Path(words[0].split()[0]).name if words else str(pid)
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
+    return out
 
 
 async def timed_apply(client, recipe) -> dict:
@@ -64,7 +98,11 @@ def main() -> int:
             async def run():
                 async with http_client(stack.mcp_url, stack.token("agent")) as client:
                     out["seed_example"] = await timed_apply(client, SEED_RECIPE)
+                    before = cpu_by_process(stack.popen.pid)
                     out["box_100k"] = await timed_apply(client, box)
+                    after = cpu_by_process(stack.popen.pid)
+                    out["box_100k"]["cpu_s_by_process"] = {k: round(v - before.get(k, 0.0), 2)
+                                                           for k, v in sorted(after.items()) if v - before.get(k, 0.0) >= 0.05}
 
             anyio.run(run)
         finally:

@@ -216,6 +216,20 @@ def test_pause_resume(world_host):
 
 
 # ---- events ------------------------------------------------------------------------------------
+def test_an_events_page_holds_a_thousand(world_host):
+    """limit 0 (what the journal's observer asks) is the host's page, 1,000 events; 1,000 may be asked."""
+    c, auto = Client(world_host), Client(world_host, "automation")
+    cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
+    auto.ok("automation_set_blocks", {"actor": "player", "blocks": [
+        {"x": x, "y": y, "z": z, "state": "stone"} for x in range(30) for y in range(66, 70) for z in range(10)]})
+    big = c.ok("events_since", {"cursor": cur})
+    assert len(big["events"]) == 1000 and big["complete"] is False
+    rest = c.ok("events_since", {"cursor": big["nextCursor"], "limit": 1000})
+    assert len(rest["events"]) == 200 and rest["complete"] is True
+    seqs = [int(e["seq"]) for e in big["events"] + rest["events"]]
+    assert seqs == sorted(set(seqs))  # in order, none twice
+
+
 def test_events_player_external_ours_and_resync(world_host):
     c = Client(world_host)
     auto = Client(world_host, "automation")
@@ -240,7 +254,7 @@ def test_events_player_external_ours_and_resync(world_host):
     assert len(p1["events"]) == 2 and p1["complete"] is False
     p2 = c.ok("events_since", {"cursor": p1["nextCursor"], "limit": 100})
     assert len(p2["events"]) == 3 and p2["complete"] is True
-    c.err("events_since", {"cursor": "", "limit": 101}, 413, "budget_exceeded")
+    c.err("events_since", {"cursor": "", "limit": 1001}, 413, "budget_exceeded")
     c.err("events_since", {"cursor": "garbage"}, 400, "invalid_request")
     if world_host.restart is None:
         pytest.skip("this host cannot be restarted by the suite")

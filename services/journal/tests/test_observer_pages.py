@@ -16,13 +16,15 @@ from services.journal.tests.test_idempotency_race import make_core
 
 
 class PagedWorld:
-    """``total`` events served 100 per page behind cursors ``h:<n>``; ``fail_at`` page fails once."""
+    """``total`` events served 100 per page (an older host's page; the observer asks for the host's
+    own) behind cursors ``h:<n>``; ``fail_at`` page fails once."""
 
     def __init__(self, total: int, fail_at: int = -1):
         self.total, self.fail_at, self.calls = total, fail_at, 0
 
     async def call(self, method, params, result_type):
         assert method == "events_since"
+        assert params.limit == 0  # the host's page
         self.calls += 1
         start = int(params.cursor.split(":")[1]) if params.cursor else 0
         if start // 100 == self.fail_at:
@@ -49,11 +51,12 @@ def test_pages_are_recorded_in_groups_once_and_in_order(tmp_path):
 
 def test_a_failure_between_commits_loses_nothing(tmp_path):
     core = make_core(tmp_path)
-    world = PagedWorld(total=100 * (observer.PAGES_PER_COMMIT + 10), fail_at=observer.PAGES_PER_COMMIT + 5)
+    fetched_after = max(1, observer.PAGES_PER_COMMIT // 2)  # pages of the second group fetched before the failure
+    world = PagedWorld(total=100 * (observer.PAGES_PER_COMMIT + 10), fail_at=observer.PAGES_PER_COMMIT + fetched_after)
     obs = Observer(core.db, world)
     with pytest.raises(McbError):
         asyncio.run(obs.sync())
-    # the first group was recorded with its cursor; the 5 pages after it were not
+    # the first group was recorded with its cursor; the pages fetched after it were not
     assert seqs(core) == list(range(100 * observer.PAGES_PER_COMMIT))
     assert core.db.get_meta("observer_cursor") == f"h:{100 * observer.PAGES_PER_COMMIT}"
     asyncio.run(obs.sync())

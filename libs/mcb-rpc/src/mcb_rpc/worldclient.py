@@ -8,17 +8,17 @@ idempotent by batch id, so repeating the same batch is).
 
 from __future__ import annotations
 
-import base64
 import json
 import uuid
 from importlib import resources
 from typing import Any, TypeVar
 
 import httpx
-from google.protobuf import json_format
 from google.protobuf.message import Message
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
+
+from . import pbjson
 
 M = TypeVar("M", bound=Message)
 
@@ -29,31 +29,14 @@ def method_table() -> dict[str, dict[str, Any]]:
 
 
 def to_json(msg: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
-
-
-_BIG_BYTES = 65_536  # base64 text above this is decoded directly (region_read indices: up to 5.6 MB)
+    return pbjson.to_json(msg)
 
 
 def parse_result(data: dict[str, Any], result: type[M]) -> M:
-    """``ParseDict`` of a result, its large bytes fields (region_read ``indices``) decoded with one
-    ``base64.b64decode`` instead of protobuf's URL-safe translate-and-pad: the same message in
-    about half the time. Text that is not strict base64 is left to ParseDict (its own answer)."""
-    big: dict[str, bytes] = {}
-    for f in result.DESCRIPTOR.fields:
-        text = data.get(f.json_name)
-        if f.type == f.TYPE_BYTES and isinstance(text, str) and len(text) > _BIG_BYTES:
-            if "-" in text or "_" in text:  # the URL-safe alphabet, which the JSON mapping also allows
-                text = text.replace("-", "+").replace("_", "/")
-            try:
-                big[f.name] = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-            except ValueError:
-                continue  # let ParseDict report it
-            data = {k: v for k, v in data.items() if k != f.json_name}
-    msg = json_format.ParseDict(data, result(), ignore_unknown_fields=True)
-    for name, value in big.items():
-        setattr(msg, name, value)
-    return msg
+    """A result in the protocol's JSON form as its message (unknown fields ignored: a newer host
+    may add some). ``mcb_rpc.pbjson``: ParseDict's answer, several times faster on plain messages
+    (an ``events_since`` page, region_read's large ``indices`` decoded with one b64decode)."""
+    return pbjson.parse(data, result, ignore_unknown_fields=True)
 
 
 class WorldClient:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mcb_common.errors import invalid
 
-MAX_PAGE = 100
+MAX_PAGE = 1000  # events per events_since page (a 100,000-block apply's echoes: 100 pages)
 RETAIN = 200_000
 
 

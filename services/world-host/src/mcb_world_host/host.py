@@ -18,6 +18,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
+from mcb_rpc import pbjson
 
 from . import __version__
 from .chat import ChatQueue, Message
@@ -195,7 +196,7 @@ class Host:
                 if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
                     raise invalid(f"batch id {p.batch_id!r} was already used for a different batch; "
                                   "a new batch needs a new id (same id + same content replays the answer)")
-                res = json_format.ParseDict(row.result or {}, world_pb2.BatchApplyResult())
+                res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
                 res.replayed = True
                 return res
             if self.state.paused:
@@ -277,7 +278,7 @@ class Host:
 
     @staticmethod
     def _to_dict(msg) -> dict:
-        return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+        return pbjson.to_json(msg)
 
     # -- events ----------------------------------------------------------------------------------
     def events_since(self, p: world_pb2.EventsSinceParams) -> world_pb2.EventsSinceResult:

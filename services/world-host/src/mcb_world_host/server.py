@@ -24,6 +24,7 @@ from google.protobuf import json_format
 from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
+from mcb_rpc import pbjson
 from mcb_rpc.errors import HTTP_STATUS
 from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
@@ -39,7 +40,7 @@ AUTOMATION_METHODS = frozenset({"automation_set_blocks", "automation_chat", "aut
 
 
 def _to_json(msg: Any) -> dict[str, Any]:
-    return json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+    return pbjson.to_json(msg)
 
 
 _BIG_BYTES = 65_536
@@ -167,7 +168,7 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
                 raise invalid(f"{method}: params must be a JSON object")
             msg_cls = getattr(world_pb2, spec["params"])
             try:
-                msg = json_format.ParseDict(params, msg_cls())
+                msg = pbjson.parse(params, msg_cls)
             except json_format.ParseError as exc:
                 raise invalid(_parse_error_message(exc, method)) from None
             result = await run_in_threadpool(handlers[method], msg)

@@ -18,7 +18,7 @@ import java.util.Map;
  * decided without trusting the current state alone ({@link #foreignTouchAfter}).
  */
 public final class EventLog {
-    public static final int MAX_PAGE = 100;
+    public static final int MAX_PAGE = 1000; // events per events_since page (limit 0 asks for this)
     public static final int DEFAULT_RETAIN = 200_000;
 
     public record Event(long seq, int x, int y, int z, String before, String after, Source source,

@@ -9,7 +9,16 @@ import json
 import random
 
 import pytest
-from google.protobuf import json_format
+from google.protobuf import (
+    any_pb2,
+    duration_pb2,
+    empty_pb2,
+    field_mask_pb2,
+    json_format,
+    struct_pb2,
+    timestamp_pb2,
+    wrappers_pb2,
+)
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -64,7 +73,7 @@ def _scalar(rng, f):
     if t == T.TYPE_BYTES:
         return rng.randbytes(rng.choice([0, 1, 2, 3, 17, 1000]))
     if t in (T.TYPE_FLOAT, T.TYPE_DOUBLE):
-        return rng.choice([0.0, 0.5, -2.25, 1e10, 3.0])
+        return rng.choice([0.0, -0.0, 0.5, -2.25, 1e10, 3.0, float("nan"), float("inf")])
     if t == T.TYPE_ENUM:
         return rng.choice([v.number for v in f.enum_type.values])
     raise AssertionError(t)
@@ -136,7 +145,7 @@ def test_same_dict_and_same_message_as_json_format(desc):
         want = json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
         got = pbjson.to_json(msg)
         assert got == want, f"{desc.full_name} #{i}"
-        assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+        assert json.dumps(got) == json.dumps(want), "key order"  # the same text, not only an equal dict
         wire = json.loads(json.dumps(want))
         assert pbjson.parse(wire, cls) == msg, f"{desc.full_name} #{i}"
         assert pbjson.parse(wire, cls, ignore_unknown_fields=True) == msg
@@ -207,6 +216,32 @@ def test_the_hot_messages_take_the_fast_path(cls, monkeypatch):
     monkeypatch.setattr(json_format, "ParseDict", refuse)
     assert pbjson.to_json(msg) == data
     assert pbjson.parse(data, cls) == msg
+
+
+@pytest.mark.parametrize("data", [{"x": 1, 7: 2}, {None: 1}, {"x": 1, (1, 2): 3}])
+@pytest.mark.parametrize("ignore", [False, True])
+def test_keys_that_are_not_text_get_parse_dicts_error(data, ignore):
+    assert _fast(data, common_pb2.Vec3, ignore) == _parse_dict(data, common_pb2.Vec3, ignore)
+
+
+WELL_KNOWN = [(timestamp_pb2.Timestamp(seconds=1, nanos=5000), {"seconds": "1"}),
+              (duration_pb2.Duration(seconds=3), {"seconds": "3"}),
+              (wrappers_pb2.Int32Value(value=5), {"value": 5}),
+              (wrappers_pb2.StringValue(value="a"), {"value": "a"}),
+              (field_mask_pb2.FieldMask(paths=["a.b"]), {"paths": ["a.b"]}),
+              (struct_pb2.Struct(fields={"k": struct_pb2.Value(number_value=1.5)}), {"fields": {}}),
+              (any_pb2.Any(), {}), (empty_pb2.Empty(), {})]
+
+
+@pytest.mark.parametrize(("msg", "plain"), WELL_KNOWN, ids=lambda v: type(v).__name__)
+def test_well_known_types_keep_their_own_json(msg, plain):
+    """A Timestamp is "1970-01-01T00:00:01.000005Z", not {"seconds": ...}: json_format does them all."""
+    cls = type(msg)
+    want = json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+    assert pbjson.to_json(msg) == want
+    for data in (json.loads(json.dumps(want)), plain):
+        for ignore in (False, True):
+            assert _fast(dict(data) if isinstance(data, dict) else data, cls, ignore) == _parse_dict(data, cls, ignore)
 
 
 def test_standard_unpadded_and_urlsafe_bytes_all_decode():

@@ -7,15 +7,17 @@ gives the **same** dicts and messages for messages made only of plain fields (in
 string, bytes, enums, floats, nested and repeated messages of the same) from a plan built once per
 message type, and hands everything else to ``json_format`` unchanged:
 
-* a message type with a map, a real oneof or a ``google.protobuf`` well-known type (or a message
-  holding one) is always done by ``json_format``;
+* a message type with a map, a real oneof, extensions, a closed enum or an enum value with a JSON
+  name, or a ``google.protobuf`` well-known type (or a message holding one) is always done by
+  ``json_format``;
 * ``parse`` takes its fast path only for values of exactly the expected JSON type and range; any
   other value (a number as a string, ``null``, a float, an unknown enum name, URL-safe base64, ...)
   re-parses the whole message with ``ParseDict``, which accepts it or raises its own
   ``ParseError``. So the fast path can only agree with ``json_format``; a property test over
-  every message of ``mcb.world.v1`` holds it to that.
+  every message of the five mcb protocols holds it to that.
 
-Output matches ``MessageToDict(msg, always_print_fields_with_no_presence=True)``; input matches
+Output matches ``MessageToDict(msg, always_print_fields_with_no_presence=True)``, key order
+included; input matches
 ``ParseDict(data, cls(), ignore_unknown_fields=...)``.
 """
 
@@ -27,10 +29,9 @@ import math
 from typing import Any, TypeVar
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
-from google.protobuf.message_factory import GetMessageClass
 
 M = TypeVar("M", bound=Message)
 
@@ -53,10 +54,11 @@ class _Slow(Exception):
 
 class _Field:
     __slots__ = ("name", "json_name", "kind", "repeated", "presence", "lo", "hi", "sub", "enum_names",
-                 "enum_numbers")
+                 "enum_numbers", "default", "number", "plain")
 
     def __init__(self, f: FieldDescriptor, sub: _Plan | None):
         self.name = f.name
+        self.number = f.number
         self.json_name = f.json_name
         self.repeated = f.is_repeated
         self.presence = (not self.repeated) and f.has_presence
@@ -88,15 +90,24 @@ class _Field:
             self.enum_numbers = {v.name: v.number for v in f.enum_type.values}
         else:
             self.kind = _K_MSG
+        self.plain = not self.repeated and self.kind in (_K_INT, _K_BOOL, _K_STR)  # printed as it is
+        # what MessageToDict prints for an unset field without presence (a repeated one: a new [])
+        self.default = None if self.repeated or self.presence else _value(self, f.default_value)
+
+
+def _simple_enum(e: EnumDescriptor) -> bool:
+    """An open enum whose values print as their names (no json_name option on any value)."""
+    return not e.is_closed and not any(v.GetOptions().ListFields() for v in e.values)
 
 
 class _Plan:
-    __slots__ = ("cls", "fields", "by_key")
+    __slots__ = ("fields", "by_key", "defaults", "numbered")
 
-    def __init__(self, cls: type[Message]):
-        self.cls = cls
+    def __init__(self) -> None:
         self.fields: list[_Field] = []
         self.by_key: dict[str, _Field] = {}
+        self.defaults: list[_Field] = []  # fields without presence, in declaration order
+        self.numbered: list[_Field] = []  # every field by field number
 
 
 _plans: dict[str, _Plan | None] = {}
@@ -107,24 +118,26 @@ def _plan(desc: Descriptor) -> _Plan | None:
     if desc.full_name in _plans:
         return _plans[desc.full_name]
     _plans[desc.full_name] = None  # a recursive type stays with json_format
+    if desc.full_name.startswith("google.protobuf.") or desc.extension_ranges or desc.GetOptions().map_entry:
+        return None  # well-known types have JSON forms of their own; extensions print as "[name]"
     if any(len(o.fields) > 1 or o.name != "_" + o.fields[0].name for o in desc.oneofs):
         return None  # a real oneof: ParseDict checks that one member is set at most
-    plan = _Plan(GetMessageClass(desc))
+    plan = _Plan()
     for f in desc.fields:
         sub = None
-        if f.type == _T.TYPE_GROUP:
+        if f.type == _T.TYPE_GROUP or (f.type == _T.TYPE_ENUM and not _simple_enum(f.enum_type)):
             return None
         if f.type == _T.TYPE_MESSAGE:
-            mt = f.message_type
-            if mt.GetOptions().map_entry or mt.full_name.startswith("google.protobuf."):
-                return None
-            sub = _plan(mt)
+            sub = _plan(f.message_type)
             if sub is None:
                 return None
         field = _Field(f, sub)
         plan.fields.append(field)
         plan.by_key[f.json_name] = field
         plan.by_key.setdefault(f.name, field)
+        if not field.presence:
+            plan.defaults.append(field)
+    plan.numbered = sorted(plan.fields, key=lambda x: x.number)
     _plans[desc.full_name] = plan
     return plan
 
@@ -135,41 +148,56 @@ def _plan_of(cls: type[Message]) -> _Plan | None:
 
 # ---------------------------------------------------------------------------- encode
 
+def _value(f: _Field, v: Any) -> Any:
+    k = f.kind
+    if f.repeated:
+        if k == _K_MSG:
+            sub = f.sub
+            assert sub is not None
+            return [_encode(sub, m) for m in v]
+        if k == _K_INT64:
+            return [str(x) for x in v]
+        if k == _K_BYTES:
+            return [base64.b64encode(x).decode("ascii") for x in v]
+        if k == _K_ENUM:
+            return [f.enum_names.get(x, x) for x in v]
+        if k == _K_DOUBLE or k == _K_FLOAT:
+            return [_float_out(k, x) for x in v]
+        return list(v)
+    if k == _K_MSG:
+        assert f.sub is not None
+        return _encode(f.sub, v)
+    if k == _K_INT64:
+        return str(v)
+    if k == _K_BYTES:
+        return base64.b64encode(v).decode("ascii")
+    if k == _K_ENUM:
+        return f.enum_names.get(v, v)
+    if k == _K_DOUBLE or k == _K_FLOAT:
+        return _float_out(k, v)
+    return v
+
+
 def _encode(plan: _Plan, msg: Message) -> dict[str, Any]:
+    """MessageToDict's walk: the fields that are set, in field-number order (its ListFields), then
+    the defaults of unset fields without presence in declaration order, so even the key order is its."""
     out: dict[str, Any] = {}
-    for f in plan.fields:
-        if f.presence and not msg.HasField(f.name):
-            continue
-        v = getattr(msg, f.name)
-        k = f.kind
-        if f.repeated:
-            if k == _K_MSG:
-                sub = f.sub
-                assert sub is not None
-                out[f.json_name] = [_encode(sub, m) for m in v]
-            elif k == _K_INT64:
-                out[f.json_name] = [str(x) for x in v]
-            elif k == _K_BYTES:
-                out[f.json_name] = [base64.b64encode(x).decode("ascii") for x in v]
-            elif k == _K_ENUM:
-                out[f.json_name] = [f.enum_names.get(x, x) for x in v]
-            elif k == _K_DOUBLE or k == _K_FLOAT:
-                out[f.json_name] = [_float_out(k, x) for x in v]
-            else:
-                out[f.json_name] = list(v)
-        elif k == _K_MSG:
-            assert f.sub is not None
-            out[f.json_name] = _encode(f.sub, v)
-        elif k == _K_INT64:
-            out[f.json_name] = str(v)
-        elif k == _K_BYTES:
-            out[f.json_name] = base64.b64encode(v).decode("ascii")
-        elif k == _K_ENUM:
-            out[f.json_name] = f.enum_names.get(v, v)
-        elif k == _K_DOUBLE or k == _K_FLOAT:
-            out[f.json_name] = _float_out(k, v)
+    unset = False
+    for f in plan.numbered:
+        if f.presence:
+            if not msg.HasField(f.name):
+                continue
+            v = getattr(msg, f.name)
         else:
-            out[f.json_name] = v
+            v = getattr(msg, f.name)
+            if not v and (f.kind < _K_DOUBLE or f.repeated or math.copysign(1.0, v) > 0):  # -0.0 is set
+                unset = True
+                continue
+        out[f.json_name] = v if f.plain else _value(f, v)
+    if unset:
+        for f in plan.defaults:
+            if f.json_name not in out:
+                out[f.json_name] = [] if f.repeated else f.default
     return out
 
 
@@ -231,8 +259,8 @@ def _scalar(f: _Field, v: Any) -> Any:
         if k == _K_FLOAT and not _FLOAT_MIN <= v <= _FLOAT_MAX:
             raise _Slow
         return float(v)
-    if k == _K_BYTES:
-        if tv is not str or "-" in v or "_" in v:
+    if k == _K_BYTES:  # standard alphabet only (validate=True): URL-safe text goes to ParseDict
+        if tv is not str:
             raise _Slow
         try:
             return base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
@@ -249,10 +277,10 @@ def _fill(plan: _Plan, data: Any, msg: Message, ignore_unknown: bool) -> None:
     for key, v in data.items():
         f = by_key.get(key)
         if f is None:
-            if ignore_unknown and not key.startswith("["):
+            if ignore_unknown and type(key) is str and not key.startswith("["):
                 continue
             raise _Slow
-        if f.name in seen:  # both the json name and the proto name: ParseDict's error
+        if f.name in seen:  # both the json name and the proto name: ParseDict decides (the last one wins)
             raise _Slow
         seen.add(f.name)
         if f.repeated:

@@ -26,9 +26,10 @@ from mcb_bridge import render
 from mcb_bridge.errors import error_payload
 from mcb_common.errors import McbError
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.history import pack_operation
+from mcb_journal.projects import Caller
 from mcb_planner.servicer import compile_request
 
 AIR, STONE = "minecraft:air", "minecraft:stone"
@@ -65,7 +66,7 @@ def run(side: int, tmp: Path, who: str = "player") -> dict:
     core = JournalCore(db=Database(tmp / f"j{side}{who}.sqlite"), blobs=BlobStore(tmp / f"b{side}{who}"),
                        world=LayerWorld(),
                        planner=Planner(), queue=Queue())
-    core.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    core.projects.load([{"project_id": "p", "owner_player_id": "alice",
                          "area": {"min": {"x": -400, "y": -64, "z": -400}, "max": {"x": 400, "y": 319, "z": 400}}}])
     layer = [(x, z) for x in range(side) for z in range(side)]
     with core.db.tx() as c:  # who placed every block of the layer ("unknown": nobody recorded, terrain)
@@ -87,11 +88,11 @@ def run(side: int, tmp: Path, who: str = "player") -> dict:
                                                        "max": {"x": side - 1, "y": 64, "z": side - 1},
                                                        "block": "minecraft:glass"}]})
     t0, c0 = time.perf_counter(), time.process_time()
-    summary = asyncio.run(core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe)))
+    summary = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe)))
     prepare_s, prepare_cpu = time.perf_counter() - t0, time.process_time() - c0
     plan = core.load_plan(summary.plan_id)
     t0, c0 = time.perf_counter(), time.process_time()
-    core.replaced_blocks(plan)
+    core.prepare.replaced_blocks(plan)
     count_s, count_cpu = time.perf_counter() - t0, time.process_time() - c0
     text = render.dumps(render.plan_summary(summary))
     refusal = ""

@@ -13,8 +13,9 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal.blobs import BlobStore
 from mcb_journal.consent import classify, count_sources, placed_by, refusal
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
+from mcb_journal.projects import Caller
 
 from services.journal.tests.test_plan_summary_size import InProcessPlanner
 
@@ -112,7 +113,7 @@ def observe(db: Database, source: str, events: list[tuple[int, int, int, str, st
 def core(tmp_path):
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=StoneWorld(),
                     planner=InProcessPlanner(), queue=Queue())
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
                       "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
     return c
 
@@ -127,7 +128,7 @@ def test_prepare_counts_by_source_and_apply_needs_consent(core):
     observe(core.db, "environment", [(5, 64, 0, AIR, STONE)])
     observe(core.db, "ours", [(6, 64, 0, AIR, STONE)], op_id="op_x")
     observe(core.db, "player", [(9, 64, 0, AIR, STONE)])  # outside the plan
-    summary = asyncio.run(core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=glass_row(0, 7))))
+    summary = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=glass_row(0, 7))))
     r = summary.replaced
     assert r.total == 8
     got = {s.source: (s.count, [(p.x, p.y, p.z) for p in s.positions]) for s in r.by_source}
@@ -154,7 +155,7 @@ def test_prepare_counts_by_source_and_apply_needs_consent(core):
 
 def test_plan_without_player_blocks_applies_without_consent(core):
     observe(core.db, "player", [(0, 64, 0, AIR, STONE)])
-    summary = asyncio.run(core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=glass_row(1, 3))))
+    summary = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=glass_row(1, 3))))
     assert [(s.source, s.count) for s in summary.replaced.by_source] == [("unknown", 3)]
     rep = asyncio.run(core.build_apply(CALLER, jpb.BuildApplyRequest(
         plan_id=summary.plan_id, plan_hash=summary.plan_hash, idempotency_key="k2")))

@@ -14,9 +14,10 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import operations
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.executor import Executor
+from mcb_journal.projects import Caller
 
 from services.journal.tests.test_idempotency_race import SlowQueue
 from services.journal.tests.test_plan_summary_size import AirWorld, InProcessPlanner
@@ -50,7 +51,7 @@ class RecordingWorld(AirWorld):
 def make_core(tmp_path, world: RecordingWorld) -> JournalCore:
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=world,
                     planner=InProcessPlanner(), queue=SlowQueue())
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
                       "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
     return c
 
@@ -61,7 +62,7 @@ def recipe(y: int) -> str:
 
 
 async def queue_op(core: JournalCore, y: int, key: str) -> str:
-    plan = await core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(y)))
+    plan = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(y)))
     rep = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
                                                                idempotency_key=key))
     assert rep.state == "queued"

@@ -22,8 +22,9 @@ from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import operations
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
+from mcb_journal.projects import Caller
 from mcb_journal.servicer import JournalServicer
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.tokens import TokenTable
@@ -61,7 +62,7 @@ class SlowQueue:
 def make_core(tmp_path) -> JournalCore:
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=SlowWorld(),
                     planner=InProcessPlanner(), queue=SlowQueue())
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
                       "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
     return c
 
@@ -72,7 +73,7 @@ def recipe(block: str) -> str:
 
 
 async def prepare(core: JournalCore, block: str) -> jpb.PlanSummary:
-    return await core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(block)))
+    return await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(block)))
 
 
 async def apply_all(core: JournalCore, reqs: list[jpb.BuildApplyRequest]) -> list[object]:

@@ -6,10 +6,11 @@ import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import McbError
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.overview import operation_list, project_list
 from mcb_journal.plans import Plan
+from mcb_journal.projects import Caller
 
 AREA = {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 15, "y": 15, "z": 15}}
 
@@ -17,14 +18,14 @@ AREA = {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 15, "y": 15, "z": 15}}
 def _core(tmp_path) -> JournalCore:
     core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
                        planner=None, queue=None)
-    core.load_projects([{"project_id": p, "owner_player_id": "alice", "area": AREA} for p in ("a", "b")])
+    core.projects.load([{"project_id": p, "owner_player_id": "alice", "area": AREA} for p in ("a", "b")])
     return core
 
 
 def _op(core, project: str, op_id: str, state: str, at: int) -> None:
-    proj = core.project_for(Caller("admin", project, ""))
+    proj = core.projects.project_for(Caller("admin", project, ""))
     entries = [((x, 1, 0), "minecraft:air", "minecraft:stone" if x % 2 else "minecraft:glass") for x in range(5)]
-    summary = core.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"), jpb.PlanSummary().region, [])
+    summary = core.prepare.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"), jpb.PlanSummary().region, [])
     with core.db.tx() as c:
         c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
                   " batches_total, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",

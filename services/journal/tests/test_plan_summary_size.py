@@ -13,8 +13,9 @@ import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
+from mcb_journal.projects import Caller
 from mcb_planner.servicer import compile_request
 
 COLOURS = ["white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray",
@@ -58,7 +59,7 @@ def recipe(side: int) -> str:
 def core(tmp_path):
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=AirWorld(),
                     planner=InProcessPlanner(), queue=None)
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
                       "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
     return c
 
@@ -68,7 +69,7 @@ def test_summary_size_is_bounded_from_10_to_100k_blocks(core, side, blocks):
     from mcb_bridge import render
 
     caller = Caller("agent", "p", "alice")
-    summary = asyncio.run(core.build_prepare(caller, jpb.BuildPrepareRequest(recipe_json=recipe(side))))
+    summary = asyncio.run(core.prepare.build_prepare(caller, jpb.BuildPrepareRequest(recipe_json=recipe(side))))
     assert summary.total_positions == summary.changed_blocks == blocks
     text = json.dumps(render.plan_summary(summary), separators=(",", ":"))
     wire = len(summary.SerializeToString())

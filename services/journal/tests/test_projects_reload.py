@@ -9,8 +9,9 @@ import os
 import pytest
 from mcb_common.errors import McbError
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
+from mcb_journal.projects import Caller
 
 
 def _write(path, projects, mtime_ns: int) -> None:
@@ -27,17 +28,17 @@ def test_projects_follow_the_config_file(tmp_path) -> None:
     _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": _area(0, 10)}], 1_000_000_000)
     core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
                        planner=None, queue=None)
-    core.projects_file = cfg
-    assert core.project_for(Caller("agent", "p", "alice")).area.max.x == 10
+    core.projects.file = cfg
+    assert core.projects.project_for(Caller("agent", "p", "alice")).area.max.x == 10
     with pytest.raises(McbError, match="not configured"):
-        core.project_for(Caller("agent", "castle", "bob"))
+        core.projects.project_for(Caller("agent", "castle", "bob"))
     _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": _area(0, 20)},
                  {"project_id": "castle", "owner_player_id": "bob", "area": _area(100, 140)}], 2_000_000_000)
-    assert core.project_for(Caller("agent", "castle", "bob")).area.min.x == 100
-    assert core.project_for(Caller("agent", "p", "alice")).area.max.x == 20
+    assert core.projects.project_for(Caller("agent", "castle", "bob")).area.min.x == 100
+    assert core.projects.project_for(Caller("agent", "p", "alice")).area.max.x == 20
     # a broken file is ignored (logged): the last good projects stay
     _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": {"min": {"x": "a"}}}], 3_000_000_000)
-    assert core.project_for(Caller("agent", "p", "alice")).area.max.x == 20
+    assert core.projects.project_for(Caller("agent", "p", "alice")).area.max.x == 20
 
 
 def test_one_bad_project_does_not_keep_the_others_from_loading(tmp_path) -> None:
@@ -47,6 +48,6 @@ def test_one_bad_project_does_not_keep_the_others_from_loading(tmp_path) -> None
             "area": {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 9, "y": 9, "z": 9}}}
     bad = {"project_id": "bad", "owner_player_id": "bob",
            "area": {"min": {"x": 99999000, "y": 0, "z": 0}, "max": {"x": 99999100, "y": 9, "z": 9}}}
-    core.load_projects([bad, {"project_id": "no-owner", "area": good["area"]}, good])
+    core.projects.load([bad, {"project_id": "no-owner", "area": good["area"]}, good])
     ids = [r["project_id"] for r in core.db.all("SELECT project_id FROM projects")]
     assert ids == ["good"]

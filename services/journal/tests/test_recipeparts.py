@@ -10,8 +10,9 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
+from mcb_journal.projects import Caller
 from mcb_journal.recipeparts import part_ids
 from mcb_planner.servicer import compile_request
 
@@ -40,7 +41,7 @@ def core(tmp_path):
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=AirWorld(),
                     planner=InProcessPlanner(), queue=None)
     area = {"min": {"x": -100, "y": -64, "z": -100}, "max": {"x": 100, "y": 319, "z": 100}}
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice", "area": area},
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice", "area": area},
                      {"project_id": "q", "owner_player_id": "bob", "area": area}])
     generated = {"5,64,5": "minecraft:stone", "6,64,5": STAIRS, "5,65,5": "minecraft:stone"}
     doc = {"positions": sorted([[int(v) for v in k.split(",")] for k in generated]), "generated": generated}
@@ -66,7 +67,7 @@ def test_part_ids_are_found_at_any_depth_and_bad_json_finds_none():
 
 
 def test_a_pasted_part_reaches_the_planner_and_the_plan(core):
-    summary = asyncio.run(core.build_prepare(Caller("agent", "p", "alice"),
+    summary = asyncio.run(core.prepare.build_prepare(Caller("agent", "p", "alice"),
                                              jpb.BuildPrepareRequest(recipe_json=paste("pt_mine"))))
     assert summary.changed_blocks == 3
     plan = core.load_plan(summary.plan_id)
@@ -76,6 +77,6 @@ def test_a_pasted_part_reaches_the_planner_and_the_plan(core):
 
 def test_a_part_of_another_project_is_not_found(core):
     with pytest.raises(McbError) as ei:
-        asyncio.run(core.build_prepare(Caller("agent", "p", "alice"),
+        asyncio.run(core.prepare.build_prepare(Caller("agent", "p", "alice"),
                                        jpb.BuildPrepareRequest(recipe_json=paste("pt_theirs"))))
     assert ei.value.code == ErrorCode.NOT_FOUND and "pt_theirs" in ei.value.message

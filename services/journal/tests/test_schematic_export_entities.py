@@ -21,7 +21,8 @@ from mcb_common.assets import AssetLibrary
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_journal import schematics
-from mcb_journal.core import Caller, Limits, Project
+from mcb_journal.core import Limits
+from mcb_journal.projects import Caller, Project
 
 CAPS = ["region_read", "region_read.block_entities", "region_read.entities"]
 
@@ -71,6 +72,10 @@ class FakeCore:
     assets: AssetLibrary
     planner: FakePlanner = field(default_factory=FakePlanner)
     limits: Limits = field(default_factory=Limits)
+
+    @property
+    def projects(self):
+        return self
 
     def project_for(self, caller):
         return Project("p", "p", "owner", Box(Vec3(-100, -64, -100), Vec3(100, 319, 100)))

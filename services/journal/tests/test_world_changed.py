@@ -13,9 +13,10 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import operations, worldid
 from mcb_journal.blobs import BlobStore
-from mcb_journal.core import Caller, JournalCore
+from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.executor import Executor
+from mcb_journal.projects import Caller
 
 from services.journal.tests.test_consent import Queue, StoneWorld
 from services.journal.tests.test_plan_summary_size import InProcessPlanner
@@ -50,7 +51,7 @@ class ProgressQueue(Queue):
 def core(tmp_path):
     c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=SwitchableWorld(),
                     planner=InProcessPlanner(), queue=ProgressQueue())
-    c.load_projects([{"project_id": "p", "owner_player_id": "alice",
+    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
                       "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
     return c
 
@@ -60,7 +61,7 @@ RECIPE = json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": 0
 
 
 def prepare(core) -> jpb.PlanSummary:
-    return asyncio.run(core.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=RECIPE)))
+    return asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=RECIPE)))
 
 
 def apply(core, s: jpb.PlanSummary, key: str) -> jpb.OperationReport:

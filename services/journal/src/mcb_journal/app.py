@@ -72,8 +72,8 @@ async def main_async() -> None:
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
     core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue)
-    core.load_projects(s.load_config().get("projects", []))
-    core.projects_file = s.config_file
+    core.projects.load(s.load_config().get("projects", []))
+    core.projects.file = s.config_file
     observer = Observer(db, world)
     wire_jobs(core, observer)
     try:  # a new world (a reset save) is noted and logged now; its operations are refused later

@@ -15,10 +15,11 @@ from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 
 from . import feed, worldid
-from .core import Caller, JournalCore
+from .core import JournalCore
 from .db import Database
 from .history import History, Pos
 from .observer import Observer
+from .projects import Caller
 
 
 async def classify(db: Database, observer: Observer, positions: list[Pos], since_oid: int) -> dict[Pos, str]:
@@ -50,7 +51,7 @@ class Changes:
     async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int, source: str = "",
                              max_bytes: int = 0) -> dict[str, Any]:
         """The change feed; feed.py has the rules (ranges, people first, page size)."""
-        self.core.project_for(caller)
+        self.core.projects.project_for(caller)
         if source not in feed.FILTERS:
             raise McbError(ErrorCode.INVALID_REQUEST, f"source {source!r} is unknown; use player, environment, ours, "
                                                       "foreign (player + environment) or leave it empty for all")

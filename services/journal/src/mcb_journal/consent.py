@@ -1,7 +1,7 @@
 """Who placed the blocks a plan would replace, and the consent rule (issue 13 item 1).
 
 Every prepare path (recipes, schematic imports, part regeneration, undo) ends in
-``JournalCore.store_plan``, which counts each non-air block the plan replaces by source:
+``Prepare.store_plan`` (prepare.py), which counts each non-air block the plan replaces by source:
 
 * ``player``      — a person placed it (the world host observed a player event);
 * ``environment`` — the game placed it (growth, spread, flow, ...);
@@ -120,7 +120,7 @@ def classify(db: Database, replaced: Sequence[tuple[Pos, str]]) -> dict[Pos, str
 
 def refusal(replaced: dict[str, Any]) -> McbError | None:
     """The ``player_blocks_would_be_replaced`` error for a plan's stored ``replaced`` record
-    (see ``JournalCore.store_plan``), None when it replaces no player block."""
+    (see ``Prepare.store_plan``), None when it replaces no player block."""
     player = (replaced or {}).get("by_source", {}).get("player")
     if not player:
         return None

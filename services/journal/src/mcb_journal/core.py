@@ -1,7 +1,12 @@
-"""The journal core: projects, plans, operations, idempotency, recovery at start.
+"""The journal core: what the model asks of one project — its context, inspection, apply (an
+operation queued for the executor, idempotent by key), status and cancel — and the state a
+previous process left behind (recovery at start, verdicts a full disk kept in memory).
 
-Transport-free: it receives its ports (world host client, planner, queue) from app.py and
-speaks McbError; servicer.py is the only gRPC-facing code.
+The jobs live beside it, one module each: projects.py (who may build where), prepare.py (plans),
+operations.py (the only writer of operation state), executor.py (the batch pipeline), undo.py,
+recovery.py, parts.py, changes.py (the feed), observer.py. Transport-free: it receives its ports
+(ports.py: the world host, the planner; the progress queue) from app.py and speaks McbError;
+servicer.py is the only gRPC-facing code.
 """
 
 from __future__ import annotations
@@ -12,33 +17,29 @@ import logging
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
-from mcb.planner.v1 import planner_pb2
-from mcb_common.blockentity import strip as strip_data
 from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_common.recipe_schema import OPERATION_TYPES
 from mcb_common.registry import AIR_NAMES
-from mcb_rpc.worldclient import WorldClient
 
 from . import operations, worldid
 from .blobs import BlobStore
-from .blockrules import check_block_rules_indexed
-from .consent import classify, count_sources
 from .consent import refusal as consent_refusal
 from .db import Database, now_ms
 from .history import last_oid
 from .inspect import inspect_into
+from .pbconv import box_from_pb, box_pb, iso, vec
 from .plans import Plan
-from .queue import ProgressStream
+from .ports import PlannerPort, ProgressPort, WorldPort
+from .prepare import Prepare
+from .projects import Caller, Projects
 from .states import OpState
-from .worldread import read_indexed, read_region, read_states
+from .worldread import read_region
 
 if TYPE_CHECKING:  # they import this module
     from .changes import Changes
@@ -48,14 +49,6 @@ if TYPE_CHECKING:  # they import this module
     from .undo import Undo
 
 log = logging.getLogger("mcb.journal")
-
-
-class PlannerPort(Protocol):
-    async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse: ...
-
-    async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse: ...
-
-    async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse: ...
 
 
 @dataclass
@@ -70,47 +63,13 @@ class Limits:
     sample_limit: int = 20
 
 
-@dataclass(frozen=True)
-class Caller:
-    principal: str
-    project_id: str
-    player_id: str
-
-
-@dataclass
-class Project:
-    project_id: str
-    name: str
-    owner_player_id: str
-    area: Box
-    world_uuid: str = ""
-
-
-def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def vec(p: Vec3 | tuple[int, int, int]) -> common_pb2.Vec3:
-    if isinstance(p, Vec3):
-        return common_pb2.Vec3(x=p.x, y=p.y, z=p.z)
-    return common_pb2.Vec3(x=p[0], y=p[1], z=p[2])
-
-
-def box_pb(b: Box) -> common_pb2.Box:
-    return common_pb2.Box(min=vec(b.min), max=vec(b.max))
-
-
-def box_from_pb(lo: common_pb2.Vec3, hi: common_pb2.Vec3) -> Box:
-    return Box.of(Vec3(lo.x, lo.y, lo.z), Vec3(hi.x, hi.y, hi.z))
-
-
 @dataclass
 class JournalCore:
     db: Database
     blobs: BlobStore
-    world: WorldClient
+    world: WorldPort
     planner: PlannerPort
-    queue: ProgressStream  # the progress stream (Redis mcb:progress); the apply work never goes through Redis
+    queue: ProgressPort  # the progress stream (Redis mcb:progress); the apply work never goes through Redis
     limits: Limits = field(default_factory=Limits)
     minecraft_version: str = "1.21.11"
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when an operation is queued (executor.py)
@@ -122,70 +81,16 @@ class JournalCore:
     recovery: Recovery | None = None
     changes: Changes | None = None
     max_waiting_operations: int = 32
-    # Set by app.py: the runtime config; its `projects` are re-read when the file changes (players
-    # create projects and move areas in game: mcb_bridge/chat/projects.py).
-    projects_file: Any = None
-    _projects_stamp: Any = None
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
+    # The projects (app.py points projects.file at the runtime config: its `projects` are re-read
+    # when the file changes, players create projects and move areas in game) and plan preparation.
+    projects: Projects = field(init=False)
+    prepare: Prepare = field(init=False)
 
-    # ---------------------------------------------------------------- projects
-    def load_projects(self, projects: list[dict[str, Any]]) -> None:
-        """Upsert the configured projects (trusted configuration, never the model)."""
-        with self.db.tx() as c:
-            for p in projects:
-                try:
-                    area = Box.parse(p["area"]["min"], p["area"]["max"], "project.area")
-                    p["project_id"], p["owner_player_id"]  # noqa: B018 - required keys
-                except (McbError, KeyError, TypeError) as exc:
-                    # one bad entry must not keep every other project from loading (or the journal from starting)
-                    log.warning("ignoring project %r in the configuration: %s",
-                                p.get("project_id") if isinstance(p, dict) else p,
-                                exc.message if isinstance(exc, McbError) else f"missing or malformed {exc}")
-                    continue
-                c.execute(
-                    "INSERT INTO projects(project_id, name, owner_player_id, area_json, world_uuid)"
-                    " VALUES (?,?,?,?,?) ON CONFLICT(project_id) DO UPDATE SET name=excluded.name,"
-                    " owner_player_id=excluded.owner_player_id, area_json=excluded.area_json,"
-                    " world_uuid=excluded.world_uuid",
-                    (p["project_id"], p.get("name", p["project_id"]), p["owner_player_id"],
-                     json.dumps(area.as_dict()), p.get("world_uuid", "")),
-                )
-
-    def refresh_projects(self) -> None:
-        """Upsert the config file's projects when it changed since the last look (one stat per call)."""
-        if self.projects_file is None:
-            return
-        try:
-            st = self.projects_file.stat()
-        except OSError:
-            return
-        stamp = (st.st_mtime_ns, st.st_size)
-        if stamp == self._projects_stamp:
-            return
-        self._projects_stamp = stamp
-        try:
-            self.load_projects(json.loads(self.projects_file.read_text()).get("projects", []))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, McbError) as exc:
-            log.warning("ignoring the changed projects in %s: %s", self.projects_file, exc)
-
-    def project_for(self, caller: Caller) -> Project:
-        self.refresh_projects()
-        if not caller.project_id:
-            raise McbError(ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)")
-        row = self.db.one("SELECT * FROM projects WHERE project_id=?", caller.project_id)
-        if row is None:
-            raise McbError(ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server")
-        # service: another of our services acting for the project (only allowed on read-only
-        # methods by the servicer, e.g. OperationStatus for the camera worker)
-        if caller.principal not in ("admin", "service") and caller.player_id != row["owner_player_id"]:
-            raise McbError(
-                ErrorCode.PERMISSION_DENIED,
-                f"player {caller.player_id or '(none)'} has no rights in project {caller.project_id!r}",
-            )
-        a = json.loads(row["area_json"])
-        return Project(row["project_id"], row["name"], row["owner_player_id"],
-                       Box.parse(a["min"], a["max"]), row["world_uuid"])
+    def __post_init__(self) -> None:
+        self.projects = Projects(self.db)
+        self.prepare = Prepare(self)
 
     # ---------------------------------------------------------------- recovery
     def recover_at_start(self) -> list[str]:
@@ -278,7 +183,7 @@ class JournalCore:
         return self.report(op_id)
 
     def _own_operation(self, caller: Caller, op_id: str) -> None:
-        project = self.project_for(caller)
+        project = self.projects.project_for(caller)
         if not op_id:
             raise McbError(ErrorCode.INVALID_REQUEST, "operation_id is required")
         row = self.db.one("SELECT project_id FROM operations WHERE op_id=?", op_id)
@@ -298,7 +203,7 @@ class JournalCore:
 
     # ---------------------------------------------------------------- context / inspect
     async def project_context(self, caller: Caller) -> jpb.ProjectContextResponse:
-        project = self.project_for(caller)
+        project = self.projects.project_for(caller)
         info = await self.world.world_info()
         L = self.limits
         resp = jpb.ProjectContextResponse(
@@ -335,7 +240,7 @@ class JournalCore:
         return resp
 
     async def region_inspect(self, caller: Caller, req: jpb.RegionInspectRequest) -> jpb.RegionInspectResponse:
-        self.project_for(caller)
+        self.projects.project_for(caller)
         if not req.HasField("min") or not req.HasField("max"):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_inspect needs min and max as {x,y,z}")
         box = box_from_pb(req.min, req.max)
@@ -410,155 +315,9 @@ class JournalCore:
                            "cursor belongs to another region; repeat the call with the same min/max")
         return offset
 
-    # ---------------------------------------------------------------- prepare
-    async def build_prepare(self, caller: Caller, req: jpb.BuildPrepareRequest) -> jpb.PlanSummary:
-        project = self.project_for(caller)
-        if len(req.recipe_json.encode()) > self.limits.max_recipe_bytes:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.limits.max_recipe_bytes:,}")
-        info = await self.world.world_info()
-        worldid.note_world(self.db, info.world_uuid, info.epoch)
-        area = project.area
-        from .recipeparts import parts_for_recipe  # paste of a part: its states go with the request
-
-        compiled = await self.planner.compile(planner_pb2.CompileRequest(
-            recipe_json=req.recipe_json, minecraft_version=info.minecraft_version or self.minecraft_version,
-            limits=planner_pb2.Limits(max_changed_blocks=self.limits.max_changed_blocks,
-                                      max_examined_positions=self.limits.max_examined_positions),
-            area=box_pb(area),
-            parts=parts_for_recipe(self, project.project_id, req.recipe_json),
-        ))
-        ws = compiled.write_set
-        if len(ws.state) == 0:
-            raise McbError(ErrorCode.INVALID_REQUEST, "the recipe places no blocks")
-        if req.regenerate_part_id:
-            if self.parts is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"part {req.regenerate_part_id!r} not found")
-            self.parts.check_write_set(caller, project.project_id, list(ws.xyz), "")
-            return await self.parts.regenerate(caller, project, req.regenerate_part_id, ws, compiled, info)
-        xyz, palette, base = await self.read_base(caller, project, ws, req.part_id)
-        deps: list[tuple[int, int, int, str]] = []
-        if req.dependencies:
-            dep_xyz: list[int] = []
-            for d in req.dependencies:
-                p = Vec3(d.pos.x, d.pos.y, d.pos.z)
-                if not area.contains(p):
-                    raise McbError(ErrorCode.OUT_OF_BOUNDS, f"dependency {p.as_dict()} is outside the project area")
-                dep_xyz += [p.x, p.y, p.z]
-            current = await read_states(self.world, dep_xyz)
-            for d, cur in zip(req.dependencies, current, strict=True):
-                if d.state and d.state != cur:
-                    raise McbError(ErrorCode.CONFLICT,
-                                   f"dependency at {d.pos.x},{d.pos.y},{d.pos.z} holds {cur}, not {d.state}",
-                                   details={"pos": [d.pos.x, d.pos.y, d.pos.z], "current": cur})
-                deps.append((d.pos.x, d.pos.y, d.pos.z, cur))
-        plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=deps,
-                    world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-        return self.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
-
-    async def read_base(self, caller: Caller, project: Project, ws: common_pb2.BlockList,
-                        part_id: str = "") -> tuple[list[int], list[str], list[int]]:
-        """A write set's positions checked (parts.py: parts, protection) and their base states
-        read from the world: (xyz, palette = desired states + base states, base indices).
-        Shared by every prepare path that starts from a write set (recipes, schematics)."""
-        xyz = list(ws.xyz)
-        if self.parts is not None:
-            self.parts.check_write_set(caller, project.project_id, xyz, part_id)
-        elif part_id:
-            raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found")
-        read_palette, read_idx = await read_indexed(self.world, xyz)
-        await self.sync_events()  # every event up to the read: who placed the blocks it replaces
-        # Block entities, fluids, gravity support: refused before anything is stored (issue 4).
-        await check_block_rules_indexed(self.world, xyz, list(ws.palette), list(ws.state), read_palette, read_idx)
-        palette = list(ws.palette)
-        index = {s: i for i, s in enumerate(palette)}
-        # base states join the palette in the order they first occur (the plan's bytes depend on it)
-        seen, first = np.unique(read_idx, return_index=True)
-        to_plan = np.zeros(len(read_palette), dtype=np.int64)
-        for j in seen[np.argsort(first, kind="stable")].tolist():
-            s = read_palette[j]
-            if s not in index:
-                index[s] = len(palette)
-                palette.append(s)
-            to_plan[j] = index[s]
-        return xyz, palette, to_plan[read_idx].tolist()
-
-    def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
-                   conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
-        """Persist an immutable plan (blob + row) and summarise it for the model.
-
-        Every prepare path (recipes, undo, schematics) ends here, so plans look alike.
-        """
-        palette, n = plan.palette, len(plan)
-        sha = self.blobs.put(plan.encode())
-        desired, moved = plan.changes()
-        changed = int(moved.sum())
-        already = n - changed
-        plan_id = "pl_" + secrets.token_hex(8)
-        created = now_ms()
-        expires = created + self.limits.plan_ttl_seconds * 1000
-        # by block state: a chest with items is a chest (block-entity data left out, mcb_common.blockentity)
-        per_index = np.bincount(desired[moved], minlength=len(palette))
-        materials: Counter = Counter()
-        for i in np.flatnonzero(per_index).tolist():
-            materials[strip_data(palette[i])] += int(per_index[i])
-        batches = -(-n // self.limits.batch_blocks)
-        summary = jpb.PlanSummary(
-            plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,
-            region=bounds, expires_at=iso(expires), total_positions=n, batches=batches,
-            world_epoch=plan.world_epoch, warnings=warnings,
-        )
-        for state, count in sorted(materials.items(), key=lambda kv: (-kv[1], kv[0]))[:32]:
-            summary.materials.append(common_pb2.StateCount(state=state, count=count))
-        if len(materials) > 32:
-            summary.warnings.append(f"{len(materials) - 32} more materials not listed")
-        replaced = self.replaced_blocks(plan)
-        fill_replaced(summary, replaced)
-        if replaced["total"]:
-            by = replaced["by_source"]
-            summary.warnings.append(
-                f"{replaced['total']} existing non-air blocks will be replaced ("
-                + ", ".join(f"{s} {v['count']}" for s, v in by.items()) + "; positions in `replaced`)"
-                + (f"; {by['player']['count']} were placed by a player: build_apply refuses this plan unless "
-                   "replace_player_blocks is true — ask the player first" if "player" in by else ""))
-        for conflict in (conflicts or [])[: self.limits.sample_limit]:
-            summary.conflicts.append(conflict)
-        if conflicts and len(conflicts) > self.limits.sample_limit:
-            summary.warnings.append(f"{len(conflicts)} conflicts in all; {self.limits.sample_limit} listed")
-        with self.db.tx() as c:
-            c.execute(
-                "INSERT INTO plans(plan_id, project_id, plan_hash, blob_sha256, world_uuid, world_epoch,"
-                " created_ms, expires_ms, changed, already, total, summary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (plan_id, project.project_id, sha, sha, plan.world_uuid, plan.world_epoch, created, expires,
-                 changed, already, n, json.dumps({"conflicts": len(conflicts or []),
-                                                  "observed_oid": self.observed_oid(),
-                                                  "replaced": replaced})),
-            )
-        return summary
-
-    def replaced_blocks(self, plan: Plan) -> dict[str, Any]:
-        """The non-air blocks ``plan`` replaces, counted by who placed them (consent.py)."""
-        palette, xyz = plan.palette, plan.xyz
-        air = np.array([s.split("[")[0] in AIR_NAMES for s in palette], dtype=bool).reshape(len(palette))
-        _, moved = plan.changes()
-        base = np.asarray(plan.base, dtype=np.int64)
-        replaced = [((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]), palette[plan.base[i]])
-                    for i in np.flatnonzero(moved & ~air[base]).tolist()]
-        return count_sources(replaced, classify(self.db, replaced))
-
-    async def sync_events(self) -> None:
-        """Bring the observed events up to now before a prepare counts who placed what."""
-        observer = self.observer
-        if observer is None:
-            return
-        try:
-            await observer.sync()
-        except McbError as err:  # counted from what was observed; the sources may say unknown
-            log.warning("prepare: block events not read (%s); replaced blocks may count as unknown", err.message)
-
     # ---------------------------------------------------------------- apply
     async def build_apply(self, caller: Caller, req: jpb.BuildApplyRequest) -> jpb.OperationReport:
-        project = self.project_for(caller)
+        project = self.projects.project_for(caller)
         key = req.idempotency_key.strip()
         if not key or len(key) > 128:
             raise McbError(ErrorCode.INVALID_REQUEST,
@@ -643,10 +402,3 @@ class JournalCore:
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"plan {plan_id} not found")
         return Plan.decode(self.blobs.get(row["blob_sha256"]))
-
-
-def fill_replaced(summary: jpb.PlanSummary, replaced: dict[str, Any]) -> None:
-    summary.replaced.total = replaced["total"]
-    for source, v in replaced["by_source"].items():
-        summary.replaced.by_source.append(jpb.ReplacedBySource(
-            source=source, count=v["count"], positions=[vec(tuple(p)) for p in v["positions"]]))

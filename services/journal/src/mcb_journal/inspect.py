@@ -33,13 +33,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+from mcb.common.v1 import common_pb2
+from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 from mcb_common.registry import AIR_NAMES
-from mcb_rpc.worldclient import WorldClient
 
-from .worldread import read_region
+from .worldread import WorldReader, read_region
 
 PALETTE_MAX = 32
 OCCUPIED_MAX = 32
@@ -132,7 +133,7 @@ def _refused_as_unknown_method(e: McbError) -> bool:
             or (e.code == ErrorCode.INVALID_REQUEST and "not implemented" in e.message))
 
 
-async def existing_chunks(world: WorldClient, cx0: int, cz0: int, cx1: int, cz1: int) -> set[tuple[int, int]] | None:
+async def existing_chunks(world: WorldReader, cx0: int, cz0: int, cx1: int, cz1: int) -> set[tuple[int, int]] | None:
     """The chunks of the inclusive range that exist, from the host's ``chunks_exist`` (one call per
     256 × 256 chunks); None when the host does not offer it (asked again after a minute)."""
     since = _unsupported_since.get(world)
@@ -184,7 +185,7 @@ def chunk_rectangles(exists: set[tuple[int, int]], cx0: int, cz0: int, cx1: int,
     return done
 
 
-async def scan_region(world: WorldClient, box: Box, step: int) -> Scan:
+async def scan_region(world: WorldReader, box: Box, step: int) -> Scan:
     """Read ``box`` into a ``Scan``: the existing chunks only when the host says which exist
     (``chunks_exist``), else the whole box, split around missing chunks."""
     scan = Scan(box, step)
@@ -269,10 +270,8 @@ def heightmap_grid(scan: Scan) -> tuple[int, int, list[int]]:
     return cols, rows, out
 
 
-async def inspect_into(world: WorldClient, resp, box: Box, detail: str, step: int) -> None:
+async def inspect_into(world: WorldReader, resp: jpb.RegionInspectResponse, box: Box, detail: str, step: int) -> None:
     """Fill a RegionInspectResponse for detail "summary" or "heightmap"."""
-    from mcb.common.v1 import common_pb2
-    from mcb.journal.v1 import journal_pb2 as jpb
 
     grid = SUMMARY_GRID if detail == "summary" else HEIGHTMAP_GRID
     scan = await scan_region(world, box, auto_step(box, grid, step))

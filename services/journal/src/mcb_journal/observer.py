@@ -15,10 +15,10 @@ import logging
 
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import McbError
-from mcb_rpc.worldclient import WorldClient
 
 from .db import Database, now_ms
 from .history import last_oid
+from .ports import WorldPort
 
 log = logging.getLogger("mcb.journal.observer")
 
@@ -26,7 +26,7 @@ PAGES_PER_COMMIT = 5  # events_since pages (the host's page: 1,000 events; 100 o
 
 
 class Observer:
-    def __init__(self, db: Database, world: WorldClient):
+    def __init__(self, db: Database, world: WorldPort):
         self.db = db
         self.world = world
         self._lock = asyncio.Lock()

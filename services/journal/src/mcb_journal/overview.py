@@ -88,7 +88,7 @@ def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None
 
 
 def project_list(core: JournalCore) -> jpb.ProjectListResponse:
-    core.refresh_projects()
+    core.projects.refresh()
     out = jpb.ProjectListResponse()
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):
         out.projects.append(jpb.Project(project_id=r["project_id"], name=r["name"],

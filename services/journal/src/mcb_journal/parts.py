@@ -20,12 +20,14 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
 from . import changes, worldid
-from .core import Caller, JournalCore, Project, box_pb, vec
+from .core import JournalCore
 from .db import now_ms
 from .history import History, Pos, box6_around, box_around
 from .merge import three_way
 from .observer import Observer
+from .pbconv import box_pb, vec
 from .plans import Plan
+from .projects import Caller, Project
 from .states import OpState
 from .worldread import read_states
 
@@ -38,7 +40,7 @@ class Parts:
 
     async def part_define(self, caller: Caller, name: str, op_id: str) -> dict[str, Any]:
         core = self.core
-        project = core.project_for(caller)
+        project = core.projects.project_for(caller)
         name = name.strip()
         if not name or len(name) > 64:
             raise McbError(ErrorCode.INVALID_REQUEST, "part name must be 1–64 characters")
@@ -112,7 +114,7 @@ class Parts:
         return {(x, y, z) for x, y, z in doc["positions"]}
 
     async def part_get(self, caller: Caller, part_id: str) -> dict[str, Any]:
-        project = self.core.project_for(caller)
+        project = self.core.projects.project_for(caller)
         try:
             await self.observer.sync()
         except McbError:
@@ -195,7 +197,7 @@ class Parts:
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
         current = dict(zip(positions, await read_states(self.core.world, flat), strict=True))
-        await self.core.sync_events()  # who placed what the merge replaces (consent.py)
+        await self.core.prepare.sync_events()  # who placed what the merge replaces (consent.py)
         result = three_way(g0, before, current, g1)
         entries = sorted([(p, b, d) for p, (b, d) in result.writes.items()]
                          + [(p, current[p], current[p]) for p in result.already],
@@ -215,7 +217,7 @@ class Parts:
             f"their current state (design unchanged there; manual edits survive), {len(result.conflicts)} "
             "conflicts (both the design and the world changed) are left as they are"]
         bounds = box_pb(box_around(positions))
-        summary = self.core.store_plan(project, plan, bounds, warnings, conflicts)
+        summary = self.core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
         # The new design, for redefining the part from this operation once it is applied.
         design = {"positions": sorted([list(p) for p in g1]),
                   "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}

@@ -10,7 +10,7 @@
   (world hosts never report players as entities). The planner writes the file; the library
   stores it under a new name (never overwrites).
 * ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
-  is the ordinary prepare path (``JournalCore.read_base`` → ``Plan`` → ``store_plan``), so
+  is the ordinary prepare path (prepare.py: ``read_base`` → ``Plan`` → ``store_plan``), so
   ``build_apply`` applies it with every check a recipe gets.
 """
 
@@ -27,8 +27,10 @@ from mcb_common.assets import AssetLibrary, check_name
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 
-from .core import Caller, JournalCore, box_from_pb, box_pb
+from .core import JournalCore
+from .pbconv import box_from_pb, box_pb
 from .plans import Plan
+from .projects import Caller
 
 BLOCK_ENTITY_CAPABILITY = "region_read.block_entities"
 ENTITY_CAPABILITY = "region_read.entities"
@@ -44,14 +46,14 @@ def library(core: JournalCore) -> AssetLibrary:
 
 
 async def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
-    core.project_for(caller)
+    core.projects.project_for(caller)
     if len(req.query) > 64:
         raise McbError(ErrorCode.INVALID_REQUEST, "query is at most 64 characters")
     return await asyncio.to_thread(library(core).list, req.query, req.cursor)
 
 
 async def schematic_export(core: JournalCore, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
-    project = core.project_for(caller)
+    project = core.projects.project_for(caller)
     name = check_name(req.name)
     if not req.HasField("min") or not req.HasField("max"):
         raise McbError(ErrorCode.INVALID_REQUEST, "schematic_export needs min and max as {x,y,z}")
@@ -118,7 +120,7 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
 
 async def schematic_import_prepare(core: JournalCore, caller: Caller,
                                    req: jpb.SchematicImportPrepareRequest) -> jpb.PlanSummary:
-    project = core.project_for(caller)
+    project = core.projects.project_for(caller)
     if not req.HasField("target"):
         raise McbError(ErrorCode.INVALID_REQUEST, "schematic_import_prepare needs target {x,y,z}")
     if req.rotation not in (0, 90, 180, 270):
@@ -136,10 +138,10 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
     ))
     compiled = resp.compiled
     ws = compiled.write_set
-    xyz, palette, base = await core.read_base(caller, project, ws)
+    xyz, palette, base = await core.prepare.read_base(caller, project, ws)
     plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
                 world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-    summary = core.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+    summary = core.prepare.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
     for lo in resp.left_out:
         summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))
     return summary

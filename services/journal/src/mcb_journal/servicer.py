@@ -15,9 +15,11 @@ from mcb_rpc.boundary import grpc_boundary
 from mcb_rpc.tokens import TokenTable
 
 from . import messages
-from .core import Caller, JournalCore, box_from_pb
+from .core import JournalCore
 from .history import compact, journal_stats
 from .jobs import jobs_of
+from .pbconv import box_from_pb
+from .projects import Caller
 
 AGENT = ("agent", "admin")
 # The camera worker (service token) waits for an operation before a capture
@@ -54,7 +56,7 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         return await self.core.region_inspect(_caller(c), request)
 
     async def BuildPrepare(self, request, c):  # noqa: N802
-        return await self.core.build_prepare(_caller(c), request)
+        return await self.core.prepare.build_prepare(_caller(c), request)
 
     async def BuildApply(self, request, c):  # noqa: N802
         return await self.core.build_apply(_caller(c), request)

@@ -20,15 +20,16 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 
 from . import worldid
-from .core import box_pb, vec
 from .history import History, Pos, box6_around, box_around
+from .pbconv import box_pb, vec
 from .plans import Plan
 from .states import OpState
 from .worldread import read_states
 
 if TYPE_CHECKING:
-    from .core import Caller, JournalCore
+    from .core import JournalCore
     from .observer import Observer
+    from .projects import Caller
 
 MAX_MASK = 200_000
 
@@ -87,7 +88,7 @@ class Undo:
 
     async def undo_prepare(self, caller: Caller, op_id: str) -> jpb.PlanSummary:
         core = self.core
-        project = core.project_for(caller)
+        project = core.projects.project_for(caller)
         core._own_operation(caller, op_id)
         op = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         assert op is not None
@@ -133,7 +134,7 @@ class Undo:
                             "(world host restart or link loss): for those moments only the current state was checked")
         plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
-        summary = core.store_plan(project, plan, bounds, warnings, conflicts)
+        summary = core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
         row = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
         doc = json.loads(row["summary_json"]) | {"undo_of": op_id}
         with self.db.tx() as tx:

@@ -1,0 +1,42 @@
+"""The journal core's ports: what it needs of the world host, the planner and the progress
+stream, as types.
+
+app.py plugs in the transports (``mcb_rpc.worldclient.WorldClient`` over HTTP, the planner's gRPC
+stub wrapper, queue.py's Redis stream); tests plug in fakes. The core never imports a transport (pyproject.toml's import
+contract).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from google.protobuf.message import Message
+from mcb.planner.v1 import planner_pb2
+from mcb.world.v1 import world_pb2
+
+M = TypeVar("M", bound=Message)
+
+
+class WorldPort(Protocol):
+    """The world protocol (docs/world-protocol.md): one call per method, results as messages,
+    errors as McbError. ``params`` may be a message or its JSON form (the executor builds
+    ``batch_apply`` requests as JSON directly)."""
+
+    async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M: ...
+
+    async def world_info(self) -> world_pb2.WorldInfo: ...
+
+
+class PlannerPort(Protocol):
+    async def compile(self, req: planner_pb2.CompileRequest) -> planner_pb2.CompileResponse: ...
+
+    async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse: ...
+
+    async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse: ...
+
+
+class ProgressPort(Protocol):
+    """Where operation progress events go (queue.py: the Redis stream ``mcb:progress``);
+    best-effort: never raises, never blocks a write."""
+
+    async def progress(self, event: dict[str, Any]) -> None: ...

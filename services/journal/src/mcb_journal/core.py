@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
+from mcb_common.assets import AssetLibrary
 from mcb_common.diskfull import is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
@@ -81,6 +82,7 @@ class JournalCore:
     recovery: Recovery | None = None
     changes: Changes | None = None
     max_waiting_operations: int = 32
+    assets: AssetLibrary | None = None  # the schematic library, opened at first use (schematics.py)
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
     # The projects (app.py points projects.file at the runtime config: its `projects` are re-read

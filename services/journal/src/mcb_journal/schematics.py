@@ -38,11 +38,9 @@ ENTITIES_LISTED = 20
 
 
 def library(core: JournalCore) -> AssetLibrary:
-    lib = getattr(core, "assets", None)
-    if lib is None:
-        lib = AssetLibrary()
-        core.assets = lib  # type: ignore[attr-defined]
-    return lib
+    if core.assets is None:
+        core.assets = AssetLibrary()  # the folder of MCB_ASSETS_DIR (mcb_common.assets)
+    return core.assets
 
 
 async def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:

@@ -17,8 +17,7 @@ message type, and hands everything else to ``json_format`` unchanged:
   every message of the five mcb protocols holds it to that.
 
 Output matches ``MessageToDict(msg, always_print_fields_with_no_presence=True)``, key order
-included; input matches
-``ParseDict(data, cls(), ignore_unknown_fields=...)``.
+included; input matches ``ParseDict(data, cls(), ignore_unknown_fields=...)``.
 """
 
 from __future__ import annotations
@@ -101,10 +100,9 @@ def _simple_enum(e: EnumDescriptor) -> bool:
 
 
 class _Plan:
-    __slots__ = ("fields", "by_key", "defaults", "numbered")
+    __slots__ = ("by_key", "defaults", "numbered")
 
     def __init__(self) -> None:
-        self.fields: list[_Field] = []
         self.by_key: dict[str, _Field] = {}
         self.defaults: list[_Field] = []  # fields without presence, in declaration order
         self.numbered: list[_Field] = []  # every field by field number
@@ -123,6 +121,7 @@ def _plan(desc: Descriptor) -> _Plan | None:
     if any(len(o.fields) > 1 or o.name != "_" + o.fields[0].name for o in desc.oneofs):
         return None  # a real oneof: ParseDict checks that one member is set at most
     plan = _Plan()
+    fields: list[_Field] = []
     for f in desc.fields:
         sub = None
         if f.type == _T.TYPE_GROUP or (f.type == _T.TYPE_ENUM and not _simple_enum(f.enum_type)):
@@ -132,12 +131,12 @@ def _plan(desc: Descriptor) -> _Plan | None:
             if sub is None:
                 return None
         field = _Field(f, sub)
-        plan.fields.append(field)
+        fields.append(field)
         plan.by_key[f.json_name] = field
         plan.by_key.setdefault(f.name, field)
         if not field.presence:
             plan.defaults.append(field)
-    plan.numbered = sorted(plan.fields, key=lambda x: x.number)
+    plan.numbered = sorted(fields, key=lambda x: x.number)
     _plans[desc.full_name] = plan
     return plan
 
@@ -148,22 +147,9 @@ def _plan_of(cls: type[Message]) -> _Plan | None:
 
 # ---------------------------------------------------------------------------- encode
 
-def _value(f: _Field, v: Any) -> Any:
+def _one(f: _Field, v: Any) -> Any:
+    """One value of field ``f`` (an element, for a repeated field) as MessageToDict prints it."""
     k = f.kind
-    if f.repeated:
-        if k == _K_MSG:
-            sub = f.sub
-            assert sub is not None
-            return [_encode(sub, m) for m in v]
-        if k == _K_INT64:
-            return [str(x) for x in v]
-        if k == _K_BYTES:
-            return [base64.b64encode(x).decode("ascii") for x in v]
-        if k == _K_ENUM:
-            return [f.enum_names.get(x, x) for x in v]
-        if k == _K_DOUBLE or k == _K_FLOAT:
-            return [_float_out(k, x) for x in v]
-        return list(v)
     if k == _K_MSG:
         assert f.sub is not None
         return _encode(f.sub, v)
@@ -176,6 +162,14 @@ def _value(f: _Field, v: Any) -> Any:
     if k == _K_DOUBLE or k == _K_FLOAT:
         return _float_out(k, v)
     return v
+
+
+def _value(f: _Field, v: Any) -> Any:
+    if not f.repeated:
+        return _one(f, v)
+    if f.kind in (_K_INT, _K_BOOL, _K_STR):
+        return list(v)
+    return [_one(f, x) for x in v]
 
 
 def _encode(plan: _Plan, msg: Message) -> dict[str, Any]:

@@ -167,9 +167,10 @@ def test_a_bug_in_one_operation_does_not_stop_the_dispatcher(tmp_path):
 
 
 def test_a_bug_after_an_answered_batch_records_that_batch_and_fails_the_operation(tmp_path):
-    """With the group commit a batch's completion waits for the next intent: a bug in between
+    """With the group commit a batch's completion waits for a later intent: a bug in between
     must still record the answered batch, so the verdict is failed (what was written is known),
-    not recovery_required."""
+    not recovery_required; the next batch's intent, written ahead while batch 0 was in flight and
+    never sent, is aborted (not left open)."""
     world = RecordingWorld()
     core = make_core(tmp_path, world)
     core.limits.batch_blocks = 8  # the 4x4 box: two batches
@@ -195,7 +196,7 @@ def test_a_bug_after_an_answered_batch_records_that_batch_and_fails_the_operatio
     assert world.batches == [f"{op}.0"]
     assert state(core, op) == "failed"
     rows = core.db.all("SELECT seq, state FROM batches WHERE op_id=? ORDER BY seq", op)
-    assert [(r["seq"], r["state"]) for r in rows] == [(0, "done")]
+    assert [(r["seq"], r["state"]) for r in rows] == [(0, "done"), (1, "aborted")]
     assert core.db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"] == 8
 
 
@@ -215,3 +216,76 @@ def test_the_batch_request_is_the_protocol_json_of_the_message():
         dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in P.dependencies])
     assert Executor._params(P, "op_1", 3, entries) == json_format.MessageToDict(
         msg, always_print_fields_with_no_presence=True)
+
+
+class WatchingWorld(RecordingWorld):
+    """Holds each batch until the test lets it go, and notes what another connection to the
+    journal saw when the batch arrived: the write-ahead rule and the pipeline, from outside."""
+
+    def __init__(self, path) -> None:
+        super().__init__()
+        self.reader = Database(path)
+        self.seen: dict[str, dict[int, str]] = {}  # batch id -> {seq: state} of the op's batches on disk
+        self.gate = asyncio.Event()
+
+    async def call(self, method, params, result_type):
+        if method == "batch_apply":
+            op = params["operationId"]
+            self.seen[params["batchId"]] = {r["seq"]: r["state"] for r in self.reader.all(
+                "SELECT seq, state FROM batches WHERE op_id=?", op)}
+            await self.gate.wait()
+            self.gate.clear()
+        return await super().call(method, params, result_type)
+
+
+def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_before_it(tmp_path):
+    """Issue 14's pipeline: while the host writes batch k, the writer thread commits batch k+1's
+    intent together with batch k-1's completion (group commit); every batch reaches the host only
+    after its own intent is on disk; nothing is sent twice."""
+    path = tmp_path / "j.sqlite"
+    world = WatchingWorld(path)
+    core = JournalCore(db=Database(path), blobs=BlobStore(tmp_path / "blobs"), world=world,
+                       planner=InProcessPlanner(), queue=SlowQueue())
+    core.projects.load([{"project_id": "p", "owner_player_id": "alice",
+                         "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
+    core.limits.batch_blocks = 4  # the 4x4 box: four batches
+
+    async def main():
+        op = await queue_op(core, 64, "pipe")
+        ex = Executor(core)
+        task = asyncio.create_task(ex.run_forever())
+        on_disk_in_flight = []
+        async with asyncio.timeout(20):
+            for k in range(4):
+                while f"{op}.{k}" not in world.seen:
+                    await asyncio.sleep(0.005)
+                # batch k is at the host: wait for the writer to commit what it writes ahead
+                want = {k + 1: "intent"} if k < 3 else {}
+                want |= {k - 1: "done"} if 0 < k < 3 else {}  # the last one's: recorded at the end
+                while True:
+                    rows = {r["seq"]: r["state"] for r in world.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)}
+                    if all(rows.get(s) == st for s, st in want.items()):
+                        break
+                    await asyncio.sleep(0.005)
+                on_disk_in_flight.append(rows)
+                world.gate.set()
+            while state(core, op) != "applied":
+                await asyncio.sleep(0.01)
+        ex.stopping.set()
+        core.wake.set()
+        await asyncio.wait_for(task, 5)
+        ex.close()
+        return op, on_disk_in_flight
+
+    op, in_flight = asyncio.run(main())
+    assert world.batches == [f"{op}.{k}" for k in range(4)]
+    assert in_flight == [{0: "intent", 1: "intent"},
+                         {0: "done", 1: "intent", 2: "intent"},
+                         {0: "done", 1: "done", 2: "intent", 3: "intent"},
+                         {0: "done", 1: "done", 2: "intent", 3: "intent"}]
+    for k in range(4):
+        arrived = world.seen[f"{op}.{k}"]
+        assert arrived[k] == "intent", (k, arrived)  # durable before the host saw the batch
+        assert all(arrived[j] in ("done", "intent") for j in range(k)), (k, arrived)
+    final = {r["seq"]: r["state"] for r in world.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)}
+    assert final == {0: "done", 1: "done", 2: "done", 3: "done"}

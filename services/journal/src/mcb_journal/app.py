@@ -99,6 +99,7 @@ async def main_async() -> None:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        executor.close()
         await world.aclose()
         await queue.aclose()
         db.close()

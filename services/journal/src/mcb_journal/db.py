@@ -112,6 +112,14 @@ CREATE TABLE IF NOT EXISTS packed_events (
 """
 
 
+def _settings(conn: sqlite3.Connection) -> None:
+    """Per-connection settings (WAL itself is a property of the file)."""
+    conn.execute("PRAGMA synchronous=FULL")
+    # After a checkpoint the WAL file is cut back to 1 MiB instead of keeping its peak size.
+    conn.execute("PRAGMA journal_size_limit=1048576")
+    conn.execute("PRAGMA foreign_keys=ON")
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -135,10 +143,7 @@ class Database:
                 "Restore a backup or move the file away to start a new journal (operations in it are lost)."
             )
         self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        # After a checkpoint the WAL file is cut back to 1 MiB instead of keeping its peak size.
-        self.conn.execute("PRAGMA journal_size_limit=1048576")
-        self.conn.execute("PRAGMA foreign_keys=ON")
+        _settings(self.conn)
         self.conn.executescript(SCHEMA)
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
@@ -153,6 +158,17 @@ class Database:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
             )
+
+    def sibling(self) -> Database:
+        """A second connection to the same journal, for one thread's transactions (the executor's
+        writer commits while the event loop goes on). WAL: its reads never wait, and its writes
+        queue behind this connection's (``BEGIN IMMEDIATE`` waits up to 5 s for the lock)."""
+        other = object.__new__(Database)
+        other.path = self.path
+        other.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        other.conn.row_factory = sqlite3.Row
+        _settings(other.conn)
+        return other
 
     def close(self) -> None:
         self.conn.close()

@@ -12,12 +12,15 @@ For each batch of ≤ 512 entries (ARCHITECTURE §3):
      the host re-checks pause and epoch);
   4. persist the outcome: ``done`` (with the exact positions written), ``conflict`` (nothing
      of this batch written; the operation stops) or ``aborted`` (paused/refused);
-  5. publish progress; only then the next batch.
-Group commit: a ``done`` outcome is committed in the same fsync'd transaction as the next
-batch's intent (step 2 of batch k+1), or on its own before the operation stops or ends — one
-journal fsync per batch instead of four. The crash matrix is the same: at every fault point
-the batches with an intent are exactly those sent or about to be sent, and a batch answered
-but not yet recorded is an open intent (recovery reviews it, as before).
+  5. publish progress.
+Pipeline and group commit: step 2 of batch k+1 runs in the writer thread (its own SQLite
+connection) while the world host writes batch k, and batch k-1's ``done`` (step 4) is in that
+same fsync'd transaction — one journal fsync per batch, off the event loop, so batch k+1 is sent
+as soon as batch k is answered. Still: no batch is sent before its intent is durable, and
+the operation stops within one batch. At every fault point the batches with an intent are
+those sent, in flight or written ahead, and a batch answered but not yet recorded is an open
+intent (recovery reviews them all); an intent written ahead and never sent is ``aborted`` when
+the operation stops.
 A lost link is retried with the SAME batch id for a short while (safe: idempotent); if the
 answer never comes, the operation becomes ``recovery_required`` — never a blind replay.
 When the world host went away during the operation (a lost link, or a restart the observer saw
@@ -38,6 +41,7 @@ import logging
 import os
 import time
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
@@ -68,10 +72,23 @@ class Executor:
         self.stopping = asyncio.Event()
         self.link_lost = False  # set by _send when it had to retry: the host went away meanwhile
         self._next_pack = 0.0
-        # The last answered batch whose completion is not committed yet: (seq, result, written
-        # rows, operation counters). It is committed with the next batch's intent (one fsync for
-        # both: group commit) or on its own before the operation stops or ends (``_flush``).
-        self._pending: tuple | None = None
+        # Answered batches whose completion is not committed yet: (seq, result, written rows,
+        # operation counters). The writer thread commits them with a later batch's intent (one
+        # fsync for both: group commit), or ``_flush`` on its own before the operation stops or ends.
+        self._pending: list[tuple] = []
+        # A batch whose intent is committed but which was not sent (yet): aborted if the operation stops.
+        self._unsent: int | None = None
+        # The writer: one thread with its own connection, so that a batch's intent is committed
+        # while the world host writes the batch before it. Its job in flight: (future, seq, the
+        # answered batches handed to it).
+        self.wdb = self.db.sibling()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
+        self._job: tuple[asyncio.Future, int, list[tuple]] | None = None
+
+    def close(self) -> None:
+        """Let the writer's transaction in flight (if any) finish, then close its connection."""
+        self._writer.shutdown(wait=True)
+        self.wdb.close()
 
     def pack_pass(self) -> None:
         """Pack finished operations' rows (history.py), at most every 5 s, a few at a time, between
@@ -106,6 +123,7 @@ class Executor:
             except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
                 log.exception("operation %s failed inside the executor", op_id)
                 try:
+                    await self._join(raise_error=False)
                     self._flush(op_id)  # an answered batch is recorded: the verdict is failed, not unknown
                 except Exception:  # noqa: BLE001
                     log.exception("operation %s: its last answered batch could not be recorded", op_id)
@@ -159,8 +177,9 @@ class Executor:
         self.link_lost = False
         gaps = self._gap_mark()
         restored = 0
-        self._pending = None
-        nxt: asyncio.Future | None = None  # batch seq's entries, intent row and request, prepared during seq-1
+        self._pending = []
+        self._unsent = None
+        staged: tuple[list, dict] | None = None  # batch seq's entries and request; its intent is committed
         for seq in range(total):
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
@@ -169,7 +188,15 @@ class Executor:
                           message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
                 await self._progress(op_id)
                 return
-            entries, blob, digest, params = await nxt if nxt is not None else self._prepare(plan, op_id, seq, size)
+            if staged is None:  # batch 0; later ones were written ahead by the writer thread
+                entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
+                fault_point("before_intent")
+                with self.db.tx() as c:
+                    self._insert_intent(c, op_id, seq, blob, digest)
+                self._unsent = seq
+                fault_point("after_intent")
+            else:
+                entries, params = staged
             refusal = self._rights_refusal(row["project_id"], op_id, entries)
             if refusal is not None:
                 self._flush(op_id)
@@ -179,31 +206,19 @@ class Executor:
                           written=written, already=already, batches_done=seq)
                 await self._progress(op_id)
                 return
-            batch_id = f"{op_id}.{seq}"
-            fault_point("before_intent")
-            # Group commit: the previous batch's completion (its state, `written` rows and the
-            # operation's counters) and this batch's intent in ONE fsync'd transaction. The intent
-            # is durable before the world is touched; the previous completion only moved later.
-            with self.db.tx() as c:
-                self._settle_pending(c, op_id)
-                c.execute(
-                    "INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
-                    " VALUES (?,?,?,?,?,?,?)",
-                    (op_id, seq, batch_id, "intent", blob, digest, now_ms()),
-                )
-            self._pending = None  # committed with this intent
-            fault_point("after_intent")
+            send = asyncio.ensure_future(self._send(params))
+            self._unsent = None
+            staged = None
+            if seq + 1 < total:
+                # Pipeline: while the world host writes batch seq, the writer thread commits the
+                # answered batches' completions and batch seq+1's intent (one fsync'd transaction).
+                self._write_ahead(plan, op_id, seq + 1, size)
             if seq:
                 await self._progress(op_id)
-            # Pipeline: batch seq+1's entries, intent row and request are built in a thread while
-            # the world host writes batch seq (nothing of seq+1 is recorded or sent before its turn).
-            nxt = (asyncio.ensure_future(asyncio.to_thread(self._prepare, plan, op_id, seq + 1, size, True))
-                   if seq + 1 < total else None)
-            if nxt is not None:  # a stop leaves it unawaited: its error (if any) is read, not logged as lost
-                nxt.add_done_callback(lambda f: f.cancelled() or f.exception())
             try:
-                result = await self._send(params)
+                result = await send
             except McbError as err:
+                await self._join(raise_error=False)  # an intent written ahead is aborted by _flush: never sent
                 self._flush(op_id)
                 if err.code in REFUSALS:
                     # The host refused the batch as a whole before writing anything.
@@ -219,7 +234,6 @@ class Executor:
                                       "unknown — an admin must review (mcb recovery review)")
                 await self._progress(op_id)
                 return
-            fault_point("before_completion")
             if result.status == "applied":
                 already_set = {(p.x, p.y, p.z) for p in result.already_positions}
                 batch_written = [e for e in entries if (e[0], e[1], e[2]) not in already_set]
@@ -227,11 +241,13 @@ class Executor:
                 already += len(already_set)
                 for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
                     samples.append([e[0], e[1], e[2]])
-                # Recorded with the next batch's intent (group commit), or below when it is the last.
-                self._pending = (seq, {"written": len(batch_written), "already": sorted(already_set),
-                                       "replayed": result.replayed}, batch_written,
-                                 {"written": written, "already": already, "batches_done": seq + 1,
-                                  "written_samples_json": json.dumps(samples)})
+                # Recorded by the next batch's writer job (group commit), or below when it is the last.
+                self._pending.append((seq, {"written": len(batch_written), "already": sorted(already_set),
+                                            "replayed": result.replayed}, batch_written,
+                                      {"written": written, "already": already, "batches_done": seq + 1,
+                                       "written_samples_json": json.dumps(samples)}))
+                staged = await self._join()
+                fault_point("before_completion")
                 last = seq + 1 == total
                 if last:
                     self._flush(op_id)
@@ -242,10 +258,11 @@ class Executor:
                     except McbError:
                         pass
                 if self.link_lost or self._gap_mark() > gaps:
-                    self._flush(op_id)
+                    self._flush(op_id, keep_unsent=True)
                     n, stop = await self._reverify(op_id, plan, seq + 1, size)
                     restored += n
                     if stop is not None:
+                        self._flush(op_id)
                         state, message, stop_err = stop
                         set_state(core.db, op_id, state, error=stop_err, message=f"{message}; {written} blocks written stay",
                                   written=written, already=already, batches_done=seq + 1)
@@ -254,6 +271,7 @@ class Executor:
                     self.link_lost = False
                     gaps = self._gap_mark()
                 continue
+            await self._join(raise_error=False)
             self._flush(op_id)
             # conflict: nothing of this batch was written; stop before it.
             conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
@@ -336,12 +354,8 @@ class Executor:
         self.core.record_verdict(op_id, new, message, err)
 
     @classmethod
-    def _prepare(cls, plan, op_id: str, seq: int, size: int,  # noqa: ANN001
-                 while_writing: bool = False) -> tuple[list, bytes, str, dict]:
-        """Batch ``seq``: (entries, compressed intent payload, its sha256, the batch_apply request).
-        ``while_writing``: built in a thread while the host writes batch seq-1 (the pipeline)."""
-        if while_writing:
-            fault_point("during_write")  # a crash while batch seq-1 is in flight
+    def _prepare(cls, plan, op_id: str, seq: int, size: int) -> tuple[list, bytes, str, dict]:  # noqa: ANN001
+        """Batch ``seq``: (entries, compressed intent payload, its sha256, the batch_apply request)."""
         entries = plan.entries(seq * size, (seq + 1) * size)
         payload = json.dumps(entries, separators=(",", ":")).encode()
         return entries, zlib.compress(payload, 1), hashlib.sha256(payload).hexdigest(), cls._params(plan, op_id, seq, entries)
@@ -403,21 +417,72 @@ class Executor:
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)
 
-    def _settle_pending(self, c, op_id: str) -> None:  # noqa: ANN001 - an open sqlite3 transaction
-        """Record the answered, not yet recorded batch (if any) inside the caller's transaction."""
-        if self._pending is None:
-            return
-        seq, result, rows, counters = self._pending
-        self._settle_rows(c, op_id, seq, "done", result, rows)
-        set_state(self.core.db, op_id, OpState.APPLYING, conn=c, **counters)
-        # the caller forgets it once its transaction has committed (a failed commit keeps it)
+    def _write_ahead(self, plan, op_id: str, seq: int, size: int) -> None:  # noqa: ANN001
+        """Start the writer's job for batch ``seq`` (the one before it is being sent): it takes
+        the answered batches not yet recorded and commits them with ``seq``'s intent."""
+        answered, self._pending = self._pending, []
+        fut = asyncio.get_running_loop().run_in_executor(self._writer, self._commit_ahead, plan, op_id, seq, size,
+                                                         answered)
+        self._job = (fut, seq, answered)
 
-    def _flush(self, op_id: str) -> None:
-        """Record the pending completion now (its own transaction): before any stop or the end."""
-        if self._pending is not None:
-            with self.db.tx() as c:
-                self._settle_pending(c, op_id)
-            self._pending = None
+    def _commit_ahead(self, plan, op_id: str, seq: int, size: int, answered: list[tuple]) -> tuple[list, dict]:  # noqa: ANN001
+        """In the writer thread, while the host writes batch seq-1: build batch ``seq``, then in ONE
+        fsync'd transaction record the answered batches and ``seq``'s intent. -> (entries, request)."""
+        fault_point("during_write")  # a crash while batch seq-1 is in flight
+        entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
+        fault_point("before_intent")
+        with self.wdb.tx() as c:
+            self._settle_answered(c, op_id, answered)
+            self._insert_intent(c, op_id, seq, blob, digest)
+        fault_point("after_intent")
+        return entries, params
+
+    async def _join(self, raise_error: bool = True) -> tuple[list, dict] | None:
+        """Wait for the writer's job: -> the next batch's (entries, request), its intent committed
+        and not sent (``_unsent``). When the job failed nothing of it is on disk: its answered
+        batches are pending again (``_flush`` records them) and its error is raised."""
+        if self._job is None:
+            return None
+        fut, seq, answered = self._job
+        self._job = None
+        try:
+            staged = await fut
+        except Exception:
+            self._pending[:0] = answered
+            if raise_error:
+                raise
+            return None
+        self._unsent = seq
+        return staged
+
+    @staticmethod
+    def _insert_intent(c, op_id: str, seq: int, blob: bytes, digest: str) -> None:  # noqa: ANN001
+        c.execute("INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
+                  " VALUES (?,?,?,?,?,?,?)", (op_id, seq, f"{op_id}.{seq}", "intent", blob, digest, now_ms()))
+
+    def _settle_answered(self, c, op_id: str, answered: list[tuple]) -> None:  # noqa: ANN001 - an open transaction
+        """Record answered batches (state ``done``, their ``written`` rows, the operation's counters)
+        inside the caller's transaction."""
+        for seq, result, rows, _ in answered:
+            self._settle_rows(c, op_id, seq, "done", result, rows)
+        if answered:
+            set_state(self.core.db, op_id, OpState.APPLYING, conn=c, **answered[-1][3])
+
+    def _flush(self, op_id: str, keep_unsent: bool = False) -> None:
+        """Before the operation stops, ends or re-checks (its own transaction): record the answered
+        batches, and abort the intent of a batch that was written ahead but never sent."""
+        unsent = None if keep_unsent else self._unsent
+        if not self._pending and unsent is None:
+            return
+        with self.db.tx() as c:
+            self._settle_answered(c, op_id, self._pending)
+            if unsent is not None:
+                c.execute("UPDATE batches SET state='aborted', result_json=?, done_ms=? WHERE op_id=? AND seq=?"
+                          " AND state='intent'", (json.dumps({"not_sent": "the operation stopped before this batch"}),
+                                                  now_ms(), op_id, unsent))
+        self._pending = []
+        if unsent is not None:
+            self._unsent = None
 
     def _settle_batch(self, op_id: str, seq: int, state: str, result: dict) -> None:
         with self.db.tx() as c:

@@ -23,7 +23,7 @@ def set_state(db: Database, op_id: str, new: OpState, message: str | None = None
     """The one way an operation's state and counters change (transition-checked); inside the
     caller's open transaction ``conn`` when given (the executor's group commit, an admin's
     abandon decision), else its own."""
-    row = db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+    row = (conn or db.conn).execute("SELECT state FROM operations WHERE op_id=?", (op_id,)).fetchone()
     if row is None:
         raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
     if row["state"] != new:

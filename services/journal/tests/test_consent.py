@@ -17,7 +17,7 @@ from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.projects import Caller
 
-from services.journal.tests.test_plan_summary_size import InProcessPlanner
+from services.journal.tests.test_plan_summary_size import EventsJson, InProcessPlanner
 
 CALLER = Caller("agent", "p", "alice")
 STONE, GLASS, AIR = "minecraft:stone", "minecraft:glass", "minecraft:air"
@@ -71,7 +71,7 @@ def test_refusal_lists_positions_and_totals():
 
 
 # ---------------------------------------------------------------- through the journal core
-class StoneWorld:
+class StoneWorld(EventsJson):
     """y 64 is stone, everything else air."""
 
     async def world_info(self):

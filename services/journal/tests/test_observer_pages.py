@@ -7,15 +7,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from google.protobuf import json_format
+from hypothesis import given
+from hypothesis import strategies as st
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import observer
 from mcb_journal.observer import Observer
 
 from services.journal.tests.test_idempotency_race import make_core
+from services.journal.tests.test_plan_summary_size import EventsJson
 
 
-class PagedWorld:
+class PagedWorld(EventsJson):
     """``total`` events served 100 per page (an older host's page; the observer asks for the host's
     own) behind cursors ``h:<n>``; ``fail_at`` page fails once."""
 
@@ -35,7 +39,6 @@ class PagedWorld:
             events=[world_pb2.BlockEvent(seq=n, x=n, y=64, z=0, before="minecraft:air", after="minecraft:stone",
                                          source="ours") for n in range(start, stop)],
             next_cursor=f"h:{stop}", complete=stop >= self.total)
-
 
 def seqs(core) -> list[int]:
     return [r["host_seq"] for r in core.db.all("SELECT host_seq FROM observed WHERE kind='event' ORDER BY oid")]
@@ -61,3 +64,33 @@ def test_a_failure_between_commits_loses_nothing(tmp_path):
     assert core.db.get_meta("observer_cursor") == f"h:{100 * observer.PAGES_PER_COMMIT}"
     asyncio.run(obs.sync())
     assert seqs(core) == list(range(world.total))
+
+
+INT32 = st.integers(-(2**31), 2**31 - 1)
+U64 = st.integers(0, 2**64 - 1)
+TEXT = st.text(max_size=8)
+EVENT = st.builds(world_pb2.BlockEvent, seq=U64, x=INT32, y=INT32, z=INT32, before=TEXT, after=TEXT, source=TEXT,
+                  player_id=TEXT, at_millis=U64, operation_id=TEXT)
+
+
+@given(st.lists(EVENT, max_size=10), TEXT, st.booleans(), st.booleans(), TEXT, st.booleans())
+def test_a_page_read_from_json_is_the_message_of_it(events, cursor, resync, complete, reason, all_fields):
+    """read_page takes the host's JSON as json_format would: defaults printed (the embedded host)
+    or left out (json_format's default, the Java host), 64-bit integers as strings."""
+    msg = world_pb2.EventsSinceResult(events=events, next_cursor=cursor, resync_required=resync, complete=complete,
+                                      reason=reason)
+    page = observer.read_page(json_format.MessageToDict(msg, always_print_fields_with_no_presence=all_fields))
+    assert page == observer.Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id,
+                                   e.at_millis) for e in events], cursor, resync, complete, reason)
+
+
+@pytest.mark.parametrize("damage", [
+    {"events": [{"x": "1"}]}, {"events": [{"x": 2**31}]}, {"events": [{"y": 1.5}]}, {"events": [{"seq": "-1"}]},
+    {"events": [{"seq": "1e3"}]}, {"events": [{"atMillis": 2**64}]}, {"events": [{"before": 5}]},
+    {"events": [{"z": True}]}, {"events": ["not an event"]}, {"events": "abc"}, {"complete": "yes"},
+    {"nextCursor": 7}, {"reason": None}, {"resyncRequired": 1},
+])
+def test_a_malformed_page_is_an_error_not_a_row(damage):
+    with pytest.raises(McbError) as exc:
+        observer.read_page({"nextCursor": "h:1", "complete": True} | damage)
+    assert exc.value.code == ErrorCode.INTERNAL and "malformed events_since page" in exc.value.message

@@ -13,9 +13,10 @@ from mcb_journal import operations
 from mcb_journal.observer import Observer
 
 from services.journal.tests.test_idempotency_race import CALLER, make_core, prepare
+from services.journal.tests.test_plan_summary_size import EventsJson
 
 
-class RestartingWorld:
+class RestartingWorld(EventsJson):
     """A world host (stand-in) whose events feed answers resync after a restart, and whose restart
     report becomes final (writes_checked) only on the third world_info call, as the Java host's does
     while it re-reads its unsaved writes on the server thread."""
@@ -36,7 +37,6 @@ class RestartingWorld:
         resync = bool(params.cursor) and not params.cursor.startswith(f"{self.instance}:")
         return world_pb2.EventsSinceResult(next_cursor=f"{self.instance}:1", complete=True, resync_required=resync,
                                            reason="host restarted" if resync else "")
-
 
 def _op(core) -> str:
     async def main():

@@ -17,12 +17,22 @@ from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
 from mcb_journal.projects import Caller
 from mcb_planner.servicer import compile_request
+from mcb_rpc import pbjson
 
 COLOURS = ["white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray",
            "cyan", "purple", "blue", "brown", "green", "red", "black"]
 
 
-class AirWorld:
+class EventsJson:
+    """A fake world's ``call_json`` (the observer reads events_since pages in their JSON form):
+    the JSON of what its ``call`` answers."""
+
+    async def call_json(self, method, params):  # the observer's events_since: the JSON form
+        assert method == "events_since"
+        return pbjson.to_json(await self.call(method, params, world_pb2.EventsSinceResult))
+
+
+class AirWorld(EventsJson):
     async def world_info(self):
         return world_pb2.WorldInfo(world_uuid="w-1", epoch=1, minecraft_version="1.21.11")
 
@@ -33,7 +43,6 @@ class AirWorld:
             return world_pb2.RegionReadResult(palette=["minecraft:air"], indices=bytes(2 * n))
         assert method == "blocks_get"
         return world_pb2.BlocksGetResult(palette=["minecraft:air"], state=[0] * (len(params.xyz) // 3))
-
 
 class InProcessPlanner:
     async def compile(self, req):

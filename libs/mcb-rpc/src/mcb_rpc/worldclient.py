@@ -57,6 +57,11 @@ class WorldClient:
             raise McbError(ErrorCode.UNAVAILABLE, f"world host unreachable at {self._url}: {exc.__class__.__name__}") from exc
 
     async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M:
+        return parse_result(await self.call_json(method, params), result)
+
+    async def call_json(self, method: str, params: Message | dict[str, Any]) -> dict[str, Any]:
+        """The result as the host sent it (its JSON form, unparsed): for answers too large to be
+        worth building messages for (the observer's 1,000-event pages). Errors as ``call``."""
         body = {
             "method": method,
             "params": to_json(params) if isinstance(params, Message) else params,
@@ -75,7 +80,10 @@ class WorldClient:
             raise McbError(ErrorCode.INTERNAL, f"world host answered HTTP {r.status_code} without JSON") from exc
         if not data.get("ok"):
             raise McbError.from_dict(data.get("error") or {"code": "internal", "message": "no error body"})
-        return parse_result(data.get("result") or {}, result)
+        result = data.get("result") or {}
+        if not isinstance(result, dict):
+            raise McbError(ErrorCode.INTERNAL, "the world host answered a result that is not a JSON object")
+        return result
 
     # Convenience wrappers -------------------------------------------------------------
     async def world_info(self) -> world_pb2.WorldInfo:

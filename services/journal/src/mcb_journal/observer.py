@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from typing import Any, NamedTuple
 
 from mcb.world.v1 import world_pb2
-from mcb_common.errors import McbError
+from mcb_common.errors import ErrorCode, McbError
 
 from .db import Database, now_ms
 from .history import last_oid
@@ -23,6 +24,53 @@ from .ports import WorldPort
 log = logging.getLogger("mcb.journal.observer")
 
 PAGES_PER_COMMIT = 5  # events_since pages (the host's page: 1,000 events; 100 on older hosts) per transaction
+
+
+class Page(NamedTuple):
+    """An ``EventsSinceResult``; each event as the ``observed`` row's values after the host
+    instance: (seq, x, y, z, before, after, source, player_id, operation_id, at_millis)."""
+    events: list[tuple[int, int, int, int, str, str, str, str, str, int]]
+    next_cursor: str
+    resync_required: bool
+    complete: bool
+    reason: str
+
+
+_INT32 = range(-(2**31), 2**31)
+_UINT64 = range(2**64)
+
+
+def read_page(data: dict[str, Any]) -> Page:
+    """An events_since answer read from its JSON form directly: a page holds up to 1,000 events,
+    and building a message for each cost more than the rest of the sync. Checked as strictly as
+    the message parser: a value of the wrong type or range is an error, never a row."""
+    try:
+        events = []
+        for e in data.get("events", ()):
+            x, y, z = e.get("x", 0), e.get("y", 0), e.get("z", 0)
+            seq, at = _u64(e.get("seq", 0)), _u64(e.get("atMillis", 0))
+            text = (e.get("before", ""), e.get("after", ""), e.get("source", ""), e.get("playerId", ""),
+                    e.get("operationId", ""))
+            if not (type(x) is int and type(y) is int and type(z) is int and x in _INT32 and y in _INT32
+                    and z in _INT32 and all(type(t) is str for t in text)):
+                raise ValueError(f"event {e!r:.200}")
+            events.append((seq, x, y, z, *text, at))
+        page = Page(events, data.get("nextCursor", ""), data.get("resyncRequired", False),
+                    data.get("complete", False), data.get("reason", ""))
+        if not (type(page.next_cursor) is str and type(page.resync_required) is bool and type(page.complete) is bool
+                and type(page.reason) is str):
+            raise ValueError("page fields")
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise McbError(ErrorCode.INTERNAL, f"the world host sent a malformed events_since page ({exc})") from None
+    return page
+
+
+def _u64(v: Any) -> int:
+    """A uint64 in proto3 JSON: a decimal string, or a JSON number."""
+    n = int(v) if type(v) is str and v.isdigit() else v
+    if type(n) is not int or n not in _UINT64:
+        raise ValueError(f"{v!r:.40} is not a uint64")
+    return n
 
 
 class Observer:
@@ -46,10 +94,9 @@ class Observer:
         between two commits loses nothing: the stored cursor still points before those pages."""
         async with self._lock:
             cursor = self.cursor
-            pages: list[tuple[str, world_pb2.EventsSinceResult]] = []
+            pages: list[tuple[str, Page]] = []
             for _ in range(10_000):
-                res = await self.world.call("events_since", world_pb2.EventsSinceParams(cursor=cursor),
-                                            world_pb2.EventsSinceResult)
+                res = read_page(await self.world.call_json("events_since", world_pb2.EventsSinceParams(cursor=cursor)))
                 pages.append((cursor, res))
                 cursor = res.next_cursor
                 if res.complete or res.resync_required or len(pages) >= PAGES_PER_COMMIT:
@@ -62,7 +109,7 @@ class Observer:
         if self.db.get_meta("rollback_check", ""):
             await self._note_rollback()
 
-    def _record(self, pages: list[tuple[str, world_pb2.EventsSinceResult]]) -> None:
+    def _record(self, pages: list[tuple[str, Page]]) -> None:
         restarted_instance = ""
         with self.db.tx() as c:
             for cursor, res in pages:
@@ -77,8 +124,7 @@ class Observer:
                 c.executemany(
                     "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
                     " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
-                    [(instance, e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id,
-                      e.operation_id, e.at_millis) for e in res.events],
+                    [(instance, *e) for e in res.events],
                 )
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('observer_cursor', ?)"

@@ -24,6 +24,10 @@ class WorldPort(Protocol):
 
     async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M: ...
 
+    async def call_json(self, method: str, params: Message | dict[str, Any]) -> dict[str, Any]:
+        """The result's JSON form, unparsed (the observer reads its large pages directly)."""
+        ...
+
     async def world_info(self) -> world_pb2.WorldInfo: ...
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from mcb_common.errors import invalid
 
@@ -20,8 +22,7 @@ MAX_PAGE = 1000  # events per events_since page (a 100,000-block apply's echoes:
 RETAIN = 200_000
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):  # a tuple: 100,000 of them per 100,000-block apply
     seq: int
     x: int
     y: int
@@ -50,13 +51,15 @@ class EventLog:
         self._seq = 0
         self._lock = threading.Lock()
 
-    def record(self, x: int, y: int, z: int, before: str, after: str, source: str,
-               player_id: str = "", operation_id: str = "") -> Event:
+    def record_many(self, changes: Iterable[tuple[int, int, int, str, str]], source: str,
+                    player_id: str = "", operation_id: str = "") -> None:
+        """Several changes (x, y, z, before, after) of one writer, at one time: a batch's echoes."""
         with self._lock:
-            self._seq += 1
-            ev = Event(self._seq, x, y, z, before, after, source, player_id, int(time.time() * 1000), operation_id)
-            self._events.append(ev)
-            return ev
+            at, seq = int(time.time() * 1000), self._seq
+            for x, y, z, before, after in changes:
+                seq += 1
+                self._events.append(Event(seq, x, y, z, before, after, source, player_id, at, operation_id))
+            self._seq = seq
 
     def cursor_now(self) -> str:
         with self._lock:
@@ -102,3 +105,16 @@ class EventLog:
                 out.append(ev)
                 last = ev.seq
         return Page(out, f"{self.instance}:{last}", False, complete, "")
+
+
+def page_json(page: Page) -> dict[str, Any]:
+    """The page as the world protocol's ``EventsSinceResult`` JSON (every field printed, 64-bit
+    integers as strings: what ``mcb_rpc.pbjson.to_json`` gives for the message; tested), built
+    from the events directly: a 1,000-event page as messages, then JSON, cost ~10 ms."""
+    return {
+        "events": [{"seq": str(e.seq), "x": e.x, "y": e.y, "z": e.z, "before": e.before, "after": e.after,
+                    "source": e.source, "playerId": e.player_id, "atMillis": str(e.at_millis),
+                    "operationId": e.operation_id} for e in page.events],
+        "nextCursor": page.next_cursor, "resyncRequired": page.resync_required, "complete": page.complete,
+        "reason": page.reason,
+    }

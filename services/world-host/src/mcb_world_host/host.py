@@ -11,6 +11,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
@@ -22,7 +23,7 @@ from mcb_rpc import pbjson
 
 from . import __version__
 from .chat import ChatQueue, Message
-from .events import MAX_PAGE, EventLog
+from .events import MAX_PAGE, EventLog, page_json
 from .world import Change, World
 
 PROTOCOL = "mcb.world.v1"
@@ -272,8 +273,8 @@ class Host:
                     raise
             else:
                 w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
-            for ch in writes:
-                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, "ours", operation_id=p.operation_id)
+            self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours",
+                                    operation_id=p.operation_id)
             return res
 
     @staticmethod
@@ -281,7 +282,8 @@ class Host:
         return pbjson.to_json(msg)
 
     # -- events ----------------------------------------------------------------------------------
-    def events_since(self, p: world_pb2.EventsSinceParams) -> world_pb2.EventsSinceResult:
+    def events_since(self, p: world_pb2.EventsSinceParams) -> dict[str, Any]:
+        """An ``EventsSinceResult`` in its JSON form (``events.page_json``: no message per event)."""
         if p.limit > MAX_PAGE:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"limit {p.limit} exceeds the page size of {MAX_PAGE}")
         region = None
@@ -289,14 +291,7 @@ class Host:
             b = p.region
             region = ((min(b.min.x, b.max.x), min(b.min.y, b.max.y), min(b.min.z, b.max.z)),
                       (max(b.min.x, b.max.x), max(b.min.y, b.max.y), max(b.min.z, b.max.z)))
-        page = self.events.since(p.cursor, p.limit or MAX_PAGE, region)
-        return world_pb2.EventsSinceResult(
-            events=[world_pb2.BlockEvent(seq=e.seq, x=e.x, y=e.y, z=e.z, before=e.before, after=e.after,
-                                         source=e.source, player_id=e.player_id, at_millis=e.at_millis,
-                                         operation_id=e.operation_id) for e in page.events],
-            next_cursor=page.next_cursor, resync_required=page.resync_required,
-            complete=page.complete, reason=page.reason,
-        )
+        return page_json(self.events.since(p.cursor, p.limit or MAX_PAGE, region))
 
     # -- pause -----------------------------------------------------------------------------------
     def pause(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
@@ -326,9 +321,8 @@ class Host:
         changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}")
         if p.actor in ("player", "environment"):
             # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
-            for ch in changes:
-                self.events.record(ch.x, ch.y, ch.z, ch.before, ch.after, p.actor,
-                                   player_id=player if p.actor == "player" else "")
+            self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
+                                    player_id=player if p.actor == "player" else "")
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))
 
     def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:

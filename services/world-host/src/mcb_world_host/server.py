@@ -49,7 +49,10 @@ _BIG_BYTES = 65_536
 def _ok_response(result: Any, request_id: Any) -> Response:
     """``{"ok": true, "result", "requestId"}``. A large bytes field (region_read ``indices``: up to
     4 MB) is base64-encoded once and spliced into the body, instead of MessageToDict encoding it
-    and json.dumps scanning the 5.6 MB text again: the same JSON (bench/summary_ungenerated.py)."""
+    and json.dumps scanning the 5.6 MB text again: the same JSON (bench/summary_ungenerated.py).
+    A handler may answer the JSON form itself (a dict: events_since's pages)."""
+    if isinstance(result, dict):
+        return JSONResponse({"ok": True, "result": result, "requestId": request_id})
     big = {f.name: f.json_name for f in result.DESCRIPTOR.fields
            if f.type == f.TYPE_BYTES and not f.is_repeated and len(getattr(result, f.name)) > _BIG_BYTES}
     if not big:

@@ -30,9 +30,17 @@ GRAVITY = "gravity"
 REDSTONE = "redstone"
 
 
+_NAMES: dict[str, str] = {}  # state -> block name: a world holds few distinct states, asked per block
+
+
 def _name(state: str) -> str:
-    name = state.split("{", 1)[0].split("[", 1)[0].strip()  # a full state may carry {data}
-    return name if ":" in name else f"minecraft:{name}"
+    name = _NAMES.get(state)
+    if name is None:
+        name = state.split("{", 1)[0].split("[", 1)[0].strip()  # a full state may carry {data}
+        name = name if ":" in name else f"minecraft:{name}"
+        if len(_NAMES) < 65_536:
+            _NAMES[state] = name
+    return name
 
 
 @dataclass(frozen=True)

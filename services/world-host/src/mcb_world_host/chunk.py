@@ -221,6 +221,8 @@ class Chunk:
     def set_block_entity(self, x: int, y: int, z: int, be_id: str | None, data: dict | None) -> None:
         """Replace the block entity at a position (none when ``be_id`` is None)."""
         lst = self.root.get("block_entities")
+        if be_id is None and isinstance(lst, list) and self.block_entity_at(x, y, z) is None:
+            return  # nothing there, nothing to put: the common case of a batch (indexed, not a scan)
         if not isinstance(lst, list):
             lst = self.root["block_entities"] = nbt.List(nbt.COMPOUND)
         keep = [be for be in lst if not (isinstance(be, dict) and int(be.get("x", 1 << 40)) == x

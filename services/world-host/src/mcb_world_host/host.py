@@ -233,8 +233,8 @@ class Host:
             problems: list[world_pb2.EntryResult] = []
             already: list[common_pb2.Vec3] = []
             writes: list[Change] = []
-            for (x, y, z), expected, desired in entries:
-                current = w.get_block(x, y, z)
+            currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
+            for ((x, y, z), expected, desired), current in zip(entries, currents, strict=False):
                 if current == desired:
                     already.append(common_pb2.Vec3(x=x, y=y, z=z))
                 elif current == expected:
@@ -246,8 +246,7 @@ class Host:
                     writes.append(Change(x, y, z, current, desired))
                 else:
                     problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
-            for (x, y, z), expected in deps:
-                current = w.get_block(x, y, z)
+            for ((x, y, z), expected), current in zip(deps, currents[len(entries):], strict=True):
                 if current != expected:
                     problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
             res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)

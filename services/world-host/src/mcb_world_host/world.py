@@ -462,14 +462,18 @@ class World:
 
     def _write_states(self, items: list[tuple[int, int, int, str]]) -> None:
         touched: dict[tuple[int, int], Chunk] = {}
+        parsed: dict[str, tuple[str, str | None, str | None]] = {}  # a batch names few states
         for x, y, z, state in items:
             key = (x >> 4, z >> 4)
             c = touched.get(key) or self.chunk(*key)
             if c is None:
                 raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
-            s, data = blockentity.split(state)
+            hit = parsed.get(state)
+            if hit is None:
+                s, data = blockentity.split(state)
+                hit = parsed[state] = (s, data, self.blockinfo.block_entity(s))
+            s, data, be_id = hit
             c.set_block(x, y, z, s)
-            be_id = self.blockinfo.block_entity(s)
             c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
             touched[key] = c
         # The touched chunks stay decoded in ``_chunks`` between batches (a dirty one is never

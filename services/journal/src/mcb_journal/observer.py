@@ -76,6 +76,9 @@ def _u64(v: Any) -> int:
 class Observer:
     def __init__(self, db: Database, world: WorldPort):
         self.db = db
+        # Pages are recorded in a thread on their own connection: a group of 5,000 rows and its
+        # fsync would otherwise hold the event loop (and with it the executor's next batch).
+        self._rdb = db.sibling()
         self.world = world
         self._lock = asyncio.Lock()
         self.healthy = False
@@ -100,18 +103,18 @@ class Observer:
                 pages.append((cursor, res))
                 cursor = res.next_cursor
                 if res.complete or res.resync_required or len(pages) >= PAGES_PER_COMMIT:
-                    self._record(pages)
+                    await asyncio.to_thread(self._record, pages)
                     pages = []
                 if res.complete:
                     break
             if pages:
-                self._record(pages)
+                await asyncio.to_thread(self._record, pages)
         if self.db.get_meta("rollback_check", ""):
             await self._note_rollback()
 
     def _record(self, pages: list[tuple[str, Page]]) -> None:
         restarted_instance = ""
-        with self.db.tx() as c:
+        with self._rdb.tx() as c:
             for cursor, res in pages:
                 instance = res.next_cursor.rpartition(":")[0]
                 if res.resync_required and cursor:
@@ -133,7 +136,7 @@ class Observer:
             )
         self.healthy = True
         if restarted_instance:
-            self.db.set_meta("rollback_check", restarted_instance)
+            self._rdb.set_meta("rollback_check", restarted_instance)
 
     async def _note_rollback(self) -> None:
         """After a host restart: when its world rolled back past some of our writes (a game server

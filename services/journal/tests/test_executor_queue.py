@@ -69,6 +69,16 @@ async def queue_op(core: JournalCore, y: int, key: str) -> str:
     return rep.operation_id
 
 
+def batch_states(core: JournalCore, op_id: str) -> dict[int, str]:
+    return {r["seq"]: r["state"] for r in core.db.all("SELECT seq, state FROM batches WHERE op_id=?", op_id)}
+
+
+def four_batches(tmp_path, world: RecordingWorld) -> JournalCore:
+    core = make_core(tmp_path, world)
+    core.limits.batch_blocks = 4  # the 4x4 box: four batches
+    return core
+
+
 def state(core: JournalCore, op_id: str) -> str:
     return core.db.one("SELECT state FROM operations WHERE op_id=?", op_id)["state"]
 
@@ -289,3 +299,66 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
         assert all(arrived[j] in ("done", "intent") for j in range(k)), (k, arrived)
     final = {r["seq"]: r["state"] for r in world.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)}
     assert final == {0: "done", 1: "done", 2: "done", 3: "done"}
+
+
+def test_a_graceful_stop_with_a_batch_at_the_host_aborts_the_intent_written_ahead(tmp_path):
+    """app.py's on_stop cancels the executor while batch 0 is at the host: batch 0 stays an open
+    intent (its fate is the host's: reviewed at the next start), batch 1's intent, written ahead
+    and never sent, is aborted, and nothing more is sent."""
+
+    class HeldWorld(RecordingWorld):
+        def __init__(self) -> None:
+            super().__init__()
+            self.arrived = asyncio.Event()
+
+        async def call(self, method, params, result_type):
+            if method == "batch_apply":
+                self.arrived.set()
+                await asyncio.Event().wait()  # never answers
+            return await super().call(method, params, result_type)
+
+    world = HeldWorld()
+    core = four_batches(tmp_path, world)
+
+    async def main():
+        op = await queue_op(core, 64, "stop")
+        ex = Executor(core)
+        task = asyncio.create_task(ex.run_forever())
+        await world.arrived.wait()
+        while core.db.one("SELECT 1 FROM batches WHERE op_id=? AND seq=1", op) is None:
+            await asyncio.sleep(0.01)  # the writer has written batch 1's intent ahead
+        ex.stopping.set()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        ex.close()
+        return op
+
+    op = asyncio.run(main())
+    assert batch_states(core, op) == {0: "intent", 1: "aborted"}
+
+
+def test_a_failing_writer_records_the_answered_batches_and_fails_the_operation(tmp_path, caplog):
+    world = RecordingWorld()
+    core = four_batches(tmp_path, world)
+
+    async def main():
+        op = await queue_op(core, 64, "w")
+        ex = Executor(core)
+        real = ex._commit_ahead
+
+        def bad(plan, op_id, seq, size, answered):
+            if seq == 2:
+                raise RuntimeError("a bug in the writer")
+            return real(plan, op_id, seq, size, answered)
+
+        ex._commit_ahead = bad
+        await run_until(ex, lambda: state(core, op) not in ("queued", "applying"))
+        ex.close()
+        return op
+
+    op = asyncio.run(main())
+    assert world.batches == [f"{op}.0", f"{op}.1"]  # batch 2 was never written ahead, never sent
+    assert state(core, op) == "failed"
+    assert batch_states(core, op) == {0: "done", 1: "done"}
+    assert core.db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"] == 8
+    assert "a bug in the writer" in caplog.text

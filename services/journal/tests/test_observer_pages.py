@@ -94,3 +94,32 @@ def test_a_malformed_page_is_an_error_not_a_row(damage):
     with pytest.raises(McbError) as exc:
         observer.read_page({"nextCursor": "h:1", "complete": True} | damage)
     assert exc.value.code == ErrorCode.INTERNAL and "malformed events_since page" in exc.value.message
+
+
+def test_a_sync_cancelled_while_its_pages_are_recorded_never_records_them_twice(tmp_path):
+    """Callers of sync() are gRPC handlers that can be cancelled (the client went away); the
+    group being recorded in the thread must be stored before the next sync reads the cursor."""
+    import time
+
+    core = make_core(tmp_path)
+    world = PagedWorld(total=300)
+    obs = Observer(core.db, world)
+    real = obs._record
+
+    def slow_record(pages):  # a 5,000-row group and its fsync
+        time.sleep(0.3)
+        real(pages)
+
+    obs._record = slow_record
+
+    async def main():
+        handler = asyncio.create_task(obs.sync())
+        await asyncio.sleep(0.1)  # inside the recording thread now
+        handler.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await handler
+        await obs.sync()  # the observer loop's next sync
+
+    asyncio.run(main())
+    assert seqs(core) == list(range(300))
+    assert core.db.one("SELECT COUNT(*) AS n FROM observed WHERE kind='gap'")["n"] == 1

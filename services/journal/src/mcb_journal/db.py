@@ -2,7 +2,8 @@
 
 WAL mode with ``synchronous=FULL``: a committed transaction is on disk before ``commit``
 returns, which is what "persist the intent before writing the world" relies on.
-One connection, used from the event loop thread only (the journal is the single writer).
+The journal is the single writer; besides the event loop's connection, two threads have their
+own (``Database.sibling``): the executor's writer and the observer's page recorder.
 """
 
 from __future__ import annotations

@@ -103,18 +103,37 @@ class Observer:
                 pages.append((cursor, res))
                 cursor = res.next_cursor
                 if res.complete or res.resync_required or len(pages) >= PAGES_PER_COMMIT:
-                    await asyncio.to_thread(self._record, pages)
+                    await self._store(pages)
                     pages = []
                 if res.complete:
                     break
             if pages:
-                await asyncio.to_thread(self._record, pages)
+                await self._store(pages)
         if self.db.get_meta("rollback_check", ""):
             await self._note_rollback()
+
+    async def _store(self, pages: list[tuple[str, Page]]) -> None:
+        """Record a group of pages in a thread. A caller cancelled meanwhile (a gRPC handler whose
+        client went away) still waits for the thread before it releases the lock: the next sync
+        must start from the cursor this group stores, or it would record the same pages again."""
+        job = asyncio.ensure_future(asyncio.to_thread(self._record, pages))
+        cancelled = False
+        while not job.done():
+            try:
+                await asyncio.shield(job)
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+        job.result()
 
     def _record(self, pages: list[tuple[str, Page]]) -> None:
         restarted_instance = ""
         with self._rdb.tx() as c:
+            row = c.execute("SELECT value FROM meta WHERE key='observer_cursor'").fetchone()
+            if (json.loads(row["value"]) if row is not None else "") != pages[0][0]:
+                log.warning("observer: a group of pages from cursor %r was recorded already; skipped", pages[0][0])
+                return
             for cursor, res in pages:
                 instance = res.next_cursor.rpartition(":")[0]
                 if res.resync_required and cursor:

@@ -85,6 +85,7 @@ class Executor:
         self.wdb = self.db.sibling()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
         self._job: tuple[asyncio.Future, str, int, list[tuple]] | None = None
+        self._in_flight: asyncio.Future | None = None  # the batch_apply request of the batch being sent
 
     def close(self) -> None:
         """Let the writer's transaction in flight (if any) finish, then close its connection."""
@@ -121,6 +122,15 @@ class Executor:
                 continue
             try:
                 await self.run_operation(op_id)
+            except asyncio.CancelledError:
+                # The journal is stopping (app.py on_stop): a batch not sent yet is not sent, the
+                # answered ones are recorded, an intent written ahead is aborted; a batch already at
+                # the host stays an open intent (at the next start: recovery_required, reviewed).
+                if self._in_flight is not None and not self._in_flight.done():
+                    self._in_flight.cancel()
+                await self._join(raise_error=False)
+                self._flush(op_id)
+                raise
             except Exception as exc:  # noqa: BLE001 - a bug must not stop the dispatcher
                 log.exception("operation %s failed inside the executor", op_id)
                 try:
@@ -181,139 +191,128 @@ class Executor:
         self._pending = []
         self._unsent = None
         staged: tuple[list, dict] | None = None  # batch seq's entries and request; its intent is committed
-        send: asyncio.Future | None = None
-        try:
-            for seq in range(total):
-                cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
-                if cur is not None and cur["cancel_requested"]:
-                    self._flush(op_id)
-                    set_state(core.db, op_id, OpState.CANCELLED,
-                              message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
-                    await self._progress(op_id)
-                    return
-                if staged is None:  # batch 0; later ones were written ahead by the writer thread
-                    entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
-                    fault_point("before_intent")
-                    with self.db.tx() as c:
-                        self._insert_intent(c, op_id, seq, blob, digest)
-                    self._unsent = seq
-                    fault_point("after_intent")
-                else:
-                    entries, params = staged
-                refusal = self._rights_refusal(row["project_id"], op_id, entries)
-                if refusal is not None:
-                    self._flush(op_id)
-                    set_state(core.db, op_id, OpState.FAILED, error=refusal,
-                              message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
-                                      f"{written} blocks written stay",
-                              written=written, already=already, batches_done=seq)
-                    await self._progress(op_id)
-                    return
-                send = asyncio.ensure_future(self._send(params))
-                self._unsent = None
-                staged = None
-                if seq + 1 < total:
-                    # Pipeline: while the world host writes batch seq, the writer thread commits the
-                    # answered batches' completions and batch seq+1's intent (one fsync'd transaction).
-                    self._write_ahead(plan, op_id, seq + 1, size)
-                if seq:
-                    await self._progress(op_id)
-                try:
-                    result = await send
-                except McbError as err:
-                    await self._join(raise_error=False)  # an intent written ahead is aborted by _flush: never sent
-                    self._flush(op_id)
-                    if err.code in REFUSALS:
-                        # The host refused the batch as a whole before writing anything.
-                        self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
-                        new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
-                        set_state(core.db, op_id, new, error=err,
-                                  message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
-                                          f"{written} blocks written stay",
-                                  written=written, already=already, batches_done=seq)
-                    else:
-                        set_state(core.db, op_id, OpState.RECOVERY_REQUIRED, error=err,
-                                  message=f"no answer from the world host for batch {seq + 1}; its writes are "
-                                          "unknown — an admin must review (mcb recovery review)")
-                    await self._progress(op_id)
-                    return
-                if result.status == "applied":
-                    already_set = {(p.x, p.y, p.z) for p in result.already_positions}
-                    batch_written = [e for e in entries if (e[0], e[1], e[2]) not in already_set]
-                    written += len(batch_written)
-                    already += len(already_set)
-                    for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
-                        samples.append([e[0], e[1], e[2]])
-                    # Recorded by the next batch's writer job (group commit), or below when it is the last.
-                    self._pending.append((seq, {"written": len(batch_written), "already": sorted(already_set),
-                                                "replayed": result.replayed}, batch_written,
-                                          {"written": written, "already": already, "batches_done": seq + 1,
-                                           "written_samples_json": json.dumps(samples)}))
-                    staged = await self._join()
-                    fault_point("before_completion")
-                    last = seq + 1 == total
-                    if last:
-                        self._flush(op_id)
-                        await self._progress(op_id)
-                    if last and core.observer is not None:
-                        try:  # a restart right before the last answer: let the observer see its gap
-                            await core.observer.sync()
-                        except McbError:
-                            pass
-                    if self.link_lost or self._gap_mark() > gaps:
-                        self._flush(op_id, keep_unsent=True)
-                        n, stop = await self._reverify(op_id, plan, seq + 1, size)
-                        restored += n
-                        if stop is not None:
-                            self._flush(op_id)
-                            state, message, stop_err = stop
-                            set_state(core.db, op_id, state, error=stop_err, message=f"{message}; {written} blocks written stay",
-                                      written=written, already=already, batches_done=seq + 1)
-                            await self._progress(op_id)
-                            return
-                        self.link_lost = False
-                        gaps = self._gap_mark()
-                    continue
-                await self._join(raise_error=False)
+        self._in_flight = None
+        for seq in range(total):
+            cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
+            if cur is not None and cur["cancel_requested"]:
                 self._flush(op_id)
-                # conflict: nothing of this batch was written; stop before it.
-                conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
-                want = {(e[0], e[1], e[2]): e for e in entries}
-                cs = []
-                for p in conflicts[: core.limits.sample_limit]:
-                    e = want.get((p.x, p.y, p.z))
-                    cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
-                               "desired": e[4] if e else "", "source": "unknown",
-                               "kind": p.result})
-                if core.observer is not None and core.parts is not None and cs:
-                    prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
-                    prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
-                    sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
-                    parts = core.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
-                    for sample in cs:
-                        sample["source"] = sources.get(tuple(sample["pos"]), "external")
-                        sample["part_id"] = parts.get(tuple(sample["pos"]), "")
-                self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
-                with self.db.tx() as c:
-                    c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
-                set_state(
-                    core.db, op_id, OpState.CONFLICT,
-                    message=(f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
-                             f"(changed since prepare); nothing of that batch was written; {written} blocks written "
-                             "earlier stay. Inspect the region and prepare again."),
-                    written=written, already=already, conflicts=len(conflicts), batches_done=seq)
+                set_state(core.db, op_id, OpState.CANCELLED,
+                          message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
                 await self._progress(op_id)
                 return
-        except asyncio.CancelledError:
-            # The journal is stopping (app.py on_stop): a batch not sent yet is not sent, the
-            # answered ones are recorded, an intent written ahead is aborted; a batch already at
-            # the host stays an open intent (at the next start: recovery_required, reviewed).
-            if send is not None and not send.done():
-                send.cancel()
+            if staged is None:  # batch 0; later ones were written ahead by the writer thread
+                entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
+                fault_point("before_intent")
+                with self.db.tx() as c:
+                    self._insert_intent(c, op_id, seq, blob, digest)
+                self._unsent = seq
+                fault_point("after_intent")
+            else:
+                entries, params = staged
+            refusal = self._rights_refusal(row["project_id"], op_id, entries)
+            if refusal is not None:
+                self._flush(op_id)
+                set_state(core.db, op_id, OpState.FAILED, error=refusal,
+                          message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
+                                  f"{written} blocks written stay",
+                          written=written, already=already, batches_done=seq)
+                await self._progress(op_id)
+                return
+            send = self._in_flight = asyncio.ensure_future(self._send(params))
+            self._unsent = None
+            staged = None
+            if seq + 1 < total:
+                # Pipeline: while the world host writes batch seq, the writer thread commits the
+                # answered batches' completions and batch seq+1's intent (one fsync'd transaction).
+                self._write_ahead(plan, op_id, seq + 1, size)
+            if seq:
+                await self._progress(op_id)
+            try:
+                result = await send
+            except McbError as err:
+                await self._join(raise_error=False)  # an intent written ahead is aborted by _flush: never sent
+                self._flush(op_id)
+                if err.code in REFUSALS:
+                    # The host refused the batch as a whole before writing anything.
+                    self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
+                    new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
+                    set_state(core.db, op_id, new, error=err,
+                              message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
+                                      f"{written} blocks written stay",
+                              written=written, already=already, batches_done=seq)
+                else:
+                    set_state(core.db, op_id, OpState.RECOVERY_REQUIRED, error=err,
+                              message=f"no answer from the world host for batch {seq + 1}; its writes are "
+                                      "unknown — an admin must review (mcb recovery review)")
+                await self._progress(op_id)
+                return
+            if result.status == "applied":
+                already_set = {(p.x, p.y, p.z) for p in result.already_positions}
+                batch_written = [e for e in entries if (e[0], e[1], e[2]) not in already_set]
+                written += len(batch_written)
+                already += len(already_set)
+                for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
+                    samples.append([e[0], e[1], e[2]])
+                # Recorded by the next batch's writer job (group commit), or below when it is the last.
+                self._pending.append((seq, {"written": len(batch_written), "already": sorted(already_set),
+                                            "replayed": result.replayed}, batch_written,
+                                      {"written": written, "already": already, "batches_done": seq + 1,
+                                       "written_samples_json": json.dumps(samples)}))
+                staged = await self._join()
+                fault_point("before_completion")
+                last = seq + 1 == total
+                if last:
+                    self._flush(op_id)
+                    await self._progress(op_id)
+                if last and core.observer is not None:
+                    try:  # a restart right before the last answer: let the observer see its gap
+                        await core.observer.sync()
+                    except McbError:
+                        pass
+                if self.link_lost or self._gap_mark() > gaps:
+                    self._flush(op_id, keep_unsent=True)
+                    n, stop = await self._reverify(op_id, plan, seq + 1, size)
+                    restored += n
+                    if stop is not None:
+                        self._flush(op_id)
+                        state, message, stop_err = stop
+                        set_state(core.db, op_id, state, error=stop_err, message=f"{message}; {written} blocks written stay",
+                                  written=written, already=already, batches_done=seq + 1)
+                        await self._progress(op_id)
+                        return
+                    self.link_lost = False
+                    gaps = self._gap_mark()
+                continue
             await self._join(raise_error=False)
             self._flush(op_id)
-            raise
-
+            # conflict: nothing of this batch was written; stop before it.
+            conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
+            want = {(e[0], e[1], e[2]): e for e in entries}
+            cs = []
+            for p in conflicts[: core.limits.sample_limit]:
+                e = want.get((p.x, p.y, p.z))
+                cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
+                           "desired": e[4] if e else "", "source": "unknown",
+                           "kind": p.result})
+            if core.observer is not None and core.parts is not None and cs:
+                prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
+                prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
+                sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
+                parts = core.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
+                for sample in cs:
+                    sample["source"] = sources.get(tuple(sample["pos"]), "external")
+                    sample["part_id"] = parts.get(tuple(sample["pos"]), "")
+            self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
+            with self.db.tx() as c:
+                c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
+            set_state(
+                core.db, op_id, OpState.CONFLICT,
+                message=(f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
+                         f"(changed since prepare); nothing of that batch was written; {written} blocks written "
+                         "earlier stay. Inspect the region and prepare again."),
+                written=written, already=already, conflicts=len(conflicts), batches_done=seq)
+            await self._progress(op_id)
+            return
         note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
         set_state(core.db, op_id, OpState.APPLIED,
                   message=f"applied: {written} blocks written, {already} already in place{note}",

@@ -10,7 +10,6 @@ reasons about "no later write touched this block" (undo, the change feed) must s
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any, NamedTuple
 
@@ -130,8 +129,7 @@ class Observer:
     def _record(self, pages: list[tuple[str, Page]]) -> None:
         restarted_instance = ""
         with self._rdb.tx() as c:
-            row = c.execute("SELECT value FROM meta WHERE key='observer_cursor'").fetchone()
-            if (json.loads(row["value"]) if row is not None else "") != pages[0][0]:
+            if self._rdb.get_meta("observer_cursor", "") != pages[0][0]:  # c is this connection
                 log.warning("observer: a group of pages from cursor %r was recorded already; skipped", pages[0][0])
                 return
             for cursor, res in pages:
@@ -148,11 +146,7 @@ class Observer:
                     " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
                     [(instance, *e) for e in res.events],
                 )
-            c.execute(
-                "INSERT INTO meta(key, value) VALUES ('observer_cursor', ?)"
-                " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                (json.dumps(pages[-1][1].next_cursor),),
-            )
+            self._rdb.set_meta("observer_cursor", pages[-1][1].next_cursor)
         self.healthy = True
         if restarted_instance:
             self._rdb.set_meta("rollback_check", restarted_instance)

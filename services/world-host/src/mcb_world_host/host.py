@@ -234,7 +234,7 @@ class Host:
             already: list[common_pb2.Vec3] = []
             writes: list[Change] = []
             currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
-            for ((x, y, z), expected, desired), current in zip(entries, currents, strict=False):
+            for ((x, y, z), expected, desired), current in zip(entries, currents[:len(entries)], strict=True):
                 if current == desired:
                     already.append(common_pb2.Vec3(x=x, y=y, z=z))
                 elif current == expected:

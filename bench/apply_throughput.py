@@ -1,6 +1,8 @@
 """Benchmark: build_apply → applied through the whole stack (MCP over HTTP → bridge →
 journal → world host), for the seed example and a 100,000-block box, and the same box
-written by amulet-core (set + save, no safety) in its own venv, as a ratio.
+written by amulet-core (set + save, no safety) in its own venv, as a ratio; and the same box sent
+straight to a world host alone (512-block batches over HTTP, no journal): the floor of the stack's
+apply with this host, as a ratio to amulet-core too.
 
     uv run python bench/apply_throughput.py            # writes bench/out/apply_throughput.json
 
@@ -32,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from e2e.conftest import start_stack  # noqa: E402
 from e2e.mcpclient import call, http_client  # noqa: E402
 from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
+from world_host_batches import apply_box, serve_world  # noqa: E402
 
 BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
 TICK = os.sysconf("SC_CLK_TCK")
@@ -86,6 +89,19 @@ async def timed_apply(client, recipe) -> dict:
             "batches": st["batches_total"]}
 
 
+def host_alone(tmp: Path, pristine_world: Path) -> dict:
+    """The same box sent straight to a world host on a copy of ``pristine_world`` in 512-block
+    batches, one after the other (no journal, bridge or observer): what the stack's apply would
+    take if everything but the world host cost nothing — its floor with this host."""
+    shutil.copytree(pristine_world, tmp / "world")
+    proc, url, token = serve_world(tmp, tmp / "world")
+    try:
+        secs = apply_box(url, token, BOX, "minecraft:stone")
+    finally:
+        proc.stop()
+    return {"blocks": 100_000, "apply_s": round(secs, 3), "batches": -(-100_000 // 512)}
+
+
 def main() -> int:
     out: dict = {"machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count(),
                              "platform": platform.platform()}}
@@ -109,12 +125,13 @@ def main() -> int:
             anyio.run(run)
         finally:
             stack.stop()
-        # amulet-core on a pristine copy of the same kind of world (a fresh flat world).
+        # amulet-core and the world host alone, each on a pristine copy of the same kind of world
+        # (a fresh flat world)
+        fresh = Path(tmp) / "fresh"
+        stack2 = start_stack(fresh)
+        stack2.stop()
         amulet_py = ROOT / "bench" / ".venv-amulet" / "bin" / "python"
         if amulet_py.exists():
-            fresh = Path(tmp) / "fresh"
-            stack2 = start_stack(fresh)
-            stack2.stop()
             world = Path(tmp) / "amulet-world"
             shutil.copytree(fresh / "world", world)
             r = subprocess.run([str(amulet_py), str(ROOT / "bench" / "amulet_write.py"), str(world), *map(str, BOX)],
@@ -127,6 +144,11 @@ def main() -> int:
                 out["amulet_core_100k"] = {"error": r.stderr[-2000:]}
         else:
             out["amulet_core_100k"] = {"skipped": "bench/.venv-amulet not installed (see the module docstring)"}
+        out["world_host_alone_100k"] = host_alone(Path(tmp) / "host-alone", fresh / "world")
+        am = out["amulet_core_100k"]
+        if "set_save_s" in am:
+            out["ratio_world_host_alone_over_amulet_set_save"] = round(
+                out["world_host_alone_100k"]["apply_s"] / am["set_save_s"], 2)
     dest = ROOT / "bench" / "out"
     dest.mkdir(exist_ok=True)
     (dest / "apply_throughput.json").write_text(json.dumps(out, indent=2))

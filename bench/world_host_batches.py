@@ -20,10 +20,43 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from harness import free_port, start_process  # noqa: E402
+from harness import Proc, free_port, start_process  # noqa: E402
 from mcb_rpc.tokens import ensure_token  # noqa: E402
 
 BATCH = 512
+
+
+def serve_world(tmpd: Path, world_dir: Path | None = None) -> tuple[Proc, str, str]:
+    """``python -m mcb_world_host`` on a free port: (process, url, service token). It serves
+    ``world_dir`` when given, else a fresh flat world pre-generated over x, z in -64..63."""
+    secrets = tmpd / "secrets"
+    token = ensure_token(secrets, "service")
+    port = free_port()
+    env = {"MCB_RUNTIME_DIR": str(tmpd), "MCB_SECRETS_DIR": str(secrets), "MCB_WORLD_HOST_PORT": str(port),
+           "MCB_SERVICE_TOKEN": "", "MCB_WORLD_DIR": str(world_dir or tmpd / "world")}
+    if world_dir is None:
+        env.update({"MCB_WORLD_CREATE": "flat", "MCB_WORLD_PREGEN": "-64,-64,63,63"})
+    url = f"http://127.0.0.1:{port}"
+    proc = start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmpd / "logs", env=env,
+                         health_url=f"{url}/health", timeout=60)
+    return proc, url, token
+
+
+def apply_box(url: str, token: str, box: tuple[int, int, int, int, int, int], block: str) -> float:
+    """Write ``box`` (x0, y0, z0, x1, y1, z1) with ``block`` over air straight to the host, 512
+    entries a batch in y, z, x order, one request after the other: -> seconds."""
+    x0, y0, z0, x1, y1, z1 = box
+    pos = [(x, y, z) for y in range(y0, y1 + 1) for z in range(z0, z1 + 1) for x in range(x0, x1 + 1)]
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as c:
+        epoch = c.post("/v1/rpc", json={"method": "world_info", "params": {}}).json()["result"]["epoch"]
+        t0 = time.perf_counter()
+        for b in range(0, len(pos), BATCH):
+            entries = [{"x": x, "y": y, "z": z, "expected": "minecraft:air", "desired": block}
+                       for x, y, z in pos[b:b + BATCH]]
+            r = c.post("/v1/rpc", json={"method": "batch_apply", "params": {
+                "batchId": f"box-{b // BATCH}", "worldEpoch": epoch, "entries": entries}}).json()
+            assert r["ok"] and r["result"]["status"] == "applied", r
+        return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -31,16 +64,7 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=40)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        tmpd = Path(tmp)
-        secrets = tmpd / "secrets"
-        token = ensure_token(secrets, "service")
-        port = free_port()
-        env = {"MCB_RUNTIME_DIR": str(tmpd), "MCB_SECRETS_DIR": str(secrets), "MCB_WORLD_CREATE": "flat",
-               "MCB_WORLD_DIR": str(tmpd / "world"), "MCB_WORLD_PREGEN": "-64,-64,63,63",
-               "MCB_WORLD_HOST_PORT": str(port), "MCB_SERVICE_TOKEN": ""}
-        url = f"http://127.0.0.1:{port}"
-        proc = start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmpd / "logs", env=env,
-                             health_url=f"{url}/health", timeout=60)
+        proc, url, token = serve_world(Path(tmp))
         try:
             c = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
             epoch = c.post("/v1/rpc", json={"method": "world_info", "params": {}}).json()["result"]["epoch"]

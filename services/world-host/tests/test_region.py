@@ -152,3 +152,25 @@ def test_oversized_chunk_refused(tmp_path):
         r.write_chunk(0, 0, nbt.write(nbt.Compound(x=nbt.ByteArray(os.urandom(1_200_000)))))
     assert ei.value.code == ErrorCode.BUDGET_EXCEEDED
     assert r.read_chunk(0, 0) is None
+
+
+def test_new_region_file_name_is_made_durable_or_fails(tmp_path, monkeypatch):
+    """A new region file's directory entry is fsynced before any chunk can be written into it;
+    when that fsync fails the file is not used (an error, not a silent success whose chunks a
+    crash could take with the name)."""
+    import errno
+
+    from mcb_world_host import region as regionmod
+
+    synced = []
+    monkeypatch.setattr(regionmod, "fsync_dir", synced.append)
+    RegionFile(tmp_path / "r.0.0.mca", create=True)
+    assert synced == [tmp_path]
+
+    def failing(directory):
+        raise OSError(errno.EIO, "simulated I/O error", str(directory))
+
+    monkeypatch.setattr(regionmod, "fsync_dir", failing)
+    with pytest.raises(OSError):
+        RegionFile(tmp_path / "r.1.0.mca", create=True)
+    assert not (tmp_path / "r.1.0.mca").exists()  # a retry creates it again and syncs its name

@@ -25,6 +25,7 @@ import zlib
 from pathlib import Path
 
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.files import fsync_dir
 
 SECTOR = 4096
 MAX_SECTORS_PER_CHUNK = 255  # the count byte; larger chunks need an external .mcc file
@@ -65,7 +66,11 @@ class RegionFile:
             os.write(fd, b"\x00" * (2 * SECTOR))
             os.fsync(fd)
             os.close(fd)
-            _fsync_dir(self.path.parent)
+            try:
+                fsync_dir(self.path.parent)  # the new name is durable before a chunk in it is
+            except OSError:
+                self.path.unlink(missing_ok=True)  # a retry creates it again, and syncs its name
+                raise
         # Unbuffered: writes go straight to the file with pwrite (a write that fails for a full
         # disk leaves nothing in a buffer to fail again on every later read), reads see them.
         self._f = open(self.path, "rb" if readonly else "r+b", buffering=0)  # noqa: SIM115 - kept open for the region's lifetime
@@ -277,16 +282,3 @@ def _read_exact(f, n: int) -> bytes:  # noqa: ANN001 - an unbuffered file: one r
         parts.append(b)
         got += len(b)
     return b"".join(parts)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

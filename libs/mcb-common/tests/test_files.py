@@ -36,9 +36,29 @@ def test_writes_whole_file_then_fsyncs_the_directory(tmp_path: Path, monkeypatch
     target = tmp_path / "sub" / "world.json"
     atomic_write(target, '{"worldUuid": "u"}\n')
     assert target.read_text() == '{"worldUuid": "u"}\n'
-    # the data is on disk before the rename, and the rename before the call returns
-    assert events == [("fsync", "file"), ("replace", "world.json"), ("fsync", "dir")]
+    # the new folder is synced into its parent, the data is on disk before the rename, and the
+    # rename before the call returns
+    assert events == [("fsync", "dir"), ("fsync", "file"), ("replace", "world.json"), ("fsync", "dir")]
     assert sorted(p.name for p in target.parent.iterdir()) == ["world.json"]  # no temporary file left
+
+
+def test_new_folders_are_synced_into_their_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each folder atomic_write creates is synced into its parent, outermost first, before the
+    file's own folder is: a power loss cannot take a new folder and the file in it."""
+    synced: list[Path] = []
+    real = files.fsync_dir
+
+    def record(directory: Path) -> None:
+        synced.append(directory)
+        real(directory)
+
+    monkeypatch.setattr(files, "fsync_dir", record)
+    (tmp_path / "blobs").mkdir()
+    atomic_write(tmp_path / "blobs" / "ab" / "cd" / "x.zlib", b"data")
+    assert synced == [tmp_path / "blobs", tmp_path / "blobs" / "ab", tmp_path / "blobs" / "ab" / "cd"]
+    synced.clear()
+    atomic_write(tmp_path / "blobs" / "ab" / "cd" / "y.zlib", b"data")  # folders exist: only the file's
+    assert synced == [tmp_path / "blobs" / "ab" / "cd"]
 
 
 def test_replaces_existing_content_and_keeps_mode(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ requested. Reported per kind of stop:
   (its batch log's ``finished_ms``; 0 when that was before the request);
 * ``max_batches_after_stop``: batches the host began writing after the stop was in effect (the
   cancel call answered: its flag is stored; the host's pause answered) — ≤ 1 for cancel (the one
-  the journal had sent before it read the flag), 0 for pause. Batches can begin between the
-  request and its answer (a batch takes ~7 ms at the host; the request crosses the bridge).
+  the journal had sent before it read the flag), 0 for pause (the embedded host answers pause
+  after a batch in progress finished; before, a batch admitted just before the flag was set could
+  log its begin after the answer: 1 in one run of 5). Batches can begin between the request and
+  its answer (a batch takes ~7 ms at the host; the request crosses the bridge).
 Also the host's write time per batch (batch log ``begun_ms`` → ``finished_ms``). The journal's
 own records are not used for timing: with the pipeline a batch's completion is committed with a
 later batch's intent, so ``done_ms`` is when it was recorded, not when it was written.

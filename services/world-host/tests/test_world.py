@@ -103,6 +103,39 @@ def batch(bid, entries, epoch=1, deps=()):
     )
 
 
+def test_pause_waits_for_the_batch_in_progress(world, monkeypatch):
+    """When pause answers, nothing is being written: a batch admitted before it finishes first,
+    and every batch after it answers paused."""
+    import threading
+
+    host = Host(world)
+    writing, release = threading.Event(), threading.Event()
+    real = World._write_states
+
+    def held(self, items):
+        writing.set()
+        assert release.wait(10)
+        return real(self, items)
+
+    monkeypatch.setattr(World, "_write_states", held)
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("r", host.batch_apply(batch("held", [(3, 64, 0, "air", "stone")]))))
+    t.start()
+    assert writing.wait(10)  # the batch is between its intent and its region write
+    paused = threading.Event()
+    p = threading.Thread(target=lambda: (host.pause(world_pb2.PauseParams(reason="test")), paused.set()))
+    p.start()
+    assert not paused.wait(0.3)  # pause waits for the batch in progress
+    release.set()
+    t.join(10)
+    assert paused.wait(10)
+    p.join(10)
+    assert result["r"].status == "applied" and world.get_block(3, 64, 0) == "minecraft:stone"
+    with pytest.raises(McbError) as ei:
+        host.batch_apply(batch("next", [(4, 64, 0, "air", "stone")]))
+    assert ei.value.code == ErrorCode.PAUSED
+
+
 def test_batch_rules(world):
     host = Host(world)
     r = host.batch_apply(batch("a", [(0, 64, 0, "air", "stone"), (1, 64, 0, "air", "air")]))

@@ -294,9 +294,15 @@ class Host:
 
     # -- pause -----------------------------------------------------------------------------------
     def pause(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
-        self.state.paused = True
-        self.state.pause_reason = p.reason[:500]
+        self._pause(p.reason)
         return world_pb2.PauseResult(paused=True, reason=self.state.pause_reason)
+
+    def _pause(self, reason: str) -> None:
+        """Set the flag under the world lock: a batch in progress finishes first, so once this
+        returns nothing is being written (every later batch answers ``paused``)."""
+        with self.world.lock:
+            self.state.paused = True
+            self.state.pause_reason = reason[:500]
 
     def resume(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
         self.state.paused = False
@@ -345,12 +351,10 @@ class Host:
 
     # -- chat for the AI bridge (scope: admin) ------------------------------------------------------
     def _on_cancel(self, m: Message) -> None:
-        self.state.paused = True
-        self.state.pause_reason = f"/ai stop by {m.player_id}"[:500]
+        self._pause(f"/ai stop by {m.player_id}")
 
     def _on_takeover(self, client_id: str) -> None:
-        self.state.paused = True
-        self.state.pause_reason = f"a new AI bridge connected (client {client_id[:60]})"
+        self._pause(f"a new AI bridge connected (client {client_id[:60]})")
 
     def chat_poll(self, p: world_pb2.ChatPollParams) -> world_pb2.ChatPollResult:
         msgs, took_over = self.chat.poll(p.client_id, p.max_messages)

@@ -73,13 +73,15 @@ EVENT = st.builds(world_pb2.BlockEvent, seq=U64, x=INT32, y=INT32, z=INT32, befo
                   player_id=TEXT, at_millis=U64, operation_id=TEXT)
 
 
-@given(st.lists(EVENT, max_size=10), TEXT, st.booleans(), st.booleans(), TEXT, st.booleans())
-def test_a_page_read_from_json_is_the_message_of_it(events, cursor, resync, complete, reason, all_fields):
+@given(st.lists(EVENT, max_size=10), TEXT, st.booleans(), st.booleans(), TEXT, st.booleans(), st.booleans())
+def test_a_page_read_from_json_is_the_message_of_it(events, cursor, resync, complete, reason, all_fields, proto_names):
     """read_page takes the host's JSON as json_format would: defaults printed (the embedded host)
-    or left out (json_format's default, the Java host), 64-bit integers as strings."""
+    or left out (json_format's default, the Java host), 64-bit integers as strings, the fields'
+    JSON names or their own (snake_case) names — both are proto3 JSON."""
     msg = world_pb2.EventsSinceResult(events=events, next_cursor=cursor, resync_required=resync, complete=complete,
                                       reason=reason)
-    page = observer.read_page(json_format.MessageToDict(msg, always_print_fields_with_no_presence=all_fields))
+    page = observer.read_page(json_format.MessageToDict(msg, always_print_fields_with_no_presence=all_fields,
+                                                        preserving_proto_field_name=proto_names))
     assert page == observer.Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id,
                                    e.at_millis) for e in events], cursor, resync, complete, reason)
 
@@ -94,6 +96,12 @@ def test_a_malformed_page_is_an_error_not_a_row(damage):
     with pytest.raises(McbError) as exc:
         observer.read_page({"nextCursor": "h:1", "complete": True} | damage)
     assert exc.value.code == ErrorCode.INTERNAL and "malformed events_since page" in exc.value.message
+
+
+def test_a_page_with_a_field_this_journal_does_not_know_is_read_without_it():
+    page = observer.read_page({"nextCursor": "h:2", "complete": True, "newPageField": 1,
+                               "events": [{"seq": "2", "x": 1, "playerId": "p", "newEventField": [1]}]})
+    assert page == observer.Page([(2, 1, 0, 0, "", "", "", "p", "", 0)], "h:2", False, True, "")
 
 
 def test_a_sync_cancelled_while_its_pages_are_recorded_never_records_them_twice(tmp_path):

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import Any, NamedTuple
 
+from google.protobuf import json_format
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
@@ -39,11 +40,21 @@ _INT32 = range(-(2**31), 2**31)
 _UINT64 = range(2**64)
 
 
+_PAGE_KEYS = frozenset({"events", "nextCursor", "resyncRequired", "complete", "reason"})
+_EVENT_KEYS = frozenset({"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId"})
+
+
 def read_page(data: dict[str, Any]) -> Page:
     """An events_since answer read from its JSON form directly: a page holds up to 1,000 events,
     and building a message for each cost more than the rest of the sync. Checked as strictly as
-    the message parser: a value of the wrong type or range is an error, never a row."""
+    the message parser: a value of the wrong type or range is an error, never a row. A page with
+    any other key (proto3 JSON also allows the fields' own snake_case names; a newer host may add
+    fields) is read by the message parser instead, which takes both names and ignores unknown
+    fields, as every other answer is read."""
     try:
+        if not data.keys() <= _PAGE_KEYS or not all(type(e) is dict and e.keys() <= _EVENT_KEYS
+                                                     for e in data.get("events", ())):
+            return _read_page_message(data)
         events = []
         for e in data.get("events", ()):
             x, y, z = e.get("x", 0), e.get("y", 0), e.get("z", 0)
@@ -62,6 +73,18 @@ def read_page(data: dict[str, Any]) -> Page:
     except (AttributeError, TypeError, ValueError) as exc:
         raise McbError(ErrorCode.INTERNAL, f"the world host sent a malformed events_since page ({exc})") from None
     return page
+
+
+def _read_page_message(data: dict[str, Any]) -> Page:
+    events = data.get("events", [])
+    if not (type(events) is list and all(type(e) is dict for e in events)):  # ParseDict would take ["x"] as [{}]
+        raise ValueError("events must be a list of objects")
+    try:
+        m = json_format.ParseDict(data, world_pb2.EventsSinceResult(), ignore_unknown_fields=True)
+    except json_format.ParseError as exc:
+        raise ValueError(str(exc)[:200]) from None
+    return Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id, e.at_millis)
+                 for e in m.events], m.next_cursor, m.resync_required, m.complete, m.reason)
 
 
 def _u64(v: Any) -> int:

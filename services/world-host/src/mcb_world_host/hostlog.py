@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcb_common.files import make_dirs
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS batches (
     batch_id      TEXT PRIMARY KEY,
@@ -52,7 +54,7 @@ class BatchRow:
 
 class HostLog:
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)  # the batch log's folder survives a crash like the log
         self.path = path
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)

@@ -25,7 +25,7 @@ import zlib
 from pathlib import Path
 
 from mcb_common.errors import ErrorCode, McbError
-from mcb_common.files import fsync_dir
+from mcb_common.files import fsync_dir, make_dirs
 
 SECTOR = 4096
 MAX_SECTORS_PER_CHUNK = 255  # the count byte; larger chunks need an external .mcc file
@@ -61,7 +61,7 @@ class RegionFile:
         if not exists and not create:
             raise McbError(ErrorCode.NOT_FOUND, f"no region file {self.path.name}")
         if not exists:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.path.parent)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
             os.write(fd, b"\x00" * (2 * SECTOR))
             os.fsync(fd)

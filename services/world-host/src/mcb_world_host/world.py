@@ -32,7 +32,7 @@ from mcb_common import blockentity, nbt
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
-from mcb_common.files import atomic_write
+from mcb_common.files import atomic_write, make_dirs
 from mcb_common.registry import AIR, AIR_NAMES, Registry
 
 from . import level as levelmod
@@ -121,7 +121,7 @@ class World:
         path = Path(path)
         if (path / "level.dat").exists():
             raise McbError(ErrorCode.INVALID_REQUEST, f"a world already exists at {path}")
-        (path / "region").mkdir(parents=True, exist_ok=True)
+        make_dirs(path / "region")
         levelmod.write_level(path / "level.dat", levelmod.new_flat_level(name))
         world = cls(path, registry)
         if pregen is not None:

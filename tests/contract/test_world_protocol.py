@@ -152,6 +152,28 @@ def test_blocks_get(world_host):
     c.err("blocks_get", {"xyz": [5000, 63, 0]}, 404, "not_found")
 
 
+def test_a_request_proposing_an_h2c_upgrade_is_read_whole(world_host):
+    """Java's HttpClient (the camera client's) proposes HTTP/2 on http:// by default; the host
+    answers it over HTTP/1.1 and reads the body — uvicorn's httptools protocol answered such a
+    request without its body (a world host on it refused every one as malformed)."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    c = Client(world_host)
+    u = urlsplit(world_host.base_url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    body = json.dumps({"method": "blocks_get", "params": {"xyz": [0, 63, 0]}, "requestId": "h2c-1"})
+    conn.request("POST", "/v1/rpc", body=body, headers={
+        "Authorization": f"Bearer {c.token}", "Content-Type": "application/json",
+        "Connection": "Upgrade, HTTP2-Settings", "Upgrade": "h2c", "HTTP2-Settings": "AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA"})
+    r = conn.getresponse()
+    got = json.loads(r.read())
+    conn.close()
+    assert r.status == 200 and got["ok"], got
+    assert got["requestId"] == "h2c-1" and [got["result"]["palette"][i] for i in got["result"]["state"]] == [GRASS]
+
+
 # ---- batch_apply -------------------------------------------------------------------------------
 def test_batch_written_already_conflict_all_or_nothing(world_host):
     c = Client(world_host)

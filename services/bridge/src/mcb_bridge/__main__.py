@@ -69,6 +69,7 @@ async def _serve_http(bridge: Bridge) -> None:
         log_level="warning",
         access_log=False,
         lifespan="on",
+        http="h11",  # not httptools: it drops the body of a request proposing an h2c upgrade
         log_config=None,  # keep our stderr handler (and its redaction filter)
     )
     server = uvicorn.Server(config)

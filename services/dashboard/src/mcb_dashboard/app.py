@@ -282,7 +282,8 @@ async def main_async() -> None:
     hosts = allowed_hosts(port, os.environ.get("MCB_DASHBOARD_ALLOWED_HOSTS", ""))
     app = create_app(sources, Sessions(admin), hosts)
     config = uvicorn.Config(app, host=s.bind_host, port=port, log_level="warning", access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2)
+                            lifespan="off", timeout_graceful_shutdown=2,
+                            http="h11")  # not httptools: it drops an h2c-upgrade request's body
     server = uvicorn.Server(config)
     log.info("dashboard listening on http://%s:%d/", s.bind_host, port)
     try:

@@ -51,10 +51,10 @@ def parse_pregen(text: str | None) -> tuple[int, int, int, int] | None:
 
 
 async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
-    # httptools: uvicorn's C HTTP parser (h11, its pure-Python default here, took ~1 ms more of
-    # each batch_apply round trip; bench/apply_throughput.py)
+    # h11, never httptools: uvicorn's httptools protocol drops the body of a request that proposes
+    # an h2c upgrade, as Java's HttpClient does by default on http:// (tests/contract)
     config = uvicorn.Config(create_app(host, tokens), host=bind, port=port, log_level="warning",
-                            lifespan="off", access_log=False, http="httptools")
+                            lifespan="off", access_log=False, http="h11")
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     loop = asyncio.get_running_loop()

@@ -43,7 +43,8 @@ public final class LinkClient implements AutoCloseable {
     private final CaptureService captures;
     private final Backoff backoff;
     private final Consumer<State> onState;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mcb-camera-link"));
     private final ExecutorService captureThread = Executors.newSingleThreadExecutor(r -> daemon(r, "mcb-camera-capture"));
     private volatile WebSocket ws;

@@ -19,7 +19,10 @@ import java.util.Map;
  * sections' current revisions — what a real client would hold once the server sent the chunks.
  */
 final class WorldRevisions {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // HTTP/1.1: the default (HTTP/2) proposes an h2c upgrade on http://, and a server may then
+    // answer without reading the request body (uvicorn's httptools protocol does)
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
     private final URI rpc;
     private final String token;
 

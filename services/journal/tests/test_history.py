@@ -15,7 +15,15 @@ import pytest
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import history
 from mcb_journal.db import SCHEMA_VERSION, Database
-from mcb_journal.history import History, compact, journal_stats, last_oid, pack_operation, packable
+from mcb_journal.history import (
+    History,
+    compact,
+    journal_stats,
+    last_oid,
+    pack_due,
+    pack_operation,
+    packable,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal_v2.sql"
 ALL = (-64, -64, -64, 63, 319, 63)
@@ -181,11 +189,20 @@ def test_stats_and_compact_report_and_shrink(tmp_path):
     blobs = tmp_path / "blobs"
     blobs.mkdir()
     db = Database(v2_journal(tmp_path))
-    st = journal_stats(db, blobs)
+    st = journal_stats(db, blobs, 30.0)
     assert st["packable"]["operations"] == 5 and st["packable"]["write_rows"] == 170
+    assert st["pack_after_seconds"] == 30.0
     assert st["written_blocks"] == 170 and st["live"]["write_rows"] == 170
     out = compact(db, blobs)
     assert out["packed_operations"] == 5 and out["rows"]["writes"] == 170 and out["rows"]["events"] == 170
     assert out["bytes_after"]["total"] < out["bytes_before"]["total"]
-    st = journal_stats(db, blobs)
+    st = journal_stats(db, blobs, 30.0)
     assert st["packable"]["operations"] == 0 and st["packed"]["write_rows"] == 170 and st["live"]["write_rows"] == 0
+
+
+def test_the_packing_delay_is_the_one_given(tmp_path):
+    db = Database(v2_journal(tmp_path))
+    assert len(packable(db)) == 5
+    assert pack_due(db, -1.0) == 0  # never automatically
+    assert pack_due(db, 10 ** 9) == 0  # none settled that long ago
+    assert pack_due(db, 0.0, max_ops=2) == 2 and len(packable(db)) == 3

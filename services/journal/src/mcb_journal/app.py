@@ -26,6 +26,7 @@ from .jobs import wire_jobs
 from .observer import Observer
 from .queue import ProgressStream
 from .servicer import JournalAdminServicer, JournalServicer
+from .settings import JournalSettings
 
 log = logging.getLogger("mcb.journal")
 VERSION = "0.1.0"
@@ -60,6 +61,7 @@ class GrpcPlanner:
 
 async def main_async() -> None:
     s = Settings.from_env()
+    tunables = JournalSettings.from_env()  # a bad value stops the journal here, naming the variable
     data_dir = s.runtime_dir / "journal"
     db = Database(data_dir / "journal.sqlite")
     blobs = BlobStore(data_dir / "blobs")
@@ -71,7 +73,7 @@ async def main_async() -> None:
     queue = ProgressStream(s.redis_url)  # progress events only; the apply work stays in SQLite
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
-    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue)
+    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue, settings=tunables)
     core.projects.load(s.load_config().get("projects", []))
     core.projects.file = s.config_file
     observer = Observer(db, world)

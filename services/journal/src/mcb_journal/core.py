@@ -39,6 +39,7 @@ from .plans import Plan
 from .ports import PlannerPort, ProgressPort, WorldPort
 from .prepare import Prepare
 from .projects import Caller, Projects
+from .settings import JournalSettings
 from .states import OpState
 from .worldread import read_region
 
@@ -72,6 +73,7 @@ class JournalCore:
     planner: PlannerPort
     queue: ProgressPort  # the progress stream (Redis mcb:progress); the apply work never goes through Redis
     limits: Limits = field(default_factory=Limits)
+    settings: JournalSettings = field(default_factory=JournalSettings)  # app.py: from the environment
     minecraft_version: str = "1.21.11"
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when an operation is queued (executor.py)
     # Set by app.py: the observer of block events and the jobs that read it (undo.py, recovery.py,

@@ -39,7 +39,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -58,9 +57,6 @@ from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
 
-# How long a lost world-host link is retried (same batch id) before the operation becomes
-# recovery_required. MCB_LINK_RETRY_SECONDS overrides it.
-LINK_RETRY_SECONDS = float(os.environ.get("MCB_LINK_RETRY_SECONDS", "10"))
 # Answers with which the host refuses a batch as a whole before writing anything.
 REFUSALS = (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED, ErrorCode.OUT_OF_BOUNDS,
             ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST, ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND)
@@ -99,7 +95,7 @@ class Executor:
             return
         self._next_pack = time.monotonic() + 5.0
         try:
-            pack_due(self.db)
+            pack_due(self.db, self.core.settings.pack_after_s)
         except Exception:  # noqa: BLE001 - packing is housekeeping: it must not stop the dispatcher
             log.exception("packing finished operations failed; their rows stay live")
 
@@ -416,7 +412,7 @@ class Executor:
         return restored, None
 
     async def _send(self, params: dict) -> world_pb2.BatchApplyResult:
-        deadline = time.monotonic() + LINK_RETRY_SECONDS
+        deadline = time.monotonic() + self.core.settings.link_retry_s
         delay = 0.1
         while True:
             try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sqlite3
 import zlib
 from collections.abc import Iterable
@@ -49,18 +48,6 @@ EVENT_STRS = ("host_instance", "before", "after", "player_id", "reason")
 WRITE_COLS = ", ".join(WRITE_INTS + WRITE_STRS)
 EVENT_COLS = ", ".join(EVENT_INTS + EVENT_STRS)
 OURS = "kind='event' AND source='ours'"
-
-
-def _env_seconds(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-# A terminal operation is packed this long after it settled (its echo events have arrived by
-# then; late ones are merged into the pack by the next pass). Negative: never automatically.
-PACK_AFTER_SECONDS = _env_seconds("MCB_JOURNAL_PACK_AFTER_S", 30)
 
 
 # ---------------------------------------------------------------------------- the packed format
@@ -373,12 +360,13 @@ def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
     return [r["op_id"] for r in db.all(sql, *args)]
 
 
-def pack_due(db: Database, max_ops: int = 8) -> int:
-    """The automatic pass: pack up to ``max_ops`` operations settled ≥ PACK_AFTER_SECONDS ago."""
-    if PACK_AFTER_SECONDS < 0:
+def pack_due(db: Database, pack_after_s: float, max_ops: int = 8) -> int:
+    """The automatic pass: pack up to ``max_ops`` operations settled ≥ ``pack_after_s`` ago
+    (settings.JournalSettings; negative: never)."""
+    if pack_after_s < 0:
         return 0
     done = 0
-    for op_id in packable(db, now_ms() - int(PACK_AFTER_SECONDS * 1000))[:max_ops]:
+    for op_id in packable(db, now_ms() - int(pack_after_s * 1000))[:max_ops]:
         try:
             pack_operation(db, op_id)
             done += 1
@@ -405,7 +393,7 @@ def _table_bytes(db: Database) -> dict[str, int]:
         return {}
 
 
-def journal_stats(db: Database, blobs_root: Path) -> dict[str, Any]:
+def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[str, Any]:
     files = _file_bytes(db, blobs_root)
     written_blocks = int(db.row("SELECT COALESCE(SUM(written), 0) AS n FROM operations")["n"])
     states = {r["state"]: r["n"] for r in db.all("SELECT state, COUNT(*) AS n FROM operations GROUP BY state")}
@@ -440,7 +428,7 @@ def journal_stats(db: Database, blobs_root: Path) -> dict[str, Any]:
                    "event_rows": int(packed_e["n"]), "bytes": int(packed["b"]) + int(packed_e["b"])},
         "packable": {"operations": len(todo), "write_rows": due_w, "event_rows": due_e,
                      "estimated_bytes_freed": est, "free_pages_bytes": free},
-        "pack_after_seconds": PACK_AFTER_SECONDS,
+        "pack_after_seconds": pack_after_s,
         "tables": tables,
     }
 

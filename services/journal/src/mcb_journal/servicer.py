@@ -120,7 +120,7 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         return jpb.PartProtectResponse(part_id=request.part_id, protected=request.protected)
 
     def JournalStats(self, request: jpb.JournalStatsRequest, c) -> jpb.JournalStatsResponse:  # noqa: N802
-        return messages.journal_stats(journal_stats(self.core.db, self.core.blobs.root))
+        return messages.journal_stats(journal_stats(self.core.db, self.core.blobs.root, self.core.settings.pack_after_s))
 
     def JournalCompact(self, request: jpb.JournalCompactRequest, c) -> jpb.JournalCompactResponse:  # noqa: N802
         return messages.journal_compact(compact(self.core.db, self.core.blobs.root))

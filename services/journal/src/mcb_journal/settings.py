@@ -1,0 +1,44 @@
+"""The journal's own tunables: every ``MCB_JOURNAL_*`` / ``MCB_LINK_RETRY_SECONDS`` variable is
+read here, once, at start (``app.main_async``), and checked — a bad value stops the journal with a
+message naming the variable instead of a traceback at import. Stack-wide settings (ports,
+addresses, Redis, secrets) come from ``mcb_rpc.settings.Settings``. Test-only fault injection
+(``MCB_FAULT_POINT``, faults.py) is not a setting.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class JournalSettings:
+    # How long a lost world-host link is retried (same batch id) before the operation becomes
+    # recovery_required (MCB_LINK_RETRY_SECONDS; `mcb up --world-host` gives an external host 180).
+    link_retry_s: float = 10.0
+    # A terminal operation is packed this long after it settled (its echo events have arrived by
+    # then; late ones are merged by the next pass). Negative: never automatically
+    # (MCB_JOURNAL_PACK_AFTER_S).
+    pack_after_s: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> JournalSettings:
+        env = os.environ if env is None else env
+        d = cls()
+
+        def seconds(name: str, default: float, negative_ok: bool) -> float:
+            raw = env.get(name, "").strip()
+            try:
+                value = float(raw) if raw else default
+            except ValueError:
+                raise SystemExit(f"journal: {name} must be a number of seconds (got {raw!r})") from None
+            if not math.isfinite(value):
+                raise SystemExit(f"journal: {name} must be a finite number of seconds (got {raw!r})")
+            if value < 0 and not negative_ok:
+                raise SystemExit(f"journal: {name} must not be negative (got {raw!r})")
+            return value
+
+        return cls(link_retry_s=seconds("MCB_LINK_RETRY_SECONDS", d.link_retry_s, False),
+                   pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True))

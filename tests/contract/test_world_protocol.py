@@ -237,6 +237,27 @@ def test_pause_resume(world_host):
     assert apply(c, "p1", [(6, 64, 6, AIR, STONE)], epoch).json()["result"]["status"] == "applied"
 
 
+def test_a_pause_survives_a_kill9_restart(world_host):
+    """The host never resumes by itself: a pause (an owner's /ai stop) is on disk before it
+    answers, so a crash and restart keep writes paused until someone resumes."""
+    if world_host.restart is None:
+        pytest.skip(f"host-specific ({world_host.name}): cannot be restarted from here")
+    c = Client(world_host)
+    epoch = c.ok("world_info")["epoch"]
+    c.ok("pause", {"reason": "owner said stop"})
+    world_host.restart(True)  # kill -9 right after the answer, then start again
+    info = c.ok("world_info")
+    assert info["paused"] is True and httpx.get(f"{world_host.base_url}/health").json()["paused"] is True
+    c.err("batch_apply", {"batchId": "after-crash", "worldEpoch": info["epoch"],
+                          "entries": [{"x": 7, "y": 64, "z": 7, "expected": AIR, "desired": STONE}]}, 423, "paused")
+    assert c.ok("resume", {"reason": "checked"})["paused"] is False
+    world_host.restart(False)  # a resume survives too
+    assert c.ok("world_info")["paused"] is False
+    r = apply(c, "after-crash", [(7, 64, 7, AIR, STONE)], c.ok("world_info")["epoch"]).json()
+    assert r["ok"] and r["result"]["status"] == "applied", r
+    assert epoch == c.ok("world_info")["epoch"]
+
+
 # ---- events ------------------------------------------------------------------------------------
 def test_an_events_page_holds_a_thousand(world_host):
     """limit 0 (what the journal's observer asks) is the host's page, 1,000 events; 1,000 may be asked."""

@@ -136,6 +136,26 @@ def test_pause_waits_for_the_batch_in_progress(world, monkeypatch):
     assert ei.value.code == ErrorCode.PAUSED
 
 
+def test_a_pause_is_kept_across_a_reopen(tmp_path, registry):
+    """The pause flag is in the batch log before pause answers; a host opened on the same world
+    (a restart) starts paused with the reason, and a resume is kept the same way."""
+    path = tmp_path / "w"
+    w1 = World.create_flat(path, registry, pregen=(-16, -16, 15, 15))
+    Host(w1).pause(world_pb2.PauseParams(reason="/ai stop by steve"))
+    w1.close()
+    w2 = World(path, registry)
+    h2 = Host(w2)
+    assert h2.health().paused is True and h2.world_info(world_pb2.Empty()).paused is True
+    with pytest.raises(McbError) as ei:
+        h2.batch_apply(batch("x", [(0, 64, 0, "air", "stone")]))
+    assert ei.value.code == ErrorCode.PAUSED and "/ai stop by steve" in ei.value.message
+    h2.resume(world_pb2.PauseParams())
+    w2.close()
+    w3 = World(path, registry)
+    assert Host(w3).batch_apply(batch("x", [(0, 64, 0, "air", "stone")])).status == "applied"
+    w3.close()
+
+
 def test_batch_rules(world):
     host = Host(world)
     r = host.batch_apply(batch("a", [(0, 64, 0, "air", "stone"), (1, 64, 0, "air", "air")]))

@@ -58,7 +58,8 @@ class Host:
         self.allow_automation = allow_automation
         self.instance = secrets.token_hex(8)
         self.events = EventLog(self.instance)
-        self.state = HostState()
+        reason = world.hostlog.pause_reason()  # a pause survives restarts and crashes
+        self.state = HostState(paused=reason is not None, pause_reason=reason or "")
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
 
     # -- health / info ---------------------------------------------------------------------------
@@ -299,14 +300,20 @@ class Host:
 
     def _pause(self, reason: str) -> None:
         """Set the flag under the world lock: a batch in progress finishes first, so once this
-        returns nothing is being written (every later batch answers ``paused``)."""
+        returns nothing is being written (every later batch answers ``paused``). The flag holds
+        in memory at once and is committed to the batch log before this returns, so a restart
+        keeps writes paused; if that commit fails, writes stay paused here and the error says
+        so."""
         with self.world.lock:
             self.state.paused = True
             self.state.pause_reason = reason[:500]
+            self.world.hostlog.set_paused(self.state.pause_reason)
 
     def resume(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
-        self.state.paused = False
-        self.state.pause_reason = ""
+        with self.world.lock:
+            self.world.hostlog.set_paused(None)  # on disk first: a failure leaves writes paused
+            self.state.paused = False
+            self.state.pause_reason = ""
         return world_pb2.PauseResult(paused=False, reason=p.reason[:500])
 
     # -- local automation --------------------------------------------------------------------------

@@ -9,6 +9,10 @@ One row per batch id:
                   committed (fsynced) *before* any region file is touched
     result_json   the answer given (for idempotent replay), set when complete
 
+One row per durable host setting (``host_state``): ``paused`` -> the pause reason while writes
+are paused (committed before ``pause`` answers, so a crash or restart keeps writes paused: "the
+host never resumes by itself"; removed by ``resume``).
+
 On open, every ``begun`` row is a batch that was interrupted between its intent and its
 completion; the world rolls it back from ``undo_json`` (the host is the only writer, so the
 blocks hold either ``before`` or ``after``) and marks it ``rolled_back``.
@@ -37,6 +41,10 @@ CREATE TABLE IF NOT EXISTS batches (
     finished_ms   INTEGER
 );
 CREATE INDEX IF NOT EXISTS batches_state ON batches(state);
+CREATE TABLE IF NOT EXISTS host_state (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
 """
 
 Undo = list[tuple[int, int, int, str, str]]
@@ -131,6 +139,21 @@ class HostLog:
                 "SELECT batch_id, content_hash, operation_id, state, undo_json, result_json FROM batches WHERE state='begun' ORDER BY begun_ms"
             ).fetchall()
         return [self._row(r) for r in rows]
+
+    def pause_reason(self) -> str | None:
+        """The reason writes were paused with, or None when they are not paused."""
+        with self._lock:
+            r = self._db.execute("SELECT value FROM host_state WHERE key='paused'").fetchone()
+        return r[0] if r else None
+
+    def set_paused(self, reason: str | None) -> None:
+        """Durably pause (``reason``) or resume (None): committed (fsynced) when this returns."""
+        with self._lock:
+            if reason is None:
+                self._db.execute("DELETE FROM host_state WHERE key='paused'")
+            else:
+                self._db.execute("INSERT INTO host_state(key, value) VALUES ('paused', ?) "
+                                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (reason,))
 
     def counts(self) -> dict[str, int]:
         with self._lock:

@@ -35,7 +35,7 @@ from mcb_common.errors import McbError
 from mcb_common.files import atomic_write
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import PRINCIPALS, ensure_token, token_path
-from mcb_rpc.worldhost import WorldHostIdentity, check_url, probe, read_token_file
+from mcb_rpc.worldhost import PAUSED_WARNING, WorldHostIdentity, check_url, probe, read_token_file
 
 # How long the journal waits for an external world host that went away mid-apply (a Paper
 # restart takes a minute or two) before the apply is left recovery_required; the embedded host's
@@ -193,6 +193,13 @@ def _healthy(url: str | None) -> bool:
         return False
 
 
+def _paused(health_url: str) -> bool:
+    try:
+        return httpx.get(health_url, timeout=2.0).json().get("paused") is True
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+
+
 def _redis_ping(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
@@ -287,6 +294,8 @@ class Stack:
             if svc.health_url:
                 self._wait(svc.name, p, lambda u=svc.health_url: _healthy(u))
                 print(f"  {svc.name:<14} ok  {svc.health_url}", flush=True)
+                if svc.name == "world-host" and _paused(svc.health_url):  # the embedded host keeps a pause
+                    print(f"                     warning: {PAUSED_WARNING}", flush=True)
             else:
                 self._wait(svc.name, p, lambda n=svc.name, line=svc.ready_line: self._logged(n, line))
                 print(f"  {svc.name:<14} ok  polling {self.target.url or 'the embedded host'} for /ai messages",

@@ -160,8 +160,12 @@ def compatibility_problems(info: dict[str, Any]) -> tuple[list[str], list[str]]:
     if "local_automation" in caps:
         warnings.append("local automation is ON on this host (tests only): the automation token can act as a player")
     if info.get("paused"):
-        warnings.append("writes are paused on the host (a player ran /ai stop); `/ai resume` allows them again")
+        warnings.append(PAUSED_WARNING)
     return refusals, warnings
+
+
+PAUSED_WARNING = ("writes are paused on the host (an /ai stop, the dashboard's Pause writes or a new bridge; a pause "
+                  "is kept across restarts); `/ai resume` or the dashboard's Resume writes allows them again")
 
 
 def probe(url: str, token: str, token_source: str, timeout: float = 5.0) -> WorldHostIdentity:

@@ -19,17 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from mcb_common.procs import with_parent_death_signal
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-
-
-def _die_with_parent() -> None:
-    """Children get SIGKILL if the test process dies (Linux), so no server outlives a run."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -108,8 +101,9 @@ def start_process(
     full_env = dict(os.environ)
     full_env.update(env or {})
     logf = open(log_path, "ab")  # noqa: SIM115 - owned by the child for its lifetime
-    popen = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT,
-                             preexec_fn=_die_with_parent)
+    # SIGKILL if the test process dies, so no server outlives a run
+    popen = subprocess.Popen(with_parent_death_signal(argv), stdout=logf, stderr=subprocess.STDOUT,
+                             env=full_env, cwd=ROOT)
     proc = Proc(name, popen, log_path, env or {})
 
     def _ready() -> bool:

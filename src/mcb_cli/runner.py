@@ -33,6 +33,7 @@ from pathlib import Path
 import httpx
 from mcb_common.errors import McbError
 from mcb_common.files import atomic_write
+from mcb_common.procs import with_parent_death_signal
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import PRINCIPALS, ensure_token, token_path
 from mcb_rpc.worldhost import PAUSED_WARNING, WorldHostIdentity, check_url, probe, read_token_file
@@ -102,16 +103,6 @@ def resolve_world_host(s: Settings, url: str | None = None, token_file: str | No
 
 def _save_config(s: Settings, cfg: dict) -> None:
     atomic_write(s.config_file, json.dumps(cfg, indent=2) + "\n")
-
-
-def _die_with_parent() -> None:
-    """In the child: get SIGTERM when the runner dies, even by SIGKILL (Linux), so no service
-    outlives `mcb up`. Elsewhere this is a no-op and Ctrl-C/SIGTERM stop the stack cleanly."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def write_default_config(s: Settings) -> dict:
@@ -233,8 +224,9 @@ class Stack:
         log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
         full = dict(os.environ)
         full.update(env)
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=full,
-                             start_new_session=True, preexec_fn=_die_with_parent)
+        # SIGTERM when the runner dies, even by SIGKILL, so no service outlives `mcb up`
+        p = subprocess.Popen(with_parent_death_signal(argv, signal.SIGTERM), stdout=log,
+                             stderr=subprocess.STDOUT, env=full, start_new_session=True)
         self.procs.append((name, p))
         return p
 

@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+from mcb_common.procs import with_parent_death_signal
 
 from . import isolation
 from .config import ChatConfig, ChatConfigError
@@ -145,25 +145,6 @@ class _Client:
         return None
 
 
-# The agent dies with the bridge (even one killed with SIGKILL): PR_SET_PDEATHSIG, set by a tiny
-# Python that then execs the agent. Not a preexec_fn: the bridge has threads (grpc.aio's poller)
-# and running Python between fork and exec in a threaded process is unsafe (CPython's subprocess
-# docs); it also runs every at-fork handler of the parent. The signal is kept across exec.
-_PARENT_DEATH_EXEC = (
-    "import ctypes, os, sys\n"
-    "ctypes.CDLL(None, use_errno=True).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
-    "if os.getppid() != int(sys.argv[1]): os._exit(70)\n"  # the bridge is already gone
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
-)
-
-
-def with_parent_death_signal(argv: list[str]) -> list[str]:
-    """argv, started so that the process is killed when this process ends (Linux; as is elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return argv
-    return [sys.executable, "-I", "-S", "-c", _PARENT_DEATH_EXEC, str(os.getpid()), *argv]
-
-
 def _ended(returncode: int | None) -> str:
     if returncode is None:
         return "is still running"
@@ -214,7 +195,7 @@ class AgentProcess:
         self._stderr_file = open(logdir / f"agent-{self.name}.log", "ab")  # noqa: SIM115
         self.proc = await asyncio.create_subprocess_exec(
             # no orphan survives a bridge killed with SIGKILL (the group kill covers normal stops)
-            *with_parent_death_signal(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *with_parent_death_signal(argv, signal.SIGKILL), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=self._stderr_file, env=env, cwd=str(p["work"]), start_new_session=True, limit=8 * 1024 * 1024,
         )
         self.conn = connect_to_agent(_Client(self), self.proc.stdin, self.proc.stdout)

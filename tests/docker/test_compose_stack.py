@@ -511,6 +511,12 @@ def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: P
                "the chat loop to poll the external host")
     except BaseException:
         print(run("logs", "--no-color", "--tail", "100", check=False).stdout[-15000:])
+        # who holds a port of the override's (a service that cannot bind says only "in use"): with
+        # the host's network, a loopback connection made earlier may have been given it as its
+        # own, ephemeral, port (50061-50064 lie in Linux's default 32768-60999)
+        sockets = subprocess.run(["ss", "-Htanp"], text=True, capture_output=True).stdout.splitlines()
+        print("\n".join(line for line in sockets
+                        if any(f":{port} " in f"{line} " for port in PAPER_HOST_PORTS)) or "ss: none of the ports")
         raise
     finally:
         run("--profile", "embedded-world", "down", "--volumes", check=False)

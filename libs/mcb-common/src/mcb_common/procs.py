@@ -2,8 +2,8 @@
 
 On Linux a child asks the kernel for a signal when its parent dies (PR_SET_PDEATHSIG), even a
 parent killed with SIGKILL. That must happen in the child, and not in a ``preexec_fn``: running
-Python between fork and exec in a process with threads (grpc's pollers, a pytest run, a signal
-watcher) can deadlock the child on a lock another thread held at the fork (CPython's subprocess
+Python between fork and exec in a process with threads (grpc's pollers in
+the bridge and in a pytest run) can deadlock the child on a lock another thread held at the fork (CPython's subprocess
 documentation says so), and it runs the parent's at-fork handlers. So the child is a tiny Python
 that sets the signal, checks that its parent is still the one that started it (it may have died
 before the signal was set), then execs the real command; the signal is kept across exec. Elsewhere

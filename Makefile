@@ -34,14 +34,11 @@ import-contract:
 # The static checks; `make test` (and so CI) runs them before the tests.
 check: bootstrap lint typecheck import-contract
 
-# Java parts (paper-plugin/: core JUnit tests, the Java test host jar the conformance suite runs).
-# Needs a JDK >= 21 and Maven (Maven Central only); MCB_SKIP_JAVA=1 skips it explicitly.
-# core + testhost always; the Paper adapter and its MockBukkit tests when paper-api resolves locally
+# Java parts (paper-plugin/: core JUnit tests, the Java test host jar the conformance suite runs, the
+# Paper adapter's MockBukkit tests with the vendored paper-api). Needs a JDK >= 21 and Maven (Maven
+# Central only); prints surefire's counts per module; MCB_SKIP_JAVA=1 skips it explicitly.
 java-test:
-	@if [ "$${MCB_SKIP_JAVA:-0}" = 1 ]; then echo "java-test: skipped (MCB_SKIP_JAVA=1)"; \
-	elif v=$$(paper-plugin/build.sh --paper-api); then paper-plugin/build.sh -Ppaper -Dpaper.api.version=$$v verify; \
-	else echo "paper adapter tests: skipped (paper-api $$v does not resolve: not on Maven Central; see paper-plugin/README.md)"; \
-		paper-plugin/build.sh verify; fi
+	@scripts/java_test.sh
 
 test-deps:
 	@scripts/test_deps.sh

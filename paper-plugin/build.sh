@@ -17,15 +17,25 @@ if ! jdk=$(pick); then
   exit 3
 fi
 if [ "${1:-}" = "--print-java" ]; then echo "$jdk/bin/java"; exit 0; fi
+repo="${MCB_M2_REPO:-$HOME/.m2/repository}"
+vendor="${MCB_PAPER_VENDOR_DIR:-$(cd .. && pwd)/../shared/vendor/paper-api-1.21.11}"
 # --paper-api: print the paper-api version the paper module would use ($MCB_PAPER_API_VERSION, else
 # the pom's paper.api.version) and exit 0 when its jar is in the local Maven repository
 # ($MCB_M2_REPO, default ~/.m2/repository), 1 when not (paper-api is not on Maven Central).
+# When it is missing and the vendored build of that version is beside the checkout
+# (../shared/vendor/paper-api-1.21.11, or $MCB_PAPER_VENDOR_DIR), it is installed there first
+# (with brigadier, which paper-api needs and Central lacks); a failed install exits 2, so
+# `make java-test` fails instead of skipping the adapter while the jars are present.
 if [ "${1:-}" = "--paper-api" ]; then
   v="${MCB_PAPER_API_VERSION:-$(sed -n 's:.*<paper.api.version>\(.*\)</paper.api.version>.*:\1:p' pom.xml | head -1)}"
   echo "$v"
-  d="${MCB_M2_REPO:-$HOME/.m2/repository}/io/papermc/paper/paper-api/$v"
-  [ -s "$d/paper-api-$v.jar" ] && [ -s "$d/paper-api-$v.pom" ]
-  exit
+  have() { [ -s "$repo/io/papermc/paper/paper-api/$v/paper-api-$v.jar" ] && [ -s "$repo/io/papermc/paper/paper-api/$v/paper-api-$v.pom" ]; }
+  have && exit 0
+  [ -s "$vendor/paper-api-$v.jar" ] || exit 1
+  echo "paper-plugin: installing the vendored paper-api $v and brigadier from $vendor into $repo" >&2
+  ./build.sh --install-vendored "$v" >&2 || { echo "paper-plugin: installing the vendored paper-api failed" >&2; exit 2; }
+  have || exit 2
+  exit 0
 fi
 command -v mvn >/dev/null 2>&1 || { echo "paper-plugin: needs Maven 3.8+ (apt-get install maven)" >&2; exit 3; }
 export JAVA_HOME="$jdk"
@@ -36,4 +46,16 @@ if [ "$(major "$jdk")" -ge 24 ]; then export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-m
 lock="${TMPDIR:-/tmp}/mcb-paper-plugin-maven.lock"
 exec 9>"$lock"
 flock 9
-mvn -q -B -Dstyle.color=never "$@" 2>&1 | sed -u 's/\x1b\[0m//g; /^$/d'
+# MCB_M2_REPO is Maven's local repository too, not only the --paper-api check's.
+m2=()
+[ -n "${MCB_M2_REPO:-}" ] && m2=(-Dmaven.repo.local="$MCB_M2_REPO")
+if [ "${1:-}" = "--install-vendored" ]; then
+  v="$2"
+  for a in "com.mojang brigadier 1.3.10" "io.papermc.paper paper-api $v"; do
+    set -- $a
+    mvn -q -B -N -Dstyle.color=never "${m2[@]}" install:install-file -Dfile="$vendor/$2-$3.jar" \
+      -DpomFile="$vendor/$2-$3.pom" -DgroupId="$1" -DartifactId="$2" -Dversion="$3" -Dpackaging=jar
+  done
+  exit 0
+fi
+mvn -q -B -Dstyle.color=never "${m2[@]}" "$@" 2>&1 | sed -u 's/\x1b\[0m//g; /^$/d'

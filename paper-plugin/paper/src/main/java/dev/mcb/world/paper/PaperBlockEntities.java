@@ -7,6 +7,9 @@ import com.google.gson.JsonParser;
 import dev.mcb.world.core.BlockEntityData;
 import dev.mcb.world.core.ErrorCode;
 import dev.mcb.world.core.McbException;
+import io.papermc.paper.datacomponent.item.ResolvableProfile;
+import io.papermc.paper.registry.RegistryAccess;
+import io.papermc.paper.registry.RegistryKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +24,7 @@ import org.bukkit.block.Banner;
 import org.bukkit.block.Block;
 import org.bukkit.block.BlockState;
 import org.bukkit.block.Campfire;
+import org.bukkit.block.Chest;
 import org.bukkit.block.Container;
 import org.bukkit.block.Sign;
 import org.bukkit.block.Skull;
@@ -53,6 +57,19 @@ final class PaperBlockEntities {
         }
     }
 
+    /** The server's banner patterns (Registry.BANNER_PATTERN is deprecated since 1.21). */
+    private static Registry<PatternType> patterns() {
+        return RegistryAccess.registryAccess().getRegistry(RegistryKey.BANNER_PATTERN);
+    }
+
+    /**
+     * The container's own slots: a chest's {@code getBlockInventory()} is its half (27), while its
+     * {@code getInventory()} is the 54-slot inventory of both halves of a double chest (CraftChest).
+     */
+    private static Inventory ownInventory(Container c) {
+        return c instanceof Chest ch ? ch.getBlockInventory() : c.getInventory();
+    }
+
     /** The canonical full state of a block whose canonical block state is {@code state}. */
     static String read(Block b, String state) {
         String key = BlockEntityData.key(state);
@@ -65,9 +82,10 @@ final class PaperBlockEntities {
         switch (key) {
             case "items" -> {
                 JsonArray items = new JsonArray();
-                int size = st instanceof Campfire cf ? cf.getSize() : st instanceof Container c ? c.getInventory().getSize() : 0;
+                Inventory inv = st instanceof Container c ? ownInventory(c) : null;
+                int size = st instanceof Campfire cf ? cf.getSize() : inv != null ? inv.getSize() : 0;
                 for (int i = 0; i < size; i++) {
-                    ItemStack it = st instanceof Campfire cf ? cf.getItem(i) : ((Container) st).getInventory().getItem(i);
+                    ItemStack it = st instanceof Campfire cf ? cf.getItem(i) : inv.getItem(i);
                     if (it == null || it.getType().isAir() || it.getAmount() <= 0) {
                         continue;
                     }
@@ -110,7 +128,7 @@ final class PaperBlockEntities {
                     JsonArray pats = new JsonArray();
                     for (Pattern p : bn.getPatterns()) {
                         JsonObject o = new JsonObject();
-                        o.addProperty("pattern", p.getPattern().getKey().toString());
+                        o.addProperty("pattern", patterns().getKeyOrThrow(p.getPattern()).toString());
                         o.addProperty("color", p.getColor().name().toLowerCase(Locale.ROOT));
                         pats.add(o);
                     }
@@ -118,8 +136,8 @@ final class PaperBlockEntities {
                 }
             }
             default -> {
-                if (st instanceof Skull sk && sk.getPlayerProfile() != null && sk.getPlayerProfile().getName() != null) {
-                    raw.addProperty("profile", sk.getPlayerProfile().getName());
+                if (st instanceof Skull sk && sk.getProfile() != null && sk.getProfile().name() != null) {
+                    raw.addProperty("profile", sk.getProfile().name());
                 }
             }
         }
@@ -200,7 +218,8 @@ final class PaperBlockEntities {
                     List<Pattern> pats = new ArrayList<>();
                     for (JsonElement e : o.has("patterns") ? o.getAsJsonArray("patterns") : new JsonArray()) {
                         JsonObject p = e.getAsJsonObject();
-                        PatternType type = Registry.BANNER_PATTERN.get(NamespacedKey.fromString(p.get("pattern").getAsString()));
+                        NamespacedKey pk = NamespacedKey.fromString(p.get("pattern").getAsString());
+                        PatternType type = pk == null ? null : patterns().get(pk);
                         if (type == null) {
                             throw new McbException(ErrorCode.UNSUPPORTED_BLOCK, p.get("pattern").getAsString()
                                     + " is not a banner pattern on this server");
@@ -212,7 +231,9 @@ final class PaperBlockEntities {
             }
             default -> {
                 if (st instanceof Skull sk) {
-                    sk.setPlayerProfile(o.has("profile") ? Bukkit.createProfile(o.get("profile").getAsString()) : null);
+                    // setProfile(null) clears; the deprecated setPlayerProfile refuses null (CraftSkull)
+                    sk.setProfile(o.has("profile")
+                            ? ResolvableProfile.resolvableProfile().name(o.get("profile").getAsString()).build() : null);
                 }
             }
         }

@@ -13,6 +13,7 @@ import org.bukkit.block.Chest;
 import org.bukkit.block.Sign;
 import org.bukkit.block.Skull;
 import org.bukkit.block.sign.Side;
+import org.bukkit.inventory.Inventory;
 import org.bukkit.inventory.ItemStack;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,7 +100,7 @@ class FurnitureTest {
         assertEquals(1, banner.getPatterns().size());
         assertEquals(DyeColor.WHITE, banner.getPatterns().get(0).getColor());
         Skull skull = (Skull) h.world.getBlockAt(3, 65, 0).getState();
-        assertEquals("Notch", skull.getPlayerProfile().getName());
+        assertEquals("Notch", skull.getProfile().name());
     }
 
     @Test
@@ -141,5 +142,68 @@ class FurnitureTest {
         assertEquals(CHEST + "{\"items\":[{\"count\":1,\"id\":\"minecraft:diamond_sword\",\"slot\":13}]}",
                 e.get("after").getAsString());
         assertEquals(alice.getUniqueId().toString(), e.get("playerId").getAsString());
+    }
+
+    static final String PLAIN_HEAD = "minecraft:player_head[powered=false,rotation=0]";
+
+    /**
+     * A head without a profile (the plain item a player places) is written with {@code setProfile(null)}:
+     * Paper's {@code setPlayerProfile(null)} throws (CraftSkull.java l.133), which rolled back every batch or
+     * undo with a plain head. An undo of a profiled head back to a plain one clears the profile.
+     */
+    @Test
+    void headsWithoutAProfileAreWrittenAndAProfileIsCleared() throws Exception {
+        int[][] pos = {{9, 65, 0}};
+        JsonObject r = apply("h1", pos, new String[] {"minecraft:air"}, new String[] {PLAIN_HEAD});
+        assertEquals("applied", r.get("status").getAsString(), r.toString());
+        assertEquals(PLAIN_HEAD, get(9, 65, 0));
+        assertEquals("applied", apply("h2", pos, new String[] {PLAIN_HEAD}, new String[] {HEAD}).get("status").getAsString());
+        assertEquals(HEAD, get(9, 65, 0));
+        r = apply("h3", pos, new String[] {HEAD}, new String[] {PLAIN_HEAD}); // an undo of h2
+        assertEquals("applied", r.get("status").getAsString(), r.toString());
+        assertEquals(PLAIN_HEAD, get(9, 65, 0));
+        assertEquals(null, ((Skull) h.world.getBlockAt(9, 65, 0).getState()).getProfile());
+    }
+
+    // a double chest facing north: the left half's partner is east of it (clockwise), the right half west
+    static final String LEFT = "minecraft:chest[facing=north,type=left,waterlogged=false]";
+    static final String RIGHT = "minecraft:chest[facing=north,type=right,waterlogged=false]";
+    static final String BREAD = "{\"items\":[{\"count\":3,\"id\":\"minecraft:bread\",\"slot\":0}]}";
+    static final String APPLES = "{\"items\":[{\"count\":2,\"id\":\"minecraft:apple\",\"slot\":26}]}";
+
+    /**
+     * Each half of a double chest holds, reads and is observed as its own 27 slots: Paper's
+     * {@code Chest#getInventory()} of a half is the 54-slot double inventory (CraftChest.java l.41-56), so
+     * reading it showed the other half's items (or {@code unsupported} past slot 26) and failed the
+     * read-back of every furnished double chest.
+     */
+    @Test
+    void eachHalfOfADoubleChestIsItsOwnSlots() throws Exception {
+        int[][] pos = {{20, 65, 0}, {21, 65, 0}};
+        JsonObject r = apply("d1", pos, new String[] {"minecraft:air", "minecraft:air"},
+                new String[] {LEFT + BREAD, RIGHT + APPLES});
+        assertEquals("applied", r.get("status").getAsString(), r.toString());
+        assertEquals(LEFT + BREAD, get(20, 65, 0));
+        assertEquals(RIGHT + APPLES, get(21, 65, 0));
+        Chest right = (Chest) h.world.getBlockAt(21, 65, 0).getState();
+        assertEquals(54, right.getInventory().getSize(), "the double is as strict as Paper: 54 slots");
+        assertEquals(Material.APPLE, right.getInventory().getItem(26).getType()); // the right half is first
+        assertEquals(Material.BREAD, right.getInventory().getItem(27).getType());
+
+        String cursor = h.rpc("service", "events_since", "{\"cursor\":\"\"}").getAsJsonObject("result")
+                .get("nextCursor").getAsString();
+        HarnessPlayer alice = h.player("alice", false);
+        Inventory both = right.getInventory();
+        alice.openInventory(both);
+        both.setItem(27, null); // takes the bread from the left half
+        alice.closeInventory();
+        JsonObject ev = h.rpc("service", "events_since", "{\"cursor\":\"" + cursor + "\"}").getAsJsonObject("result");
+        JsonArray events = ev.getAsJsonArray("events");
+        assertEquals(1, events.size(), "only the half whose items changed: " + ev);
+        JsonObject e = events.get(0).getAsJsonObject();
+        assertEquals(20, e.get("x").getAsInt());
+        assertEquals(LEFT + BREAD, e.get("before").getAsString());
+        assertEquals(LEFT, e.get("after").getAsString());
+        assertEquals(RIGHT + APPLES, get(21, 65, 0));
     }
 }

@@ -12,6 +12,8 @@ import org.bukkit.Chunk;
 import org.bukkit.Material;
 import org.bukkit.block.Biome;
 import org.bukkit.plugin.Plugin;
+import org.mockbukkit.mockbukkit.block.BlockMock;
+import org.mockbukkit.mockbukkit.world.Coordinate;
 import org.mockbukkit.mockbukkit.world.WorldMock;
 
 /**
@@ -31,6 +33,19 @@ public class HarnessWorld extends WorldMock {
     public HarnessWorld(String name) {
         super(Material.GRASS_BLOCK, Biome.PLAINS, -64, 320, 64);
         setName(name);
+    }
+
+    /** Every block is a {@link StrictStates.StrictBlock}: skull and chest states as strict as Paper's. */
+    private final Map<Coordinate, BlockMock> strict = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public BlockMock getBlockAt(Coordinate c) {
+        return strict.computeIfAbsent(c, k -> {
+            BlockMock b = super.getBlockAt(k); // MockBukkit keeps its own, never handed out
+            BlockMock s = new StrictStates.StrictBlock(b.getType(), b.getLocation());
+            s.setBlockData(b.getBlockData());
+            return s;
+        });
     }
 
     static long key(int cx, int cz) {

@@ -507,14 +507,15 @@ public final class BatchExecutor {
             throw new McbException(ErrorCode.PAUSED, "writes were paused before this batch started (" + pauseReason
                     + "); call resume first");
         }
-        // chunks: never generate
+        // chunks: never generate, never ask the disk here (server thread). The batch's chunks were held before
+        // it was queued, so they are loaded; one that is not was reported missing by the hold.
         Set<Long> checked = new HashSet<>();
         List<int[]> missing = new ArrayList<>();
         for (List<Pending> list : List.of(j.entries, j.deps)) {
             for (Pending e : list) {
                 int cx = e.x() >> 4;
                 int cz = e.z() >> 4;
-                if (checked.add(((long) cx << 32) ^ (cz & 0xFFFFFFFFL)) && !world.chunkExists(cx, cz)) {
+                if (checked.add(((long) cx << 32) ^ (cz & 0xFFFFFFFFL)) && !world.chunkLoaded(cx, cz)) {
                     missing.add(new int[] {cx, cz});
                 }
             }

@@ -3,7 +3,6 @@ package dev.mcb.world.core;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mcb.proto.world.v1.BatchApplyResult;
 import dev.mcb.proto.world.v1.RestartInfo;
-import dev.mcb.world.core.port.Scheduler;
 import dev.mcb.world.core.port.WorldAccess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -364,63 +363,60 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
     }
 
     /**
-     * {@link #verifyRestart(WorldAccess)} without loading chunks on the server thread: hold the chunks of
-     * the writes to check ({@link WorldAccess#hold}), then read them in one server-thread task.
+     * After an unclean stop, the writes to re-read: our latest write per position made after the last save
+     * (empty after a clean stop). Read them (WorldHostCore#verifyRestart: chunks held off the server thread,
+     * positions read in budgeted slices) and hand the states to {@link #restartChecked}.
      */
-    public CompletableFuture<Void> verifyRestart(WorldAccess world, Scheduler scheduler) {
-        if (unsaved.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Set<Long> seen = new LinkedHashSet<>();
-        List<int[]> chunks = new ArrayList<>();
+    public synchronized List<UnsavedWrite> restartChecks() {
+        Map<Long, UnsavedWrite> latest = new LinkedHashMap<>();
         for (UnsavedWrite w : unsaved) {
-            if (seen.add(((long) (w.x() >> 4) << 32) | ((w.z() >> 4) & 0xFFFFFFFFL))) {
-                chunks.add(new int[] {w.x() >> 4, w.z() >> 4});
-            }
+            latest.put(EventLog.key(w.x(), w.y(), w.z()), w);
         }
-        return world.hold(chunks).thenCompose(hold -> scheduler.call(() -> {
-            try {
-                verifyRestart(world);
-            } finally {
-                hold.close();
-            }
-            return null;
-        }));
+        return List.copyOf(latest.values());
     }
 
     /**
-     * After an unclean stop: re-read every block we wrote after the last save (server thread; the chunks
-     * must be loaded — in-memory worlds, or held by {@link #verifyRestart(WorldAccess, Scheduler)}) and count
-     * the ones that no longer hold what we wrote. Positions in chunks that do not exist count as lost.
+     * The states now of {@link #restartChecks()}' positions, in that order (null: the chunk does not exist):
+     * counts the writes that no longer hold what we wrote and the operations they belong to.
      */
-    public synchronized void verifyRestart(WorldAccess world) {
-        Map<Long, UnsavedWrite> latest = new LinkedHashMap<>();
+    public synchronized void restartChecked(List<UnsavedWrite> checks, String[] now) {
         Map<Long, Set<String>> ops = new HashMap<>();
         for (UnsavedWrite w : unsaved) {
-            long k = EventLog.key(w.x(), w.y(), w.z());
-            latest.put(k, w);
             if (!w.operationId().isEmpty()) {
-                ops.computeIfAbsent(k, x -> new LinkedHashSet<>()).add(w.operationId());
+                ops.computeIfAbsent(EventLog.key(w.x(), w.y(), w.z()), x -> new LinkedHashSet<>()).add(w.operationId());
             }
         }
         int lost = 0;
         Set<String> affected = new LinkedHashSet<>(info.getAffectedOperationIdsList());
-        for (Map.Entry<Long, UnsavedWrite> e : latest.entrySet()) {
-            UnsavedWrite w = e.getValue();
-            String now;
-            try {
-                now = world.chunkExists(w.x() >> 4, w.z() >> 4) ? BatchExecutor.airNormalize(world.get(w.x(), w.y(), w.z()))
-                        : null;
-            } catch (RuntimeException ex) {
-                now = null;
-            }
-            if (now == null || !now.equals(w.after())) {
+        for (int i = 0; i < checks.size(); i++) {
+            UnsavedWrite w = checks.get(i);
+            if (now[i] == null || !now[i].equals(w.after())) {
                 lost++;
-                affected.addAll(ops.getOrDefault(e.getKey(), Set.of()));
+                affected.addAll(ops.getOrDefault(EventLog.key(w.x(), w.y(), w.z()), Set.of()));
             }
         }
         info.setLostWrites(lost).setWritesChecked(true).clearAffectedOperationIds();
         affected.stream().limit(MAX_AFFECTED).forEach(info::addAffectedOperationIds);
+    }
+
+    /**
+     * {@link #restartChecks()} read and recorded in one go, for in-memory worlds whose chunks are always
+     * loaded (the test host before its tick thread starts; unit tests). Positions whose chunk does not exist
+     * count as lost.
+     */
+    public void verifyRestart(WorldAccess world) {
+        List<UnsavedWrite> checks = restartChecks();
+        String[] now = new String[checks.size()];
+        for (int i = 0; i < now.length; i++) {
+            UnsavedWrite w = checks.get(i);
+            try {
+                now[i] = world.chunkExists(w.x() >> 4, w.z() >> 4) ? BatchExecutor.airNormalize(world.get(w.x(), w.y(), w.z()))
+                        : null;
+            } catch (RuntimeException ex) {
+                now[i] = null;
+            }
+        }
+        restartChecked(checks, now);
     }
 
     public synchronized RestartInfo restartInfo() {

@@ -93,8 +93,9 @@ public final class WorldHostCore {
 
     /**
      * With {@code state} (the data folder, {@link HostState}): the pause flag, idempotency records and the
-     * event tail of the previous process are restored, and new ones made durable. Call
-     * {@link HostState#verifyRestart} first, on the server thread, so world_info can report rollbacks.
+     * event tail of the previous process are restored, and new ones made durable. After an unclean stop,
+     * {@link #verifyRestart()} re-reads our writes made after the last save (world_info reports them as
+     * being checked until it is done).
      */
     public WorldHostCore(HostConfig config, WorldAccess world, Scheduler scheduler, Players players, ChatSink chatSink,
                          HostState state) {
@@ -261,6 +262,27 @@ public final class WorldHostCore {
     }
 
     // ---- reads (WorldReads: chunks held off the server thread, positions read in budgeted slices) -------
+    /**
+     * The restart check (HostState): re-read our writes made after the last world save and record which were
+     * rolled back with the world. Blocks the calling thread, never the server thread: the chunks are held off
+     * it {@link WorldReads#HOLD_WINDOW} at a time, and the positions are read by the tick in slices inside the
+     * shared per-tick budget, like any read. Call it from a thread of its own once the tick runs.
+     */
+    public void verifyRestart() {
+        if (state == null) {
+            return;
+        }
+        List<HostState.UnsavedWrite> checks = state.restartChecks();
+        if (checks.isEmpty()) {
+            return;
+        }
+        List<int[]> positions = new ArrayList<>(checks.size());
+        for (HostState.UnsavedWrite w : checks) {
+            positions.add(new int[] {w.x(), w.y(), w.z()});
+        }
+        state.restartChecked(checks, reads.readOrMissing(positions));
+    }
+
     /** chunks_exist: which chunks of the range exist (WorldAccess.chunkExists; never loads or generates). */
     public ChunksExistResult chunksExist(ChunksExistParams p) {
         int cx0 = Math.min(p.getMinCx(), p.getMaxCx()), cx1 = Math.max(p.getMinCx(), p.getMaxCx());

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -105,8 +107,11 @@ final class WorldReads {
 
     /**
      * Which chunks of the inclusive range exist: one bit per chunk, row by row (bit i is chunk
-     * (cx0 + i % width, cz0 + i / width)); {@code count[0]} receives how many. {@link WorldAccess#chunkExists}
-     * runs on the server thread in budgeted slices (one unit per chunk); nothing is loaded or generated.
+     * (cx0 + i % width, cz0 + i / width)); {@code count[0]} receives how many. Never asks the disk on the
+     * server thread: a chunk in memory ({@link WorldAccess#chunkLoaded}, read by the tick in budgeted slices)
+     * exists; the others are loaded off the server thread without generation ({@link WorldAccess#hold},
+     * {@link #HOLD_WINDOW} at a time, released at once) and exist unless the hold reports them missing. On
+     * Paper, {@code isChunkGenerated} of an unloaded chunk waits for the disk on the server thread.
      */
     byte[] chunksExist(int cx0, int cz0, int cx1, int cz1, int[] count) {
         long limit = BatchExecutor.XZ_LIMIT;
@@ -121,7 +126,7 @@ final class WorldReads {
         int width = cx1 - cx0 + 1;
         int size = (int) n;
         byte[] bits = new byte[(size + 7) / 8];
-        int[] found = {0};
+        List<int[]> unloaded = new ArrayList<>();
         SlicedWork.await(work.submit(new SlicedWork.Units() {
             private int i;
 
@@ -132,15 +137,64 @@ final class WorldReads {
 
             @Override
             public void step() {
-                if (world.chunkExists(cx0 + i % width, cz0 + i / width)) {
+                int cx = cx0 + i % width;
+                int cz = cz0 + i / width;
+                if (world.chunkLoaded(cx, cz)) {
                     bits[i >> 3] |= (byte) (1 << (i & 7));
-                    found[0]++;
+                } else {
+                    unloaded.add(new int[] {cx, cz});
                 }
                 i++;
             }
         }), stallMillis);
-        count[0] = found[0];
+        for (int w = 0; w < unloaded.size(); w += HOLD_WINDOW) {
+            List<int[]> window = unloaded.subList(w, Math.min(unloaded.size(), w + HOLD_WINDOW));
+            Set<Long> absent = new HashSet<>();
+            try (ChunkHold h = waitHold(world.hold(window))) {
+                h.missing().forEach(c -> absent.add(chunkKey(c[0], c[1])));
+            }
+            for (int[] c : window) {
+                if (!absent.contains(chunkKey(c[0], c[1]))) {
+                    int i = (c[1] - cz0) * width + (c[0] - cx0);
+                    bits[i >> 3] |= (byte) (1 << (i & 7));
+                }
+            }
+        }
+        int found = 0;
+        for (byte b : bits) {
+            found += Integer.bitCount(b & 0xFF);
+        }
+        count[0] = found;
         return bits;
+    }
+
+    /**
+     * The full state at each position ({@code {x, y, z}}), or null where its chunk does not exist: chunks held
+     * {@link #HOLD_WINDOW} at a time (loaded off the server thread, never generated), positions read by the tick
+     * in budgeted slices. For the restart check, which must not fail on a missing chunk.
+     */
+    String[] readOrMissing(List<int[]> positions) {
+        String[] out = new String[positions.size()];
+        Map<Long, List<Integer>> byChunk = new LinkedHashMap<>();
+        for (int i = 0; i < positions.size(); i++) {
+            int[] p = positions.get(i);
+            byChunk.computeIfAbsent(chunkKey(p[0] >> 4, p[2] >> 4), k -> new ArrayList<>()).add(i);
+        }
+        List<Long> keys = new ArrayList<>(byChunk.keySet());
+        for (List<Long> window : windows(keys)) {
+            List<int[]> chunks = window.stream().map(WorldReads::chunkOf).toList();
+            try (ChunkHold h = waitHold(world.hold(chunks))) {
+                Set<Long> absent = new HashSet<>();
+                h.missing().forEach(c -> absent.add(chunkKey(c[0], c[1])));
+                int[] order = window.stream().filter(k -> !absent.contains(k))
+                        .flatMap(k -> byChunk.get(k).stream()).mapToInt(Integer::intValue).toArray();
+                SlicedWork.await(work.submit(visit(order, 0, order.length, i -> {
+                    int[] p = positions.get(i);
+                    out[i] = BatchExecutor.airNormalize(world.get(p[0], p[1], p[2]));
+                })), stallMillis);
+            }
+        }
+        return out;
     }
 
     private static McbException missing(List<int[]> missing) {

@@ -68,13 +68,22 @@ public class McbPlugin extends JavaPlugin {
                 + " batch records, " + state.tail().size() + " events restored"
                 + (restart.getDoubtfulBatches() > 0 ? "; " + restart.getDoubtfulBatches()
                 + " applied batches were not covered by a world save (a replay re-checks them)" : ""));
-        state.verifyRestart(access, scheduler).whenComplete((v, e) -> {
-            if (e != null) {
+        // the restart check re-reads our unsaved writes off the server thread's back: chunks held asynchronously,
+        // positions read by the tick in budgeted slices (WorldHostCore#verifyRestart); world_info says "being
+        // checked" until it is done
+        HostState st = state;
+        Thread check = new Thread(() -> {
+            try {
+                core.verifyRestart();
+                if (st.restartInfo().getLostWrites() > 0) {
+                    getLogger().warning(st.restartNote());
+                }
+            } catch (RuntimeException e) {
                 getLogger().warning("could not check the writes after the last save: " + e);
-            } else if (state.restartInfo().getLostWrites() > 0) {
-                getLogger().warning(state.restartNote());
             }
-        });
+        }, "mcb-restart-check");
+        check.setDaemon(true);
+        check.start();
         core.chat().projectId(c.getString("project", "default"));
         core.cameraAccount(cameraAccount(c, world));
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());

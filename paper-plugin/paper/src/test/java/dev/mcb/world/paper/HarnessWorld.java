@@ -17,17 +17,30 @@ import org.mockbukkit.mockbukkit.world.Coordinate;
 import org.mockbukkit.mockbukkit.world.WorldMock;
 
 /**
- * MockBukkit's flat world plus the few chunk calls the adapter uses that MockBukkit 4.116 leaves
- * unimplemented ({@code UnimplementedOperationException}): {@code isChunkGenerated},
- * {@code getChunkAtAsync}, plugin chunk tickets and {@code save} (counted; MockBukkit worlds live in
- * memory only). Chunks count as generated unless a test marks
- * them missing with {@link #ungenerate}; async loads complete at once (MockBukkit keeps every chunk
- * in memory); tickets are recorded so tests can assert that the adapter adds and removes them.
+ * MockBukkit's flat world plus the chunk calls the adapter uses that MockBukkit 4.116 leaves unimplemented
+ * ({@code UnimplementedOperationException}), each as Paper 1.21.11 does it
+ * (paper-server/src/main/java/org/bukkit/craftbukkit/CraftWorld.java at tag 1.21.11):
+ * <ul>
+ * <li>{@code isChunkGenerated} of a chunk that is not loaded schedules a load and blocks the server thread
+ *     until the disk answers (l.401-420; called off the server thread it moves onto it and waits the same):
+ *     each such call is counted in {@link #diskWaits()}, and tests assert none happen;</li>
+ * <li>{@code getChunkAtAsync} completes on the server thread after the load (l.1990: the chunk system's
+ *     callback), never inline on the caller's thread: here on the next {@link #tick()};</li>
+ * <li>plugin chunk tickets are recorded so tests can assert that the adapter adds and removes them;</li>
+ * <li>{@code save(flush)} is counted with its flag (l.1134: {@code flush} false hands the chunks to the I/O
+ *     threads without waiting for them).</li>
+ * </ul>
+ * Chunks count as generated unless a test marks them missing with {@link #ungenerate}; MockBukkit keeps
+ * every chunk in memory, so a load only marks it loaded. Every block's skull and chest states are as strict
+ * as Paper's ({@link StrictStates}).
  */
 public class HarnessWorld extends WorldMock {
     private final Set<Long> missing = new HashSet<>();
     private final Map<Long, Set<Plugin>> tickets = new HashMap<>();
     private int saves;
+    private int flushedSaves;
+    private int diskWaits;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> loads = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** A flat overworld-height world (y -64..319): grass up to y=64, air above. */
     public HarnessWorld(String name) {
@@ -59,20 +72,40 @@ public class HarnessWorld extends WorldMock {
 
     @Override
     public synchronized boolean isChunkGenerated(int x, int z) {
+        if (!isChunkLoaded(x, z)) {
+            diskWaits++;
+        }
         return !missing.contains(key(x, z));
+    }
+
+    /** Calls that would have made Paper's server thread wait for the disk ({@code isChunkGenerated} of an unloaded chunk). */
+    public synchronized int diskWaits() {
+        return diskWaits;
     }
 
     @Override
     public CompletableFuture<Chunk> getChunkAtAsync(int x, int z, boolean gen, boolean urgent) {
-        if (!gen && !isChunkGenerated(x, z)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return CompletableFuture.completedFuture(getChunkAt(x, z));
+        CompletableFuture<Chunk> f = new CompletableFuture<>();
+        getChunkAtAsync(x, z, gen, urgent, f::complete);
+        return f;
     }
 
     @Override
     public void getChunkAtAsync(int x, int z, boolean gen, boolean urgent, Consumer<? super Chunk> cb) {
-        cb.accept(getChunkAtAsync(x, z, gen, urgent).join());
+        loads.add(() -> {
+            boolean exists;
+            synchronized (this) {
+                exists = gen || !missing.contains(key(x, z));
+            }
+            cb.accept(exists ? getChunkAt(x, z) : null);
+        });
+    }
+
+    /** The start of a server tick (PluginHarness#tick): chunk loads requested before complete now, on this thread. */
+    public void tick() {
+        for (Runnable r; (r = loads.poll()) != null; ) {
+            r.run();
+        }
     }
 
     @Override
@@ -99,6 +132,20 @@ public class HarnessWorld extends WorldMock {
     @Override
     public synchronized void save(boolean flush) {
         saves++;
+        if (flush) {
+            flushedSaves++;
+        }
+    }
+
+    /** paper-api World.java l.2467: {@code save()} is {@code save(false)}. */
+    @Override
+    public void save() {
+        save(false);
+    }
+
+    /** How many of the saves waited for the chunk writer ({@code save(true)}). */
+    public synchronized int flushedSaves() {
+        return flushedSaves;
     }
 
     /** How many times {@code save()} / {@code save(flush)} was called. */

@@ -116,6 +116,21 @@ public final class PluginHarness implements AutoCloseable {
         return new PluginHarness(worldName, keep, copy);
     }
 
+    /**
+     * As after a crash (kill -9) of the real server: the new server starts from the data folder as the plugin
+     * left it while running (every record it answered is fsynced), with no disable, no save and no clean stop.
+     * The world is new and empty (MockBukkit does not persist worlds): every write after the last save is lost.
+     */
+    public PluginHarness crashServer() throws Exception {
+        plugin.core().state().sync().get();
+        Path copy = Files.createTempDirectory("mcb-harness-data");
+        copyTree(dataFolder(), copy);
+        Map<String, Object> keep = new LinkedHashMap<>(config);
+        String worldName = world == null ? null : world.getName();
+        close();
+        return new PluginHarness(worldName, keep, copy);
+    }
+
     private void load(Path dataFrom) throws IOException {
         PluginManagerMock pm = server.getPluginManager();
         plugin = (McbPlugin) pm.loadPlugin(McbPlugin.class, new Object[0]);
@@ -207,6 +222,9 @@ public final class PluginHarness implements AutoCloseable {
 
     /** Run one server tick on this (the main) thread: scheduled tasks, the plugin's tick task. */
     public void tick() {
+        if (world != null) {
+            world.tick(); // chunk loads finish on the server thread (Paper), before the scheduled tasks
+        }
         server.getScheduler().performOneTick();
     }
 

@@ -5,6 +5,7 @@ import dev.mcb.world.core.HostConfig;
 import dev.mcb.world.core.HostState;
 import dev.mcb.world.core.MethodTable;
 import dev.mcb.world.core.RpcServer;
+import dev.mcb.world.core.SaveSchedule;
 import dev.mcb.world.core.Tokens;
 import dev.mcb.world.core.WorldHostCore;
 import java.io.IOException;
@@ -32,6 +33,8 @@ public class McbPlugin extends JavaPlugin {
     private HostState state;
     private World world;
     private long saveMark = -1; // the state's mark when the world's previous save began
+    private SaveSchedule schedule = SaveSchedule.PAPER_DEFAULTS;
+    private String lastDistrust; // the last reason a save event was not taken as a save (logged once)
 
     @Override
     public void onEnable() {
@@ -58,6 +61,18 @@ public class McbPlugin extends JavaPlugin {
         }
         if (!state.repairNote().isEmpty()) {
             getLogger().warning("state: " + state.repairNote());
+        }
+        String folder = c.getString("server-folder", "");
+        Path serverFolder = folder == null || folder.isBlank()
+                ? getDataFolder().toPath().toAbsolutePath().getParent().getParent() : Path.of(folder);
+        schedule = PaperSaveSettings.read(serverFolder, worldFolder(world));
+        String why = schedule.distrust();
+        getLogger().info("autosave: world-save events every " + schedule.autosaveTicks() + " ticks, chunks every "
+                + schedule.chunkIntervalTicks() + " ticks, at most " + schedule.maxChunksPerTick() + " a tick (read from "
+                + serverFolder + ")");
+        if (why != null) {
+            getLogger().warning(why + ". World-save events are not taken as saves of our writes: they count as saved "
+                    + "only after the save at disable, and after a crash they are re-checked (README, \"Saves\").");
         }
         PaperScheduler scheduler = new PaperScheduler(this);
         WorldHostCore core = new WorldHostCore(cfg, access, scheduler, players, players, state);
@@ -140,10 +155,21 @@ public class McbPlugin extends JavaPlugin {
         return core;
     }
 
+    /** The world's folder, or null where the server cannot say (MockBukkit). */
+    private static java.io.File worldFolder(World world) {
+        try {
+            return world.getWorldFolder();
+        } catch (RuntimeException notImplemented) {
+            return null;
+        }
+    }
+
     /**
-     * WorldSaveEvent fires when a save <i>begins</i>; with Paper the chunk data is written by its I/O
-     * threads afterwards. So a save covers the records handed over before the <i>previous</i> save began
-     * (one autosave period is the time we trust the I/O to finish); a clean stop saves synchronously.
+     * A {@code WorldSaveEvent} on Paper is not a chunk save: the autosave fires it while the chunks are written
+     * on timers of their own ({@link SaveSchedule}). Where the settings make each chunk changed before one
+     * event written before the next one, an event covers the records handed over before the <i>previous</i>
+     * event (a period for the I/O to finish); otherwise, or while the world's autosave is off
+     * ({@code /save-off}), it covers nothing and the chain starts again. A clean stop saves with a flush.
      */
     private final class SaveListener implements Listener {
         @EventHandler(priority = EventPriority.MONITOR)
@@ -151,6 +177,17 @@ public class McbPlugin extends JavaPlugin {
             if (state == null || !e.getWorld().equals(world)) {
                 return;
             }
+            String why = !world.isAutoSave() ? "autosave is off for world " + world.getName() + " (/save-off)"
+                    : schedule.distrust(world.getChunkCount());
+            if (why != null) {
+                if (!why.equals(lastDistrust)) {
+                    getLogger().warning("world save event not taken as a save of our writes: " + why);
+                }
+                lastDistrust = why;
+                saveMark = -1;
+                return;
+            }
+            lastDistrust = null;
             long now = state.saveMark();
             if (saveMark >= 0) {
                 state.saved(saveMark);
@@ -170,7 +207,9 @@ public class McbPlugin extends JavaPlugin {
             boolean stopping = stopping();
             try {
                 long mark = state.saveMark();
-                world.save(); // synchronous: the blocks of every answered batch are on disk after this
+                // flush: save() is save(false), which hands the chunks to the I/O threads and returns before
+                // they are written (paper-api World.java l.2467, CraftWorld.java l.1134)
+                world.save(true);
                 state.saved(mark);
             } catch (RuntimeException e) {
                 getLogger().warning("world save at disable failed (" + e + "); unsaved batches stay doubtful");

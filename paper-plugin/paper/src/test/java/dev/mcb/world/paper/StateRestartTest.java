@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.bukkit.event.world.WorldSaveEvent;
 import org.junit.jupiter.api.Test;
 
@@ -51,10 +53,55 @@ class StateRestartTest {
             int saves = h.world.saves();
             try (PluginHarness again = h.restartServer()) {
                 assertEquals(saves + 1, h.world.saves(), "the plugin saves its world when it is disabled");
+                assertEquals(1, h.world.flushedSaves(), "and waits for the chunk writer (save(true))");
                 JsonObject restart = again.rpcOk("service", "world_info", "{}").getAsJsonObject("lastRestart");
                 assertEquals("clean", restart.get("previousStop").getAsString(), restart.toString());
                 assertEquals(0, restart.get("doubtfulBatches").getAsInt(), "the disable's save covers a and b");
             }
         }
+    }
+
+    /** Two batches with a world-save event after each, then a crash: how many batches are still doubtful. */
+    private static int doubtfulAfterTwoSaveEvents(Map<String, Object> config, boolean autosave) throws Exception {
+        PluginHarness h = PluginHarness.start(config);
+        h.world.setAutoSave(autosave);
+        h.rpcOk("service", "batch_apply", h.batch("a", PluginHarness.slab(0, 66, 0, 4), AIR, STONE));
+        h.server.getPluginManager().callEvent(new WorldSaveEvent(h.world));
+        h.rpcOk("service", "batch_apply", h.batch("b", PluginHarness.slab(0, 67, 0, 4), AIR, STONE));
+        h.server.getPluginManager().callEvent(new WorldSaveEvent(h.world));
+        try (PluginHarness again = h.crashServer()) {
+            JsonObject restart = again.rpcOk("service", "world_info", "{}").getAsJsonObject("lastRestart");
+            assertEquals("unclean", restart.get("previousStop").getAsString(), restart.toString());
+            return restart.get("doubtfulBatches").getAsInt();
+        }
+    }
+
+    /** A server folder holding bukkit.yml and config/paper-world-defaults.yml with these texts ("" = no file). */
+    private static Map<String, Object> serverFolder(String bukkit, String worldDefaults) throws Exception {
+        Path dir = Files.createTempDirectory("mcb-server");
+        Files.createDirectories(dir.resolve("config"));
+        if (!bukkit.isEmpty()) {
+            Files.writeString(dir.resolve("bukkit.yml"), bukkit);
+        }
+        if (!worldDefaults.isEmpty()) {
+            Files.writeString(dir.resolve("config").resolve("paper-world-defaults.yml"), worldDefaults);
+        }
+        return Map.of("server-folder", dir.toString());
+    }
+
+    /**
+     * Paper fires WorldSaveEvent at each autosave while the chunks are written on their own timers
+     * (0020-Incremental-chunk-and-player-saving.patch): with Paper's defaults an event covers the writes
+     * handed over before the previous one; with a chunk interval longer than the autosave period, or the
+     * world's autosave off, the events cover nothing and every batch stays doubtful after a crash.
+     */
+    @Test
+    void saveEventsCountOnlyWhereTheAutosaveSettingsMakeThemChunkSaves() throws Exception {
+        assertEquals(1, doubtfulAfterTwoSaveEvents(serverFolder("", ""), true), "defaults: a is covered, b is not");
+        assertEquals(2, doubtfulAfterTwoSaveEvents(serverFolder("ticks-per:\n  autosave: 6000\n",
+                "chunks:\n  auto-save-interval: 12000\n"), true), "chunks saved less often than the events");
+        assertEquals(2, doubtfulAfterTwoSaveEvents(serverFolder("", "chunks:\n  max-auto-save-chunks-per-tick: 0\n"),
+                true));
+        assertEquals(2, doubtfulAfterTwoSaveEvents(serverFolder("", ""), false), "/save-off");
     }
 }

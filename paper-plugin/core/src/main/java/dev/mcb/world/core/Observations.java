@@ -28,8 +28,26 @@ final class Observations {
         void record(int x, int y, int z, String before, String after, Source source, String playerId);
     }
 
-    private record Pending(int x, int y, int z, String before, Source source, String playerId, boolean neighbour) {
+    private record Pending(int x, int y, int z, String before, Source source, String playerId, boolean neighbour,
+                           int deferred) {
+        Pending(int x, int y, int z, String before, Source source, String playerId, boolean neighbour) {
+            this(x, y, z, before, source, playerId, neighbour, 0);
+        }
     }
+
+    /**
+     * A block in motion: a piston's moving block holds {@code minecraft:moving_piston} until its block entity
+     * places the final state, two ticks later (progress 0.5 a tick), with {@code level.setBlock} and no event of
+     * its own (paper-server/patches/sources/net/minecraft/world/level/block/piston/PistonMovingBlockEntity.java.patch,
+     * PistonBaseBlock.java.patch). A position that reads as one is re-read on the next tick, up to
+     * {@link #MAX_DEFERRED_TICKS}, so the event records where the block came to rest.
+     */
+    static boolean inMotion(String state) {
+        return state.startsWith("minecraft:moving_piston");
+    }
+
+    /** Ticks a position in motion is re-read before its state is recorded as it is. */
+    static final int MAX_DEFERRED_TICKS = 20;
 
     private static final int[][] SIX = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
 
@@ -107,6 +125,14 @@ final class Observations {
                 continue; // unloaded since: reading would load it; nothing to compare
             }
             String after = BatchExecutor.airNormalize(world.get(p.x(), p.y(), p.z()));
+            if (inMotion(after) && p.deferred() < MAX_DEFERRED_TICKS) {
+                long k = EventLog.key(p.x(), p.y(), p.z());
+                if (!pending.containsKey(k)) { // a report this tick holds a newer cause
+                    put(k, new Pending(p.x(), p.y(), p.z(), p.before(), p.source(), p.playerId(), p.neighbour(),
+                            p.deferred() + 1));
+                }
+                continue;
+            }
             if (!after.equals(p.before())) {
                 recorder.record(p.x(), p.y(), p.z(), p.before(), after, p.source(), p.playerId());
                 recorded++;

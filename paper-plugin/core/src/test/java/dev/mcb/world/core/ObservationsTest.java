@@ -127,4 +127,47 @@ class ObservationsTest {
         sched.tick();
         assertEquals(Map.of(), events());
     }
+
+    /**
+     * A piston pushing a block: the event fires before the move, the positions then hold moving_piston for two
+     * ticks and the final states land with no event (PistonMovingBlockEntity): the events record where the
+     * blocks came to rest, never the transient moving_piston.
+     */
+    @Test
+    void aPistonMoveIsRecordedWhereTheBlocksComeToRest() {
+        String moving = "minecraft:moving_piston[facing=east,type=normal]";
+        fake.set(0, 64, 0, "minecraft:piston[extended=false,facing=east]");
+        fake.set(1, 64, 0, "minecraft:stone");
+        core.observeAround(1, 64, 0, "minecraft:stone", Source.ENVIRONMENT, "");
+        core.observeAround(2, 64, 0, "minecraft:air", Source.ENVIRONMENT, "");
+        fake.set(0, 64, 0, "minecraft:piston[extended=true,facing=east]");
+        fake.set(1, 64, 0, moving);
+        fake.set(2, 64, 0, moving);
+        sched.tick();
+        sched.tick();
+        Map<String, EventLog.Event> ev = events();
+        assertTrue(ev.values().stream().noneMatch(e -> e.after().startsWith("minecraft:moving_piston")), ev.toString());
+        fake.set(1, 64, 0, "minecraft:piston_head[facing=east,short=false,type=normal]");
+        fake.set(2, 64, 0, "minecraft:stone");
+        sched.tick();
+        ev = events();
+        assertEquals("minecraft:stone", ev.get("1,64,0").before());
+        assertEquals("minecraft:piston_head[facing=east,short=false,type=normal]", ev.get("1,64,0").after());
+        assertEquals("minecraft:air", ev.get("2,64,0").before());
+        assertEquals("minecraft:stone", ev.get("2,64,0").after());
+        assertEquals("minecraft:piston[extended=true,facing=east]", ev.get("0,64,0").after());
+    }
+
+    @Test
+    void aBlockStuckInMotionIsRecordedAfterTheLimit() {
+        String moving = "minecraft:moving_piston[facing=east,type=normal]";
+        core.observeLater(3, 64, 0, "minecraft:air", Source.ENVIRONMENT, "");
+        fake.set(3, 64, 0, moving);
+        for (int i = 0; i < Observations.MAX_DEFERRED_TICKS; i++) {
+            sched.tick();
+        }
+        assertEquals(Map.of(), events());
+        sched.tick();
+        assertEquals(moving, events().get("3,64,0").after());
+    }
 }

@@ -18,6 +18,7 @@ import org.bukkit.event.Listener;
 import org.bukkit.event.block.Action;
 import org.bukkit.event.block.BlockBreakEvent;
 import org.bukkit.event.block.BlockBurnEvent;
+import org.bukkit.event.block.BlockCookEvent;
 import org.bukkit.event.block.BlockDispenseEvent;
 import org.bukkit.event.block.BlockExplodeEvent;
 import org.bukkit.event.block.BlockFadeEvent;
@@ -40,6 +41,11 @@ import org.bukkit.event.block.SpongeAbsorbEvent;
 import org.bukkit.event.block.TNTPrimeEvent;
 import org.bukkit.event.entity.EntityChangeBlockEvent;
 import org.bukkit.event.entity.EntityExplodeEvent;
+import org.bukkit.event.inventory.BrewEvent;
+import org.bukkit.event.inventory.BrewingStandFuelEvent;
+import org.bukkit.event.inventory.FurnaceBurnEvent;
+import org.bukkit.event.inventory.InventoryMoveItemEvent;
+import org.bukkit.event.inventory.InventoryPickupItemEvent;
 import org.bukkit.event.player.PlayerBucketEmptyEvent;
 import org.bukkit.event.player.PlayerBucketFillEvent;
 import org.bukkit.event.player.PlayerInteractEvent;
@@ -62,6 +68,11 @@ import org.bukkit.event.world.StructureGrowEvent;
  * about to place as new states (bone meal, sponges, structures, portals) are reported with the state the
  * world still holds when the event fires (the game writes them after the event), never with the listed
  * new state.
+ *
+ * <p>Pistons: the moved blocks hold {@code moving_piston} for two ticks and land with no event; the core
+ * re-reads a position in motion until it comes to rest (Observations#inMotion). Containers the game fills or
+ * empties (hoppers, droppers, furnaces, brewing stands, campfires) are re-read after the events that precede
+ * those changes, as {@code environment}.
  */
 final class BlockListener implements Listener {
     private final WorldHostCore core;
@@ -168,6 +179,54 @@ final class BlockListener implements Listener {
                 core.observe(b.getX(), b.getY(), b.getZ(), en.getValue(), after, Source.PLAYER, id((Player) e.getPlayer()));
             }
         }
+    }
+
+    // ---- containers the game fills and empties (hoppers, furnaces, brewing stands, campfires) ----
+    /** Each container block behind an inventory, re-read next tick: its contents are about to change. */
+    private void containersLater(org.bukkit.inventory.Inventory inv) {
+        for (Block b : containerBlocks(inv)) {
+            later(b, Source.ENVIRONMENT, null);
+        }
+    }
+
+    /** A hopper (or a dropper into a container) moving an item: fired before both inventories change. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onMoveItem(InventoryMoveItemEvent e) {
+        containersLater(e.getSource());
+        containersLater(e.getDestination());
+    }
+
+    /** A hopper taking an item entity into its inventory. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onPickupItem(InventoryPickupItemEvent e) {
+        containersLater(e.getInventory());
+    }
+
+    /**
+     * A furnace, smoker or blast furnace smelting an item, or a campfire finishing one: FurnaceSmeltEvent has no
+     * handler list of its own and arrives here (paper-api FurnaceSmeltEvent extends BlockCookEvent).
+     */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onCook(BlockCookEvent e) {
+        later(e.getBlock(), Source.ENVIRONMENT, null);
+    }
+
+    /** A furnace taking a fuel item. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onFurnaceBurn(FurnaceBurnEvent e) {
+        later(e.getBlock(), Source.ENVIRONMENT, null);
+    }
+
+    /** A brewing stand finishing its potions. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onBrew(BrewEvent e) {
+        later(e.getBlock(), Source.ENVIRONMENT, null);
+    }
+
+    /** A brewing stand taking blaze powder as fuel. */
+    @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
+    public void onBrewingFuel(BrewingStandFuelEvent e) {
+        later(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
     /** The position of a state the event reports as the state before (a replaced block) and its neighbours. */
@@ -330,10 +389,11 @@ final class BlockListener implements Listener {
         around(e.getBlock(), Source.ENVIRONMENT, null);
     }
 
-    /** A dispenser placing or taking fluids or blocks in front of it. */
+    /** A dispenser or dropper: the item leaves its inventory, and it may place or take fluids or blocks in front of it. */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onDispense(BlockDispenseEvent e) {
         Block b = e.getBlock();
+        later(b, Source.ENVIRONMENT, null);
         if (b.getBlockData() instanceof Directional d) {
             around(b.getRelative(d.getFacing()), Source.ENVIRONMENT, null);
         }

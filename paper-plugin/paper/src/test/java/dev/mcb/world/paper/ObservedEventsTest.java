@@ -312,4 +312,82 @@ class ObservedEventsTest {
         assertTrue(ev.values().stream().noneMatch(e -> e.get("before").getAsString().equals(e.get("after").getAsString())),
                 "only real changes are logged");
     }
+
+    /**
+     * A piston pushing a block: BlockPistonExtendEvent fires before the move (PistonBaseBlock#moveBlocks), the
+     * positions then hold moving_piston, and two ticks later PistonMovingBlockEntity places the final states
+     * with no event (PistonMovingBlockEntity.java.patch: level.setBlock): the events record where the blocks
+     * came to rest, never moving_piston.
+     */
+    @Test
+    void aPistonMoveIsRecordedWhereTheBlocksComeToRest() throws Exception {
+        BlockData moving = org.bukkit.Bukkit.createBlockData("minecraft:moving_piston[facing=east,type=normal]");
+        Block piston = at(0, 65, 0);
+        piston.setBlockData(org.bukkit.Bukkit.createBlockData("minecraft:piston[extended=false,facing=east]"));
+        Block stone = at(1, 65, 0);
+        stone.setType(Material.STONE);
+        String air = state(2, 65, 0);
+        call(new org.bukkit.event.block.BlockPistonExtendEvent(piston, List.of(stone), BlockFace.EAST));
+        piston.setBlockData(org.bukkit.Bukkit.createBlockData("minecraft:piston[extended=true,facing=east]"));
+        stone.setBlockData(moving);
+        at(2, 65, 0).setBlockData(moving);
+        h.tick();
+        Map<String, JsonObject> ev = events();
+        for (JsonObject e : ev.values()) {
+            assertTrue(!e.get("after").getAsString().startsWith("minecraft:moving_piston"), ev.toString());
+        }
+        String head = "minecraft:piston_head[facing=east,short=false,type=normal]";
+        stone.setBlockData(org.bukkit.Bukkit.createBlockData(head)); // no event: the block entity lands them
+        at(2, 65, 0).setType(Material.STONE);
+        ev = events();
+        assertEvent(ev.get("1,65,0"), "environment", "minecraft:stone", state(1, 65, 0));
+        assertTrue(state(1, 65, 0).startsWith("minecraft:piston_head"), state(1, 65, 0));
+        assertEvent(ev.get("2,65,0"), "environment", air, "minecraft:stone");
+    }
+
+    /** The full state (with the block entity's data) the plugin reads at a position. */
+    private String full(int x, int y, int z) {
+        return PaperBlockEntities.read(at(x, y, z), state(x, y, z));
+    }
+
+    /**
+     * A hopper pulling an item out of a chest, and a furnace smelting: the game changes the contents with no
+     * block change; InventoryMoveItemEvent and FurnaceSmeltEvent (which arrives at the BlockCookEvent handler:
+     * it has no handler list of its own) precede the changes, and both are recorded as environment.
+     */
+    @Test
+    void containersTheGameFillsAndEmptiesAreObserved() throws Exception {
+        Block chestBlock = at(4, 65, 0);
+        chestBlock.setType(Material.CHEST);
+        org.bukkit.block.Chest chest = (org.bukkit.block.Chest) chestBlock.getState();
+        chest.getBlockInventory().setItem(0, new ItemStack(Material.BREAD, 2));
+        Block hopperBlock = at(4, 64, 0);
+        hopperBlock.setType(Material.HOPPER);
+        org.bukkit.inventory.Inventory hopper = ((org.bukkit.block.Hopper) hopperBlock.getState()).getInventory();
+        Block furnaceBlock = at(6, 65, 0);
+        furnaceBlock.setType(Material.FURNACE);
+        org.bukkit.inventory.FurnaceInventory furnace = ((org.bukkit.block.Furnace) furnaceBlock.getState()).getInventory();
+        furnace.setSmelting(new ItemStack(Material.BEEF, 1));
+        String chestBefore = full(4, 65, 0);
+        String hopperBefore = full(4, 64, 0);
+        String furnaceBefore = full(6, 65, 0);
+        cursor = h.rpcOk("service", "events_since", "{\"cursor\":\"\"}").get("nextCursor").getAsString();
+
+        call(new org.bukkit.event.inventory.InventoryMoveItemEvent(chest.getBlockInventory(),
+                new ItemStack(Material.BREAD, 1), hopper, false));
+        chest.getBlockInventory().setItem(0, new ItemStack(Material.BREAD, 1));
+        hopper.setItem(0, new ItemStack(Material.BREAD, 1));
+        call(new org.bukkit.event.inventory.FurnaceSmeltEvent(furnaceBlock, new ItemStack(Material.BEEF, 1),
+                new ItemStack(Material.COOKED_BEEF, 1)));
+        furnace.setSmelting(null);
+        furnace.setResult(new ItemStack(Material.COOKED_BEEF, 1));
+
+        Map<String, JsonObject> ev = events();
+        assertEquals(3, ev.size(), ev.toString());
+        assertEvent(ev.get("4,65,0"), "environment", chestBefore, full(4, 65, 0));
+        assertTrue(full(4, 65, 0).contains("\"count\":1"), full(4, 65, 0));
+        assertEvent(ev.get("4,64,0"), "environment", hopperBefore, full(4, 64, 0));
+        assertEvent(ev.get("6,65,0"), "environment", furnaceBefore, full(6, 65, 0));
+        assertTrue(full(6, 65, 0).contains("minecraft:cooked_beef"), full(6, 65, 0));
+    }
 }

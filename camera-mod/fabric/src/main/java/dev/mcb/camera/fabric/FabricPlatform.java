@@ -76,6 +76,9 @@ final class FabricPlatform implements CameraPlatform {
             // the server already teleported the camera account; the client sets the view
             player.setYRot(pose.yaw());
             player.setXRot(pose.pitch());
+            // The FOV option is an IntRange(30, 110) and OptionInstance.set replaces any other value
+            // by 70 (logging only): the core refuses a pose outside 30..110 (Pose.MIN_FOV/MAX_FOV,
+            // with the upstream lines), so the option keeps the value set here (rounded to a degree).
             client.options.fov().set(Math.round(pose.fov()));
             client.options.hideGui = hideHud;
             return null;

@@ -80,6 +80,14 @@ final class FabricPlatform implements CameraPlatform {
             // by 70 (logging only): the core refuses a pose outside 30..110 (Pose.MIN_FOV/MAX_FOV,
             // with the upstream lines), so the option keeps the value set here (rounded to a degree).
             client.options.fov().set(Math.round(pose.fov()));
+            // The drawn FOV is the option times the player's FOV modifier, scaled by "FOV effects":
+            // a flying player gets x1.1 (a spectator always flies: GameType.java:77-81), speed
+            // effects more, water and lava x0.857 (AbstractClientPlayer.java:72-92, GameRenderer
+            // tickFov 372-387 and getFov 389-409; the 1.21.7 client source cited in Pose). With
+            // the scale at 0 (Options.java:371, a 0..1 option) the modifier is 1 and the picture
+            // has the asked FOV. The game eases the modifier over a few ticks, so the first
+            // capture after start may still be slightly wider.
+            client.options.fovEffectScale().set(0.0);
             client.options.hideGui = hideHud;
             return null;
         });

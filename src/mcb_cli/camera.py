@@ -26,7 +26,7 @@ def add_parser(sub: Any) -> None:
     sv = csub.add_parser("save", help="save (create or replace) a camera: a pose, or a region's automatic view")
     sv.add_argument("camera_id", help="1-64 characters [A-Za-z0-9_-]")
     where = sv.add_mutually_exclusive_group(required=True)
-    where.add_argument("--pose", help="x,y,z,yaw,pitch[,fov] (feet position, Minecraft yaw/pitch)")
+    where.add_argument("--pose", help="x,y,z,yaw,pitch[,fov] (feet position, Minecraft yaw/pitch; fov 30-110, default 70)")
     where.add_argument("--region", help="x0,y0,z0,x1,y1,z1: use the automatic viewpoint of this box")
     sv.add_argument("--view", choices=["entrance", "opposite", "diagonal"], default="entrance",
                     help="which automatic viewpoint of --region (default entrance)")

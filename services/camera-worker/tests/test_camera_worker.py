@@ -20,6 +20,7 @@ import pytest
 import redis
 from harness import Proc, free_port, start_process, start_redis, wait_until
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
+from mcb_camera.store import CameraStore
 from mcb_common.errors import ErrorCode
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
@@ -157,6 +158,39 @@ def test_capture_bad_requests_are_structured(worker: Worker) -> None:
             err = from_rpc_error(info.value, "camera-worker")
             assert err.code is code, (req, err)
             assert err.message
+
+
+def test_a_fov_outside_the_games_range_is_refused_before_anything_else(worker: Worker) -> None:
+    """30..110 (the Minecraft client's FOV option): refused for a pose, a camera_save and a
+    camera saved under the older 1..170 rule; a valid pose with no driver is camera_unavailable."""
+    md = call_metadata(worker.tokens["agent"], "p1", "player-1")
+    ch, stub = worker.stub()
+    with ch:
+        for fov in (29.5, 110.5):
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Capture(camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=fov)),
+                             metadata=md, timeout=10)
+            err = from_rpc_error(info.value, "camera-worker")
+            assert err.code is ErrorCode.INVALID_REQUEST, err
+            assert "between 30 and 110" in err.message and err.details["field"] == "pose.fov", err
+            assert (err.details["min"], err.details["max"]) == (30.0, 110.0)
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Capture(camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=110)),
+                         metadata=md, timeout=10)
+        assert from_rpc_error(info.value, "camera-worker").code is ErrorCode.CAMERA_UNAVAILABLE
+        with pytest.raises(grpc.RpcError) as info:
+            stub.SaveCamera(camera_pb2.SaveCameraRequest(project_id="p1", camera=camera_pb2.CameraInfo(
+                camera_id="wide", pose=camera_pb2.Pose(y=80, fov=120))), metadata=md, timeout=10)
+        assert from_rpc_error(info.value, "camera-worker").code is ErrorCode.INVALID_REQUEST
+        # a camera saved while 1..170 was accepted (the store keeps what it was given)
+        CameraStore(worker.runtime / "camera").save(
+            "p1", camera_pb2.CameraInfo(camera_id="old-wide", pose=camera_pb2.Pose(y=80, fov=20)))
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Capture(camera_pb2.CaptureRequest(project_id="p1", camera_id="old-wide"), metadata=md, timeout=10)
+        err = from_rpc_error(info.value, "camera-worker")
+        assert err.code is ErrorCode.INVALID_REQUEST, err
+        assert "saved camera 'old-wide'" in err.message and "camera_save" in err.message, err.message
+        assert err.details["camera_id"] == "old-wide" and err.details["field"] == "pose.fov"
 
 
 @pytest.mark.parametrize("token", ["wrong-token", None])

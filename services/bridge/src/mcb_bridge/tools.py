@@ -502,7 +502,7 @@ Saved cameras of the project (camera_id, name, pose) and the worker's state: wor
 
 CAMERA_CAPTURE = """\
 A real picture of the world plus metadata. Give one of: camera_id (saved); pose {x,y,z (feet), \
-yaw, pitch, fov? (vertical, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
+yaw, pitch, fov? (vertical, 30-110, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
 pitch 90 down; region alone: an automatic `view`: entrance (from outside its door), opposite, \
 diagonal (default), top, side; or capture_id to poll. region with a pose limits what is drawn. \
 width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
@@ -530,7 +530,8 @@ def camera_specs() -> list[ToolSpec]:
             "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
             "pitch": {"type": "number", "minimum": -90, "maximum": 90},
-            "fov": {"type": "number", "minimum": 1, "maximum": 170},
+            # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/unit/test_fov_rules.py)
+            "fov": {"type": "number", "minimum": 30, "maximum": 110},
         },
         "required": ["x", "y", "z", "yaw", "pitch"],
         "additionalProperties": False,

@@ -45,6 +45,11 @@ HEARTBEAT_TTL_S = 15
 REDIS_PING_TIMEOUT_S = 1.5
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT, DEFAULT_FOV = 1280, 720, 70.0
+# The vertical FOV range of every pose, for every driver: the Minecraft client's FOV option
+# (IntRange(30, 110); any other value is silently drawn at 70), so a saved camera works on the
+# built-in renderer and on the real client alike. camera-mod/core Pose.MIN_FOV/MAX_FOV has the
+# upstream lines; the MCP tool schema (mcb_bridge.tools) holds the same range.
+MIN_FOV, MAX_FOV = 30.0, 110.0
 MAX_WIDTH, MAX_HEIGHT = 3840, 2160
 MAX_REGION_POSITIONS = 2_097_152
 VIEWS = ("", "entrance", "opposite", "diagonal", "top", "side")
@@ -91,9 +96,11 @@ def validate_pose(pose: camera_pb2.Pose) -> camera_pb2.Pose:
             raise invalid(f"pose.{name} must be a finite number", field=f"pose.{name}")
     if not -90.0 <= pose.pitch <= 90.0:
         raise invalid("pose.pitch must be between -90 (up) and 90 (down) degrees", field="pose.pitch")
-    if pose.fov and not 1.0 <= pose.fov <= 170.0:
-        raise invalid("pose.fov must be between 1 and 170 degrees (0 means the default 70)",
-                      field="pose.fov")
+    if pose.fov and not MIN_FOV <= pose.fov <= MAX_FOV:
+        raise invalid(f"pose.fov must be between {MIN_FOV:g} and {MAX_FOV:g} degrees (vertical; 0 means the "
+                      f"default {DEFAULT_FOV:g}), got {pose.fov:g}: the Minecraft client's FOV option takes only "
+                      "this range and would draw any other value at 70",
+                      field="pose.fov", fov=pose.fov, min=MIN_FOV, max=MAX_FOV)
     if pose.width and not 16 <= pose.width <= MAX_WIDTH:
         raise invalid(f"pose.width must be between 16 and {MAX_WIDTH} (0 means {DEFAULT_WIDTH})",
                       field="pose.width")
@@ -159,7 +166,13 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                                f"no saved camera {request.camera_id!r}; camera_list shows the "
                                "saved cameras, or pass a pose instead",
                                details={"camera_id": request.camera_id})
-            pose = validate_pose(cam.pose)
+            try:
+                pose = validate_pose(cam.pose)
+            except McbError as e:
+                # saved under older rules (e.g. a FOV outside today's 30..110)
+                raise McbError(e.code, f"saved camera {request.camera_id!r}: {e.message}; save it again "
+                               "with camera_save and a pose that fits", details={
+                                   **e.details, "camera_id": request.camera_id}) from e
         elif request.HasField("pose"):
             pose = validate_pose(request.pose)
         else:

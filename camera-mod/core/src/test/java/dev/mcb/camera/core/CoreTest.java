@@ -142,6 +142,28 @@ class CoreTest {
     }
 
     @Test
+    void aFovOutsideTheGamesOptionRangeIsRefusedAndTheCameraDoesNotMove() throws Exception {
+        // the game's FOV option takes 30..110 and silently uses 70 for anything else
+        for (float fov : new float[] {30f, 30.4f, 70f, 109.6f, 110f}) {
+            new Pose(0, 70, 0, 0, 0, fov, 64, 64).validate(AllowedAreas.ANYWHERE);
+        }
+        for (float fov : new float[] {29.99f, 10f, 0f, -70f, 110.01f, 120f, 170f}) {
+            CaptureFailure f = assertThrows(CaptureFailure.class,
+                    () -> new Pose(0, 70, 0, 0, 0, fov, 64, 64).validate(AllowedAreas.ANYWHERE), "fov " + fov);
+            assertEquals("invalid_request", f.code());
+            assertTrue(f.getMessage().contains("30..110") && f.getMessage().contains("got " + fov), f.getMessage());
+            assertEquals(Map.of("fov", fov, "min", 30f, "max", 110f), f.details());
+        }
+        FakePlatform p = new FakePlatform();
+        CaptureFailure f = assertThrows(CaptureFailure.class, () -> new CaptureService(p, AllowedAreas.ANYWHERE,
+                p.clock::get).capture(job("{\"id\":\"c5\",\"pose\":{\"x\":0,\"y\":70,\"z\":0,\"fov\":20}}"), s -> { }));
+        assertEquals("invalid_request", f.code());
+        assertEquals(null, p.applied); // never moved
+        // no fov in the message: the game's default 70
+        assertEquals(70f, job("{\"id\":\"c6\",\"pose\":{\"x\":0,\"y\":70,\"z\":0}}").pose().fov());
+    }
+
+    @Test
     void malformedJobsAreInvalidRequest() {
         assertEquals("invalid_request", assertThrows(CaptureFailure.class, () -> job("{\"pose\":{}}")).code());
         assertEquals("invalid_request", assertThrows(CaptureFailure.class, () -> job("{\"id\":\"x\"}")).code());

@@ -3,9 +3,9 @@ package dev.mcb.camera.fabric;
 import com.mojang.blaze3d.platform.NativeImage;
 import dev.mcb.camera.core.CameraPlatform;
 import dev.mcb.camera.core.CaptureFailure;
+import dev.mcb.camera.core.FramePixels;
 import dev.mcb.camera.core.Pose;
 import dev.mcb.camera.core.SectionKey;
-import java.awt.Image;
 import java.awt.image.BufferedImage;
 import java.util.Map;
 import java.util.Set;
@@ -76,7 +76,18 @@ final class FabricPlatform implements CameraPlatform {
             // the server already teleported the camera account; the client sets the view
             player.setYRot(pose.yaw());
             player.setXRot(pose.pitch());
+            // The FOV option is an IntRange(30, 110) and OptionInstance.set replaces any other value
+            // by 70 (logging only): the core refuses a pose outside 30..110 (Pose.MIN_FOV/MAX_FOV,
+            // with the upstream lines), so the option keeps the value set here (rounded to a degree).
             client.options.fov().set(Math.round(pose.fov()));
+            // The drawn FOV is the option times the player's FOV modifier, scaled by "FOV effects":
+            // a flying player gets x1.1 (a spectator always flies: GameType.java:77-81), speed
+            // effects more, water and lava x0.857 (AbstractClientPlayer.java:72-92, GameRenderer
+            // tickFov 372-387 and getFov 389-409; the 1.21.7 client source cited in Pose). With
+            // the scale at 0 (Options.java:371, a 0..1 option) the modifier is 1 and the picture
+            // has the asked FOV. The game eases the modifier over a few ticks, so the first
+            // capture after start may still be slightly wider.
+            client.options.fovEffectScale().set(0.0);
             client.options.hideGui = hideHud;
             return null;
         });
@@ -130,21 +141,16 @@ final class FabricPlatform implements CameraPlatform {
         }
     }
 
-    /** ABGR NativeImage -> RGB, scaled to the asked size (the window may be another size). */
+    /**
+     * The screenshot as RGB at the asked size. {@code NativeImage.getPixel} is ARGB since
+     * Minecraft 1.21.2 (it was ABGR as {@code getPixelRGBA} before; decoding it as ABGR swaps red
+     * and blue): upstream {@code com/mojang/blaze3d/platform/NativeImage.java} has
+     * {@code getPixel(x, y) = ARGB.fromABGR(getPixelABGR(x, y))} (e.g.
+     * PolarBear2333/minecraft_sourcecode_1.21.7_client@aa59f96, lines 235-236). The decoding and
+     * the scaling are {@link FramePixels} in the tested core; its javadoc has the other sources.
+     */
     private static BufferedImage toBufferedImage(NativeImage img, int width, int height) {
-        BufferedImage full = new BufferedImage(img.getWidth(), img.getHeight(), BufferedImage.TYPE_INT_RGB);
-        for (int y = 0; y < img.getHeight(); y++) {
-            for (int x = 0; x < img.getWidth(); x++) {
-                int abgr = img.getPixel(x, y);
-                full.setRGB(x, y, (abgr & 0xff) << 16 | (abgr & 0xff00) | (abgr >> 16) & 0xff);
-            }
-        }
-        if (full.getWidth() == width && full.getHeight() == height) {
-            return full;
-        }
-        BufferedImage scaled = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        scaled.getGraphics().drawImage(full.getScaledInstance(width, height, Image.SCALE_SMOOTH), 0, 0, null);
-        return scaled;
+        return FramePixels.toRgbImage(img.getWidth(), img.getHeight(), img::getPixel, width, height);
     }
 
     private <T> T onRenderThread(java.util.function.Supplier<T> task) throws CaptureFailure {

@@ -96,7 +96,8 @@ final class PaperWorldAccess implements WorldAccess {
 
     /**
      * Paper: a loaded chunk answers at once; for an unloaded one {@code isChunkGenerated} reads the chunk's
-     * status from disk and waits for it on the server thread. The core asks only for held chunks.
+     * status from disk and waits for it on the server thread (CraftWorld l.400-420). The core never calls this
+     * here: it uses {@link #chunkLoaded} and {@link #hold} (WorldAccess); kept for the port's contract.
      */
     @Override
     public boolean chunkExists(int cx, int cz) {

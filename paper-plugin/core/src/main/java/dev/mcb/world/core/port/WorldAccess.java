@@ -16,7 +16,12 @@ import java.util.concurrent.CompletableFuture;
 public interface WorldAccess {
     WorldDescriptor describe();
 
-    /** True when the chunk exists (generated); never generates it. */
+    /**
+     * True when the chunk exists (generated); never generates it. The core asks it only through the defaults
+     * below (in-memory worlds) and the in-memory restart check: a platform whose answer for an unloaded chunk
+     * needs the disk (Paper) overrides {@link #chunkLoaded} and {@link #hold}, and the core then never calls
+     * this on the server thread.
+     */
     boolean chunkExists(int cx, int cz);
 
     /**

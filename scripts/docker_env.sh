@@ -30,7 +30,14 @@ DOCKERD_LOG=/var/log/mcb-dockerd.log
 PY_IMAGE=python:3.11-slim
 REDIS_IMAGE=redis:7.4-alpine
 BASE_IMAGE=mcb-standin/debian:bookworm
-DEBIAN_MIRROR=${MCB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror debootstrap uses: MCB_DEBIAN_MIRROR, else the first Debian archive this machine's apt
+# is configured with (deb822 .sources "URIs:" or sources.list "deb" lines; not the security archive).
+apt_mirror() {
+  { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | sed 's/^URIs:[[:space:]]*//' | tr ' ' '\n'
+    grep -hs '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | sed 's/\[[^]]*\]//' | awk '{print $2}'
+  } | grep -v -- '-security' | grep -m1 .
+}
+DEBIAN_MIRROR=${MCB_DEBIAN_MIRROR:-$(apt_mirror || true)}
 
 say() { echo "docker-env: $*"; }
 give_up() { say "skipped: $*"; say "tests/docker will skip"; exit 0; }
@@ -134,6 +141,7 @@ build_base() {  # mcb-standin/debian:bookworm from a cached debootstrap tarball
   have_image "$BASE_IMAGE" && return 0
   local tarball="$CACHE/bookworm-minbase.tar" root
   if [ ! -s "$tarball" ]; then
+    [ -n "$DEBIAN_MIRROR" ] || { say "no Debian mirror in apt's sources; set MCB_DEBIAN_MIRROR"; return 1; }
     command -v debootstrap >/dev/null 2>&1 || { apt_update && apt_install debootstrap; } || return 1
     root=$(mktemp -d "$CACHE/rootfs.XXXXXX")
     say "debootstrap bookworm (minbase) from $DEBIAN_MIRROR"

@@ -15,6 +15,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import platform
 import sys
 import tarfile
@@ -22,7 +23,6 @@ import urllib.request
 from pathlib import Path
 
 PACKAGE = "@zed-industries/codex-acp"
-REGISTRY = "https://registry.npmjs.org"
 ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
 
 
@@ -37,7 +37,12 @@ def main(lockfile: str, dest: str) -> int:
     algo, _, want = integrity.partition("-")
     assert algo == "sha512", integrity
     base = name.split("/")[1]
-    url = entry.get("resolved") or f"{REGISTRY}/{name}/-/{base}-{version}.tgz"
+    registry = os.environ.get("NPM_CONFIG_REGISTRY", "").rstrip("/")
+    if not entry.get("resolved") and not registry:
+        print("fetch_codex_acp: no npm registry: set NPM_CONFIG_REGISTRY (compose: MCB_NPM_REGISTRY, e.g. the"
+              " output of `npm config get registry` on the machine)", file=sys.stderr)
+        return 1
+    url = entry.get("resolved") or f"{registry}/{name}/-/{base}-{version}.tgz"
     with urllib.request.urlopen(url, timeout=300) as r:
         data = r.read()
     got = base64.b64encode(hashlib.sha512(data).digest()).decode()

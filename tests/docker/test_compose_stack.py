@@ -137,6 +137,17 @@ def _extra_ca_certs() -> str:
     return "".join(p.read_text() for p in pems)
 
 
+def _npm_registry() -> str:
+    """MCB_NPM_REGISTRY for the chat image: as set, else this machine's npm configuration."""
+    if os.environ.get("MCB_NPM_REGISTRY"):
+        return os.environ["MCB_NPM_REGISTRY"]
+    try:
+        r = subprocess.run(["npm", "config", "get", "registry"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
 # ----------------------------------------------------------------------------- the stack
 
 class Stack:
@@ -230,6 +241,7 @@ def stack() -> Iterator[Stack]:
         for var, port in ports.items():
             mp.setenv(var, str(port))
         mp.setenv("MCB_EXTRA_CA_CERTS", _extra_ca_certs())
+        mp.setenv("MCB_NPM_REGISTRY", _npm_registry())
         mp.delenv("MCB_ALLOW_LOCAL_AUTOMATION", raising=False)
         compose = DockerCompose(ROOT, compose_file_name="compose.yaml", build=False, wait=False, keep_volumes=False)
         s = Stack(compose, project, bridge_port, world_port)

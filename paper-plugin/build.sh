@@ -54,7 +54,8 @@ if [ "${1:-}" = "--install-vendored" ]; then
   for a in "com.mojang brigadier 1.3.10" "io.papermc.paper paper-api $v"; do
     set -- $a
     mvn -q -B -N -Dstyle.color=never "${m2[@]}" install:install-file -Dfile="$vendor/$2-$3.jar" \
-      -DpomFile="$vendor/$2-$3.pom" -DgroupId="$1" -DartifactId="$2" -Dversion="$3" -Dpackaging=jar
+      -DpomFile="$vendor/$2-$3.pom" -DgroupId="$1" -DartifactId="$2" -Dversion="$3" -Dpackaging=jar \
+      2>&1 | sed -u 's/\x1b\[0m//g; /^$/d'
   done
   exit 0
 fi

@@ -70,12 +70,17 @@ public class HarnessWorld extends WorldMock {
         missing.add(key(cx, cz));
     }
 
+    /** Whether chunk (x, z) was ever generated (no disk wait counted: the double's own bookkeeping). */
+    protected synchronized boolean generated(int x, int z) {
+        return !missing.contains(key(x, z));
+    }
+
     @Override
     public synchronized boolean isChunkGenerated(int x, int z) {
         if (!isChunkLoaded(x, z)) {
             diskWaits++;
         }
-        return !missing.contains(key(x, z));
+        return generated(x, z);
     }
 
     /** Calls that would have made Paper's server thread wait for the disk ({@code isChunkGenerated} of an unloaded chunk). */
@@ -92,13 +97,7 @@ public class HarnessWorld extends WorldMock {
 
     @Override
     public void getChunkAtAsync(int x, int z, boolean gen, boolean urgent, Consumer<? super Chunk> cb) {
-        loads.add(() -> {
-            boolean exists;
-            synchronized (this) {
-                exists = gen || !missing.contains(key(x, z));
-            }
-            cb.accept(exists ? getChunkAt(x, z) : null);
-        });
+        loads.add(() -> cb.accept(gen || generated(x, z) ? getChunkAt(x, z) : null));
     }
 
     /** The start of a server tick (PluginHarness#tick): chunk loads requested before complete now, on this thread. */

@@ -142,6 +142,8 @@ namespace OniAgentMod.Core
             int x = QueryInt(q, "x", 0, 4095, null), y = QueryInt(q, "y", 0, 4095, null);
             int w = QueryInt(q, "width", 1, MapMax, null), h = QueryInt(q, "height", 1, MapMax, null);
             InMap(s, x, y, w, h);
+            if (s.Rows.Length < s.WorldHeight)   // the glue could not read the map this time (Snapshot.Unavailable)
+                throw new ApiException(503, "not_ready", "the map could not be read from the game; retry");
             var rows = new List<object>();
             for (int yy = y; yy < y + h; yy++) rows.Add(s.Rows[yy].Substring(x, w));
             return new JsonObject().Add("x", (long)x).Add("y", (long)y).Add("width", (long)w).Add("height", (long)h).Add("rows", rows);

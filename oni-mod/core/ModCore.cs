@@ -20,6 +20,8 @@ namespace OniAgentMod.Core
         private int queued;
         private Snapshot snapshot;        // replaced whole; read with Volatile.Read
         private HttpServer server;
+        private readonly object gate = new object();
+        private readonly ManualResetEvent stopped = new ManualResetEvent(false);
         public readonly Api Api;
 
         public ModCore(IGameState state, IGameActions actions, IModLog log, string serviceName)
@@ -63,19 +65,52 @@ namespace OniAgentMod.Core
         /// <summary>Game thread, when a save is left: state endpoints answer not_ready until the next Tick.</summary>
         public void Forget() { Volatile.Write(ref snapshot, null); }
 
+        /// <summary>Binds now; throws when the port cannot be had (tests, tools). The game uses StartOrRetry.</summary>
         public void Start(int port)
         {
-            if (server != null) return;
-            server = new HttpServer(Api, log);
-            server.Start(port);
+            lock (gate)
+            {
+                if (server != null) return;
+                var s = new HttpServer(Api, log);
+                s.Start(port);
+                server = s;
+            }
             log.Info("listening on http://127.0.0.1:" + server.Port);
+        }
+
+        /// <summary>How long StartOrRetry waits between tries of a busy port.</summary>
+        public int RetryMs = 5000;
+
+        /// <summary>Never throws (it runs inside the game's OnLoad): binds now if it can; else logs why
+        /// and tries again every RetryMs on a background thread until it binds or Stop is called.</summary>
+        public void StartOrRetry(int port)
+        {
+            string why = TryStart(port);
+            if (why == null) return;
+            log.Error("cannot listen on 127.0.0.1:" + port + " (" + why + "); trying again every " + RetryMs + " ms");
+            var t = new Thread(() =>
+            {
+                while (!stopped.WaitOne(RetryMs))
+                    if (TryStart(port) == null) return;
+            }) { IsBackground = true, Name = "oni-agent-bind-retry" };
+            t.Start();
+        }
+
+        private string TryStart(int port)
+        {
+            try { Start(port); return null; }
+            catch (Exception e) { return e.GetType().Name + ": " + e.Message; }
         }
 
         public void Stop()
         {
-            if (server == null) return;
-            server.Stop();
-            server = null;
+            stopped.Set();
+            lock (gate)
+            {
+                if (server == null) return;
+                server.Stop();
+                server = null;
+            }
         }
 
         public void Dispose() { Stop(); }

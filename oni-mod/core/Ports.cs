@@ -8,11 +8,12 @@ namespace OniAgentMod.Core
     /// the HTTP thread only reads the latest one (no locks, no game calls off the game thread).</summary>
     public sealed class Snapshot
     {
-        public JsonObject Game;                 // cycle, duplicantCount, worldName, worldSize, ...
+        public JsonObject Game = new JsonObject();   // cycle, duplicantCount, worldName, worldSize, ...
         public List<JsonObject> Resources = new List<JsonObject>();
         public List<JsonObject> Duplicants = new List<JsonObject>();
         public List<JsonObject> Buildings = new List<JsonObject>();
-        public JsonObject Research;
+        public JsonObject Research = new JsonObject().Add("current", null).Add("progress", 0.0)
+            .Add("completed", new List<object>()).Add("available", new List<object>());
         public List<JsonObject> Geysers = new List<JsonObject>();
         public List<JsonObject> Alerts = new List<JsonObject>();
         public List<JsonObject> Critters = new List<JsonObject>();
@@ -24,6 +25,8 @@ namespace OniAgentMod.Core
         /// <summary>Every building id and tech id the game knows (unknown_building / unknown_tech).</summary>
         public HashSet<string> BuildingIds = new HashSet<string>();
         public HashSet<string> TechIds = new HashSet<string>();
+        /// <summary>The sections the game could not be read for this time (each left empty).</summary>
+        public List<string> Unavailable = new List<string>();
     }
 
     /// <summary>Reads the game. Called on the game thread only (from ModCore.Tick).</summary>

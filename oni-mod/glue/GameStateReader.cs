@@ -1,6 +1,11 @@
-// NOT COMPILED HERE (needs the game's assemblies). Reads the game on the game thread (called from
-// ModCore.Tick) into the core's immutable Snapshot; converts types only, no rules.
+// Compiled in CI against oni-mod/stubs/ (the game's signatures, each with where it was seen). Reads
+// the game on the game thread (called from ModCore.Tick) into the core's immutable Snapshot;
+// converts types only, no rules. Each section is read on its own: one that throws (a game update
+// renamed something, a half-loaded world) leaves its own part empty, is named in the snapshot's
+// Unavailable list and logged once, and the other sections are still published.
+using System;
 using System.Collections.Generic;
+using Klei.AI;
 using OniAgentMod.Core;
 using UnityEngine;
 
@@ -10,39 +15,99 @@ namespace OniAgentMod.Glue
     {
         private static float lastCapture = -1f;
         private static Snapshot last;
-
-        internal static void Reset() { last = null; lastCapture = -1f; }
-
         private static HashSet<string> buildingIds, techIds;   // fixed for a game session: read once
+        // The game has no "list the notifications" call: NotificationManager raises notificationAdded /
+        // notificationRemoved (NotificationManager.cs), so the glue keeps the live set itself.
+        private static NotificationManager subscribed;
+        private static readonly List<Notification> notifications = new List<Notification>();
+
+        private readonly IModLog log;
+        private readonly HashSet<string> logged = new HashSet<string>();
+
+        public GameStateReader(IModLog log) { this.log = log; }
+
+        internal static void Reset()
+        {
+            last = null;
+            lastCapture = -1f;
+            buildingIds = null;
+            techIds = null;
+            Unsubscribe();
+        }
+
         public Snapshot Capture()
         {
             // a fresh picture at most twice a second of real time; between them the last one stands
             if (last != null && Time.unscaledTime - lastCapture < 0.5f) return last;
             if (Game.Instance == null || ClusterManager.Instance == null) return null;
+            var world = ClusterManager.Instance.activeWorld;
+            if (world == null) return null;
             lastCapture = Time.unscaledTime;
             var s = new Snapshot { WorldWidth = Grid.WidthInCells, WorldHeight = Grid.HeightInCells };
+            Section(s, "ids", () => ReadIds(s));
+            Section(s, "game", () => ReadGame(s, world));
+            Section(s, "resources", () => ReadResources(s, world));
+            Section(s, "duplicants", () => ReadDuplicants(s));
+            Section(s, "buildings", () => ReadBuildings(s));
+            Section(s, "research", () => ReadResearch(s));
+            Section(s, "geysers", () => ReadGeysers(s, world));
+            Section(s, "alert", () => ReadAlerts(s));
+            Section(s, "critters", () => ReadCritters(s));
+            Section(s, "map", () => ReadMap(s));
+            if (s.Unavailable.Count > 0) s.Game.Add("unavailable", new List<object>(s.Unavailable));
+            last = s;
+            return s;
+        }
+
+        private void Section(Snapshot s, string name, Action read)
+        {
+            try { read(); }
+            catch (Exception e)
+            {
+                s.Unavailable.Add(name);
+                string what = name + ": " + e.GetType().Name + ": " + e.Message;
+                if (logged.Count < 64 && logged.Add(what)) log.Error("reading " + what + " (logged once)");
+            }
+        }
+
+        private static void ReadIds(Snapshot s)
+        {
             if (buildingIds == null)
             {
-                buildingIds = new HashSet<string>();
-                foreach (var def in Assets.BuildingDefs) buildingIds.Add(def.PrefabID);
-                techIds = new HashSet<string>();
-                foreach (var tech in Db.Get().Techs.resources) techIds.Add(tech.Id);
+                var b = new HashSet<string>();
+                foreach (var def in Assets.BuildingDefs) b.Add(def.PrefabID);
+                var t = new HashSet<string>();
+                foreach (var tech in Db.Get().Techs.resources) t.Add(tech.Id);
+                buildingIds = b;
+                techIds = t;
             }
             s.BuildingIds = buildingIds;
             s.TechIds = techIds;
-            var world = ClusterManager.Instance.activeWorld;
-            int dupes = Components.LiveMinionIdentities.Count;
-            s.Game = new JsonObject()
-                .Add("cycle", (long)GameClock.Instance.GetCycle())
-                .Add("duplicantCount", (long)dupes)
-                .Add("worldName", world != null ? world.GetProperName() : SaveGame.Instance.BaseName)
+        }
+
+        private static void ReadGame(Snapshot s, WorldContainer world)
+        {
+            s.Game.Add("cycle", (long)GameClock.Instance.GetCycle())
+                .Add("duplicantCount", (long)Components.LiveMinionIdentities.Count)
+                .Add("worldName", world.GetProperName())
+                .Add("worldId", (long)world.id)
                 .Add("worldSize", (long)Grid.WidthInCells)
                 .Add("worldWidth", (long)Grid.WidthInCells)
                 .Add("worldHeight", (long)Grid.HeightInCells)
                 .Add("paused", SpeedControlScreen.Instance != null && SpeedControlScreen.Instance.IsPaused);
-            foreach (var kv in world.worldInventory.GetAccessibleAmounts())   // Tag -> kg
+        }
+
+        // The world inventory: pickupable items the colony can reach (WorldInventory.GetAccessibleAmounts,
+        // Tag -> kg). It is not the air or pooled liquids, and food is in kg of items, not kcal.
+        private static void ReadResources(Snapshot s, WorldContainer world)
+        {
+            foreach (var kv in world.worldInventory.GetAccessibleAmounts())
                 s.Resources.Add(new JsonObject().Add("name", kv.Key.ProperName()).Add("tag", kv.Key.Name)
                     .Add("amount", (double)kv.Value).Add("unit", "kg"));
+        }
+
+        private static void ReadDuplicants(Snapshot s)
+        {
             foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
             {
                 var amounts = m.GetAmounts();
@@ -52,20 +117,28 @@ namespace OniAgentMod.Glue
                     .Add("calories", (double)amounts.GetValue("Calories"))
                     .Add("stamina", (double)amounts.GetValue("Stamina"))
                     .Add("oxygen", (double)amounts.GetValue("Breath"))
-                    .Add("diseases", (long)m.GetComponent<MinionModifiers>().sicknesses.Count)
+                    .Add("diseases", (long)m.GetSicknesses().Count)
                     .Add("skillLevels", (long)m.GetComponent<MinionResume>().TotalSkillPointsGained));
             }
+        }
+
+        private static void ReadBuildings(Snapshot s)
+        {
             foreach (BuildingComplete b in Components.BuildingCompletes.Items)
             {
-                Grid.CellToXY(Grid.PosToCell(b), out int bx, out int by);
+                int bx, by;
+                Grid.CellToXY(Grid.PosToCell(b), out bx, out by);
                 var op = b.GetComponent<Operational>();
                 s.Buildings.Add(new JsonObject().Add("name", b.Def.Name).Add("id", b.Def.PrefabID)
                     .Add("x", (long)(bx - (b.Def.WidthInCells - 1) / 2)).Add("y", (long)by).Add("isOperational", op == null || op.IsOperational)
                     .Add("width", (long)b.Def.WidthInCells).Add("height", (long)b.Def.HeightInCells)
                     .Add("underConstruction", false));
             }
-            var research = Research.Instance;
-            var active = research.GetActiveResearch();
+        }
+
+        private static void ReadResearch(Snapshot s)
+        {
+            var active = Research.Instance.GetActiveResearch();
             var completed = new List<object>();
             var available = new List<object>();
             foreach (var tech in Db.Get().Techs.resources)
@@ -76,40 +149,90 @@ namespace OniAgentMod.Glue
             s.Research = new JsonObject().Add("current", active != null ? active.tech.Id : null)
                 .Add("progress", active != null ? (double)active.GetTotalPercentageComplete() : 0.0)
                 .Add("completed", completed).Add("available", available);
-            foreach (Geyser g in Components.Geysers.Items)
+        }
+
+        // Geysers are kept per world (Components.CmpsByWorld<Geyser>.GetItems(worldId)). The element and
+        // the rate come from the geyser's configuration (Geyser.configuration, a
+        // GeyserConfigurator.GeyserInstanceConfiguration): the emitter is private and has no rate.
+        // The phase is the one Geyser's own timers give (ShouldGoDormant, RemainingEruptTime): the state
+        // machine's pre/post-eruption shake counts as idle here.
+        private static void ReadGeysers(Snapshot s, WorldContainer world)
+        {
+            foreach (Geyser g in Components.Geysers.GetItems(world.id))
             {
-                Grid.CellToXY(Grid.PosToCell(g), out int gx, out int gy);
+                int gx, gy;
+                Grid.CellToXY(Grid.PosToCell(g), out gx, out gy);
+                var config = g.configuration;
                 s.Geysers.Add(new JsonObject().Add("id", g.GetComponent<KPrefabID>().InstanceID.ToString())
                     .Add("name", g.GetProperName()).Add("x", (long)gx).Add("y", (long)gy)
-                    .Add("state", g.ShouldGoDormant() ? "dormant" : g.smi.IsInsideState(g.smi.sm.erupt) ? "erupting" : "idle")
-                    .Add("element", g.emitter.outputElement.elementHash.ToString())
-                    .Add("emitRate", (double)g.emitter.emissionRate));
+                    .Add("state", g.ShouldGoDormant() ? "dormant" : g.RemainingEruptTime() > 0f ? "erupting" : "idle")
+                    .Add("element", config != null ? config.GetElement().ToString() : "")
+                    .Add("emitRate", config != null ? (double)config.GetEmitRate() : 0.0));
             }
-            foreach (Notification n in NotificationManager.Instance.GetNotifications())
+        }
+
+        private static void OnAdded(Notification n) { notifications.Add(n); }
+        private static void OnRemoved(Notification n) { notifications.Remove(n); }
+
+        private static void Unsubscribe()
+        {
+            if (subscribed != null)
+            {
+                subscribed.notificationAdded -= OnAdded;
+                subscribed.notificationRemoved -= OnRemoved;
+            }
+            subscribed = null;
+            notifications.Clear();
+        }
+
+        private static void ReadAlerts(Snapshot s)
+        {
+            var manager = NotificationManager.Instance;
+            if (manager != subscribed)
+            {
+                // a new game has a new manager: notifications raised before the mod subscribed are not
+                // replayed, so the list starts with those added from now on
+                Unsubscribe();
+                if (manager == null) return;
+                manager.notificationAdded += OnAdded;
+                manager.notificationRemoved += OnRemoved;
+                subscribed = manager;
+            }
+            foreach (var n in notifications)
                 s.Alerts.Add(new JsonObject().Add("type", n.titleText).Add("message", n.NotifierName ?? n.titleText)
                     .Add("severity", n.Type == NotificationType.Bad || n.Type == NotificationType.DuplicantThreatening ? "bad"
                         : n.Type == NotificationType.BadMinor ? "warning" : "info"));
-            foreach (CreatureBrain c in Components.Brains.Items)
+        }
+
+        // Components.Brains holds every Brain: duplicants' MinionBrain and critters' CreatureBrain
+        // (Components.cs; MinionBrain.cs and CreatureBrain.cs both derive from Brain), so filter with `as`.
+        private static void ReadCritters(Snapshot s)
+        {
+            foreach (Brain brain in Components.Brains.Items)
             {
-                if (c.GetComponent<MinionIdentity>() != null) continue;
-                Grid.CellToXY(Grid.PosToCell(c), out int cx, out int cy);
+                var c = brain as CreatureBrain;
+                if (c == null) continue;
+                int cx, cy;
+                Grid.CellToXY(Grid.PosToCell(c), out cx, out cy);
                 s.Critters.Add(new JsonObject().Add("name", c.GetProperName()).Add("species", c.species.Name)
                     .Add("x", (long)cx).Add("y", (long)cy).Add("isWild", c.HasTag(GameTags.Creatures.Wild)));
             }
-            s.Rows = new string[Grid.HeightInCells];
+        }
+
+        private static void ReadMap(Snapshot s)
+        {
+            var rows = new string[Grid.HeightInCells];
             var row = new char[Grid.WidthInCells];
             for (int y = 0; y < Grid.HeightInCells; y++)
             {
                 for (int x = 0; x < Grid.WidthInCells; x++)
                 {
-                    int cell = Grid.XYToCell(x, y);
-                    var e = Grid.Element[cell];
+                    var e = Grid.Element[Grid.XYToCell(x, y)];
                     row[x] = e.IsSolid ? (e.hardness >= 255 ? 'N' : '#') : e.IsLiquid ? '~' : '.';
                 }
-                s.Rows[y] = new string(row);
+                rows[y] = new string(row);
             }
-            last = s;
-            return s;
+            s.Rows = rows;   // published whole or not at all
         }
     }
 }

@@ -23,7 +23,9 @@ ERROR = schema_validator("Error")
 
 def call(url: str, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any, dict]:
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(url + path, data=data, method=method)
+    # a JSON body says so (both servers refuse a POST without Content-Type: application/json)
+    headers = {"Content-Type": "application/json"} if data is not None else {}
+    req = urllib.request.Request(url + path, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status, json.loads(r.read()), {k.lower(): v for k, v in r.headers.items()}

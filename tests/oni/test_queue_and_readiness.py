@@ -18,7 +18,7 @@ QUEUE_MAX = 256
 
 def call(url: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
     req = urllib.request.Request(url + path, data=json.dumps(body).encode() if body is not None else None,
-                                 method=method)
+                                 method=method, headers={"Content-Type": "application/json"} if body is not None else {})
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status, json.loads(r.read())

@@ -54,12 +54,59 @@ def _str(body: dict[str, Any], name: str, hi: int = 64) -> str:
     return v
 
 
+MAX_DEPTH = 32  # as the mod core's reader (oni-mod/core/Json.cs, Json.MaxDepth)
+
+
+def _finite(token: str) -> float:
+    v = float(token)
+    if v in (float("inf"), float("-inf")):  # 1e400: out of double's range, as the mod core refuses it
+        raise ValueError(f"number out of range: {token}")
+    return v
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")  # Python's json reads NaN/Infinity; JSON has neither
+
+
+def parse_json(raw: bytes) -> Any:
+    """The body as JSON, or ValueError: not UTF-8, not JSON, a number beyond double's range, NaN or
+    Infinity, or nested deeper than MAX_DEPTH (the same documents the mod core refuses)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8") from None
+    # bounded before parsing: the C parser recurses once per level (2,000 levels dropped the connection)
+    if _nesting(text) > MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting outside strings."""
+    depth = deepest = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def _object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise ApiError(413, "invalid_request", f"request body over {MAX_BODY} bytes")
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        body = parse_json(raw)
+    except ValueError:
         raise _bad("request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise _bad("request body must be a JSON object")

@@ -64,3 +64,21 @@ def test_planner_refuses_a_floor_of_liquid_or_gas() -> None:
     assert {x["kind"] for x in p["problems"]} == {"no_floor"}
     assert [a["action"] for a in p["actions"]] == ["build"] * 5  # nothing solid to dig
     assert plan("bedroom", 2, 5, world)["ok"]  # standing on row 4
+
+
+# Checked against the game's decompile (build U56-674504): <Id>Config.cs for the footprint,
+# Database/Techs.cs for the tech whose list names the building (oni_agent.catalog's module doc).
+GAME = {"MicrobeMusher": ((2, 3), None), "RanchStation": ((2, 3), "Ranching"), "Headquarters": ((4, 4), None),
+        "FarmTile": ((1, 1), "FineDining"), "AlgaeHabitat": ((1, 2), "FarmingTech"), "PlanterBox": ((1, 1), "FarmingTech"),
+        "RationBox": ((2, 2), "FarmingTech"), "WaterPurifier": ((4, 3), "Distillation"),
+        "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"), "LuxuryBed": ((4, 2), "Luxury"),
+        "AirConditioner": ((2, 2), "HVAC"), "SpaceHeater": ((2, 2), "TemperatureModulation"),
+        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion")}
+
+
+@pytest.mark.parametrize("building_id", sorted(GAME))
+def test_catalog_sizes_and_techs_are_the_games(building_id: str) -> None:
+    (w, h), tech = GAME[building_id]
+    b = BUILDINGS[building_id]
+    assert ((b.width, b.height), b.tech) == ((w, h), tech)
+    assert tech is None or tech in TECHS

@@ -73,7 +73,7 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
     o2 = _amount(resources, "Oxygen") / n
     lvl = _below(o2, "oxygen_kg_per_dupe")
     sources = [i for i in ids if i in O2_SOURCES]
-    rec = ("build a MineralDeoxidizer (needs Algae) or the 'spom' blueprint (research ImprovedOxygen)"
+    rec = ("build a MineralDeoxidizer (needs Algae) or the 'spom' blueprint (research ImprovedOxygen, AdvancedPowerRegulation)"
            if not sources else "add another oxygen source or check that the existing ones have power and input")
     f.append(_finding("oxygen", lvl, "oxygen_kg_per_dupe", o2, THRESHOLDS["oxygen_kg_per_dupe"][lvl] if lvl != "ok" else None,
                       f"{o2:.1f} kg of oxygen per duplicant; {len(sources)} working oxygen source(s)", rec))
@@ -92,7 +92,7 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
     lvl = _below(food_cycles, "food_cycles")
     f.append(_finding("food", lvl, "food_cycles", food_cycles, THRESHOLDS["food_cycles"][lvl] if lvl != "ok" else None,
                       f"{food_cycles:.1f} cycles of food for {len(dupes)} duplicant(s)",
-                      "build a MicrobeMusher or the 'farm' blueprint (research FarmingTech)"))
+                      "build a MicrobeMusher or the 'farm' blueprint (research FineDining)"))
     if dupes:
         hungry = min(dupes, key=lambda d: float(d.get("calories", 0)))
         cal = float(hungry.get("calories", 0))
@@ -128,7 +128,7 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
         lvl = _above(avg, "temperature_avg_c")
         f.append(_finding("temperature", lvl, "temperature_avg_c", avg,
                           THRESHOLDS["temperature_avg_c"][lvl] if lvl != "ok" else None,
-                          f"base average {avg:.1f} °C", "build the 'cooling' blueprint (research TemperatureModulation)"))
+                          f"base average {avg:.1f} °C", "build the 'cooling' blueprint (research HVAC)"))
         lvl = _above(mx, "temperature_max_c")
         f.append(_finding("temperature", lvl, "temperature_max_c", mx,
                           THRESHOLDS["temperature_max_c"][lvl] if lvl != "ok" else None,

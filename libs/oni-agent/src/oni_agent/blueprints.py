@@ -70,10 +70,11 @@ STARTERS: dict[str, dict[str, Any]] = {
                   {"id": "MineralDeoxidizer", "x": 3, "y": 0}],
     },
     "kitchen": {
-        "description": "A microbe musher with a manual generator and a battery, and a ration box",
-        "dig": [[0, 0, 7, 3]],
+        # no ration box: it needs FarmingTech in the game (Database/Techs.cs), and a starter needs none
+        "description": "A microbe musher with a manual generator and a battery",
+        "dig": [[0, 0, 5, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
-                  {"id": "MicrobeMusher", "x": 3, "y": 0}, {"id": "RationBox", "x": 5, "y": 0}],
+                  {"id": "MicrobeMusher", "x": 3, "y": 0}],
     },
     "generator": {
         "description": "A manual generator and two batteries",

@@ -39,7 +39,7 @@ namespace OniAgentMod.Core
     {
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
-        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map" };
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions" };
         private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe" };
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
         private static readonly string[] Suits = { "None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask" };
@@ -90,6 +90,7 @@ namespace OniAgentMod.Core
 
         private ApiResponse State(string what, IDictionary<string, string> query)
         {
+            if (what == "actions") return Page(core.Outcomes(), query);   // the core's own record: no game needed
             var s = Snap();
             switch (what)
             {
@@ -107,6 +108,11 @@ namespace OniAgentMod.Core
                 case "alert": items = s.Alerts; break;
                 default: items = s.Critters; break;
             }
+            return Page(items, query);
+        }
+
+        private static ApiResponse Page(List<JsonObject> items, IDictionary<string, string> query)
+        {
             int offset = QueryInt(query, "offset", 0, 1000000000, 0);
             int limit = QueryInt(query, "limit", 1, 1000, 500);
             int start = Math.Min(offset, items.Count);
@@ -223,7 +229,7 @@ namespace OniAgentMod.Core
         {
             if (raw != null && raw.Length > MaxBody) throw new ApiException(413, "invalid_request", "request body over " + MaxBody + " bytes");
             JsonObject b, result;
-            Action<IGameActions> act;
+            Func<IGameActions, string> act;
             switch (what)
             {
                 case "dig":
@@ -303,19 +309,21 @@ namespace OniAgentMod.Core
                 default: // wardrobe
                 {
                     b = ParseObject(raw, "duplicant", "item");
-                    string name = Duplicant(b);
+                    Duplicant(b);
                     object v;
                     b.TryGet("item", out v);
                     var item = v as string;
                     if (item == null || Array.IndexOf(Suits, item) < 0)
                         throw ApiException.Bad("item must be one of " + string.Join(", ", Suits), "item");
-                    act = g => g.Wardrobe(name, item);
-                    result = new JsonObject().Add("result", "wardrobe_queued").Add("duplicant", name).Add("item", item);
-                    break;
+                    // the game has no call that dresses a duplicant: suits are put on at a suit dock
+                    // (a duplicant passing a checkpoint); nothing is queued
+                    throw new ApiException(501, "not_implemented",
+                        "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock");
                 }
             }
-            if (!core.Enqueue(act)) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
-            return result;
+            long actionId = core.Enqueue(what, b, act);
+            if (actionId == 0) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
+            return result.Add("actionId", actionId);
         }
     }
 }

@@ -36,16 +36,18 @@ namespace OniAgentMod.Core
         Snapshot Capture();
     }
 
-    /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).</summary>
+    /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).
+    /// Each returns null when the game took the order (a dig or build designated, a priority set, a
+    /// research selected: duplicants may still have work to do), else why the game refused it
+    /// ("reason: details", e.g. "not_researched: FarmingTech"), published in /api/state/actions.</summary>
     public interface IGameActions
     {
-        void Dig(int x, int y, int width, int height);
-        void Build(string buildingId, int x, int y, int? rotation);
-        void Deconstruct(int x, int y, int width, int height);
-        void Prioritize(int x, int y, int width, int height, int priority);
-        void Research(string techId);
-        void Schedule(string duplicant, string[] blocks);
-        void Wardrobe(string duplicant, string item);
+        string Dig(int x, int y, int width, int height);
+        string Build(string buildingId, int x, int y, int? rotation);
+        string Deconstruct(int x, int y, int width, int height);
+        string Prioritize(int x, int y, int width, int height, int priority);
+        string Research(string techId);
+        string Schedule(string duplicant, string[] blocks);
     }
 
     public interface IModLog

@@ -1,5 +1,8 @@
-// NOT COMPILED HERE (needs the game's assemblies). Applies queued actions on the game thread
-// (ModCore.Tick from the Game.Update patch); converts cell coordinates and ids, calls the game.
+// Compiled in CI against oni-mod/stubs/ (the game's signatures, each with where it was seen).
+// Applies queued actions on the game thread (ModCore.Tick from the Game.Update patch); converts cell
+// coordinates and ids, calls the game. Each returns null when the game took the order, else why not
+// ("reason: details"); ModCore publishes it in /api/state/actions.
+using System.Collections.Generic;
 using OniAgentMod.Core;
 using UnityEngine;
 
@@ -7,38 +10,59 @@ namespace OniAgentMod.Glue
 {
     public sealed class GameActions : IGameActions
     {
-        public void Dig(int x, int y, int width, int height)
+        public string Dig(int x, int y, int width, int height)
+        {
+            int placed = 0;
+            for (int yy = y; yy < y + height; yy++)
+                for (int xx = x; xx < x + width; xx++)
+                {
+                    int cell = Grid.XYToCell(xx, yy);
+                    if (Grid.IsValidCell(cell) && Grid.Solid[cell] && DigTool.PlaceDig(cell, 0) != null) placed++;
+                }
+            return placed > 0 || !AnySolid(x, y, width, height) ? null : "invalid_location: the game placed no dig order in the area";
+        }
+
+        private static bool AnySolid(int x, int y, int width, int height)
         {
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
                     int cell = Grid.XYToCell(xx, yy);
-                    if (Grid.IsValidCell(cell) && Grid.Solid[cell]) DigTool.PlaceDig(cell, 0);
+                    if (Grid.IsValidCell(cell) && Grid.Solid[cell]) return true;
                 }
+            return false;
         }
 
-        public void Build(string buildingId, int x, int y, int? rotation)
+        // The checks of the game's build menu before a placement (PlanScreen.GetBuildableStateForDef):
+        // BuildingDef.IsAvailable() (not deprecated, not debug-only), then researched
+        // (Db.Get().TechItems.IsTechItemComplete(PrefabID), skipped in sandbox mode), then materials;
+        // then the tool's own placement check (BuildingDef.IsValidPlaceLocation).
+        public string Build(string buildingId, int x, int y, int? rotation)
         {
             var def = Assets.GetBuildingDef(buildingId);
+            if (def == null) return "unknown_building: " + buildingId;
+            if (!def.IsAvailable()) return "unavailable: " + buildingId + " is deprecated or debug-only in this game";
+            if (!Game.Instance.SandboxModeActive && !Db.Get().TechItems.IsTechItemComplete(def.PrefabID))
+                return "not_researched: research the tech that unlocks " + buildingId + " first";
             // the API names the bottom-left cell; the game anchors a building at its bottom row, (width-1)/2 from the left
             var pos = Grid.CellToPosCBC(Grid.XYToCell(x + (def.WidthInCells - 1) / 2, y), def.SceneLayer);
             var orientation = rotation == 90 ? Orientation.R90 : rotation == 180 ? Orientation.R180
                 : rotation == 270 ? Orientation.R270 : Orientation.Neutral;
             var elements = Materials(def);
-            if (elements == null)
-                Debug.LogWarning("[oni-agent] build " + buildingId + ": no material in stock for one of its ingredients");
-            else if (def.IsValidPlaceLocation(null, pos, orientation, out string reason))
-                def.TryPlace(null, pos, orientation, elements, "DEFAULT_FACADE", 0);
-            else
-                Debug.LogWarning("[oni-agent] build " + buildingId + " at " + x + "," + y + " refused: " + reason);
+            if (elements == null) return "no_materials: the colony holds none of one of " + buildingId + "'s ingredients";
+            string reason;
+            if (!def.IsValidPlaceLocation(null, pos, orientation, out reason)) return "invalid_location: " + reason;
+            if (def.TryPlace(null, pos, orientation, elements, "DEFAULT_FACADE", 0) == null)
+                return "invalid_location: the game did not place " + buildingId;
+            return null;
         }
 
         /// <summary>For each ingredient (a material category such as BuildableRaw), the element with
         /// that tag the colony holds most of; null when one has none.</summary>
-        private static System.Collections.Generic.List<Tag> Materials(BuildingDef def)
+        private static List<Tag> Materials(BuildingDef def)
         {
             var stock = ClusterManager.Instance.activeWorld.worldInventory;
-            var chosen = new System.Collections.Generic.List<Tag>();
+            var chosen = new List<Tag>();
             foreach (var ingredient in def.CraftRecipe.Ingredients)
             {
                 Tag best = Tag.Invalid;
@@ -55,48 +79,57 @@ namespace OniAgentMod.Glue
             return chosen;
         }
 
-        public void Deconstruct(int x, int y, int width, int height)
+        public string Deconstruct(int x, int y, int width, int height)
         {
-            foreach (var d in Objects<Deconstructable>(x, y, width, height)) d.QueueDeconstruction(true);
+            int n = 0;
+            foreach (var d in Objects<Deconstructable>(x, y, width, height)) { d.QueueDeconstruction(true); n++; }
+            return n > 0 ? null : "nothing_there: no building to deconstruct in the area";
         }
 
-        public void Prioritize(int x, int y, int width, int height, int priority)
+        public string Prioritize(int x, int y, int width, int height, int priority)
         {
             var setting = new PrioritySetting(PriorityScreen.PriorityClass.basic, priority);
-            foreach (var p in Objects<Prioritizable>(x, y, width, height)) p.SetMasterPriority(setting);
+            int n = 0;
+            foreach (var p in Objects<Prioritizable>(x, y, width, height)) { p.SetMasterPriority(setting); n++; }
+            return n > 0 ? null : "nothing_there: nothing with a priority in the area";
         }
 
-        public void Research(string techId)
+        // Research.SetActiveResearch queues the tech's missing prerequisites first (AddTechToQueue),
+        // so a tech whose prerequisites are not done is taken, not refused.
+        public string Research(string techId)
         {
-            global::Research.Instance.SetActiveResearch(Db.Get().Techs.Get(techId), true);
+            var tech = Db.Get().Techs.Get(techId);
+            if (tech.IsComplete()) return "already_researched: " + techId;
+            global::Research.Instance.SetActiveResearch(tech, true);
+            return null;
         }
 
-        public void Schedule(string duplicant, string[] blocks)
+        // ScheduleManager.GetSchedule gives the schedule the duplicant is assigned to, which other
+        // duplicants may share: the blocks change for all of them (as in the game's schedule screen).
+        public string Schedule(string duplicant, string[] blocks)
         {
             foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
             {
                 if (m.GetProperName() != duplicant) continue;
                 var schedule = ScheduleManager.Instance.GetSchedule(m.GetComponent<Schedulable>());
+                if (schedule == null) return "no_schedule: " + duplicant + " has none";
                 var groups = Db.Get().ScheduleGroups;
                 for (int i = 0; i < 24; i++)
                     schedule.SetBlockGroup(i, blocks[i] == "sleep" ? groups.Sleep : blocks[i] == "downtime" ? groups.Recreation
                         : blocks[i] == "bathtime" ? groups.Hygene : groups.Worktime);
+                return null;
             }
+            return "unknown_duplicant: " + duplicant + " is no longer in the colony";
         }
 
-        public void Wardrobe(string duplicant, string item)
+        private static IEnumerable<T> Objects<T>(int x, int y, int width, int height) where T : Component
         {
-            // Suits are worn at Suit Docks in the game; the mod cannot dress a duplicant directly yet.
-            Debug.LogWarning("[oni-agent] wardrobe " + item + " for " + duplicant + ": not implemented in the game glue");
-        }
-
-        private static System.Collections.Generic.IEnumerable<T> Objects<T>(int x, int y, int width, int height) where T : Component
-        {
-            var seen = new System.Collections.Generic.HashSet<T>();
+            var seen = new HashSet<T>();
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
                     int cell = Grid.XYToCell(xx, yy);
+                    if (!Grid.IsValidCell(cell)) continue;
                     var go = Grid.Objects[cell, (int)ObjectLayer.Building];
                     var c = go != null ? go.GetComponent<T>() : null;
                     if (c != null && seen.Add(c)) yield return c;

@@ -12,10 +12,10 @@ namespace OniAgentMod.Host
         public const int Width = 64, Height = 48;
         private static readonly Dictionary<string, int[]> Sizes = new Dictionary<string, int[]>
         {
-            { "Headquarters", new[] { 5, 3 } }, { "Tile", new[] { 1, 1 } }, { "Ladder", new[] { 1, 1 } },
+            { "Headquarters", new[] { 4, 4 } }, { "Tile", new[] { 1, 1 } }, { "Ladder", new[] { 1, 1 } },
             { "ManualGenerator", new[] { 2, 2 } }, { "Battery", new[] { 1, 2 } }, { "Electrolyzer", new[] { 2, 2 } },
             { "MineralDeoxidizer", new[] { 1, 2 } }, { "Bed", new[] { 2, 2 } }, { "ResearchCenter", new[] { 2, 2 } },
-            { "Outhouse", new[] { 2, 3 } }, { "MicrobeMusher", new[] { 2, 2 } }, { "GasPump", new[] { 2, 2 } },
+            { "Outhouse", new[] { 2, 3 } }, { "MicrobeMusher", new[] { 2, 3 } }, { "GasPump", new[] { 2, 2 } },
         };
         private static readonly string[] Techs = { "FarmingTech", "PowerRegulation", "Combustion", "ImprovedOxygen", "GasPiping" };
 
@@ -23,7 +23,6 @@ namespace OniAgentMod.Host
         private readonly List<JsonObject> buildings = new List<JsonObject>();
         private readonly List<JsonObject> alerts = new List<JsonObject>();
         private readonly List<string> completed = new List<string>();
-        private readonly Dictionary<string, string> suits = new Dictionary<string, string>();
         private string currentTech;
         private long ticks;
         public Thread GameThread;
@@ -86,21 +85,28 @@ namespace OniAgentMod.Host
             return s;
         }
 
-        public void Dig(int x, int y, int width, int height)
+        public string Dig(int x, int y, int width, int height)
         {
             OnGameThread("dig");
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                     if (cells[yy][xx] == '#') cells[yy][xx] = '.';
+            return null;
         }
 
-        public void Build(string buildingId, int x, int y, int? rotation)
+        public string Build(string buildingId, int x, int y, int? rotation)
         {
             OnGameThread("build");
+            int[] size = Sizes[buildingId];
+            for (int yy = y; yy < y + size[1]; yy++)
+                for (int xx = x; xx < x + size[0]; xx++)
+                    if (xx >= Width || yy >= Height || cells[yy][xx] != '.')
+                        return "invalid_location: cell (" + xx + "," + yy + ") is not open";
             buildings.Add(Building(buildingId, x, y, true));
+            return null;
         }
 
-        public void Deconstruct(int x, int y, int width, int height)
+        public string Deconstruct(int x, int y, int width, int height)
         {
             OnGameThread("deconstruct");
             buildings.RemoveAll(b =>
@@ -109,18 +115,18 @@ namespace OniAgentMod.Host
                 b.TryGet("x", out bx); b.TryGet("y", out by); b.TryGet("id", out id);
                 return (string)id != "Headquarters" && (long)bx >= x && (long)bx < x + width && (long)by >= y && (long)by < y + height;
             });
+            return null;
         }
 
-        public void Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); }
+        public string Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); return null; }
 
-        public void Research(string techId)
+        public string Research(string techId)
         {
             OnGameThread("research");
             currentTech = techId;
+            return null;
         }
 
-        public void Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); }
-
-        public void Wardrobe(string duplicant, string item) { OnGameThread("wardrobe"); suits[duplicant] = item; }
+        public string Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); return null; }
     }
 }

@@ -8,10 +8,12 @@ using OniAgentMod.Stubs;
 using UnityEngine;
 
 // Game.cs: public class Game : KMonoBehaviour; public static Game Instance { get; private set; };
-// private void Update(); private new void OnDestroy() (the glue's Harmony patches name these two)
+// public bool SandboxModeActive { get; set; }; private void Update(); private new void OnDestroy()
+// (the glue's Harmony patches name these two)
 public class Game : KMonoBehaviour
 {
     public static Game Instance { get { throw Stub.Missing(); } private set { } }
+    public bool SandboxModeActive { get { throw Stub.Missing(); } }
     private void Update() { }
     private void OnDestroy() { }
 }
@@ -155,6 +157,9 @@ public class BuildingDef : Def
     public Grid.SceneLayer SceneLayer;
     public Recipe CraftRecipe;
 
+    // BuildingDef.cs: public bool IsAvailable() => !Deprecated && (!DebugOnly || Game.Instance.DebugOnlyBuildingsAllowed)
+    public bool IsAvailable() { throw Stub.Missing(); }
+
     public bool IsValidPlaceLocation(GameObject source_go, Vector3 pos, Orientation orientation, out string fail_reason)
     {
         throw Stub.Missing();
@@ -199,10 +204,11 @@ public class Operational : KMonoBehaviour
 }
 
 // Db.cs: public class Db : EntityModifierSet; public static Db Get(); public Techs Techs;
-// public ScheduleGroups ScheduleGroups (Database namespace)
+// public TechItems TechItems; public ScheduleGroups ScheduleGroups (Database namespace)
 public class Db
 {
     public Database.Techs Techs;
+    public Database.TechItems TechItems;
     public Database.ScheduleGroups ScheduleGroups;
     public static Db Get() { throw Stub.Missing(); }
 }
@@ -211,6 +217,14 @@ namespace Database
 {
     // Database/Techs.cs: public class Techs : ResourceSet<Tech>
     public class Techs : ResourceSet<Tech> { }
+
+    // Database/TechItems.cs: public class TechItems : ResourceSet<TechItem>; public bool IsTechItemComplete(string id)
+    // (true for an item no tech lists: available from the start); PlanScreen.UpdateDefResearched calls it
+    // with BuildingDef.PrefabID
+    public class TechItems : ResourceSet<TechItem>
+    {
+        public bool IsTechItemComplete(string id) { throw Stub.Missing(); }
+    }
 
     // Database/ScheduleGroups.cs: public class ScheduleGroups : ResourceSet<ScheduleGroup>;
     // public ScheduleGroup Hygene, Worktime, Recreation, Sleep;
@@ -222,6 +236,9 @@ namespace Database
         public ScheduleGroup Sleep;
     }
 }
+
+// TechItem.cs: public class TechItem : Resource, IHasDlcRestrictions
+public class TechItem : Resource { }
 
 // Tech.cs: public class Tech : Resource; public bool IsComplete(); public bool ArePrerequisitesComplete()
 public class Tech : Resource

@@ -133,18 +133,22 @@ def test_actions_answer_queued(mod_url: str, action: str) -> None:
 
 
 def test_seed_examples_verbatim(mod_url: str) -> None:
-    assert call(mod_url, "POST", "/api/action/dig", {"x": 10, "y": 5, "width": 8, "height": 6})[1] == \
-        {"result": "dig_queued", "x": 10, "y": 5, "width": 8, "height": 6}
-    assert call(mod_url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": 10, "y": 5, "rotation": None})[1] == \
-        {"result": "build_queued", "buildingId": "Electrolyzer", "x": 10, "y": 5}
+    """The seed's answers, plus the extension actionId (the outcome's key in /api/state/actions)."""
+    dig = call(mod_url, "POST", "/api/action/dig", {"x": 10, "y": 5, "width": 8, "height": 6})[1]
+    assert isinstance(dig.pop("actionId"), int)
+    assert dig == {"result": "dig_queued", "x": 10, "y": 5, "width": 8, "height": 6}
+    build = call(mod_url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": 10, "y": 5, "rotation": None})[1]
+    assert build.pop("actionId") > 0
+    assert build == {"result": "build_queued", "buildingId": "Electrolyzer", "x": 10, "y": 5}
 
 
 def test_duplicant_actions(mod_url: str) -> None:
     name = call(mod_url, "GET", "/api/state/duplicants")[1][0]["name"]
-    out = call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 20 + ["sleep"] * 4})
-    assert out[:2] == (200, {"result": "schedule_queued", "duplicant": name})
-    out = call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "AtmoSuit"})
-    assert out[:2] == (200, {"result": "wardrobe_queued", "duplicant": name, "item": "AtmoSuit"})
+    status, out, _ = call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 20 + ["sleep"] * 4})
+    assert status == 200 and out.pop("actionId") > 0 and out == {"result": "schedule_queued", "duplicant": name}
+    # the game cannot dress a duplicant (suits are put on at a suit dock): validated, then not_implemented
+    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "AtmoSuit"}),
+                501, "not_implemented")
     check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": "Nobody", "item": "None"}),
                 400, "invalid_request", "duplicant")
     check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "Hat"}),
@@ -216,6 +220,28 @@ def test_a_body_that_never_comes_is_dropped(mod_url: str) -> None:
         while s.recv(4096):  # whatever it answers, it closes the connection
             pass
         assert time.monotonic() - started < 10
+
+
+def test_action_outcomes(mod_url: str) -> None:
+    """Every queued action has an id; /api/state/actions says what became of it: applied, or refused
+    with the game's reason."""
+    x, y = _open_cell(mod_url)
+    ok = call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": x, "y": y})[1]["actionId"]
+    bad = call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": 2, "y": 2})[1]["actionId"]  # rock
+    assert bad > ok
+    end = time.monotonic() + 5
+    while True:
+        status, outcomes, headers = call(mod_url, "GET", "/api/state/actions?limit=1000")
+        by_id = {o["id"]: o for o in outcomes}
+        if by_id[ok]["state"] != "queued" and by_id[bad]["state"] != "queued" or time.monotonic() > end:
+            break
+        time.sleep(0.02)
+    assert status == 200 and int(headers["x-total-count"]) == len(outcomes)
+    schema_validator("ActionOutcome", True).validate(outcomes)
+    assert [o["id"] for o in outcomes] == sorted(o["id"] for o in outcomes)
+    assert by_id[ok]["state"] == "applied" and by_id[ok]["action"] == "build" and "reason" not in by_id[ok]
+    assert by_id[ok]["body"] == {"buildingId": "Tile", "x": x, "y": y}
+    assert by_id[bad]["state"] == "refused" and by_id[bad]["reason"].startswith("invalid_location"), by_id[bad]
 
 
 def _open_cell(url: str) -> tuple[int, int]:

@@ -35,6 +35,7 @@ def test_mod_core_health_without_a_game(mono_host_exe) -> None:
             status, out = call(url, method, path, body)
             assert (status, out["error"]) == (503, "not_ready"), (path, out)
             ERROR.validate(out)
+        assert call(url, "GET", "/api/state/actions") == (200, [])  # the core's own record: no game needed
 
 
 def _fill(url: str) -> None:
@@ -55,7 +56,10 @@ def test_mod_core_queue_is_bounded(mono_host_exe) -> None:
 def test_simulator_queue_is_bounded_and_drains(manual_sim) -> None:
     url = f"http://127.0.0.1:{manual_sim.port}"
     _fill(url)
+    assert {o["state"] for o in call(url, "GET", "/api/state/actions?limit=1000")[1]} == {"queued"}
     assert call(url, "POST", "/sim/step", {"ticks": 1})[0] == 200
+    outcomes = call(url, "GET", "/api/state/actions?limit=1000")[1]
+    assert len(outcomes) == QUEUE_MAX and {o["state"] for o in outcomes} == {"applied"}  # selected again: no harm
     assert call(url, "POST", "/api/action/research", {"techId": "FarmingTech"})[0] == 200
 
 
@@ -63,3 +67,19 @@ def test_simulator_queue_is_bounded_and_drains(manual_sim) -> None:
 def test_simulator_step_refuses_bad_ticks(manual_sim, ticks) -> None:
     status, out = call(f"http://127.0.0.1:{manual_sim.port}", "POST", "/sim/step", {"ticks": ticks})
     assert (status, out["error"]) == (400, "invalid_request")
+
+
+def test_simulator_outcomes_follow_the_game(manual_sim) -> None:
+    """As the glue in the game: a build whose tech is not researched is refused (the build menu's
+    check, before the placement); a tech with missing prerequisites is taken and its prerequisites
+    researched first (Research.SetActiveResearch queues them)."""
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    game = call(url, "GET", "/api/state/game")[1]
+    x, y = game["worldWidth"] // 2 - 6, game["worldHeight"] // 2  # in the starting cavity, clear of the pod
+    build = call(url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": x, "y": y})[1]["actionId"]
+    research = call(url, "POST", "/api/action/research", {"techId": "Combustion"})[1]["actionId"]
+    assert call(url, "POST", "/sim/step", {"ticks": 1})[0] == 200
+    by_id = {o["id"]: o for o in call(url, "GET", "/api/state/actions")[1]}
+    assert by_id[build]["state"] == "refused" and by_id[build]["reason"] == "not_researched: research ImprovedOxygen first"
+    assert by_id[research]["state"] == "applied"
+    assert call(url, "GET", "/api/state/research")[1]["current"] == "PowerRegulation"  # the prerequisite first

@@ -182,6 +182,8 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
         return [dict(a) for a in c.alerts]
     if what == "critters":
         return [dict(a) for a in c.critters]
+    if what == "actions":
+        return [dict(o) for o in c.outcomes.values()]
     if what == "map":
         q = _query_ints(query, ("x", "y", "width", "height"))
         x, y = _int(q, "x", 0, 4095), _int(q, "y", 0, 4095)
@@ -246,16 +248,19 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         item = b.get("item")
         if item not in SUITS:
             raise _bad(f"item must be one of {', '.join(SUITS)}", "item")
-        args, out = {"duplicant": name, "item": item}, {"result": "wardrobe_queued", "duplicant": name, "item": item}
+        # the game has no call that dresses a duplicant: suits are put on at a suit dock; nothing is queued
+        raise ApiError(501, "not_implemented",
+                       "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock")
     else:
         raise ApiError(404, "not_found", f"no endpoint /api/action/{what}")
-    if not c.enqueue(what, args):
+    aid = c.enqueue(what, args, b)
+    if aid is None:
         raise ApiError(503, "queue_full", "the action queue is full; retry when the game has caught up")
-    return out
+    return {**out, "actionId": aid}
 
 
-STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
+STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
 
 

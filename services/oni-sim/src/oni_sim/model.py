@@ -22,6 +22,7 @@ CAL_PER_TICK = 1000_000 / CYCLE_TICKS   # 1000 kcal per cycle, in cal
 CONSTRUCTION_TICKS = 30
 DIG_TICKS = 5              # per cell and duplicant
 QUEUE_MAX = 256
+OUTCOMES_KEPT = 1024  # as the mod core (ModCore.OutcomesKept)
 
 
 class Lcg:
@@ -43,7 +44,6 @@ class Dupe:
     diseases: int = 0
     skillLevels: int = 0  # noqa: N815 - the API's name
     schedule: list[str] = field(default_factory=lambda: ["work"] * 21 + ["sleep"] * 3)
-    suit: str = "None"
 
 
 @dataclass
@@ -65,7 +65,9 @@ class Colony:
         self.lock = threading.Lock()  # held by the tick and by snapshot copies, never during I/O
         self.name, self.width, self.height, self.seed = name, width, height, seed
         self.tick_count = 0
-        self.queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self.queue: deque[tuple[int, str, dict[str, Any]]] = deque()
+        self.last_action_id = 0
+        self.outcomes: dict[int, dict[str, Any]] = {}  # id -> {id, action, state, body, reason?}; newest OUTCOMES_KEPT
         rng = Lcg(seed)
         self.cells = [["#"] * width for _ in range(height)]
         for y in range(height):
@@ -85,6 +87,8 @@ class Colony:
                                             "Hydrogen": 0.0, "DirtyWater": 0.0}
         self.digs: deque[tuple[int, int]] = deque()
         self.research_current: str | None = None
+        self.research_queue: list[str] = []  # after research_current, as the game's Research.queuedTech
+        self.research_progress: dict[str, float] = {}  # points of techs started and left
         self.research_points = 0.0
         self.completed: list[str] = []
         self.stored_j = 0.0
@@ -113,12 +117,18 @@ class Colony:
 
     # ---- the game thread ----
 
-    def enqueue(self, kind: str, args: dict[str, Any]) -> bool:
+    def enqueue(self, kind: str, args: dict[str, Any], body: dict[str, Any] | None = None) -> int | None:
+        """Queues an action for the game thread: its id (its outcome starts "queued"), None when full."""
         with self.lock:
             if len(self.queue) >= QUEUE_MAX:
-                return False
-            self.queue.append((kind, args))
-            return True
+                return None
+            self.last_action_id += 1
+            aid = self.last_action_id
+            self.outcomes[aid] = {"id": aid, "action": kind, "state": "queued", "body": dict(body if body is not None else args)}
+            for old in list(self.outcomes)[:-OUTCOMES_KEPT]:
+                del self.outcomes[old]
+            self.queue.append((aid, kind, args))
+            return aid
 
     def step(self, ticks: int = 1) -> None:
         for _ in range(ticks):
@@ -129,53 +139,87 @@ class Colony:
         self.alerts.append({"type": kind, "message": message, "severity": severity})
         del self.alerts[:-20]
 
-    def _apply(self, kind: str, a: dict[str, Any]) -> None:
+    def _apply(self, kind: str, a: dict[str, Any]) -> str | None:
+        """Applies one action: None when the game takes the order, else why it refuses ("reason: details"),
+        as the glue's GameActions answers (oni-mod/glue/GameActions.cs)."""
         if kind == "dig":
             for y in range(a["y"], a["y"] + a["height"]):
                 for x in range(a["x"], a["x"] + a["width"]):
                     if self.cell(x, y) == "#" and (x, y) not in self.digs:
                         self.digs.append((x, y))
+            return None
         elif kind == "build":
             bid, x, y = a["buildingId"], a["x"], a["y"]
             cells = footprint(bid, x, y)
             occ = self.occupied()
             bad = [c for c in cells if self.cell(*c) in "#N" or c in occ]
             tech = BUILDINGS[bid].tech
+            # the game's order: research (the build menu) before the placement check
+            if tech and tech not in self.completed:
+                return f"not_researched: research {tech} first"
             if bad:
-                self._alert("build_failed", f"{bid} at ({x},{y}): cells {bad[:3]} are not clear")
-            elif tech and tech not in self.completed:
-                self._alert("build_failed", f"{bid} at ({x},{y}): research {tech} first")
-            else:
-                self.buildings.append(Building(bid, x, y))
+                return f"invalid_location: cells {bad[:3]} are not clear"
+            self.buildings.append(Building(bid, x, y))
+            return None
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
-            self.buildings = [b for b in self.buildings if b.id == "Headquarters" or not any(
+            kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
                 x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in footprint(b.id, b.x, b.y))]
+            if len(kept) == len(self.buildings):
+                return "nothing_there: no building to deconstruct in the area"
+            self.buildings = kept
+            return None
         elif kind == "prioritize":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
-            for b in self.buildings:
-                if x0 <= b.x < x0 + w and y0 <= b.y < y0 + h:
-                    b.priority = a["priority"]
+            hit = [b for b in self.buildings if x0 <= b.x < x0 + w and y0 <= b.y < y0 + h]
+            for b in hit:
+                b.priority = a["priority"]
+            return None if hit else "nothing_there: nothing with a priority in the area"
         elif kind == "research":
             tech = a["techId"]
             if tech in self.completed:
-                return
-            if tech not in self.available_techs():
-                self._alert("research_blocked", f"{tech} needs {', '.join(TECHS[tech][2])} first", "info")
-                return
-            self.research_current, self.research_points = tech, 0.0
-        elif kind in ("schedule", "wardrobe"):
+                return f"already_researched: {tech}"
+            # as Research.SetActiveResearch(tech, clearQueue: true): the missing prerequisites first
+            self.research_queue = self._with_prerequisites(tech)
+            self._research(self.research_queue.pop(0))
+            return None
+        elif kind == "schedule":
             for d in self.dupes:
                 if d.name == a["duplicant"]:
-                    if kind == "schedule":
-                        d.schedule = list(a["blocks"])
-                    else:
-                        d.suit = a["item"]
+                    d.schedule = list(a["blocks"])
+                    return None
+            return f"unknown_duplicant: {a['duplicant']} is no longer in the colony"
+        return f"unknown_action: {kind}"
+
+    def _research(self, tech: str | None) -> None:
+        """Switches the active research; a tech keeps the points it had (the game keeps a TechInstance
+        per tech, with its progress)."""
+        if self.research_current:
+            self.research_progress[self.research_current] = self.research_points
+        self.research_current = tech
+        self.research_points = self.research_progress.pop(tech, 0.0) if tech else 0.0
+
+    def _with_prerequisites(self, tech: str) -> list[str]:
+        """The tech after its missing prerequisites, each after its own."""
+        out: list[str] = []
+
+        def visit(t: str) -> None:
+            for p in TECHS[t][2]:
+                if p not in self.completed and p not in out:
+                    visit(p)
+            if t not in out:
+                out.append(t)
+        visit(tech)
+        return out
 
     def _tick(self) -> None:
         self.tick_count += 1
         while self.queue:
-            self._apply(*self.queue.popleft())
+            aid, kind, args = self.queue.popleft()
+            refused = self._apply(kind, args)
+            if aid in self.outcomes:
+                self.outcomes[aid] = {**self.outcomes[aid], "state": "refused" if refused else "applied",
+                                      **({"reason": refused} if refused else {})}
         r = self.resources
         hour = (self.tick_count % CYCLE_TICKS) * 24 // CYCLE_TICKS
         workers = [d for d in self.dupes if d.schedule[hour] == "work"]
@@ -219,13 +263,14 @@ class Colony:
             self.completed.append(self.research_current)
             self._alert("research_complete", f"{self.research_current} researched", "info")
             self.research_current, self.research_points = None, 0.0
+            self._research(self.research_queue.pop(0) if self.research_queue else None)
         self.temperature += heat * 0.001 - (self.temperature - 24.0) * 0.001
         # duplicants
         for d in self.dupes:
-            if r["Oxygen"] >= O2_PER_DUPE and d.suit != "AtmoSuit":
+            if r["Oxygen"] >= O2_PER_DUPE:
                 r["Oxygen"] -= O2_PER_DUPE
                 d.oxygen = min(100.0, d.oxygen + 5.0)
-            elif d.suit != "AtmoSuit":
+            else:
                 d.oxygen = max(0.0, d.oxygen - 2.0)
             d.calories = max(0.0, d.calories - CAL_PER_TICK)
             if d.calories < 300_000 and r["Food"] >= 1000:

@@ -195,7 +195,7 @@ class SimServer:
                     self._answer(*sim._step(body))
                 elif parts.path == "/sim/queue" and self.command == "GET":
                     with sim.colony.lock:
-                        pending = [{"action": k, "body": v} for k, v in sim.colony.queue]
+                        pending = [{"id": i, "action": k, "body": v} for i, k, v in sim.colony.queue]
                     self._answer(200, {"pending": pending, "tick": sim.colony.tick_count}, {})
                 else:
                     self._answer(*handle(sim.colony, self.command, parts.path, query, body))

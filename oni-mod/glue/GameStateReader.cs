@@ -46,6 +46,10 @@ namespace OniAgentMod.Glue
             var s = new Snapshot { WorldWidth = Grid.WidthInCells, WorldHeight = Grid.HeightInCells };
             Section(s, "ids", () => ReadIds(s));
             Section(s, "game", () => ReadGame(s, world));
+            Section(s, "oxygen", () => ReadOxygen(s, world));
+            Section(s, "food", () => ReadFood(s, world));
+            Section(s, "power", () => ReadPower(s, world));
+            Section(s, "temperature", () => ReadTemperature(s, world));
             Section(s, "resources", () => ReadResources(s, world));
             Section(s, "duplicants", () => ReadDuplicants(s));
             Section(s, "buildings", () => ReadBuildings(s));
@@ -95,6 +99,73 @@ namespace OniAgentMod.Glue
                 .Add("worldWidth", (long)Grid.WidthInCells)
                 .Add("worldHeight", (long)Grid.HeightInCells)
                 .Add("paused", SpeedControlScreen.Instance != null && SpeedControlScreen.Instance.IsPaused);
+        }
+
+        private static readonly Dictionary<Element, bool> breathable = new Dictionary<Element, bool>();
+
+        // Breathable gas in the world: the mass of every cell of the active world whose element has
+        // the Breathable tag (oxygen and polluted oxygen: GameTags.Breathable, Element.HasTag);
+        // Grid.WorldIdx says which world a cell belongs to, Grid.Mass is kg.
+        private static void ReadOxygen(Snapshot s, WorldContainer world)
+        {
+            double kg = 0;
+            long cells = 0;
+            int n = Grid.WidthInCells * Grid.HeightInCells;
+            for (int cell = 0; cell < n; cell++)
+            {
+                if (Grid.WorldIdx[cell] != world.id) continue;
+                var e = Grid.Element[cell];
+                bool b;
+                if (!breathable.TryGetValue(e, out b)) breathable[e] = b = e.HasTag(GameTags.Breathable);
+                if (!b) continue;
+                kg += Grid.Mass[cell];
+                cells++;
+            }
+            s.Game.Add("oxygen", new JsonObject().Add("breathableKg", kg).Add("breathableCells", cells));
+        }
+
+        // The food the colony can reach, in kcal, as the game's ration meter counts it
+        // (MeterScreen_Rations: RationTracker.CountAmount(null, worldInventory) is in calories).
+        private static void ReadFood(Snapshot s, WorldContainer world)
+        {
+            var tracker = WorldResourceAmountTracker<RationTracker>.Get();
+            if (tracker == null) return;
+            double calories = tracker.CountAmount(null, world.worldInventory, true);
+            s.Game.Add("food", new JsonObject().Add("kcal", calories / 1000.0));
+        }
+
+        // The active world's generators (WattageRating while IsProducingPower), consumers (WattsUsed:
+        // their rating while active) and batteries (JoulesAvailable of Capacity). Colony-wide per
+        // world, not per circuit: a generator on another circuit counts too.
+        private static void ReadPower(Snapshot s, WorldContainer world)
+        {
+            double produced = 0, consumed = 0, stored = 0, capacity = 0;
+            foreach (Generator g in Components.Generators.Items)
+                if (g.GetMyWorldId() == world.id && g.IsProducingPower()) produced += g.WattageRating;
+            foreach (EnergyConsumer c in Components.EnergyConsumers.Items)
+                if (c.GetMyWorldId() == world.id) consumed += c.WattsUsed;
+            foreach (Battery b in Components.Batteries.Items)
+                if (b.GetMyWorldId() == world.id) { stored += b.JoulesAvailable; capacity += b.Capacity; }
+            s.Game.Add("power", new JsonObject().Add("produced", produced).Add("consumed", consumed)
+                .Add("stored", stored).Add("capacity", capacity));
+        }
+
+        // The temperature where the duplicants of the active world are (Grid.Temperature is Kelvin):
+        // the rooms they live and work in, not the whole map.
+        private static void ReadTemperature(Snapshot s, WorldContainer world)
+        {
+            double sum = 0, max = double.MinValue;
+            int n = 0;
+            foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
+            {
+                if (m.GetMyWorldId() != world.id) continue;
+                double c = Grid.Temperature[Grid.PosToCell(m)] - 273.15;
+                sum += c;
+                max = Math.Max(max, c);
+                n++;
+            }
+            if (n > 0)
+                s.Game.Add("temperature", new JsonObject().Add("average", Math.Round(sum / n, 2)).Add("max", Math.Round(max, 2)));
         }
 
         // The world inventory: pickupable items the colony can reach (WorldInventory.GetAccessibleAmounts,

@@ -26,6 +26,9 @@ public class Components
     public static Components.Cmps<Brain> Brains;
     public static Components.Cmps<BuildingComplete> BuildingCompletes;
     public static Components.CmpsByWorld<Geyser> Geysers;
+    public static Components.Cmps<Generator> Generators;
+    public static Components.Cmps<EnergyConsumer> EnergyConsumers;
+    public static Components.Cmps<Battery> Batteries;
 
     // Components.cs: public class Cmps<T> : ICollection, IEnumerable, IEnumerable<T>;
     // public List<T> Items => items.GetDataList(); public int Count
@@ -73,6 +76,9 @@ public class Grid
     public static int WidthInCells;
     public static int HeightInCells;
     public static Element[] Element;
+    public static byte[] WorldIdx;
+    public static Grid.MassIndexer Mass;
+    public static Grid.TemperatureIndexer Temperature;
     public static Grid.BuildFlagsSolidIndexer Solid;
     public static Grid.ObjectLayerIndexer Objects;
 
@@ -92,6 +98,18 @@ public class Grid
     public struct ObjectLayerIndexer
     {
         public GameObject this[int cell, int layer] { get { throw Stub.Missing(); } }
+    }
+
+    // Grid.cs: public struct MassIndexer { public unsafe float this[int i] { get; } } (kg)
+    public struct MassIndexer
+    {
+        public float this[int i] { get { throw Stub.Missing(); } }
+    }
+
+    // Grid.cs: public struct TemperatureIndexer { public unsafe float this[int i] { get; } } (Kelvin)
+    public struct TemperatureIndexer
+    {
+        public float this[int i] { get { throw Stub.Missing(); } }
     }
 
     // Grid.cs: public enum SceneLayer (WorldSelection = -3, ...); the glue only passes BuildingDef.SceneLayer on
@@ -317,6 +335,51 @@ namespace Klei.AI
     }
 }
 
+// ClusterUtil.cs: public static int GetMyWorldId(this KMonoBehaviour component)
+public static class ClusterUtil
+{
+    public static int GetMyWorldId(this KMonoBehaviour component) { throw Stub.Missing(); }
+}
+
+// Generator.cs: public class Generator : KMonoBehaviour, ...; public float WattageRating { get; };
+// public virtual bool IsProducingPower() (operational.IsActive)
+public class Generator : KMonoBehaviour
+{
+    public float WattageRating { get { throw Stub.Missing(); } }
+    public virtual bool IsProducingPower() { throw Stub.Missing(); }
+}
+
+// EnergyConsumer.cs: public class EnergyConsumer : KMonoBehaviour, ...; public float WattsUsed { get; }
+// (BaseWattageRating while operational.IsActive, else 0)
+public class EnergyConsumer : KMonoBehaviour
+{
+    public float WattsUsed { get { throw Stub.Missing(); } }
+}
+
+// Battery.cs: public class Battery : KMonoBehaviour, ...; public float JoulesAvailable { get; };
+// public float Capacity { get; }
+public class Battery : KMonoBehaviour
+{
+    public float JoulesAvailable { get { throw Stub.Missing(); } }
+    public float Capacity { get { throw Stub.Missing(); } }
+}
+
+// WorldResourceAmountTracker.cs: public abstract class WorldResourceAmountTracker<T> : KMonoBehaviour
+// where T : KMonoBehaviour; public static T Get(); public float CountAmount(Dictionary<string, float>
+// unitCountByID, WorldInventory inventory, bool excludeUnreachable = true)
+public abstract class WorldResourceAmountTracker<T> : KMonoBehaviour where T : KMonoBehaviour
+{
+    public static T Get() { throw Stub.Missing(); }
+    public float CountAmount(Dictionary<string, float> unitCountByID, WorldInventory inventory, bool excludeUnreachable = true)
+    {
+        throw Stub.Missing();
+    }
+}
+
+// RationTracker.cs: public class RationTracker : WorldResourceAmountTracker<RationTracker>, ISaveLoadable
+// (amounts are Edible.Calories: calories, 1000 to the kcal)
+public class RationTracker : WorldResourceAmountTracker<RationTracker> { }
+
 // KSelectableExtensions.cs: public static string GetProperName(this Component cmp)
 public static class KSelectableExtensions
 {
@@ -335,9 +398,12 @@ public static class GameTagExtensions
     public static string ProperName(this Tag tag) { throw Stub.Missing(); }
 }
 
-// GameTags.cs: public class GameTags { public static class Creatures { public static readonly Tag Wild; } }
+// GameTags.cs: public class GameTags; public static readonly Tag Breathable;
+// public static class Creatures { public static readonly Tag Wild; }
 public class GameTags
 {
+    public static readonly Tag Breathable;
+
     public static class Creatures
     {
         public static readonly Tag Wild;

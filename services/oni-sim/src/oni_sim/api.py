@@ -160,7 +160,12 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
                 "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": False,
                 "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
                           "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built)},
-                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)}}
+                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)},
+                # the game's meanings (the glue reads them so): breathable gas over the open cells,
+                # food in kcal; the simulator's air is one pool spread over its open cells
+                "oxygen": {"breathableKg": round(c.resources["Oxygen"], 3),
+                           "breathableCells": sum(row.count(".") for row in c.cells)},
+                "food": {"kcal": round(c.resources["Food"], 3)}}
     if what == "resources":
         return [{"name": t, "tag": t, "amount": round(v, 3), "unit": "kcal" if t == "Food" else "kg"}
                 for t, v in sorted(c.resources.items())]

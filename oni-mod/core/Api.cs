@@ -39,7 +39,7 @@ namespace OniAgentMod.Core
     {
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
-        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions" };
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog" };
         private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe" };
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
         private static readonly string[] Suits = { "None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask" };
@@ -106,6 +106,7 @@ namespace OniAgentMod.Core
                 case "buildings": items = s.Buildings; break;
                 case "geysers": items = s.Geysers; break;
                 case "alert": items = s.Alerts; break;
+                case "catalog": items = s.Catalog; break;
                 default: items = s.Critters; break;
             }
             return Page(items, query);

@@ -17,6 +17,8 @@ namespace OniAgentMod.Core
         public List<JsonObject> Geysers = new List<JsonObject>();
         public List<JsonObject> Alerts = new List<JsonObject>();
         public List<JsonObject> Critters = new List<JsonObject>();
+        /// <summary>The game's buildings: id, name, size, materials, tech, researched, available, ports.</summary>
+        public List<JsonObject> Catalog = new List<JsonObject>();
         public int WorldWidth;
         public int WorldHeight;
         /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>

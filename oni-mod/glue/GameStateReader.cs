@@ -32,6 +32,7 @@ namespace OniAgentMod.Glue
             lastCapture = -1f;
             buildingIds = null;
             techIds = null;
+            catalog = null;
             Unsubscribe();
         }
 
@@ -45,6 +46,7 @@ namespace OniAgentMod.Glue
             lastCapture = Time.unscaledTime;
             var s = new Snapshot { WorldWidth = Grid.WidthInCells, WorldHeight = Grid.HeightInCells };
             Section(s, "ids", () => ReadIds(s));
+            Section(s, "catalog", () => ReadCatalog(s));
             Section(s, "game", () => ReadGame(s, world));
             Section(s, "oxygen", () => ReadOxygen(s, world));
             Section(s, "food", () => ReadFood(s, world));
@@ -87,6 +89,55 @@ namespace OniAgentMod.Glue
             }
             s.BuildingIds = buildingIds;
             s.TechIds = techIds;
+        }
+
+        private static List<KeyValuePair<JsonObject, Tech>> catalog;   // fixed for a session but "researched"
+
+        // The buildings as the game defines them (Assets.BuildingDefs): size, the material categories and
+        // kg of the build recipe (MaterialCategory, Mass), the tech whose list names it
+        // (Techs.TryGetTechForTechItem), whether the build menu offers it (IsAvailable: not deprecated,
+        // not debug-only; ShowInBuildMenu) and its ports as cells from the bottom-left cell, unrotated
+        // (the game's offsets are from the anchor cell, (width-1)/2 from the left).
+        private static void ReadCatalog(Snapshot s)
+        {
+            if (catalog == null)
+            {
+                var list = new List<KeyValuePair<JsonObject, Tech>>();
+                foreach (var def in Assets.BuildingDefs)
+                {
+                    int anchor = (def.WidthInCells - 1) / 2;
+                    var materials = new List<object>();
+                    for (int i = 0; i < def.MaterialCategory.Length && i < def.Mass.Length; i++)
+                        materials.Add(new JsonObject().Add("category", def.MaterialCategory[i]).Add("kg", (double)def.Mass[i]));
+                    var ports = new JsonObject();
+                    if (def.RequiresPowerInput) ports.Add("powerIn", Cell(def.PowerInputOffset, anchor));
+                    if (def.RequiresPowerOutput) ports.Add("powerOut", Cell(def.PowerOutputOffset, anchor));
+                    if (def.InputConduitType != ConduitType.None)
+                        ports.Add("conduitIn", Cell(def.UtilityInputOffset, anchor).Add("type", def.InputConduitType.ToString()));
+                    if (def.OutputConduitType != ConduitType.None)
+                        ports.Add("conduitOut", Cell(def.UtilityOutputOffset, anchor).Add("type", def.OutputConduitType.ToString()));
+                    var tech = Db.Get().Techs.TryGetTechForTechItem(def.PrefabID);
+                    var entry = new JsonObject().Add("id", def.PrefabID).Add("name", def.Name)
+                        .Add("width", (long)def.WidthInCells).Add("height", (long)def.HeightInCells)
+                        .Add("materials", materials).Add("tech", tech != null ? tech.Id : null)
+                        .Add("available", def.IsAvailable() && def.ShowInBuildMenu)
+                        .Add("powerW", (double)(def.GeneratorWattageRating - (def.RequiresPowerInput ? def.EnergyConsumptionWhenActive : 0f)))
+                        .Add("ports", ports);
+                    list.Add(new KeyValuePair<JsonObject, Tech>(entry, tech));
+                }
+                catalog = list;
+            }
+            foreach (var kv in catalog)
+            {
+                var copy = new JsonObject();
+                foreach (var item in kv.Key.Items) copy.Add(item.Key, item.Value);
+                s.Catalog.Add(copy.Add("researched", kv.Value == null || kv.Value.IsComplete()));
+            }
+        }
+
+        private static JsonObject Cell(CellOffset offset, int anchor)
+        {
+            return new JsonObject().Add("x", (long)(offset.x + anchor)).Add("y", (long)offset.y);
         }
 
         private static void ReadGame(Snapshot s, WorldContainer world)

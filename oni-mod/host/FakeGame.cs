@@ -57,6 +57,10 @@ namespace OniAgentMod.Host
             ticks++;
             var s = new Snapshot { WorldWidth = Width, WorldHeight = Height };
             s.BuildingIds.UnionWith(Sizes.Keys);
+            foreach (var kv in Sizes)
+                s.Catalog.Add(new JsonObject().Add("id", kv.Key).Add("name", kv.Key).Add("width", (long)kv.Value[0])
+                    .Add("height", (long)kv.Value[1]).Add("materials", new List<object>()).Add("tech", null)
+                    .Add("available", true).Add("powerW", 0.0).Add("ports", new JsonObject()).Add("researched", true));
             s.TechIds.UnionWith(Techs);
             s.Game = new JsonObject().Add("cycle", ticks / 600).Add("duplicantCount", 2L).Add("worldName", "FakeAsteroid")
                 .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", false)

@@ -135,6 +135,16 @@ public enum Orientation
     FlipV,
 }
 
+// ConduitType.cs: public enum ConduitType { None, Gas, Liquid, Solid, MAX }
+public enum ConduitType
+{
+    None,
+    Gas,
+    Liquid,
+    Solid,
+    MAX,
+}
+
 // SimHashes: the element ids (an enum of name hashes); the glue only prints one with ToString()
 public enum SimHashes { }
 
@@ -164,6 +174,10 @@ public class Def : ScriptableObject
 
 // BuildingDef.cs: public class BuildingDef : Def, IHasDlcRestrictions; public override string Name;
 // WidthInCells, HeightInCells (int fields); public Grid.SceneLayer SceneLayer; public Recipe CraftRecipe;
+// public fields EnergyConsumptionWhenActive, GeneratorWattageRating (float), RequiresPowerInput,
+// RequiresPowerOutput (bool), InputConduitType, OutputConduitType (ConduitType), MaterialCategory
+// (string[]), Mass (float[]), ShowInBuildMenu (bool), PowerInputOffset, PowerOutputOffset,
+// UtilityInputOffset, UtilityOutputOffset (CellOffset, from the building's anchor cell);
 // IsValidPlaceLocation(GameObject source_go, Vector3 pos, Orientation orientation, out string fail_reason);
 // TryPlace(GameObject src_go, Vector3 pos, Orientation orientation, IList<Tag> selected_elements,
 //          string facadeID, int layer = 0)
@@ -174,6 +188,19 @@ public class BuildingDef : Def
     public int HeightInCells;
     public Grid.SceneLayer SceneLayer;
     public Recipe CraftRecipe;
+    public float EnergyConsumptionWhenActive;
+    public float GeneratorWattageRating;
+    public bool RequiresPowerInput;
+    public bool RequiresPowerOutput;
+    public ConduitType InputConduitType;
+    public ConduitType OutputConduitType;
+    public string[] MaterialCategory;
+    public float[] Mass;
+    public bool ShowInBuildMenu = true;
+    public CellOffset PowerInputOffset;
+    public CellOffset PowerOutputOffset;
+    public CellOffset UtilityInputOffset;
+    public CellOffset UtilityOutputOffset;
 
     // BuildingDef.cs: public bool IsAvailable() => !Deprecated && (!DebugOnly || Game.Instance.DebugOnlyBuildingsAllowed)
     public bool IsAvailable() { throw Stub.Missing(); }
@@ -233,8 +260,11 @@ public class Db
 
 namespace Database
 {
-    // Database/Techs.cs: public class Techs : ResourceSet<Tech>
-    public class Techs : ResourceSet<Tech> { }
+    // Database/Techs.cs: public class Techs : ResourceSet<Tech>; public Tech TryGetTechForTechItem(string itemId)
+    public class Techs : ResourceSet<Tech>
+    {
+        public Tech TryGetTechForTechItem(string itemId) { throw Stub.Missing(); }
+    }
 
     // Database/TechItems.cs: public class TechItems : ResourceSet<TechItem>; public bool IsTechItemComplete(string id)
     // (true for an item no tech lists: available from the start); PlanScreen.UpdateDefResearched calls it

@@ -29,6 +29,13 @@ public struct Tag : System.IEquatable<Tag>
     public static bool operator !=(Tag a, Tag b) { throw Stub.Missing(); }
 }
 
+// seen: Assembly-CSharp-firstpass/CellOffset.cs: public struct CellOffset : IEquatable<CellOffset>; public int x; public int y;
+public struct CellOffset
+{
+    public int x;
+    public int y;
+}
+
 // seen: Assembly-CSharp-firstpass/KMonoBehaviour.cs: public class KMonoBehaviour : MonoBehaviour, ...
 public class KMonoBehaviour : MonoBehaviour { }
 

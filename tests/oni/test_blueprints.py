@@ -82,3 +82,16 @@ def test_catalog_sizes_and_techs_are_the_games(building_id: str) -> None:
     b = BUILDINGS[building_id]
     assert ((b.width, b.height), b.tech) == ((w, h), tech)
     assert tech is None or tech in TECHS
+
+
+def test_planner_plans_against_the_live_catalog() -> None:
+    """With the game's catalog (/api/state/catalog) the planner takes sizes, techs and availability
+    from it, not from the local copy: a game where a Cot is 3 wide and needs a tech, and the Door is
+    deprecated."""
+    world = {"width": 100, "height": 100, "completed": [], "buildings": [],
+             "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100},
+             "catalog": {"Bed": {"id": "Bed", "width": 3, "height": 2, "tech": "Dreams", "available": True},
+                         "Door": {"id": "Door", "width": 1, "height": 2, "tech": None, "available": False}}}
+    kinds = sorted({(p["kind"], p.get("techId", "")) for p in plan("bedroom", 50, 50, world)["problems"]})
+    assert ("needs_research", "Dreams") in kinds and ("unavailable", "") in kinds and ("overlap", "") in kinds
+    assert plan("bedroom", 50, 50, {**world, "catalog": {}})["ok"]  # the local copy: fine

@@ -17,7 +17,8 @@ from .conftest import CONTRACT, schema_validator
 
 STATE_SCHEMAS = {"game": ("Game", False), "resources": ("Resource", True), "duplicants": ("Duplicant", True),
                  "buildings": ("Building", True), "research": ("Research", False), "geysers": ("Geyser", True),
-                 "alert": ("Alert", True), "critters": ("Critter", True)}
+                 "alert": ("Alert", True), "critters": ("Critter", True), "catalog": ("CatalogEntry", True),
+                 "actions": ("ActionOutcome", True)}
 ERROR = schema_validator("Error")
 
 
@@ -45,6 +46,17 @@ def check_error(res: tuple[int, Any, dict], want_status: int, want_error: str, f
 def world(url: str) -> tuple[int, int]:
     game = call(url, "GET", "/api/state/game")[1]
     return game["worldWidth"], game["worldHeight"]
+
+
+def test_catalog_is_the_games_buildings(mod_url: str) -> None:
+    """/api/state/catalog lists every building id the mod accepts, with its footprint (the mod: from
+    the game's BuildingDefs; the simulator: its corrected copy)."""
+    catalog = call(mod_url, "GET", "/api/state/catalog?limit=1000")[1]
+    by_id = {e["id"]: e for e in catalog}
+    assert len(by_id) == len(catalog) > 0
+    assert (by_id["Headquarters"]["width"], by_id["Headquarters"]["height"]) == (4, 4)
+    assert (by_id["MicrobeMusher"]["width"], by_id["MicrobeMusher"]["height"]) == (2, 3)
+    assert all(e["researched"] for e in catalog if e["tech"] is None)
 
 
 def test_contract_lists_every_seed_endpoint() -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .catalog import BUILDINGS, footprint
+from .catalog import BUILDINGS
+from .client import ModError
 
 BLUEPRINTS: dict[str, dict[str, Any]] = {
     "spom": {
@@ -90,13 +91,23 @@ def layout(name: str) -> dict[str, Any]:
     return BLUEPRINTS[name] if name in BLUEPRINTS else STARTERS[name]
 
 
-def required_techs(bp: dict[str, Any]) -> list[str]:
+def required_techs(bp: dict[str, Any], live: dict[str, dict[str, Any]] | None = None) -> list[str]:
+    """The techs of a blueprint's buildings: from the live catalog (the game's, /api/state/catalog)
+    where it has the building, else from oni_agent.catalog."""
     out: list[str] = []
     for b in bp["build"]:
-        t = BUILDINGS[b["id"]].tech if b["id"] in BUILDINGS else None
+        e = (live or {}).get(b["id"])
+        t = e.get("tech") if e else BUILDINGS[b["id"]].tech if b["id"] in BUILDINGS else None
         if t and t not in out:
             out.append(t)
     return out
+
+
+def _size(bid: str, live: dict[str, dict[str, Any]]) -> tuple[int, int]:
+    e = live.get(bid)
+    if e:
+        return int(e["width"]), int(e["height"])
+    return BUILDINGS[bid].width, BUILDINGS[bid].height
 
 
 def bounds(bp: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -117,8 +128,11 @@ def bounds(bp: dict[str, Any]) -> tuple[int, int, int, int]:
 
 def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
     """world: {"width", "height", "map": {x, y, width, height, rows}, "buildings": [...],
-    "completed": [tech ids]} — the map rectangle must cover ``bounds`` moved to the origin."""
+    "completed": [tech ids], "catalog"?: {id: /api/state/catalog entry}} — the map rectangle must
+    cover ``bounds`` moved to the origin. With a catalog (the game's), sizes, techs and availability
+    come from it; without, from oni_agent.catalog."""
     bp = layout(name)
+    live: dict[str, dict[str, Any]] = world.get("catalog") or {}
     problems: list[dict[str, Any]] = []
     warnings: list[dict[str, Any]] = []
     m = world.get("map")
@@ -165,10 +179,13 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
     placed_here = {(b["id"], b["x"], b["y"]) for b in world.get("buildings") or []}
     for b in bp["build"]:
         bid, x, y = b["id"], ox + b["x"], oy + b["y"]
-        if bid not in BUILDINGS:
+        if bid not in BUILDINGS and bid not in live:
             problems.append({"kind": "unknown_building", "message": f"unknown building id {bid}"})
             continue
-        cells = footprint(bid, x, y)
+        if live and bid in live and not live[bid].get("available", True):
+            problems.append({"kind": "unavailable", "message": f"{bid} is deprecated or debug-only in this game"})
+        bw, bh = _size(bid, live)
+        cells = [(x + i, y + j) for j in range(bh) for i in range(bw)]
         if (bid, x, y) in placed_here:
             planned.update(cells)
             continue  # already there (a previous apply): nothing to queue
@@ -183,8 +200,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         if overlap:
             problems.append({"kind": "overlap", "message": f"{bid} at ({x},{y}) overlaps an earlier building "
                              "of the blueprint"})
-        if BUILDINGS[bid].floor:
-            under = [(cx, y - 1) for cx in range(x, x + BUILDINGS[bid].width)]
+        if BUILDINGS[bid].floor if bid in BUILDINGS else True:
+            under = [(cx, y - 1) for cx in range(x, x + bw)]
             bad = [c for c in under if not ((cell(*c) in "#N" and c not in dug) or c in planned or c in taken)]
             if bad:
                 problems.append({"kind": "no_floor", "message": f"{bid} at ({x},{y}) has no floor under "
@@ -196,7 +213,7 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         actions.append({"action": "build", "body": body})
 
     done = set(world.get("completed") or [])
-    for t in required_techs(bp):
+    for t in required_techs(bp, live):
         if t not in done:
             problems.append({"kind": "needs_research", "message": f"research {t} first (oni research {t})",
                              "techId": t})
@@ -213,7 +230,17 @@ def world_view(client: Any, name: str, ox: int, oy: int) -> dict[str, Any]:
     x1, y1 = min(width, ox + bx + bw), min(height, oy + by + bh)
     m = client.map(x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
     return {"width": width, "height": height, "map": m, "buildings": client.state_all("buildings"),
-            "completed": client.state("research").get("completed") or []}
+            "completed": client.state("research").get("completed") or [], "catalog": live_catalog(client)}
+
+
+def live_catalog(client: Any) -> dict[str, dict[str, Any]]:
+    """The game's building catalog by id (/api/state/catalog); empty from a mod that predates it."""
+    try:
+        return {e["id"]: e for e in client.state_all("catalog")}
+    except ModError as e:
+        if e.error == "not_found":
+            return {}
+        raise
 
 
 def apply_step(client: Any, name: str, ox: int, oy: int,

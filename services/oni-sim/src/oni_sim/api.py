@@ -189,6 +189,10 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
         return [dict(a) for a in c.critters]
     if what == "actions":
         return [dict(o) for o in c.outcomes.values()]
+    if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials or ports modelled
+        return [{"id": b.id, "name": b.name, "width": b.width, "height": b.height, "materials": [], "tech": b.tech,
+                 "available": True, "powerW": b.power, "ports": {},
+                 "researched": b.tech is None or b.tech in c.completed} for b in BUILDINGS.values()]
     if what == "map":
         q = _query_ints(query, ("x", "y", "width", "height"))
         x, y = _int(q, "x", 0, 4095), _int(q, "y", 0, 4095)
@@ -264,8 +268,8 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     return {**out, "actionId": aid}
 
 
-STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions")
+STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
 
 

@@ -40,7 +40,9 @@ namespace OniAgentMod.Core
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
         private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog" };
-        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility" };
+        private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
+        public const int PathMax = 256;
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
         private static readonly string[] Suits = { "None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask" };
 
@@ -213,6 +215,35 @@ namespace OniAgentMod.Core
             return new[] { x, y, w, h };
         }
 
+        /// <summary>1 to PathMax cells [x, y] inside the map, each next to the one before (left, right,
+        /// up, down), none twice: the cells the game's utility tool drags through.</summary>
+        private void Path(JsonObject b, out int[] xs, out int[] ys)
+        {
+            object v;
+            if (!b.TryGet("path", out v)) throw ApiException.Bad("missing field path", "path");
+            string shape = "path must be 1 to " + PathMax + " cells [x, y], each next to the one before, none twice";
+            var list = v as List<object>;
+            if (list == null || list.Count < 1 || list.Count > PathMax) throw ApiException.Bad(shape, "path");
+            xs = new int[list.Count];
+            ys = new int[list.Count];
+            var seen = new HashSet<long>();
+            for (int i = 0; i < list.Count; i++)
+            {
+                var p = list[i] as List<object>;
+                if (p == null || p.Count != 2 || !(p[0] is long) || !(p[1] is long)) throw ApiException.Bad(shape, "path");
+                long x = (long)p[0], y = (long)p[1];
+                if (x < 0 || x > 4095 || y < 0 || y > 4095) throw ApiException.Bad(shape, "path");
+                if (i > 0 && Math.Abs(x - xs[i - 1]) + Math.Abs(y - ys[i - 1]) != 1) throw ApiException.Bad(shape, "path");
+                if (!seen.Add(x * 4096 + y)) throw ApiException.Bad(shape, "path");
+                xs[i] = (int)x;
+                ys[i] = (int)y;
+            }
+            var s = Snap();
+            for (int i = 0; i < xs.Length; i++)
+                if (xs[i] >= s.WorldWidth || ys[i] >= s.WorldHeight)
+                    throw ApiException.Bad("path is outside the map (" + s.WorldWidth + " x " + s.WorldHeight + " cells)", "path");
+        }
+
         private string Duplicant(JsonObject b)
         {
             string name = Str(b, "duplicant");
@@ -305,6 +336,20 @@ namespace OniAgentMod.Core
                     }
                     act = g => g.Schedule(name, blocks);
                     result = new JsonObject().Add("result", "schedule_queued").Add("duplicant", name);
+                    break;
+                }
+                case "utility":
+                {
+                    b = ParseObject(raw, "kind", "path");
+                    object k;
+                    if (!b.TryGet("kind", out k)) throw ApiException.Bad("missing field kind", "kind");
+                    var kind = k as string;
+                    if (kind == null || Array.IndexOf(UtilityKinds, kind) < 0)
+                        throw ApiException.Bad("kind must be one of " + string.Join(", ", UtilityKinds), "kind");
+                    int[] xs, ys;
+                    Path(b, out xs, out ys);
+                    act = g => g.Utility(kind, xs, ys);
+                    result = new JsonObject().Add("result", "utility_queued").Add("kind", kind).Add("cells", (long)xs.Length);
                     break;
                 }
                 default: // wardrobe

@@ -50,6 +50,8 @@ namespace OniAgentMod.Core
         string Prioritize(int x, int y, int width, int height, int priority);
         string Research(string techId);
         string Schedule(string duplicant, string[] blocks);
+        /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
+        string Utility(string kind, int[] xs, int[] ys);
     }
 
     public interface IModLog

@@ -122,6 +122,47 @@ namespace OniAgentMod.Glue
             return "unknown_duplicant: " + duplicant + " is no longer in the colony";
         }
 
+        // As the game's utility tools do (WireBuildTool / UtilityBuildTool.ApplyPathToConduitSystem and
+        // BaseUtilityBuildTool.BuildPath): the network manager of the utility's building gets a
+        // connection both ways between each pair of consecutive cells (UtilityConnectionsExtensions.
+        // DirectionFromToCell, InverseDirection; the build menu picks WireBuildTool for a building with a
+        // Wire component, else UtilityBuildTool, which first asks CanAddConnection), then each
+        // cell without the utility on its tile layer gets a placed building (TryPlace, unrotated).
+        public string Utility(string kind, int[] xs, int[] ys)
+        {
+            string id = kind == "wire" ? "Wire" : kind == "gas" ? "GasConduit" : kind == "liquid" ? "LiquidConduit" : "LogicWire";
+            var def = Assets.GetBuildingDef(id);
+            if (def == null) return "unknown_building: " + id;
+            if (!Game.Instance.SandboxModeActive && !Db.Get().TechItems.IsTechItemComplete(id))
+                return "not_researched: research the tech that unlocks " + id + " first";
+            var elements = Materials(def);
+            if (elements == null) return "no_materials: the colony holds none of one of " + id + "'s ingredients";
+            var mgr = def.BuildingComplete.GetComponent<IHaveUtilityNetworkMgr>().GetNetworkManager();
+            var cells = new int[xs.Length];
+            for (int i = 0; i < xs.Length; i++) cells[i] = Grid.XYToCell(xs[i], ys[i]);
+            for (int i = 1; i < cells.Length; i++)
+            {
+                var dir = UtilityConnectionsExtensions.DirectionFromToCell(cells[i - 1], cells[i]);
+                string why;
+                if (kind != "wire"
+                    && !(mgr.CanAddConnection(dir, cells[i - 1], false, out why) && mgr.CanAddConnection(dir.InverseDirection(), cells[i], false, out why)))
+                    return "invalid_location: " + why;
+                mgr.AddConnection(dir, cells[i - 1], false);
+                mgr.AddConnection(dir.InverseDirection(), cells[i], false);
+            }
+            int placed = 0, failed = 0;
+            foreach (int cell in cells)
+            {
+                if (Grid.Objects[cell, (int)def.TileLayer] != null) continue;   // already there: connections only
+                var pos = Grid.CellToPosCBC(cell, def.SceneLayer);
+                string reason;
+                if (def.IsValidPlaceLocation(null, pos, Orientation.Neutral, out reason)
+                    && def.TryPlace(null, pos, Orientation.Neutral, elements, "DEFAULT_FACADE", 0) != null) placed++;
+                else failed++;
+            }
+            return failed == 0 ? null : "invalid_location: " + failed + " of " + cells.Length + " cells could not take the " + kind;
+        }
+
         private static IEnumerable<T> Objects<T>(int x, int y, int width, int height) where T : Component
         {
             var seen = new HashSet<T>();

@@ -132,5 +132,13 @@ namespace OniAgentMod.Host
         }
 
         public string Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); return null; }
+
+        public string Utility(string kind, int[] xs, int[] ys)
+        {
+            OnGameThread("utility");
+            for (int i = 0; i < xs.Length; i++)
+                if (cells[ys[i]][xs[i]] != '.') return "invalid_location: cell (" + xs[i] + "," + ys[i] + ") is solid";
+            return null;
+        }
     }
 }

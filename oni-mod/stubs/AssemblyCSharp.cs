@@ -145,6 +145,39 @@ public enum ConduitType
     MAX,
 }
 
+// UtilityConnections.cs: public enum UtilityConnections { Left = 1, Right = 2, Up = 4, Down = 8 }
+public enum UtilityConnections
+{
+    Left = 1,
+    Right = 2,
+    Up = 4,
+    Down = 8,
+}
+
+// UtilityConnectionsExtensions.cs: public static UtilityConnections InverseDirection(this
+// UtilityConnections direction); public static UtilityConnections DirectionFromToCell(int from_cell, int to_cell)
+public static class UtilityConnectionsExtensions
+{
+    public static UtilityConnections InverseDirection(this UtilityConnections direction) { throw Stub.Missing(); }
+    public static UtilityConnections DirectionFromToCell(int from_cell, int to_cell) { throw Stub.Missing(); }
+}
+
+// IUtilityNetworkMgr.cs: bool CanAddConnection(UtilityConnections new_connection, int cell, bool
+// is_physical_building, out string fail_reason); void AddConnection(UtilityConnections new_connection,
+// int cell, bool is_physical_building)
+public interface IUtilityNetworkMgr
+{
+    bool CanAddConnection(UtilityConnections new_connection, int cell, bool is_physical_building, out string fail_reason);
+    void AddConnection(UtilityConnections new_connection, int cell, bool is_physical_building);
+}
+
+// IHaveUtilityNetworkMgr.cs: IUtilityNetworkMgr GetNetworkManager(); the utility tools get it with
+// def.BuildingComplete.GetComponent<IHaveUtilityNetworkMgr>() (BaseUtilityBuildTool.cs)
+public interface IHaveUtilityNetworkMgr
+{
+    IUtilityNetworkMgr GetNetworkManager();
+}
+
 // SimHashes: the element ids (an enum of name hashes); the glue only prints one with ToString()
 public enum SimHashes { }
 
@@ -178,6 +211,7 @@ public class Def : ScriptableObject
 // RequiresPowerOutput (bool), InputConduitType, OutputConduitType (ConduitType), MaterialCategory
 // (string[]), Mass (float[]), ShowInBuildMenu (bool), PowerInputOffset, PowerOutputOffset,
 // UtilityInputOffset, UtilityOutputOffset (CellOffset, from the building's anchor cell);
+// public ObjectLayer TileLayer = ObjectLayer.NumLayers; public GameObject BuildingComplete;
 // IsValidPlaceLocation(GameObject source_go, Vector3 pos, Orientation orientation, out string fail_reason);
 // TryPlace(GameObject src_go, Vector3 pos, Orientation orientation, IList<Tag> selected_elements,
 //          string facadeID, int layer = 0)
@@ -201,6 +235,8 @@ public class BuildingDef : Def
     public CellOffset PowerOutputOffset;
     public CellOffset UtilityInputOffset;
     public CellOffset UtilityOutputOffset;
+    public ObjectLayer TileLayer;
+    public GameObject BuildingComplete;
 
     // BuildingDef.cs: public bool IsAvailable() => !Deprecated && (!DebugOnly || Game.Instance.DebugOnlyBuildingsAllowed)
     public bool IsAvailable() { throw Stub.Missing(); }

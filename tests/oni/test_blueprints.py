@@ -38,7 +38,10 @@ def test_blueprint_data(name: str) -> None:
     for b in bp["build"]:
         assert b["id"] in BUILDINGS
         assert set(footprint(b["id"], 50 + b["x"], 50 + b["y"])) <= dug, b
-    assert [a["action"] for a in p["actions"]] == ["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
+    assert [a["action"] for a in p["actions"]] == (["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
+                                                   + ["utility"] * len(bp.get("utilities", [])))
+    for u in bp.get("utilities", []):  # wires lie inside the room
+        assert {(50 + x, 50 + y) for x, y in u["path"]} <= dug, u
 
 
 def test_planner_checks_the_map_and_research(manual_sim) -> None:

@@ -130,6 +130,7 @@ VALID = {
     "deconstruct": ({"x": 10, "y": 5}, "DeconstructResponse"),
     "prioritize": ({"x": 10, "y": 5, "width": 2, "height": 2, "priority": 7}, "PrioritizeResponse"),
     "research": ({"techId": "FarmingTech"}, "ResearchResponse"),
+    "utility": ({"kind": "wire", "path": [[10, 5], [11, 5], [11, 6]]}, "UtilityResponse"),
 }
 
 
@@ -140,7 +141,7 @@ def test_actions_answer_queued(mod_url: str, action: str) -> None:
     assert status == 200 and out["result"] == f"{action}_queued", out
     schema_validator(schema).validate(out)
     for k, v in body.items():
-        if k != "rotation":
+        if k not in ("rotation", "path"):
             assert out[k] == v
 
 
@@ -195,13 +196,25 @@ BAD = [
     ("prioritize", {"x": 1, "y": 1, "priority": 10}, "invalid_request", "priority"),
     ("prioritize", {"x": 1, "y": 1}, "invalid_request", "priority"),
     ("deconstruct", {"x": 1, "y": 1, "width": "2"}, "invalid_request", "width"),
+    ("utility", {"kind": "steam", "path": [[1, 1]]}, "invalid_request", "kind"),
+    ("utility", {"path": [[1, 1]]}, "invalid_request", "kind"),
+    ("utility", {"kind": "wire"}, "invalid_request", "path"),
+    ("utility", {"kind": "wire", "path": []}, "invalid_request", "path"),
+    ("utility", {"kind": "wire", "path": [[1, 1], [3, 1]]}, "invalid_request", "path"),     # not neighbours
+    ("utility", {"kind": "wire", "path": [[1, 1], [2, 2]]}, "invalid_request", "path"),     # diagonal
+    ("utility", {"kind": "wire", "path": [[1, 1], [2, 1], [1, 1]]}, "invalid_request", "path"),  # twice
+    ("utility", {"kind": "wire", "path": [[1, 1.0]]}, "invalid_request", "path"),
+    ("utility", {"kind": "wire", "path": [[1, 1, 1]]}, "invalid_request", "path"),
+    ("utility", {"kind": "wire", "path": [["W", 1]]}, "invalid_request", "path"),           # out of the map
 ]
 
 
 @pytest.mark.parametrize("action,body,error,field", BAD)
 def test_bad_input(mod_url: str, action: str, body: dict, error: str, field: str | None) -> None:
     w, h = world(mod_url)
-    body = {k: (w - 4 if v == "W-4" else w if v == "W" else h - 1 if v == "H-1" else v) for k, v in body.items()}
+    def fill(v: Any) -> Any:
+        return [fill(x) for x in v] if isinstance(v, list) else w - 4 if v == "W-4" else w if v == "W" else h - 1 if v == "H-1" else v
+    body = {k: fill(v) for k, v in body.items()}
     res = call(mod_url, "POST", f"/api/action/{action}", body)
     check_error(res, 400, error, field)
     out = res[1]

@@ -32,7 +32,7 @@ from typing import Any
 
 from . import blueprints
 from .auto_analyze import area_levels
-from .catalog import TECHS
+from .catalog import TECHS, UTILITIES
 
 # area -> (blueprint, starter used until the blueprint's techs are researched)
 BLUEPRINT_REMEDIES: dict[str, tuple[str, str | None]] = {
@@ -122,7 +122,7 @@ def find_origin(name: str, world: dict[str, Any], reserved: list[tuple[int, int,
     in, with no problem, no liquid warning and no overlap with ``reserved`` rectangles nor with a
     building or the floor row under it (a dig there would undermine it); None when nowhere fits."""
     reserved = reserved + [(b["x"], b["y"] - 1, int(b.get("width") or 1), int(b.get("height") or 1) + 1)
-                           for b in world["buildings"]]
+                           for b in world["buildings"] if b["id"] not in UTILITIES.values()]
     hq = next((b for b in world["buildings"] if b["id"] == "Headquarters"), None)
     cx, cy = (hq["x"], hq["y"]) if hq else (world["width"] // 2, world["height"] // 2)
     walk = reachable(world, (cx, cy))
@@ -148,7 +148,7 @@ def progress(entry: dict[str, Any], world: dict[str, Any]) -> tuple[str, list[di
     if not p["ok"]:
         return "blocked", [], p["problems"]
     digs = [a for a in p["actions"] if a["action"] == "dig"]
-    todo = digs or [a for a in p["actions"] if a["action"] == "build"]
+    todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
     sent = set(entry.get("sent") or [])
     fresh = [a for a in todo if _key(a) not in sent]
     if todo:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .catalog import BUILDINGS
+from .catalog import BUILDINGS, UTILITIES
 from .client import ModError
 
 BLUEPRINTS: dict[str, dict[str, Any]] = {
@@ -24,6 +24,9 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 9, 4]],
         "build": [{"id": "Battery", "x": 8, "y": 0}, {"id": "HydrogenGenerator", "x": 4, "y": 0},
                   {"id": "Electrolyzer", "x": 0, "y": 0}, {"id": "GasPump", "x": 2, "y": 0}],
+        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), pump (2,1),
+        # generator (6,0), battery (8,0). No gas pipes yet: the simulator does not model pipe flow.
+        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [7, 0], [8, 0]]}, {"kind": "wire", "path": [[2, 0], [2, 1]]}],
     },
     "toilets": {
         "description": "Two outhouses and a wash basin behind a door",
@@ -46,6 +49,8 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "description": "A thermo regulator with its battery",
         "dig": [[0, 0, 4, 3]],
         "build": [{"id": "Battery", "x": 3, "y": 0}, {"id": "AirConditioner", "x": 0, "y": 0}],
+        # the regulator's port (1,0) to the battery (3,0): it runs once this wire joins a powered circuit
+        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0]]}],
     },
     "bedroom": {
         "description": "Four cots and a door",
@@ -58,6 +63,7 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 8, 4]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "Battery", "x": 3, "y": 0}, {"id": "Generator", "x": 4, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [5, 0]]}],  # ports (0,0), (2,0), (3,0), coal generator (5,0)
     },
 }
 
@@ -69,6 +75,7 @@ STARTERS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 5, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "MineralDeoxidizer", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
     "kitchen": {
         # no ration box: it needs FarmingTech in the game (Database/Techs.cs), and a starter needs none
@@ -76,12 +83,14 @@ STARTERS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 5, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "MicrobeMusher", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
     "generator": {
         "description": "A manual generator and two batteries",
         "dig": [[0, 0, 4, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "Battery", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
 }
 
@@ -92,10 +101,10 @@ def layout(name: str) -> dict[str, Any]:
 
 
 def required_techs(bp: dict[str, Any], live: dict[str, dict[str, Any]] | None = None) -> list[str]:
-    """The techs of a blueprint's buildings: from the live catalog (the game's, /api/state/catalog)
-    where it has the building, else from oni_agent.catalog."""
+    """The techs of a blueprint's buildings and utilities: from the live catalog (the game's,
+    /api/state/catalog) where it has the building, else from oni_agent.catalog."""
     out: list[str] = []
-    for b in bp["build"]:
+    for b in bp["build"] + [{"id": UTILITIES[u["kind"]]} for u in bp.get("utilities", [])]:
         e = (live or {}).get(b["id"])
         t = e.get("tech") if e else BUILDINGS[b["id"]].tech if b["id"] in BUILDINGS else None
         if t and t not in out:
@@ -153,7 +162,11 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
                 "warnings": warnings, "actions": []}
 
     taken: dict[tuple[int, int], str] = {}
+    laid: dict[str, set[tuple[int, int]]] = {bid: set() for bid in UTILITIES.values()}
     for b in world.get("buildings") or []:
+        if b["id"] in laid:  # a utility: its own layer, shares cells with buildings
+            laid[b["id"]].add((b["x"], b["y"]))
+            continue
         w, h = int(b.get("width") or 1), int(b.get("height") or 1)
         for i in range(w):
             for j in range(h):
@@ -212,6 +225,16 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
             body["rotation"] = b["rotation"]
         actions.append({"action": "build", "body": body})
 
+    for u in bp.get("utilities", []):
+        path = [(ox + x, oy + y) for x, y in u["path"]]
+        solid = [c for c in path if cell(*c) in "#N" and c not in dug]
+        if solid:
+            problems.append({"kind": "solid", "message": f"{u['kind']} path at {list(path[0])} runs through "
+                             f"solid cells outside the dig areas, e.g. {list(solid[0])}"})
+        if all(c in laid[UTILITIES[u["kind"]]] for c in path):
+            continue  # already laid (a previous apply): the game's tool would add nothing
+        actions.append({"action": "utility", "body": {"kind": u["kind"], "path": [list(c) for c in path]}})
+
     done = set(world.get("completed") or [])
     for t in required_techs(bp, live):
         if t not in done:
@@ -253,7 +276,7 @@ def apply_step(client: Any, name: str, ox: int, oy: int,
     if not p["ok"]:
         return {**out, "phase": "refused", "problems": p["problems"]}
     digs = [a for a in p["actions"] if a["action"] == "dig"]
-    todo = digs or [a for a in p["actions"] if a["action"] == "build"]
+    todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
     queued = []
     for i, a in enumerate(todo):
         queued.append(client.action(a["action"], a["body"]))

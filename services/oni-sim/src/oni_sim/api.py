@@ -20,6 +20,8 @@ MAX_BODY = 64 * 1024
 MAP_MAX = 64
 SCHEDULE_BLOCKS = ("work", "sleep", "downtime", "bathtime")
 SUITS = ("None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask")
+UTILITY_KINDS = ("wire", "gas", "liquid", "logic")
+PATH_MAX = 256
 
 
 class ApiError(Exception):
@@ -128,6 +130,29 @@ def _area(c: Colony, b: dict[str, Any], required_size: bool) -> tuple[int, int, 
     h = _int(b, "height", 1, 128, None if required_size else 1)
     _in_map(c, x, y, w, h)
     return x, y, w, h
+
+
+def _path(c: Colony, b: dict[str, Any]) -> list[list[int]]:
+    """1 to PATH_MAX cells [x, y] inside the map, each a neighbour (left, right, up, down) of the one
+    before, none twice (the cells the game's utility tool drags through)."""
+    path = b.get("path")
+    if "path" not in b:
+        raise _bad("missing field path", "path")
+    shape = f"path must be 1 to {PATH_MAX} cells [x, y], each next to the one before, none twice"
+    if not isinstance(path, list) or not 1 <= len(path) <= PATH_MAX:
+        raise _bad(shape, "path")
+    out: list[list[int]] = []
+    for p in path:
+        if (not isinstance(p, list) or len(p) != 2
+                or any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 4095 for v in p)):
+            raise _bad(shape, "path")
+        if out and abs(p[0] - out[-1][0]) + abs(p[1] - out[-1][1]) != 1 or p in out:
+            raise _bad(shape, "path")
+        out.append(p)
+    for x, y in out:
+        if x >= c.width or y >= c.height:
+            raise _bad(f"path is outside the map ({c.width} x {c.height} cells)", "path")
+    return out
 
 
 def _duplicant(c: Colony, b: dict[str, Any]) -> str:
@@ -244,6 +269,15 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         if tech not in TECHS:
             raise ApiError(400, "unknown_tech", f"no tech with id {tech}", techId=tech)
         args, out = {"techId": tech}, {"result": "research_queued", "techId": tech}
+    elif what == "utility":
+        b = _object(raw, ("kind", "path"))
+        kind = b.get("kind")
+        if "kind" not in b:
+            raise _bad("missing field kind", "kind")
+        if kind not in UTILITY_KINDS:
+            raise _bad(f"kind must be one of {', '.join(UTILITY_KINDS)}", "kind")
+        path = _path(c, b)
+        args, out = {"kind": kind, "path": path}, {"result": "utility_queued", "kind": kind, "cells": len(path)}
     elif what == "schedule":
         b = _object(raw, ("duplicant", "blocks"))
         name = _duplicant(c, b)
@@ -270,7 +304,7 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
 
 STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog")
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility")
 
 
 def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,

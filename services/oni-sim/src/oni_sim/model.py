@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from oni_agent.catalog import BUILDINGS, TECHS, footprint
+from oni_agent.catalog import BUILDINGS, TECHS, UTILITIES, footprint
 
 CYCLE_TICKS = 600
 O2_PER_DUPE = 0.1          # kg/s
@@ -54,6 +54,7 @@ class Building:
     progress: int = 0        # construction ticks done
     priority: int = 5
     operational: bool = False
+    stored: float = 0.0      # J, a battery's charge
 
     @property
     def built(self) -> bool:
@@ -86,6 +87,9 @@ class Colony:
                                             "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
                                             "Hydrogen": 0.0, "DirtyWater": 0.0}
         self.digs: deque[tuple[int, int]] = deque()
+        # utility kind -> the connections laid between neighbouring cells (as the game's utility
+        # tools add them: WireBuildTool/UtilityBuildTool.ApplyPathToConduitSystem, consecutive cells)
+        self.links: dict[str, set[frozenset[tuple[int, int]]]] = {k: set() for k in UTILITIES}
         self.research_current: str | None = None
         self.research_queue: list[str] = []  # after research_current, as the game's Research.queuedTech
         self.research_progress: dict[str, float] = {}  # points of techs started and left
@@ -105,8 +109,11 @@ class Colony:
         return self.cells[y][x] if 0 <= x < self.width and 0 <= y < self.height else "N"
 
     def occupied(self) -> dict[tuple[int, int], Building]:
+        """The cells buildings stand in (utilities lie on layers of their own, as in the game)."""
         out = {}
         for b in self.buildings:
+            if BUILDINGS[b.id].utility:
+                continue
             for c in footprint(b.id, b.x, b.y):
                 out[c] = b
         return out
@@ -161,6 +168,8 @@ class Colony:
                 return f"invalid_location: cells {bad[:3]} are not clear"
             self.buildings.append(Building(bid, x, y))
             return None
+        elif kind == "utility":
+            return self._lay(a["kind"], [tuple(c) for c in a["path"]])
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
             kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
@@ -190,6 +199,108 @@ class Colony:
                     return None
             return f"unknown_duplicant: {a['duplicant']} is no longer in the colony"
         return f"unknown_action: {kind}"
+
+    def _lay(self, kind: str, path: list[tuple[int, int]]) -> str | None:
+        """A utility along a path: one 1 x 1 utility building per cell without one (built by the
+        duplicants like any building), and a connection between each pair of consecutive cells."""
+        bid = UTILITIES[kind]
+        tech = BUILDINGS[bid].tech
+        if tech and tech not in self.completed:
+            return f"not_researched: research {tech} first"
+        solid = [c for c in path if self.cell(*c) in "#N"]
+        if solid:
+            return f"invalid_location: cells {solid[:3]} are solid"
+        have = {(b.x, b.y) for b in self.buildings if b.id == bid}
+        for x, y in path:
+            if (x, y) not in have:
+                self.buildings.append(Building(bid, x, y))
+                have.add((x, y))
+        for c1, c2 in zip(path, path[1:], strict=False):
+            self.links[kind].add(frozenset((c1, c2)))
+        return None
+
+    def circuits(self, kind: str = "wire") -> dict[tuple[int, int], int]:
+        """cell -> network number, over the built utility cells of a kind joined by their links."""
+        bid = UTILITIES[kind]
+        cells = {(b.x, b.y) for b in self.buildings if b.id == bid and b.built}
+        net: dict[tuple[int, int], int] = {}
+        for start in sorted(cells):
+            if start in net:
+                continue
+            n, todo = len(set(net.values())), [start]
+            while todo:
+                c = todo.pop()
+                if c in net:
+                    continue
+                net[c] = n
+                x, y = c
+                todo += [o for o in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                         if o in cells and o not in net and frozenset((c, o)) in self.links[kind]]
+        return net
+
+    def _power_and_production(self, built: list[Building], workers: list[Dupe]) -> float:
+        """Power per circuit and every building's work for one tick; the heat added. A building that
+        uses or makes power works only with a built wire on its power port (catalog ``port``), and a
+        consumer only when its circuit's generators and batteries cover the circuit's demand."""
+        r = self.resources
+        net = self.circuits("wire")
+
+        def circuit(b: Building) -> int | None:
+            port = BUILDINGS[b.id].port
+            return net.get((b.x + port[0], b.y + port[1])) if port else None
+
+        def inputs(d: Any) -> bool:
+            return all(r.get(t, 0) >= q for t, q in d.consumes)
+
+        gen: dict[int, float] = {}
+        demand: dict[int, float] = {}
+        batteries: dict[int, list[Building]] = {}
+        for b in built:
+            d, c = BUILDINGS[b.id], circuit(b)
+            if c is None:
+                continue
+            if d.battery:
+                batteries.setdefault(c, []).append(b)
+            elif d.power > 0 and inputs(d):
+                gen[c] = gen.get(c, 0.0) + d.power
+            elif d.power < 0:
+                demand[c] = demand.get(c, 0.0) + -d.power
+        powered: set[int] = set()
+        for c in set(gen) | set(demand) | set(batteries):
+            store = sum(b.stored for b in batteries.get(c, []))
+            cap = sum(BUILDINGS[b.id].battery for b in batteries.get(c, []))
+            left = gen.get(c, 0.0) + store - demand.get(c, 0.0)
+            if left >= 0:
+                powered.add(c)
+            new = min(cap, max(0.0, left))
+            for b in batteries.get(c, []):  # shared out by capacity
+                b.stored = new * BUILDINGS[b.id].battery / cap if cap else 0.0
+        self.produced_w = sum(gen.values())
+        self.consumed_w = sum(v for c, v in demand.items() if c in powered)
+        self.stored_j = sum(b.stored for bs in batteries.values() for b in bs)
+        heat = 0.0
+        for b in built:
+            d, c = BUILDINGS[b.id], circuit(b)
+            if d.utility:
+                b.operational = True
+                continue
+            if d.power > 0:
+                ok = c is not None and inputs(d)
+            elif d.power < 0:
+                ok = c in powered and inputs(d)
+            else:
+                ok = inputs(d) and (not d.battery or c is not None)
+            b.operational = ok
+            if not ok:
+                continue
+            for t, q in d.consumes:
+                r[t] -= q
+            for t, q in d.produces:
+                r[t] = r.get(t, 0.0) + q
+            heat += d.heat
+            if b.id == "ResearchCenter" and self.research_current and workers:
+                self.research_points += 0.1
+        return heat
 
     def _research(self, tech: str | None) -> None:
         """Switches the active research; a tech keeps the points it had (the game keeps a TechInstance
@@ -237,28 +348,7 @@ class Colony:
             if not b.built and workers:
                 b.progress += 1
         built = [b for b in self.buildings if b.built]
-        gen = sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power > 0
-                  and all(r.get(t, 0) >= q for t, q in BUILDINGS[b.id].consumes))
-        demand = -sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power < 0)
-        capacity = sum(BUILDINGS[b.id].battery for b in built)
-        budget = gen + self.stored_j
-        powered = demand <= budget
-        self.stored_j = min(capacity, max(0.0, budget - demand)) if powered else 0.0
-        self.produced_w, self.consumed_w = gen, demand if powered else 0.0
-        heat = 0.0
-        for b in built:
-            d = BUILDINGS[b.id]
-            ok = (d.power >= 0 or powered) and all(r.get(t, 0) >= q for t, q in d.consumes)
-            b.operational = ok
-            if not ok:
-                continue
-            for t, q in d.consumes:
-                r[t] -= q
-            for t, q in d.produces:
-                r[t] = r.get(t, 0.0) + q
-            heat += d.heat
-            if b.id == "ResearchCenter" and self.research_current and workers:
-                self.research_points += 0.1
+        heat = self._power_and_production(built, workers)
         if self.research_current and self.research_points >= TECHS[self.research_current][1]:
             self.completed.append(self.research_current)
             self._alert("research_complete", f"{self.research_current} researched", "info")

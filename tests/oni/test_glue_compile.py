@@ -106,3 +106,17 @@ def test_glue_compiles_against_a_real_install(tmp_path: pathlib.Path) -> None:
     sources = sorted((MOD / "core").glob("*.cs")) + sorted(GLUE.glob("*.cs"))
     r = compile_against(refs, sources, tmp_path / "OniAgentMod.dll")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_foreach_over_components_never_casts() -> None:
+    """`foreach (CreatureBrain c in Components.Brains.Items)` compiles (foreach casts) and throws
+    InvalidCastException at the first duplicant: Brains holds every Brain (issue 28, item 2). Each
+    foreach over a Components collection must declare the collection's own element type and
+    narrow with `as` inside."""
+    stubs = (STUBS / "AssemblyCSharp.cs").read_text()
+    element = dict((name, t) for t, name in re.findall(r"Components\.Cmps(?:ByWorld)?<(\w+)> (\w+);", stubs))
+    assert element["Brains"] == "Brain"
+    loops = re.findall(r"foreach \((\w+) \w+ in Components\.(\w+)\.", "\n".join(p.read_text() for p in GLUE.glob("*.cs")))
+    assert loops
+    for declared, name in loops:
+        assert declared == element[name], f"foreach ({declared} ... in Components.{name}): the elements are {element[name]}"

@@ -40,7 +40,7 @@ namespace OniAgentMod.Core
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
         private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog" };
-        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed" };
         private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
         public const int PathMax = 256;
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
@@ -336,6 +336,28 @@ namespace OniAgentMod.Core
                     }
                     act = g => g.Schedule(name, blocks);
                     result = new JsonObject().Add("result", "schedule_queued").Add("duplicant", name);
+                    break;
+                }
+                case "speed":
+                {
+                    b = ParseObject(raw, "paused", "speed");
+                    if (!b.Has("paused") && !b.Has("speed")) throw ApiException.Bad("give paused, speed or both", "paused");
+                    bool? paused = null;
+                    int? speed = null;
+                    result = new JsonObject().Add("result", "speed_queued");
+                    object pv;
+                    if (b.TryGet("paused", out pv))
+                    {
+                        if (!(pv is bool)) throw ApiException.Bad("paused must be true or false", "paused");
+                        paused = (bool)pv;
+                        result.Add("paused", pv);
+                    }
+                    if (b.Has("speed"))
+                    {
+                        speed = Int(b, "speed", 1, 3);
+                        result.Add("speed", (long)speed.Value);
+                    }
+                    act = g => g.Speed(paused, speed);
                     break;
                 }
                 case "utility":

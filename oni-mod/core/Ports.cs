@@ -52,6 +52,8 @@ namespace OniAgentMod.Core
         string Schedule(string duplicant, string[] blocks);
         /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
         string Utility(string kind, int[] xs, int[] ys);
+        /// <summary>Pause or resume (null: leave as it is) and the speed 1..3 (null: leave).</summary>
+        string Speed(bool? paused, int? speed);
     }
 
     public interface IModLog

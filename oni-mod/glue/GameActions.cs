@@ -163,6 +163,23 @@ namespace OniAgentMod.Glue
             return failed == 0 ? null : "invalid_location: " + failed + " of " + cells.Length + " cells could not take the " + kind;
         }
 
+        // SpeedControlScreen (the game's clock controls): Pause/Unpause count nested pauses (a menu
+        // holds one too), so pause only when running and unpause once; SetSpeed(0..2) is slow,
+        // medium, fast (GetSpeed() the same).
+        public string Speed(bool? paused, int? speed)
+        {
+            var screen = SpeedControlScreen.Instance;
+            if (screen == null) return "no_clock: the game's speed controls are not there";
+            if (speed.HasValue) screen.SetSpeed(speed.Value - 1);
+            if (paused == true && !screen.IsPaused) screen.Pause(false, false);
+            if (paused == false && screen.IsPaused)
+            {
+                screen.Unpause(false);
+                if (screen.IsPaused) return "still_paused: something else in the game holds a pause (a menu or a dialog)";
+            }
+            return null;
+        }
+
         private static IEnumerable<T> Objects<T>(int x, int y, int width, int height) where T : Component
         {
             var seen = new HashSet<T>();

@@ -150,6 +150,7 @@ namespace OniAgentMod.Glue
                 .Add("worldWidth", (long)Grid.WidthInCells)
                 .Add("worldHeight", (long)Grid.HeightInCells)
                 .Add("paused", SpeedControlScreen.Instance != null && SpeedControlScreen.Instance.IsPaused);
+            if (SpeedControlScreen.Instance != null) s.Game.Add("speed", (long)SpeedControlScreen.Instance.GetSpeed() + 1);
         }
 
         private static readonly Dictionary<Element, bool> breathable = new Dictionary<Element, bool>();

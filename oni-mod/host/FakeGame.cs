@@ -24,6 +24,8 @@ namespace OniAgentMod.Host
         private readonly List<JsonObject> alerts = new List<JsonObject>();
         private readonly List<string> completed = new List<string>();
         private string currentTech;
+        private bool paused;
+        private long speed = 1;
         private long ticks;
         public Thread GameThread;
 
@@ -63,7 +65,7 @@ namespace OniAgentMod.Host
                     .Add("available", true).Add("powerW", 0.0).Add("ports", new JsonObject()).Add("researched", true));
             s.TechIds.UnionWith(Techs);
             s.Game = new JsonObject().Add("cycle", ticks / 600).Add("duplicantCount", 2L).Add("worldName", "FakeAsteroid")
-                .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", false)
+                .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", paused).Add("speed", speed)
                 .Add("power", new JsonObject().Add("produced", 400.0).Add("consumed", 120.0).Add("stored", 0.0).Add("capacity", 0.0))
                 .Add("temperature", new JsonObject().Add("average", 24.5).Add("max", 27.0));
             string[] tags = { "Algae", "Carbon", "Dirt", "Food", "Oxygen", "SandStone", "Water" };
@@ -132,6 +134,14 @@ namespace OniAgentMod.Host
         }
 
         public string Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); return null; }
+
+        public string Speed(bool? paused, int? speed)
+        {
+            OnGameThread("speed");
+            if (paused.HasValue) this.paused = paused.Value;
+            if (speed.HasValue) this.speed = speed.Value;
+            return null;
+        }
 
         public string Utility(string kind, int[] xs, int[] ys)
         {

@@ -358,11 +358,18 @@ public class GameClock : KMonoBehaviour
 public class KScreen : KMonoBehaviour { }
 
 // SpeedControlScreen.cs: public class SpeedControlScreen : KScreen;
-// public static SpeedControlScreen Instance { get; private set; }; public bool IsPaused { get; }
+// public static SpeedControlScreen Instance { get; private set; }; public bool IsPaused { get; };
+// public int GetSpeed(); public void SetSpeed(int Speed) (Speed % 3: slow, medium, fast);
+// public void Pause(bool playSound = true, bool isCrashed = false); public void Unpause(bool playSound = true)
+// (a pause count: each Pause needs its Unpause)
 public class SpeedControlScreen : KScreen
 {
     public static SpeedControlScreen Instance { get { throw Stub.Missing(); } private set { } }
     public bool IsPaused { get { throw Stub.Missing(); } }
+    public int GetSpeed() { throw Stub.Missing(); }
+    public void SetSpeed(int Speed) { throw Stub.Missing(); }
+    public void Pause(bool playSound = true, bool isCrashed = false) { throw Stub.Missing(); }
+    public void Unpause(bool playSound = true) { throw Stub.Missing(); }
 }
 
 // MinionIdentity.cs: public class MinionIdentity : KMonoBehaviour, ...; public string GetProperName()

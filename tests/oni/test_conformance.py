@@ -131,6 +131,7 @@ VALID = {
     "prioritize": ({"x": 10, "y": 5, "width": 2, "height": 2, "priority": 7}, "PrioritizeResponse"),
     "research": ({"techId": "FarmingTech"}, "ResearchResponse"),
     "utility": ({"kind": "wire", "path": [[10, 5], [11, 5], [11, 6]]}, "UtilityResponse"),
+    "speed": ({"speed": 2}, "SpeedResponse"),
 }
 
 
@@ -196,6 +197,13 @@ BAD = [
     ("prioritize", {"x": 1, "y": 1, "priority": 10}, "invalid_request", "priority"),
     ("prioritize", {"x": 1, "y": 1}, "invalid_request", "priority"),
     ("deconstruct", {"x": 1, "y": 1, "width": "2"}, "invalid_request", "width"),
+    ("speed", {}, "invalid_request", "paused"),
+    ("speed", {"paused": "yes"}, "invalid_request", "paused"),
+    ("speed", {"paused": 1}, "invalid_request", "paused"),
+    ("speed", {"speed": 4}, "invalid_request", "speed"),
+    ("speed", {"speed": 0}, "invalid_request", "speed"),
+    ("speed", {"speed": 2.0}, "invalid_request", "speed"),
+    ("speed", {"paused": True, "fast": True}, "invalid_request", "fast"),
     ("utility", {"kind": "steam", "path": [[1, 1]]}, "invalid_request", "kind"),
     ("utility", {"path": [[1, 1]]}, "invalid_request", "kind"),
     ("utility", {"kind": "wire"}, "invalid_request", "path"),
@@ -245,6 +253,25 @@ def test_a_body_that_never_comes_is_dropped(mod_url: str) -> None:
         while s.recv(4096):  # whatever it answers, it closes the connection
             pass
         assert time.monotonic() - started < 10
+
+
+def _until(check: Any, seconds: float = 5) -> Any:
+    end = time.monotonic() + seconds
+    while True:
+        got = check()
+        if got or time.monotonic() > end:
+            return got
+        time.sleep(0.02)
+
+
+def test_pause_and_speed(mod_url: str) -> None:
+    """The clock controls: paused and speed show in /game once the game thread applied them, and the
+    game thread still applies actions while paused (Game.Update runs every frame)."""
+    call(mod_url, "POST", "/api/action/speed", {"paused": True, "speed": 3})
+    assert _until(lambda: (g := call(mod_url, "GET", "/api/state/game")[1])["paused"] and g["speed"] == 3)
+    aid = call(mod_url, "POST", "/api/action/speed", {"paused": False, "speed": 1})[1]["actionId"]
+    assert _until(lambda: not (g := call(mod_url, "GET", "/api/state/game")[1])["paused"] and g["speed"] == 1)
+    assert {o["id"]: o for o in call(mod_url, "GET", "/api/state/actions?limit=1000")[1]}[aid]["state"] == "applied"
 
 
 def test_action_outcomes(mod_url: str) -> None:

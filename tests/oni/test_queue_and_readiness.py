@@ -83,3 +83,15 @@ def test_simulator_outcomes_follow_the_game(manual_sim) -> None:
     assert by_id[build]["state"] == "refused" and by_id[build]["reason"] == "not_researched: research ImprovedOxygen first"
     assert by_id[research]["state"] == "applied"
     assert call(url, "GET", "/api/state/research")[1]["current"] == "PowerRegulation"  # the prerequisite first
+
+
+def test_simulator_pause_stops_time_not_actions(manual_sim) -> None:
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    call(url, "POST", "/api/action/speed", {"paused": True})
+    tick = call(url, "POST", "/sim/step", {"ticks": 1})[1]["tick"]
+    assert call(url, "POST", "/sim/step", {"ticks": 50})[1]["tick"] == tick  # no time passes
+    aid = call(url, "POST", "/api/action/research", {"techId": "FarmingTech"})[1]["actionId"]
+    call(url, "POST", "/sim/step", {"ticks": 1})
+    assert {o["id"]: o for o in call(url, "GET", "/api/state/actions")[1]}[aid]["state"] == "applied"
+    call(url, "POST", "/api/action/speed", {"paused": False})
+    assert call(url, "POST", "/sim/step", {"ticks": 5})[1]["tick"] > tick

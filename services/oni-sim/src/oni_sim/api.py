@@ -182,7 +182,7 @@ def _page(query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str,
 def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     if what == "game":
         return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
-                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": False,
+                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": c.paused, "speed": c.speed,
                 "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
                           "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built)},
                 "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)},
@@ -269,6 +269,18 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         if tech not in TECHS:
             raise ApiError(400, "unknown_tech", f"no tech with id {tech}", techId=tech)
         args, out = {"techId": tech}, {"result": "research_queued", "techId": tech}
+    elif what == "speed":
+        b = _object(raw, ("paused", "speed"))
+        if "paused" not in b and "speed" not in b:
+            raise _bad("give paused, speed or both", "paused")
+        args = {}
+        if "paused" in b:
+            if not isinstance(b["paused"], bool):
+                raise _bad("paused must be true or false", "paused")
+            args["paused"] = b["paused"]
+        if "speed" in b:
+            args["speed"] = _int(b, "speed", 1, 3)
+        out = {"result": "speed_queued", **args}
     elif what == "utility":
         b = _object(raw, ("kind", "path"))
         kind = b.get("kind")
@@ -304,7 +316,7 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
 
 STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog")
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed")
 
 
 def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,

@@ -66,6 +66,9 @@ class Colony:
         self.lock = threading.Lock()  # held by the tick and by snapshot copies, never during I/O
         self.name, self.width, self.height, self.seed = name, width, height, seed
         self.tick_count = 0
+        # SpeedControlScreen: paused, speed 1..3 (the game's slow/medium/fast); while paused the game
+        # thread still applies queued actions (Game.Update runs every frame) but no time passes
+        self.paused, self.speed = False, 1
         self.queue: deque[tuple[int, str, dict[str, Any]]] = deque()
         self.last_action_id = 0
         self.outcomes: dict[int, dict[str, Any]] = {}  # id -> {id, action, state, body, reason?}; newest OUTCOMES_KEPT
@@ -140,7 +143,19 @@ class Colony:
     def step(self, ticks: int = 1) -> None:
         for _ in range(ticks):
             with self.lock:
-                self._tick()
+                if self.paused:
+                    self._drain()
+                else:
+                    self._tick()
+
+    def _drain(self) -> None:
+        """Applies the queued actions and records their outcomes."""
+        while self.queue:
+            aid, kind, args = self.queue.popleft()
+            refused = self._apply(kind, args)
+            if aid in self.outcomes:
+                self.outcomes[aid] = {**self.outcomes[aid], "state": "refused" if refused else "applied",
+                                      **({"reason": refused} if refused else {})}
 
     def _alert(self, kind: str, message: str, severity: str = "warning") -> None:
         self.alerts.append({"type": kind, "message": message, "severity": severity})
@@ -167,6 +182,12 @@ class Colony:
             if bad:
                 return f"invalid_location: cells {bad[:3]} are not clear"
             self.buildings.append(Building(bid, x, y))
+            return None
+        elif kind == "speed":
+            if "paused" in a:
+                self.paused = a["paused"]
+            if "speed" in a:
+                self.speed = a["speed"]
             return None
         elif kind == "utility":
             return self._lay(a["kind"], [tuple(c) for c in a["path"]])
@@ -325,12 +346,9 @@ class Colony:
 
     def _tick(self) -> None:
         self.tick_count += 1
-        while self.queue:
-            aid, kind, args = self.queue.popleft()
-            refused = self._apply(kind, args)
-            if aid in self.outcomes:
-                self.outcomes[aid] = {**self.outcomes[aid], "state": "refused" if refused else "applied",
-                                      **({"reason": refused} if refused else {})}
+        self._drain()
+        if self.paused:  # paused by an action just applied
+            return
         r = self.resources
         hour = (self.tick_count % CYCLE_TICKS) * 24 // CYCLE_TICKS
         workers = [d for d in self.dupes if d.schedule[hour] == "work"]

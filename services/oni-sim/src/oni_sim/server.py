@@ -217,7 +217,7 @@ class SimServer:
 
     def _game_thread(self) -> None:
         while not self._stop.wait(self.tick_seconds):
-            self.colony.step(1)
+            self.colony.step(self.colony.speed)  # 1..3 ticks a step: the game's speeds
 
     def start(self) -> SimServer:
         threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="oni-sim-http",

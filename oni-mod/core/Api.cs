@@ -39,7 +39,7 @@ namespace OniAgentMod.Core
     {
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
-        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog" };
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules" };
         private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed" };
         private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
         public const int PathMax = 256;
@@ -109,6 +109,7 @@ namespace OniAgentMod.Core
                 case "geysers": items = s.Geysers; break;
                 case "alert": items = s.Alerts; break;
                 case "catalog": items = s.Catalog; break;
+                case "schedules": items = s.Schedules; break;
                 default: items = s.Critters; break;
             }
             return Page(items, query);
@@ -320,22 +321,29 @@ namespace OniAgentMod.Core
                 }
                 case "schedule":
                 {
-                    b = ParseObject(raw, "duplicant", "blocks");
-                    string name = Duplicant(b);
+                    b = ParseObject(raw, "duplicant", "schedule", "blocks");
+                    if ((b.Has("duplicant") ? 1 : 0) + (b.Has("schedule") ? 1 : 0) + (b.Has("blocks") ? 1 : 0) != 2)
+                        throw ApiException.Bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks");
+                    result = new JsonObject().Add("result", "schedule_queued");
+                    string name = null, schedule = null;
+                    string[] blocks = null;
+                    if (b.Has("duplicant")) result.Add("duplicant", name = Duplicant(b));
+                    if (b.Has("schedule")) result.Add("schedule", schedule = Str(b, "schedule"));
                     object v;
-                    b.TryGet("blocks", out v);
-                    var list = v as List<object>;
-                    if (list == null || list.Count != 24) throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
-                    var blocks = new string[24];
-                    for (int i = 0; i < 24; i++)
+                    if (b.TryGet("blocks", out v))
                     {
-                        var s = list[i] as string;
-                        if (s == null || Array.IndexOf(ScheduleBlocks, s) < 0)
-                            throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
-                        blocks[i] = s;
+                        var list = v as List<object>;
+                        if (list == null || list.Count != 24) throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                        blocks = new string[24];
+                        for (int i = 0; i < 24; i++)
+                        {
+                            var s = list[i] as string;
+                            if (s == null || Array.IndexOf(ScheduleBlocks, s) < 0)
+                                throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                            blocks[i] = s;
+                        }
                     }
-                    act = g => g.Schedule(name, blocks);
-                    result = new JsonObject().Add("result", "schedule_queued").Add("duplicant", name);
+                    act = g => g.Schedule(name, schedule, blocks);
                     break;
                 }
                 case "speed":

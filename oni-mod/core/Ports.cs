@@ -19,6 +19,8 @@ namespace OniAgentMod.Core
         public List<JsonObject> Critters = new List<JsonObject>();
         /// <summary>The game's buildings: id, name, size, materials, tech, researched, available, ports.</summary>
         public List<JsonObject> Catalog = new List<JsonObject>();
+        /// <summary>The schedules: name, 24 blocks, the duplicants assigned.</summary>
+        public List<JsonObject> Schedules = new List<JsonObject>();
         public int WorldWidth;
         public int WorldHeight;
         /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>
@@ -49,7 +51,10 @@ namespace OniAgentMod.Core
         string Deconstruct(int x, int y, int width, int height);
         string Prioritize(int x, int y, int width, int height, int priority);
         string Research(string techId);
-        string Schedule(string duplicant, string[] blocks);
+        /// <summary>Blocks (24 of work/sleep/downtime/bathtime) for the named schedule (added when new)
+        /// or, with a duplicant, for the schedule it is assigned to (shared by every duplicant on it);
+        /// without blocks, the duplicant is assigned to the named schedule.</summary>
+        string Schedule(string duplicant, string schedule, string[] blocks);
         /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
         string Utility(string kind, int[] xs, int[] ys);
         /// <summary>Pause or resume (null: leave as it is) and the speed 1..3 (null: leave).</summary>

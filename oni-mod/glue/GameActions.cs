@@ -104,22 +104,46 @@ namespace OniAgentMod.Glue
             return null;
         }
 
-        // ScheduleManager.GetSchedule gives the schedule the duplicant is assigned to, which other
-        // duplicants may share: the blocks change for all of them (as in the game's schedule screen).
-        public string Schedule(string duplicant, string[] blocks)
+        // Schedules are the game's ScheduleManager schedules, shared by the duplicants assigned to them:
+        // GetSchedule(Schedulable) is the one a duplicant is on (its blocks change for everyone on it),
+        // GetSchedules() all of them by name, AddSchedule(groups, name) a new one; assigning moves the
+        // duplicant (Unassign from its schedule, Assign to the other: what the schedule screen does).
+        public string Schedule(string duplicant, string schedule, string[] blocks)
         {
-            foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
+            var mgr = ScheduleManager.Instance;
+            Schedulable who = null;
+            if (duplicant != null)
             {
-                if (m.GetProperName() != duplicant) continue;
-                var schedule = ScheduleManager.Instance.GetSchedule(m.GetComponent<Schedulable>());
-                if (schedule == null) return "no_schedule: " + duplicant + " has none";
+                foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
+                    if (m.GetProperName() == duplicant) who = m.GetComponent<Schedulable>();
+                if (who == null) return "unknown_duplicant: " + duplicant + " is no longer in the colony";
+            }
+            Schedule target = null;
+            if (schedule != null)
+                foreach (var candidate in mgr.GetSchedules())
+                    if (candidate.name == schedule) target = candidate;
+            if (blocks != null)
+            {
                 var groups = Db.Get().ScheduleGroups;
-                for (int i = 0; i < 24; i++)
-                    schedule.SetBlockGroup(i, blocks[i] == "sleep" ? groups.Sleep : blocks[i] == "downtime" ? groups.Recreation
-                        : blocks[i] == "bathtime" ? groups.Hygene : groups.Worktime);
+                var wanted = new List<ScheduleGroup>();
+                foreach (var block in blocks)
+                    wanted.Add(block == "sleep" ? groups.Sleep : block == "downtime" ? groups.Recreation
+                        : block == "bathtime" ? groups.Hygene : groups.Worktime);
+                if (schedule != null && target == null)
+                {
+                    mgr.AddSchedule(wanted, schedule, false);
+                    return null;
+                }
+                if (target == null) target = mgr.GetSchedule(who);
+                if (target == null) return "no_schedule: " + duplicant + " is on none";
+                for (int i = 0; i < 24; i++) target.SetBlockGroup(i, wanted[i]);
                 return null;
             }
-            return "unknown_duplicant: " + duplicant + " is no longer in the colony";
+            if (target == null) return "unknown_schedule: no schedule named " + schedule;
+            var current = mgr.GetSchedule(who);
+            if (current != null) current.Unassign(who);
+            target.Assign(who);
+            return null;
         }
 
         // As the game's utility tools do (WireBuildTool / UtilityBuildTool.ApplyPathToConduitSystem and

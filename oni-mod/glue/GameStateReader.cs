@@ -60,6 +60,7 @@ namespace OniAgentMod.Glue
             Section(s, "alert", () => ReadAlerts(s));
             Section(s, "critters", () => ReadCritters(s));
             Section(s, "map", () => ReadMap(s));
+            Section(s, "schedules", () => ReadSchedules(s));
             if (s.Unavailable.Count > 0) s.Game.Add("unavailable", new List<object>(s.Unavailable));
             last = s;
             return s;
@@ -339,6 +340,32 @@ namespace OniAgentMod.Glue
                 Grid.CellToXY(Grid.PosToCell(c), out cx, out cy);
                 s.Critters.Add(new JsonObject().Add("name", c.GetProperName()).Add("species", c.species.Name)
                     .Add("x", (long)cx).Add("y", (long)cy).Add("isWild", c.HasTag(GameTags.Creatures.Wild)));
+            }
+        }
+
+        // ScheduleManager.GetSchedules(): each schedule's name, its 24 blocks (ScheduleBlock.GroupId: the
+        // ScheduleGroups ids Worktime, Sleep, Recreation, Hygene) and the duplicants on it
+        private static void ReadSchedules(Snapshot s)
+        {
+            var mgr = ScheduleManager.Instance;
+            var on = new Dictionary<Schedule, List<object>>();
+            foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
+            {
+                var sch = mgr.GetSchedule(m.GetComponent<Schedulable>());
+                if (sch == null) continue;
+                List<object> names;
+                if (!on.TryGetValue(sch, out names)) on[sch] = names = new List<object>();
+                names.Add(m.GetProperName());
+            }
+            foreach (var sch in mgr.GetSchedules())
+            {
+                var blocks = new List<object>();
+                foreach (var block in sch.GetBlocks())
+                    blocks.Add(block.GroupId == "Sleep" ? "sleep" : block.GroupId == "Recreation" ? "downtime"
+                        : block.GroupId == "Hygene" ? "bathtime" : "work");
+                List<object> names;
+                s.Schedules.Add(new JsonObject().Add("name", sch.name).Add("blocks", blocks)
+                    .Add("duplicants", on.TryGetValue(sch, out names) ? names : new List<object>()));
             }
         }
 

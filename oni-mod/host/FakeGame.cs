@@ -79,6 +79,12 @@ namespace OniAgentMod.Host
                     .Add("oxygen", 100.0).Add("diseases", 0L).Add("skillLevels", 1L));
             }
             s.Buildings.AddRange(buildings);
+            foreach (var kv in schedules)
+            {
+                var who = new List<object>();
+                foreach (var a in assigned) if (a.Value == kv.Key) who.Add(a.Key);
+                s.Schedules.Add(new JsonObject().Add("name", kv.Key).Add("blocks", new List<object>(kv.Value)).Add("duplicants", who));
+            }
             var available = new List<object>();
             foreach (var t in Techs) if (!completed.Contains(t)) available.Add(t);
             s.Research = new JsonObject().Add("current", currentTech).Add("progress", 0.0).Add("completed", new List<object>(completed.ToArray())).Add("available", available);
@@ -133,7 +139,34 @@ namespace OniAgentMod.Host
             return null;
         }
 
-        public string Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); return null; }
+        private readonly Dictionary<string, string[]> schedules = new Dictionary<string, string[]>
+        {
+            { "Default Standard Schedule", DefaultBlocks() },
+        };
+        private readonly Dictionary<string, string> assigned = new Dictionary<string, string>
+        {
+            { "Ada", "Default Standard Schedule" }, { "Bram", "Default Standard Schedule" },
+        };
+
+        private static string[] DefaultBlocks()
+        {
+            var b = new string[24];
+            for (int i = 0; i < 24; i++) b[i] = i < 21 ? "work" : "sleep";
+            return b;
+        }
+
+        public string Schedule(string duplicant, string schedule, string[] blocks)
+        {
+            OnGameThread("schedule");
+            if (blocks != null)
+            {
+                schedules[schedule ?? assigned[duplicant]] = blocks;
+                return null;
+            }
+            if (!schedules.ContainsKey(schedule)) return "unknown_schedule: no schedule named " + schedule;
+            assigned[duplicant] = schedule;
+            return null;
+        }
 
         public string Speed(bool? paused, int? speed)
         {

@@ -596,17 +596,33 @@ public class Schedulable : KMonoBehaviour { }
 // ScheduleGroup.cs: public class ScheduleGroup : Resource
 public class ScheduleGroup : Resource { }
 
-// Schedule.cs: public class Schedule : ISaveLoadable, IListableOption; public void SetBlockGroup(int idx, ScheduleGroup group)
+// Schedule.cs: public class Schedule : ISaveLoadable, IListableOption; public string name;
+// public void SetBlockGroup(int idx, ScheduleGroup group); public List<ScheduleBlock> GetBlocks();
+// public void Assign(Schedulable schedulable); public void Unassign(Schedulable schedulable)
 public class Schedule
 {
+    public string name;
     public void SetBlockGroup(int idx, ScheduleGroup group) { throw Stub.Missing(); }
+    public List<ScheduleBlock> GetBlocks() { throw Stub.Missing(); }
+    public void Assign(Schedulable schedulable) { throw Stub.Missing(); }
+    public void Unassign(Schedulable schedulable) { throw Stub.Missing(); }
 }
 
-// ScheduleManager.cs: public static ScheduleManager Instance; public Schedule GetSchedule(Schedulable schedulable)
+// ScheduleBlock.cs: public class ScheduleBlock; public string GroupId { get; set; }
+public class ScheduleBlock
+{
+    public string GroupId { get { throw Stub.Missing(); } }
+}
+
+// ScheduleManager.cs: public static ScheduleManager Instance; public Schedule GetSchedule(Schedulable schedulable);
+// public List<Schedule> GetSchedules(); public Schedule AddSchedule(List<ScheduleGroup> groups,
+// string name = null, bool alarmOn = false)
 public class ScheduleManager : KMonoBehaviour
 {
     public static ScheduleManager Instance;
     public Schedule GetSchedule(Schedulable schedulable) { throw Stub.Missing(); }
+    public List<Schedule> GetSchedules() { throw Stub.Missing(); }
+    public Schedule AddSchedule(List<ScheduleGroup> groups, string name = null, bool alarmOn = false) { throw Stub.Missing(); }
 }
 
 namespace KMod

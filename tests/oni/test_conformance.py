@@ -18,7 +18,7 @@ from .conftest import CONTRACT, schema_validator
 STATE_SCHEMAS = {"game": ("Game", False), "resources": ("Resource", True), "duplicants": ("Duplicant", True),
                  "buildings": ("Building", True), "research": ("Research", False), "geysers": ("Geyser", True),
                  "alert": ("Alert", True), "critters": ("Critter", True), "catalog": ("CatalogEntry", True),
-                 "actions": ("ActionOutcome", True)}
+                 "actions": ("ActionOutcome", True), "schedules": ("Schedule", True)}
 ERROR = schema_validator("Error")
 
 
@@ -262,6 +262,29 @@ def _until(check: Any, seconds: float = 5) -> Any:
         if got or time.monotonic() > end:
             return got
         time.sleep(0.02)
+
+
+def test_named_schedules(mod_url: str) -> None:
+    """Schedules are shared by name, as in the game: a new named schedule, a duplicant moved onto it,
+    and blocks set through that duplicant change the schedule for everyone on it."""
+    def schedules() -> dict[str, dict]:
+        return {x["name"]: x for x in call(mod_url, "GET", "/api/state/schedules")[1]}
+
+    name = call(mod_url, "POST", "/api/action/schedule", {"schedule": "Night Shift", "blocks": ["sleep"] * 12 + ["work"] * 12})
+    assert name[0] == 200 and name[1]["schedule"] == "Night Shift"
+    assert _until(lambda: "Night Shift" in schedules())
+    dupe = call(mod_url, "GET", "/api/state/duplicants")[1][0]["name"]
+    out = call(mod_url, "POST", "/api/action/schedule", {"duplicant": dupe, "schedule": "Night Shift"})[1]
+    assert out["result"] == "schedule_queued" and out["duplicant"] == dupe
+    assert _until(lambda: dupe in schedules()["Night Shift"]["duplicants"])
+    assert all(dupe not in x["duplicants"] for n, x in schedules().items() if n != "Night Shift")
+    call(mod_url, "POST", "/api/action/schedule", {"duplicant": dupe, "blocks": ["bathtime"] + ["work"] * 23})
+    assert _until(lambda: schedules()["Night Shift"]["blocks"][0] == "bathtime")
+    aid = call(mod_url, "POST", "/api/action/schedule", {"duplicant": dupe, "schedule": "Nowhere"})[1]["actionId"]
+    out = _until(lambda: (o := {o["id"]: o for o in call(mod_url, "GET", "/api/state/actions?limit=1000")[1]}[aid])["state"] != "queued" and o)
+    assert out["state"] == "refused" and out["reason"].startswith("unknown_schedule")
+    for body in ({"duplicant": dupe}, {"schedule": "X"}, {"duplicant": dupe, "schedule": "X", "blocks": ["work"] * 24}):
+        check_error(call(mod_url, "POST", "/api/action/schedule", body), 400, "invalid_request")
 
 
 def test_pause_and_speed(mod_url: str) -> None:

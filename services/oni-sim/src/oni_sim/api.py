@@ -214,6 +214,9 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
         return [dict(a) for a in c.critters]
     if what == "actions":
         return [dict(o) for o in c.outcomes.values()]
+    if what == "schedules":
+        return [{"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
+                for n, bl in c.schedules.items()]
     if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials or ports modelled
         return [{"id": b.id, "name": b.name, "width": b.width, "height": b.height, "materials": [], "tech": b.tech,
                  "available": True, "powerW": b.power, "ports": {},
@@ -291,15 +294,22 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         path = _path(c, b)
         args, out = {"kind": kind, "path": path}, {"result": "utility_queued", "kind": kind, "cells": len(path)}
     elif what == "schedule":
-        b = _object(raw, ("duplicant", "blocks"))
-        name = _duplicant(c, b)
-        blocks = b.get("blocks")
-        if not isinstance(blocks, list) or len(blocks) != 24 or any(v not in SCHEDULE_BLOCKS for v in blocks):
-            raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
-        args, out = {"duplicant": name, "blocks": blocks}, {"result": "schedule_queued", "duplicant": name}
+        b = _object(raw, ("duplicant", "schedule", "blocks"))
+        if sum(k in b for k in ("duplicant", "schedule", "blocks")) != 2:
+            raise _bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks")
+        args, out = {}, {"result": "schedule_queued"}
+        if "duplicant" in b:
+            args["duplicant"] = out["duplicant"] = _duplicant(c, b)
+        if "schedule" in b:
+            args["schedule"] = out["schedule"] = _str(b, "schedule")
+        if "blocks" in b:
+            blocks = b["blocks"]
+            if not isinstance(blocks, list) or len(blocks) != 24 or any(v not in SCHEDULE_BLOCKS for v in blocks):
+                raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
+            args["blocks"] = blocks
     elif what == "wardrobe":
         b = _object(raw, ("duplicant", "item"))
-        name = _duplicant(c, b)
+        _duplicant(c, b)
         item = b.get("item")
         if item not in SUITS:
             raise _bad(f"item must be one of {', '.join(SUITS)}", "item")
@@ -314,8 +324,9 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     return {**out, "actionId": aid}
 
 
-STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog")
+STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog",
+         "schedules")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from oni_agent.catalog import BUILDINGS, TECHS, UTILITIES, footprint
@@ -43,7 +43,7 @@ class Dupe:
     oxygen: float = 100.0
     diseases: int = 0
     skillLevels: int = 0  # noqa: N815 - the API's name
-    schedule: list[str] = field(default_factory=lambda: ["work"] * 21 + ["sleep"] * 3)
+    schedule: str = "Default Standard Schedule"  # the schedule it is assigned to (shared, as in the game)
 
 
 @dataclass
@@ -86,6 +86,9 @@ class Colony:
                 self.cells[y][x] = "."
         self.buildings: list[Building] = [Building("Headquarters", cx - 2, cy, CONSTRUCTION_TICKS, 5, True)]
         self.dupes = [Dupe("Ada"), Dupe("Bram"), Dupe("Cleo")]
+        # schedules by name, shared by the duplicants assigned to them (ScheduleManager; the first is
+        # STRINGS.UI.SCHEDULESCREEN.SCHEDULE_NAME_DEFAULT)
+        self.schedules: dict[str, list[str]] = {"Default Standard Schedule": ["work"] * 21 + ["sleep"] * 3}
         self.resources: dict[str, float] = {"Oxygen": 600.0, "Water": 2000.0, "Algae": 400.0, "Food": 6000.0,
                                             "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
                                             "Hydrogen": 0.0, "DirtyWater": 0.0}
@@ -214,12 +217,24 @@ class Colony:
             self._research(self.research_queue.pop(0))
             return None
         elif kind == "schedule":
-            for d in self.dupes:
-                if d.name == a["duplicant"]:
-                    d.schedule = list(a["blocks"])
-                    return None
-            return f"unknown_duplicant: {a['duplicant']} is no longer in the colony"
+            return self._schedule(a.get("duplicant"), a.get("schedule"), a.get("blocks"))
         return f"unknown_action: {kind}"
+
+    def _schedule(self, duplicant: str | None, schedule: str | None, blocks: list[str] | None) -> str | None:
+        """As the glue: blocks for a named schedule (added when new) or for the schedule a duplicant
+        is assigned to (every duplicant on it gets them); or a duplicant assigned to a schedule."""
+        dupe = next((d for d in self.dupes if d.name == duplicant), None)
+        if duplicant is not None and dupe is None:
+            return f"unknown_duplicant: {duplicant} is no longer in the colony"
+        if blocks is not None:
+            target = schedule if schedule is not None else dupe.schedule if dupe else None
+            if target is not None:
+                self.schedules[target] = list(blocks)
+            return None
+        if schedule not in self.schedules or dupe is None:
+            return f"unknown_schedule: no schedule named {schedule}"
+        dupe.schedule = schedule
+        return None
 
     def _lay(self, kind: str, path: list[tuple[int, int]]) -> str | None:
         """A utility along a path: one 1 x 1 utility building per cell without one (built by the
@@ -351,7 +366,7 @@ class Colony:
             return
         r = self.resources
         hour = (self.tick_count % CYCLE_TICKS) * 24 // CYCLE_TICKS
-        workers = [d for d in self.dupes if d.schedule[hour] == "work"]
+        workers = [d for d in self.dupes if self.schedules[d.schedule][hour] == "work"]
         # digging: each worker digs one cell every DIG_TICKS ticks
         if self.digs and self.tick_count % DIG_TICKS == 0:
             for _ in workers:
@@ -384,7 +399,7 @@ class Colony:
             if d.calories < 300_000 and r["Food"] >= 1000:
                 r["Food"] -= 1000
                 d.calories += 1000_000
-            sleeping = d.schedule[hour] == "sleep"
+            sleeping = self.schedules[d.schedule][hour] == "sleep"
             d.stamina = min(100.0, d.stamina + 0.2) if sleeping else max(0.0, d.stamina - 0.03)
             d.stress = max(0.0, min(100.0, d.stress + (0.05 if d.oxygen < 50 else 0.0)
                                     + (0.02 if d.calories < 100_000 else 0.0)

@@ -252,6 +252,14 @@ namespace OniAgentMod.Core
             return name;
         }
 
+        /// <summary>An order's priority 1..9, 5 when absent (the game's default, PriorityScreen basic 5).</summary>
+        private static int Priority(JsonObject b) { return Int(b, "priority", 1, 9, 5); }
+
+        private static JsonObject WithPriority(JsonObject result, JsonObject b, int p)
+        {
+            return b.Has("priority") ? result.Add("priority", (long)p) : result;
+        }
+
         private static JsonObject AreaResult(string result, int[] a)
         {
             return new JsonObject().Add("result", result).Add("x", (long)a[0]).Add("y", (long)a[1])
@@ -267,15 +275,16 @@ namespace OniAgentMod.Core
             {
                 case "dig":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height");
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
                     var a = Area(b, true);
-                    act = g => g.Dig(a[0], a[1], a[2], a[3]);
-                    result = AreaResult("dig_queued", a);
+                    int p = Priority(b);
+                    act = g => g.Dig(a[0], a[1], a[2], a[3], p);
+                    result = WithPriority(AreaResult("dig_queued", a), b, p);
                     break;
                 }
                 case "build":
                 {
-                    b = ParseObject(raw, "buildingId", "x", "y", "rotation");
+                    b = ParseObject(raw, "buildingId", "x", "y", "rotation", "priority");
                     string id = Str(b, "buildingId");
                     int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
                     object r;
@@ -286,19 +295,21 @@ namespace OniAgentMod.Core
                             throw ApiException.Bad("rotation must be null, 0, 90, 180 or 270", "rotation");
                         rot = (int)(long)r;
                     }
+                    int p = Priority(b);
                     InMap(Snap(), x, y, 1, 1);
                     if (!Snap().BuildingIds.Contains(id))
                         throw new ApiException(400, "unknown_building", "no building with id " + id, "buildingId", id);
-                    act = g => g.Build(id, x, y, rot);
-                    result = new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y);
+                    act = g => g.Build(id, x, y, rot, p);
+                    result = WithPriority(new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y), b, p);
                     break;
                 }
                 case "deconstruct":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height");
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
                     var a = Area(b, false);
-                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3]);
-                    result = AreaResult("deconstruct_queued", a);
+                    int p = Priority(b);
+                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3], p);
+                    result = WithPriority(AreaResult("deconstruct_queued", a), b, p);
                     break;
                 }
                 case "prioritize":
@@ -370,7 +381,7 @@ namespace OniAgentMod.Core
                 }
                 case "utility":
                 {
-                    b = ParseObject(raw, "kind", "path");
+                    b = ParseObject(raw, "kind", "path", "priority");
                     object k;
                     if (!b.TryGet("kind", out k)) throw ApiException.Bad("missing field kind", "kind");
                     var kind = k as string;
@@ -378,8 +389,9 @@ namespace OniAgentMod.Core
                         throw ApiException.Bad("kind must be one of " + string.Join(", ", UtilityKinds), "kind");
                     int[] xs, ys;
                     Path(b, out xs, out ys);
-                    act = g => g.Utility(kind, xs, ys);
-                    result = new JsonObject().Add("result", "utility_queued").Add("kind", kind).Add("cells", (long)xs.Length);
+                    int p = Priority(b);
+                    act = g => g.Utility(kind, xs, ys, p);
+                    result = WithPriority(new JsonObject().Add("result", "utility_queued").Add("kind", kind).Add("cells", (long)xs.Length), b, p);
                     break;
                 }
                 default: // wardrobe

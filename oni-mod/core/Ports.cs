@@ -46,9 +46,9 @@ namespace OniAgentMod.Core
     /// ("reason: details", e.g. "not_researched: FarmingTech"), published in /api/state/actions.</summary>
     public interface IGameActions
     {
-        string Dig(int x, int y, int width, int height);
-        string Build(string buildingId, int x, int y, int? rotation);
-        string Deconstruct(int x, int y, int width, int height);
+        string Dig(int x, int y, int width, int height, int priority);
+        string Build(string buildingId, int x, int y, int? rotation, int priority);
+        string Deconstruct(int x, int y, int width, int height, int priority);
         string Prioritize(int x, int y, int width, int height, int priority);
         string Research(string techId);
         /// <summary>Blocks (24 of work/sleep/downtime/bathtime) for the named schedule (added when new)
@@ -56,7 +56,7 @@ namespace OniAgentMod.Core
         /// without blocks, the duplicant is assigned to the named schedule.</summary>
         string Schedule(string duplicant, string schedule, string[] blocks);
         /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
-        string Utility(string kind, int[] xs, int[] ys);
+        string Utility(string kind, int[] xs, int[] ys, int priority);
         /// <summary>Pause or resume (null: leave as it is) and the speed 1..3 (null: leave).</summary>
         string Speed(bool? paused, int? speed);
     }

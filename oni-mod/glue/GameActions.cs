@@ -10,14 +10,26 @@ namespace OniAgentMod.Glue
 {
     public sealed class GameActions : IGameActions
     {
-        public string Dig(int x, int y, int width, int height)
+        // Every order carries a priority, as the game's tools give theirs (the priority screen's choice):
+        // the placed errand's Prioritizable.SetMasterPriority(PrioritySetting(basic, 1..9)).
+        private static void Prioritize(GameObject go, int priority)
+        {
+            var p = go != null ? go.GetComponent<Prioritizable>() : null;
+            if (p != null) p.SetMasterPriority(new PrioritySetting(PriorityScreen.PriorityClass.basic, priority));
+        }
+
+        public string Dig(int x, int y, int width, int height, int priority)
         {
             int placed = 0;
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
                     int cell = Grid.XYToCell(xx, yy);
-                    if (Grid.IsValidCell(cell) && Grid.Solid[cell] && DigTool.PlaceDig(cell, 0) != null) placed++;
+                    if (!Grid.IsValidCell(cell) || !Grid.Solid[cell]) continue;
+                    var go = DigTool.PlaceDig(cell, 0);
+                    if (go == null) continue;
+                    Prioritize(go, priority);
+                    placed++;
                 }
             return placed > 0 || !AnySolid(x, y, width, height) ? null : "invalid_location: the game placed no dig order in the area";
         }
@@ -37,7 +49,7 @@ namespace OniAgentMod.Glue
         // BuildingDef.IsAvailable() (not deprecated, not debug-only), then researched
         // (Db.Get().TechItems.IsTechItemComplete(PrefabID), skipped in sandbox mode), then materials;
         // then the tool's own placement check (BuildingDef.IsValidPlaceLocation).
-        public string Build(string buildingId, int x, int y, int? rotation)
+        public string Build(string buildingId, int x, int y, int? rotation, int priority)
         {
             var def = Assets.GetBuildingDef(buildingId);
             if (def == null) return "unknown_building: " + buildingId;
@@ -52,8 +64,9 @@ namespace OniAgentMod.Glue
             if (elements == null) return "no_materials: the colony holds none of one of " + buildingId + "'s ingredients";
             string reason;
             if (!def.IsValidPlaceLocation(null, pos, orientation, out reason)) return "invalid_location: " + reason;
-            if (def.TryPlace(null, pos, orientation, elements, "DEFAULT_FACADE", 0) == null)
-                return "invalid_location: the game did not place " + buildingId;
+            var placedGo = def.TryPlace(null, pos, orientation, elements, "DEFAULT_FACADE", 0);
+            if (placedGo == null) return "invalid_location: the game did not place " + buildingId;
+            Prioritize(placedGo, priority);
             return null;
         }
 
@@ -79,10 +92,15 @@ namespace OniAgentMod.Glue
             return chosen;
         }
 
-        public string Deconstruct(int x, int y, int width, int height)
+        public string Deconstruct(int x, int y, int width, int height, int priority)
         {
             int n = 0;
-            foreach (var d in Objects<Deconstructable>(x, y, width, height)) { d.QueueDeconstruction(true); n++; }
+            foreach (var d in Objects<Deconstructable>(x, y, width, height))
+            {
+                d.QueueDeconstruction(true);
+                Prioritize(d.gameObject, priority);
+                n++;
+            }
             return n > 0 ? null : "nothing_there: no building to deconstruct in the area";
         }
 
@@ -152,7 +170,7 @@ namespace OniAgentMod.Glue
         // DirectionFromToCell, InverseDirection; the build menu picks WireBuildTool for a building with a
         // Wire component, else UtilityBuildTool, which first asks CanAddConnection), then each
         // cell without the utility on its tile layer gets a placed building (TryPlace, unrotated).
-        public string Utility(string kind, int[] xs, int[] ys)
+        public string Utility(string kind, int[] xs, int[] ys, int priority)
         {
             string id = kind == "wire" ? "Wire" : kind == "gas" ? "GasConduit" : kind == "liquid" ? "LiquidConduit" : "LogicWire";
             var def = Assets.GetBuildingDef(id);
@@ -180,9 +198,12 @@ namespace OniAgentMod.Glue
                 if (Grid.Objects[cell, (int)def.TileLayer] != null) continue;   // already there: connections only
                 var pos = Grid.CellToPosCBC(cell, def.SceneLayer);
                 string reason;
-                if (def.IsValidPlaceLocation(null, pos, Orientation.Neutral, out reason)
-                    && def.TryPlace(null, pos, Orientation.Neutral, elements, "DEFAULT_FACADE", 0) != null) placed++;
-                else failed++;
+                GameObject go = null;
+                if (def.IsValidPlaceLocation(null, pos, Orientation.Neutral, out reason))
+                    go = def.TryPlace(null, pos, Orientation.Neutral, elements, "DEFAULT_FACADE", 0);
+                if (go == null) { failed++; continue; }
+                Prioritize(go, priority);
+                placed++;
             }
             return failed == 0 ? null : "invalid_location: " + failed + " of " + cells.Length + " cells could not take the " + kind;
         }

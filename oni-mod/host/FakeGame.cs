@@ -97,7 +97,7 @@ namespace OniAgentMod.Host
             return s;
         }
 
-        public string Dig(int x, int y, int width, int height)
+        public string Dig(int x, int y, int width, int height, int priority)
         {
             OnGameThread("dig");
             for (int yy = y; yy < y + height; yy++)
@@ -106,7 +106,7 @@ namespace OniAgentMod.Host
             return null;
         }
 
-        public string Build(string buildingId, int x, int y, int? rotation)
+        public string Build(string buildingId, int x, int y, int? rotation, int priority)
         {
             OnGameThread("build");
             int[] size = Sizes[buildingId];
@@ -118,7 +118,7 @@ namespace OniAgentMod.Host
             return null;
         }
 
-        public string Deconstruct(int x, int y, int width, int height)
+        public string Deconstruct(int x, int y, int width, int height, int priority)
         {
             OnGameThread("deconstruct");
             buildings.RemoveAll(b =>
@@ -176,7 +176,7 @@ namespace OniAgentMod.Host
             return null;
         }
 
-        public string Utility(string kind, int[] xs, int[] ys)
+        public string Utility(string kind, int[] xs, int[] ys, int priority)
         {
             OnGameThread("utility");
             for (int i = 0; i < xs.Length; i++)

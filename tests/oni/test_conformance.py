@@ -197,6 +197,10 @@ BAD = [
     ("prioritize", {"x": 1, "y": 1, "priority": 10}, "invalid_request", "priority"),
     ("prioritize", {"x": 1, "y": 1}, "invalid_request", "priority"),
     ("deconstruct", {"x": 1, "y": 1, "width": "2"}, "invalid_request", "width"),
+    ("dig", {"x": 1, "y": 5, "width": 1, "height": 1, "priority": 0}, "invalid_request", "priority"),
+    ("build", {"buildingId": "Tile", "x": 10, "y": 5, "priority": 10}, "invalid_request", "priority"),
+    ("deconstruct", {"x": 1, "y": 1, "priority": "high"}, "invalid_request", "priority"),
+    ("utility", {"kind": "wire", "path": [[1, 1]], "priority": 5.5}, "invalid_request", "priority"),
     ("speed", {}, "invalid_request", "paused"),
     ("speed", {"paused": "yes"}, "invalid_request", "paused"),
     ("speed", {"paused": 1}, "invalid_request", "paused"),
@@ -262,6 +266,18 @@ def _until(check: Any, seconds: float = 5) -> Any:
         if got or time.monotonic() > end:
             return got
         time.sleep(0.02)
+
+
+def test_every_order_takes_a_priority(mod_url: str) -> None:
+    """dig, build, deconstruct and utility take a priority 1..9 (5 when absent, the game's default)
+    and echo it when given; the seed's answers are unchanged without one."""
+    for action, body in (("dig", {"x": 10, "y": 5, "width": 1, "height": 1}),
+                         ("build", {"buildingId": "Tile", "x": 10, "y": 5}),
+                         ("deconstruct", {"x": 10, "y": 5}),
+                         ("utility", {"kind": "wire", "path": [[10, 5]]})):
+        status, out, _ = call(mod_url, "POST", f"/api/action/{action}", {**body, "priority": 8})
+        assert status == 200 and out["priority"] == 8, out
+        assert "priority" not in call(mod_url, "POST", f"/api/action/{action}", body)[1]
 
 
 def test_named_schedules(mod_url: str) -> None:

@@ -155,6 +155,11 @@ def _path(c: Colony, b: dict[str, Any]) -> list[list[int]]:
     return out
 
 
+def _with_priority(out: dict[str, Any], body: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """An order's answer; with the priority when the request gave one (5, the game's default, else)."""
+    return {**out, "priority": args["priority"]} if "priority" in body else out
+
+
 def _duplicant(c: Colony, b: dict[str, Any]) -> str:
     name = _str(b, "duplicant")
     if name not in {d.name for d in c.dupes}:
@@ -242,30 +247,33 @@ def _query_ints(query: dict[str, str], names: tuple[str, ...]) -> dict[str, Any]
 
 def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     if what == "dig":
-        b = _object(raw, ("x", "y", "width", "height"))
+        b = _object(raw, ("x", "y", "width", "height", "priority"))
         x, y, w, h = _area(c, b, True)
-        args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h}
-        out = {"result": "dig_queued", **args}
+        args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h, "priority": _int(b, "priority", 1, 9, 5)}
+        out = {"result": "dig_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
     elif what == "build":
-        b = _object(raw, ("buildingId", "x", "y", "rotation"))
+        b = _object(raw, ("buildingId", "x", "y", "rotation", "priority"))
         bid = _str(b, "buildingId")
         x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
         rot = b.get("rotation")
         if rot is not None and (not isinstance(rot, int) or isinstance(rot, bool) or rot not in (0, 90, 180, 270)):
             raise _bad("rotation must be null, 0, 90, 180 or 270", "rotation")
+        priority = _int(b, "priority", 1, 9, 5)
         _in_map(c, x, y)
         if bid not in BUILDINGS:
             raise ApiError(400, "unknown_building", f"no building with id {bid}", buildingId=bid)
-        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot}
-        out = {"result": "build_queued", "buildingId": bid, "x": x, "y": y}
+        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority}
+        out = {"result": "build_queued", **_with_priority({"buildingId": bid, "x": x, "y": y}, b, args)}
     elif what in ("deconstruct", "prioritize"):
-        names = ("x", "y", "width", "height") + (("priority",) if what == "prioritize" else ())
-        b = _object(raw, names)
+        b = _object(raw, ("x", "y", "width", "height", "priority"))
         x, y, w, h = _area(c, b, False)
         args = {"x": x, "y": y, "width": w, "height": h}
         if what == "prioritize":
             args["priority"] = _int(b, "priority", 1, 9)
-        out = {"result": f"{what}_queued", **args}
+            out = {"result": f"{what}_queued", **args}
+        else:
+            args["priority"] = _int(b, "priority", 1, 9, 5)
+            out = {"result": f"{what}_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
     elif what == "research":
         b = _object(raw, ("techId",))
         tech = _str(b, "techId")
@@ -285,14 +293,15 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
             args["speed"] = _int(b, "speed", 1, 3)
         out = {"result": "speed_queued", **args}
     elif what == "utility":
-        b = _object(raw, ("kind", "path"))
+        b = _object(raw, ("kind", "path", "priority"))
         kind = b.get("kind")
         if "kind" not in b:
             raise _bad("missing field kind", "kind")
         if kind not in UTILITY_KINDS:
             raise _bad(f"kind must be one of {', '.join(UTILITY_KINDS)}", "kind")
         path = _path(c, b)
-        args, out = {"kind": kind, "path": path}, {"result": "utility_queued", "kind": kind, "cells": len(path)}
+        args = {"kind": kind, "path": path, "priority": _int(b, "priority", 1, 9, 5)}
+        out = {"result": "utility_queued", **_with_priority({"kind": kind, "cells": len(path)}, b, args)}
     elif what == "schedule":
         b = _object(raw, ("duplicant", "schedule", "blocks"))
         if sum(k in b for k in ("duplicant", "schedule", "blocks")) != 2:

@@ -184,7 +184,7 @@ class Colony:
                 return f"not_researched: research {tech} first"
             if bad:
                 return f"invalid_location: cells {bad[:3]} are not clear"
-            self.buildings.append(Building(bid, x, y))
+            self.buildings.append(Building(bid, x, y, priority=a.get("priority", 5)))
             return None
         elif kind == "speed":
             if "paused" in a:
@@ -193,7 +193,7 @@ class Colony:
                 self.speed = a["speed"]
             return None
         elif kind == "utility":
-            return self._lay(a["kind"], [tuple(c) for c in a["path"]])
+            return self._lay(a["kind"], [tuple(c) for c in a["path"]], a.get("priority", 5))
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
             kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
@@ -236,7 +236,7 @@ class Colony:
         dupe.schedule = schedule
         return None
 
-    def _lay(self, kind: str, path: list[tuple[int, int]]) -> str | None:
+    def _lay(self, kind: str, path: list[tuple[int, int]], priority: int = 5) -> str | None:
         """A utility along a path: one 1 x 1 utility building per cell without one (built by the
         duplicants like any building), and a connection between each pair of consecutive cells."""
         bid = UTILITIES[kind]
@@ -249,7 +249,7 @@ class Colony:
         have = {(b.x, b.y) for b in self.buildings if b.id == bid}
         for x, y in path:
             if (x, y) not in have:
-                self.buildings.append(Building(bid, x, y))
+                self.buildings.append(Building(bid, x, y, priority=priority))
                 have.add((x, y))
         for c1, c2 in zip(path, path[1:], strict=False):
             self.links[kind].add(frozenset((c1, c2)))

@@ -39,7 +39,7 @@ namespace OniAgentMod.Core
     {
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
-        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules" };
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules", "reports" };
         private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed" };
         private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
         public const int PathMax = 256;
@@ -110,6 +110,7 @@ namespace OniAgentMod.Core
                 case "alert": items = s.Alerts; break;
                 case "catalog": items = s.Catalog; break;
                 case "schedules": items = s.Schedules; break;
+                case "reports": items = s.Reports; break;
                 default: items = s.Critters; break;
             }
             return Page(items, query);

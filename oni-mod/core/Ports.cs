@@ -21,6 +21,8 @@ namespace OniAgentMod.Core
         public List<JsonObject> Catalog = new List<JsonObject>();
         /// <summary>The schedules: name, 24 blocks, the duplicants assigned.</summary>
         public List<JsonObject> Schedules = new List<JsonObject>();
+        /// <summary>The game's daily reports, oldest first: cycle, oxygen, kcal, energy made and used.</summary>
+        public List<JsonObject> Reports = new List<JsonObject>();
         public int WorldWidth;
         public int WorldHeight;
         /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>

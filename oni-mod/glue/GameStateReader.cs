@@ -61,6 +61,7 @@ namespace OniAgentMod.Glue
             Section(s, "critters", () => ReadCritters(s));
             Section(s, "map", () => ReadMap(s));
             Section(s, "schedules", () => ReadSchedules(s));
+            Section(s, "reports", () => ReadReports(s));
             if (s.Unavailable.Count > 0) s.Game.Add("unavailable", new List<object>(s.Unavailable));
             last = s;
             return s;
@@ -367,6 +368,33 @@ namespace OniAgentMod.Glue
                 s.Schedules.Add(new JsonObject().Add("name", sch.name).Add("blocks", blocks)
                     .Add("duplicants", on.TryGetValue(sch, out names) ? names : new List<object>()));
             }
+        }
+
+        // The game's daily reports (ReportManager.reports, the end-of-day screen), the last ReportsKept
+        // cycles and the one in progress: each entry's accPositive (made) and -accNegative (used),
+        // read from reportEntries without GetEntry (which adds a missing entry). Oxygen in kg,
+        // CaloriesCreated in calories (1000 to the kcal), EnergyCreated in J.
+        private const int ReportsKept = 10;
+
+        private static void ReadReports(Snapshot s)
+        {
+            var all = ReportManager.Instance.reports;
+            for (int i = Math.Max(0, all.Count - ReportsKept); i < all.Count; i++)
+            {
+                var r = all[i];
+                s.Reports.Add(new JsonObject().Add("cycle", (long)r.day).Add("current", r == ReportManager.Instance.TodaysReport)
+                    .Add("oxygenKg", Entry(r, ReportManager.ReportType.OxygenCreated, 1.0))
+                    .Add("kcal", Entry(r, ReportManager.ReportType.CaloriesCreated, 1000.0))
+                    .Add("energyJ", Entry(r, ReportManager.ReportType.EnergyCreated, 1.0)));
+            }
+        }
+
+        private static JsonObject Entry(ReportManager.DailyReport r, ReportManager.ReportType type, double per)
+        {
+            double made = 0, used = 0;
+            foreach (var e in r.reportEntries)
+                if (e.reportType == type) { made += e.accPositive / per; used -= e.accNegative / per; }
+            return new JsonObject().Add("produced", made).Add("consumed", used);
         }
 
         private static void ReadMap(Snapshot s)

@@ -79,6 +79,10 @@ namespace OniAgentMod.Host
                     .Add("oxygen", 100.0).Add("diseases", 0L).Add("skillLevels", 1L));
             }
             s.Buildings.AddRange(buildings);
+            s.Reports.Add(new JsonObject().Add("cycle", 0L).Add("current", true)
+                .Add("oxygenKg", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0))
+                .Add("kcal", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0))
+                .Add("energyJ", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0)));
             foreach (var kv in schedules)
             {
                 var who = new List<object>();

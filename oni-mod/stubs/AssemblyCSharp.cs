@@ -453,6 +453,42 @@ public abstract class WorldResourceAmountTracker<T> : KMonoBehaviour where T : K
 // (amounts are Edible.Calories: calories, 1000 to the kcal)
 public class RationTracker : WorldResourceAmountTracker<RationTracker> { }
 
+// ReportManager.cs: public class ReportManager : KMonoBehaviour; public static ReportManager Instance
+// { get; private set; }; public List<DailyReport> reports { get; }; public DailyReport TodaysReport { get; };
+// public enum ReportType { ..., CaloriesCreated, ..., OxygenCreated, EnergyCreated, ... }
+// (the stub lists only those three, by name: the glue never uses the numbers);
+// public class ReportEntry { public ReportType reportType; public float accPositive, accNegative; };
+// public class DailyReport { public int day; public List<ReportEntry> reportEntries; }
+public class ReportManager : KMonoBehaviour
+{
+    public static ReportManager Instance { get { throw Stub.Missing(); } private set { } }
+    public List<ReportManager.DailyReport> reports { get { throw Stub.Missing(); } }
+    public ReportManager.DailyReport TodaysReport { get { throw Stub.Missing(); } }
+
+    // ReportManager.cs: public enum ReportType { DuplicantHeader, CaloriesCreated, ... (18) OxygenCreated, EnergyCreated, ... }
+    public enum ReportType
+    {
+        CaloriesCreated = 1,
+        OxygenCreated = 18,
+        EnergyCreated = 19,
+    }
+
+    // ReportManager.cs: public class ReportEntry; public ReportType reportType; public float accPositive; public float accNegative;
+    public class ReportEntry
+    {
+        public ReportManager.ReportType reportType;
+        public float accPositive;
+        public float accNegative;
+    }
+
+    // ReportManager.cs: public class DailyReport; public int day; public List<ReportEntry> reportEntries
+    public class DailyReport
+    {
+        public int day;
+        public List<ReportManager.ReportEntry> reportEntries;
+    }
+}
+
 // KSelectableExtensions.cs: public static string GetProperName(this Component cmp)
 public static class KSelectableExtensions
 {

@@ -18,7 +18,8 @@ from .conftest import CONTRACT, schema_validator
 STATE_SCHEMAS = {"game": ("Game", False), "resources": ("Resource", True), "duplicants": ("Duplicant", True),
                  "buildings": ("Building", True), "research": ("Research", False), "geysers": ("Geyser", True),
                  "alert": ("Alert", True), "critters": ("Critter", True), "catalog": ("CatalogEntry", True),
-                 "actions": ("ActionOutcome", True), "schedules": ("Schedule", True)}
+                 "actions": ("ActionOutcome", True), "schedules": ("Schedule", True),
+                 "reports": ("DailyReport", True)}
 ERROR = schema_validator("Error")
 
 

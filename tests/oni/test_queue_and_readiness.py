@@ -95,3 +95,14 @@ def test_simulator_pause_stops_time_not_actions(manual_sim) -> None:
     assert {o["id"]: o for o in call(url, "GET", "/api/state/actions")[1]}[aid]["state"] == "applied"
     call(url, "POST", "/api/action/speed", {"paused": False})
     assert call(url, "POST", "/sim/step", {"ticks": 5})[1]["tick"] > tick
+
+
+def test_simulator_daily_reports(manual_sim) -> None:
+    """As the game's end-of-day report: per cycle, oxygen, kcal and energy made and used; the newest
+    is the cycle in progress."""
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    call(url, "POST", "/sim/step", {"ticks": 601})
+    reports = call(url, "GET", "/api/state/reports")[1]
+    assert [(r["cycle"], r["current"]) for r in reports] == [(0, False), (1, True)]
+    assert reports[0]["oxygenKg"]["consumed"] > 0  # breathed; nothing makes oxygen yet
+    assert reports[0]["oxygenKg"]["produced"] == 0

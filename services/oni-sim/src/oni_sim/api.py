@@ -219,6 +219,9 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
         return [dict(a) for a in c.critters]
     if what == "actions":
         return [dict(o) for o in c.outcomes.values()]
+    if what == "reports":
+        return [{**{k: (dict(v) if isinstance(v, dict) else v) for k, v in rep.items()}, "current": i == len(c.reports) - 1}
+                for i, rep in enumerate(c.reports)]
     if what == "schedules":
         return [{"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
                 for n, bl in c.schedules.items()]
@@ -334,8 +337,9 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
 
 
 STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog",
-         "schedules")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules")
+         "schedules", "reports")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules",
+         "reports")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed")
 
 

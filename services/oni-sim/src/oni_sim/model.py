@@ -23,6 +23,7 @@ CONSTRUCTION_TICKS = 30
 DIG_TICKS = 5              # per cell and duplicant
 QUEUE_MAX = 256
 OUTCOMES_KEPT = 1024  # as the mod core (ModCore.OutcomesKept)
+REPORTS_KEPT = 11      # as the glue: the last 10 cycles and the one in progress
 
 
 class Lcg:
@@ -103,6 +104,9 @@ class Colony:
         self.completed: list[str] = []
         self.stored_j = 0.0
         self.produced_w = self.consumed_w = 0.0
+        # the daily reports (the game's ReportManager): per cycle, oxygen kg, kcal and J made and used;
+        # the last REPORTS_KEPT, the newest is the cycle in progress
+        self.reports: list[dict[str, Any]] = [self._new_report(0)]
         self.temperature = 24.0
         self.alerts: list[dict[str, str]] = []
         self.geysers = [{"id": "geyser-1", "name": "Cool Steam Vent", "x": 8, "y": 8, "state": "idle",
@@ -236,6 +240,15 @@ class Colony:
         dupe.schedule = schedule
         return None
 
+    @staticmethod
+    def _new_report(cycle: int) -> dict[str, Any]:
+        return {"cycle": cycle, **{k: {"produced": 0.0, "consumed": 0.0} for k in ("oxygenKg", "kcal", "energyJ")}}
+
+    def _report(self, what: str, made: float = 0.0, used: float = 0.0) -> None:
+        entry = self.reports[-1][what]
+        entry["produced"] += made
+        entry["consumed"] += used
+
     def _lay(self, kind: str, path: list[tuple[int, int]], priority: int = 5) -> str | None:
         """A utility along a path: one 1 x 1 utility building per cell without one (built by the
         duplicants like any building), and a connection between each pair of consecutive cells."""
@@ -313,6 +326,7 @@ class Colony:
                 b.stored = new * BUILDINGS[b.id].battery / cap if cap else 0.0
         self.produced_w = sum(gen.values())
         self.consumed_w = sum(v for c, v in demand.items() if c in powered)
+        self._report("energyJ", self.produced_w, self.consumed_w)  # a tick is a second: W -> J
         self.stored_j = sum(b.stored for bs in batteries.values() for b in bs)
         heat = 0.0
         for b in built:
@@ -333,6 +347,8 @@ class Colony:
                 r[t] -= q
             for t, q in d.produces:
                 r[t] = r.get(t, 0.0) + q
+                if t in ("Oxygen", "Food"):
+                    self._report("oxygenKg" if t == "Oxygen" else "kcal", made=q)
             heat += d.heat
             if b.id == "ResearchCenter" and self.research_current and workers:
                 self.research_points += 0.1
@@ -392,12 +408,14 @@ class Colony:
         for d in self.dupes:
             if r["Oxygen"] >= O2_PER_DUPE:
                 r["Oxygen"] -= O2_PER_DUPE
+                self._report("oxygenKg", used=O2_PER_DUPE)
                 d.oxygen = min(100.0, d.oxygen + 5.0)
             else:
                 d.oxygen = max(0.0, d.oxygen - 2.0)
             d.calories = max(0.0, d.calories - CAL_PER_TICK)
             if d.calories < 300_000 and r["Food"] >= 1000:
                 r["Food"] -= 1000
+                self._report("kcal", used=1000)
                 d.calories += 1000_000
             sleeping = self.schedules[d.schedule][hour] == "sleep"
             d.stamina = min(100.0, d.stamina + 0.2) if sleeping else max(0.0, d.stamina - 0.03)
@@ -406,6 +424,7 @@ class Colony:
                                     + (0.02 if self.temperature > 35 else 0.0) - 0.005))
         r["Oxygen"] = max(0.0, r["Oxygen"])
         if self.tick_count % CYCLE_TICKS == 0:
+            self.reports = [*self.reports, self._new_report(self.tick_count // CYCLE_TICKS)][-REPORTS_KEPT:]
             if r["Oxygen"] < 10:
                 self._alert("no_oxygen", "the base air is running out of oxygen", "bad")
             if r["Food"] < 3000:

@@ -40,7 +40,7 @@ namespace OniAgentMod.Core
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
         private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules", "reports" };
-        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed", "cancel" };
         private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
         public const int PathMax = 256;
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
@@ -311,6 +311,14 @@ namespace OniAgentMod.Core
                     int p = Priority(b);
                     act = g => g.Deconstruct(a[0], a[1], a[2], a[3], p);
                     result = WithPriority(AreaResult("deconstruct_queued", a), b, p);
+                    break;
+                }
+                case "cancel":
+                {
+                    b = ParseObject(raw, "x", "y", "width", "height");
+                    var a = Area(b, false);
+                    act = g => g.Cancel(a[0], a[1], a[2], a[3]);
+                    result = AreaResult("cancel_queued", a);
                     break;
                 }
                 case "prioritize":

@@ -51,6 +51,8 @@ namespace OniAgentMod.Core
         string Dig(int x, int y, int width, int height, int priority);
         string Build(string buildingId, int x, int y, int? rotation, int priority);
         string Deconstruct(int x, int y, int width, int height, int priority);
+        /// <summary>Cancels every order in the area (digs, constructions, deconstructions).</summary>
+        string Cancel(int x, int y, int width, int height);
         string Prioritize(int x, int y, int width, int height, int priority);
         string Research(string techId);
         /// <summary>Blocks (24 of work/sleep/downtime/bathtime) for the named schedule (added when new)

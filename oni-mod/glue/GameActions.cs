@@ -104,6 +104,31 @@ namespace OniAgentMod.Glue
             return n > 0 ? null : "nothing_there: no building to deconstruct in the area";
         }
 
+        // As the game's CancelTool.OnDragTool: every object on every object layer of each cell gets the
+        // Cancel event (GameHashes.Cancel = 2127324410; the tool loops layers 0..44, ObjectLayer's count):
+        // digs, constructions and deconstruction orders each cancel themselves.
+        private const int CancelHash = 2127324410;
+        private const int ObjectLayers = 45;
+
+        public string Cancel(int x, int y, int width, int height)
+        {
+            int n = 0;
+            for (int yy = y; yy < y + height; yy++)
+                for (int xx = x; xx < x + width; xx++)
+                {
+                    int cell = Grid.XYToCell(xx, yy);
+                    if (!Grid.IsValidCell(cell)) continue;
+                    for (int layer = 0; layer < ObjectLayers; layer++)
+                    {
+                        var go = Grid.Objects[cell, layer];
+                        if (go == null) continue;
+                        go.Trigger(CancelHash, null);
+                        n++;
+                    }
+                }
+            return n > 0 ? null : "nothing_there: no order or building in the area";
+        }
+
         public string Prioritize(int x, int y, int width, int height, int priority)
         {
             var setting = new PrioritySetting(PriorityScreen.PriorityClass.basic, priority);

@@ -134,6 +134,8 @@ namespace OniAgentMod.Host
             return null;
         }
 
+        public string Cancel(int x, int y, int width, int height) { OnGameThread("cancel"); return null; }
+
         public string Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); return null; }
 
         public string Research(string techId)

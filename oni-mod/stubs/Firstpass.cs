@@ -36,6 +36,12 @@ public struct CellOffset
     public int y;
 }
 
+// seen: Assembly-CSharp-firstpass/EventExtensions.cs: public static void Trigger(this GameObject go, int hash, object data = null)
+public static class EventExtensions
+{
+    public static void Trigger(this GameObject go, int hash, object data = null) { throw Stub.Missing(); }
+}
+
 // seen: Assembly-CSharp-firstpass/KMonoBehaviour.cs: public class KMonoBehaviour : MonoBehaviour, ...
 public class KMonoBehaviour : MonoBehaviour { }
 

@@ -133,6 +133,7 @@ VALID = {
     "research": ({"techId": "FarmingTech"}, "ResearchResponse"),
     "utility": ({"kind": "wire", "path": [[10, 5], [11, 5], [11, 6]]}, "UtilityResponse"),
     "speed": ({"speed": 2}, "SpeedResponse"),
+    "cancel": ({"x": 10, "y": 5, "width": 2, "height": 2}, "CancelResponse"),
 }
 
 
@@ -202,6 +203,8 @@ BAD = [
     ("build", {"buildingId": "Tile", "x": 10, "y": 5, "priority": 10}, "invalid_request", "priority"),
     ("deconstruct", {"x": 1, "y": 1, "priority": "high"}, "invalid_request", "priority"),
     ("utility", {"kind": "wire", "path": [[1, 1]], "priority": 5.5}, "invalid_request", "priority"),
+    ("cancel", {"x": 1, "y": 1, "width": 0}, "invalid_request", "width"),
+    ("cancel", {"y": 1}, "invalid_request", "x"),
     ("speed", {}, "invalid_request", "paused"),
     ("speed", {"paused": "yes"}, "invalid_request", "paused"),
     ("speed", {"paused": 1}, "invalid_request", "paused"),

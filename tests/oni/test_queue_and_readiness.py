@@ -106,3 +106,21 @@ def test_simulator_daily_reports(manual_sim) -> None:
     assert [(r["cycle"], r["current"]) for r in reports] == [(0, False), (1, True)]
     assert reports[0]["oxygenKg"]["consumed"] > 0  # breathed; nothing makes oxygen yet
     assert reports[0]["oxygenKg"]["produced"] == 0
+
+
+def test_simulator_cancel_takes_back_orders_not_done(manual_sim) -> None:
+    """As the game's cancel tool: digs not dug and constructions not finished in the area go away;
+    finished buildings stay; nothing to cancel is refused nothing_there."""
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    call(url, "POST", "/api/action/dig", {"x": 2, "y": 2, "width": 3, "height": 3})
+    call(url, "POST", "/api/action/build", {"buildingId": "Tile", "x": 24, "y": 24})
+    call(url, "POST", "/sim/step", {"ticks": 1})
+    first = call(url, "POST", "/api/action/cancel", {"x": 2, "y": 2, "width": 3, "height": 3})[1]["actionId"]
+    second = call(url, "POST", "/api/action/cancel", {"x": 24, "y": 24})[1]["actionId"]
+    third = call(url, "POST", "/api/action/cancel", {"x": 24, "y": 24})[1]["actionId"]
+    call(url, "POST", "/sim/step", {"ticks": 200})
+    by_id = {o["id"]: o for o in call(url, "GET", "/api/state/actions")[1]}
+    assert by_id[first]["state"] == by_id[second]["state"] == "applied"
+    assert by_id[third]["reason"].startswith("nothing_there")
+    assert call(url, "GET", "/api/state/map?x=2&y=2&width=3&height=3")[1]["rows"] == ["###"] * 3  # not dug
+    assert not [b for b in call(url, "GET", "/api/state/buildings")[1] if b["id"] == "Tile"]

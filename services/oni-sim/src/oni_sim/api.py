@@ -267,6 +267,11 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
             raise ApiError(400, "unknown_building", f"no building with id {bid}", buildingId=bid)
         args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority}
         out = {"result": "build_queued", **_with_priority({"buildingId": bid, "x": x, "y": y}, b, args)}
+    elif what == "cancel":
+        b = _object(raw, ("x", "y", "width", "height"))
+        x, y, w, h = _area(c, b, False)
+        args = {"x": x, "y": y, "width": w, "height": h}
+        out = {"result": "cancel_queued", **args}
     elif what in ("deconstruct", "prioritize"):
         b = _object(raw, ("x", "y", "width", "height", "priority"))
         x, y, w, h = _area(c, b, False)
@@ -340,7 +345,8 @@ STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", 
          "schedules", "reports")
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules",
          "reports")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
+           "cancel")
 
 
 def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,

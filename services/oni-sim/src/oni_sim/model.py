@@ -198,6 +198,15 @@ class Colony:
             return None
         elif kind == "utility":
             return self._lay(a["kind"], [tuple(c) for c in a["path"]], a.get("priority", 5))
+        elif kind == "cancel":
+            x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
+            inside = lambda c: x0 <= c[0] < x0 + w and y0 <= c[1] < y0 + h  # noqa: E731
+            digs = deque(c for c in self.digs if not inside(c))
+            kept = [b for b in self.buildings if b.built or not inside((b.x, b.y))]
+            if len(digs) == len(self.digs) and len(kept) == len(self.buildings):
+                return "nothing_there: no order in the area"
+            self.digs, self.buildings = digs, kept  # digs and constructions not done yet
+            return None
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
             kept = [b for b in self.buildings if b.id == "Headquarters" or not any(

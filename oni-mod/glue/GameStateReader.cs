@@ -1,8 +1,9 @@
 // Compiled in CI against oni-mod/stubs/ (the game's signatures, each with where it was seen). Reads
 // the game on the game thread (called from ModCore.Tick) into the core's immutable Snapshot;
 // converts types only, no rules. Each section is read on its own: one that throws (a game update
-// renamed something, a half-loaded world) leaves its own part empty, is named in the snapshot's
-// Unavailable list and logged once, and the other sections are still published.
+// renamed something, a half-loaded world) leaves its own part empty (a list is cleared; /game keeps
+// the keys read before the failure), is named in the snapshot's Unavailable list and logged once,
+// and the other sections are still published.
 using System;
 using System.Collections.Generic;
 using Klei.AI;
@@ -72,9 +73,30 @@ namespace OniAgentMod.Glue
             try { read(); }
             catch (Exception e)
             {
+                Clear(s, name);   // nothing half-read is published
                 s.Unavailable.Add(name);
                 string what = name + ": " + e.GetType().Name + ": " + e.Message;
                 if (logged.Count < 64 && logged.Add(what)) log.Error("reading " + what + " (logged once)");
+            }
+        }
+
+        private static void Clear(Snapshot s, string name)
+        {
+            switch (name)
+            {
+                case "ids": s.BuildingIds = new HashSet<string>(); s.TechIds = new HashSet<string>(); break;
+                case "catalog": s.Catalog.Clear(); break;
+                case "resources": s.Resources.Clear(); break;
+                case "duplicants": s.Duplicants.Clear(); s.DuplicantNames.Clear(); break;
+                case "buildings": s.Buildings.Clear(); break;
+                case "research": s.Research = new Snapshot().Research; break;
+                case "geysers": s.Geysers.Clear(); break;
+                case "alert": s.Alerts.Clear(); break;
+                case "critters": s.Critters.Clear(); break;
+                case "map": s.Rows = new string[0]; break;
+                case "schedules": s.Schedules.Clear(); break;
+                case "reports": s.Reports.Clear(); break;
+                // game, oxygen, food, power, temperature: each adds its keys to /game as it reads them
             }
         }
 

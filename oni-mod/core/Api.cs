@@ -39,8 +39,10 @@ namespace OniAgentMod.Core
     {
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
-        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map" };
-        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe" };
+        private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules", "reports" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed", "cancel" };
+        private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
+        public const int PathMax = 256;
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
         private static readonly string[] Suits = { "None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask" };
 
@@ -90,6 +92,7 @@ namespace OniAgentMod.Core
 
         private ApiResponse State(string what, IDictionary<string, string> query)
         {
+            if (what == "actions") return Page(core.Outcomes(), query);   // the core's own record: no game needed
             var s = Snap();
             switch (what)
             {
@@ -105,8 +108,16 @@ namespace OniAgentMod.Core
                 case "buildings": items = s.Buildings; break;
                 case "geysers": items = s.Geysers; break;
                 case "alert": items = s.Alerts; break;
+                case "catalog": items = s.Catalog; break;
+                case "schedules": items = s.Schedules; break;
+                case "reports": items = s.Reports; break;
                 default: items = s.Critters; break;
             }
+            return Page(items, query);
+        }
+
+        private static ApiResponse Page(List<JsonObject> items, IDictionary<string, string> query)
+        {
             int offset = QueryInt(query, "offset", 0, 1000000000, 0);
             int limit = QueryInt(query, "limit", 1, 1000, 500);
             int start = Math.Min(offset, items.Count);
@@ -142,6 +153,8 @@ namespace OniAgentMod.Core
             int x = QueryInt(q, "x", 0, 4095, null), y = QueryInt(q, "y", 0, 4095, null);
             int w = QueryInt(q, "width", 1, MapMax, null), h = QueryInt(q, "height", 1, MapMax, null);
             InMap(s, x, y, w, h);
+            if (s.Rows.Length < s.WorldHeight)   // the glue could not read the map this time (Snapshot.Unavailable)
+                throw new ApiException(503, "not_ready", "the map could not be read from the game; retry");
             var rows = new List<object>();
             for (int yy = y; yy < y + h; yy++) rows.Add(s.Rows[yy].Substring(x, w));
             return new JsonObject().Add("x", (long)x).Add("y", (long)y).Add("width", (long)w).Add("height", (long)h).Add("rows", rows);
@@ -204,11 +217,48 @@ namespace OniAgentMod.Core
             return new[] { x, y, w, h };
         }
 
+        /// <summary>1 to PathMax cells [x, y] inside the map, each next to the one before (left, right,
+        /// up, down), none twice: the cells the game's utility tool drags through.</summary>
+        private void Path(JsonObject b, out int[] xs, out int[] ys)
+        {
+            object v;
+            if (!b.TryGet("path", out v)) throw ApiException.Bad("missing field path", "path");
+            string shape = "path must be 1 to " + PathMax + " cells [x, y], each next to the one before, none twice";
+            var list = v as List<object>;
+            if (list == null || list.Count < 1 || list.Count > PathMax) throw ApiException.Bad(shape, "path");
+            xs = new int[list.Count];
+            ys = new int[list.Count];
+            var seen = new HashSet<long>();
+            for (int i = 0; i < list.Count; i++)
+            {
+                var p = list[i] as List<object>;
+                if (p == null || p.Count != 2 || !(p[0] is long) || !(p[1] is long)) throw ApiException.Bad(shape, "path");
+                long x = (long)p[0], y = (long)p[1];
+                if (x < 0 || x > 4095 || y < 0 || y > 4095) throw ApiException.Bad(shape, "path");
+                if (i > 0 && Math.Abs(x - xs[i - 1]) + Math.Abs(y - ys[i - 1]) != 1) throw ApiException.Bad(shape, "path");
+                if (!seen.Add(x * 4096 + y)) throw ApiException.Bad(shape, "path");
+                xs[i] = (int)x;
+                ys[i] = (int)y;
+            }
+            var s = Snap();
+            for (int i = 0; i < xs.Length; i++)
+                if (xs[i] >= s.WorldWidth || ys[i] >= s.WorldHeight)
+                    throw ApiException.Bad("path is outside the map (" + s.WorldWidth + " x " + s.WorldHeight + " cells)", "path");
+        }
+
         private string Duplicant(JsonObject b)
         {
             string name = Str(b, "duplicant");
             if (!Snap().DuplicantNames.Contains(name)) throw ApiException.Bad("no duplicant named " + name, "duplicant");
             return name;
+        }
+
+        /// <summary>An order's priority 1..9, 5 when absent (the game's default, PriorityScreen basic 5).</summary>
+        private static int Priority(JsonObject b) { return Int(b, "priority", 1, 9, 5); }
+
+        private static JsonObject WithPriority(JsonObject result, JsonObject b, int p)
+        {
+            return b.Has("priority") ? result.Add("priority", (long)p) : result;
         }
 
         private static JsonObject AreaResult(string result, int[] a)
@@ -221,20 +271,21 @@ namespace OniAgentMod.Core
         {
             if (raw != null && raw.Length > MaxBody) throw new ApiException(413, "invalid_request", "request body over " + MaxBody + " bytes");
             JsonObject b, result;
-            Action<IGameActions> act;
+            Func<IGameActions, string> act;
             switch (what)
             {
                 case "dig":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height");
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
                     var a = Area(b, true);
-                    act = g => g.Dig(a[0], a[1], a[2], a[3]);
-                    result = AreaResult("dig_queued", a);
+                    int p = Priority(b);
+                    act = g => g.Dig(a[0], a[1], a[2], a[3], p);
+                    result = WithPriority(AreaResult("dig_queued", a), b, p);
                     break;
                 }
                 case "build":
                 {
-                    b = ParseObject(raw, "buildingId", "x", "y", "rotation");
+                    b = ParseObject(raw, "buildingId", "x", "y", "rotation", "priority");
                     string id = Str(b, "buildingId");
                     int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
                     object r;
@@ -245,19 +296,29 @@ namespace OniAgentMod.Core
                             throw ApiException.Bad("rotation must be null, 0, 90, 180 or 270", "rotation");
                         rot = (int)(long)r;
                     }
+                    int p = Priority(b);
                     InMap(Snap(), x, y, 1, 1);
                     if (!Snap().BuildingIds.Contains(id))
                         throw new ApiException(400, "unknown_building", "no building with id " + id, "buildingId", id);
-                    act = g => g.Build(id, x, y, rot);
-                    result = new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y);
+                    act = g => g.Build(id, x, y, rot, p);
+                    result = WithPriority(new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y), b, p);
                     break;
                 }
                 case "deconstruct":
                 {
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
+                    var a = Area(b, false);
+                    int p = Priority(b);
+                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3], p);
+                    result = WithPriority(AreaResult("deconstruct_queued", a), b, p);
+                    break;
+                }
+                case "cancel":
+                {
                     b = ParseObject(raw, "x", "y", "width", "height");
                     var a = Area(b, false);
-                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3]);
-                    result = AreaResult("deconstruct_queued", a);
+                    act = g => g.Cancel(a[0], a[1], a[2], a[3]);
+                    result = AreaResult("cancel_queued", a);
                     break;
                 }
                 case "prioritize":
@@ -280,40 +341,86 @@ namespace OniAgentMod.Core
                 }
                 case "schedule":
                 {
-                    b = ParseObject(raw, "duplicant", "blocks");
-                    string name = Duplicant(b);
+                    b = ParseObject(raw, "duplicant", "schedule", "blocks");
+                    if ((b.Has("duplicant") ? 1 : 0) + (b.Has("schedule") ? 1 : 0) + (b.Has("blocks") ? 1 : 0) != 2)
+                        throw ApiException.Bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks");
+                    result = new JsonObject().Add("result", "schedule_queued");
+                    string name = null, schedule = null;
+                    string[] blocks = null;
+                    if (b.Has("duplicant")) result.Add("duplicant", name = Duplicant(b));
+                    if (b.Has("schedule")) result.Add("schedule", schedule = Str(b, "schedule"));
                     object v;
-                    b.TryGet("blocks", out v);
-                    var list = v as List<object>;
-                    if (list == null || list.Count != 24) throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
-                    var blocks = new string[24];
-                    for (int i = 0; i < 24; i++)
+                    if (b.TryGet("blocks", out v))
                     {
-                        var s = list[i] as string;
-                        if (s == null || Array.IndexOf(ScheduleBlocks, s) < 0)
-                            throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
-                        blocks[i] = s;
+                        var list = v as List<object>;
+                        if (list == null || list.Count != 24) throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                        blocks = new string[24];
+                        for (int i = 0; i < 24; i++)
+                        {
+                            var s = list[i] as string;
+                            if (s == null || Array.IndexOf(ScheduleBlocks, s) < 0)
+                                throw ApiException.Bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks");
+                            blocks[i] = s;
+                        }
                     }
-                    act = g => g.Schedule(name, blocks);
-                    result = new JsonObject().Add("result", "schedule_queued").Add("duplicant", name);
+                    act = g => g.Schedule(name, schedule, blocks);
+                    break;
+                }
+                case "speed":
+                {
+                    b = ParseObject(raw, "paused", "speed");
+                    if (!b.Has("paused") && !b.Has("speed")) throw ApiException.Bad("give paused, speed or both", "paused");
+                    bool? paused = null;
+                    int? speed = null;
+                    result = new JsonObject().Add("result", "speed_queued");
+                    object pv;
+                    if (b.TryGet("paused", out pv))
+                    {
+                        if (!(pv is bool)) throw ApiException.Bad("paused must be true or false", "paused");
+                        paused = (bool)pv;
+                        result.Add("paused", pv);
+                    }
+                    if (b.Has("speed"))
+                    {
+                        speed = Int(b, "speed", 1, 3);
+                        result.Add("speed", (long)speed.Value);
+                    }
+                    act = g => g.Speed(paused, speed);
+                    break;
+                }
+                case "utility":
+                {
+                    b = ParseObject(raw, "kind", "path", "priority");
+                    object k;
+                    if (!b.TryGet("kind", out k)) throw ApiException.Bad("missing field kind", "kind");
+                    var kind = k as string;
+                    if (kind == null || Array.IndexOf(UtilityKinds, kind) < 0)
+                        throw ApiException.Bad("kind must be one of " + string.Join(", ", UtilityKinds), "kind");
+                    int[] xs, ys;
+                    Path(b, out xs, out ys);
+                    int p = Priority(b);
+                    act = g => g.Utility(kind, xs, ys, p);
+                    result = WithPriority(new JsonObject().Add("result", "utility_queued").Add("kind", kind).Add("cells", (long)xs.Length), b, p);
                     break;
                 }
                 default: // wardrobe
                 {
                     b = ParseObject(raw, "duplicant", "item");
-                    string name = Duplicant(b);
+                    Duplicant(b);
                     object v;
                     b.TryGet("item", out v);
                     var item = v as string;
                     if (item == null || Array.IndexOf(Suits, item) < 0)
                         throw ApiException.Bad("item must be one of " + string.Join(", ", Suits), "item");
-                    act = g => g.Wardrobe(name, item);
-                    result = new JsonObject().Add("result", "wardrobe_queued").Add("duplicant", name).Add("item", item);
-                    break;
+                    // the game has no call that dresses a duplicant: suits are put on at a suit dock
+                    // (a duplicant passing a checkpoint); nothing is queued
+                    throw new ApiException(501, "not_implemented",
+                        "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock");
                 }
             }
-            if (!core.Enqueue(act)) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
-            return result;
+            long actionId = core.Enqueue(what, b, act);
+            if (actionId == 0) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
+            return result.Add("actionId", actionId);
         }
     }
 }

@@ -141,7 +141,13 @@ namespace OniAgentMod.Core
             string tok = s.Substring(start, p - start);
             long l;
             if (integer && long.TryParse(tok, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out l)) return l;
-            return double.Parse(tok, NumberStyles.Float, CultureInfo.InvariantCulture);
+            // a number beyond double's range (1e400) is refused, not read as infinity: .NET Framework's
+            // double.Parse throws OverflowException there (an unhandled 500 before), newer runtimes
+            // return infinity; both end here as an invalid document
+            double d;
+            if (!double.TryParse(tok, NumberStyles.Float, CultureInfo.InvariantCulture, out d) || double.IsInfinity(d) || double.IsNaN(d))
+                throw new JsonException("number out of range at " + start);
+            return d;
         }
 
         private static string ReadString(string s, ref int p)

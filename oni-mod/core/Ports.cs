@@ -8,14 +8,21 @@ namespace OniAgentMod.Core
     /// the HTTP thread only reads the latest one (no locks, no game calls off the game thread).</summary>
     public sealed class Snapshot
     {
-        public JsonObject Game;                 // cycle, duplicantCount, worldName, worldSize, ...
+        public JsonObject Game = new JsonObject();   // cycle, duplicantCount, worldName, worldSize, ...
         public List<JsonObject> Resources = new List<JsonObject>();
         public List<JsonObject> Duplicants = new List<JsonObject>();
         public List<JsonObject> Buildings = new List<JsonObject>();
-        public JsonObject Research;
+        public JsonObject Research = new JsonObject().Add("current", null).Add("progress", 0.0)
+            .Add("completed", new List<object>()).Add("available", new List<object>());
         public List<JsonObject> Geysers = new List<JsonObject>();
         public List<JsonObject> Alerts = new List<JsonObject>();
         public List<JsonObject> Critters = new List<JsonObject>();
+        /// <summary>The game's buildings: id, name, size, materials, tech, researched, available, ports.</summary>
+        public List<JsonObject> Catalog = new List<JsonObject>();
+        /// <summary>The schedules: name, 24 blocks, the duplicants assigned.</summary>
+        public List<JsonObject> Schedules = new List<JsonObject>();
+        /// <summary>The game's daily reports, oldest first: cycle, oxygen, kcal, energy made and used.</summary>
+        public List<JsonObject> Reports = new List<JsonObject>();
         public int WorldWidth;
         public int WorldHeight;
         /// <summary>rows[y] is the full row y of the map, one of '#', 'N', '~', '.' per cell.</summary>
@@ -24,6 +31,8 @@ namespace OniAgentMod.Core
         /// <summary>Every building id and tech id the game knows (unknown_building / unknown_tech).</summary>
         public HashSet<string> BuildingIds = new HashSet<string>();
         public HashSet<string> TechIds = new HashSet<string>();
+        /// <summary>The sections the game could not be read for this time (each left empty).</summary>
+        public List<string> Unavailable = new List<string>();
     }
 
     /// <summary>Reads the game. Called on the game thread only (from ModCore.Tick).</summary>
@@ -33,16 +42,27 @@ namespace OniAgentMod.Core
         Snapshot Capture();
     }
 
-    /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).</summary>
+    /// <summary>Changes the game. Called on the game thread only (ModCore.Tick drains the queue).
+    /// Each returns null when the game took the order (a dig or build designated, a priority set, a
+    /// research selected: duplicants may still have work to do), else why the game refused it
+    /// ("reason: details", e.g. "not_researched: FarmingTech"), published in /api/state/actions.</summary>
     public interface IGameActions
     {
-        void Dig(int x, int y, int width, int height);
-        void Build(string buildingId, int x, int y, int? rotation);
-        void Deconstruct(int x, int y, int width, int height);
-        void Prioritize(int x, int y, int width, int height, int priority);
-        void Research(string techId);
-        void Schedule(string duplicant, string[] blocks);
-        void Wardrobe(string duplicant, string item);
+        string Dig(int x, int y, int width, int height, int priority);
+        string Build(string buildingId, int x, int y, int? rotation, int priority);
+        string Deconstruct(int x, int y, int width, int height, int priority);
+        /// <summary>Cancels every order in the area (digs, constructions, deconstructions).</summary>
+        string Cancel(int x, int y, int width, int height);
+        string Prioritize(int x, int y, int width, int height, int priority);
+        string Research(string techId);
+        /// <summary>Blocks (24 of work/sleep/downtime/bathtime) for the named schedule (added when new)
+        /// or, with a duplicant, for the schedule it is assigned to (shared by every duplicant on it);
+        /// without blocks, the duplicant is assigned to the named schedule.</summary>
+        string Schedule(string duplicant, string schedule, string[] blocks);
+        /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
+        string Utility(string kind, int[] xs, int[] ys, int priority);
+        /// <summary>Pause or resume (null: leave as it is) and the speed 1..3 (null: leave).</summary>
+        string Speed(bool? paused, int? speed);
     }
 
     public interface IModLog

@@ -1,30 +1,33 @@
-// NOT COMPILED HERE: needs the game's Assembly-CSharp.dll, Assembly-CSharp-firstpass.dll,
-// UnityEngine*.dll and 0Harmony.dll (see docs/oni/mod.md, "Building the mod"). Thin glue only:
-// every method converts types and calls the core (OniAgentMod.Core, compiled and tested in CI).
+// Compiled in CI against the reference stubs (oni-mod/stubs/, the game's signatures with where each
+// was seen) and, opt-in, against a real install (ONI_MANAGED; docs/oni/mod.md "Building the mod").
+// Thin glue only: every method converts types and calls the core (OniAgentMod.Core, tested in CI).
 using HarmonyLib;
 using KMod;
 using OniAgentMod.Core;
-using UnityEngine;
 
 namespace OniAgentMod.Glue
 {
     public sealed class AgentMod : UserMod2
     {
         internal static ModCore Core;
+        internal static readonly UnityLog Log = new UnityLog();
 
+        // UserMod2 has OnLoad and OnAllModsLoaded only (KMod/UserMod2.cs): the game never unloads a
+        // mod's assembly (disabling a mod asks for a restart), so the server lives as long as the
+        // process; its threads are background threads.
         public override void OnLoad(Harmony harmony)
         {
             base.OnLoad(harmony);                         // applies the [HarmonyPatch] classes below
-            var game = new GameStateReader();
-            Core = new ModCore(game, new GameActions(), new UnityLog(), "oni-agent-mod");
-            Core.Start(ModSettings.Port(path));           // path: this mod's folder (UserMod2.path)
-        }
-
-        public override void OnUnload(Harmony harmony)   // KMod calls it when the mod is disabled
-        {
-            if (Core != null) Core.Stop();
-            Core = null;
-            base.OnUnload(harmony);
+            try
+            {
+                Core = new ModCore(new GameStateReader(Log), new GameActions(), Log, "oni-agent-mod");
+                // never throws: a busy port is logged and retried in the background (ModCore.StartOrRetry)
+                Core.StartOrRetry(ModSettings.Port(path));   // path: this mod's folder (UserMod2.path)
+            }
+            catch (System.Exception e)                    // nothing may escape OnLoad: the game would drop the mod
+            {
+                Log.Error("could not start: " + e.GetType().Name + ": " + e.Message);
+            }
         }
     }
 
@@ -49,6 +52,8 @@ namespace OniAgentMod.Glue
         }
     }
 
+    /// <summary>The game's log. `Debug` here is ONI's global Debug (Assembly-CSharp-firstpass), which
+    /// a type in the global namespace makes win over UnityEngine.Debug; both write to Player.log.</summary>
     public sealed class UnityLog : IModLog
     {
         public void Info(string message) { Debug.Log("[oni-agent] " + message); }

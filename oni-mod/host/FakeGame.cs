@@ -12,10 +12,10 @@ namespace OniAgentMod.Host
         public const int Width = 64, Height = 48;
         private static readonly Dictionary<string, int[]> Sizes = new Dictionary<string, int[]>
         {
-            { "Headquarters", new[] { 5, 3 } }, { "Tile", new[] { 1, 1 } }, { "Ladder", new[] { 1, 1 } },
+            { "Headquarters", new[] { 4, 4 } }, { "Tile", new[] { 1, 1 } }, { "Ladder", new[] { 1, 1 } },
             { "ManualGenerator", new[] { 2, 2 } }, { "Battery", new[] { 1, 2 } }, { "Electrolyzer", new[] { 2, 2 } },
             { "MineralDeoxidizer", new[] { 1, 2 } }, { "Bed", new[] { 2, 2 } }, { "ResearchCenter", new[] { 2, 2 } },
-            { "Outhouse", new[] { 2, 3 } }, { "MicrobeMusher", new[] { 2, 2 } }, { "GasPump", new[] { 2, 2 } },
+            { "Outhouse", new[] { 2, 3 } }, { "MicrobeMusher", new[] { 2, 3 } }, { "GasPump", new[] { 2, 2 } },
         };
         private static readonly string[] Techs = { "FarmingTech", "PowerRegulation", "Combustion", "ImprovedOxygen", "GasPiping" };
 
@@ -23,8 +23,9 @@ namespace OniAgentMod.Host
         private readonly List<JsonObject> buildings = new List<JsonObject>();
         private readonly List<JsonObject> alerts = new List<JsonObject>();
         private readonly List<string> completed = new List<string>();
-        private readonly Dictionary<string, string> suits = new Dictionary<string, string>();
         private string currentTech;
+        private bool paused;
+        private long speed = 1;
         private long ticks;
         public Thread GameThread;
 
@@ -58,9 +59,13 @@ namespace OniAgentMod.Host
             ticks++;
             var s = new Snapshot { WorldWidth = Width, WorldHeight = Height };
             s.BuildingIds.UnionWith(Sizes.Keys);
+            foreach (var kv in Sizes)
+                s.Catalog.Add(new JsonObject().Add("id", kv.Key).Add("name", kv.Key).Add("width", (long)kv.Value[0])
+                    .Add("height", (long)kv.Value[1]).Add("materials", new List<object>()).Add("tech", null)
+                    .Add("available", true).Add("powerW", 0.0).Add("ports", new JsonObject()).Add("researched", true));
             s.TechIds.UnionWith(Techs);
             s.Game = new JsonObject().Add("cycle", ticks / 600).Add("duplicantCount", 2L).Add("worldName", "FakeAsteroid")
-                .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", false)
+                .Add("worldSize", (long)Width).Add("worldWidth", (long)Width).Add("worldHeight", (long)Height).Add("paused", paused).Add("speed", speed)
                 .Add("power", new JsonObject().Add("produced", 400.0).Add("consumed", 120.0).Add("stored", 0.0).Add("capacity", 0.0))
                 .Add("temperature", new JsonObject().Add("average", 24.5).Add("max", 27.0));
             string[] tags = { "Algae", "Carbon", "Dirt", "Food", "Oxygen", "SandStone", "Water" };
@@ -74,6 +79,16 @@ namespace OniAgentMod.Host
                     .Add("oxygen", 100.0).Add("diseases", 0L).Add("skillLevels", 1L));
             }
             s.Buildings.AddRange(buildings);
+            s.Reports.Add(new JsonObject().Add("cycle", 0L).Add("current", true)
+                .Add("oxygenKg", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0))
+                .Add("kcal", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0))
+                .Add("energyJ", new JsonObject().Add("produced", 0.0).Add("consumed", 0.0)));
+            foreach (var kv in schedules)
+            {
+                var who = new List<object>();
+                foreach (var a in assigned) if (a.Value == kv.Key) who.Add(a.Key);
+                s.Schedules.Add(new JsonObject().Add("name", kv.Key).Add("blocks", new List<object>(kv.Value)).Add("duplicants", who));
+            }
             var available = new List<object>();
             foreach (var t in Techs) if (!completed.Contains(t)) available.Add(t);
             s.Research = new JsonObject().Add("current", currentTech).Add("progress", 0.0).Add("completed", new List<object>(completed.ToArray())).Add("available", available);
@@ -86,21 +101,28 @@ namespace OniAgentMod.Host
             return s;
         }
 
-        public void Dig(int x, int y, int width, int height)
+        public string Dig(int x, int y, int width, int height, int priority)
         {
             OnGameThread("dig");
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                     if (cells[yy][xx] == '#') cells[yy][xx] = '.';
+            return null;
         }
 
-        public void Build(string buildingId, int x, int y, int? rotation)
+        public string Build(string buildingId, int x, int y, int? rotation, int priority)
         {
             OnGameThread("build");
+            int[] size = Sizes[buildingId];
+            for (int yy = y; yy < y + size[1]; yy++)
+                for (int xx = x; xx < x + size[0]; xx++)
+                    if (xx >= Width || yy >= Height || cells[yy][xx] != '.')
+                        return "invalid_location: cell (" + xx + "," + yy + ") is not open";
             buildings.Add(Building(buildingId, x, y, true));
+            return null;
         }
 
-        public void Deconstruct(int x, int y, int width, int height)
+        public string Deconstruct(int x, int y, int width, int height, int priority)
         {
             OnGameThread("deconstruct");
             buildings.RemoveAll(b =>
@@ -109,18 +131,63 @@ namespace OniAgentMod.Host
                 b.TryGet("x", out bx); b.TryGet("y", out by); b.TryGet("id", out id);
                 return (string)id != "Headquarters" && (long)bx >= x && (long)bx < x + width && (long)by >= y && (long)by < y + height;
             });
+            return null;
         }
 
-        public void Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); }
+        public string Cancel(int x, int y, int width, int height) { OnGameThread("cancel"); return null; }
 
-        public void Research(string techId)
+        public string Prioritize(int x, int y, int width, int height, int priority) { OnGameThread("prioritize"); return null; }
+
+        public string Research(string techId)
         {
             OnGameThread("research");
             currentTech = techId;
+            return null;
         }
 
-        public void Schedule(string duplicant, string[] blocks) { OnGameThread("schedule"); }
+        private readonly Dictionary<string, string[]> schedules = new Dictionary<string, string[]>
+        {
+            { "Default Standard Schedule", DefaultBlocks() },
+        };
+        private readonly Dictionary<string, string> assigned = new Dictionary<string, string>
+        {
+            { "Ada", "Default Standard Schedule" }, { "Bram", "Default Standard Schedule" },
+        };
 
-        public void Wardrobe(string duplicant, string item) { OnGameThread("wardrobe"); suits[duplicant] = item; }
+        private static string[] DefaultBlocks()
+        {
+            var b = new string[24];
+            for (int i = 0; i < 24; i++) b[i] = i < 21 ? "work" : "sleep";
+            return b;
+        }
+
+        public string Schedule(string duplicant, string schedule, string[] blocks)
+        {
+            OnGameThread("schedule");
+            if (blocks != null)
+            {
+                schedules[schedule ?? assigned[duplicant]] = blocks;
+                return null;
+            }
+            if (!schedules.ContainsKey(schedule)) return "unknown_schedule: no schedule named " + schedule;
+            assigned[duplicant] = schedule;
+            return null;
+        }
+
+        public string Speed(bool? paused, int? speed)
+        {
+            OnGameThread("speed");
+            if (paused.HasValue) this.paused = paused.Value;
+            if (speed.HasValue) this.speed = speed.Value;
+            return null;
+        }
+
+        public string Utility(string kind, int[] xs, int[] ys, int priority)
+        {
+            OnGameThread("utility");
+            for (int i = 0; i < xs.Length; i++)
+                if (cells[ys[i]][xs[i]] != '.') return "invalid_location: cell (" + xs[i] + "," + ys[i] + ") is solid";
+            return null;
+        }
     }
 }

@@ -18,12 +18,13 @@ namespace OniAgentMod.Host
     {
         public static int Main(string[] args)
         {
-            int port = ModCore.DefaultPort, tickMs = 10;
+            int port = ModCore.DefaultPort, tickMs = 10, retryMs = 5000;
             bool noGame = Array.IndexOf(args, "--no-game") >= 0;   // never ticks: no snapshot (not_ready)
             for (int i = 0; i + 1 < args.Length; i++)
             {
                 if (args[i] == "--port") port = int.Parse(args[i + 1]);
                 if (args[i] == "--tick-ms") tickMs = int.Parse(args[i + 1]);   // a huge value: one tick, then a stalled game
+                if (args[i] == "--retry-ms") retryMs = int.Parse(args[i + 1]);
             }
             var game = new FakeGame();
             var core = new ModCore(game, game, new ConsoleLog(), "oni-agent-mod (test host)");
@@ -34,7 +35,8 @@ namespace OniAgentMod.Host
             }) { IsBackground = true, Name = "game" };
             game.GameThread = gameThread;
             if (!noGame) gameThread.Start();
-            core.Start(port);
+            core.RetryMs = retryMs;
+            core.StartOrRetry(port);   // as the game does: a busy port is logged and retried
             try { while (Console.In.Read() >= 0) { } }
             catch (Exception) { }
             Volatile.Write(ref stop, true);

@@ -81,12 +81,17 @@ def mono_host(exe: pathlib.Path, *args: str) -> Iterator[str]:
         wait_health(url)
         yield url
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        end_host(proc)
+
+
+def end_host(proc: subprocess.Popen) -> None:
+    """Closes the host's stdin (it ends then); kills it if it has not ended within 5 s."""
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -38,7 +38,10 @@ def test_blueprint_data(name: str) -> None:
     for b in bp["build"]:
         assert b["id"] in BUILDINGS
         assert set(footprint(b["id"], 50 + b["x"], 50 + b["y"])) <= dug, b
-    assert [a["action"] for a in p["actions"]] == ["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
+    assert [a["action"] for a in p["actions"]] == (["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
+                                                   + ["utility"] * len(bp.get("utilities", [])))
+    for u in bp.get("utilities", []):  # wires lie inside the room
+        assert {(50 + x, 50 + y) for x, y in u["path"]} <= dug, u
 
 
 def test_planner_checks_the_map_and_research(manual_sim) -> None:
@@ -64,3 +67,34 @@ def test_planner_refuses_a_floor_of_liquid_or_gas() -> None:
     assert {x["kind"] for x in p["problems"]} == {"no_floor"}
     assert [a["action"] for a in p["actions"]] == ["build"] * 5  # nothing solid to dig
     assert plan("bedroom", 2, 5, world)["ok"]  # standing on row 4
+
+
+# Checked against the game's decompile (build U56-674504): <Id>Config.cs for the footprint,
+# Database/Techs.cs for the tech whose list names the building (oni_agent.catalog's module doc).
+GAME = {"MicrobeMusher": ((2, 3), None), "RanchStation": ((2, 3), "Ranching"), "Headquarters": ((4, 4), None),
+        "FarmTile": ((1, 1), "FineDining"), "AlgaeHabitat": ((1, 2), "FarmingTech"), "PlanterBox": ((1, 1), "FarmingTech"),
+        "RationBox": ((2, 2), "FarmingTech"), "WaterPurifier": ((4, 3), "Distillation"),
+        "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"), "LuxuryBed": ((4, 2), "Luxury"),
+        "AirConditioner": ((2, 2), "HVAC"), "SpaceHeater": ((2, 2), "TemperatureModulation"),
+        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion")}
+
+
+@pytest.mark.parametrize("building_id", sorted(GAME))
+def test_catalog_sizes_and_techs_are_the_games(building_id: str) -> None:
+    (w, h), tech = GAME[building_id]
+    b = BUILDINGS[building_id]
+    assert ((b.width, b.height), b.tech) == ((w, h), tech)
+    assert tech is None or tech in TECHS
+
+
+def test_planner_plans_against_the_live_catalog() -> None:
+    """With the game's catalog (/api/state/catalog) the planner takes sizes, techs and availability
+    from it, not from the local copy: a game where a Cot is 3 wide and needs a tech, and the Door is
+    deprecated."""
+    world = {"width": 100, "height": 100, "completed": [], "buildings": [],
+             "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100},
+             "catalog": {"Bed": {"id": "Bed", "width": 3, "height": 2, "tech": "Dreams", "available": True},
+                         "Door": {"id": "Door", "width": 1, "height": 2, "tech": None, "available": False}}}
+    kinds = sorted({(p["kind"], p.get("techId", "")) for p in plan("bedroom", 50, 50, world)["problems"]})
+    assert ("needs_research", "Dreams") in kinds and ("unavailable", "") in kinds and ("overlap", "") in kinds
+    assert plan("bedroom", 50, 50, {**world, "catalog": {}})["ok"]  # the local copy: fine

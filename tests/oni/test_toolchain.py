@@ -89,17 +89,18 @@ def test_blueprint_apply_until_done(url, capsys) -> None:
     assert run(capsys, "blueprint", "show", "nope")[0] == 2
 
 
-def test_watch_reports_new_alerts_and_changes(url, capsys) -> None:
+def test_watch_reports_refused_actions_and_changes(url, capsys) -> None:
     c = ModClient(url)
-    c.action("build", {"buildingId": "Bed", "x": 2, "y": 2})  # in solid rock: the game refuses it
+    aid = c.action("build", {"buildingId": "Bed", "x": 2, "y": 2})["actionId"]  # in solid rock: the game refuses it
     end = time.monotonic() + 5
-    while not c.state("alert") and time.monotonic() < end:
+    while c.state("actions")[-1]["state"] == "queued" and time.monotonic() < end:
         time.sleep(0.02)
     rc, out, _ = run(capsys, "--url", url, "--json", "watch", "--count", "2", "--interval", "0")
     events = [json.loads(line) for line in out.splitlines()]
-    alerts = [e for e in events if e["kind"] == "alert"]
-    assert rc == 0 and len(alerts) == 1 and alerts[0]["type"] == "build_failed"  # reported once, not twice
-    assert all(e["kind"] in ("alert", "change") for e in events)
+    refused = [e for e in events if e["kind"] == "refused"]
+    assert rc == 0 and len(refused) == 1 and refused[0]["id"] == aid  # reported once, not twice
+    assert refused[0]["reason"].startswith("invalid_location")
+    assert all(e["kind"] in ("alert", "change", "refused") for e in events)
 
 
 def test_console_script(url) -> None:

@@ -142,22 +142,22 @@ def test_auto_repair_dry_run_apply_and_no_second_time(sim_proc, tmp_path, capsys
     keys = {r["key"]: r for r in out["remedies"]}
     assert rc == 0 and out["mode"] == "dry_run" and out["sent"] == []
     assert keys["oxygen"]["blueprint"] == "oxygen" and keys["food"]["blueprint"] == "kitchen"  # no research yet
-    assert [a["action"] for a in keys["oxygen"]["actions"]] == ["build"] * 3  # in the open cavity: no digs
-    assert [a["action"] for a in keys["food"]["actions"]] == ["dig"]  # half in rock: the digs first
+    # in the open cavity: no digs; three buildings and the wire through their power ports
+    assert [a["action"] for a in keys["oxygen"]["actions"]] == ["build"] * 3 + ["utility"]
+    # the kitchen starter (musher 2 x 3 as in the game, no ration box: that needs FarmingTech) fits there too
+    assert [a["action"] for a in keys["food"]["actions"]] == ["build"] * 3 + ["utility"]
     assert keys["research:PowerRegulation"]["actions"] == [{"action": "research", "body": {"techId": "PowerRegulation"}}]
     assert pending(sim_proc) == [] and not state.exists()  # a dry run queues nothing
 
-    rc, out, _ = run(capsys, *base, "--apply")
-    assert rc == 0 and len(out["sent"]) == 5
-    assert [p["action"] for p in pending(sim_proc)] == ["build"] * 3 + ["dig", "research"]
-    rc, out, _ = run(capsys, *base, "--apply")  # again before the game moved: nothing twice
-    assert out["sent"] == [] and len(pending(sim_proc)) == 5
-
-    step(sim_proc, 200)  # the kitchen dug
     rc, out, _ = run(capsys, *base, "--apply", "--max-actions", "2")
-    assert len(out["sent"]) == 2 and {s["action"] for s in out["sent"]} == {"build"}  # the cap
+    assert rc == 0 and len(out["sent"]) == 2  # the cap
     rc, out, _ = run(capsys, *base, "--apply")
-    assert len(out["sent"]) == 2 and len(pending(sim_proc)) == 4
+    assert rc == 0 and len(out["sent"]) == 7
+    assert [p["action"] for p in pending(sim_proc)] == (["build"] * 3 + ["utility"]) * 2 + ["research"]
+    rc, out, _ = run(capsys, *base, "--apply")  # again before the game moved: nothing twice
+    assert out["sent"] == [] and len(pending(sim_proc)) == 9
+
+    step(sim_proc, 200)
     step(sim_proc, 100)  # built, powered
     o2_built = o2()
     step(sim_proc, 100)

@@ -59,6 +59,16 @@ def _worst(*levels: str) -> str:
     return max(levels, key=LEVELS.index) if levels else "ok"
 
 
+def _measure(game: dict[str, Any], key: str, field: str, resources: list[dict[str, Any]], tag: str) -> float:
+    """A colony measure from /game (the game's meaning: breathable kg over the world's cells, kcal of
+    reachable food) when the mod sends it; else the old reading of /resources (which, in the game,
+    is the item inventory: no air, food in kg)."""
+    v = game.get(key)
+    if isinstance(v, dict) and isinstance(v.get(field), (int, float)):
+        return float(v[field])
+    return _amount(resources, tag)
+
+
 def analyze(view: dict[str, Any]) -> dict[str, Any]:
     game = view.get("game") or {}
     resources = view.get("resources") or []
@@ -70,10 +80,10 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
     f: list[dict[str, Any]] = []
 
     # oxygen
-    o2 = _amount(resources, "Oxygen") / n
+    o2 = _measure(game, "oxygen", "breathableKg", resources, "Oxygen") / n
     lvl = _below(o2, "oxygen_kg_per_dupe")
     sources = [i for i in ids if i in O2_SOURCES]
-    rec = ("build a MineralDeoxidizer (needs Algae) or the 'spom' blueprint (research ImprovedOxygen)"
+    rec = ("build a MineralDeoxidizer (needs Algae) or the 'spom' blueprint (research ImprovedOxygen, AdvancedPowerRegulation)"
            if not sources else "add another oxygen source or check that the existing ones have power and input")
     f.append(_finding("oxygen", lvl, "oxygen_kg_per_dupe", o2, THRESHOLDS["oxygen_kg_per_dupe"][lvl] if lvl != "ok" else None,
                       f"{o2:.1f} kg of oxygen per duplicant; {len(sources)} working oxygen source(s)", rec))
@@ -85,14 +95,14 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
         f.append(_finding("oxygen", lvl, "breath_percent", float(low.get("oxygen", 100)),
                           THRESHOLDS["breath_percent"][lvl] if lvl != "ok" else None,
                           f"lowest breath: {low.get('name')} at {float(low.get('oxygen', 100)):.0f}%",
-                          "give suffocating duplicants an AtmoSuit (oni wardrobe) or dig them to breathable air"))
+                          "dig suffocating duplicants a way to breathable air or build an oxygen source near them"))
 
     # food
-    food_cycles = _amount(resources, "Food") / (KCAL_PER_DUPE_CYCLE * n)
+    food_cycles = _measure(game, "food", "kcal", resources, "Food") / (KCAL_PER_DUPE_CYCLE * n)
     lvl = _below(food_cycles, "food_cycles")
     f.append(_finding("food", lvl, "food_cycles", food_cycles, THRESHOLDS["food_cycles"][lvl] if lvl != "ok" else None,
                       f"{food_cycles:.1f} cycles of food for {len(dupes)} duplicant(s)",
-                      "build a MicrobeMusher or the 'farm' blueprint (research FarmingTech)"))
+                      "build a MicrobeMusher or the 'farm' blueprint (research FineDining)"))
     if dupes:
         hungry = min(dupes, key=lambda d: float(d.get("calories", 0)))
         cal = float(hungry.get("calories", 0))
@@ -128,7 +138,7 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
         lvl = _above(avg, "temperature_avg_c")
         f.append(_finding("temperature", lvl, "temperature_avg_c", avg,
                           THRESHOLDS["temperature_avg_c"][lvl] if lvl != "ok" else None,
-                          f"base average {avg:.1f} °C", "build the 'cooling' blueprint (research TemperatureModulation)"))
+                          f"base average {avg:.1f} °C", "build the 'cooling' blueprint (research HVAC)"))
         lvl = _above(mx, "temperature_max_c")
         f.append(_finding("temperature", lvl, "temperature_max_c", mx,
                           THRESHOLDS["temperature_max_c"][lvl] if lvl != "ok" else None,

@@ -3,11 +3,15 @@ concrete remedies, planned against the current map, queued only when asked.
 
 Remedies, by area (worst level not ok):
 
-  oxygen       blueprint ``spom`` when ImprovedOxygen is researched, else the starter ``oxygen``
-               (diffuser + manual generator + battery) and research towards ImprovedOxygen
-  food         ``farm`` with FarmingTech, else the starter ``kitchen`` (microbe musher) and research
-  power        ``power`` with Combustion, else the starter ``generator`` and research
-  temperature  ``cooling`` with TemperatureModulation, else research towards it
+  oxygen       blueprint ``spom`` once every tech it needs is researched, else the starter ``oxygen``
+               (diffuser + manual generator + battery) and research towards those techs
+  food         ``farm`` (farm tiles: FineDining; ration box: FarmingTech), else the starter
+               ``kitchen`` (microbe musher) and research
+  power        ``power`` (Combustion), else the starter ``generator`` and research
+  temperature  ``cooling`` (HVAC), else research towards it
+
+The techs a blueprint needs are those of its buildings (``blueprints.required_techs``, from the
+catalog, which follows the game's Database/Techs.cs).
   water, alerts  advice only (a water source or an alert needs a person's judgement)
 
 A blueprint remedy's origin is the nearest place to the printing pod that joins the open space
@@ -28,14 +32,14 @@ from typing import Any
 
 from . import blueprints
 from .auto_analyze import area_levels
-from .catalog import TECHS
+from .catalog import TECHS, UTILITIES
 
-# area -> (blueprint, tech it needs, starter used until then)
-BLUEPRINT_REMEDIES: dict[str, tuple[str, str, str | None]] = {
-    "oxygen": ("spom", "ImprovedOxygen", "oxygen"),
-    "food": ("farm", "FarmingTech", "kitchen"),
-    "temperature": ("cooling", "TemperatureModulation", None),
-    "power": ("power", "Combustion", "generator"),
+# area -> (blueprint, starter used until the blueprint's techs are researched)
+BLUEPRINT_REMEDIES: dict[str, tuple[str, str | None]] = {
+    "oxygen": ("spom", "oxygen"),
+    "food": ("farm", "kitchen"),
+    "temperature": ("cooling", None),
+    "power": ("power", "generator"),
 }
 ADVICE = {"water": "find a water source (geysers: oni status) or build a WaterPurifier for polluted water",
           "alerts": "read the game's alerts and act on them"}
@@ -118,7 +122,7 @@ def find_origin(name: str, world: dict[str, Any], reserved: list[tuple[int, int,
     in, with no problem, no liquid warning and no overlap with ``reserved`` rectangles nor with a
     building or the floor row under it (a dig there would undermine it); None when nowhere fits."""
     reserved = reserved + [(b["x"], b["y"] - 1, int(b.get("width") or 1), int(b.get("height") or 1) + 1)
-                           for b in world["buildings"]]
+                           for b in world["buildings"] if b["id"] not in UTILITIES.values()]
     hq = next((b for b in world["buildings"] if b["id"] == "Headquarters"), None)
     cx, cy = (hq["x"], hq["y"]) if hq else (world["width"] // 2, world["height"] // 2)
     walk = reachable(world, (cx, cy))
@@ -144,7 +148,7 @@ def progress(entry: dict[str, Any], world: dict[str, Any]) -> tuple[str, list[di
     if not p["ok"]:
         return "blocked", [], p["problems"]
     digs = [a for a in p["actions"] if a["action"] == "dig"]
-    todo = digs or [a for a in p["actions"] if a["action"] == "build"]
+    todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
     sent = set(entry.get("sent") or [])
     fresh = [a for a in todo if _key(a) not in sent]
     if todo:
@@ -182,9 +186,11 @@ def plan_repairs(rep: dict[str, Any], world: dict[str, Any], state: dict[str, An
         if area in ADVICE:
             out.append({**r, "kind": "advice", "status": "manual", "actions": [], "advice": ADVICE[area]})
             continue
-        best, tech, starter = BLUEPRINT_REMEDIES[area]
-        name = best if tech in world["completed"] else starter
-        if tech not in world["completed"]:
+        best, starter = BLUEPRINT_REMEDIES[area]
+        missing = [t for t in blueprints.required_techs(blueprints.layout(best)) if t not in world["completed"]]
+        tech = missing[0] if missing else None
+        name = starter if missing else best
+        if tech:
             wanted_techs.append((tech, area))
         if name is None:
             out.append({**r, "kind": "research", "status": "needs_research", "actions": [],

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .catalog import BUILDINGS, footprint
+from .catalog import BUILDINGS, UTILITIES
+from .client import ModError
 
 BLUEPRINTS: dict[str, dict[str, Any]] = {
     "spom": {
@@ -23,6 +24,9 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 9, 4]],
         "build": [{"id": "Battery", "x": 8, "y": 0}, {"id": "HydrogenGenerator", "x": 4, "y": 0},
                   {"id": "Electrolyzer", "x": 0, "y": 0}, {"id": "GasPump", "x": 2, "y": 0}],
+        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), pump (2,1),
+        # generator (6,0), battery (8,0). No gas pipes yet: the simulator does not model pipe flow.
+        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [7, 0], [8, 0]]}, {"kind": "wire", "path": [[2, 0], [2, 1]]}],
     },
     "toilets": {
         "description": "Two outhouses and a wash basin behind a door",
@@ -45,6 +49,8 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "description": "A thermo regulator with its battery",
         "dig": [[0, 0, 4, 3]],
         "build": [{"id": "Battery", "x": 3, "y": 0}, {"id": "AirConditioner", "x": 0, "y": 0}],
+        # the regulator's port (1,0) to the battery (3,0): it runs once this wire joins a powered circuit
+        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0]]}],
     },
     "bedroom": {
         "description": "Four cots and a door",
@@ -57,6 +63,7 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 8, 4]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "Battery", "x": 3, "y": 0}, {"id": "Generator", "x": 4, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [5, 0]]}],  # ports (0,0), (2,0), (3,0), coal generator (5,0)
     },
 }
 
@@ -68,18 +75,22 @@ STARTERS: dict[str, dict[str, Any]] = {
         "dig": [[0, 0, 5, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "MineralDeoxidizer", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
     "kitchen": {
-        "description": "A microbe musher with a manual generator and a battery, and a ration box",
-        "dig": [[0, 0, 7, 3]],
+        # no ration box: it needs FarmingTech in the game (Database/Techs.cs), and a starter needs none
+        "description": "A microbe musher with a manual generator and a battery",
+        "dig": [[0, 0, 5, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
-                  {"id": "MicrobeMusher", "x": 3, "y": 0}, {"id": "RationBox", "x": 5, "y": 0}],
+                  {"id": "MicrobeMusher", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
     "generator": {
         "description": "A manual generator and two batteries",
         "dig": [[0, 0, 4, 3]],
         "build": [{"id": "ManualGenerator", "x": 0, "y": 0}, {"id": "Battery", "x": 2, "y": 0},
                   {"id": "Battery", "x": 3, "y": 0}],
+        "utilities": [{"kind": "wire", "path": [[0, 0], [1, 0], [2, 0], [3, 0]]}],
     },
 }
 
@@ -89,13 +100,23 @@ def layout(name: str) -> dict[str, Any]:
     return BLUEPRINTS[name] if name in BLUEPRINTS else STARTERS[name]
 
 
-def required_techs(bp: dict[str, Any]) -> list[str]:
+def required_techs(bp: dict[str, Any], live: dict[str, dict[str, Any]] | None = None) -> list[str]:
+    """The techs of a blueprint's buildings and utilities: from the live catalog (the game's,
+    /api/state/catalog) where it has the building, else from oni_agent.catalog."""
     out: list[str] = []
-    for b in bp["build"]:
-        t = BUILDINGS[b["id"]].tech if b["id"] in BUILDINGS else None
+    for b in bp["build"] + [{"id": UTILITIES[u["kind"]]} for u in bp.get("utilities", [])]:
+        e = (live or {}).get(b["id"])
+        t = e.get("tech") if e else BUILDINGS[b["id"]].tech if b["id"] in BUILDINGS else None
         if t and t not in out:
             out.append(t)
     return out
+
+
+def _size(bid: str, live: dict[str, dict[str, Any]]) -> tuple[int, int]:
+    e = live.get(bid)
+    if e:
+        return int(e["width"]), int(e["height"])
+    return BUILDINGS[bid].width, BUILDINGS[bid].height
 
 
 def bounds(bp: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -116,8 +137,11 @@ def bounds(bp: dict[str, Any]) -> tuple[int, int, int, int]:
 
 def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
     """world: {"width", "height", "map": {x, y, width, height, rows}, "buildings": [...],
-    "completed": [tech ids]} — the map rectangle must cover ``bounds`` moved to the origin."""
+    "completed": [tech ids], "catalog"?: {id: /api/state/catalog entry}} — the map rectangle must
+    cover ``bounds`` moved to the origin. With a catalog (the game's), sizes, techs and availability
+    come from it; without, from oni_agent.catalog."""
     bp = layout(name)
+    live: dict[str, dict[str, Any]] = world.get("catalog") or {}
     problems: list[dict[str, Any]] = []
     warnings: list[dict[str, Any]] = []
     m = world.get("map")
@@ -138,7 +162,11 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
                 "warnings": warnings, "actions": []}
 
     taken: dict[tuple[int, int], str] = {}
+    laid: dict[str, set[tuple[int, int]]] = {bid: set() for bid in UTILITIES.values()}
     for b in world.get("buildings") or []:
+        if b["id"] in laid:  # a utility: its own layer, shares cells with buildings
+            laid[b["id"]].add((b["x"], b["y"]))
+            continue
         w, h = int(b.get("width") or 1), int(b.get("height") or 1)
         for i in range(w):
             for j in range(h):
@@ -164,10 +192,13 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
     placed_here = {(b["id"], b["x"], b["y"]) for b in world.get("buildings") or []}
     for b in bp["build"]:
         bid, x, y = b["id"], ox + b["x"], oy + b["y"]
-        if bid not in BUILDINGS:
+        if bid not in BUILDINGS and bid not in live:
             problems.append({"kind": "unknown_building", "message": f"unknown building id {bid}"})
             continue
-        cells = footprint(bid, x, y)
+        if live and bid in live and not live[bid].get("available", True):
+            problems.append({"kind": "unavailable", "message": f"{bid} is deprecated or debug-only in this game"})
+        bw, bh = _size(bid, live)
+        cells = [(x + i, y + j) for j in range(bh) for i in range(bw)]
         if (bid, x, y) in placed_here:
             planned.update(cells)
             continue  # already there (a previous apply): nothing to queue
@@ -182,8 +213,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         if overlap:
             problems.append({"kind": "overlap", "message": f"{bid} at ({x},{y}) overlaps an earlier building "
                              "of the blueprint"})
-        if BUILDINGS[bid].floor:
-            under = [(cx, y - 1) for cx in range(x, x + BUILDINGS[bid].width)]
+        if BUILDINGS[bid].floor if bid in BUILDINGS else True:
+            under = [(cx, y - 1) for cx in range(x, x + bw)]
             bad = [c for c in under if not ((cell(*c) in "#N" and c not in dug) or c in planned or c in taken)]
             if bad:
                 problems.append({"kind": "no_floor", "message": f"{bid} at ({x},{y}) has no floor under "
@@ -194,8 +225,18 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
             body["rotation"] = b["rotation"]
         actions.append({"action": "build", "body": body})
 
+    for u in bp.get("utilities", []):
+        path = [(ox + x, oy + y) for x, y in u["path"]]
+        solid = [c for c in path if cell(*c) in "#N" and c not in dug]
+        if solid:
+            problems.append({"kind": "solid", "message": f"{u['kind']} path at {list(path[0])} runs through "
+                             f"solid cells outside the dig areas, e.g. {list(solid[0])}"})
+        if all(c in laid[UTILITIES[u["kind"]]] for c in path):
+            continue  # already laid (a previous apply): the game's tool would add nothing
+        actions.append({"action": "utility", "body": {"kind": u["kind"], "path": [list(c) for c in path]}})
+
     done = set(world.get("completed") or [])
-    for t in required_techs(bp):
+    for t in required_techs(bp, live):
         if t not in done:
             problems.append({"kind": "needs_research", "message": f"research {t} first (oni research {t})",
                              "techId": t})
@@ -212,7 +253,17 @@ def world_view(client: Any, name: str, ox: int, oy: int) -> dict[str, Any]:
     x1, y1 = min(width, ox + bx + bw), min(height, oy + by + bh)
     m = client.map(x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
     return {"width": width, "height": height, "map": m, "buildings": client.state_all("buildings"),
-            "completed": client.state("research").get("completed") or []}
+            "completed": client.state("research").get("completed") or [], "catalog": live_catalog(client)}
+
+
+def live_catalog(client: Any) -> dict[str, dict[str, Any]]:
+    """The game's building catalog by id (/api/state/catalog); empty from a mod that predates it."""
+    try:
+        return {e["id"]: e for e in client.state_all("catalog")}
+    except ModError as e:
+        if e.error == "not_found":
+            return {}
+        raise
 
 
 def apply_step(client: Any, name: str, ox: int, oy: int,
@@ -225,7 +276,7 @@ def apply_step(client: Any, name: str, ox: int, oy: int,
     if not p["ok"]:
         return {**out, "phase": "refused", "problems": p["problems"]}
     digs = [a for a in p["actions"] if a["action"] == "dig"]
-    todo = digs or [a for a in p["actions"] if a["action"] == "build"]
+    todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
     queued = []
     for i, a in enumerate(todo):
         queued.append(client.action(a["action"], a["body"]))

@@ -4,6 +4,16 @@ The game is the authority (the mod answers ``unknown_building`` / ``unknown_tech
 is what the blueprint planner needs to check footprints before queueing, and what the colony
 simulator (oni-sim) plays with. Footprints are width x height in cells, anchored at the
 bottom-left cell (x, y), y growing upward as in the game.
+
+Where each entry was checked (issue 28, Deliver 3): in the decompile of the game's Assembly-CSharp
+at build U56-674504 (GitHub 2373370715/NOISourceCode, commit ba7aec3), the footprint is the
+``width``/``height`` that ``<Id>Config.CreateBuildingDef`` passes to ``BuildingTemplates.CreateBuildingDef``
+(file ``Assembly-CSharp/<Id>Config.cs``) and the unlocking tech is the ``new Tech("<tech>", [...])``
+whose list names the building (``Assembly-CSharp/Database/Techs.cs``); no tech there means the
+building is available from the start. Tech names are ``STRINGS.RESEARCH.TECHS.<TECH>.NAME``
+(``Assembly-CSharp/STRINGS/RESEARCH.cs``). Power, consumption, production, heat, research points and
+the prerequisites are the simulator's simplifications, not checked against the game: the research
+tree's edges are game data, not code.
 """
 
 from __future__ import annotations
@@ -24,6 +34,11 @@ class BuildingDef:
     produces: tuple[tuple[str, float], ...] = ()   # (resource tag, kg per second)
     heat: float = 0.0           # kDTU/s it adds to the base while working
     floor: bool = True          # needs a solid cell (or a Tile) under its bottom row
+    # its power port, (x, y) from the bottom-left cell, unrotated: the game's PowerInputOffset /
+    # PowerOutputOffset (<Id>Config.cs; default (0, 0)) from the anchor cell, (width - 1) // 2 from
+    # the left; a wire must pass through it
+    port: tuple[int, int] | None = None
+    utility: str | None = None  # a utility laid along a path ("wire", "gas", "liquid", "logic")
 
 
 def _b(*args, **kw) -> BuildingDef:  # noqa: ANN002, ANN003
@@ -31,43 +46,56 @@ def _b(*args, **kw) -> BuildingDef:  # noqa: ANN002, ANN003
 
 
 BUILDINGS: dict[str, BuildingDef] = {b.id: b for b in [
-    _b("Headquarters", "Printing Pod", 5, 3, heat=0.0),
+    _b("Headquarters", "Printing Pod", 4, 4, heat=0.0),  # HeadquartersConfig.cs: 4 x 4
     _b("Tile", "Tile", 1, 1, floor=False),
     _b("Ladder", "Ladder", 1, 1, floor=False),
     _b("Door", "Pneumatic Door", 1, 2),
-    _b("ManualGenerator", "Manual Generator", 2, 2, power=400, heat=1.0),
+    # ports: ManualGeneratorConfig.cs PowerOutputOffset (0, 0); GeneratorConfig.cs (0, 0) from the anchor (1)
+    _b("ManualGenerator", "Manual Generator", 2, 2, power=400, heat=1.0, port=(0, 0)),
     _b("Generator", "Coal Generator", 3, 3, power=600, tech="Combustion",
-       consumes=(("Carbon", 1.0),), heat=4.0),
-    _b("HydrogenGenerator", "Hydrogen Generator", 4, 3, power=800, tech="Combustion",
-       consumes=(("Hydrogen", 0.1),), heat=2.0),
-    _b("Battery", "Battery", 1, 2, battery=10000),
+       consumes=(("Carbon", 1.0),), heat=4.0, port=(1, 0)),
+    # Techs.cs: HydrogenGenerator is in AdvancedPowerRegulation
+    _b("HydrogenGenerator", "Hydrogen Generator", 4, 3, power=800, tech="AdvancedPowerRegulation",
+       consumes=(("Hydrogen", 0.1),), heat=2.0, port=(2, 0)),  # HydrogenGeneratorConfig.cs: (1, 0) from the anchor (1)
+    _b("Battery", "Battery", 1, 2, battery=10000, port=(0, 0)),  # BaseBatteryConfig.cs: power output, default offset
     _b("Electrolyzer", "Electrolyzer", 2, 2, power=-120, tech="ImprovedOxygen",
-       consumes=(("Water", 1.0),), produces=(("Oxygen", 0.888), ("Hydrogen", 0.112)), heat=1.25),
+       consumes=(("Water", 1.0),), produces=(("Oxygen", 0.888), ("Hydrogen", 0.112)), heat=1.25,
+       port=(1, 0)),  # ElectrolyzerConfig.cs: PowerInputOffset (1, 0)
     _b("MineralDeoxidizer", "Oxygen Diffuser", 1, 2, power=-120,
-       consumes=(("Algae", 0.55),), produces=(("Oxygen", 0.5),), heat=1.5),
-    _b("AlgaeHabitat", "Algae Terrarium", 1, 2,
+       consumes=(("Algae", 0.55),), produces=(("Oxygen", 0.5),), heat=1.5, port=(0, 0)),
+    _b("AlgaeHabitat", "Algae Terrarium", 1, 2, tech="FarmingTech",  # Techs.cs: FarmingTech
        consumes=(("Algae", 0.03), ("Water", 0.3)), produces=(("Oxygen", 0.04),)),
-    _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5),
-    _b("LiquidPump", "Liquid Pump", 2, 2, power=-240, tech="LiquidPiping", heat=2.0),
-    _b("WaterPurifier", "Water Sieve", 4, 3, power=-120, tech="LiquidPiping",
-       consumes=(("DirtyWater", 5.0),), produces=(("Water", 5.0),), heat=4.0),
+    _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5, port=(0, 1)),  # GasPumpConfig.cs (0, 1)
+    _b("LiquidPump", "Liquid Pump", 2, 2, power=-240, tech="LiquidPiping", heat=2.0, port=(0, 1)),
+    _b("WaterPurifier", "Water Sieve", 4, 3, power=-120, tech="Distillation",  # Techs.cs: Distillation
+       consumes=(("DirtyWater", 5.0),), produces=(("Water", 5.0),), heat=4.0, port=(3, 0)),  # (2, 0) from anchor 1
     _b("Outhouse", "Outhouse", 2, 3),
     _b("FlushToilet", "Lavatory", 2, 3, tech="SanitationSciences",
        consumes=(("Water", 0.01),), produces=(("DirtyWater", 0.0115),)),
     _b("WashBasin", "Wash Basin", 2, 3),
-    _b("MicrobeMusher", "Microbe Musher", 2, 2, power=-240,
-       consumes=(("Dirt", 0.05), ("Water", 0.05)), produces=(("Food", 0.6),), heat=0.5),
-    _b("PlanterBox", "Planter Box", 1, 1, produces=(("Food", 0.2),)),
-    _b("FarmTile", "Farm Tile", 1, 1, tech="FarmingTech", floor=False, produces=(("Food", 0.3),)),
-    _b("RationBox", "Ration Box", 2, 2),
+    _b("MicrobeMusher", "Microbe Musher", 2, 3, power=-240,  # MicrobeMusherConfig.cs: 2 x 3
+       consumes=(("Dirt", 0.05), ("Water", 0.05)), produces=(("Food", 0.6),), heat=0.5, port=(0, 0)),
+    _b("PlanterBox", "Planter Box", 1, 1, tech="FarmingTech", produces=(("Food", 0.2),)),  # Techs.cs: FarmingTech
+    # Techs.cs: FarmTile is in FineDining ("Meal Preparation")
+    _b("FarmTile", "Farm Tile", 1, 1, tech="FineDining", floor=False, produces=(("Food", 0.3),)),
+    _b("RationBox", "Ration Box", 2, 2, tech="FarmingTech"),  # Techs.cs: FarmingTech
     _b("Bed", "Cot", 2, 2),
-    _b("LuxuryBed", "Comfy Bed", 4, 2, tech="InteriorDecor"),
-    _b("ResearchCenter", "Research Station", 2, 2, power=-60, heat=1.1),
+    _b("LuxuryBed", "Comfy Bed", 4, 2, tech="Luxury"),  # Techs.cs: Luxury ("Home Luxuries")
+    _b("ResearchCenter", "Research Station", 2, 2, power=-60, heat=1.1, port=(0, 0)),
     _b("CreatureFeeder", "Critter Feeder", 1, 2, tech="Ranching"),
-    _b("RanchStation", "Grooming Station", 3, 2, tech="Ranching"),
+    _b("RanchStation", "Grooming Station", 2, 3, tech="Ranching"),  # RanchStationConfig.cs: 2 x 3
     _b("CreatureDeliveryPoint", "Critter Drop-Off", 1, 3, tech="Ranching"),
-    _b("AirConditioner", "Thermo Regulator", 2, 2, power=-240, tech="TemperatureModulation", heat=-14.0),
-    _b("SpaceHeater", "Space Heater", 2, 2, power=-120, heat=18.0),
+    _b("AirConditioner", "Thermo Regulator", 2, 2, power=-240, tech="HVAC", heat=-14.0,  # Techs.cs: HVAC
+       port=(1, 0)),  # AirConditionerConfig.cs: PowerInputOffset (1, 0)
+    _b("SpaceHeater", "Space Heater", 2, 2, power=-120, tech="TemperatureModulation", heat=18.0,  # Techs.cs
+       port=(0, 0)),
+    # utilities, laid along a path of cells (POST /api/action/utility); 1 x 1 each, on their own layer
+    # (a building and a wire share a cell). Techs.cs: GasConduit in GasPiping, LiquidConduit in
+    # LiquidPiping, LogicWire in LogicControl ("Smart Home"); Wire from the start.
+    _b("Wire", "Wire", 1, 1, floor=False, utility="wire"),
+    _b("GasConduit", "Gas Pipe", 1, 1, tech="GasPiping", floor=False, utility="gas"),
+    _b("LiquidConduit", "Liquid Pipe", 1, 1, tech="LiquidPiping", floor=False, utility="liquid"),
+    _b("LogicWire", "Automation Wire", 1, 1, tech="LogicControl", floor=False, utility="logic"),
 ]}
 
 # tech id -> (name, research points, prerequisite tech ids)
@@ -82,7 +110,17 @@ TECHS: dict[str, tuple[str, int, tuple[str, ...]]] = {
     "Ranching": ("Ranching", 40, ("FarmingTech",)),
     "InteriorDecor": ("Interior Decor", 20, ()),
     "TemperatureModulation": ("Temperature Modulation", 60, ("GasPiping", "Combustion")),
+    # names from STRINGS/RESEARCH.cs; points and prerequisites are the simulator's (see the module doc)
+    "AdvancedPowerRegulation": ("Advanced Power Regulation", 45, ("PowerRegulation",)),
+    "Distillation": ("Distillation", 45, ("LiquidPiping",)),
+    "FineDining": ("Meal Preparation", 30, ("FarmingTech",)),
+    "Luxury": ("Home Luxuries", 40, ("InteriorDecor",)),
+    "HVAC": ("HVAC", 80, ("TemperatureModulation",)),
+    "LogicControl": ("Smart Home", 40, ("PowerRegulation",)),
 }
+
+# utility kind -> building id (the game's WireConfig, GasConduitConfig, LiquidConduitConfig, LogicWireConfig)
+UTILITIES: dict[str, str] = {b.utility: b.id for b in BUILDINGS.values() if b.utility}
 
 
 def footprint(building_id: str, x: int, y: int) -> list[tuple[int, int]]:

@@ -6,7 +6,7 @@
   oni dig X Y W H                 queue digging a rectangle
   oni research TECH               choose the research
   oni blueprint list|show NAME|plan NAME X Y|apply NAME X Y [--wait S]
-  oni watch [--interval S] [--count N]   report new alerts and analysis changes
+  oni watch [--interval S] [--count N]   report new alerts, refused actions and analysis changes
   oni setup [--host H] [--port P] [--timeout S] [--fresh] [--no-check]
                                   write/validate config.json, check the mod's /health
   oni auto-analyze [--interval S] [--count N] [--report FILE]   analysis samples with trends
@@ -139,6 +139,12 @@ def cmd_watch(c: ModClient, a: argparse.Namespace) -> int:
             if key not in seen:
                 seen.add(key)
                 _emit(a, {"kind": "alert", **al}, f"ALERT [{al['severity']}] {al['type']}: {al['message']}")
+        for o in _outcomes(c):  # the game's refusals are outcomes of actions, not alerts
+            key = ("action", str(o["id"]))
+            if o["state"] in ("refused", "failed") and key not in seen:
+                seen.add(key)
+                _emit(a, {"kind": o["state"], **o},
+                      f"{o['state'].upper()} action {o['id']} {o['action']} {json.dumps(o['body'])}: {o.get('reason')}")
         rep = analysis.analyze(view)
         worst: dict[str, str] = {}
         for f in rep["findings"]:
@@ -155,6 +161,16 @@ def cmd_watch(c: ModClient, a: argparse.Namespace) -> int:
         if a.count <= 0 or n < a.count:
             time.sleep(a.interval)
     return 0
+
+
+def _outcomes(c: ModClient) -> list[dict[str, Any]]:
+    """/api/state/actions, or nothing from a mod that predates it."""
+    try:
+        return c.state_all("actions")
+    except ModError as e:
+        if e.error == "not_found":
+            return []
+        raise
 
 
 def cmd_setup(a: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from .config import OniConfig
 
-STATES = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters")
+STATES = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "actions")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
 
 

@@ -25,7 +25,7 @@ from oni_agent.config import ConfigError, OniConfig
 from .render import snake_keys
 from .tools import ToolSpec
 
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions")
 STATES = ("game", "research", *LISTS, "map", "analysis")
 PAGE = 50
 MAP_LEGEND = {"rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
@@ -36,7 +36,8 @@ _MOD_ERRORS = {
     "unknown_tech": ErrorCode.INVALID_REQUEST, "not_implemented": ErrorCode.INVALID_REQUEST,
     "not_found": ErrorCode.NOT_FOUND, "queue_full": ErrorCode.BUSY, "not_ready": ErrorCode.UNAVAILABLE,
     "unreachable": ErrorCode.UNAVAILABLE, "invalid_response": ErrorCode.UNAVAILABLE,
-    "internal_error": ErrorCode.INTERNAL,
+    "internal_error": ErrorCode.INTERNAL, "busy": ErrorCode.BUSY, "request_timeout": ErrorCode.UNAVAILABLE,
+    "forbidden": ErrorCode.INVALID_REQUEST,
 }
 
 
@@ -71,14 +72,14 @@ GUIDE_URI = "mcb://guides/oni"
 # Short texts: tools/list stays within its budget (issue 19, bench/tools_list_bytes.py --oni);
 # the long form (answers, legends, the loop, errors) is the resource mcb://guides/oni.
 ONI_STATE = """\
-Read the ONI colony (what). Lists (resources to critters) are pages: offset, limit <= 200, \
+Read the ONI colony (what). Lists (resources to actions) are pages: offset, limit <= 200, \
 next_offset. map: x,y,width,height <= 64. analysis: levels, recommendations. Cells: y up, x,y = \
 bottom-left. Guide: """ + GUIDE_URI
 
 ONI_ACTION = """\
-Queue one ONI action for the next tick (-> <action>_queued). dig, deconstruct: x,y,width,height \
+Queue one ONI action for the next tick (-> <action>_queued, action_id; outcome: what=actions). dig, deconstruct: x,y,width,height \
 (<= 128); prioritize: same + priority 1-9; build: building_id,x,y,rotation?; research: tech_id; \
-schedule: duplicant, blocks (24 h); wardrobe: duplicant, item."""
+schedule: duplicant, blocks (24 h); wardrobe: not implemented (501)."""
 
 ONI_BLUEPRINT = """\
 ONI rooms. list; plan name,x,y (row below solid): problems, actions, queues nothing; apply: one \

@@ -20,6 +20,8 @@ MAX_BODY = 64 * 1024
 MAP_MAX = 64
 SCHEDULE_BLOCKS = ("work", "sleep", "downtime", "bathtime")
 SUITS = ("None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask")
+UTILITY_KINDS = ("wire", "gas", "liquid", "logic")
+PATH_MAX = 256
 
 
 class ApiError(Exception):
@@ -54,12 +56,59 @@ def _str(body: dict[str, Any], name: str, hi: int = 64) -> str:
     return v
 
 
+MAX_DEPTH = 32  # as the mod core's reader (oni-mod/core/Json.cs, Json.MaxDepth)
+
+
+def _finite(token: str) -> float:
+    v = float(token)
+    if v in (float("inf"), float("-inf")):  # 1e400: out of double's range, as the mod core refuses it
+        raise ValueError(f"number out of range: {token}")
+    return v
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")  # Python's json reads NaN/Infinity; JSON has neither
+
+
+def parse_json(raw: bytes) -> Any:
+    """The body as JSON, or ValueError: not UTF-8, not JSON, a number beyond double's range, NaN or
+    Infinity, or nested deeper than MAX_DEPTH (the same documents the mod core refuses)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8") from None
+    # bounded before parsing: the C parser recurses once per level (2,000 levels dropped the connection)
+    if _nesting(text) > MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting outside strings."""
+    depth = deepest = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def _object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise ApiError(413, "invalid_request", f"request body over {MAX_BODY} bytes")
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        body = parse_json(raw)
+    except ValueError:
         raise _bad("request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise _bad("request body must be a JSON object")
@@ -81,6 +130,34 @@ def _area(c: Colony, b: dict[str, Any], required_size: bool) -> tuple[int, int, 
     h = _int(b, "height", 1, 128, None if required_size else 1)
     _in_map(c, x, y, w, h)
     return x, y, w, h
+
+
+def _path(c: Colony, b: dict[str, Any]) -> list[list[int]]:
+    """1 to PATH_MAX cells [x, y] inside the map, each a neighbour (left, right, up, down) of the one
+    before, none twice (the cells the game's utility tool drags through)."""
+    path = b.get("path")
+    if "path" not in b:
+        raise _bad("missing field path", "path")
+    shape = f"path must be 1 to {PATH_MAX} cells [x, y], each next to the one before, none twice"
+    if not isinstance(path, list) or not 1 <= len(path) <= PATH_MAX:
+        raise _bad(shape, "path")
+    out: list[list[int]] = []
+    for p in path:
+        if (not isinstance(p, list) or len(p) != 2
+                or any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 4095 for v in p)):
+            raise _bad(shape, "path")
+        if out and abs(p[0] - out[-1][0]) + abs(p[1] - out[-1][1]) != 1 or p in out:
+            raise _bad(shape, "path")
+        out.append(p)
+    for x, y in out:
+        if x >= c.width or y >= c.height:
+            raise _bad(f"path is outside the map ({c.width} x {c.height} cells)", "path")
+    return out
+
+
+def _with_priority(out: dict[str, Any], body: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """An order's answer; with the priority when the request gave one (5, the game's default, else)."""
+    return {**out, "priority": args["priority"]} if "priority" in body else out
 
 
 def _duplicant(c: Colony, b: dict[str, Any]) -> str:
@@ -110,10 +187,15 @@ def _page(query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str,
 def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     if what == "game":
         return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
-                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": False,
+                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": c.paused, "speed": c.speed,
                 "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
                           "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built)},
-                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)}}
+                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)},
+                # the game's meanings (the glue reads them so): breathable gas over the open cells,
+                # food in kcal; the simulator's air is one pool spread over its open cells
+                "oxygen": {"breathableKg": round(c.resources["Oxygen"], 3),
+                           "breathableCells": sum(row.count(".") for row in c.cells)},
+                "food": {"kcal": round(c.resources["Food"], 3)}}
     if what == "resources":
         return [{"name": t, "tag": t, "amount": round(v, 3), "unit": "kcal" if t == "Food" else "kg"}
                 for t, v in sorted(c.resources.items())]
@@ -135,6 +217,18 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
         return [dict(a) for a in c.alerts]
     if what == "critters":
         return [dict(a) for a in c.critters]
+    if what == "actions":
+        return [dict(o) for o in c.outcomes.values()]
+    if what == "reports":
+        return [{**{k: (dict(v) if isinstance(v, dict) else v) for k, v in rep.items()}, "current": i == len(c.reports) - 1}
+                for i, rep in enumerate(c.reports)]
+    if what == "schedules":
+        return [{"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
+                for n, bl in c.schedules.items()]
+    if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials or ports modelled
+        return [{"id": b.id, "name": b.name, "width": b.width, "height": b.height, "materials": [], "tech": b.tech,
+                 "available": True, "powerW": b.power, "ports": {},
+                 "researched": b.tech is None or b.tech in c.completed} for b in BUILDINGS.values()]
     if what == "map":
         q = _query_ints(query, ("x", "y", "width", "height"))
         x, y = _int(q, "x", 0, 4095), _int(q, "y", 0, 4095)
@@ -156,60 +250,103 @@ def _query_ints(query: dict[str, str], names: tuple[str, ...]) -> dict[str, Any]
 
 def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     if what == "dig":
-        b = _object(raw, ("x", "y", "width", "height"))
+        b = _object(raw, ("x", "y", "width", "height", "priority"))
         x, y, w, h = _area(c, b, True)
-        args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h}
-        out = {"result": "dig_queued", **args}
+        args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h, "priority": _int(b, "priority", 1, 9, 5)}
+        out = {"result": "dig_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
     elif what == "build":
-        b = _object(raw, ("buildingId", "x", "y", "rotation"))
+        b = _object(raw, ("buildingId", "x", "y", "rotation", "priority"))
         bid = _str(b, "buildingId")
         x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
         rot = b.get("rotation")
         if rot is not None and (not isinstance(rot, int) or isinstance(rot, bool) or rot not in (0, 90, 180, 270)):
             raise _bad("rotation must be null, 0, 90, 180 or 270", "rotation")
+        priority = _int(b, "priority", 1, 9, 5)
         _in_map(c, x, y)
         if bid not in BUILDINGS:
             raise ApiError(400, "unknown_building", f"no building with id {bid}", buildingId=bid)
-        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot}
-        out = {"result": "build_queued", "buildingId": bid, "x": x, "y": y}
+        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority}
+        out = {"result": "build_queued", **_with_priority({"buildingId": bid, "x": x, "y": y}, b, args)}
+    elif what == "cancel":
+        b = _object(raw, ("x", "y", "width", "height"))
+        x, y, w, h = _area(c, b, False)
+        args = {"x": x, "y": y, "width": w, "height": h}
+        out = {"result": "cancel_queued", **args}
     elif what in ("deconstruct", "prioritize"):
-        names = ("x", "y", "width", "height") + (("priority",) if what == "prioritize" else ())
-        b = _object(raw, names)
+        b = _object(raw, ("x", "y", "width", "height", "priority"))
         x, y, w, h = _area(c, b, False)
         args = {"x": x, "y": y, "width": w, "height": h}
         if what == "prioritize":
             args["priority"] = _int(b, "priority", 1, 9)
-        out = {"result": f"{what}_queued", **args}
+            out = {"result": f"{what}_queued", **args}
+        else:
+            args["priority"] = _int(b, "priority", 1, 9, 5)
+            out = {"result": f"{what}_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
     elif what == "research":
         b = _object(raw, ("techId",))
         tech = _str(b, "techId")
         if tech not in TECHS:
             raise ApiError(400, "unknown_tech", f"no tech with id {tech}", techId=tech)
         args, out = {"techId": tech}, {"result": "research_queued", "techId": tech}
+    elif what == "speed":
+        b = _object(raw, ("paused", "speed"))
+        if "paused" not in b and "speed" not in b:
+            raise _bad("give paused, speed or both", "paused")
+        args = {}
+        if "paused" in b:
+            if not isinstance(b["paused"], bool):
+                raise _bad("paused must be true or false", "paused")
+            args["paused"] = b["paused"]
+        if "speed" in b:
+            args["speed"] = _int(b, "speed", 1, 3)
+        out = {"result": "speed_queued", **args}
+    elif what == "utility":
+        b = _object(raw, ("kind", "path", "priority"))
+        kind = b.get("kind")
+        if "kind" not in b:
+            raise _bad("missing field kind", "kind")
+        if kind not in UTILITY_KINDS:
+            raise _bad(f"kind must be one of {', '.join(UTILITY_KINDS)}", "kind")
+        path = _path(c, b)
+        args = {"kind": kind, "path": path, "priority": _int(b, "priority", 1, 9, 5)}
+        out = {"result": "utility_queued", **_with_priority({"kind": kind, "cells": len(path)}, b, args)}
     elif what == "schedule":
-        b = _object(raw, ("duplicant", "blocks"))
-        name = _duplicant(c, b)
-        blocks = b.get("blocks")
-        if not isinstance(blocks, list) or len(blocks) != 24 or any(v not in SCHEDULE_BLOCKS for v in blocks):
-            raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
-        args, out = {"duplicant": name, "blocks": blocks}, {"result": "schedule_queued", "duplicant": name}
+        b = _object(raw, ("duplicant", "schedule", "blocks"))
+        if sum(k in b for k in ("duplicant", "schedule", "blocks")) != 2:
+            raise _bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks")
+        args, out = {}, {"result": "schedule_queued"}
+        if "duplicant" in b:
+            args["duplicant"] = out["duplicant"] = _duplicant(c, b)
+        if "schedule" in b:
+            args["schedule"] = out["schedule"] = _str(b, "schedule")
+        if "blocks" in b:
+            blocks = b["blocks"]
+            if not isinstance(blocks, list) or len(blocks) != 24 or any(v not in SCHEDULE_BLOCKS for v in blocks):
+                raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
+            args["blocks"] = blocks
     elif what == "wardrobe":
         b = _object(raw, ("duplicant", "item"))
-        name = _duplicant(c, b)
+        _duplicant(c, b)
         item = b.get("item")
         if item not in SUITS:
             raise _bad(f"item must be one of {', '.join(SUITS)}", "item")
-        args, out = {"duplicant": name, "item": item}, {"result": "wardrobe_queued", "duplicant": name, "item": item}
+        # the game has no call that dresses a duplicant: suits are put on at a suit dock; nothing is queued
+        raise ApiError(501, "not_implemented",
+                       "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock")
     else:
         raise ApiError(404, "not_found", f"no endpoint /api/action/{what}")
-    if not c.enqueue(what, args):
+    aid = c.enqueue(what, args, b)
+    if aid is None:
         raise ApiError(503, "queue_full", "the action queue is full; retry when the game has caught up")
-    return out
+    return {**out, "actionId": aid}
 
 
-STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog",
+         "schedules", "reports")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules",
+         "reports")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
+           "cancel")
 
 
 def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,

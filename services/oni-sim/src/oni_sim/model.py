@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from oni_agent.catalog import BUILDINGS, TECHS, footprint
+from oni_agent.catalog import BUILDINGS, TECHS, UTILITIES, footprint
 
 CYCLE_TICKS = 600
 O2_PER_DUPE = 0.1          # kg/s
@@ -22,6 +22,8 @@ CAL_PER_TICK = 1000_000 / CYCLE_TICKS   # 1000 kcal per cycle, in cal
 CONSTRUCTION_TICKS = 30
 DIG_TICKS = 5              # per cell and duplicant
 QUEUE_MAX = 256
+OUTCOMES_KEPT = 1024  # as the mod core (ModCore.OutcomesKept)
+REPORTS_KEPT = 11      # as the glue: the last 10 cycles and the one in progress
 
 
 class Lcg:
@@ -42,8 +44,7 @@ class Dupe:
     oxygen: float = 100.0
     diseases: int = 0
     skillLevels: int = 0  # noqa: N815 - the API's name
-    schedule: list[str] = field(default_factory=lambda: ["work"] * 21 + ["sleep"] * 3)
-    suit: str = "None"
+    schedule: str = "Default Standard Schedule"  # the schedule it is assigned to (shared, as in the game)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Building:
     progress: int = 0        # construction ticks done
     priority: int = 5
     operational: bool = False
+    stored: float = 0.0      # J, a battery's charge
 
     @property
     def built(self) -> bool:
@@ -65,7 +67,12 @@ class Colony:
         self.lock = threading.Lock()  # held by the tick and by snapshot copies, never during I/O
         self.name, self.width, self.height, self.seed = name, width, height, seed
         self.tick_count = 0
-        self.queue: deque[tuple[str, dict[str, Any]]] = deque()
+        # SpeedControlScreen: paused, speed 1..3 (the game's slow/medium/fast); while paused the game
+        # thread still applies queued actions (Game.Update runs every frame) but no time passes
+        self.paused, self.speed = False, 1
+        self.queue: deque[tuple[int, str, dict[str, Any]]] = deque()
+        self.last_action_id = 0
+        self.outcomes: dict[int, dict[str, Any]] = {}  # id -> {id, action, state, body, reason?}; newest OUTCOMES_KEPT
         rng = Lcg(seed)
         self.cells = [["#"] * width for _ in range(height)]
         for y in range(height):
@@ -80,15 +87,26 @@ class Colony:
                 self.cells[y][x] = "."
         self.buildings: list[Building] = [Building("Headquarters", cx - 2, cy, CONSTRUCTION_TICKS, 5, True)]
         self.dupes = [Dupe("Ada"), Dupe("Bram"), Dupe("Cleo")]
+        # schedules by name, shared by the duplicants assigned to them (ScheduleManager; the first is
+        # STRINGS.UI.SCHEDULESCREEN.SCHEDULE_NAME_DEFAULT)
+        self.schedules: dict[str, list[str]] = {"Default Standard Schedule": ["work"] * 21 + ["sleep"] * 3}
         self.resources: dict[str, float] = {"Oxygen": 600.0, "Water": 2000.0, "Algae": 400.0, "Food": 6000.0,
                                             "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
                                             "Hydrogen": 0.0, "DirtyWater": 0.0}
         self.digs: deque[tuple[int, int]] = deque()
+        # utility kind -> the connections laid between neighbouring cells (as the game's utility
+        # tools add them: WireBuildTool/UtilityBuildTool.ApplyPathToConduitSystem, consecutive cells)
+        self.links: dict[str, set[frozenset[tuple[int, int]]]] = {k: set() for k in UTILITIES}
         self.research_current: str | None = None
+        self.research_queue: list[str] = []  # after research_current, as the game's Research.queuedTech
+        self.research_progress: dict[str, float] = {}  # points of techs started and left
         self.research_points = 0.0
         self.completed: list[str] = []
         self.stored_j = 0.0
         self.produced_w = self.consumed_w = 0.0
+        # the daily reports (the game's ReportManager): per cycle, oxygen kg, kcal and J made and used;
+        # the last REPORTS_KEPT, the newest is the cycle in progress
+        self.reports: list[dict[str, Any]] = [self._new_report(0)]
         self.temperature = 24.0
         self.alerts: list[dict[str, str]] = []
         self.geysers = [{"id": "geyser-1", "name": "Cool Steam Vent", "x": 8, "y": 8, "state": "idle",
@@ -101,8 +119,11 @@ class Colony:
         return self.cells[y][x] if 0 <= x < self.width and 0 <= y < self.height else "N"
 
     def occupied(self) -> dict[tuple[int, int], Building]:
+        """The cells buildings stand in (utilities lie on layers of their own, as in the game)."""
         out = {}
         for b in self.buildings:
+            if BUILDINGS[b.id].utility:
+                continue
             for c in footprint(b.id, b.x, b.y):
                 out[c] = b
         return out
@@ -113,72 +134,264 @@ class Colony:
 
     # ---- the game thread ----
 
-    def enqueue(self, kind: str, args: dict[str, Any]) -> bool:
+    def enqueue(self, kind: str, args: dict[str, Any], body: dict[str, Any] | None = None) -> int | None:
+        """Queues an action for the game thread: its id (its outcome starts "queued"), None when full."""
         with self.lock:
             if len(self.queue) >= QUEUE_MAX:
-                return False
-            self.queue.append((kind, args))
-            return True
+                return None
+            self.last_action_id += 1
+            aid = self.last_action_id
+            self.outcomes[aid] = {"id": aid, "action": kind, "state": "queued", "body": dict(body if body is not None else args)}
+            for old in list(self.outcomes)[:-OUTCOMES_KEPT]:
+                del self.outcomes[old]
+            self.queue.append((aid, kind, args))
+            return aid
 
     def step(self, ticks: int = 1) -> None:
         for _ in range(ticks):
             with self.lock:
-                self._tick()
+                if self.paused:
+                    self._drain()
+                else:
+                    self._tick()
+
+    def _drain(self) -> None:
+        """Applies the queued actions and records their outcomes."""
+        while self.queue:
+            aid, kind, args = self.queue.popleft()
+            refused = self._apply(kind, args)
+            if aid in self.outcomes:
+                self.outcomes[aid] = {**self.outcomes[aid], "state": "refused" if refused else "applied",
+                                      **({"reason": refused} if refused else {})}
 
     def _alert(self, kind: str, message: str, severity: str = "warning") -> None:
         self.alerts.append({"type": kind, "message": message, "severity": severity})
         del self.alerts[:-20]
 
-    def _apply(self, kind: str, a: dict[str, Any]) -> None:
+    def _apply(self, kind: str, a: dict[str, Any]) -> str | None:
+        """Applies one action: None when the game takes the order, else why it refuses ("reason: details"),
+        as the glue's GameActions answers (oni-mod/glue/GameActions.cs)."""
         if kind == "dig":
             for y in range(a["y"], a["y"] + a["height"]):
                 for x in range(a["x"], a["x"] + a["width"]):
                     if self.cell(x, y) == "#" and (x, y) not in self.digs:
                         self.digs.append((x, y))
+            return None
         elif kind == "build":
             bid, x, y = a["buildingId"], a["x"], a["y"]
             cells = footprint(bid, x, y)
             occ = self.occupied()
             bad = [c for c in cells if self.cell(*c) in "#N" or c in occ]
             tech = BUILDINGS[bid].tech
+            # the game's order: research (the build menu) before the placement check
+            if tech and tech not in self.completed:
+                return f"not_researched: research {tech} first"
             if bad:
-                self._alert("build_failed", f"{bid} at ({x},{y}): cells {bad[:3]} are not clear")
-            elif tech and tech not in self.completed:
-                self._alert("build_failed", f"{bid} at ({x},{y}): research {tech} first")
-            else:
-                self.buildings.append(Building(bid, x, y))
+                return f"invalid_location: cells {bad[:3]} are not clear"
+            self.buildings.append(Building(bid, x, y, priority=a.get("priority", 5)))
+            return None
+        elif kind == "speed":
+            if "paused" in a:
+                self.paused = a["paused"]
+            if "speed" in a:
+                self.speed = a["speed"]
+            return None
+        elif kind == "utility":
+            return self._lay(a["kind"], [tuple(c) for c in a["path"]], a.get("priority", 5))
+        elif kind == "cancel":
+            x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
+            inside = lambda c: x0 <= c[0] < x0 + w and y0 <= c[1] < y0 + h  # noqa: E731
+            digs = deque(c for c in self.digs if not inside(c))
+            kept = [b for b in self.buildings if b.built or not inside((b.x, b.y))]
+            if len(digs) == len(self.digs) and len(kept) == len(self.buildings):
+                return "nothing_there: no order in the area"
+            self.digs, self.buildings = digs, kept  # digs and constructions not done yet
+            return None
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
-            self.buildings = [b for b in self.buildings if b.id == "Headquarters" or not any(
+            kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
                 x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in footprint(b.id, b.x, b.y))]
+            if len(kept) == len(self.buildings):
+                return "nothing_there: no building to deconstruct in the area"
+            self.buildings = kept
+            return None
         elif kind == "prioritize":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
-            for b in self.buildings:
-                if x0 <= b.x < x0 + w and y0 <= b.y < y0 + h:
-                    b.priority = a["priority"]
+            hit = [b for b in self.buildings if x0 <= b.x < x0 + w and y0 <= b.y < y0 + h]
+            for b in hit:
+                b.priority = a["priority"]
+            return None if hit else "nothing_there: nothing with a priority in the area"
         elif kind == "research":
             tech = a["techId"]
             if tech in self.completed:
-                return
-            if tech not in self.available_techs():
-                self._alert("research_blocked", f"{tech} needs {', '.join(TECHS[tech][2])} first", "info")
-                return
-            self.research_current, self.research_points = tech, 0.0
-        elif kind in ("schedule", "wardrobe"):
-            for d in self.dupes:
-                if d.name == a["duplicant"]:
-                    if kind == "schedule":
-                        d.schedule = list(a["blocks"])
-                    else:
-                        d.suit = a["item"]
+                return f"already_researched: {tech}"
+            # as Research.SetActiveResearch(tech, clearQueue: true): the missing prerequisites first
+            self.research_queue = self._with_prerequisites(tech)
+            self._research(self.research_queue.pop(0))
+            return None
+        elif kind == "schedule":
+            return self._schedule(a.get("duplicant"), a.get("schedule"), a.get("blocks"))
+        return f"unknown_action: {kind}"
+
+    def _schedule(self, duplicant: str | None, schedule: str | None, blocks: list[str] | None) -> str | None:
+        """As the glue: blocks for a named schedule (added when new) or for the schedule a duplicant
+        is assigned to (every duplicant on it gets them); or a duplicant assigned to a schedule."""
+        dupe = next((d for d in self.dupes if d.name == duplicant), None)
+        if duplicant is not None and dupe is None:
+            return f"unknown_duplicant: {duplicant} is no longer in the colony"
+        if blocks is not None:
+            target = schedule if schedule is not None else dupe.schedule if dupe else None
+            if target is not None:
+                self.schedules[target] = list(blocks)
+            return None
+        if schedule not in self.schedules or dupe is None:
+            return f"unknown_schedule: no schedule named {schedule}"
+        dupe.schedule = schedule
+        return None
+
+    @staticmethod
+    def _new_report(cycle: int) -> dict[str, Any]:
+        return {"cycle": cycle, **{k: {"produced": 0.0, "consumed": 0.0} for k in ("oxygenKg", "kcal", "energyJ")}}
+
+    def _report(self, what: str, made: float = 0.0, used: float = 0.0) -> None:
+        entry = self.reports[-1][what]
+        entry["produced"] += made
+        entry["consumed"] += used
+
+    def _lay(self, kind: str, path: list[tuple[int, int]], priority: int = 5) -> str | None:
+        """A utility along a path: one 1 x 1 utility building per cell without one (built by the
+        duplicants like any building), and a connection between each pair of consecutive cells."""
+        bid = UTILITIES[kind]
+        tech = BUILDINGS[bid].tech
+        if tech and tech not in self.completed:
+            return f"not_researched: research {tech} first"
+        solid = [c for c in path if self.cell(*c) in "#N"]
+        if solid:
+            return f"invalid_location: cells {solid[:3]} are solid"
+        have = {(b.x, b.y) for b in self.buildings if b.id == bid}
+        for x, y in path:
+            if (x, y) not in have:
+                self.buildings.append(Building(bid, x, y, priority=priority))
+                have.add((x, y))
+        for c1, c2 in zip(path, path[1:], strict=False):
+            self.links[kind].add(frozenset((c1, c2)))
+        return None
+
+    def circuits(self, kind: str = "wire") -> dict[tuple[int, int], int]:
+        """cell -> network number, over the built utility cells of a kind joined by their links."""
+        bid = UTILITIES[kind]
+        cells = {(b.x, b.y) for b in self.buildings if b.id == bid and b.built}
+        net: dict[tuple[int, int], int] = {}
+        for start in sorted(cells):
+            if start in net:
+                continue
+            n, todo = len(set(net.values())), [start]
+            while todo:
+                c = todo.pop()
+                if c in net:
+                    continue
+                net[c] = n
+                x, y = c
+                todo += [o for o in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                         if o in cells and o not in net and frozenset((c, o)) in self.links[kind]]
+        return net
+
+    def _power_and_production(self, built: list[Building], workers: list[Dupe]) -> float:
+        """Power per circuit and every building's work for one tick; the heat added. A building that
+        uses or makes power works only with a built wire on its power port (catalog ``port``), and a
+        consumer only when its circuit's generators and batteries cover the circuit's demand."""
+        r = self.resources
+        net = self.circuits("wire")
+
+        def circuit(b: Building) -> int | None:
+            port = BUILDINGS[b.id].port
+            return net.get((b.x + port[0], b.y + port[1])) if port else None
+
+        def inputs(d: Any) -> bool:
+            return all(r.get(t, 0) >= q for t, q in d.consumes)
+
+        gen: dict[int, float] = {}
+        demand: dict[int, float] = {}
+        batteries: dict[int, list[Building]] = {}
+        for b in built:
+            d, c = BUILDINGS[b.id], circuit(b)
+            if c is None:
+                continue
+            if d.battery:
+                batteries.setdefault(c, []).append(b)
+            elif d.power > 0 and inputs(d):
+                gen[c] = gen.get(c, 0.0) + d.power
+            elif d.power < 0:
+                demand[c] = demand.get(c, 0.0) + -d.power
+        powered: set[int] = set()
+        for c in set(gen) | set(demand) | set(batteries):
+            store = sum(b.stored for b in batteries.get(c, []))
+            cap = sum(BUILDINGS[b.id].battery for b in batteries.get(c, []))
+            left = gen.get(c, 0.0) + store - demand.get(c, 0.0)
+            if left >= 0:
+                powered.add(c)
+            new = min(cap, max(0.0, left))
+            for b in batteries.get(c, []):  # shared out by capacity
+                b.stored = new * BUILDINGS[b.id].battery / cap if cap else 0.0
+        self.produced_w = sum(gen.values())
+        self.consumed_w = sum(v for c, v in demand.items() if c in powered)
+        self._report("energyJ", self.produced_w, self.consumed_w)  # a tick is a second: W -> J
+        self.stored_j = sum(b.stored for bs in batteries.values() for b in bs)
+        heat = 0.0
+        for b in built:
+            d, c = BUILDINGS[b.id], circuit(b)
+            if d.utility:
+                b.operational = True
+                continue
+            if d.power > 0:
+                ok = c is not None and inputs(d)
+            elif d.power < 0:
+                ok = c in powered and inputs(d)
+            else:
+                ok = inputs(d) and (not d.battery or c is not None)
+            b.operational = ok
+            if not ok:
+                continue
+            for t, q in d.consumes:
+                r[t] -= q
+            for t, q in d.produces:
+                r[t] = r.get(t, 0.0) + q
+                if t in ("Oxygen", "Food"):
+                    self._report("oxygenKg" if t == "Oxygen" else "kcal", made=q)
+            heat += d.heat
+            if b.id == "ResearchCenter" and self.research_current and workers:
+                self.research_points += 0.1
+        return heat
+
+    def _research(self, tech: str | None) -> None:
+        """Switches the active research; a tech keeps the points it had (the game keeps a TechInstance
+        per tech, with its progress)."""
+        if self.research_current:
+            self.research_progress[self.research_current] = self.research_points
+        self.research_current = tech
+        self.research_points = self.research_progress.pop(tech, 0.0) if tech else 0.0
+
+    def _with_prerequisites(self, tech: str) -> list[str]:
+        """The tech after its missing prerequisites, each after its own."""
+        out: list[str] = []
+
+        def visit(t: str) -> None:
+            for p in TECHS[t][2]:
+                if p not in self.completed and p not in out:
+                    visit(p)
+            if t not in out:
+                out.append(t)
+        visit(tech)
+        return out
 
     def _tick(self) -> None:
         self.tick_count += 1
-        while self.queue:
-            self._apply(*self.queue.popleft())
+        self._drain()
+        if self.paused:  # paused by an action just applied
+            return
         r = self.resources
         hour = (self.tick_count % CYCLE_TICKS) * 24 // CYCLE_TICKS
-        workers = [d for d in self.dupes if d.schedule[hour] == "work"]
+        workers = [d for d in self.dupes if self.schedules[d.schedule][hour] == "work"]
         # digging: each worker digs one cell every DIG_TICKS ticks
         if self.digs and self.tick_count % DIG_TICKS == 0:
             for _ in workers:
@@ -193,51 +406,34 @@ class Colony:
             if not b.built and workers:
                 b.progress += 1
         built = [b for b in self.buildings if b.built]
-        gen = sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power > 0
-                  and all(r.get(t, 0) >= q for t, q in BUILDINGS[b.id].consumes))
-        demand = -sum(BUILDINGS[b.id].power for b in built if BUILDINGS[b.id].power < 0)
-        capacity = sum(BUILDINGS[b.id].battery for b in built)
-        budget = gen + self.stored_j
-        powered = demand <= budget
-        self.stored_j = min(capacity, max(0.0, budget - demand)) if powered else 0.0
-        self.produced_w, self.consumed_w = gen, demand if powered else 0.0
-        heat = 0.0
-        for b in built:
-            d = BUILDINGS[b.id]
-            ok = (d.power >= 0 or powered) and all(r.get(t, 0) >= q for t, q in d.consumes)
-            b.operational = ok
-            if not ok:
-                continue
-            for t, q in d.consumes:
-                r[t] -= q
-            for t, q in d.produces:
-                r[t] = r.get(t, 0.0) + q
-            heat += d.heat
-            if b.id == "ResearchCenter" and self.research_current and workers:
-                self.research_points += 0.1
+        heat = self._power_and_production(built, workers)
         if self.research_current and self.research_points >= TECHS[self.research_current][1]:
             self.completed.append(self.research_current)
             self._alert("research_complete", f"{self.research_current} researched", "info")
             self.research_current, self.research_points = None, 0.0
+            self._research(self.research_queue.pop(0) if self.research_queue else None)
         self.temperature += heat * 0.001 - (self.temperature - 24.0) * 0.001
         # duplicants
         for d in self.dupes:
-            if r["Oxygen"] >= O2_PER_DUPE and d.suit != "AtmoSuit":
+            if r["Oxygen"] >= O2_PER_DUPE:
                 r["Oxygen"] -= O2_PER_DUPE
+                self._report("oxygenKg", used=O2_PER_DUPE)
                 d.oxygen = min(100.0, d.oxygen + 5.0)
-            elif d.suit != "AtmoSuit":
+            else:
                 d.oxygen = max(0.0, d.oxygen - 2.0)
             d.calories = max(0.0, d.calories - CAL_PER_TICK)
             if d.calories < 300_000 and r["Food"] >= 1000:
                 r["Food"] -= 1000
+                self._report("kcal", used=1000)
                 d.calories += 1000_000
-            sleeping = d.schedule[hour] == "sleep"
+            sleeping = self.schedules[d.schedule][hour] == "sleep"
             d.stamina = min(100.0, d.stamina + 0.2) if sleeping else max(0.0, d.stamina - 0.03)
             d.stress = max(0.0, min(100.0, d.stress + (0.05 if d.oxygen < 50 else 0.0)
                                     + (0.02 if d.calories < 100_000 else 0.0)
                                     + (0.02 if self.temperature > 35 else 0.0) - 0.005))
         r["Oxygen"] = max(0.0, r["Oxygen"])
         if self.tick_count % CYCLE_TICKS == 0:
+            self.reports = [*self.reports, self._new_report(self.tick_count // CYCLE_TICKS)][-REPORTS_KEPT:]
             if r["Oxygen"] < 10:
                 self._alert("no_oxygen", "the base air is running out of oxygen", "bad")
             if r["Food"] < 3000:

@@ -383,10 +383,11 @@ stale_snapshot: the plan expired or the world moved on, prepare again. paused/bu
 recovery_required: wait or tell the user. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
-State of a build_apply operation (queued, applying, applied, conflict, cancelled, failed, \
-recovery_required), counters, batches, samples of conflicts and written positions, any error. \
-Cancelled or failed ones may have written some blocks. Poll every second or two while \
-queued/applying.\
+State of a build_apply operation (queued, waiting_for_resume, applying, applied, conflict, \
+cancelled, failed, recovery_required), counters, batches, samples of conflicts and written positions, \
+any error. waiting_for_resume: writes are paused; nothing written yet, it runs when they resume \
+unless cancelled. Cancelled or failed ones may have written some blocks. Poll every second or two \
+while queued/applying.\
 """
 
 

@@ -473,6 +473,9 @@ class ChatLoop:
             if bucket > pct_sent.get(op, -1) and pct < 100:
                 pct_sent[op] = bucket
                 await self.reply(turn.msg_id, turn.player, f"applying... {pct}%")
+        elif state == "waiting_for_resume":
+            await self.stage(turn, f"wait:{op}", "waiting: writes are paused; it runs when they resume "
+                             "(your next request or /ai resume), or `stop` cancels it")
         elif state == "applied":
             await self.stage(turn, f"done:{op}", f"done: {ev.get('written', 0)} blocks placed"
                              + (f", {ev.get('already')} already in place" if ev.get("already") else ""))
@@ -598,12 +601,13 @@ class ChatLoop:
         return honoured
 
     async def on_cancel(self, item: dict[str, Any]) -> None:
-        """A stop by someone who may stop everything: the host paused writes; every running turn ends."""
+        """A stop by someone who may stop everything: the host paused writes; every running turn ends,
+        with its operations (one waiting for writes to resume must not run when they do)."""
         player = item["player_id"]
         await self._drop_queued(player, "cancelled by /ai stop")
         honoured = True
         for turn in list(self.active.values()):
-            honoured = await self._cancel_turn(turn, journal=False) and honoured
+            honoured = await self._cancel_turn(turn, journal=True) and honoured
         await self.reply(item["id"], player, "stopped; writes stay paused until your next request or /ai resume"
                          + ("" if honoured else " (the agent ignored the stop and was ended)"), done=True)
 

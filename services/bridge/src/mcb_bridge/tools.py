@@ -370,7 +370,8 @@ BUILD_APPLY = """\
 Apply a prepared plan: plan_id and plan_hash exactly as build_prepare returned them, and a \
 new idempotency_key you choose (e.g. "tower-roof-1").
 Returns operation_id, its state and counters; writing goes on after the answer: poll \
-operation_status until applied, conflict, cancelled or failed.
+operation_status until applied, conflict, cancelled or failed. With an MCP progress token it \
+sends progress per batch and answers when the operation ends (at most ~50 s).
 A block is written only if it still holds what the plan saw; one someone changed is a conflict, \
 never overwritten.
 Consent: a plan whose replaced lists player blocks (also imports, regenerations, undos) is \

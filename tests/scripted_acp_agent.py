@@ -15,8 +15,8 @@ It records what it was given under $HOME (its HOME is the bridge's per-agent fol
 (its own environment), mcp-<session>.json (the MCP server entries) and sessions/<id>.json
 (history for session/load). `--no-load` advertises loadSession but fails every load;
 `--linger` keeps the process 30 s after stdin closes (an agent that would become an orphan).
-`--auth-required` answers session/new with ACP's "Authentication required" (-32000), as codex-acp
-does with neither an API key nor a login.
+`--auth-required` answers session/new, session/load and prompts with ACP's "Authentication
+required" (-32000), as codex-acp does with neither an API key nor a login.
 """
 
 from __future__ import annotations
@@ -108,6 +108,8 @@ class ScriptedAgent:
         return SetSessionConfigOptionResponse(config_options=[self._model_option(str(value))])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kw: Any):
+        if AUTH_REQUIRED:
+            raise RequestError.auth_required()
         stored = self._load_file(session_id)
         if NO_LOAD or stored is None:
             raise RequestError.invalid_params({"session_id": "unknown session"})
@@ -129,6 +131,8 @@ class ScriptedAgent:
         await self.conn.session_update(sid, update_agent_message_text(text))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kw: Any):
+        if AUTH_REQUIRED:
+            raise RequestError.auth_required()
         text = "".join(getattr(b, "text", "") for b in prompt)
         request = text.rsplit("Request:", 1)[-1].strip()
         ev = self.cancelled[session_id] = asyncio.Event()

@@ -30,8 +30,10 @@ must be (``KINDS``; air and fluids never hold anything):
 | carpets (wool, moss) | below | any | ``CarpetBlock.canSurvive``: ``!isEmptyBlock(below)`` |
 | flowers, saplings, short grass, fern, bushes, sweet berry bush, petals, wildflowers, tall plants (lower half) | below | dirt | ``VegetationBlock.canSurvive`` → ``mayPlaceOn``; ``TallFlowerBlock``/``DoublePlantBlock`` lower half the same; ``WitherRoseBlock.mayPlaceOn`` adds the nether soils |
 
-Read in a public Mojang-mapped decompile of the game's 1.21 client through the search tool
-(restated here, nothing copied). Everything else: ``None`` (no support needed, or not claimed here).
+Read in public Mojang-mapped decompiles of the game through the search tool — the 1.21.7 client
+(github.com/PolarBear2333/minecraft_sourcecode_1.21.7_client) and NikitaCartes-archive/
+MinecraftDeobfuscated-Mojang — and the ``#minecraft:dirt`` tag from the same source's
+``BlockItemTagsProvider`` (restated here, nothing copied). Everything else: ``None`` (no support needed, or not claimed here).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ It records what it was given under $HOME (its HOME is the bridge's per-agent fol
 (its own environment), mcp-<session>.json (the MCP server entries) and sessions/<id>.json
 (history for session/load). `--no-load` advertises loadSession but fails every load;
 `--linger` keeps the process 30 s after stdin closes (an agent that would become an orphan).
+`--auth-required` answers session/new, session/load and prompts with ACP's "Authentication
+required" (-32000), as codex-acp does with neither an API key nor a login.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from acp.schema import (
 
 HOME = Path(os.environ.get("HOME", "."))
 NO_LOAD = "--no-load" in sys.argv
+AUTH_REQUIRED = "--auth-required" in sys.argv
 
 
 def _save(path: Path, data: Any) -> None:
@@ -89,6 +92,8 @@ class ScriptedAgent:
             return None
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **kw: Any):
+        if AUTH_REQUIRED:
+            raise RequestError.auth_required()
         sid = f"sess-{uuid.uuid4().hex[:12]}"
         self._remember(sid, mcp_servers or [])
         return NewSessionResponse(session_id=sid, config_options=[self._model_option("scripted-small")])
@@ -103,6 +108,8 @@ class ScriptedAgent:
         return SetSessionConfigOptionResponse(config_options=[self._model_option(str(value))])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kw: Any):
+        if AUTH_REQUIRED:
+            raise RequestError.auth_required()
         stored = self._load_file(session_id)
         if NO_LOAD or stored is None:
             raise RequestError.invalid_params({"session_id": "unknown session"})
@@ -124,6 +131,8 @@ class ScriptedAgent:
         await self.conn.session_update(sid, update_agent_message_text(text))
 
     async def prompt(self, session_id: str, prompt: list[Any], **kw: Any):
+        if AUTH_REQUIRED:
+            raise RequestError.auth_required()
         text = "".join(getattr(b, "text", "") for b in prompt)
         request = text.rsplit("Request:", 1)[-1].strip()
         ev = self.cancelled[session_id] = asyncio.Event()

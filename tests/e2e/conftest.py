@@ -24,7 +24,7 @@ from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
-              "planner_health", "journal_health", "camera_health", "redis", "dashboard"]
+              "planner_health", "journal_health", "camera_health", "redis", "dashboard", "camera_link"]
 
 
 @dataclass
@@ -46,14 +46,22 @@ class Stack(OnWorldHost):
         return interrupt(self.popen)
 
 
-def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:
+def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool = False) -> Stack:
     """`mcb up` in ``runtime``: with its embedded host, or pointed at ``world`` (an external host,
-    already running) with ``--world-host URL --world-host-token-file F``."""
-    ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES)), strict=True))
+    already running) with ``--world-host URL --world-host-token-file F``. ``saved_ports``: no
+    ``MCB_*_PORT`` in the environment at all (a new shell): the stack takes the ports an earlier
+    `mcb up` saved in the runtime's config.json."""
     env = dict(os.environ)
     env["MCB_RUNTIME_DIR"] = str(runtime)
-    for name, port in ports.items():
-        env[f"MCB_{name.upper()}_PORT"] = str(port)
+    if saved_ports:
+        saved = json.loads((runtime / "config.json").read_text())["ports"]
+        ports = {name: int(saved[name]) for name in PORT_NAMES}
+        for name in PORT_NAMES:
+            env.pop(f"MCB_{name.upper()}_PORT", None)
+    else:
+        ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES)), strict=True))
+        for name, port in ports.items():
+            env[f"MCB_{name.upper()}_PORT"] = str(port)
     for k in ("MCB_SECRETS_DIR", "MCB_CONFIG", "MCB_AGENT_TOKEN", "MCB_ADMIN_TOKEN", "MCB_SERVICE_TOKEN",
               "MCB_AUTOMATION_TOKEN", "MCB_WORLD_HOST_URL", "MCB_WORLD_HOST_TOKEN_FILE", "MCB_PLANNER_ADDR",
               "MCB_JOURNAL_ADDR", "MCB_CAMERA_ADDR", "MCB_REDIS_URL", "MCB_PROJECT_ID", "MCB_PLAYER_ID"):

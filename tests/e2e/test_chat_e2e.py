@@ -18,10 +18,10 @@ from harness import ROOT
 SCRIPTED = ROOT / "tests" / "scripted_acp_agent.py"
 
 
-def _chat(stack, lines: list[str], timeout: float = 180) -> subprocess.CompletedProcess:
+def _chat(stack, lines: list[str], timeout: float = 180, agent_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = dict(stack.env)
     env["MCB_ACP_COMMAND"] = sys.executable
-    env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED)])
+    env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED), *agent_args])
     env["OPENAI_API_KEY"] = "inherited-must-not-reach-the-agent"
     if stack.world.external:  # the test host's automation principal (a Paper server has none)
         env["MCB_AUTOMATION_TOKEN"] = stack.world.token("automation")
@@ -77,6 +77,21 @@ def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
     assert any("was interrupted" in line and f"{rec['operations'][0]} (applied, 42 written)" in line
                for line in r.stdout.splitlines()), r.stdout
     assert r.stdout.splitlines()[-1] == "echo: hello", r.stdout
+
+
+def test_an_agent_not_logged_in_gets_one_line_that_says_how(stack) -> None:
+    """Issue 31 item 3: an agent that answers "Authentication required" gives the player one line
+    naming `mcb login` and the key variable, in game (the outbox `mcb chat` prints) and in the
+    terminal's log — never a traceback; the next request starts a new agent."""
+    r = _chat(stack, ["hello", "hello again"], agent_args=("--auth-required",))
+    assert r.returncode == 0, _why(stack, r)
+    said = [line for line in r.stdout.splitlines() if "not logged in" in line]
+    assert len(said) == 2, _why(stack, r)  # one line per request, nothing else about it
+    assert all("`mcb login`" in line and "MCB_OPENAI_API_KEY" in line for line in said), said
+    assert "Traceback" not in r.stderr and "RequestError" not in r.stdout + r.stderr, r.stderr[-3000:]
+    logged = [line for line in r.stderr.splitlines() if "not logged in" in line]
+    assert len(logged) == 2 and all("`mcb login`" in line for line in logged), r.stderr[-3000:]
+    assert "Authentication required" not in r.stdout
 
 
 def test_doctor_reports_the_running_stack(stack) -> None:

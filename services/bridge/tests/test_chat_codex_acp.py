@@ -60,3 +60,32 @@ def test_login_status_uses_the_agents_own_codex_home(tmp_path: Path) -> None:
     assert "Not logged in" in r.stdout + r.stderr
     assert str(tmp_path / "rt" / "chat" / "codex-home") in r.stderr
     assert not (tmp_path / "user-home" / ".codex").exists(), "never the user's ~/.codex"
+
+
+@pytest.mark.skipif(PIN["binary"] is None,
+                    reason=f"the pinned {PIN['package']} {PIN['pinned']} is not installed (npm ci impossible here?): "
+                           f"run `{PIN['install_hint']}`")
+def test_codex_acp_without_credentials_is_one_line_naming_mcb_login(tmp_path: Path) -> None:
+    """Issue 31 item 3: the pinned agent with neither an API key nor a login answers session/new
+    with ACP's "Authentication required"; the bridge turns it into the one line a player sees."""
+    from mcb_bridge.chat.agent import AgentNotLoggedIn
+    from mcb_bridge.chat.sessions import SessionRecord
+
+    cfg = ChatConfig(world_url="http://127.0.0.1:9", redis_url="redis://127.0.0.1:9/0", journal_addr="127.0.0.1:9",
+                     runtime_dir=tmp_path, state_dir=tmp_path / "chat", admin_token="ADMIN", agent_token="AGENT",
+                     mcp_command=("/bin/false",))
+    assert cfg.api_key is None and cfg.acp_command is None
+
+    async def main() -> str:
+        agent = AgentProcess(cfg, "p1")
+        try:
+            await asyncio.wait_for(agent.start(), 60)
+            with pytest.raises(AgentNotLoggedIn) as refused:
+                await asyncio.wait_for(agent.open_session("player-1", SessionRecord()), 60)
+            return str(refused.value)
+        finally:
+            await agent.close()
+
+    line = asyncio.run(main())
+    assert "\n" not in line and "`mcb login`" in line and "MCB_OPENAI_API_KEY" in line, line
+    assert "Authentication required" not in line

@@ -435,3 +435,39 @@ def test_unknown_tool_is_a_protocol_error(fresh_fake: FakeEnv) -> None:
         assert "unknown tool" in str(info.value)
 
     arun(with_client(fresh_fake, body))
+
+
+def test_a_call_still_working_after_a_second_sends_progress_each_second(fake_env: FakeEnv) -> None:
+    """Issue 31 item 10: any tool that takes over a second reports progress (seconds, no total)
+    while the client listens with a progress token; none without one, none for a quick call."""
+    import asyncio
+
+    bridge = Bridge(fake_env.config())
+    original = bridge._handlers["build_prepare"]
+
+    async def slow(args: dict[str, Any]) -> Any:
+        await asyncio.sleep(2.4)
+        return await original(args)
+
+    bridge._handlers["build_prepare"] = slow
+
+    async def body() -> list:
+        seen: list = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
+
+        try:
+            async with Client(build_server(bridge), mode="legacy") as client:
+                ok(await client.call_tool("build_prepare", {"recipe": SEED_RECIPE}, progress_callback=on_progress))
+                quiet = len(seen)
+                ok(await client.call_tool("build_prepare", {"recipe": SEED_RECIPE}))  # no token: nothing
+                ok(await client.call_tool("project_context", {}, progress_callback=on_progress))  # quick: nothing
+                assert len(seen) == quiet
+        finally:
+            await bridge.journal.close()
+        return seen
+
+    seen = arun(body())
+    assert [(p, t) for p, t, _ in seen] == [(1, None), (2, None)], seen
+    assert seen[0][2] == "build_prepare: working (1 s)", seen

@@ -45,3 +45,20 @@ def test_no_module_but_settings_reads_the_environment() -> None:
                     a.name in ("environ", "getenv") for a in node.names):
                 readers.append(f"{path.name}:{node.lineno}")
     assert readers == [], f"read MCB_CAMERA_* in settings.py (CameraSettings), not in {readers}"
+
+
+def test_the_link_port_comes_from_the_stacks_saved_ports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31 item 1: like every port of the stack, the link's is MCB_CAMERA_LINK_PORT, else the
+    one `mcb up` saved in config.json ("ports"), else 8766."""
+    import json
+
+    from mcb_rpc.settings import Settings
+
+    for var in ("MCB_CAMERA_LINK_PORT", "MCB_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MCB_RUNTIME_DIR", str(tmp_path))
+    assert CameraSettings.from_env({}, link_port=Settings.from_env().ports["camera_link"]).link_port == 8766
+    (tmp_path / "config.json").write_text(json.dumps({"ports": {"camera_link": 29001}}))
+    saved = Settings.from_env().ports["camera_link"]
+    assert CameraSettings.from_env({}, link_port=saved).link_port == 29001
+    assert CameraSettings.from_env({"MCB_CAMERA_LINK_PORT": "29002"}, link_port=saved).link_port == 29002

@@ -153,3 +153,61 @@ def test_attached_blocks_hang_on_blocks_of_the_plan_or_the_world():
             (5, 66, 0): "minecraft:torch", (5, 65, 0): "minecraft:glass",
             (7, 64, 0): "minecraft:oak_hanging_sign[attached=false,rotation=0,waterlogged=false]",
             (7, 65, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]"})
+
+
+# -- blocks that stand on the block below (issue 31 item 5; mcb_common.attached cites canSurvive) --
+DOOR = "minecraft:oak_door[facing=north,half={h},hinge=left,open=false,powered=false]"
+STANDS = {
+    "door": DOOR.format(h="lower"),
+    "poppy": "minecraft:poppy",
+    "carpet": "minecraft:red_carpet",
+    "rail": "minecraft:rail[shape=north_south,waterlogged=false]",
+    "plate": "minecraft:stone_pressure_plate[powered=false]",
+    "candle": "minecraft:candle[candles=1,lit=false,waterlogged=false]",
+    "sapling": "minecraft:oak_sapling[stage=0]",
+    "tall": "minecraft:sunflower[half=lower]",
+    "repeater": "minecraft:repeater[delay=1,facing=north,locked=false,powered=false]",
+}
+
+
+@pytest.mark.parametrize("what", sorted(STANDS))
+def test_a_block_that_stands_on_air_is_refused_with_its_position(what: str) -> None:
+    e = refused(FakeWorld({}), {(3, 70, -2): STANDS[what], (9, 64, 9): "minecraft:stone"})
+    assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_attachment", e
+    assert e.details["count"] == 1 and (e.details["samples"][0]["x"], e.details["samples"][0]["y"],
+                                        e.details["samples"][0]["z"]) == (3, 70, -2)
+    assert "3,70,-2" in e.message and "Nothing was written" in e.message
+
+
+def test_each_stands_on_what_the_game_allows() -> None:
+    grass = "minecraft:grass_block[snowy=false]"
+    fence = "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]"
+    ok = {  # (support below, placed)
+        "door on stone": ("minecraft:stone", STANDS["door"]),
+        "poppy on grass": (grass, STANDS["poppy"]),
+        "sapling on farmland": ("minecraft:farmland[moisture=0]", STANDS["sapling"]),
+        "wither rose on soul sand": ("minecraft:soul_sand", "minecraft:wither_rose"),
+        "carpet on glass": ("minecraft:glass", STANDS["carpet"]),
+        "candle on a fence": (fence, STANDS["candle"]),
+        "plate on a fence": (fence, STANDS["plate"]),
+        "rail on planks": ("minecraft:oak_planks", STANDS["rail"]),
+    }
+    for name, (below, placed) in ok.items():
+        run(FakeWorld({(0, 63, 0): below}), {(0, 64, 0): placed}), name
+    no = {
+        "poppy on stone": ("minecraft:stone", STANDS["poppy"]),  # VegetationBlock.mayPlaceOn: dirt or farmland
+        "poppy on soul sand": ("minecraft:soul_sand", STANDS["poppy"]),
+        "rail on glass pane": ("minecraft:glass_pane[east=false,north=false,south=false,waterlogged=false,"
+                               "west=false]", STANDS["rail"]),
+        "door on a fence": (fence, STANDS["door"]),
+    }
+    for name, (below, placed) in no.items():
+        e = refused(FakeWorld({(0, 63, 0): below}), {(0, 64, 0): placed})
+        assert e.details["reason"] == "unsupported_attachment", name
+
+
+def test_the_upper_half_and_the_support_in_the_same_plan() -> None:
+    # the upper half stands on its lower half (two-part rule, not a sturdy face); the floor may be planned too
+    run(FakeWorld({}), {(0, 63, 0): "minecraft:stone", (0, 64, 0): DOOR.format(h="lower"),
+                        (0, 65, 0): DOOR.format(h="upper"), (1, 63, 0): "minecraft:dirt",
+                        (1, 64, 0): "minecraft:sunflower[half=lower]", (1, 65, 0): "minecraft:sunflower[half=upper]"})

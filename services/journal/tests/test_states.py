@@ -34,3 +34,15 @@ def test_applied_requires_applying_first():
     with pytest.raises(McbError):
         check_transition("queued", "applied")
     check_transition("applying", "applied")
+
+
+def test_waiting_for_resume_never_writes_and_ends_only_by_cancel_or_failure():
+    """Issue 31 item 6: a queued operation that meets paused writes waits; it goes back to queued
+    (and so through applying) when writes resume, or is cancelled; it never jumps to a result."""
+    assert OpState.WAITING_FOR_RESUME in TRANSITIONS[OpState.QUEUED]
+    assert TRANSITIONS[OpState.WAITING_FOR_RESUME] == {OpState.QUEUED, OpState.CANCELLED, OpState.FAILED}
+    assert OpState.WAITING_FOR_RESUME not in TERMINAL
+    assert OpState.WAITING_FOR_RESUME not in TRANSITIONS[OpState.APPLYING]  # a pause mid-apply is a stop
+    for result in ("applying", "applied", "conflict", "recovery_required"):
+        with pytest.raises(McbError):
+            check_transition("waiting_for_resume", result)

@@ -268,6 +268,42 @@ def test_both_halves_written_explicitly_stay_one_door():
     assert len(got) == 2 and props(got[(0, Y + 1, 0)])["half"] == "upper"
 
 
+@pytest.mark.parametrize(("blocks", "differ"), [
+    # issue 31 item 5: a head facing elsewhere would be an orphan (BedBlock.updateShape)
+    ({(0, 0): "red_bed[facing=north,part=foot]", (0, -1): "red_bed[facing=east,part=head]"}, ["facing"]),
+    ({(0, 0): "oak_door[facing=north,half=lower]", (0, Y + 1, 0): "oak_door[facing=east,half=upper]"}, ["facing"]),
+    ({(0, 0): "oak_door[half=lower,open=true]", (0, Y + 1, 0): "oak_door[half=upper,open=false]"}, ["open"]),
+    ({(0, 0): "oak_door[half=lower,hinge=left]", (0, Y + 1, 0): "oak_door[half=upper,hinge=right]"}, ["hinge"]),
+    ({(0, 0): "oak_door[half=lower]", (0, Y + 1, 0): "spruce_door[half=upper]"}, ["block"]),
+])
+def test_two_halves_that_disagree_are_refused_with_both_positions(blocks, differ):
+    with pytest.raises(McbError) as ei:
+        build(blocks)
+    e = ei.value
+    assert e.code == ErrorCode.INVALID_REQUEST and e.details["reason"] == "halves_disagree", e
+    s = e.details["samples"][0]
+    assert s["differ"] == differ and (s["x"], s["y"], s["z"]) == (0, Y, 0), s
+    assert (s["other"]["x"], s["other"]["z"]) in ((0, -1), (0, 0)) and "two halves disagree" in e.message
+
+
+def test_halves_that_agree_or_leave_a_property_to_the_planner_are_one_block():
+    got = build({(0, 0): "red_bed[facing=north,part=foot]", (0, -1): "red_bed[facing=north,part=head]",
+                 (3, 0): "oak_door[facing=east,half=lower,hinge=right]", (3, Y + 1, 0): "oak_door[facing=east,half=upper]"})
+    assert props(got[(0, Y, -1)])["part"] == "head" and props(got[(3, Y + 1, 0)])["hinge"] == "right"
+
+
+def test_spelled_out_pane_and_fence_sides_that_contradict_their_neighbours_are_warned_with_positions():
+    ops = [cell(0, 0, "glass_pane[east=true,north=false]"), cell(0, -1, "stone"),
+           cell(5, 0, "oak_fence[north=false]"), cell(5, -1, "oak_fence")]
+    r = compile_recipe({"version": 1, "operations": ops})
+    (w,) = [w for w in r.warnings if "contradict their neighbours" in w]
+    assert w.startswith("3 fence/pane side(s)"), w  # pane east (air), pane north (stone), fence north (fence)
+    assert "0 64 0 east=true" in w and "0 64 0 north=false" in w and "5 64 0 north=false" in w, w
+    assert props(r.blocks()[(0, Y, 0)])["east"] == "true"  # kept as written
+    agree = compile_recipe({"version": 1, "operations": [cell(0, 0, "glass_pane[north=true]"), cell(0, -1, "stone")]})
+    assert not any("contradict" in w for w in agree.warnings)
+
+
 # -- rotation invariance -------------------------------------------------------------------------
 
 BLOCKS = ["oak_fence", "nether_brick_fence", "glass_pane", "iron_bars", "cobblestone_wall", "stone",

@@ -26,6 +26,7 @@ DEFAULT_PORTS = {
     "journal_health": 8792,
     "camera_health": 8794,
     "dashboard": 8790,    # the ops dashboard (HTTP, services/dashboard)
+    "camera_link": 8766,  # the camera worker's WebSocket for a Fabric camera client (docs/camera-link.md)
     "redis": 6389,
 }
 

@@ -4,6 +4,15 @@ Built on the MCP Python SDK v2 low-level ``mcp.server.Server`` with explicit JSO
 (``tools.py``), so the schemas are exactly the user's contract rather than something derived
 from Python signatures. One ``Bridge`` object owns the journal client; ``build_server`` wraps it
 in an MCP server; ``http_app`` adds bearer auth and ``GET /health`` for the HTTP transport.
+
+Progress (MCP ``notifications/progress``): when a ``tools/call`` carries a progress token,
+``build_apply`` follows its operation — one notification per batch written (progress = batches
+done, plus one when the operation ends; total = its batches + 1; the message says the state and
+the blocks written or already in place of the plan's) — and answers
+when the operation has ended, waits for writes to resume, or after ``FOLLOW_SECONDS`` (then still
+running: poll ``operation_status``); every other tool that is still working after a second sends
+one notification a second (progress = seconds, no total) until it answers. Without a token
+nothing changes: ``build_apply`` answers at once, as before.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -55,6 +65,31 @@ mcb://guides/coordinates, mcb://guides/examples, mcb://guides/recipe-schema, and
 mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely. """ + ERRORS_SENTENCE
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+# progress(progress, total, message): the request's own channel (ServerSession.report_progress)
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+FOLLOW_SECONDS = 50.0  # how long build_apply with a progress token follows its operation
+FOLLOW_POLL = 0.25
+HEARTBEAT_SECONDS = 1.0
+_OPERATION_ENDS = {"applied", "conflict", "cancelled", "failed", "recovery_required", "waiting_for_resume"}
+
+
+class _Reporter:
+    """Sends progress while the client listens: strictly increasing values, and a failed send
+    (the client went away) ends the reporting, never the call."""
+
+    def __init__(self, send: Progress) -> None:
+        self.send: Progress | None = send
+        self.last = -1.0
+
+    async def __call__(self, progress: float, total: float | None, message: str) -> None:
+        if self.send is None or progress <= self.last:
+            return
+        self.last = progress
+        try:
+            await self.send(progress, total, message)
+        except Exception as exc:  # noqa: BLE001 - progress is best-effort
+            log.info("progress notification not sent (%s); no more for this call", exc.__class__.__name__)
+            self.send = None
 
 
 def _result(payload: dict[str, Any]) -> types.CallToolResult:
@@ -119,7 +154,8 @@ class Bridge:
         spec = self.specs.get(name)
         return spec.shown_schema if spec else None
 
-    async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    async def call(self, name: str, arguments: dict[str, Any] | None,
+                   progress: Progress | None = None) -> types.CallToolResult:
         spec = self.specs.get(name)
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}; tools: {', '.join(self.specs)}")
@@ -130,7 +166,7 @@ class Bridge:
             # Structural limits, then schema validation, in a worker thread with a deadline:
             # one hostile call never holds the event loop (/health, other clients).
             await asyncio.to_thread(validate_arguments, spec, args)
-            out = await self._handlers[name](args)
+            out = await self._run(name, args, _Reporter(progress) if progress is not None else None)
             return out if isinstance(out, types.CallToolResult) else _result(out)
         except McbError as err:
             code = str(err.code)
@@ -142,6 +178,42 @@ class Bridge:
             return internal_error(name, exc)
         finally:
             log.info("tool %s -> %s in %.0f ms", name, code, (time.monotonic() - started) * 1000)
+
+    async def _run(self, name: str, args: dict[str, Any], report: _Reporter | None) -> Any:
+        if report is None:
+            return await self._handlers[name](args)
+        if name == "build_apply":
+            return await self._follow(await self._handlers[name](args), report)
+        task = asyncio.ensure_future(self._handlers[name](args))
+        waited = 0
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_SECONDS)
+                if done:
+                    return task.result()
+                waited += 1
+                await report(waited, None, f"{name}: working ({waited} s)")
+        finally:
+            if not task.done():  # the call itself was cancelled
+                task.cancel()
+
+    async def _follow(self, op: dict[str, Any], report: _Reporter) -> dict[str, Any]:
+        """build_apply with a progress token: the operation's progress until it ends (or waits
+        for writes to resume, or FOLLOW_SECONDS pass); the latest report is the answer."""
+        deadline = time.monotonic() + FOLLOW_SECONDS
+        while True:
+            state = str(op.get("state", ""))
+            ended = state in _OPERATION_ENDS
+            batches = int(op.get("batches_total") or 0)
+            blocks = int(op.get("written") or 0) + int(op.get("already") or 0)
+            # the end is one more step, so the last notification says how it ended
+            await report(float(int(op.get("batches_done") or 0) + ended), float(batches + 1),
+                         f"{state}: {blocks} of {int(op.get('planned') or 0)} blocks, batch "
+                         f"{int(op.get('batches_done') or 0)} of {batches}")
+            if ended or time.monotonic() > deadline:
+                return op
+            await asyncio.sleep(FOLLOW_POLL)
+            op = render.operation_report(await self.journal.operation_status(op["operation_id"]))
 
     async def project_context_json(self) -> dict[str, Any]:
         """project_context's answer, for the resource mcb://project/context."""
@@ -377,7 +449,9 @@ def build_server(bridge: Bridge) -> Server[Any]:
         return types.ListToolsResult(tools=bridge.tools())
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await bridge.call(params.name, params.arguments)
+        # progress only when the client asked for it (params._meta.progressToken)
+        wants = progress_token_from_params(ctx.params) is not None
+        return await bridge.call(params.name, params.arguments, ctx.session.report_progress if wants else None)
 
     async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources.list_resources())

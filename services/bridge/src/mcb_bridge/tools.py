@@ -370,7 +370,8 @@ BUILD_APPLY = """\
 Apply a prepared plan: plan_id and plan_hash exactly as build_prepare returned them, and a \
 new idempotency_key you choose (e.g. "tower-roof-1").
 Returns operation_id, its state and counters; writing goes on after the answer: poll \
-operation_status until applied, conflict, cancelled or failed.
+operation_status until applied, conflict, cancelled or failed. With an MCP progress token it \
+sends progress per batch and answers when the operation ends (at most ~50 s).
 A block is written only if it still holds what the plan saw; one someone changed is a conflict, \
 never overwritten.
 Consent: a plan whose replaced lists player blocks (also imports, regenerations, undos) is \
@@ -383,10 +384,11 @@ stale_snapshot: the plan expired or the world moved on, prepare again. paused/bu
 recovery_required: wait or tell the user. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
-State of a build_apply operation (queued, applying, applied, conflict, cancelled, failed, \
-recovery_required), counters, batches, samples of conflicts and written positions, any error. \
-Cancelled or failed ones may have written some blocks. Poll every second or two while \
-queued/applying.\
+State of a build_apply operation (queued, waiting_for_resume, applying, applied, conflict, \
+cancelled, failed, recovery_required), counters, batches, samples of conflicts and written positions, \
+any error. waiting_for_resume: writes are paused; nothing written yet, it runs when they resume \
+unless cancelled. Cancelled or failed ones may have written some blocks. Poll every second or two \
+while queued/applying.\
 """
 
 

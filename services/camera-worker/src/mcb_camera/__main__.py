@@ -26,7 +26,7 @@ from .store import CameraStore
 
 
 def build(settings: Settings, cam: CameraSettings | None = None) -> CameraService:
-    cam = cam or CameraSettings.from_env()
+    cam = cam or CameraSettings.from_env(link_port=settings.ports.get("camera_link"))
     # Every principal is known, so a known-but-not-allowed token gets permission_denied.
     tokens = TokenTable.load(settings.secrets_dir)
     if not any(tokens.has(p) for p in ("agent", "admin", "service")):

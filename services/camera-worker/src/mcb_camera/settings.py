@@ -28,9 +28,11 @@ class CameraSettings:
     test_hold_after_read_s: float = 0.0     # MCB_CAMERA_TEST_HOLD_AFTER_READ_S (tests only)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> CameraSettings:
+    def from_env(cls, env: Mapping[str, str] | None = None, link_port: int | None = None) -> CameraSettings:
+        """``link_port``: the stack's camera_link port (mcb_rpc Settings: config.json "ports" when
+        `mcb up` saved one); MCB_CAMERA_LINK_PORT still wins."""
         env = os.environ if env is None else env
-        d = cls()
+        d = cls() if link_port is None else cls(link_port=link_port)
 
         def text(name: str, default: str) -> str:
             return env.get(name, "").strip() or default

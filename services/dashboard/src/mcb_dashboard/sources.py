@@ -42,7 +42,7 @@ CAMERA_HEARTBEAT = "mcb:camera:worker"  # mcb_camera.server
 CAPTURE_RECORD = "mcb:camera:capture:"  # mcb_camera.jobs
 MAX_CAPTURES = 200
 REDIS_READ_TIMEOUT_S = 3.0  # a reply slower than this is a RedisError (TimeoutError)
-ACTIVE = ("prepared", "queued", "applying")
+ACTIVE = ("prepared", "queued", "waiting_for_resume", "applying")
 
 
 def as_dict(msg) -> dict[str, Any]:

@@ -9,7 +9,7 @@ refused plan never writes anything:
 | ``unsupported_block_entity`` | the plan would place a block entity this tool does not write (spawner, command/structure/jigsaw block…; ``mcb_common.blockentity.REFUSED``); furniture (chests, signs, beds…) is allowed | ``unsupported_block`` |
 | ``places_fluid`` | the plan would place water/lava/bubble column or a ``waterlogged=true`` state | ``unsupported_block`` |
 | ``unsupported_gravity`` | the plan places a gravity block (sand, gravel, concrete powder, anvil…) with air or fluid under it after the plan | ``unsupported_block`` |
-| ``unsupported_attachment`` | the plan places a block that hangs on a neighbour (torch, wall torch, ladder, button, lever, sign, banner…; ``mcb_common.attached``) without that neighbour after the plan (air, fluid, or not solid where it must be) | ``unsupported_block`` |
+| ``unsupported_attachment`` | the plan places a block that hangs on a neighbour or stands on the block below (torch, wall torch, ladder, button, lever, sign, banner, door, rail, repeater, comparator, pressure plate, candle, carpet, flower, sapling, grass, tall plant…; ``mcb_common.attached``, which cites the game's ``canSurvive`` for each) without that support after the plan (air, fluid, not solid where it must be, not dirt under a plant) | ``unsupported_block`` |
 | ``overwrites_block_entity`` | a position holding a block entity would change | ``conflict`` |
 | ``into_fluid`` | a position holding a fluid (incl. waterlogged blocks) would change | ``conflict`` |
 | ``removes_support`` | the plan leaves air/fluid under a gravity block that stays (existing or planned) | ``conflict`` |
@@ -43,9 +43,9 @@ _MESSAGES = {
                             "would place {n} gravity block(s) ({kinds}) with air or fluid below them; "
                             "they would fall — put a solid block under each first"),
     "unsupported_attachment": (ErrorCode.UNSUPPORTED_BLOCK,
-                               "would place {n} attached block(s) ({kinds}) without the block they hang on "
-                               "(air, fluid or not solid there after the plan); they would pop off — place "
-                               "the supporting block first (in the same plan is fine)"),
+                               "would place {n} block(s) ({kinds}) without the block they hang or stand on "
+                               "(air, fluid, not solid there after the plan, or no dirt/grass under a plant); "
+                               "they would pop off — place the supporting block first (in the same plan is fine)"),
     "overwrites_block_entity": (ErrorCode.CONFLICT,
                                 "would overwrite {n} block(s) with a block entity ({kinds}), e.g. a "
                                 "chest and its contents — exclude those positions"),
@@ -157,9 +157,10 @@ async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette:
             if below is not None and not info.supports(below):
                 hit("unsupported_gravity", i, palette[desired[i]])
         for i in attached_placed:
-            (dx, dy, dz), solid = d_att[desired[i]]  # type: ignore[misc]
+            (dx, dy, dz), kind = d_att[desired[i]]  # type: ignore[misc]
             sup = after((xyz[3 * i] + dx, xyz[3 * i + 1] + dy, xyz[3 * i + 2] + dz))
-            if sup is not None and not attached.holds(sup, solid, info.is_fluid(sup), info.version):
+            if sup is not None and not attached.holds(sup, kind, info.is_fluid(sup), info.version,
+                                                      palette[desired[i]]):
                 hit("unsupported_attachment", i, palette[desired[i]])
 
     for reason in ORDER:

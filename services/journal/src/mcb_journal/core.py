@@ -106,6 +106,8 @@ class JournalCore:
           live world over its mask and decides; nothing is replayed or resumed silently.
         - ``prepared`` / ``queued``: nothing was written -> stays; the executor takes it (oldest first)
           from SQLite as soon as it runs.
+        - ``waiting_for_resume``: nothing was written, no intent exists -> stays; queued again when
+          the executor sees the host's writes resumed.
         """
         needing = []
         for r in self.db.all("SELECT op_id FROM operations WHERE state='applying'"):
@@ -150,6 +152,11 @@ class JournalCore:
         before build_apply committed ``queued`` at once)."""
         return [r["op_id"] for r in self.db.all(
             "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms, rowid")]
+
+    def waiting_for_resume(self) -> list[str]:
+        """Operations that found writes paused when their turn came, oldest first."""
+        return [r["op_id"] for r in self.db.all(
+            "SELECT op_id FROM operations WHERE state='waiting_for_resume' ORDER BY created_ms, rowid")]
 
     # ---------------------------------------------------------------- operations
     def report(self, op_id: str, replayed: bool = False) -> jpb.OperationReport:
@@ -200,7 +207,7 @@ class JournalCore:
         assert row is not None
         with self.db.tx() as c:
             c.execute("UPDATE operations SET cancel_requested=1, updated_ms=? WHERE op_id=?", (now_ms(), op_id))
-        if row["state"] in (OpState.PREPARED, OpState.QUEUED):
+        if row["state"] in (OpState.PREPARED, OpState.QUEUED, OpState.WAITING_FOR_RESUME):
             operations.set_state(self.db, op_id, OpState.CANCELLED, message="cancelled before any block was written")
         # An applying operation sees the flag before its next batch (executor.py).
         return self.report(op_id)
@@ -355,7 +362,7 @@ class JournalCore:
         if info.epoch != plan_row["world_epoch"]:
             raise McbError(ErrorCode.STALE_SNAPSHOT,
                            "the world changed identity or epoch since this plan was prepared; prepare again")
-        waiting = self.db.row("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued')")["n"]
+        waiting = self.db.row("SELECT COUNT(*) AS n FROM operations WHERE state IN ('prepared','queued','waiting_for_resume')")["n"]
         if waiting >= self.max_waiting_operations:
             raise McbError(ErrorCode.BUSY, f"{waiting} operations are already waiting for the writer; "
                                            "retry when some have finished (operation_status)")

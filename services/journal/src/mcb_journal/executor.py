@@ -30,6 +30,12 @@ goes on or ends: a game server that crashed rolled its world back to its last sa
 that keeps its records (the Java host) re-runs compare-and-set for such batches — blocks still
 there are answered from the record, rolled-back ones are written again, changed ones conflict.
 
+Paused writes (an owner's /ai stop, the dashboard): an operation whose turn comes while the host
+says its writes are paused writes no intent and waits, ``waiting_for_resume``; while any waits,
+the idle dispatcher asks the host once a second and queues them again (oldest first) when writes
+resume. Cancelling one ends it at once. A pause that lands while an operation is applying stops
+it before its next batch (``cancelled``, the host's ``paused``), as a stop means.
+
 Operations run one at a time per journal (a single dispatcher serialises all writes).
 """
 
@@ -57,6 +63,11 @@ from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
 
+WAITING_MESSAGE = ("waiting for writes to resume: the world host's writes are paused (an owner's /ai stop or the "
+                   "dashboard); nothing was written. It runs when they resume, unless it is cancelled "
+                   "(operation_cancel)")
+PAUSE_CHECK_S = 1.0  # how often the idle dispatcher asks the host whether paused writes resumed
+
 # Answers with which the host refuses a batch as a whole before writing anything.
 REFUSALS = (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED, ErrorCode.OUT_OF_BOUNDS,
             ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST, ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND)
@@ -82,6 +93,8 @@ class Executor:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
         self._job: tuple[asyncio.Future, str, int, list[tuple]] | None = None
         self._in_flight: asyncio.Future | None = None  # the batch_apply request of the batch being sent
+        self._host_paused = False  # what the world_info read just before an operation's first batch said
+        self._next_pause_check = 0.0
 
     def close(self) -> None:
         """Let the writer's transaction in flight (if any) finish, then close its connection."""
@@ -110,6 +123,8 @@ class Executor:
             self.pack_pass()
             wake.clear()  # cleared before looking: a wake-up set after this look is not lost
             op_id = next((o for o in self.core.runnable() if o not in stuck and o not in self.core.unrecorded), None)
+            if op_id is None and await self.resume_waiting():
+                continue
             if op_id is None:
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=1.0)
@@ -143,6 +158,29 @@ class Executor:
                 log.error("operation %s is still %s after a run; it waits for a restart", op_id, row["state"])
                 stuck.add(op_id)
 
+    async def resume_waiting(self) -> bool:
+        """Queue the operations ``waiting_for_resume`` again, oldest first, once the host's writes
+        are no longer paused (asked at most every PAUSE_CHECK_S). True when some were queued."""
+        waiting = self.core.waiting_for_resume()
+        if not waiting or time.monotonic() < self._next_pause_check:
+            return False
+        self._next_pause_check = time.monotonic() + PAUSE_CHECK_S
+        try:
+            info = await self.core.world.world_info()
+        except McbError:
+            return False  # the host is away: they keep waiting
+        if info.paused:
+            return False
+        queued = False
+        for op_id in waiting:
+            row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
+            if row is None or row["state"] != OpState.WAITING_FOR_RESUME:
+                continue  # cancelled meanwhile
+            set_state(self.core.db, op_id, OpState.QUEUED, message="queued: writes resumed")
+            await self._progress(op_id)
+            queued = True
+        return queued
+
     async def _sleep(self, seconds: float) -> None:
         try:
             await asyncio.wait_for(self.stopping.wait(), timeout=seconds)
@@ -174,6 +212,11 @@ class Executor:
             set_state(core.db, op_id, OpState.QUEUED, message="queued")
         plan = core.load_plan(row["plan_id"])
         if await self._other_world(op_id, plan):
+            return
+        if self._host_paused:  # before any intent: nothing to recover, it simply runs later
+            set_state(core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE)
+            self._next_pause_check = 0.0
+            await self._progress(op_id)
             return
         size = core.limits.batch_blocks
         total = -(-len(plan) // size)
@@ -319,10 +362,12 @@ class Executor:
         """An operation planned for another world (the save was replaced since) fails with
         world_changed before any batch; the host's epoch check alone misses a new world that
         starts at the same epoch."""
+        self._host_paused = False
         try:
             info = await self.core.world.world_info()
         except McbError:
             return False  # the batches meet the outage and handle it
+        self._host_paused = bool(info.paused)
         worldid.note_world(self.db, info.world_uuid, info.epoch)
         if not plan.world_uuid or plan.world_uuid == info.world_uuid:
             return False

@@ -1,7 +1,10 @@
 """The operation state machine (ARCHITECTURE §3). Pure: no I/O.
 
     prepared ─▶ queued ─▶ applying ─▶ applied
-        │          │          ├──────▶ conflict            (a block was not as planned)
+        │        ▲ │          ├──────▶ conflict            (a block was not as planned)
+        │        │ ▼
+        │   waiting_for_resume ───────▶ cancelled / failed  (writes were paused when its turn came;
+        │                                                    back to queued when they resume)
         │          │          ├──────▶ recovery_required   (an intent without completion)
         ├──────────┴──────────┴──────▶ cancelled           (operation_cancel, pause, restart)
         └─────────────────────────────▶ failed             (refused before/while writing)
@@ -21,6 +24,9 @@ from mcb_common.errors import ErrorCode, McbError
 class OpState(StrEnum):
     PREPARED = "prepared"
     QUEUED = "queued"
+    # Writes were paused (an owner's /ai stop, the dashboard) when the operation's turn came: nothing
+    # of it was written, no intent exists; it is queued again when the host's writes resume.
+    WAITING_FOR_RESUME = "waiting_for_resume"
     APPLYING = "applying"
     APPLIED = "applied"
     CONFLICT = "conflict"
@@ -33,7 +39,8 @@ TERMINAL = frozenset({OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED, OpSt
 
 TRANSITIONS: dict[OpState, frozenset[OpState]] = {
     OpState.PREPARED: frozenset({OpState.QUEUED, OpState.CANCELLED, OpState.FAILED}),
-    OpState.QUEUED: frozenset({OpState.APPLYING, OpState.CANCELLED, OpState.FAILED}),
+    OpState.QUEUED: frozenset({OpState.APPLYING, OpState.WAITING_FOR_RESUME, OpState.CANCELLED, OpState.FAILED}),
+    OpState.WAITING_FOR_RESUME: frozenset({OpState.QUEUED, OpState.CANCELLED, OpState.FAILED}),
     OpState.APPLYING: frozenset(
         {OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED, OpState.FAILED,
          OpState.RECOVERY_REQUIRED}

@@ -96,7 +96,8 @@ class Undo:
         if extra is not None and extra["undo_forbidden"]:
             raise McbError(ErrorCode.PERMISSION_DENIED,
                            f"operation {op_id} was abandoned after a crash; its undo is forbidden for good")
-        if op["state"] in (OpState.PREPARED, OpState.QUEUED, OpState.APPLYING, OpState.RECOVERY_REQUIRED):
+        if op["state"] in (OpState.PREPARED, OpState.QUEUED, OpState.WAITING_FOR_RESUME, OpState.APPLYING,
+                           OpState.RECOVERY_REQUIRED):
             raise McbError(ErrorCode.BUSY if op["state"] != OpState.RECOVERY_REQUIRED else ErrorCode.RECOVERY_REQUIRED,
                            f"operation {op_id} is {op['state']}; undo needs a finished operation")
         rows = History(self.db).writes_of(op_id, certain_only=True)

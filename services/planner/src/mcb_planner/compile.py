@@ -794,6 +794,7 @@ def compile_recipe(
 
     added_parts: list[np.ndarray] = []
     explicit_parts: list[np.ndarray] = []
+    explicit_states: list[np.ndarray] = []
     for p in placements:
         if isinstance(p.shape, ReplaceOp):
             k_, s_ = replace(p)
@@ -809,6 +810,7 @@ def compile_recipe(
                 k_ = pack(p.cells())
             s_ = choose(k_, p.options, p.salt, seed)
         explicit_parts.append(k_)
+        explicit_states.append(s_)
         # doors, beds, tall plants: the other half joins the placement (connect.py)
         cand = ({o & connect.INDEX_MASK for o, _ in p.options} if p.options and not isinstance(p.shape, ReplaceOp)
                 else set(np.unique(s_ & connect.INDEX_MASK).tolist()))
@@ -852,6 +854,16 @@ def compile_recipe(
             "max_changed_blocks", changed, limits.max_changed_blocks,
         )
 
+    # two halves the recipe writes itself must be one block (connect.check_halves), and such a
+    # half is kept as written: a half another operation added there (its partner) does not replace it
+    ek = np.concatenate(explicit_parts)
+    ek, efirst = np.unique(ek[::-1], return_index=True)  # later operations win, as above
+    es = np.concatenate(explicit_states)[::-1][efirst]
+    connect.check_halves(ek, es, list(table), registry.version)
+    two = connect.two_part_mask(es, list(table), registry.version)
+    if two.any():
+        at = np.searchsorted(keys, ek[two])  # every explicit key is in the merged keys
+        states[at] = es[two]
     # connection states and two-part checks over the final neighbourhood (connect.py)
     done = connect.finish(keys, states, table, registry, world,
                           np.concatenate(added_parts) if added_parts else np.empty(0, dtype=np.int64),

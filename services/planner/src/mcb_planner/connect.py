@@ -63,6 +63,16 @@ in ``tests/test_connect.py``:
   An added half must land on air (or a replaceable plant/snow layer) or on a position the plan
   writes itself, inside the area and the world: else the plan is refused (``conflict`` with
   ``details.reason = "other_half_blocked"``, or ``out_of_bounds``).
+* halves the recipe writes both (``check_halves``): they must be one block — the same block,
+  the two halves, and the properties the game keeps in step agreeing: a bed's ``facing`` (the
+  game's ``BedBlock.updateShape`` keeps a half only while the same bed's other part lies along
+  its facing: a head that faces elsewhere is an orphan), a door's ``facing``, ``open``,
+  ``powered`` and, when both spell it out, ``hinge`` (``DoorBlock.updateShape`` copies them from
+  the other half, so one of the two would silently change). Else the plan is refused
+  (``invalid_request``, ``details.reason = "halves_disagree"``, with both positions).
+* fence and pane sides the recipe spells out are kept (pinned) — one that contradicts its
+  neighbours (``north=true`` with nothing there that joins, or ``false`` beside a block that
+  does) is warned about with its positions: the game re-shapes it at the next neighbour update.
 
 "Full solid" is an approximation from minecraft-data's bounding box ("block") minus the
 shapes known not to be full cubes (slabs, stairs, fences, walls, panes, doors, trapdoors,
@@ -478,13 +488,23 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
     _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, version)
 
     out = idx.copy()
+    contradicted: list[tuple[int, str, str]] = []  # (key, side, pinned value) of fence/pane sides
     for c in (FENCE, GATE, PANE, WALL, STAIRS, WIRE, CHEST, DOOR):
         m = (T.cat[idx] == c) & (pins & PIN_ALL == 0)
         if not m.any():
             continue
         sel = np.nonzero(m)[0]
         props = _RULES[c](keys[sel], idx[sel], T, hood)
+        if c in (FENCE, PANE):
+            contradicted += _contradicted(keys[sel], idx[sel], pins[sel], props, T)
         out[sel] = _restate(idx[sel], pins[sel], props, names, intern, registry)
+    if contradicted:
+        where = "; ".join(f"{' '.join(map(str, _unpack(np.array([k], dtype=np.int64))[0].tolist()))} "
+                          f"{side}={val}" for k, side, val in contradicted[:3])
+        warnings.append(f"{len(contradicted)} fence/pane side(s) the recipe spells out contradict their neighbours "
+                        f"({where}{' …' if len(contradicted) > 3 else ''}): an arm into a block that does not "
+                        "join, or none toward one that does; kept as written, but the game re-shapes them at the "
+                        "next neighbour update — leave north/east/south/west out to have them computed")
     names = list(table)
     # doors: the upper half follows the lower (facing, hinge, open, powered)
     T2 = Tables(names, version)
@@ -563,6 +583,77 @@ def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, v
                        "clear that position in the recipe (e.g. with air) or move the block",
                        details={"reason": "other_half_blocked", "count": int(blocked.sum()),
                                 "samples": samples})
+
+
+def _contradicted(keys: np.ndarray, idx: np.ndarray, pins: np.ndarray, props: dict[str, np.ndarray],
+                  T: Tables) -> list[tuple[int, str, str]]:
+    """Pinned fence/pane sides that differ from what the neighbours make (``FenceBlock.connectsTo``,
+    ``IronBarsBlock.attachsTo`` as ``_fence``/``_pane`` restate them)."""
+    out: list[tuple[int, str, str]] = []
+    for d, bit in enumerate(_SIDES):
+        pinned = (pins & bit) != 0
+        if not pinned.any():
+            continue
+        written = T.side_on[idx, d]
+        bad = np.nonzero(pinned & (written != np.asarray(props[DIRS[d]], dtype=bool)))[0]
+        out += [(int(keys[i]), DIRS[d], "true" if written[i] else "false") for i in bad.tolist()]
+    return sorted(out)
+
+
+# what the game keeps in step between the two halves (BedBlock/DoorBlock.updateShape)
+_SHARED = {BED: ("facing",), DOOR: ("facing", "open", "powered", "hinge"), TALL: ()}
+
+
+def two_part_mask(packed: np.ndarray, names: Sequence[str], version: str) -> np.ndarray:
+    """Which of these states (with pins) are doors, beds or tall plants."""
+    idx = (packed & INDEX_MASK).astype(np.int64)
+    cats = np.array([info(n, version).cat for n in names], dtype=np.int64)
+    return np.isin(cats[idx], list(TWO_PART))
+
+
+def check_halves(keys: np.ndarray, packed: np.ndarray, names: Sequence[str], version: str) -> None:
+    """Refuse two-part blocks whose two halves the recipe writes itself but that disagree: not
+    the same block, not the two halves, or a kept-in-step property differing (``_SHARED``;
+    ``hinge`` only when both halves spell it out). ``keys`` sorted and unique, ``packed`` the
+    last writer's state with its pins."""
+    idx = (packed & INDEX_MASK).astype(np.int64)
+    pins = (packed >> PIN_SHIFT).astype(np.int64)
+    cats = np.array([info(n, version).cat for n in names], dtype=np.int64)
+    two = np.nonzero(np.isin(cats[idx], list(TWO_PART)))[0]
+    bad: list[dict[str, Any]] = []
+    count = 0
+    for i in two.tolist():
+        st = names[idx[i]]
+        inf = info(st, version)
+        if not inf.lower:  # each pair once, from its lower half / foot
+            continue
+        pr = partner(st, version)
+        if pr is None:
+            continue
+        q = keys[i] + _key_delta(*pr[0])
+        j = int(np.searchsorted(keys, q))
+        if j >= len(keys) or keys[j] != q or cats[idx[j]] != inf.cat:
+            continue  # not written by the recipe as the same kind of block: added or checked later
+        other = names[idx[j]]
+        (n1, p1), (n2, p2) = (parse_state_text(s.split("{", 1)[0]) for s in (st, other))
+        differ = [k for k in _SHARED[inf.cat] if p1.get(k) != p2.get(k)
+                  and (k != "hinge" or (pins[i] & pins[j] & PIN_HINGE))]
+        if n1 == n2 and not info(other, version).lower and not differ:
+            continue
+        count += 1
+        if len(bad) < 8:
+            (x, y, z), (x2, y2, z2) = _unpack(np.array([keys[i], q], dtype=np.int64)).tolist()
+            bad.append({"x": x, "y": y, "z": z, "state": st, "differ": differ or ["block"],
+                        "other": {"x": x2, "y": y2, "z": z2, "state": other}})
+    if bad:
+        b = bad[0]
+        raise McbError(ErrorCode.INVALID_REQUEST,
+                       f"{count} two-part block(s) whose two halves disagree (first: {b['state']} at "
+                       f"{b['x']} {b['y']} {b['z']} and {b['other']['state']} at {b['other']['x']} "
+                       f"{b['other']['y']} {b['other']['z']}: {', '.join(b['differ'])} differ); the game "
+                       "would drop or rewrite one half — write only the lower half / foot (the other is "
+                       "added to match) or the same block, facing, hinge and open on both",
+                       details={"reason": "halves_disagree", "count": count, "samples": bad})
 
 
 def _neighbours(keys: np.ndarray, hood: Hood, dy: int = 0) -> list[np.ndarray]:

@@ -6,7 +6,9 @@ Environment (besides mcb_rpc.settings' MCB_RUNTIME_DIR / MCB_SECRETS_DIR / MCB_B
   MCB_WORLD_PREGEN            "minX,minZ,maxX,maxZ" block area to pre-generate in a flat world
                               (default -64,-64,63,63; "none" to skip)
   MCB_ALLOW_LOCAL_AUTOMATION  1 to enable automation_set_blocks / automation_chat
-  MCB_WORLD_HOST_PORT         default 8765
+  MCB_WORLD_HOST_PORT         the port; else config.json "ports.world_host" (what `mcb up` saved),
+                              else 8765 — the same place every service takes its port from
+                              (mcb_rpc.settings.Settings.port)
 The chat queue's project_id is the first project in the runner's config.json (MCB_CONFIG), else "default".
 Stops cleanly on SIGTERM/SIGINT (region files and the host log are flushed and closed).
 """
@@ -74,7 +76,9 @@ def main() -> None:
         raise SystemExit(f"MCB_WORLD_CREATE must be 'flat' (got {create!r})")
     pregen = parse_pregen(os.environ.get("MCB_WORLD_PREGEN"))
     allow = os.environ.get("MCB_ALLOW_LOCAL_AUTOMATION", "") in ("1", "true", "yes")
-    port = int(os.environ.get("MCB_WORLD_HOST_PORT") or 8765)
+    # environment > config.json "ports" > default, like every other service: a plain `mcb up` after
+    # a run on other ports waits on the saved port, so the host must listen there (issue 31 item 1)
+    port = settings.port("world_host")
     bind = settings.bind_host
     tokens = TokenTable.load(settings.secrets_dir, ("service", "admin", "automation"))
     if not tokens.has("service"):

@@ -160,6 +160,29 @@ class AgentDied(Exception):
     pass
 
 
+# ACP's "Authentication required" (acp.RequestError.auth_required): what codex-acp answers to
+# session/new or a prompt when it has neither an API key nor a login.
+AUTH_REQUIRED = -32000
+
+
+class AgentNotLoggedIn(Exception):
+    """The agent refused for want of credentials. The message is the one line a person is shown
+    (in game and in `mcb chat`): how to log the agent in, never the agent's own error text."""
+
+    def __init__(self, cfg: ChatConfig):
+        if cfg.acp_command:
+            how = ("the chat agent (MCB_ACP_COMMAND) is not logged in: log it in with its own tool, or use the "
+                   "pinned agent with `mcb login` or MCB_OPENAI_API_KEY")
+        else:
+            how = ("the chat agent is not logged in: run `mcb login`, or set MCB_OPENAI_API_KEY (or "
+                   "MCB_CODEX_API_KEY) where the chat loop runs, then ask again")
+        super().__init__(how)
+
+
+def _not_logged_in(exc: BaseException) -> bool:
+    return isinstance(exc, RequestError) and exc.code == AUTH_REQUIRED
+
+
 class AgentProcess:
     """One ACP agent process. Not thread-safe; one prompt at a time (the turn queue ensures it)."""
 
@@ -283,12 +306,21 @@ class AgentProcess:
                 return rec.session_id, "loaded"
             except AgentDied:
                 raise
+            except RequestError as exc:
+                if _not_logged_in(exc):
+                    raise AgentNotLoggedIn(self.cfg) from None
+                log.info("session/load failed (%s); starting a new session", exc.__class__.__name__)
             except Exception as exc:  # noqa: BLE001 - fall back to a new session
                 log.info("session/load failed (%s); starting a new session", exc.__class__.__name__)
             finally:
                 self.replaying = False
-        resp = await self._while_alive(self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)),
-                                       60, "session/new")
+        try:
+            resp = await self._while_alive(self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)),
+                                           60, "session/new")
+        except RequestError as exc:
+            if _not_logged_in(exc):
+                raise AgentNotLoggedIn(self.cfg) from None
+            raise
         await self._select_model(resp.session_id, resp)
         return resp.session_id, ("new_from_summary" if rec.session_id or rec.compact_summary() else "new")
 
@@ -324,7 +356,12 @@ class AgentProcess:
         try:
             done, _ = await asyncio.wait({self._prompt_task, waiter}, return_when=asyncio.FIRST_COMPLETED)
             if self._prompt_task in done and not self._prompt_task.cancelled():
-                return str(self._prompt_task.result().stop_reason)
+                try:
+                    return str(self._prompt_task.result().stop_reason)
+                except RequestError as exc:
+                    if _not_logged_in(exc):
+                        raise AgentNotLoggedIn(self.cfg) from None
+                    raise
             self._prompt_task.cancel()
             raise AgentDied(f"the agent process {_ended(self.proc.returncode)} during the turn"
                             + (" (killed after ignoring cancel)" if self.killed else ""))

@@ -32,7 +32,7 @@ from mcb_common.chatcommands import Command, parse
 from mcb_common.errors import ErrorCode, McbError
 from redis.exceptions import RedisError
 
-from .agent import AgentDied, AgentEvent, AgentProcess
+from .agent import AgentDied, AgentEvent, AgentNotLoggedIn, AgentProcess
 from .commands import CommandRunner, Services, error_text
 from .config import ChatConfig, ChatConfigError
 from .projects import ProjectError, ProjectRegistry
@@ -370,6 +370,16 @@ class ChatLoop:
         except ChatConfigError as exc:
             await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the chat agent is not configured: {exc}")
             stop_reason = "config"
+        except AgentNotLoggedIn as exc:  # one line that says how, in game and in the bridge's log
+            log.warning("turn %s: %s", turn.msg_id, exc)
+            # the next request starts a new agent process, which reads a login or key given since
+            stale = self.agents.pop(project, None)
+            if stale is not None:
+                self.agent_sessions.pop(id(stale), None)
+                with contextlib.suppress(Exception):
+                    await stale.close()
+            await self.reply(turn.msg_id, turn.player, "", done=True, error=str(exc))
+            stop_reason = "not_logged_in"
         except asyncio.CancelledError:
             stop_reason = "shutdown"  # the bridge is stopping: keep the turn flagged as unfinished
             raise
@@ -385,8 +395,8 @@ class ChatLoop:
                 await watcher
             self.active.pop(project, None)  # a stop from now on has no running turn to cancel
             final = "".join(turn.text).strip()
-            if stop_reason == "config":
-                pass
+            if stop_reason in ("config", "not_logged_in"):
+                pass  # already answered with the one line that says what to do
             elif stop_reason == "shutdown":
                 await self.reply(turn.msg_id, turn.player, "", done=True,
                                  error="the chat bridge stopped during this request; nothing is repeated automatically")
@@ -463,6 +473,9 @@ class ChatLoop:
             if bucket > pct_sent.get(op, -1) and pct < 100:
                 pct_sent[op] = bucket
                 await self.reply(turn.msg_id, turn.player, f"applying... {pct}%")
+        elif state == "waiting_for_resume":
+            await self.stage(turn, f"wait:{op}", "waiting: writes are paused; it runs when they resume "
+                             "(your next request or /ai resume), or `stop` cancels it")
         elif state == "applied":
             await self.stage(turn, f"done:{op}", f"done: {ev.get('written', 0)} blocks placed"
                              + (f", {ev.get('already')} already in place" if ev.get("already") else ""))
@@ -588,12 +601,13 @@ class ChatLoop:
         return honoured
 
     async def on_cancel(self, item: dict[str, Any]) -> None:
-        """A stop by someone who may stop everything: the host paused writes; every running turn ends."""
+        """A stop by someone who may stop everything: the host paused writes; every running turn ends,
+        with its operations (one waiting for writes to resume must not run when they do)."""
         player = item["player_id"]
         await self._drop_queued(player, "cancelled by /ai stop")
         honoured = True
         for turn in list(self.active.values()):
-            honoured = await self._cancel_turn(turn, journal=False) and honoured
+            honoured = await self._cancel_turn(turn, journal=True) and honoured
         await self.reply(item["id"], player, "stopped; writes stay paused until your next request or /ai resume"
                          + ("" if honoured else " (the agent ignored the stop and was ended)"), done=True)
 

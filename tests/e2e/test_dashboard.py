@@ -21,7 +21,7 @@ import httpx
 import pytest
 from e2e.components import run, start_components
 from e2e.mcpclient import apply_and_wait, call, payload
-from harness import PY, free_port, start_process, wait_until
+from harness import wait_until
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
@@ -58,15 +58,10 @@ def dash(tmp_path_factory):
     playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     tmp = tmp_path_factory.mktemp("dashboard")
     comp = start_components(tmp / "rt")
-    port = free_port()
-    env = dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)}
+    port = comp.ports["dashboard"]
     try:
-        comp.procs["camera-worker"] = start_process(
-            "camera-worker", [PY, "-m", "mcb_camera"], comp.runtime / "logs", env=env,
-            health_url=f"http://127.0.0.1:{comp.ports['camera_health']}/health", timeout=60)
-        comp.procs["dashboard"] = start_process(
-            "dashboard", [PY, "-m", "mcb_dashboard"], comp.runtime / "logs", env=env,
-            health_url=f"http://127.0.0.1:{port}/health", timeout=60)
+        comp.start("camera-worker")
+        comp.start("dashboard")
         shots = Path(os.environ.get("MCB_DASHBOARD_SHOTS") or tmp / "shots")
         shots.mkdir(parents=True, exist_ok=True)
         with playwright.sync_playwright() as pw:

@@ -22,6 +22,7 @@ from fastapi.responses import (
     StreamingResponse,
 )
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.bodylimit import BodyLimit
 from mcb_rpc.health import health_fields, record_exception
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
@@ -34,6 +35,7 @@ log = logging.getLogger("mcb.dashboard")
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+MAX_FORM_BYTES = 16384  # the largest form (a login, an action) is far smaller
 STATUS = {ErrorCode.INVALID_REQUEST: 400, ErrorCode.NOT_FOUND: 404, ErrorCode.PERMISSION_DENIED: 403,
           ErrorCode.UNAUTHENTICATED: 401, ErrorCode.UNAVAILABLE: 503}
 
@@ -44,6 +46,7 @@ def _static(name: str) -> bytes:
 
 def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
     statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
                "dashboard.css": ("text/css", _static("dashboard.css"))}
 
@@ -70,7 +73,7 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     async def form(request: Request) -> dict[str, str]:
         from urllib.parse import parse_qsl
 
-        body = (await request.body())[:16384].decode("utf-8", errors="replace")
+        body = (await request.body()).decode("utf-8", errors="replace")  # ≤ MAX_FORM_BYTES (BodyLimit)
         return dict(parse_qsl(body, keep_blank_values=True))
 
     def html_page(request: Request, title: str, body: str, flash: str = "", kind: str = "ok",

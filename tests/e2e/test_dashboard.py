@@ -24,6 +24,7 @@ import httpx
 import pytest
 from e2e.components import run, start_components
 from e2e.mcpclient import apply_and_wait, call, payload
+from hardening.bodies import GUESSER
 from harness import PY, wait_until
 from mcb_common.procs import with_parent_death_signal
 
@@ -270,43 +271,6 @@ def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash)
         html = page.content()
         assert not any(t in html for t in secrets), path
     assert not any(t in comp.procs["dashboard"].log() for t in secrets)
-
-
-# Another local process guessing admin tokens for a bounded time: 3 threads on keep-alive
-# connections, 1 opening a new connection per guess. Prints what it got as JSON.
-GUESSER = r"""
-import json, sys, threading, time
-import httpx
-base, seconds = sys.argv[1], float(sys.argv[2])
-out = {"tries": 0, "refused": 0, "other": [], "keepalive_waits": []}
-lock = threading.Lock()
-end = time.monotonic() + seconds
-def guess(k):
-    fresh, client, i = k == 0, None, 0
-    while time.monotonic() < end:
-        if client is None or fresh:
-            client = client.close() if client else None
-            client = httpx.Client(base_url=base, timeout=30)
-        t0 = time.monotonic()
-        r = client.post("/login", data={"token": f"wrong-guess-{k}-{i}"}, headers={"Origin": base},
-                        follow_redirects=False)
-        with lock:
-            out["tries"] += 1
-            if r.status_code == 303 and r.headers.get("location") == "/?msg=wrong_token":
-                out["refused"] += 1
-            else:
-                out["other"].append([r.status_code, r.headers.get("location")])
-            if not fresh:
-                out["keepalive_waits"].append(round(time.monotonic() - t0, 2))
-        i += 1
-    client.close()
-threads = [threading.Thread(target=guess, args=(k,)) for k in range(4)]
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
-print(json.dumps(out))
-"""
 
 
 def test_the_owner_logs_in_while_another_process_sends_wrong_tokens(dash):

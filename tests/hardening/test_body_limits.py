@@ -17,73 +17,12 @@ limit and answers its own 413.
 
 from __future__ import annotations
 
-import json
-import socket
-import threading
 import time
 
 import pytest
 from e2e.components import start_components
+from hardening.bodies import DECLARED, MIB, push, rss
 from harness import PY, free_port, start_process
-
-MIB = 1024 * 1024
-DECLARED = 200 * 1000 * 1000
-
-
-def rss(pid: int) -> int:
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-def push(port: int, head: str, chunked: bool, total: int) -> tuple[int, dict | str, int]:
-    """Send ``head`` then up to ``total`` body bytes (chunked framing or plain), reading the
-    answer in a thread meanwhile (it comes before the server would read the body). Returns the
-    status, the parsed body and how many body bytes the server took before it stopped taking."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    got = bytearray()
-
-    def reader() -> None:
-        try:
-            while True:
-                data = sock.recv(65536)
-                if not data:
-                    return
-                got.extend(data)
-                head_end = got.find(b"\r\n\r\n")
-                if head_end >= 0:
-                    headers = got[:head_end].decode("latin-1").lower()
-                    length = next((int(h.split(":")[1]) for h in headers.split("\r\n")
-                                   if h.startswith("content-length:")), None)
-                    if length is not None and len(got) >= head_end + 4 + length:
-                        return
-        except OSError:
-            return
-
-    t = threading.Thread(target=reader)
-    t.start()
-    sent = 0
-    piece = b"x" * 65536
-    try:
-        sock.sendall(head.encode("latin-1"))
-        sock.settimeout(3)  # a server that stopped reading: the send blocks, then times out
-        while sent < total and t.is_alive():
-            sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
-            sent += len(piece)
-    except OSError:
-        pass
-    t.join(15)
-    sock.close()
-    text = bytes(got).decode("utf-8", errors="replace")
-    assert "\r\n\r\n" in text, f"no answer after {sent:,} body bytes: {text[:200]!r}"
-    status_line, _, rest = text.partition("\r\n")
-    body = rest.split("\r\n\r\n", 1)[1]
-    try:
-        parsed: dict | str = json.loads(body)
-    except ValueError:
-        parsed = body
-    return int(status_line.split()[1]), parsed, sent
 
 
 @pytest.fixture(scope="module")

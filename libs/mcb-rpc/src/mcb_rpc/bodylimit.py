@@ -4,8 +4,9 @@ A body over ``max_bytes`` is refused with 413 and the structured error
 ``{"ok": false, "error": {"code": "budget_exceeded", ...}}`` (errors.http_error_body) before
 the app reads any of it:
 
-- a declared ``Content-Length`` over the limit is refused from the headers alone (nothing of
-  the body is read; the server closes the connection after the answer);
+- a declared ``Content-Length`` over the limit is refused from the headers alone: the app reads
+  nothing; the server (uvicorn's h11) drops the rest of the body as it arrives, keeping none of
+  it, so a client that sends its whole body before reading still gets the 413;
 - a body without a length (``Transfer-Encoding: chunked``) is read here, at most ``max_bytes``
   of it, before the app is called: one byte more and the request is refused, so the app never
   sees a partial body and memory stays bounded by the limit.
@@ -35,7 +36,7 @@ class BodyLimit:
     def refusal(self, size: str) -> JSONResponse:
         err = McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {size} bytes; the limit is {self.max_bytes:,}",
                        details={"limit": "request_bytes", "max": self.max_bytes})
-        return JSONResponse(http_error_body(err), status_code=413, headers={"Connection": "close"})
+        return JSONResponse(http_error_body(err), status_code=413)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

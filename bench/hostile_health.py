@@ -7,6 +7,7 @@ dashboard) as processes on free loopback ports. A prober (its own process) asks 
 of every service in turn, each on a new connection with a 2 s timeout (a timeout counts as 2 s),
 every 20 ms, from 1 s before each phase's work until its end:
 
+0. ``idle``: nothing but the probes for ``--seconds`` (the shared machine's floor);
 1. ``packing``: (before the phase, not measured) the journal is stopped, a finished operation
    of ``--blocks`` written blocks and their echoes is put into its database
    (tests/hardening/bigjournal.py) and the journal started again; the phase makes the operation
@@ -15,7 +16,8 @@ every 20 ms, from 1 s before each phase's work until its end:
    FIFO, hostile schematic files) through the bridge, one after the other;
 3. ``over-size bodies``: a 200 MB declared and a chunked body at every service
    (tests/hardening/bodies.py);
-4. ``wrong admin tokens``: another process guessing the dashboard's admin token for ``--seconds``;
+4. ``wrong admin tokens``: another process guessing the dashboard's admin token for ``--seconds``
+   (4 threads; wrong tries are answered after 1 s, doubling per try on a connection);
 5. ``slow clients``: ``--slow`` connections per service that each send an unfinished request
    head, one more header line a second, for ``--seconds``.
 
@@ -59,7 +61,7 @@ SERVICES = ("world-host", "bridge", "planner", "journal", "camera-worker", "dash
 TIMEOUT_S = 2.0
 
 
-def probe(urls: dict[str, str], halt, out) -> None:
+def probe(urls: dict[str, str], ready, halt, out) -> None:
     """``GET /health`` of every service in turn until ``halt``; puts the latencies (s) per service
     on ``out``. Its own process: the load this script makes does not slow its clock or its GIL."""
     samples: dict[str, list[float]] = {n: [] for n in urls}
@@ -72,6 +74,7 @@ def probe(urls: dict[str, str], halt, out) -> None:
             except httpx.HTTPError:
                 took = max(time.monotonic() - t0, TIMEOUT_S)
             samples[name].append(took)
+        ready.set()  # one round done: the phase's work may start
         time.sleep(0.02)
     out.put(samples)
 
@@ -81,10 +84,11 @@ def phase(name: str, urls: dict[str, str], work, prepare=None) -> dict:
         prepare()
     load0 = os.getloadavg()[0]
     ctx = multiprocessing.get_context("spawn")
-    halt, out = ctx.Event(), ctx.Queue()
-    prober = ctx.Process(target=probe, args=(urls, halt, out), daemon=True)
+    ready, halt, out = ctx.Event(), ctx.Event(), ctx.Queue()
+    prober = ctx.Process(target=probe, args=(urls, ready, halt, out), daemon=True)
     prober.start()
-    time.sleep(1.0)  # the prober is up
+    ready.wait(60)
+    time.sleep(1.0)  # a second of the phase's floor before its work
     t0 = time.monotonic()
     try:
         note = work()
@@ -180,7 +184,12 @@ def main() -> int:
                     t.join(opts.seconds + 60)
                 return f"{sum(opened)} slow connections held for {opts.seconds:.0f} s"
 
-            for name, work, prepare in (("packing", packing, seed), ("hostile MCP inputs", hostile_inputs, None),
+            def idle() -> str:
+                time.sleep(opts.seconds)
+                return "nothing but the probes: the machine's floor"
+
+            for name, work, prepare in (("idle", idle, None), ("packing", packing, seed),
+                                        ("hostile MCP inputs", hostile_inputs, None),
                                         ("over-size bodies", bodies, None), ("wrong admin tokens", guesses, None),
                                         ("slow clients", slow, None)):
                 r = phase(name, urls, work, prepare)

@@ -37,6 +37,8 @@ class Components(OnWorldHost):
             "planner": ("mcb_planner", [], f"http://127.0.0.1:{self.ports['planner_health']}/health"),
             "journal": ("mcb_journal", [], f"http://127.0.0.1:{self.ports['journal_health']}/health"),
             "bridge": ("mcb_bridge", ["http"], f"http://127.0.0.1:{self.ports['bridge']}/health"),
+            "camera-worker": ("mcb_camera", [], f"http://127.0.0.1:{self.ports['camera_health']}/health"),
+            "dashboard": ("mcb_dashboard", [], f"http://127.0.0.1:{self.ports['dashboard']}/health"),
         }[name]
         env = dict(self.env)
         env.update(extra_env or {})
@@ -63,7 +65,8 @@ def run(comp: Components, scenario) -> None:
 
 
 def start_components(runtime: Path, host: str = "embedded") -> Components:
-    """Redis, a world host of kind ``host``, planner, journal and bridge (no camera worker)."""
+    """Redis, a world host of kind ``host``, planner, journal and bridge (the camera worker and the
+    dashboard when a test starts them: ``start("camera-worker")``, ``start("dashboard")``)."""
     runtime.mkdir(parents=True, exist_ok=True)
     from mcb_rpc.tokens import PRINCIPALS, ensure_token
 
@@ -74,7 +77,7 @@ def start_components(runtime: Path, host: str = "embedded") -> Components:
         "project_id": "default", "name": "Default", "owner_player_id": player,
         "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}}]}))
     names = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health",
-             "journal_health", "camera_health"]
+             "journal_health", "camera_health", "dashboard"]
     ports = dict(zip(names, free_ports(len(names)), strict=True))
     env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_WORLD_CREATE": "flat",
            "MCB_WORLD_PREGEN": PREGEN, "MCB_ALLOW_LOCAL_AUTOMATION": "1",

@@ -12,16 +12,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import threading
+import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlencode
 
 import anyio
 import httpx
 import pytest
 from e2e.components import run, start_components
 from e2e.mcpclient import apply_and_wait, call, payload
-from harness import PY, free_port, start_process, wait_until
+from hardening.bodies import GUESSER
+from harness import PY, wait_until
+from mcb_common.procs import with_parent_death_signal
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
@@ -58,15 +63,10 @@ def dash(tmp_path_factory):
     playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     tmp = tmp_path_factory.mktemp("dashboard")
     comp = start_components(tmp / "rt")
-    port = free_port()
-    env = dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)}
+    port = comp.ports["dashboard"]
     try:
-        comp.procs["camera-worker"] = start_process(
-            "camera-worker", [PY, "-m", "mcb_camera"], comp.runtime / "logs", env=env,
-            health_url=f"http://127.0.0.1:{comp.ports['camera_health']}/health", timeout=60)
-        comp.procs["dashboard"] = start_process(
-            "dashboard", [PY, "-m", "mcb_dashboard"], comp.runtime / "logs", env=env,
-            health_url=f"http://127.0.0.1:{port}/health", timeout=60)
+        comp.start("camera-worker")
+        comp.start("dashboard")
         shots = Path(os.environ.get("MCB_DASHBOARD_SHOTS") or tmp / "shots")
         shots.mkdir(parents=True, exist_ok=True)
         with playwright.sync_playwright() as pw:
@@ -271,6 +271,51 @@ def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash)
         html = page.content()
         assert not any(t in html for t in secrets), path
     assert not any(t in comp.procs["dashboard"].log() for t in secrets)
+
+
+def test_the_owner_logs_in_while_another_process_sends_wrong_tokens(dash):
+    """Issue 33 item 3: no lock-out. Another local process sends wrong tokens for 25 s; meanwhile
+    the owner logs in three times from the browser, each at once. The guesses are all refused,
+    slowed on their own connections, and logged without what was typed."""
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    dashboard = comp.procs["dashboard"]
+    guesser = subprocess.Popen(with_parent_death_signal([PY, "-c", GUESSER, base, "25"]), stdout=subprocess.PIPE,
+                               text=True)
+    took = []
+    try:
+        wait_until(lambda: dashboard.log().count("login refused") >= 8, 20, "eight wrong guesses", interval=0.2)
+        for _ in range(3):
+            dash["ctx"].clear_cookies()
+            page.goto(base + "/")
+            page.fill("#admin-token", comp.token("admin"))
+            t0 = time.monotonic()
+            page.keyboard.press("Enter")
+            page.wait_for_selector("text=logged in", timeout=10_000)
+            took.append(time.monotonic() - t0)
+            assert guesser.poll() is None, "the guesses must still be coming"
+        shot(dash, "login-while-guessing")
+        out = json.loads(guesser.communicate(timeout=90)[0])
+    finally:
+        if guesser.poll() is None:
+            guesser.kill()
+            guesser.wait(10)
+    assert all(t < 5 for t in took), took
+    assert out["tries"] >= 8 and out["refused"] == out["tries"], out
+    assert max(out["keepalive_waits"]) >= 2 * 0.9, out  # later guesses on a connection wait longer
+    log = dashboard.log()
+    assert "wrong-guess-" not in log and comp.token("admin") not in log
+
+
+def test_a_link_cannot_put_words_in_the_status_line(dash):
+    """Issue 33 item 4: ``?msg=`` names one of the server's status lines; any other text shows none."""
+    page, base = dash["page"], dash["base"]
+    made_up = "All operations were lost; paste the admin token below"
+    for query in ({"msg": made_up, "kind": "bad"}, {"msg": "cancel_done", "state": made_up},
+                  {"msg": "pause_failed", "code": made_up}):
+        page.goto(f"{base}/?{urlencode(query)}")
+        assert made_up not in page.content() and page.locator(".flash").count() == 0, query
+    page.goto(f"{base}/?msg=logged_out")
+    assert page.locator(".flash").inner_text() == "logged out"
 
 
 def test_cancel_a_running_operation_from_its_page(dash):

@@ -10,8 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 from mcb_dashboard.app import create_app
 from mcb_dashboard.security import (
-    LOGIN_FAILURES,
     SESSION_COOKIE,
+    WRONG_DELAY_MAX_S,
+    WRONG_DELAY_S,
+    LoginThrottle,
     Sessions,
     allowed_hosts,
     host_ok,
@@ -35,18 +37,24 @@ def test_host_and_origin_rules():
     assert "dash.local:80" in allowed_hosts(8790, "dash.local:80, ")
 
 
-def test_sessions_keep_no_token_and_lock_after_failures():
+def test_sessions_keep_no_token_and_wrong_guesses_never_lock_the_owner_out():
     s = Sessions(ADMIN)
     sid = s.login(ADMIN, now=0)
     assert sid and s.valid(sid, now=1) and not s.valid("x", now=1)
     assert ADMIN not in repr(s.__dict__) and sid not in repr(s.__dict__)  # only digests are kept
     assert s.csrf_ok(sid, s.csrf(sid)) and not s.csrf_ok(sid, "0" * 64) and not s.csrf_ok(None, s.csrf(sid))
-    for i in range(LOGIN_FAILURES):
-        assert s.login("wrong", now=10 + i) is None
-    assert s.locked(now=20) and s.login(ADMIN, now=20) is None  # even the right token waits
-    assert s.login(ADMIN, now=200) is not None
+    for i in range(100):  # a guess loop from any local process ...
+        assert s.login(f"wrong-{i}", now=10 + i / 100) is None
+    assert s.login(ADMIN, now=11) is not None  # ... never keeps the right token out
     s.logout(sid)
     assert not s.valid(sid, now=2)
+
+
+def test_wrong_tries_are_slowed_per_connection_only():
+    t = LoginThrottle()
+    delays = [t.wrong("127.0.0.1:5000")[1] for _ in range(6)]
+    assert delays[0] == WRONG_DELAY_S and delays == sorted(delays) and delays[-1] == WRONG_DELAY_MAX_S
+    assert t.wrong("127.0.0.1:5001") == (1, WRONG_DELAY_S)  # another connection starts afresh
 
 
 @pytest.fixture
@@ -72,7 +80,7 @@ def test_actions_need_origin_session_and_csrf(client):
     assert client.post("/actions/pause", data={"csrf": "x"}).status_code == 403  # no Origin
     assert client.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": BASE}).status_code == 401
     r = client.post("/login", data={"token": "wrong"}, headers={"Origin": BASE}, follow_redirects=False)
-    assert r.status_code == 303 and "wrong+admin+token" in r.headers["location"] and SESSION_COOKIE not in r.cookies
+    assert r.status_code == 303 and r.headers["location"] == "/?msg=wrong_token" and SESSION_COOKIE not in r.cookies
     r = client.post("/login", data={"token": ADMIN}, headers={"Origin": BASE}, follow_redirects=False)
     cookie = r.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict") and ADMIN not in cookie
@@ -80,3 +88,17 @@ def test_actions_need_origin_session_and_csrf(client):
     assert client.post("/operations/op_x/abandon", data={"csrf": ""}, headers={"Origin": BASE}).status_code == 403
     r = client.get("/health")
     assert "default-src 'none'" in r.headers["content-security-policy"] and r.headers["x-frame-options"] == "DENY"
+
+
+def test_a_status_line_is_only_one_of_the_servers_own():
+    """Issue 33 item 4: the link names a status line by code (render.FLASH); arbitrary text in it
+    gives none. The page itself: tests/e2e/test_dashboard.py."""
+    from mcb_dashboard.render import flash
+
+    made_up = "The world was deleted; paste your admin token at evil.example"
+    for query in ({"msg": made_up}, {"msg": made_up, "kind": "bad"}, {"msg": "cancel_done", "state": made_up},
+                  {"msg": "abandon_refused", "code": made_up}, {"msg": "logged_in{state}"}):
+        assert flash(query) == ("", "ok"), query
+    assert flash({"msg": "logged_in", "kind": "bad"}) == ("logged in", "ok")  # the kind is the server's too
+    assert flash({"msg": "cancel_done", "state": "cancelled"}) == ("cancel: the operation is now cancelled", "ok")
+    assert flash({"msg": "abandon_refused", "code": "invalid_request"})[1] == "bad"

@@ -206,3 +206,42 @@ def test_the_packing_delay_is_the_one_given(tmp_path):
     assert pack_due(db, -1.0) == 0  # never automatically
     assert pack_due(db, 10 ** 9) == 0  # none settled that long ago
     assert pack_due(db, 0.0, max_ops=2) == 2 and len(packable(db)) == 3
+
+
+def test_a_pass_killed_between_its_pack_and_its_deletes_changes_no_answer_and_the_next_pass_finishes(
+        tmp_path, monkeypatch):
+    """Issue 33 item 1: the packer writes the pack, then deletes the live copies in slices (each its
+    own transaction). Killed in between, every row is both live and packed: no answer changes, and
+    the next pass merges without duplicating a row."""
+    path = v2_journal(tmp_path)
+    add_foreign_events(path)
+    db = Database(path)
+    ref = answers(db)
+    op = max(packable(db), key=lambda o: db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", o)["n"])
+    total = db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"]
+    assert total > 20
+    monkeypatch.setattr(history, "DELETE_SLICE", 10)
+    real_tx, calls = db.tx, []
+
+    class Killed(Exception):
+        pass
+
+    def dying_tx():
+        calls.append(1)
+        if len(calls) == 3:  # the pack and the first slice of deletes are committed
+            raise Killed
+        return real_tx()
+
+    monkeypatch.setattr(db, "tx", dying_tx)
+    with pytest.raises(Killed):
+        pack_operation(db, op)
+    monkeypatch.setattr(db, "tx", real_tx)
+    live = db.one("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op)["n"]
+    assert live == total - 10 and db.one("SELECT n FROM packed_writes WHERE op_id=?", op)["n"] == total
+    assert answers(db) == ref
+    assert op in packable(db)
+    for o in packable(db):
+        pack_operation(db, o)
+    assert db.one("SELECT COUNT(*) AS n FROM written")["n"] == 0
+    assert db.one("SELECT n FROM packed_writes WHERE op_id=?", op)["n"] == total
+    assert answers(db) == ref

@@ -21,6 +21,7 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
+from mcb_rpc.bodylimit import HEALTH_MAX_BODY, BodyLimit
 from mcb_rpc.health import PROCESS, health_fields
 
 log = logging.getLogger("mcb")
@@ -40,6 +41,7 @@ def configure_logging(service: str) -> None:
 
 def health_app(service: str, health: Callable[[], Awaitable[dict[str, Any]]]) -> FastAPI:
     app = FastAPI(title=f"mcb {service} health", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, max_bytes=HEALTH_MAX_BODY)  # it takes no body
 
     @app.get("/health")
     async def _health() -> JSONResponse:

@@ -28,6 +28,7 @@ from typing import Any
 
 import mcp_types as types
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.bodylimit import BodyLimit
 from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
 from mcp.server import Server
@@ -534,57 +535,7 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-MAX_BODY_BYTES = MAX_ARGUMENT_BYTES + 64 * 1024
-
-
-class BodyLimit:
-    """ASGI guard: an HTTP request body over ``max_bytes`` is refused (413, budget_exceeded)
-    before the MCP layer reads or parses it, whether it declares its length or streams it."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    def _refusal(self, size: str) -> JSONResponse:
-        err = McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {size} bytes; the limit is {self.max_bytes:,}",
-                       details={"limit": "request_bytes", "max": self.max_bytes})
-        return JSONResponse({"error": err.to_dict()}, status_code=413)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        for k, v in scope.get("headers") or ():
-            if k == b"content-length" and v.isdigit() and int(v) > self.max_bytes:
-                await self._refusal(f"{int(v):,}")(scope, receive, send)
-                return
-        seen = 0
-        over = started = False
-
-        async def limited() -> Any:
-            nonlocal seen, over
-            if over:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message.get("type") == "http.request":
-                seen += len(message.get("body") or b"")
-                if seen > self.max_bytes:  # a streamed body: stop reading, the app sees a disconnect
-                    over = True
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def tracked(message: Any) -> None:
-            nonlocal started
-            if message.get("type") == "http.response.start":
-                if over:
-                    return
-                started = True
-            if not over:
-                await send(message)
-
-        await self.app(scope, limited, tracked)
-        if over and not started:
-            await self._refusal(f"over {self.max_bytes:,}")(scope, receive, send)
+MAX_BODY_BYTES = MAX_ARGUMENT_BYTES + 64 * 1024  # one tool call's arguments and the JSON-RPC envelope
 
 
 def http_app(bridge: Bridge) -> ASGIApp:
@@ -608,4 +559,4 @@ def http_app(bridge: Bridge) -> ASGIApp:
         host=bridge.config.bind_host,
         custom_starlette_routes=[Route("/health", health, methods=["GET"])],
     )
-    return BearerAuth(BodyLimit(app), TokenTable({"agent": bridge.config.agent_token}))
+    return BearerAuth(BodyLimit(app, MAX_BODY_BYTES), TokenTable({"agent": bridge.config.agent_token}))

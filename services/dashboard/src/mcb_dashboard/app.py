@@ -22,18 +22,20 @@ from fastapi.responses import (
     StreamingResponse,
 )
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc.bodylimit import BodyLimit
 from mcb_rpc.health import health_fields, record_exception
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
 from . import __version__, render
-from .security import SESSION_COOKIE, Sessions, allowed_hosts, host_ok, origin_ok
+from .security import SESSION_COOKIE, LoginThrottle, Sessions, allowed_hosts, host_ok, origin_ok
 from .sources import Sources, as_dict
 
 log = logging.getLogger("mcb.dashboard")
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+MAX_FORM_BYTES = 16384  # the largest form (a login, an action) is far smaller
 STATUS = {ErrorCode.INVALID_REQUEST: 400, ErrorCode.NOT_FOUND: 404, ErrorCode.PERMISSION_DENIED: 403,
           ErrorCode.UNAUTHENTICATED: 401, ErrorCode.UNAVAILABLE: 503}
 
@@ -44,6 +46,7 @@ def _static(name: str) -> bytes:
 
 def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
     statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
                "dashboard.css": ("text/css", _static("dashboard.css"))}
 
@@ -70,7 +73,7 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     async def form(request: Request) -> dict[str, str]:
         from urllib.parse import parse_qsl
 
-        body = (await request.body())[:16384].decode("utf-8", errors="replace")
+        body = (await request.body()).decode("utf-8", errors="replace")  # ≤ MAX_FORM_BYTES (BodyLimit)
         return dict(parse_qsl(body, keep_blank_values=True))
 
     def html_page(request: Request, title: str, body: str, flash: str = "", kind: str = "ok",
@@ -80,8 +83,7 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                                         flash=flash, flash_kind=kind), status_code=status)
 
     def flash_of(request: Request) -> tuple[str, str]:
-        msg = request.query_params.get("msg", "")[:300]
-        return msg, ("bad" if request.query_params.get("kind") == "bad" else "ok")
+        return render.flash(request.query_params)
 
     async def overview_body(s: str | None) -> str:
         csrf = sessions.csrf(s) if s else ""
@@ -190,17 +192,22 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         return _plain(500, "dashboard internal error; see the dashboard log")
 
     # ------------------------------------------------------------------ session
+    throttle = LoginThrottle()
+
     @app.post("/login")
     async def login(request: Request):
         f = await form(request)
         new = sessions.login(f.get("token", ""))
-        if new is None:
-            why = ("too many wrong tokens; try again in a minute" if sessions.locked()
-                   else "wrong admin token")
-            log.info("dashboard login refused (%s)", "locked" if sessions.locked() else "wrong token")
-            return _back("/", why, bad=True, status=303)
+        if new is None:  # answered late on this connection only; nothing is locked (security.py)
+            client = request.client
+            connection = f"{client.host}:{client.port}" if client else "unknown"
+            n, delay = throttle.wrong(connection)
+            log.warning("dashboard login refused: wrong admin token (wrong try %d on connection %s, answered "
+                        "after %.0f s)", n, connection, delay)
+            await asyncio.sleep(delay)
+            return _back("/", "wrong_token")
         log.info("dashboard admin session started")
-        resp = _back("/", "logged in", status=303)
+        resp = _back("/", "logged_in")
         resp.set_cookie(SESSION_COOKIE, new, httponly=True, samesite="strict", path="/", max_age=12 * 3600)
         return resp
 
@@ -210,7 +217,7 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         s = sid(request)
         if s and sessions.csrf_ok(s, f.get("csrf")):
             sessions.logout(s)
-        resp = _back("/", "logged out", status=303)
+        resp = _back("/", "logged_out")
         resp.delete_cookie(SESSION_COOKIE, path="/")
         return resp
 
@@ -233,9 +240,10 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         try:
             res = await sources.set_paused(what == "pause", "paused from the ops dashboard")
         except McbError as exc:
-            return _back("/", f"{what} failed: {exc.message}", bad=True)
+            log.warning("dashboard: %s failed: %s: %s", what, exc.code, exc.message)
+            return _back("/", f"{what}_failed", code=str(exc.code))
         log.info("dashboard: writes %s", "paused" if res.get("paused") else "resumed")
-        return _back("/", "writes paused" if res.get("paused") else "writes resumed")
+        return _back("/", "paused" if res.get("paused") else "resumed")
 
     @app.post("/operations/{op_id}/{what}")
     async def op_action(request: Request, op_id: str, what: str):
@@ -252,9 +260,10 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             else:
                 return _plain(404, "unknown action")
         except McbError as exc:
-            return _back(here, f"{what} refused: {exc.code}: {exc.message}", bad=True)
+            log.warning("dashboard: %s %s refused: %s: %s", what, op_id, exc.code, exc.message)
+            return _back(here, f"{what}_refused", code=str(exc.code))
         log.info("dashboard: %s %s -> %s", what, op_id, rep.state)
-        return _back(here, f"{what}: the operation is now {rep.state}")
+        return _back(here, f"{what}_done", state=rep.state)
 
     return app
 
@@ -263,11 +272,14 @@ def _plain(status: int, text: str) -> Response:
     return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
 
 
-def _back(path: str, msg: str, bad: bool = False, status: int = 303) -> RedirectResponse:
+def _back(path: str, msg: str, **params: str) -> RedirectResponse:
+    """See other: ``path`` with the status line ``msg``, a key of ``render.FLASH`` (its words are
+    the server's, never the link's)."""
     from urllib.parse import urlencode
 
-    q = urlencode({"msg": msg, **({"kind": "bad"} if bad else {})})
-    return RedirectResponse(f"{path}?{q}", status_code=status)
+    if msg not in render.FLASH:
+        raise KeyError(f"no status line {msg!r}")
+    return RedirectResponse(f"{path}?{urlencode({'msg': msg, **params})}", status_code=303)
 
 
 async def main_async() -> None:

@@ -9,11 +9,45 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Mapping
 from typing import Any
+
+from mcb_common.errors import ErrorCode
 
 from .sources import ACTIVE, ServiceHealth
 
 TERMINAL_ORDER = ("recovery_required", "conflict", "failed", "cancelled", "applied")
+OP_STATES = frozenset({*ACTIVE, *TERMINAL_ORDER})
+
+# The status line after an action: the link carries a code (``?msg=``) and at most an operation
+# state or an error code, each from a fixed set; the words are these. A link with anything else
+# shows no status line, so no link can make the page say what the stack never said.
+FLASH: dict[str, tuple[str, str]] = {
+    "logged_in": ("logged in", "ok"),
+    "logged_out": ("logged out", "ok"),
+    "wrong_token": ("wrong admin token", "bad"),
+    "paused": ("writes paused", "ok"),
+    "resumed": ("writes resumed", "ok"),
+    "pause_failed": ("pause failed ({code}); the dashboard log says why", "bad"),
+    "resume_failed": ("resume failed ({code}); the dashboard log says why", "bad"),
+    "cancel_done": ("cancel: the operation is now {state}", "ok"),
+    "abandon_done": ("abandon: the operation is now {state}", "ok"),
+    "cancel_refused": ("cancel refused ({code}); the dashboard log says why", "bad"),
+    "abandon_refused": ("abandon refused ({code}); the dashboard log says why", "bad"),
+}
+_CODES = frozenset(c.value for c in ErrorCode)
+
+
+def flash(query: Mapping[str, str]) -> tuple[str, str]:
+    """The status line ``(text, kind)`` of a link's query; ``("", "ok")`` for none or an unknown one."""
+    entry = FLASH.get(query.get("msg", ""))
+    if entry is None:
+        return "", "ok"
+    text, kind = entry
+    state, code = query.get("state", ""), query.get("code", "")
+    if ("{state}" in text and state not in OP_STATES) or ("{code}" in text and code not in _CODES):
+        return "", "ok"
+    return text.format(state=state, code=code), kind
 
 
 def e(v: Any) -> str:

@@ -9,7 +9,10 @@
   compute it, and it dies with the session (or a restart of the dashboard).
 - ``Host`` must be one of the dashboard's own names (loopback by default): a DNS-rebinding page
   whose name resolves to 127.0.0.1 still sends its own name and is refused.
-- Repeated wrong tokens lock the login for a while (a local guess loop gets nowhere).
+- No lock-out: every local process shares one address, so a lock (global or per source) would
+  let any wrong guess keep the owner out. The admin token is far too long to guess, so the right
+  token always gets in; a wrong one is only answered late, later with each wrong try on the same
+  connection (``LoginThrottle``), and logged (never what was typed).
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections import OrderedDict
 from urllib.parse import urlsplit
 
 SESSION_COOKIE = "mcb_dashboard_session"
 SESSION_TTL_S = 12 * 3600
-LOGIN_FAILURES = 5           # wrong tokens within LOGIN_WINDOW_S ...
-LOGIN_WINDOW_S = 60.0
-LOGIN_LOCK_S = 60.0          # ... lock the login this long
+WRONG_DELAY_S = 1.0          # a wrong token is answered this long after it came ...
+WRONG_DELAY_MAX_S = 8.0      # ... doubling with each wrong try on the same connection, up to this
+TRACKED_CONNECTIONS = 1024   # connections remembered (the oldest are forgotten)
 
 
 def allowed_hosts(port: int, extra: str = "") -> frozenset[str]:
@@ -61,27 +65,16 @@ class Sessions:
         self._admin = _digest(admin_token) if admin_token else None
         self.key = secrets.token_bytes(32)
         self._live: dict[str, float] = {}     # sha256(session id) -> expiry
-        self._failures: list[float] = []
-        self._locked_until = 0.0
 
     def login(self, presented: str, now: float | None = None) -> str | None:
-        """A new session id for the right admin token; None otherwise (or while locked)."""
+        """A new session id for the right admin token, always; None for any other."""
         now = time.time() if now is None else now
-        if now < self._locked_until or not self._admin:
+        if not self._admin or not hmac.compare_digest(_digest(presented.strip()), self._admin):
             return None
-        if not hmac.compare_digest(_digest(presented.strip()), self._admin):
-            self._failures = [t for t in self._failures if now - t < LOGIN_WINDOW_S] + [now]
-            if len(self._failures) >= LOGIN_FAILURES:
-                self._locked_until, self._failures = now + LOGIN_LOCK_S, []
-            return None
-        self._failures = []
         sid = secrets.token_urlsafe(32)
         self._live = {k: v for k, v in self._live.items() if v > now}
         self._live[_digest(sid)] = now + SESSION_TTL_S
         return sid
-
-    def locked(self, now: float | None = None) -> bool:
-        return (time.time() if now is None else now) < self._locked_until
 
     def valid(self, sid: str | None, now: float | None = None) -> bool:
         if not sid:
@@ -98,3 +91,20 @@ class Sessions:
 
     def csrf_ok(self, sid: str | None, presented: str | None) -> bool:
         return bool(sid and presented) and hmac.compare_digest(self.csrf(sid), presented)  # type: ignore[arg-type]
+
+
+class LoginThrottle:
+    """Wrong admin tokens per connection: each is answered later than the one before it on the
+    same connection (``WRONG_DELAY_S`` doubling up to ``WRONG_DELAY_MAX_S``). It locks nothing,
+    so a guess loop elsewhere never slows or stops the owner's login."""
+
+    def __init__(self) -> None:
+        self._wrong: OrderedDict[str, int] = OrderedDict()
+
+    def wrong(self, connection: str) -> tuple[int, float]:
+        """Count a wrong token on ``connection``: (wrong tries on it so far, seconds to wait)."""
+        n = self._wrong.pop(connection, 0) + 1
+        self._wrong[connection] = n
+        while len(self._wrong) > TRACKED_CONNECTIONS:
+            self._wrong.popitem(last=False)
+        return n, min(WRONG_DELAY_S * 2 ** (n - 1), WRONG_DELAY_MAX_S)

@@ -34,6 +34,7 @@ from .consent import refusal as consent_refusal
 from .db import Database, now_ms
 from .history import last_oid
 from .inspect import inspect_into
+from .packer import Packer
 from .pbconv import box_from_pb, box_pb, iso, vec
 from .plans import Plan
 from .ports import PlannerPort, ProgressPort, WorldPort
@@ -91,10 +92,12 @@ class JournalCore:
     # when the file changes, players create projects and move areas in game) and plan preparation.
     projects: Projects = field(init=False)
     prepare: Prepare = field(init=False)
+    packer: Packer = field(init=False)  # packing and compaction, in a child process (packer.py)
 
     def __post_init__(self) -> None:
         self.projects = Projects(self.db)
         self.prepare = Prepare(self)
+        self.packer = Packer(self.db.path, self.blobs.root)
 
     # ---------------------------------------------------------------- recovery
     def recover_at_start(self) -> list[str]:

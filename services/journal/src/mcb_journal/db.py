@@ -164,9 +164,16 @@ class Database:
         """A second connection to the same journal, for one thread's transactions (the executor's
         writer commits while the event loop goes on). WAL: its reads never wait, and its writes
         queue behind this connection's (``BEGIN IMMEDIATE`` waits up to 5 s for the lock)."""
-        other = object.__new__(Database)
-        other.path = self.path
-        other.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        return Database.attach(self.path)
+
+    @classmethod
+    def attach(cls, path: Path) -> Database:
+        """A connection to an existing journal without the checks and schema set-up of
+        ``Database(path)`` (the opening process did them): ``sibling``, and the packer's child
+        process (packer.py)."""
+        other = object.__new__(cls)
+        other.path = path
+        other.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         other.conn.row_factory = sqlite3.Row
         _settings(other.conn)
         return other

@@ -57,7 +57,6 @@ from . import changes, worldid
 from .core import JournalCore
 from .db import now_ms
 from .faults import fault_point
-from .history import pack_due
 from .operations import set_state
 from .states import OpState, is_terminal
 
@@ -95,21 +94,29 @@ class Executor:
         self._in_flight: asyncio.Future | None = None  # the batch_apply request of the batch being sent
         self._host_paused = False  # what the world_info read just before an operation's first batch said
         self._next_pause_check = 0.0
+        self._packing: asyncio.Task | None = None  # the packing pass in flight (packer.py)
 
     def close(self) -> None:
         """Let the writer's transaction in flight (if any) finish, then close its connection."""
+        self.core.packer.stop()
         self._writer.shutdown(wait=True)
         self.wdb.close()
 
     def pack_pass(self) -> None:
-        """Pack finished operations' rows (history.py), at most every 5 s, a few at a time, between
-        operations — never while one is applying. The first pass, at start, packs a migrated journal."""
-        if time.monotonic() < self._next_pack:
+        """Start a pass that packs finished operations' rows (history.py), a few at a time, at most
+        every 5 s and one pass at a time, in the packer's child process (packer.py): neither the
+        event loop nor the dispatcher waits for it. The first pass, at start, packs a migrated journal."""
+        if time.monotonic() < self._next_pack or (self._packing is not None and not self._packing.done()):
             return
         self._next_pack = time.monotonic() + 5.0
+        self._packing = asyncio.create_task(self._pack())
+
+    async def _pack(self) -> None:
         try:
-            pack_due(self.db, self.core.settings.pack_after_s)
-        except Exception:  # noqa: BLE001 - packing is housekeeping: it must not stop the dispatcher
+            await self.core.packer.pack_due(self.core.settings.pack_after_s)
+        except McbError as err:  # packing is housekeeping: it must not stop the dispatcher
+            log.error("packing finished operations failed; their rows stay live: %s", err.message)
+        except Exception:  # noqa: BLE001 - e.g. the child process could not start
             log.exception("packing finished operations failed; their rows stay live")
 
     async def run_forever(self) -> None:

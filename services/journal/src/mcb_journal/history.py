@@ -14,6 +14,12 @@ same entries; recovery reads only unsettled intents). docs/journal-format.md §5
 the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ packed
 rows, so packing changes no answer. Foreign events (players, environment) and gaps always
 stay live rows.
+
+Packing and compaction run in a child process (packer.py), never on the journal's event loop,
+and hold the write lock only briefly: the packed record is written first, while the live copies
+stay, and the live copies are then deleted in slices. So every row is in live ∪ packed at every
+moment (a reader may see a row twice, never not at all), and :class:`History` drops the
+duplicates by ``wid`` / ``oid``.
 """
 
 from __future__ import annotations
@@ -141,8 +147,9 @@ class _Pack:
 
 # ---------------------------------------------------------------------------- the reader
 class History:
-    """Live ∪ packed rows. Make one per question and use it without awaiting in between
-    (packing runs on the same event loop, so it cannot move rows under a synchronous read)."""
+    """Live ∪ packed rows. Make one per question. Packing may commit between two of its reads:
+    a row is then seen live and packed, never in neither (module docstring), so answers keep one
+    copy per ``wid`` / ``oid`` (the minimum or maximum ones need no care)."""
 
     def __init__(self, db: Database, region: Box6 | None = None):
         self.db = db
@@ -186,9 +193,9 @@ class History:
     # -- written
     def writes_of(self, op_id: str, certain_only: bool = False) -> list[dict[str, Any]]:
         """Every write of ``op_id`` (``wid, x, y, z, before, after, uncertain, at_ms``) in wid order."""
-        rows = [dict(r) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id)]
-        rows += self._packed("packed_writes", op_id)
-        rows.sort(key=lambda r: r["wid"])
+        by_wid = {r["wid"]: r for r in self._packed("packed_writes", op_id)}
+        by_wid.update((r["wid"], dict(r)) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id))
+        rows = sorted(by_wid.values(), key=lambda r: r["wid"])
         return [r for r in rows if not (certain_only and r["uncertain"])]
 
     def later_write(self, p: Pos, wid: int) -> str | None:
@@ -251,11 +258,12 @@ class History:
             "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
             " AND oid<=? AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
             since, upto, x0, x1, y0, y1, z0, z1, limit)]
+        live = {r["oid"] for r in rows}
         for pk in self._packs("packed_events"):
             if pk.hi <= since or pk.lo > upto:
                 continue
             for r in self._packed("packed_events", pk.op_id):
-                if since < r["oid"] <= upto and _inside((r["x"], r["y"], r["z"]), box):
+                if since < r["oid"] <= upto and r["oid"] not in live and _inside((r["x"], r["y"], r["z"]), box):
                     rows.append({"oid": r["oid"], "x": r["x"], "y": r["y"], "z": r["z"], "before": r["before"],
                                  "after": r["after"], "source": "ours", "player_id": r["player_id"],
                                  "op_id": pk.op_id})
@@ -310,24 +318,40 @@ def last_oid(db: Database) -> int:
 
 
 # ---------------------------------------------------------------------------- packing
-def _merge_into(c: Any, table: str, op_id: str, live: list[dict[str, Any]], key: str,
-                ints: tuple[str, ...], strs: tuple[str, ...]) -> None:
-    old = c.execute(f"SELECT data, sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
-    rows = live + ([] if old is None else unpack_rows(old["data"], old["sha256"], ints, strs, f"{table}/{op_id}"))
-    rows.sort(key=lambda r: r[key])
-    data, sha = pack_rows(rows, ints, strs)
-    x0, y0, z0, x1, y1, z1 = bounds_of(rows)
+DELETE_SLICE = 5000  # live copies deleted per transaction once their pack is written
+
+
+def _merged(live: list[dict[str, Any]], old: sqlite3.Row | None, key: str, ints: tuple[str, ...],
+            strs: tuple[str, ...], what: str) -> tuple[Any, ...]:
+    """The packed record of ``live`` ∪ the rows of the ``old`` record, one row per ``key``
+    (an interrupted pass leaves rows both live and packed): n, lo, hi, bounds, data, sha256."""
+    rows = {r[key]: r for r in ([] if old is None else unpack_rows(old["data"], old["sha256"], ints, strs, what))}
+    rows.update((r[key], r) for r in live)
+    ordered = [rows[k] for k in sorted(rows)]
+    data, sha = pack_rows(ordered, ints, strs)
+    return (len(ordered), ordered[0][key], ordered[-1][key], *bounds_of(ordered), data, sha)
+
+
+def _store(c: sqlite3.Connection, table: str, op_id: str, old_sha: str | None, record: tuple[Any, ...]) -> None:
+    now = c.execute(f"SELECT sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
+    if (None if now is None else now["sha256"]) != old_sha:  # one packer at a time (packer.py): a bug
+        raise McbError(ErrorCode.INTERNAL, f"{table}/{op_id} changed while it was being packed; not packed")
     c.execute(f"INSERT INTO {table}(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
               " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(op_id) DO UPDATE SET n=excluded.n, lo=excluded.lo,"
               " hi=excluded.hi, x0=excluded.x0, y0=excluded.y0, z0=excluded.z0, x1=excluded.x1, y1=excluded.y1,"
               " z1=excluded.z1, data=excluded.data, sha256=excluded.sha256, packed_ms=excluded.packed_ms",
-              (op_id, len(rows), rows[0][key], rows[-1][key], x0, y0, z0, x1, y1, z1, data, sha, now_ms()))
+              (op_id, *record, now_ms()))
 
 
 def pack_operation(db: Database, op_id: str) -> dict[str, int]:
     """Pack one terminal operation's live rows into its packed records (merging with earlier
-    packs), in one transaction. Refuses an operation that is not terminal."""
-    with db.tx() as c:
+    packs). The rows are read and packed in one read snapshot (no lock held), the records are
+    written in one short transaction, then exactly the packed live rows are deleted,
+    ``DELETE_SLICE`` per transaction: no step holds the write lock for long, and every row is in
+    live ∪ packed throughout (module docstring). Refuses an operation that is not terminal."""
+    c = db.conn
+    c.execute("BEGIN")  # deferred: one read snapshot for the rows and the earlier records
+    try:
         op = c.execute("SELECT state FROM operations WHERE op_id=?", (op_id,)).fetchone()
         if op is None:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
@@ -336,13 +360,26 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
                                                       "operation is packed")
         writes = [dict(r) for r in c.execute(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", (op_id,))]
         events = [dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))]
-        if writes:
-            _merge_into(c, "packed_writes", op_id, writes, "wid", WRITE_INTS, WRITE_STRS)
-            c.execute("DELETE FROM written WHERE op_id=?", (op_id,))
-        if events:
-            _merge_into(c, "packed_events", op_id, events, "oid", EVENT_INTS, EVENT_STRS)
-            c.execute(f"DELETE FROM observed WHERE {OURS} AND op_id=?", (op_id,))
-        dropped = c.execute("UPDATE batches SET entries=X'' WHERE op_id=? AND state!='intent' AND length(entries)>0",
+        records = []
+        for table, live, key, ints, strs in (("packed_writes", writes, "wid", WRITE_INTS, WRITE_STRS),
+                                             ("packed_events", events, "oid", EVENT_INTS, EVENT_STRS)):
+            if live:
+                old = c.execute(f"SELECT data, sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
+                records.append((table, None if old is None else old["sha256"],
+                                _merged(live, old, key, ints, strs, f"{table}/{op_id}")))
+    finally:
+        c.execute("COMMIT")
+    if records:
+        with db.tx() as w:
+            for table, old_sha, record in records:
+                _store(w, table, op_id, old_sha, record)
+    for sql, ids in (("DELETE FROM written WHERE wid=?", [r["wid"] for r in writes]),
+                     ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in events])):
+        for i in range(0, len(ids), DELETE_SLICE):
+            with db.tx() as w:
+                w.executemany(sql, ((v,) for v in ids[i:i + DELETE_SLICE]))
+    with db.tx() as w:
+        dropped = w.execute("UPDATE batches SET entries=X'' WHERE op_id=? AND state!='intent' AND length(entries)>0",
                             (op_id,)).rowcount
     return {"writes": len(writes), "events": len(events), "batch_intents": dropped}
 
@@ -435,7 +472,8 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
 
 def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
     """Pack every finished operation now (no delay), checkpoint the WAL and VACUUM so the file
-    shrinks. Blocks the journal for the duration (seconds for a large unpacked journal)."""
+    shrinks. Runs in the packer's child process (packer.py); the journal's writes wait for the
+    VACUUM (SQLite's lock), its reads and /health do not."""
     before = _file_bytes(db, blobs_root)
     totals = {"writes": 0, "events": 0, "batch_intents": 0}
     ops = 0

@@ -16,7 +16,7 @@ from mcb_rpc.tokens import TokenTable
 
 from . import messages
 from .core import JournalCore
-from .history import compact, journal_stats
+from .history import journal_stats
 from .jobs import jobs_of
 from .pbconv import box_from_pb
 from .projects import Caller
@@ -122,8 +122,8 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
     def JournalStats(self, request: jpb.JournalStatsRequest, c) -> jpb.JournalStatsResponse:  # noqa: N802
         return messages.journal_stats(journal_stats(self.core.db, self.core.blobs.root, self.core.settings.pack_after_s))
 
-    def JournalCompact(self, request: jpb.JournalCompactRequest, c) -> jpb.JournalCompactResponse:  # noqa: N802
-        return messages.journal_compact(compact(self.core.db, self.core.blobs.root))
+    async def JournalCompact(self, request: jpb.JournalCompactRequest, c) -> jpb.JournalCompactResponse:  # noqa: N802
+        return messages.journal_compact(await self.core.packer.compact())
 
     def OperationList(self, request: jpb.OperationListRequest, c):  # noqa: N802
         from .overview import operation_list

@@ -2,7 +2,8 @@
 
 Request checks, in order (each failure is a structured error, HTTP status from
 ``mcb_rpc.errors.HTTP_STATUS``, nothing executed):
-  1. body size ≤ MAX_BODY (413 budget_exceeded)
+  1. body size ≤ MAX_BODY (413 budget_exceeded; ``mcb_rpc.bodylimit.BodyLimit``, before any of
+     the body is read, for every path)
   2. bearer token -> principal (401 unauthenticated)
   3. body is a JSON object with a string ``method`` (400 invalid_request)
   4. method is in methods.json (404 not_found), the principal's scope allows it (403),
@@ -25,6 +26,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_rpc import pbjson
+from mcb_rpc.bodylimit import BodyLimit
 from mcb_rpc.errors import HTTP_STATUS
 from mcb_rpc.health import health_fields, record_error, record_exception
 from mcb_rpc.tokens import TokenTable, bearer
@@ -98,6 +100,7 @@ def _no_camera_account(_params: Any) -> Any:
 
 def create_app(host: Host, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="mcb world host", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY)
     methods = method_table()
     handlers = {
         "world_info": host.world_info,
@@ -126,14 +129,7 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
     async def rpc(request: Request) -> JSONResponse:
         request_id: Any = None
         try:
-            declared = request.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-                raise McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {declared} bytes exceeds {MAX_BODY} bytes")
-            raw = b""
-            async for chunk in request.stream():
-                raw += chunk
-                if len(raw) > MAX_BODY:
-                    raise McbError(ErrorCode.BUDGET_EXCEEDED, f"request body exceeds {MAX_BODY} bytes")
+            raw = await request.body()  # at most MAX_BODY: BodyLimit refused a larger one before this
             principal = tokens.principal_for(bearer(request.headers.get("authorization")))
             if principal is None:
                 raise McbError(ErrorCode.UNAUTHENTICATED,

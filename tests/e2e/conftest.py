@@ -1,7 +1,7 @@
 """The real stack for end-to-end tests, on each world host of ``worldhost.HOSTS``.
 
 ``stack``: `mcb up` as one process (the README's command), with Redis and every service as real
-processes on free loopback ports in a temp runtime dir; on ``java-core`` the Java test host runs
+processes on free loopback ports in a temp runtime dir; on ``java-core`` (``paper-mock``) that host runs
 first and `mcb up --world-host URL --world-host-token-file F` points the stack at it.
 ``comp``: the same services started one by one (crash and restart tests, ``components.py``).
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from e2e.components import start_components
-from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
+from e2e.worldhost import EXTERNAL, HOSTS, OnWorldHost, WorldHost, external_host
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
@@ -87,7 +87,7 @@ def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:
 
 @pytest.fixture(scope="session", params=HOSTS)
 def host(request) -> str:
-    """The world host the stack runs against: "embedded" or "java-core"."""
+    """The world host the stack runs against: "embedded", "java-core" or "paper-mock"."""
     return request.param
 
 
@@ -101,7 +101,7 @@ def comp(host: str, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def stack(host: str, tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp(f"stack-{host}")
-    world = java_host(tmp / "java-host") if host == "java-core" else None
+    world = external_host(host, tmp / f"{host}-host") if host in EXTERNAL else None
     try:
         s = start_stack(tmp / "runtime", world)
     except BaseException:

@@ -6,6 +6,8 @@
   own, like a Paper server; the stack reaches it as an external host: ``MCB_WORLD_HOST_URL`` and
   ``MCB_WORLD_HOST_TOKEN_FILE`` (its ``service.token``; the ``admin.token`` beside it is the chat
   loop's), or ``mcb up --world-host URL --world-host-token-file F``.
+- ``paper-mock``: the real Paper plugin inside MockBukkit's server (``hosts.paper_mock``), an external
+  host like ``java-core``; skipped with the reason where paper-api does not resolve.
 
 Tests talk to the host only over its protocol (``rpc``), as the services do.
 """
@@ -18,10 +20,12 @@ from pathlib import Path
 import httpx
 from harness import Proc
 
-HOSTS = ("embedded", "java-core")
+HOSTS = ("embedded", "java-core", "paper-mock")
+EXTERNAL = ("java-core", "paper-mock")  # started by the tests, outside the stack (a Paper server's place)
 PREGEN = "-64,-64,63,63"  # the default project area's chunks (`mcb up` pre-generates the same)
-# why a test that needs the embedded host's files cannot run on the Java test host
-NO_SAVE = "java-core keeps blocks in memory: no save on disk to read back with an independent reader"
+# why a test that needs the embedded host's files cannot run on the Java hosts
+NO_SAVE = ("java-core and paper-mock keep their worlds in their own save formats (no Anvil region files): "
+           "nothing on disk to read back with an independent reader")
 
 
 @dataclass
@@ -97,9 +101,10 @@ class OnWorldHost:
         return self.world.rpc(method, params, principal)
 
 
-def java_host(tmp: Path) -> WorldHost:
-    """The Java test host on a free port with its own secrets folder (skips without a JDK/Maven)."""
-    from contract.hosts import java_core
+def external_host(kind: str, tmp: Path) -> WorldHost:
+    """A Java host (``java-core`` or ``paper-mock``) on a free port with its own secrets folder (skips
+    without a JDK/Maven, or for paper-mock without paper-api)."""
+    from contract.hosts import java_core, paper_mock
 
-    h = java_core(tmp, True, pregen=PREGEN)
-    return WorldHost("java-core", h.base_url, h.extra["secrets_dir"], h)
+    h = {"java-core": java_core, "paper-mock": paper_mock}[kind](tmp, True, pregen=PREGEN)
+    return WorldHost(kind, h.base_url, h.extra["secrets_dir"], h)

@@ -15,6 +15,7 @@ import org.bukkit.permissions.Permission;
 import org.mockbukkit.mockbukkit.MockBukkit;
 import org.mockbukkit.mockbukkit.ServerMock;
 import org.mockbukkit.mockbukkit.plugin.PluginManagerMock;
+import org.mockbukkit.mockbukkit.util.UnsafeValuesMock;
 
 /**
  * The real plugin as a world host of its own (tests/contract/hosts.py {@code paper_mock}): {@link McbPlugin}
@@ -43,11 +44,28 @@ public final class MockPaperHost {
     private MockPaperHost() {
     }
 
-    /** Paper: {@code Bukkit.isStopping()} is {@code MinecraftServer#hasStopped} (CraftServer.java, tag 1.21.11); MockBukkit throws. */
-    static final class StoppableServer extends ServerMock {
+    /** Minecraft 1.21.11's data version (SharedConstants; the block registry's, blocks-1.21.11.json). */
+    static final int DATA_VERSION = 4671;
+
+    /** ServerMock where it answers unlike Paper 1.21.11 for a call the plugin makes. */
+    static final class HostServer extends ServerMock {
+        private final UnsafeValuesMock unsafe = new UnsafeValuesMock() {
+            /** Paper: {@code SharedConstants.getCurrentVersion().dataVersion().version()} (CraftMagicNumbers.java:282, tag 1.21.11); MockBukkit: 1. */
+            @Override
+            public int getDataVersion() {
+                return DATA_VERSION;
+            }
+        };
+
+        /** Paper: {@code MinecraftServer#hasStopped} (CraftServer.java:2934, tag 1.21.11); MockBukkit throws. */
         @Override
         public boolean isStopping() {
             return stopping;
+        }
+
+        @Override
+        public UnsafeValuesMock getUnsafe() {
+            return unsafe;
         }
     }
 
@@ -102,7 +120,7 @@ public final class MockPaperHost {
             dataDir = Path.of(worldDir, "plugin-data").toString();
         }
         long t0 = System.nanoTime();
-        ServerMock server = MockBukkit.mock(new StoppableServer());
+        ServerMock server = MockBukkit.mock(new HostServer());
         long tMock = System.nanoTime();
         McbPlugin plugin;
         Path link = null;

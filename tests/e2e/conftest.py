@@ -20,7 +20,14 @@ from pathlib import Path
 
 import pytest
 from e2e.components import start_components
-from e2e.worldhost import EXTERNAL, HOSTS, OnWorldHost, WorldHost, external_host
+from e2e.worldhost import (
+    EXTERNAL,
+    HOSTS,
+    PAPER_MOCK_UNMODELLED,
+    OnWorldHost,
+    WorldHost,
+    external_host,
+)
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
@@ -83,6 +90,15 @@ def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:
         stack.stop()
         raise
     return stack
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip on paper-mock, with the reason, what MockBukkit cannot model (worldhost.PAPER_MOCK_UNMODELLED)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        reason = PAPER_MOCK_UNMODELLED.get(getattr(item, "originalname", ""))
+        if reason and callspec is not None and callspec.params.get("host") == "paper-mock":
+            item.add_marker(pytest.mark.skip(reason=f"paper-mock: {reason}"))
 
 
 @pytest.fixture(scope="session", params=HOSTS)

@@ -28,6 +28,25 @@ NO_SAVE = ("java-core and paper-mock keep their worlds in their own save formats
            "nothing on disk to read back with an independent reader")
 
 
+# hosts whose world reaches disk only at a save, as a game server's: a kill -9 rolls the world back to it
+ROLLS_BACK = ("java-core", "paper-mock")
+
+# Tests that need what MockBukkit 4.116.3 cannot model, with the reason; conftest skips them on paper-mock
+# (only there: they run on the other hosts). Each reason names what differs from Paper 1.21.11.
+_NO_BLOCK_DATA = ("MockBukkit 4.116.3 has no block data for glass_pane, iron_bars, cobblestone_wall or lantern: "
+                  "Bukkit.createBlockData refuses their states ('unknown block state'), while Paper 1.21.11 has a "
+                  "CraftBlockData for every block state of the registry")
+PAPER_MOCK_UNMODELLED = {
+    "test_house_example_prepares_and_applies_with_turned_states": _NO_BLOCK_DATA + " (the house has glass panes)",
+    "test_every_tool_answers_in_snake_case_and_cameras": _NO_BLOCK_DATA + " (it builds the house example)",
+    "test_connected_blocks_come_out_joined_and_read_back_independently": _NO_BLOCK_DATA + " (walls and panes)",
+    "test_furnish_a_room_read_back_conflict_and_undo": (
+        "MockBukkit 4.116.3's CampfireStateMock keeps its items in an ItemStackMock[]: setItem with a plain "
+        "ItemStack (the adapter's new ItemStack(material, count)) throws ArrayStoreException, where Paper's "
+        "CraftCampfire#setItem copies any ItemStack (CraftItemStack.asNMSCopy, CraftCampfire.java:33-35, tag 1.21.11)"),
+}
+
+
 @dataclass
 class WorldHost:
     kind: str

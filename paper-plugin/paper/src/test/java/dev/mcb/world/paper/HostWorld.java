@@ -9,7 +9,9 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.bukkit.Bukkit;
+import org.bukkit.Chunk;
 import org.bukkit.Material;
 import org.bukkit.block.data.BlockData;
 import org.mockbukkit.mockbukkit.block.BlockMock;
@@ -25,8 +27,8 @@ import org.mockbukkit.mockbukkit.world.Coordinate;
  *   <li>Only the chunks of the pre-generated rectangle exist ({@code isChunkGenerated}; async loads
  *       without generation give null elsewhere, as Paper's {@code getChunkAtAsync(x, z, false)}).</li>
  *   <li>A stable world UUID ({@code world-uuid.txt}) and a save file ({@code blocks.txt}: every block
- *       that differs from the flat ground, as its block data) written only by {@code save(flush)} —
- *       the plugin's save at disable; there is no autosave (Paper's runs every 6000 ticks, bukkit.yml
+ *       that differs from the flat ground, as its block data) written only by {@code save} — the plugin's
+ *       save at disable ({@code save(true)}: at once; {@code save(false)}: a second later); there is no autosave (Paper's runs every 6000 ticks, bukkit.yml
  *       {@code ticks-per.autosave}; a test run rarely sees one). A kill -9 loses every change since the
  *       last save, as on a server. Block entity contents (chest items, sign text) are not saved: MockBukkit's
  *       block states have no serialised form, so after a restart a furnished block is empty.</li>
@@ -105,6 +107,15 @@ public final class HostWorld extends HarnessWorld {
         return super.isChunkGenerated(x, z) && pregenerated(x, z);
     }
 
+    /** A chunk outside the rectangle is one that was never generated: a load without generation gives null. */
+    @Override
+    public void getChunkAtAsync(int x, int z, boolean gen, boolean urgent, Consumer<? super Chunk> cb) {
+        if (!gen && !pregenerated(x, z) && !isChunkLoaded(x, z)) {
+            ungenerate(x, z);
+        }
+        super.getChunkAtAsync(x, z, gen, urgent, cb);
+    }
+
     /** Put back the blocks of the last save (before the plugin starts). */
     public void load() throws IOException {
         Path f = dir == null ? null : dir.resolve("blocks.txt");
@@ -128,13 +139,41 @@ public final class HostWorld extends HarnessWorld {
         }
     }
 
-    /** The save: every block that is not flat ground, written to a new file that then replaces the old one. */
+    /**
+     * {@code save(true)} writes the save file now; {@code save(false)} hands it to "the I/O threads": it is written
+     * {@link #IO_TICKS} ticks later, so a kill -9 in between loses it, as on Paper (CraftWorld.java l.1134, tag 1.21.11:
+     * without {@code flush} the chunks are queued to the I/O threads and the call returns).
+     */
     @Override
     public synchronized void save(boolean flush) {
         super.save(flush);
         if (dir == null) {
             return;
         }
+        if (flush) {
+            writeSave();
+            pendingWrite = -1;
+        } else if (pendingWrite < 0) {
+            pendingWrite = IO_TICKS;
+        }
+    }
+
+    /** Ticks an unflushed save waits for "the I/O threads". */
+    static final int IO_TICKS = 20;
+    private int pendingWrite = -1;
+
+    @Override
+    public void tick() {
+        super.tick();
+        synchronized (this) {
+            if (pendingWrite >= 0 && pendingWrite-- == 0) {
+                writeSave();
+            }
+        }
+    }
+
+    /** Every block that is not flat ground, written to a new file that then replaces the old one. */
+    private void writeSave() {
         Path tmp = dir.resolve("blocks.txt.tmp");
         try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
             for (Coordinate c : created) {

@@ -160,7 +160,7 @@ public final class MockPaperHost {
                     + ms(tLoad - tMock) + ", warm-up " + ms(tWarm - tLoad) + ", enable " + ms(System.nanoTime() - tWarm)
                     + ")");
             started.countDown();
-            drive(server);
+            drive(server, world);
         } finally {
             try {
                 // a server stop: disable plugins (the plugin saves the world and closes its state)
@@ -198,12 +198,13 @@ public final class MockPaperHost {
     }
 
     /** 20 ticks a second on this thread until SIGTERM; a late tick runs at once (Paper catches up the same way). */
-    private static void drive(ServerMock server) {
+    private static void drive(ServerMock server, HostWorld world) {
         long next = System.nanoTime();
         long slow = 0;
         while (!stopping) {
             long t0 = System.nanoTime();
             try {
+                world.tick(); // chunk loads finish on the server thread, before the scheduled tasks (HarnessWorld)
                 server.getScheduler().performOneTick();
             } catch (RuntimeException | AssertionError e) {
                 // Paper logs a task's exception and goes on (CraftScheduler#mainThreadHeartbeat); so do we, loudly

@@ -23,6 +23,7 @@ from e2e.components import start_components
 from e2e.worldhost import (
     EXTERNAL,
     HOSTS,
+    PAPER_MOCK_SUBSET,
     PAPER_MOCK_UNMODELLED,
     OnWorldHost,
     WorldHost,
@@ -93,12 +94,21 @@ def start_stack(runtime: Path, world: WorldHost | None = None) -> Stack:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Skip on paper-mock, with the reason, what MockBukkit cannot model (worldhost.PAPER_MOCK_UNMODELLED)."""
+    """Skip on paper-mock, with the reason, what MockBukkit cannot model (worldhost.PAPER_MOCK_UNMODELLED), and the
+    cases outside a representative subset (worldhost.PAPER_MOCK_SUBSET: CI time)."""
     for item in items:
         callspec = getattr(item, "callspec", None)
-        reason = PAPER_MOCK_UNMODELLED.get(getattr(item, "originalname", ""))
-        if reason and callspec is not None and callspec.params.get("host") == "paper-mock":
+        if callspec is None or callspec.params.get("host") != "paper-mock":
+            continue
+        name = getattr(item, "originalname", "")
+        reason = PAPER_MOCK_UNMODELLED.get(name)
+        if reason:
             item.add_marker(pytest.mark.skip(reason=f"paper-mock: {reason}"))
+        elif name in PAPER_MOCK_SUBSET:
+            param, kept = PAPER_MOCK_SUBSET[name]
+            if callspec.params.get(param) not in kept:
+                item.add_marker(pytest.mark.skip(reason=f"paper-mock runs {name} for {param} in {kept} only (CI time; "
+                                                        "the other cases run on embedded and java-core)"))
 
 
 @pytest.fixture(scope="session", params=HOSTS)

@@ -44,6 +44,18 @@ PAPER_MOCK_UNMODELLED = {
         "MockBukkit 4.116.3's CampfireStateMock keeps its items in an ItemStackMock[]: setItem with a plain "
         "ItemStack (the adapter's new ItemStack(material, count)) throws ArrayStoreException, where Paper's "
         "CraftCampfire#setItem copies any ItemStack (CraftItemStack.asNMSCopy, CraftCampfire.java:33-35, tag 1.21.11)"),
+    "test_region_inspect_summary_heightmap_and_unknown_chunks": (
+        "MockBukkit makes and keeps a block object for every position read (WorldMock#createBlock, and "
+        "HarnessWorld's strict copy): the 2M-position summary's region_read took 13.8 s with 6.8 s of GC on an idle "
+        "machine (bench/REPORT.md, MockBukkitTickBench) and more than the bridge's 30 s tool-call limit under CI load; "
+        "Paper reads chunk sections without an object per block"),
+}
+
+# CI time (a 2-core machine; the whole `make test` stays well under 45 min): on paper-mock a test whose host part
+# is the same in every case runs for a representative subset of its parameters: test -> (parameter, kept values)
+PAPER_MOCK_SUBSET = {
+    # the journal's crash points and the admin's settling, 12 cases; the host only answers batches: one per point
+    "test_6_crash_leaves_recovery_required_and_admin_settles_it": ("skip", (0,)),
 }
 
 

@@ -104,20 +104,17 @@ def find_jdk() -> Path | None:
     return None
 
 
-def _newest_input() -> float:
+def _newest_input(inputs: tuple[Path, ...] = JAVA_INPUTS) -> float:
     newest = 0.0
-    for base in JAVA_INPUTS:
+    for base in inputs:
         paths = [base] if base.is_file() else (p for p in base.rglob("*") if "target" not in p.parts and p.is_file())
         for p in paths:
             newest = max(newest, p.stat().st_mtime)
     return newest
 
 
-def java_testhost_jar() -> tuple[Path, Path]:
-    """Build the Java test host once per session (skipped when its jar is newer than every input).
-    Returns (java binary, jar); skips the test with a reason when no JDK >= 21 or Maven is present."""
-    if "jar" in _java_state:
-        return _java_state["java"], _java_state["jar"]  # type: ignore[return-value]
+def _need_jdk_and_maven() -> tuple[Path, str]:
+    """A JDK >= 21 and Maven, or skip the test (once per session: the reason is kept)."""
     if "skip" in _java_state:
         pytest.skip(str(_java_state["skip"]))
     jdk = find_jdk()
@@ -126,6 +123,15 @@ def java_testhost_jar() -> tuple[Path, Path]:
         _java_state["skip"] = ("Java host not run: needs a JDK >= 21 and Maven (scripts/bootstrap.sh says how); "
                                f"found JDK={jdk}, mvn={mvn}")
         pytest.skip(str(_java_state["skip"]))
+    return jdk, mvn
+
+
+def java_testhost_jar() -> tuple[Path, Path]:
+    """Build the Java test host once per session (skipped when its jar is newer than every input).
+    Returns (java binary, jar); skips the test with a reason when no JDK >= 21 or Maven is present."""
+    if "jar" in _java_state:
+        return _java_state["java"], _java_state["jar"]  # type: ignore[return-value]
+    jdk, mvn = _need_jdk_and_maven()
     with _maven_lock():
         _build_testhost_if_stale(jdk, mvn)
     _java_state["java"], _java_state["jar"] = jdk / "bin" / "java", JAVA_JAR
@@ -155,30 +161,41 @@ def _build_testhost_if_stale(jdk: Path, mvn: str) -> None:
         assert r.returncode == 0, f"building the Java test host failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
 
 
-def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31") -> HostHandle:
-    """extra: ``proc`` (the running Proc, replaced on restart) and ``secrets_dir`` (its token folder)."""
-    java, jar = java_testhost_jar()
-    runtime = tmp / "runtime"
+def _tokens_and_env(runtime: Path, automation: bool, pregen: str) -> tuple[Path, dict[str, str], dict[str, str], int]:
+    """A Java host's token folder (every principal's token), its MCB_* environment and its free port."""
     secrets_dir = runtime / "secrets"
     tokens = {p: ensure_token(secrets_dir, p) for p in ("service", "admin", "automation", "agent")}
     port = free_port()
     env = {
         "MCB_SECRETS_DIR": str(secrets_dir),
-        "MCB_WORLD_DIR": str(runtime / "java-world"),
         "MCB_WORLD_PREGEN": pregen,
         "MCB_WORLD_HOST_PORT": str(port),
         "MCB_BIND_HOST": "127.0.0.1",
         "MCB_ALLOW_LOCAL_AUTOMATION": "1" if automation else "0",
         **{f"MCB_{p.upper()}_TOKEN": "" for p in ("service", "admin", "automation", "agent")},
-        # a simulated spectator camera account (testhost SimulatedCamera; test_camera_account_pose.py)
-        "MCB_CAMERA_ACCOUNT": "mcb-camera", "MCB_CAMERA_AREAS": "-64,-64,-64,63,320,63",
     }
+    return secrets_dir, tokens, env, port
+
+
+# why the Anvil save test (test_world_host_durability.py) does not apply to a Java host
+NO_ANVIL = {
+    "java-core": "java-core: an in-memory world saved in its own format (world.bin) every 300 s and at a clean stop, "
+                 "as a game server: an applied batch does not survive a kill -9 and there are no Anvil region files",
+    "paper-mock": "paper-mock: MockBukkit keeps the world in memory (HostWorld saves it in its own format only when the "
+                  "plugin saves at disable): an applied batch does not survive a kill -9 and there are no Anvil region "
+                  "files",
+}
+
+
+def _java_process_host(kind: str, argv: list[str], tmp: Path, env: dict[str, str], port: int, tokens: dict[str, str],
+                       automation: bool, secrets_dir: Path, timeout: float = 60) -> HostHandle:
+    """Start ``argv`` as the host ``kind`` and wrap it: restart(kill9), stop, extra ``proc`` and ``secrets_dir``."""
     url = f"http://127.0.0.1:{port}"
-    state: dict = {"secrets_dir": secrets_dir}
+    state: dict = {"secrets_dir": secrets_dir, "no_save": NO_ANVIL[kind]}
 
     def start() -> None:
-        state["proc"] = start_process("java-core-host", [str(java), "-Xmx256m", "-XX:+UseSerialGC", "-jar", str(jar)],
-                                      tmp / "logs", env=env, health_url=f"{url}/health", timeout=60)
+        state["proc"] = start_process(f"{kind}-host", argv, tmp / "logs", env=env, health_url=f"{url}/health",
+                                      timeout=timeout)
 
     def restart(kill9: bool) -> None:
         proc = state["proc"]
@@ -192,8 +209,95 @@ def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31")
         state["proc"].stop()
 
     start()
-    # world_dir stays None: the test host saves its world in its own format (not Anvil), so the Anvil durability tests do not apply
-    return HostHandle("java-core", url, tokens, automation, None, restart, stop, state)
+    # world_dir stays None: neither Java host saves Anvil region files, so the Anvil durability tests do not apply
+    return HostHandle(kind, url, tokens, automation, None, restart, stop, state)
+
+
+def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31") -> HostHandle:
+    """extra: ``proc`` (the running Proc, replaced on restart) and ``secrets_dir`` (its token folder)."""
+    java, jar = java_testhost_jar()
+    runtime = tmp / "runtime"
+    secrets_dir, tokens, env, port = _tokens_and_env(runtime, automation, pregen)
+    env |= {
+        "MCB_WORLD_DIR": str(runtime / "java-world"),
+        # a simulated spectator camera account (testhost SimulatedCamera; test_camera_account_pose.py)
+        "MCB_CAMERA_ACCOUNT": "mcb-camera", "MCB_CAMERA_AREAS": "-64,-64,-64,63,320,63",
+    }
+    argv = [str(java), "-Xmx256m", "-XX:+UseSerialGC", "-jar", str(jar)]
+    return _java_process_host("java-core", argv, tmp, env, port, tokens, automation, secrets_dir)
+
+
+# ---- the real Paper plugin inside MockBukkit (paper-plugin/paper/src/test: MockPaperHost) ----
+PAPER_MODULE = JAVA_PROJECT / "paper"
+PAPER_CLASSPATH = PAPER_MODULE / "target" / "mock-host.classpath"
+PAPER_JARS = PAPER_MODULE / "target" / "mock-host"  # test.jar, main.jar, core.jar and host.jsa
+PAPER_INPUTS = (JAVA_PROJECT / "pom.xml", JAVA_PROJECT / "core", PAPER_MODULE, ROOT / "proto",
+                ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data")
+BUILD_SH = JAVA_PROJECT / "build.sh"
+
+
+def paper_mock_classpath() -> tuple[Path, str]:
+    """Compile the Paper adapter and its test sources once per session (skipped when the classpath file is
+    newer than every input) and return (java binary, classpath). Skips with the reason when paper-api does not
+    resolve (not on Maven Central: the vendored ../shared/vendor/paper-api-1.21.11 is installed when present)."""
+    if "paper_cp" in _java_state:
+        return _java_state["java"], _java_state["paper_cp"]  # type: ignore[return-value]
+    if "paper_skip" in _java_state:
+        pytest.skip(str(_java_state["paper_skip"]))
+    jdk, _ = _need_jdk_and_maven()
+    r = subprocess.run([str(BUILD_SH), "--paper-api"], capture_output=True, text=True)
+    version = r.stdout.strip()
+    if r.returncode == 1:
+        _java_state["paper_skip"] = (f"paper-mock host not run: paper-api {version} does not resolve (it is not on "
+                                     "Maven Central) and ../shared/vendor/paper-api-1.21.11 is absent; "
+                                     "paper-plugin/README.md says how to install it")
+        pytest.skip(str(_java_state["paper_skip"]))
+    assert r.returncode == 0, f"paper-plugin/build.sh --paper-api failed ({r.returncode}):\n{r.stderr[-4000:]}"
+    if (not PAPER_CLASSPATH.exists() or not (PAPER_JARS / "core.jar").exists()
+            or PAPER_CLASSPATH.stat().st_mtime < _newest_input(PAPER_INPUTS)):
+        # build.sh takes the Maven lock itself (and the JDK, MCB_M2_REPO); offline first, then Maven Central
+        args = ["-Ppaper", f"-Dpaper.api.version={version}", "-pl", "paper", "-am", "test-compile",
+                "dependency:build-classpath", "-Dmdep.outputFile=target/mock-host.classpath", "-Dmdep.includeScope=test"]
+        b = subprocess.run([str(BUILD_SH), "-o", *args], capture_output=True, text=True)
+        if b.returncode != 0:
+            b = subprocess.run([str(BUILD_SH), *args], capture_output=True, text=True)
+        assert b.returncode == 0, f"building the paper-mock host failed:\n{b.stdout[-4000:]}\n{b.stderr[-4000:]}"
+        _jar_classes(jdk)
+        PAPER_CLASSPATH.touch()
+    cp = os.pathsep.join([*(str(PAPER_JARS / f"{n}.jar") for n in ("test", "main", "core")),
+                          *(e for e in PAPER_CLASSPATH.read_text().strip().split(os.pathsep)
+                            if e and not e.endswith("classes"))])
+    _java_state["java"], _java_state["paper_cp"] = jdk / "bin" / "java", cp
+    return jdk / "bin" / "java", cp
+
+
+def _jar_classes(jdk: Path) -> None:
+    """The three class folders as jars: a class-data-sharing archive (JSA) takes classes from jars only. Measured
+    on this 2-core machine under load: a start to healthy in 6-10 s with it, 12-15 s without."""
+    shutil.rmtree(PAPER_JARS, ignore_errors=True)
+    PAPER_JARS.mkdir(parents=True)
+    for name, classes in (("test", PAPER_MODULE / "target" / "test-classes"), ("main", PAPER_MODULE / "target" / "classes"),
+                          ("core", JAVA_PROJECT / "core" / "target" / "classes")):
+        r = subprocess.run([str(jdk / "bin" / "jar"), "--create", "--file", str(PAPER_JARS / f"{name}.jar"),
+                            "-C", str(classes), "."], capture_output=True, text=True)
+        assert r.returncode == 0, f"jar of {classes} failed: {r.stderr[-2000:]}"
+
+
+def paper_mock(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31") -> HostHandle:
+    """The real McbPlugin in MockBukkit's ServerMock, ticked at 20 TPS by a driver thread (MockPaperHost).
+    Its world and plugin data folder live in ``<tmp>/runtime/paper-world`` (saved at a clean stop; a kill -9
+    loses what changed since). extra as java_core's."""
+    java, cp = paper_mock_classpath()
+    runtime = tmp / "runtime"
+    secrets_dir, tokens, env, port = _tokens_and_env(runtime, automation, pregen)
+    env["MCB_WORLD_DIR"] = str(runtime / "paper-world")
+    scratch = tmp / "paper-mock-tmp"  # MockBukkit's temporary plugin folders (a kill -9 leaves them here)
+    scratch.mkdir(parents=True, exist_ok=True)
+    # the JSA is written at the first clean stop after a build and used by every start after it
+    argv = [str(java), "-XX:+AutoCreateSharedArchive", f"-XX:SharedArchiveFile={PAPER_JARS / 'host.jsa'}",
+            "-Xmx2g", "-XX:+UseSerialGC", f"-Djava.io.tmpdir={scratch}", "-cp", cp,
+            "dev.mcb.world.paper.MockPaperHost"]
+    return _java_process_host("paper-mock", argv, tmp, env, port, tokens, automation, secrets_dir, timeout=120)
 
 
 def paper_live(tmp: Path, automation: bool = True) -> HostHandle:
@@ -209,6 +313,7 @@ def paper_live(tmp: Path, automation: bool = True) -> HostHandle:
     return HostHandle("paper-live", os.environ["MCB_LIVE_WORLD_URL"].rstrip("/"), tokens, True)  # type: ignore[arg-type]
 
 
-FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded, "java-core": java_core}
+FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded, "java-core": java_core,
+                                                            "paper-mock": paper_mock}
 if os.environ.get("MCB_LIVE_WORLD_URL"):
     FACTORIES = {"paper-live": paper_live}  # only the live server: its world must be fresh and flat

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from e2e.worldhost import PREGEN, OnWorldHost, WorldHost, java_host
+from e2e.worldhost import PREGEN, OnWorldHost, WorldHost, external_host
 from harness import Proc, free_ports, start_process, start_redis
 
 PY = sys.executable
@@ -91,7 +91,7 @@ def start_components(runtime: Path, host: str = "embedded") -> Components:
         world = WorldHost("embedded", f"http://127.0.0.1:{ports['world_host']}", runtime / "secrets")
         names = ["world-host", "planner", "journal", "bridge"]
     else:  # first: it skips the test where no JDK/Maven is found
-        world = java_host(runtime.parent / "java-host")
+        world = external_host(host, runtime.parent / f"{host}-host")
         procs["world-host"] = world.proc
         env.update(world.stack_env())
         names = ["planner", "journal", "bridge"]

@@ -1,7 +1,7 @@
 """The real stack for end-to-end tests, on each world host of ``worldhost.HOSTS``.
 
 ``stack``: `mcb up` as one process (the README's command), with Redis and every service as real
-processes on free loopback ports in a temp runtime dir; on ``java-core`` the Java test host runs
+processes on free loopback ports in a temp runtime dir; on ``java-core`` (``paper-mock``) that host runs
 first and `mcb up --world-host URL --world-host-token-file F` points the stack at it.
 ``comp``: the same services started one by one (crash and restart tests, ``components.py``).
 
@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 from e2e.components import start_components
-from e2e.worldhost import HOSTS, OnWorldHost, WorldHost, java_host
+from e2e.worldhost import (
+    EXTERNAL,
+    HOSTS,
+    PAPER_MOCK_SUBSET,
+    PAPER_MOCK_UNMODELLED,
+    OnWorldHost,
+    WorldHost,
+    external_host,
+)
 from harness import ROOT, free_ports, interrupt, wait_until
 
 PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
@@ -93,9 +101,27 @@ def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool
     return stack
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip on paper-mock, with the reason, what MockBukkit cannot model (worldhost.PAPER_MOCK_UNMODELLED), and the
+    cases outside a representative subset (worldhost.PAPER_MOCK_SUBSET: CI time)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or callspec.params.get("host") != "paper-mock":
+            continue
+        name = getattr(item, "originalname", "")
+        reason = PAPER_MOCK_UNMODELLED.get(name)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"paper-mock: {reason}"))
+        elif name in PAPER_MOCK_SUBSET:
+            param, kept = PAPER_MOCK_SUBSET[name]
+            if callspec.params.get(param) not in kept:
+                item.add_marker(pytest.mark.skip(reason=f"paper-mock runs {name} for {param} in {kept} only (CI time; "
+                                                        "the other cases run on embedded and java-core)"))
+
+
 @pytest.fixture(scope="session", params=HOSTS)
 def host(request) -> str:
-    """The world host the stack runs against: "embedded" or "java-core"."""
+    """The world host the stack runs against: "embedded", "java-core" or "paper-mock"."""
     return request.param
 
 
@@ -109,7 +135,7 @@ def comp(host: str, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def stack(host: str, tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp(f"stack-{host}")
-    world = java_host(tmp / "java-host") if host == "java-core" else None
+    world = external_host(host, tmp / f"{host}-host") if host in EXTERNAL else None
     try:
         s = start_stack(tmp / "runtime", world)
     except BaseException:

@@ -173,9 +173,9 @@ def test_export_refuses_entities(stack):
     layout, written here with our NBT codec while the host runs: it only ever reads them)
     make schematic_export refuse with the list; the box beside them exports."""
     if stack.host != "embedded":
-        pytest.skip("java-core stores no entities (its in-memory world has no entity storage and its region_read "
-                    "reports none: no 'region_read.entities' capability); "
-                    "test_export_says_when_the_host_reports_no_entities covers it")
+        pytest.skip(f"{stack.host} reports no entities (no 'region_read.entities' capability: java-core's in-memory "
+                    "world has no entity storage, the Paper plugin lists none) and this test writes them into the "
+                    "embedded host's region files; test_export_says_when_the_host_reports_no_entities covers it")
     from mcb_common import nbt
     from mcb_world_host.region import RegionFile, region_name
 

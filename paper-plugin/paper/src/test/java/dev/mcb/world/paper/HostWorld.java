@@ -9,9 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Consumer;
 import org.bukkit.Bukkit;
-import org.bukkit.Chunk;
 import org.bukkit.Material;
 import org.bukkit.block.data.BlockData;
 import org.mockbukkit.mockbukkit.block.BlockMock;
@@ -102,18 +100,10 @@ public final class HostWorld extends HarnessWorld {
         return cx >= minCx && cx <= maxCx && cz >= minCz && cz <= maxCz;
     }
 
+    /** Only the pre-generated rectangle exists: isChunkGenerated and loads without generation agree. */
     @Override
-    public boolean isChunkGenerated(int x, int z) {
-        return super.isChunkGenerated(x, z) && pregenerated(x, z);
-    }
-
-    /** A chunk outside the rectangle is one that was never generated: a load without generation gives null. */
-    @Override
-    public void getChunkAtAsync(int x, int z, boolean gen, boolean urgent, Consumer<? super Chunk> cb) {
-        if (!gen && !pregenerated(x, z) && !isChunkLoaded(x, z)) {
-            ungenerate(x, z);
-        }
-        super.getChunkAtAsync(x, z, gen, urgent, cb);
+    protected synchronized boolean generated(int x, int z) {
+        return super.generated(x, z) && pregenerated(x, z);
     }
 
     /** Put back the blocks of the last save (before the plugin starts). */

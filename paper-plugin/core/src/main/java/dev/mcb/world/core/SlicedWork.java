@@ -20,6 +20,8 @@ public final class SlicedWork {
     /** Units per slice at most: the clock is read (and the prediction refined) after each slice. */
     public static final int GRAIN = 1024;
     public static final int STARVED_TICKS = 20;
+    /** A slice this many times cheaper per unit than the estimate replaces it (the estimate was an outlier). */
+    static final int OUTLIER = 8;
 
     /** The units of a task, run in order on the server thread: {@code step()} is called {@code size()} times. */
     public interface Units {
@@ -121,7 +123,14 @@ public final class SlicedWork {
                 }
                 long dt = clock.getAsLong() - now;
                 double observed = Math.max(1.0, (double) dt / n);
-                nanosPerUnit = !measured || observed > nanosPerUnit ? observed : nanosPerUnit * 0.8 + observed * 0.2;
+                if (!measured || observed > nanosPerUnit || observed * OUTLIER < nanosPerUnit) {
+                    // rises at once; and a slice far cheaper than the estimate means the estimate came from one
+                    // outlier (a cold first unit, a GC pause): decaying from it by a fifth a slice, with one unit
+                    // every STARVED_TICKS while nothing fits, would hold the task back for minutes
+                    nanosPerUnit = observed;
+                } else {
+                    nanosPerUnit = nanosPerUnit * 0.8 + observed * 0.2;
+                }
                 measured = true;
                 ran += n;
                 if (t.cancelled) {

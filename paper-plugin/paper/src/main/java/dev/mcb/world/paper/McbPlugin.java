@@ -203,6 +203,16 @@ public class McbPlugin extends JavaPlugin {
             server = null;
         }
         Bukkit.getScheduler().cancelTasks(this);
+        if (state != null && (core == null || world == null)) {
+            // the enable failed after the state was opened: nothing was written by this process; close it
+            // (not as a stop the next start can continue from)
+            try {
+                state.close(false, 0);
+            } catch (IOException | RuntimeException e) {
+                getLogger().warning("state not closed cleanly: " + e.getMessage());
+            }
+            state = null;
+        }
         if (state != null) {
             boolean stopping = stopping();
             try {

@@ -174,7 +174,7 @@ final class PaperBlockEntities {
                         throw new McbException(ErrorCode.UNSUPPORTED_BLOCK, it.get("id").getAsString()
                                 + " is not an item on this server (" + Bukkit.getMinecraftVersion() + ")");
                     }
-                    stacks.add(new ItemStack(m, it.get("count").getAsInt()));
+                    stacks.add(ItemStack.of(m, it.get("count").getAsInt())); // the server's own stack (new ItemStack is obsolete since 1.21)
                     slots.add(it.get("slot").getAsInt());
                 }
                 if (st instanceof Campfire cf) {

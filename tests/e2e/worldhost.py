@@ -40,10 +40,6 @@ PAPER_MOCK_UNMODELLED = {
     "test_house_example_prepares_and_applies_with_turned_states": _NO_BLOCK_DATA + " (the house has glass panes)",
     "test_every_tool_answers_in_snake_case_and_cameras": _NO_BLOCK_DATA + " (it builds the house example)",
     "test_connected_blocks_come_out_joined_and_read_back_independently": _NO_BLOCK_DATA + " (walls and panes)",
-    "test_furnish_a_room_read_back_conflict_and_undo": (
-        "MockBukkit 4.116.3's CampfireStateMock keeps its items in an ItemStackMock[]: setItem with a plain "
-        "ItemStack (the adapter's new ItemStack(material, count)) throws ArrayStoreException, where Paper's "
-        "CraftCampfire#setItem copies any ItemStack (CraftItemStack.asNMSCopy, CraftCampfire.java:33-35, tag 1.21.11)"),
     "test_region_inspect_summary_heightmap_and_unknown_chunks": (
         "MockBukkit makes and keeps a block object for every position read (WorldMock#createBlock, and "
         "HarnessWorld's strict copy): the 2M-position summary's region_read took 13.8 s with 6.8 s of GC on an idle "

@@ -477,9 +477,9 @@ def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: P
     busy = [p for p in PAPER_HOST_PORTS if not _port_free(p)]
     if busy:
         pytest.skip(f"compose.paper.yaml uses the host's ports {busy}, which are in use here")
-    from e2e.worldhost import java_host
+    from e2e.worldhost import external_host
 
-    host = java_host(tmp_path / "java")  # skips with the reason without a JDK/Maven
+    host = external_host("java-core", tmp_path / "java")  # skips with the reason without a JDK/Maven
     host.proc  # noqa: B018 - started
     env = {**os.environ, "COMPOSE_PROJECT_NAME": f"{stack.project}-paper", "MCB_WORLD_HOST_URL": host.url,
            "MCB_WORLD_HOST_TOKEN_DIR": str(host.secrets)}

@@ -126,11 +126,9 @@ final class Observations {
             }
             String after = BatchExecutor.airNormalize(world.get(p.x(), p.y(), p.z()));
             if (inMotion(after) && p.deferred() < MAX_DEFERRED_TICKS) {
-                long k = EventLog.key(p.x(), p.y(), p.z());
-                if (!pending.containsKey(k)) { // a report this tick holds a newer cause
-                    put(k, new Pending(p.x(), p.y(), p.z(), p.before(), p.source(), p.playerId(), p.neighbour(),
-                            p.deferred() + 1));
-                }
+                // pending was emptied above and nothing reports during a flush: re-arm it for the next tick
+                put(EventLog.key(p.x(), p.y(), p.z()), new Pending(p.x(), p.y(), p.z(), p.before(), p.source(),
+                        p.playerId(), p.neighbour(), p.deferred() + 1));
                 continue;
             }
             if (!after.equals(p.before())) {

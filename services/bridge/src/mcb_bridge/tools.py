@@ -30,6 +30,8 @@ from jsonschema import Draft202012Validator, validators
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.recipe_schema import MAX_RECIPE_BYTES, check_shape
 
+from . import recipe_docs
+
 log = logging.getLogger("mcb.bridge")
 
 # Java edition's world border is ±29,999,984; heights are checked by the journal per world.
@@ -194,15 +196,7 @@ def _shared_vec3(schema: dict[str, Any]) -> dict[str, Any]:
 
 def operation_types(recipe: dict[str, Any]) -> list[str]:
     """The recipe operation types a schema accepts (the ``type`` consts of its operation union)."""
-    defs = recipe.get("$defs") or {}
-    out = []
-    for alt in (defs.get("operation") or {}).get("oneOf") or ():
-        ref = alt.get("$ref", "")
-        body = defs.get(ref[len("#/$defs/"):], {}) if ref.startswith("#/$defs/") else alt
-        const = ((body.get("properties") or {}).get("type") or {}).get("const")
-        if isinstance(const, str):
-            out.append(const)
-    return out
+    return [name for name, _ in recipe_docs.operation_defs(recipe)]
 
 
 def short_recipe_schema(recipe: dict[str, Any]) -> dict[str, Any]:
@@ -340,27 +334,22 @@ detail="heightmap": highest non-air y per column every `step` blocks (automatic:
 32x32) as `rows` (per z) of numbers (per x); null = only air, "?" = chunk never generated.\
 """
 
+# {operations}: every operation's signature, generated from the recipe schema (recipe_docs)
 BUILD_PREPARE = """\
 Compile a recipe into an immutable plan; writes nothing. Returns plan_id, plan_hash, \
 changed_blocks, already_blocks, region, expires_at, materials, known conflicts (positions, part \
 hit), warnings and replaced: every non-air block it would replace, by who placed it (player, \
 environment, ours, unknown: total, counts, at most 20 positions each).
-recipe {version: 1, params?, palette?, seed?, operations}; operations: box(min,max,block,hollow?), \
-line(from,to,block), cylinder(center,radius,height,block,hollow?), \
-arch(center,radius,axis,block,width?,depth?,filled?), repeat(count,offset,operations), \
-transform(operations, rotate? 0/90/180/270 clockwise from above, mirror? x/z, anchor, \
-translate?; block states turn with it), replace(min,max,from,to: states in the box matching \
-`from` ("*" any non-air, a block id, "oak_stairs[facing=east]", "!..." excludes) become `to`; \
-`to` without [properties] keeps the source's), paste(at, asset or part, rotation?). Integers may \
-be expressions over params ("base_y + floors * 4"); blocks may be "$name" from palette \
-(weighted lists pick per position from seed). Absolute coordinates, inclusive boxes, later \
-operations win. Furniture: box.block_entity = {items: [{slot?, id, count?}]} (containers), \
-{text: {front, back, waxed}} (signs), {patterns} (banners) or {profile} (heads). Refused with the \
-reason: spawners, command blocks, fluids, unsupported gravity/attached blocks, overwriting block \
-entities (both in mcb://guides/recipes). Example: \
-{"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},\
-"block":"minecraft:stone_bricks","hollow":true}]}. Full schema: mcb://guides/recipe-schema; \
-guide: mcb://guides/recipes, mcb://guides/examples.
+recipe {{version: 1, params?, palette?, seed?, operations}}, e.g. {{"version":1,"operations":[{{"type":\
+"box","min":{{"x":0,"y":64,"z":0}},"max":{{"x":4,"y":70,"z":4}},"block":"stone_bricks","hollow":true}}]}}; \
+operations: {operations}. What each does: mcb://guides/recipes; one example each: \
+mcb://guides/examples. transform turns block states with it (rotate clockwise from above). \
+replace.from: "*" (non-air), a block id or state, "!..." excludes. Integers may be expressions \
+over params ("base_y + floors * 4"); blocks may be "$name" from palette. Absolute coordinates, \
+inclusive boxes, later operations win. Furniture: box.block_entity = {{items: [{{slot?, id, \
+count?}}]}} (containers), {{text: {{front, back, waxed}}}} (signs), {{patterns}} (banners) or \
+{{profile}} (heads). Refused with the reason: spawners, command blocks, fluids, unsupported \
+gravity/attached blocks, overwriting block entities. Full schema: mcb://guides/recipe-schema.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
 it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\
@@ -658,7 +647,8 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             True,
             True,
         ),
-        ToolSpec("build_prepare", "Prepare a build plan", BUILD_PREPARE, prepare_schema, True, True, listed),
+        ToolSpec("build_prepare", "Prepare a build plan",
+                 BUILD_PREPARE.format(operations=recipe_docs.signatures(recipe)), prepare_schema, True, True, listed),
         ToolSpec(
             "build_apply",
             "Apply a build plan",

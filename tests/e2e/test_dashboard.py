@@ -121,6 +121,23 @@ def test_page_shows_every_service_and_requests_nothing_outside(dash):
     assert not outside, outside
 
 
+def test_the_page_has_a_favicon_the_browser_can_draw(dash):
+    """Issue 31 item 13: a small SVG icon, linked from every page and at /favicon.ico, allowed by
+    the page's own Content-Security-Policy (img-src 'self')."""
+    page = dash["page"]
+    page.goto(dash["base"] + "/")
+    href = page.locator('link[rel="icon"]').get_attribute("href")
+    assert href == "/static/favicon.svg"
+    # drawn by the browser under the page's CSP: an <img> of it has a size
+    width = page.evaluate("""href => new Promise(ok => { const i = new Image(); i.onload = () => ok(i.naturalWidth);
+                                                         i.onerror = () => ok(-1); i.src = href; })""", href)
+    assert width > 0, width
+    for path in (href, "/favicon.ico"):
+        r = httpx.get(dash["base"] + path, timeout=30)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml"), (path, r.status_code)
+        assert r.content.startswith(b"<svg") and len(r.content) < 2048
+
+
 def test_reads_without_javascript(dash):
     # the server-rendered page carries everything; the script only animates it
     r = httpx.get(dash["base"] + "/", timeout=30)

@@ -48,7 +48,8 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
     statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
-               "dashboard.css": ("text/css", _static("dashboard.css"))}
+               "dashboard.css": ("text/css", _static("dashboard.css")),
+               "favicon.svg": ("image/svg+xml", _static("favicon.svg"))}
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -180,6 +181,11 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             return _plain(404, "not found")
         mime, data = statics[name]
         return Response(data, media_type=mime, headers={"Cache-Control": "max-age=300"})
+
+    @app.get("/favicon.ico")
+    async def favicon():  # what a browser asks for without a <link rel="icon"> (a bookmark, a raw URL)
+        mime, data = statics["favicon.svg"]
+        return Response(data, media_type=mime, headers={"Cache-Control": "max-age=86400"})
 
     @app.get("/health")
     async def health():

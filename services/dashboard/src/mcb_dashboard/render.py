@@ -97,7 +97,8 @@ def page(title: str, body: str, *, session: bool, csrf: str = "", flash: str = "
     note = f'<p class="flash {e(flash_kind)}" role="status">{e(flash)}</p>' if flash else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{e(title)} · mcb dashboard</title><link rel="stylesheet" href="/static/dashboard.css">
+<title>{e(title)} · mcb dashboard</title><link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/dashboard.css">
 <script src="/static/dashboard.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><h1><a href="/">minecraft-builder-mcp</a> <small>ops dashboard</small></h1>

@@ -97,8 +97,9 @@ class JournalClient:
 
     # ---- the journal's API, one method per RPC ----
 
-    async def project_context(self) -> journal_pb2.ProjectContextResponse:
-        return await self._call("ProjectContext", journal_pb2.ProjectContextRequest())
+    async def project_context(self, include_old_worlds: bool = False) -> journal_pb2.ProjectContextResponse:
+        return await self._call("ProjectContext", journal_pb2.ProjectContextRequest(
+            include_old_worlds=include_old_worlds))
 
     async def region_inspect(
         self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = "", step: int = 0

@@ -614,7 +614,9 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
         "items": {"type": "object", "description": "{x,y,z,state?} or {pos:{x,y,z},state?}"}}
     _embed(prepare_schema, "recipe", recipe)
     specs = [
-        ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({}, []), True, True),
+        ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({"include_old_worlds": {
+            "type": "boolean", "description": "also earlier worlds' operations (marked old_world)"}}, []),
+                 True, True),
         ToolSpec(
             "region_inspect",
             "Inspect a region",

@@ -302,12 +302,17 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
             + (('<table><thead><tr><th scope="col">position</th><th scope="col">expected</th><th scope="col">current</th>'
                 '<th scope="col">desired</th><th scope="col">source</th><th scope="col">part</th></tr></thead>'
                 f'<tbody>{conf}</tbody></table>') if conf else "<p>None.</p>") + "</section>")
-    before = [c for c in captures if c["status"] == "completed" and not c["after_operation_id"]
-              and c["project_id"] == entry["project_id"] and c["created_ms"] < _ms(rep.get("created_at"))][:1]
+    # Before: only the picture the journal took of this operation's region when it started, before
+    # its first batch (OperationReport.before_capture_id); never another capture of the project
+    before_id = rep.get("before_capture_id") or ""
+    before = (thumb({"capture_id": before_id, "project_id": entry["project_id"], "status": "completed"}) if before_id
+              else '<p class="no-before">No picture was taken when it started (switched off, no camera, or not '
+                   'ready in time).</p>')
     after = [c for c in captures if c["after_operation_id"] == op_id]
     body += ('<section aria-labelledby="h-cap"><h2 id="h-cap">Captures</h2><div class="captures">'
-             f'<figure><figcaption>Before (latest earlier capture)</figcaption>{thumb(before[0]) if before else "—"}</figure>'
-             f'<figure><figcaption>After</figcaption>{"".join(thumb(c) for c in after) or "—"}</figure></div></section>')
+             f'<figure data-capture="before"><figcaption>Before (when it started)</figcaption>{before}</figure>'
+             f'<figure data-capture="after"><figcaption>After</figcaption>{"".join(thumb(c) for c in after) or "—"}'
+             '</figure></div></section>')
     if state == "recovery_required":
         if review is not None:
             body += (f'<section id="recovery" aria-labelledby="h-rec"><h2 id="h-rec">Recovery review</h2>'
@@ -325,13 +330,3 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
                      '<p>Log in with the admin token to see the review and abandon the operation.</p></section>')
     return body
 
-
-def _ms(iso: str | None) -> int:
-    from datetime import datetime
-
-    if not iso:
-        return 0
-    try:
-        return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0

@@ -37,7 +37,7 @@ from .inspect import inspect_into
 from .packer import Packer
 from .pbconv import box_from_pb, box_pb, iso, vec
 from .plans import Plan
-from .ports import PlannerPort, ProgressPort, WorldPort
+from .ports import CameraPort, PlannerPort, ProgressPort, WorldPort
 from .prepare import Prepare
 from .projects import Caller, Projects
 from .settings import JournalSettings
@@ -86,6 +86,7 @@ class JournalCore:
     changes: Changes | None = None
     max_waiting_operations: int = 32
     assets: AssetLibrary | None = None  # the schematic library, opened at first use (schematics.py)
+    camera: CameraPort | None = None  # the camera worker, for an operation's Before picture (before.py)
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
     # The projects (app.py points projects.file at the runtime config: its `projects` are re-read
@@ -182,6 +183,9 @@ class JournalCore:
             rep.written_samples.append(vec(tuple(p)))
         rep.notices.extend(n["text"] for n in self.db.all(
             "SELECT text FROM op_notices WHERE op_id=? ORDER BY at_ms", op_id))
+        cap = self.db.one("SELECT before_capture_id FROM op_captures WHERE op_id=?", op_id)
+        if cap is not None:
+            rep.before_capture_id = cap["before_capture_id"]
         error_json = r["error_json"]
         if op_id in self.unrecorded:  # a verdict not yet on disk (full): the truth, at once
             state, message, err = self.unrecorded[op_id]

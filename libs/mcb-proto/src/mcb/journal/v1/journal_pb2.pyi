@@ -715,7 +715,7 @@ class OperationRef(_message.Message):
     def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
 
 class OperationReport(_message.Message):
-    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check", "notices")
+    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check", "notices", "before_capture_id")
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -734,6 +734,7 @@ class OperationReport(_message.Message):
     REPLAYED_FIELD_NUMBER: _ClassVar[int]
     VISUAL_CHECK_FIELD_NUMBER: _ClassVar[int]
     NOTICES_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_CAPTURE_ID_FIELD_NUMBER: _ClassVar[int]
     operation_id: str
     plan_id: str
     state: str
@@ -752,4 +753,5 @@ class OperationReport(_message.Message):
     replayed: bool
     visual_check: str
     notices: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ...) -> None: ...
+    before_capture_id: str
+    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ..., before_capture_id: _Optional[str] = ...) -> None: ...

@@ -20,13 +20,20 @@ from .client import ModError
 
 BLUEPRINTS: dict[str, dict[str, Any]] = {
     "spom": {
-        "description": "Self-powering oxygen module: electrolyzer, gas pump, hydrogen generator, battery",
-        "dig": [[0, 0, 9, 4]],
+        "description": "Self-powering oxygen module: electrolyzer fed by a liquid pump, gas pump to the hydrogen "
+                       "generator, battery, a manual generator to start it",
+        "dig": [[0, 0, 13, 4]],
         "build": [{"id": "Battery", "x": 8, "y": 0}, {"id": "HydrogenGenerator", "x": 4, "y": 0},
-                  {"id": "Electrolyzer", "x": 0, "y": 0}, {"id": "GasPump", "x": 2, "y": 0}],
-        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), pump (2,1),
-        # generator (6,0), battery (8,0). No gas pipes yet: the simulator does not model pipe flow.
-        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [7, 0], [8, 0]]}, {"kind": "wire", "path": [[2, 0], [2, 1]]}],
+                  {"id": "ManualGenerator", "x": 9, "y": 0}, {"id": "Electrolyzer", "x": 0, "y": 0},
+                  {"id": "GasPump", "x": 2, "y": 0}, {"id": "LiquidPump", "x": 11, "y": 0}],
+        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), gas pump (2,1),
+        # generator (6,0), battery (8,0), manual generator (9,0), liquid pump (11,1); the gas pump's
+        # output (3,1) to the generator's gas input (4,0); the liquid pump's output (12,1) to the
+        # electrolyzer's water input (0,0) (catalog ``conduit_in``/``conduit_out``, the game's offsets)
+        "utilities": [{"kind": "wire", "path": [[x, 0] for x in range(1, 12)] + [[11, 1]]},
+                      {"kind": "wire", "path": [[2, 0], [2, 1]]},
+                      {"kind": "gas", "path": [[3, 1], [4, 1], [4, 0]]},
+                      {"kind": "liquid", "path": [[12, 1], [12, 2], *[[x, 2] for x in range(11, -1, -1)], [0, 1], [0, 0]]}],
     },
     "toilets": {
         "description": "Two outhouses and a wash basin behind a door",
@@ -198,6 +205,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         if live and bid in live and not live[bid].get("available", True):
             problems.append({"kind": "unavailable", "message": f"{bid} is deprecated or debug-only in this game"})
         bw, bh = _size(bid, live)
+        if b.get("rotation") in (90, 270):  # a quarter turn lays the footprint on its side
+            bw, bh = bh, bw
         cells = [(x + i, y + j) for j in range(bh) for i in range(bw)]
         if (bid, x, y) in placed_here:
             planned.update(cells)
@@ -223,6 +232,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {"buildingId": bid, "x": x, "y": y}
         if b.get("rotation") is not None:
             body["rotation"] = b["rotation"]
+        if b.get("flip"):
+            body["flip"] = True
         actions.append({"action": "build", "body": body})
 
     for u in bp.get("utilities", []):

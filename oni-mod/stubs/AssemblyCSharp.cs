@@ -471,13 +471,13 @@ public class Generator : KMonoBehaviour
 
 // EnergyConsumer.cs: public class EnergyConsumer : KMonoBehaviour, ...; public float WattsUsed { get; }
 // (BaseWattageRating while operational.IsActive, else 0)
-// public ushort CircuitID { get; private set; }; public virtual bool IsPowered { get; private set; };
+// public ushort CircuitID { get; private set; }; public virtual bool IsPowered { get; protected set; };
 // public float WattsNeededWhenActive { get; }
 public class EnergyConsumer : KMonoBehaviour
 {
     public float WattsUsed { get { throw Stub.Missing(); } }
     public ushort CircuitID { get { throw Stub.Missing(); } private set { } }
-    public virtual bool IsPowered { get { throw Stub.Missing(); } private set { } }
+    public virtual bool IsPowered { get { throw Stub.Missing(); } protected set { } }
     public float WattsNeededWhenActive { get { throw Stub.Missing(); } }
 }
 

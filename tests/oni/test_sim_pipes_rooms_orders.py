@@ -228,3 +228,24 @@ def test_analysis_reads_circuits_and_rooms() -> None:
     dead = {**game["power"], "circuits": [{**game["power"]["circuits"][0], "generatedW": 0, "usedW": 0, "unpowered": 5}]}
     found = {f["metric"]: f for f in analysis.analyze({"game": {"power": dead}})["findings"]}
     assert found["unpowered_consumers"]["level"] == "critical"
+
+
+def test_the_farm_blueprint_plants_its_tiles(manual_sim) -> None:
+    """`farm`: dug, built, then a seed ordered into each farm tile once (phase planting); the 4
+    mealwood seeds in stock go into 4 tiles, the other orders wait for seeds; planted tiles grow."""
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    c = ModClient(url)
+    manual_sim.colony.completed += ["FarmingTech", "FineDining"]
+    phases = []
+    for _ in range(20):
+        r = apply_step(c, "farm", 6, 30)
+        phases.append(r["phase"])
+        assert r["phase"] != "refused", r
+        if r["phase"] == "done":
+            break
+        _step(url, 60)
+    assert phases[0] == "digging" and "building" in phases and phases.count("planting") == 1, phases
+    plants = [o for o in c.state_all("actions") if o["action"] == "plant"]
+    assert len(plants) == 6 and all(o["state"] == "applied" for o in plants)
+    tiles = [b for b in c.state_all("buildings") if b["id"] == "FarmTile"]
+    assert sum(b["isOperational"] for b in tiles) == 4 and manual_sim.colony.resources["BasicSingleHarvestPlantSeed"] == 0

@@ -48,9 +48,12 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
                   {"id": "CreatureDeliveryPoint", "x": 4, "y": 0}, {"id": "Door", "x": 9, "y": 0}],
     },
     "farm": {
-        "description": "Six farm tiles with room to grow, and a ration box",
+        "description": "Six farm tiles with room to grow, planted with mealwood, and a ration box",
         "dig": [[0, 0, 8, 3]],
         "build": [{"id": "FarmTile", "x": i, "y": 0} for i in range(6)] + [{"id": "RationBox", "x": 6, "y": 0}],
+        # once the tiles stand, a seed ordered into each (POST /api/action/plant: PlantablePlot.CreateOrder;
+        # a duplicant brings it from stock, the order waits while there is none)
+        "plant": [{"x": i, "y": 0, "seed": "BasicSingleHarvestPlantSeed"} for i in range(6)],
     },
     "cooling": {
         "description": "A thermo regulator with its battery",
@@ -246,6 +249,9 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
             continue  # already laid (a previous apply): the game's tool would add nothing
         actions.append({"action": "utility", "body": {"kind": u["kind"], "path": [list(c) for c in path]}})
 
+    for pl in bp.get("plant", []):
+        actions.append({"action": "plant", "body": {"x": ox + pl["x"], "y": oy + pl["y"], "seed": pl["seed"]}})
+
     done = set(world.get("completed") or [])
     for t in required_techs(bp, live):
         if t not in done:
@@ -277,6 +283,13 @@ def live_catalog(client: Any) -> dict[str, dict[str, Any]]:
         raise
 
 
+def _standing(client: Any, name: str, ox: int, oy: int) -> bool:
+    """Every building of the layout stands, built, at its place."""
+    want = {(b["id"], ox + b["x"], oy + b["y"]) for b in layout(name)["build"]}
+    built = {(b["id"], b["x"], b["y"]) for b in client.state_all("buildings") if not b.get("underConstruction")}
+    return want <= built
+
+
 def apply_step(client: Any, name: str, ox: int, oy: int,
                progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
     """One stateless step of applying a blueprint: re-plan; refuse on problems; queue the digs while
@@ -288,13 +301,23 @@ def apply_step(client: Any, name: str, ox: int, oy: int,
         return {**out, "phase": "refused", "problems": p["problems"]}
     digs = [a for a in p["actions"] if a["action"] == "dig"]
     todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
+    phase = "digging" if digs else "building" if todo else "done"
+    if phase == "done" and any(a["action"] == "plant" for a in p["actions"]):
+        if _standing(client, name, ox, oy):
+            # the plots stand: order each seed once (an order the mod has queued or applied is not repeated)
+            asked = {(o["body"].get("x"), o["body"].get("y")) for o in client.state_all("actions")
+                     if o.get("action") == "plant" and o.get("state") in ("queued", "applied")}
+            todo = [a for a in p["actions"] if a["action"] == "plant" and (a["body"]["x"], a["body"]["y"]) not in asked]
+            phase = "planting" if todo else "done"
+        else:
+            phase = "building"
     queued = []
     for i, a in enumerate(todo):
         queued.append(client.action(a["action"], a["body"]))
         if progress:
             progress(i + 1, len(todo), f"{a['action']} {a['body']}")
-    phase = "digging" if digs else "building" if todo else "done"
     nxt = {"digging": "call again once the duplicants have dug (the map shows '.'); builds are queued then",
            "building": "call again later: it reports done when every building stands",
+           "planting": "seeds ordered into the plots (duplicants bring them from stock): call again to confirm",
            "done": "nothing left to do"}[phase]
     return {**out, "phase": phase, "queued": queued, "next": nxt}

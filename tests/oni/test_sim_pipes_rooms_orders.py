@@ -249,3 +249,15 @@ def test_the_farm_blueprint_plants_its_tiles(manual_sim) -> None:
     assert len(plants) == 6 and all(o["state"] == "applied" for o in plants)
     tiles = [b for b in c.state_all("buildings") if b["id"] == "FarmTile"]
     assert sum(b["isOperational"] for b in tiles) == 4 and manual_sim.colony.resources["BasicSingleHarvestPlantSeed"] == 0
+
+
+def test_a_wall_of_tiles_splits_the_room(manual_sim) -> None:
+    """Built tiles are walls (RoomProber: a solid cell): a column of them cuts the starting cavity in two,
+    and the duplicants' room is the part the printing pod stands in."""
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    c = ModClient(url)
+    for y in range(24, 30):
+        c.action("build", {"buildingId": "Tile", "x": 28, "y": y})
+    _step(url, 60)
+    (room,) = c.state("game")["temperature"]["rooms"]
+    assert (room["x"], room["width"], room["cells"]) == (29, 11, 67), room  # x 29..39, 6 rows and the puddle (29, 23)

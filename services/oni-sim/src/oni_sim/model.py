@@ -648,6 +648,8 @@ class Colony:
         for b in self.buildings:
             if not b.built and workers:
                 b.progress += 1
+                if b.built and b.id in ("Tile", "Door"):  # a new wall: the cavities change
+                    self._cells_changed()
         built = [b for b in self.buildings if b.built]
         heat = self._power_and_production(built, workers)
         if self.research_current and self.research_points >= TECHS[self.research_current][1]:

@@ -38,7 +38,7 @@ import numpy as np
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
-from .db import Database, is_disk_full, now_ms
+from .db import AUTO_VACUUM_INCREMENTAL, Database, is_disk_full, now_ms
 from .states import TERMINAL
 
 log = logging.getLogger("mcb.journal.history")
@@ -536,10 +536,16 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     }
 
 
+VACUUM_SLICE_PAGES = 1024  # pages returned to the file system per transaction (4 MiB at 4 KiB pages)
+
+
 def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
-    """Pack every finished operation now (no delay), checkpoint the WAL and VACUUM so the file
-    shrinks. Runs in the packer's child process (packer.py); the journal's writes wait for the
-    VACUUM (SQLite's lock), its reads and /health do not."""
+    """Pack every finished operation now (no delay) and return the freed pages to the file
+    system so the file shrinks. Runs in the packer's child process (packer.py). On a journal in
+    incremental auto-vacuum (every journal since issue 33; db.py switches older ones at start)
+    the pages are returned ``VACUUM_SLICE_PAGES`` per transaction, so the journal's own writes
+    never wait for more than one slice; only a journal that could not be switched (its disk was
+    too full at start) still runs one full VACUUM, during which the journal's writes wait."""
     before = _file_bytes(db, blobs_root)
     totals = {"writes": 0, "events": 0, "batch_intents": 0}
     ops = 0
@@ -548,9 +554,12 @@ def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
             totals[k] += v
         ops += 1
     try:
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        db.conn.execute("VACUUM")  # rewrites the file: needs about its size in free space
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if int(db.row("PRAGMA auto_vacuum")[0]) == AUTO_VACUUM_INCREMENTAL:
+            _return_free_pages(db)
+        else:
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.conn.execute("VACUUM")  # rewrites the file: needs about its size in free space
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.OperationalError as exc:
         if not is_disk_full(exc):
             raise
@@ -558,3 +567,29 @@ def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
                                               "shrink the file (VACUUM needs about its size free); free space "
                                               "and run compact again") from exc
     return {"packed_operations": ops, "rows": totals, "bytes_before": before, "bytes_after": _file_bytes(db, blobs_root)}
+
+
+def _return_free_pages(db: Database) -> None:
+    """Free pages back to the file system, one short write transaction per slice, then a
+    checkpoint that lets the database file shrink. The final checkpoint cuts the WAL only when
+    it can at once: a TRUNCATE checkpoint blocks the journal's writers while it waits for
+    readers, so it gets 50 ms and otherwise leaves the WAL to the next checkpoint."""
+    slices = -(-int(db.row("PRAGMA freelist_count")[0]) // VACUUM_SLICE_PAGES)
+    for _ in range(slices):  # pages the journal frees meanwhile wait for the next compact
+        # Its own write transaction, taken at BEGIN (the busy timeout applies there; a read
+        # upgraded to a write would fail at once after another commit); executescript steps the
+        # pragma to its end (execute would return after its first page).
+        try:
+            db.conn.executescript(f"BEGIN IMMEDIATE; PRAGMA incremental_vacuum({VACUUM_SLICE_PAGES}); COMMIT;")
+        finally:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+        db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    db.conn.execute("PRAGMA busy_timeout=50")
+    try:
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError as exc:  # busy: the next checkpoint cuts it (journal_size_limit)
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+    finally:
+        db.conn.execute("PRAGMA busy_timeout=5000")

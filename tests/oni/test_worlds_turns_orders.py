@@ -30,6 +30,7 @@ def test_every_world_answers_for_itself(mod_url: str) -> None:
     missing = max(w["id"] for w in worlds) + 1
     check_error(call(mod_url, "GET", f"/api/state/game?worldId={missing}"), 400, "unknown_world", "worldId")
     check_error(call(mod_url, "GET", "/api/state/buildings?worldId=x"), 400, "invalid_request", "worldId")
+    assert call(mod_url, "GET", f"/api/state/actions?worldId={missing}")[0] == 200  # the mod's record: no world
     check_error(call(mod_url, "POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1, "worldId": missing}),
                 400, "unknown_world", "worldId")
     check_error(call(mod_url, "POST", "/api/action/research", {"techId": "FarmingTech", "worldId": "0"}),

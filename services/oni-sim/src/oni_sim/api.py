@@ -202,7 +202,8 @@ def _world(c: Colony, where: dict[str, Any], query: bool) -> int:
 
 
 def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
-    _world(c, query, True)
+    if what != "actions":  # the mod's own record, not a world's (as the mod core: no worldId there)
+        _world(c, query, True)
     if what == "game":
         return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
                 "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": c.paused, "speed": c.speed,

@@ -319,7 +319,7 @@ namespace OniAgentMod.Glue
         // (Grid.Mass), has a solid cell below (Grid.CellBelow) and no mop order yet (object layer 8) gets
         // a MopPlacer (Assets.GetPrefab("MopPlacer"), Util.KInstantiate, placed at the cell, activated);
         // other cells of the area are skipped, as the tool skips them.
-        private const int MopLayer = 8;
+        private const int MopLayer = 8;   // ObjectLayer.MopPlacer (ObjectLayer.cs: the 9th)
 
         public string Mop(int world, int x, int y, int width, int height, int priority)
         {
@@ -336,7 +336,7 @@ namespace OniAgentMod.Glue
                     if (!Grid.IsValidCell(below) || !Grid.Solid[below] || Grid.Mass[cell] > MopTool.maxMopAmt) continue;
                     var go = Util.KInstantiate(placer, null, null);
                     Grid.Objects[cell, MopLayer] = go;
-                    go.transform.position = Grid.CellToPosCBC(cell, Grid.SceneLayer.FXFront);
+                    go.transform.position = Grid.CellToPosCBC(cell, Grid.SceneLayer.Move);
                     go.SetActive(true);
                     Prioritize(go, priority);
                     placed++;

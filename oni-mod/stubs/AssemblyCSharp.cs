@@ -128,9 +128,10 @@ public class Grid
     }
 
     // Grid.cs: public enum SceneLayer { WorldSelection = -3, NoLayer, Background, Backwall = 1, Gas, ...,
-    // TileMain, TileFront, FXFront, FXFront2, SceneMAX }: FXFront is the 32nd after Backwall = 1. The glue
-    // passes BuildingDef.SceneLayer on and places a mop order at FXFront (DragTool's visualizer layer)
-    public enum SceneLayer { FXFront = 32 }
+    // Ore, Creatures, Move, Front, ..., SceneMAX }: Move is the 25th after Backwall = 1. The glue passes
+    // BuildingDef.SceneLayer on and places a mop order at Move (InterfaceTool.cs: visualizerLayer = Move,
+    // which MopTool keeps)
+    public enum SceneLayer { Move = 25 }
 }
 
 // ObjectLayer.cs: public enum ObjectLayer { Minion, Building, Backwall, Pickupables, ... } (ClearTool

@@ -306,6 +306,8 @@ namespace OniAgentMod.Glue
             var plot = go != null ? go.GetComponent<PlantablePlot>() : null;
             if (plot == null) return "nothing_there: no built planter box or farm tile at the cell";
             if (plot.Occupant != null) return "occupied: the plot already has a plant";
+            // CreateFetchChore keeps an earlier order (it only makes one while fetchChore is null)
+            if (plot.GetActiveRequest != null) return "occupied: the plot already waits for a seed";
             var prefab = Assets.GetPrefab(new Tag(seed));
             var id = prefab != null ? prefab.GetComponent<KPrefabID>() : null;
             if (id == null || !id.HasTag(GameTags.CropSeed)) return "unknown_seed: " + seed + " is no seed a plot takes";

@@ -301,7 +301,7 @@ class Colony:
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
             kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
-                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in footprint(b.id, b.x, b.y))]
+                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in b.cells())]
             if len(kept) == len(self.buildings):
                 return "nothing_there: no building to deconstruct in the area"
             self.buildings = kept

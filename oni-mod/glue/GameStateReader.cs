@@ -421,11 +421,14 @@ namespace OniAgentMod.Glue
                 int bx, by, dx, dy;
                 WorldXY(Grid.PosToCell(b), world, out bx, out by);
                 var rot = b.GetComponent<Rotatable>();
-                BottomLeft(b.Def, rot != null ? rot.GetOrientation() : Orientation.Neutral, out dx, out dy);
+                var o = rot != null ? rot.GetOrientation() : Orientation.Neutral;
+                BottomLeft(b.Def, o, out dx, out dy);
+                bool side = o == Orientation.R90 || o == Orientation.R270;   // a quarter turn lays it on its side
                 var op = b.GetComponent<Operational>();
                 s.Buildings.Add(new JsonObject().Add("name", b.Def.Name).Add("id", b.Def.PrefabID)
                     .Add("x", (long)(bx + dx)).Add("y", (long)(by + dy)).Add("isOperational", op == null || op.IsOperational)
-                    .Add("width", (long)b.Def.WidthInCells).Add("height", (long)b.Def.HeightInCells)
+                    .Add("width", (long)(side ? b.Def.HeightInCells : b.Def.WidthInCells))
+                    .Add("height", (long)(side ? b.Def.WidthInCells : b.Def.HeightInCells))
                     .Add("underConstruction", false));
             }
         }

@@ -261,3 +261,15 @@ def test_a_wall_of_tiles_splits_the_room(manual_sim) -> None:
     _step(url, 60)
     (room,) = c.state("game")["temperature"]["rooms"]
     assert (room["x"], room["width"], room["cells"]) == (29, 11, 67), room  # x 29..39, 6 rows and the puddle (29, 23)
+
+
+def test_a_turned_building_is_listed_and_taken_down_by_its_turned_cells(manual_sim) -> None:
+    url = f"http://127.0.0.1:{manual_sim.port}"
+    c = ModClient(url)
+    c.action("build", {"buildingId": "Door", "x": 24, "y": 24, "rotation": 90})
+    _step(url, 40)
+    (door,) = [b for b in c.state_all("buildings") if b["id"] == "Door"]
+    assert (door["x"], door["y"], door["width"], door["height"]) == (24, 24, 2, 1)
+    c.action("deconstruct", {"x": 25, "y": 24})  # its second cell, which the unturned door would not cover
+    _step(url, 1)
+    assert not [b for b in c.state_all("buildings") if b["id"] == "Door"]

@@ -228,7 +228,7 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
                  "skillLevels": d.skillLevels} for d in c.dupes]
     if what == "buildings":
         return [{"name": BUILDINGS[b.id].name, "id": b.id, "x": b.x, "y": b.y, "isOperational": b.operational,
-                 "width": BUILDINGS[b.id].width, "height": BUILDINGS[b.id].height,
+                 "width": b.size()[0], "height": b.size()[1],
                  "underConstruction": not b.built} for b in c.buildings]
     if what == "research":
         cost = TECHS[c.research_current][1] if c.research_current else 1

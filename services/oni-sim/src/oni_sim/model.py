@@ -71,6 +71,11 @@ class Building:
     def cells(self) -> list[tuple[int, int]]:
         return footprint(self.id, self.x, self.y, self.orientation)
 
+    def size(self) -> tuple[int, int]:
+        """Width and height of its turned footprint (a quarter turn lays it on its side)."""
+        d = BUILDINGS[self.id]
+        return (d.height, d.width) if self.orientation in ("R90", "R270") else (d.width, d.height)
+
     def port(self, offset: tuple[int, int]) -> tuple[int, int]:
         return port_cell(self.id, self.x, self.y, offset, self.orientation)
 

@@ -208,8 +208,8 @@ def short_recipe_schema(recipe: dict[str, Any]) -> dict[str, Any]:
                           "required": ["type"]}
     return {
         "type": "object",
-        "description": "{version: 1, operations: [...], params?, palette?, seed?}; full JSON Schema: "
-                       "resource mcb://guides/recipe-schema",
+        # the keys and every operation's signature are in build_prepare's description
+        "description": "full JSON Schema: resource mcb://guides/recipe-schema",
         "properties": {
             "version": {"const": 1},
             "params": {"type": "object"},
@@ -337,9 +337,9 @@ detail="heightmap": highest non-air y per column every `step` blocks (automatic:
 # {operations}: every operation's signature, generated from the recipe schema (recipe_docs)
 BUILD_PREPARE = """\
 Compile a recipe into an immutable plan; writes nothing. Returns plan_id, plan_hash, \
-changed_blocks, already_blocks, region, expires_at, materials, known conflicts (positions, part \
-hit), warnings and replaced: every non-air block it would replace, by who placed it (player, \
-environment, ours, unknown: total, counts, at most 20 positions each).
+changed_blocks, already_blocks, region, expires_at, materials, conflicts (positions, part hit), \
+warnings and replaced (every non-air block it would replace by who placed it: player, \
+environment, ours, unknown; counts, at most 20 positions each).
 recipe {{version: 1, params?, palette?, seed?, operations}}, e.g. {{"version":1,"operations":[{{"type":\
 "box","min":{{"x":0,"y":64,"z":0}},"max":{{"x":4,"y":70,"z":4}},"block":"stone_bricks","hollow":true}}]}}; \
 operations: {operations}. What each does: mcb://guides/recipes; one example each: \
@@ -349,7 +349,7 @@ over params ("base_y + floors * 4"); blocks may be "$name" from palette. Absolut
 inclusive boxes, later operations win. Furniture: box.block_entity = {{items: [{{slot?, id, \
 count?}}]}} (containers), {{text: {{front, back, waxed}}}} (signs), {{patterns}} (banners) or \
 {{profile}} (heads). Refused with the reason: spawners, command blocks, fluids, unsupported \
-gravity/attached blocks, overwriting block entities. Full schema: mcb://guides/recipe-schema.
+gravity/attached blocks, overwriting block entities.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
 it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\

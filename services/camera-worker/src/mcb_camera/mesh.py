@@ -16,7 +16,8 @@ Faces on the edge of the region are kept (the region is cut open, not sealed). E
 four ambient-occlusion factors (one per corner, from the three opaque cubes that touch that
 corner in the layer in front of the face: the usual "smooth lighting" rule).
 
-Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a, ao0..ao3`` with
+Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a, ao0..ao3, pattern``
+(``patterns.py``: planks, bricks, bark, glass frames, door panels...) with
 coordinates relative to the region's minimum corner; ``dir`` is 0..5 = +x, -x, +y, -y, +z, -z,
 6 and 7 the two diagonal planes of a plant's cross. The GPU expands each row into a quad
 (instanced drawing, gl.py).
@@ -28,11 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import patterns
 from .colours import luts
 
 # (axis in (y, z, x) array order, step, dir id)
 DIRS = [(2, +1, 0), (2, -1, 1), (0, +1, 2), (0, -1, 3), (1, +1, 4), (1, -1, 5)]
-COLS = 15
+COLS = 16
 # corner brightness by how many of the three touching blocks are opaque (0 -> 1.0)
 AO_LEVELS = np.array([0.52, 0.68, 0.84, 1.0], np.float32)
 # the face's two in-plane axes in (y, z, x) array order, matching gl.py's corner mapping
@@ -118,6 +120,10 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
         out[:, 6] = d
         out[:, 7:11] = (L.top if d == 2 else L.side)[pal]
         out[:, 11:15] = _ao(pad, ys, zs, xs, axis, step, d)
+        out[:, 15] = pat = L.pattern[pal, d]
+        rings = pat == patterns.RINGS
+        if rings.any():
+            out[rings, 7:11] = L.ring[pal[rings]]
         t = L.translucent[pal]
         rows_o.append(out[~t])
         rows_t.append(out[t])
@@ -147,6 +153,7 @@ def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],
             continue
         base = np.stack([xs[s:e], ys[s:e], zs[s:e]], axis=1).astype(np.float32)
         colour = L.top[p] if L.translucent[p] else None
+        state = L.states[p]
         for (lo, hi), d, boundary in faces:
             keep = ~against[d][s:e] if boundary else np.ones(e - s, bool)
             k = int(keep.sum())
@@ -158,4 +165,5 @@ def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],
             out[:, 6] = d
             out[:, 7:11] = colour if colour is not None else (L.top[p] if d in (2, 6, 7) else L.side[p])
             out[:, 11:15] = 1.0
+            out[:, 15] = patterns.shape_face_pattern(state, lo, hi, d)
             (rows_t if L.translucent[p] else rows_o).append(out)

@@ -87,7 +87,7 @@ def box_patterns(state: str) -> tuple[int, ...]:
         return (PLANKS,) * 6
     if _SMALL_BRICKS.match(name):
         return (BRICKS,) * 6
-    if _BIG_BRICKS.match(name):
+    if _BIG_BRICKS.search(name):
         return (STONE_BRICKS,) * 6
     if _GLASS.search(name):
         return (GLASS,) * 6

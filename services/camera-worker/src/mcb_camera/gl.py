@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import patterns
 from .mesh import Mesh
 
 EYE_HEIGHT = 1.62
@@ -74,6 +75,10 @@ void main() {
 # gets thinner than about a pixel on screen (no moire far away).
 _FS = """
 #version 330
+// PAT >= 0: a program for the faces of that one pattern (the other branches are compiled
+// out: llvmpipe runs every branch of a varying if under a mask, so one program for all
+// patterns cost ~50 % more per pixel); PAT < 0: any pattern (the translucent pass)
+#define IS(n) (PAT < 0 ? v_pat == n : PAT == n)
 uniform vec3 u_eye; uniform vec3 u_haze; uniform float u_fog_start; uniform float u_fog_end;
 in vec4 v_color; in vec2 v_uv; in vec2 v_size; in vec3 v_pos; in float v_light;
 flat in int v_dir; flat in int v_pat;
@@ -104,7 +109,7 @@ float frame(vec2 c, float w) {
 void main() {
     vec3 c = v_color.rgb;
     float a = v_color.a;
-    if (v_pat > 0 && v_dir < 6) {
+    if (PAT != 0 && v_pat > 0 && v_dir < 6) {
         vec2 q = v_dir < 2 ? v_pos.zy : (v_dir < 4 ? v_pos.xz : v_pos.xy);
         // in-plane cell coordinates in sixteenths: every face lies within its block's cell, so
         // the face's centre picks the cell (a face on the boundary u = 1.0 stays in its block)
@@ -113,38 +118,38 @@ void main() {
         vec2 cell = floor(q - uvq + 0.5 * szq);
         vec2 px = (q - cell) * 16.0;
         float detail = 1.0 - smoothstep(0.35, 0.7, max(fwidth(q.x), fwidth(q.y)) * 16.0 / 4.0);
-        if (v_pat == 1) {            // planks: 4 boards, staggered joints
+        if (IS(1)) {            // planks: 4 boards, staggered joints
             float row = floor(q.y * 4.0);
             float off = fract(row * 0.375);
             float m = max(lines(q.y * 4.0, 0.1), lines(q.x - off, 0.025));
             c *= (1.0 - 0.3 * m) * (1.0 - 0.07 * hash(vec2(row, floor(q.x - off))) * detail);
-        } else if (v_pat == 2) {     // bricks: 4 courses, 8-px bricks, light mortar
+        } else if (IS(2)) {     // bricks: 4 courses, 8-px bricks, light mortar
             float row = floor(q.y * 4.0);
             float m = max(lines(q.y * 4.0, 0.13), lines(q.x * 2.0 + 0.5 * mod(row, 2.0), 0.07));
             c *= 1.0 - 0.08 * hash(vec2(row, floor(q.x * 2.0 + 0.5 * mod(row, 2.0)))) * detail;
             c = mix(c, vec3(0.74, 0.71, 0.67) * v_light, 0.75 * m);
-        } else if (v_pat == 3) {     // stone bricks: 2 courses of 8 px, bricks a block long
+        } else if (IS(3)) {     // stone bricks: 2 courses of 8 px, bricks a block long
             float row = floor(q.y * 2.0);
             float m = max(lines(q.y * 2.0, 0.07), lines(q.x + 0.5 * mod(row, 2.0), 0.035));
             c *= (1.0 - 0.35 * m) * (1.0 - 0.06 * hash(vec2(row, floor(q.x + 0.5 * mod(row, 2.0)))) * detail);
-        } else if (v_pat == 4 || v_pat == 5) {  // bark: stripes along the log's axis
-            float t = (v_pat == 4 ? q.x : q.y) * 5.0;
+        } else if (IS(4) || IS(5)) {  // bark: stripes along the log's axis
+            float t = (IS(4) ? q.x : q.y) * 5.0;
             float m = max(lines(t, 0.14), 0.5 * lines(t + 0.45, 0.07));
             c *= (1.0 - 0.32 * m) * (1.0 - 0.1 * hash(vec2(floor(t), 7.0)) * detail);
-        } else if (v_pat == 6) {     // a log's cut end: square rings, bark rim
+        } else if (IS(6)) {     // a log's cut end: square rings, bark rim
             vec2 d = abs(px - 8.0);
             float r = max(d.x, d.y);
             float rim = smoothstep(6.6, 7.0, r);
             c *= (1.0 - 0.2 * lines(r / 2.0, 0.12) * (1.0 - rim)) * (1.0 - 0.45 * rim);
-        } else if (v_pat == 7) {     // glass: a 1-px frame, nearly opaque; a faint streak
+        } else if (IS(7)) {     // glass: a 1-px frame, nearly opaque; a faint streak
             float f = frame(px, 1.0);
             float streak = rect(px, vec2(3.0, 9.0), vec2(5.0, 13.0)) + rect(px, vec2(5.0, 11.0), vec2(7.0, 13.0));
             c = mix(c, vec3(0.93, 0.96, 0.98) * v_light, 0.55 * f + 0.25 * streak * detail);
             a = mix(a, 0.95, f);
-        } else if (v_pat == 8 || v_pat == 9) {  // door: frame; lower: rail and panels; upper: window
+        } else if (IS(8) || IS(9)) {  // door: frame; lower: rail and panels; upper: window
             float f = frame(px, 2.0);
             float inner;
-            if (v_pat == 8) {
+            if (IS(8)) {
                 inner = max(frame(px, 4.0) * (1.0 - f), rect(px, vec2(2.0, 7.0), vec2(14.0, 9.0)));
                 inner = max(inner, rect(px, vec2(7.0, 2.0), vec2(9.0, 14.0)));
                 c *= (1.0 - 0.4 * f) * (1.0 - 0.18 * inner);
@@ -154,7 +159,7 @@ void main() {
                           * (1.0 - rect(px, vec2(3.0, 8.0), vec2(13.0, 9.0)));
                 c *= (1.0 - 0.4 * f) * (1.0 - 0.6 * win);
             }
-        } else if (v_pat == 10) {    // trapdoor: frame and four openings
+        } else if (IS(10)) {    // trapdoor: frame and four openings
             float f = frame(px, 2.0);
             float holes = rect(px, vec2(3.0), vec2(7.0)) + rect(px, vec2(9.0, 3.0), vec2(13.0, 7.0))
                         + rect(px, vec2(3.0, 9.0), vec2(7.0, 13.0)) + rect(px, vec2(9.0), vec2(13.0));
@@ -293,7 +298,9 @@ class GLRenderer:
 
         self.mgl = moderngl
         self.ctx = moderngl.create_standalone_context(backend=backend, require=330)
-        self.prog = self.ctx.program(vertex_shader=_VS, fragment_shader=_FS)
+        # one program per pattern (index = patterns id) and one for any pattern (-1)
+        self.progs = {k: self.ctx.program(vertex_shader=_VS, fragment_shader=_FS.replace(
+            "#version 330\n", f"#version 330\n#define PAT {k}\n", 1)) for k in range(-1, len(patterns.NAMES))}
         self.sky = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_SKY_FS)
         quad = np.array([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1], np.float32)
         self.quad = self.ctx.buffer(quad.tobytes())
@@ -331,14 +338,19 @@ class GLRenderer:
         self.sky["u_ortho"].value = 1 if view.ortho_half is not None else 0
         ctx.clear(*SKY_HORIZON, 1.0, depth=1.0)
         self.sky_vao.render(self.mgl.TRIANGLES)
-        self.prog["u_vp"].write(vp.T.astype("f4").tobytes())
-        self.prog["u_eye"].value = tuple(float(v) for v in view.eye)
-        self.prog["u_haze"].value = SKY_HORIZON
         fog_end = view.far if view.ortho_half is None else 1e9
-        self.prog["u_fog_start"].value = float(fog_end * 0.45)
-        self.prog["u_fog_end"].value = float(fog_end)
+        for prog in self.progs.values():
+            prog["u_vp"].write(vp.T.astype("f4").tobytes())
+            prog["u_eye"].value = tuple(float(v) for v in view.eye)
+            prog["u_haze"].value = SKY_HORIZON
+            prog["u_fog_start"].value = float(fog_end * 0.45)
+            prog["u_fog_end"].value = float(fog_end)
         ctx.enable(self.mgl.DEPTH_TEST)
-        self._draw(mesh.opaque)
+        # mesh.opaque is sorted by pattern (mesh.build): one draw per pattern's program
+        pat = mesh.opaque[:, 15]
+        cuts = np.searchsorted(pat, np.arange(len(self.progs) - 1), side="left").tolist() + [len(pat)]
+        for k in range(len(cuts) - 1):
+            self._draw(mesh.opaque[cuts[k]:cuts[k + 1]], self.progs[k])
         if len(mesh.translucent):
             ctx.enable(self.mgl.BLEND)
             ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
@@ -347,7 +359,7 @@ class GLRenderer:
             t = mesh.translucent
             centre = (t[:, 0:3] + t[:, 3:6]) * 0.5
             order = np.argsort(-np.einsum("ij,ij->i", centre - view.eye, centre - view.eye))
-            self._draw(t[order])
+            self._draw(t[order], self.progs[-1])
             ctx.depth_mask = True
             ctx.disable(self.mgl.BLEND)
         data = fbo.read(components=3, alignment=1)
@@ -355,14 +367,14 @@ class GLRenderer:
         img = np.frombuffer(data, np.uint8).reshape(h, w, 3)
         return img[::-1].copy()
 
-    def _draw(self, rows: np.ndarray) -> None:
+    def _draw(self, rows: np.ndarray, prog) -> None:
         if len(rows) == 0:
             return
         inst = self.ctx.buffer(np.ascontiguousarray(rows, np.float32).tobytes())
-        vao = self.ctx.vertex_array(self.prog, [
+        vao = self.ctx.vertex_array(prog, [
             (self.quad, "2f", "in_corner"),
             (inst, "3f 3f 1f 4f 4f 1f/i", "in_lo", "in_hi", "in_dir", "in_color", "in_ao", "in_pat"),
-        ])
+        ], skip_errors=True)  # the plain program (PAT 0) has no in_pat: the compiler dropped it
         vao.render(self.mgl.TRIANGLES, vertices=6, instances=len(rows))
         vao.release()
         inst.release()

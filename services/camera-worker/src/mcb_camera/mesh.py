@@ -44,7 +44,7 @@ TANGENTS = {0: (0, 1), 1: (0, 1), 2: (2, 1), 3: (2, 1), 4: (2, 0), 5: (2, 0)}
 
 @dataclass
 class Mesh:
-    opaque: np.ndarray       # (n, COLS) float32
+    opaque: np.ndarray       # (n, COLS) float32, sorted by the pattern column
     translucent: np.ndarray  # (m, COLS) float32
     size: tuple[int, int, int]  # (sx, sy, sz)
 
@@ -131,8 +131,10 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
         _shapes(L, idx, n_opaque_by_dir, rows_o, rows_t)
     sy, sz, sx = indices.shape
     empty = np.zeros((0, COLS), np.float32)
-    return Mesh(np.concatenate(rows_o) if rows_o else empty,
-                np.concatenate(rows_t) if rows_t else empty, (sx, sy, sz))
+    opaque = np.concatenate(rows_o) if rows_o else empty
+    # sorted by pattern: gl.py draws each pattern's faces with its own program
+    opaque = opaque[np.argsort(opaque[:, 15], kind="stable")]
+    return Mesh(opaque, np.concatenate(rows_t) if rows_t else empty, (sx, sy, sz))
 
 
 def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],

@@ -270,3 +270,25 @@ def test_patterns_are_chosen_by_material_and_axis() -> None:
     door = F + "oak_door[facing=south,half=upper,hinge=left,open=false]"
     assert patterns.shape_face_pattern(door, (0, 0, 0), (16, 16, 3), 5) == patterns.DOOR_UPPER
     assert patterns.shape_face_pattern(door, (0, 0, 0), (16, 16, 3), 0) == patterns.PLAIN  # the 3-px edge
+
+
+def test_a_step_in_one_material_is_outlined(renderer: gl.GLRenderer) -> None:
+    """Head on, a stone wall whose right half stands two blocks further back: same colour, same
+    (no) pattern, its side face hidden, and too far back for ambient occlusion to darken the
+    corner. The depth-edge pass darkens the step; an ordinary joint between two blocks of the
+    wall stays a faint line."""
+    pal = [F + "air", F + "stone"]
+    a = np.zeros((3, 5, 6), np.uint16)
+    a[:, 1, :3] = 1   # left half at z = 1
+    a[:, 3, 3:] = 1   # right half at z = 3
+    m = mesh.build(pal, a)
+    v = _head_on(m.size, True)
+    img = _luma(renderer.render(m, v))
+    rows = slice(PX // 2, 5 * PX // 2)
+    col = lambda x: int(round(gl.project(v, np.array([[x, 1.5, 1.0]]))[0][0]))  # noqa: E731
+    def darkest(x: float) -> float:
+        c = col(x)
+        return float(img[rows, c - 2:c + 3].mean(axis=0).min())
+    plain = float(np.median(img[rows, col(0.5)]))
+    assert plain - darkest(3.0) > 35, (plain, darkest(3.0))  # the step
+    assert plain - darkest(2.0) < 25, (plain, darkest(2.0))  # an ordinary joint in the same plane

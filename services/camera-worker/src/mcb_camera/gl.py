@@ -199,6 +199,36 @@ void main() {
 """
 
 
+# Edges where the geometry steps (a silhouette against the sky or a farther block, a door's
+# recess, a roof's eave, a stair's nose): a post pass over the depth buffer. 1/depth is linear
+# in screen space on any plane, so its second difference is ~0 on a flat face (however slanted)
+# and large across a step or a crease; such pixels are darkened. Faces of one material that
+# meet at a step read apart even where their colour and pattern agree.
+_EDGE_FS = """
+#version 330
+uniform sampler2D u_color; uniform sampler2D u_depth;
+uniform float u_near; uniform float u_far; uniform int u_ortho;
+out vec4 f_color;
+float inv_depth(ivec2 p) {
+    float d = texelFetch(u_depth, p, 0).r;
+    float lin = u_ortho == 1 ? u_near + d * (u_far - u_near)
+                             : 2.0 * u_near * u_far / (u_far + u_near - (2.0 * d - 1.0) * (u_far - u_near));
+    return 1.0 / lin;
+}
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    ivec2 m = textureSize(u_depth, 0) - 1;
+    float c = inv_depth(p);
+    float ex = abs(inv_depth(clamp(p + ivec2(1, 0), ivec2(0), m)) + inv_depth(clamp(p - ivec2(1, 0), ivec2(0), m)) - 2.0 * c);
+    float ey = abs(inv_depth(clamp(p + ivec2(0, 1), ivec2(0), m)) + inv_depth(clamp(p - ivec2(0, 1), ivec2(0), m)) - 2.0 * c);
+    float e = max(ex, ey) / max(c, 1e-6);
+    float edge = smoothstep(0.01, 0.04, e);
+    vec4 col = texelFetch(u_color, p, 0);
+    f_color = vec4(col.rgb * (1.0 - 0.45 * edge), 1.0);
+}
+"""
+
+
 def look_dir(yaw: float, pitch: float) -> np.ndarray:
     y, p = math.radians(yaw), math.radians(pitch)
     return np.array([-math.sin(y) * math.cos(p), -math.sin(p), math.cos(y) * math.cos(p)], np.float64)
@@ -305,27 +335,34 @@ class GLRenderer:
         quad = np.array([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1], np.float32)
         self.quad = self.ctx.buffer(quad.tobytes())
         tri = np.array([-1, -1, 3, -1, -1, 3], np.float32)
-        self.sky_vao = self.ctx.vertex_array(self.sky, [(self.ctx.buffer(tri.tobytes()), "2f", "in_pos")])
+        tri_buf = self.ctx.buffer(tri.tobytes())
+        self.sky_vao = self.ctx.vertex_array(self.sky, [(tri_buf, "2f", "in_pos")])
+        self.edge = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_EDGE_FS)
+        self.edge_vao = self.ctx.vertex_array(self.edge, [(tri_buf, "2f", "in_pos")])
         self._fbos: dict[tuple[int, int], object] = {}
         i = self.ctx.info  # read here: the context is current only in this (the GL) thread
         self.info = {"renderer": str(i.get("GL_RENDERER")), "version": str(i.get("GL_VERSION"))}
 
     def _fbo(self, w: int, h: int):
-        fbo = self._fbos.get((w, h))
-        if fbo is None:
+        """(scene framebuffer with colour and depth textures, output framebuffer) of a size."""
+        pair = self._fbos.get((w, h))
+        if pair is None:
             if len(self._fbos) > 4:
                 for old in self._fbos.values():
-                    old.release()
+                    for f in old:
+                        f.release()
                 self._fbos.clear()
-            fbo = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer((w, h), 4)],
-                                       depth_attachment=self.ctx.depth_renderbuffer((w, h)))
-            self._fbos[(w, h)] = fbo
-        return fbo
+            depth = self.ctx.depth_texture((w, h))
+            depth.compare_func = ""  # read raw depth values (no shadow comparison)
+            scene = self.ctx.framebuffer(color_attachments=[self.ctx.texture((w, h), 4)], depth_attachment=depth)
+            out = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer((w, h), 4)])
+            pair = self._fbos[(w, h)] = (scene, out)
+        return pair
 
     def render(self, mesh: Mesh, view: View) -> np.ndarray:
         """-> (height, width, 3) uint8, top row first."""
         w, h = view.width, view.height
-        fbo = self._fbo(w, h)
+        fbo, out = self._fbo(w, h)
         fbo.use()
         ctx = self.ctx
         vp = view_projection(view)
@@ -362,7 +399,17 @@ class GLRenderer:
             self._draw(t[order], self.progs[-1])
             ctx.depth_mask = True
             ctx.disable(self.mgl.BLEND)
-        data = fbo.read(components=3, alignment=1)
+        ctx.disable(self.mgl.DEPTH_TEST)
+        out.use()
+        fbo.color_attachments[0].use(0)
+        fbo.depth_attachment.use(1)
+        self.edge["u_color"].value, self.edge["u_depth"].value = 0, 1
+        ortho = view.ortho_half is not None
+        self.edge["u_near"].value = 0.1 if ortho else 0.05
+        self.edge["u_far"].value = float(view.far)
+        self.edge["u_ortho"].value = 1 if ortho else 0
+        self.edge_vao.render(self.mgl.TRIANGLES)
+        data = out.read(components=3, alignment=1)
         ctx.finish()
         img = np.frombuffer(data, np.uint8).reshape(h, w, 3)
         return img[::-1].copy()

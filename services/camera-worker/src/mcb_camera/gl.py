@@ -6,8 +6,10 @@ instanced: one row per face, the vertex shader expands it into a quad. Passes: s
 (a gradient from the view ray), opaque faces (depth test), translucent faces (alpha blend,
 no depth write). Shading: a fixed light per face direction (top 1.0, bottom 0.5,
 north/south 0.8, east/west 0.6 — the game's own flat shading; a plant's crossed planes 0.85),
-times the face's per-corner ambient occlusion (mesh.py), a faint edge line per block face so
-single blocks stay readable, and distance fog toward the horizon colour.
+times the face's per-corner ambient occlusion (mesh.py), the material's pattern (patterns.py), a
+faint edge line per block face so single blocks stay readable, a darker outline on the sides
+where the surface does not go on (mesh.py: silhouettes, steps, corners, a door's panel), and
+distance fog toward the horizon colour.
 
 Camera convention (Minecraft Java): the pose is the *feet* position; the eye is 1.62 above.
 yaw 0 looks toward +z (south), 90 toward -x (west), 180 north, 270 east; pitch +90 looks
@@ -34,8 +36,9 @@ _VS = """
 uniform mat4 u_vp;
 in vec2 in_corner;
 in vec3 in_lo; in vec3 in_hi; in float in_dir; in vec4 in_color; in vec4 in_ao; in float in_pat;
+in float in_outline;
 out vec4 v_color; out vec2 v_uv; out vec2 v_size; out vec3 v_pos; out float v_light;
-flat out int v_dir; flat out int v_pat;
+flat out int v_dir; flat out int v_pat; flat out int v_outline;
 void main() {
     int d = int(in_dir + 0.5);
     vec3 ext = in_hi - in_lo;
@@ -65,6 +68,7 @@ void main() {
     v_pos = p;
     v_dir = d;
     v_pat = int(in_pat + 0.5);
+    v_outline = int(in_outline + 0.5);
     gl_Position = u_vp * vec4(p, 1.0);
 }
 """
@@ -81,7 +85,7 @@ _FS = """
 #define IS(n) (PAT < 0 ? v_pat == n : PAT == n)
 uniform vec3 u_eye; uniform vec3 u_haze; uniform float u_fog_start; uniform float u_fog_end;
 in vec4 v_color; in vec2 v_uv; in vec2 v_size; in vec3 v_pos; in float v_light;
-flat in int v_dir; flat in int v_pat;
+flat in int v_dir; flat in int v_pat; flat in int v_outline;
 out vec4 f_color;
 
 float hash(vec2 p) { return fract(sin(dot(p, vec2(12.9898, 78.233))) * 43758.5453); }
@@ -170,7 +174,15 @@ void main() {
     float m = min(e.x, e.y);
     float w = fwidth(m);
     float line = (1.0 - smoothstep(0.0, 1.5 * w, m)) * (1.0 - smoothstep(0.04, 0.2, w));
-    c *= 1.0 - 0.22 * line;
+    // outlined sides (mesh.py: the surface does not go on there): a darker line that stays
+    // longer with distance
+    float o = 1e9;
+    if ((v_outline & 1) != 0) o = min(o, v_uv.x);
+    if ((v_outline & 2) != 0) o = min(o, v_size.x - v_uv.x);
+    if ((v_outline & 4) != 0) o = min(o, v_uv.y);
+    if ((v_outline & 8) != 0) o = min(o, v_size.y - v_uv.y);
+    float outline = (1.0 - smoothstep(0.0, 2.0 * w, o)) * (1.0 - smoothstep(0.15, 0.5, w));
+    c *= 1.0 - max(0.22 * line, 0.55 * outline);
     float dist = length(v_pos - u_eye);
     float fog = clamp((dist - u_fog_start) / max(u_fog_end - u_fog_start, 1.0), 0.0, 1.0);
     f_color = vec4(mix(c, u_haze, fog * 0.7), a);
@@ -195,36 +207,6 @@ void main() {
     vec3 c = t > 0.0 ? mix(u_horizon, u_zenith, pow(clamp(t, 0.0, 1.0), 0.6))
                      : mix(u_horizon, u_ground, clamp(-t * 4.0, 0.0, 1.0));
     f_color = vec4(c, 1.0);
-}
-"""
-
-
-# Edges where the geometry steps (a silhouette against the sky or a farther block, a door's
-# recess, a roof's eave, a stair's nose): a post pass over the depth buffer. 1/depth is linear
-# in screen space on any plane, so its second difference is ~0 on a flat face (however slanted)
-# and large across a step or a crease; such pixels are darkened. Faces of one material that
-# meet at a step read apart even where their colour and pattern agree.
-_EDGE_FS = """
-#version 330
-uniform sampler2D u_color; uniform sampler2D u_depth;
-uniform float u_near; uniform float u_far; uniform int u_ortho;
-out vec4 f_color;
-float inv_depth(ivec2 p) {
-    float d = texelFetch(u_depth, p, 0).r;
-    float lin = u_ortho == 1 ? u_near + d * (u_far - u_near)
-                             : 2.0 * u_near * u_far / (u_far + u_near - (2.0 * d - 1.0) * (u_far - u_near));
-    return 1.0 / lin;
-}
-void main() {
-    ivec2 p = ivec2(gl_FragCoord.xy);
-    ivec2 m = textureSize(u_depth, 0) - 1;
-    float c = inv_depth(p);
-    float ex = abs(inv_depth(clamp(p + ivec2(1, 0), ivec2(0), m)) + inv_depth(clamp(p - ivec2(1, 0), ivec2(0), m)) - 2.0 * c);
-    float ey = abs(inv_depth(clamp(p + ivec2(0, 1), ivec2(0), m)) + inv_depth(clamp(p - ivec2(0, 1), ivec2(0), m)) - 2.0 * c);
-    float e = max(ex, ey) / max(c, 1e-6);
-    float edge = smoothstep(0.01, 0.04, e);
-    vec4 col = texelFetch(u_color, p, 0);
-    f_color = vec4(col.rgb * (1.0 - 0.45 * edge), 1.0);
 }
 """
 
@@ -335,34 +317,27 @@ class GLRenderer:
         quad = np.array([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1], np.float32)
         self.quad = self.ctx.buffer(quad.tobytes())
         tri = np.array([-1, -1, 3, -1, -1, 3], np.float32)
-        tri_buf = self.ctx.buffer(tri.tobytes())
-        self.sky_vao = self.ctx.vertex_array(self.sky, [(tri_buf, "2f", "in_pos")])
-        self.edge = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_EDGE_FS)
-        self.edge_vao = self.ctx.vertex_array(self.edge, [(tri_buf, "2f", "in_pos")])
+        self.sky_vao = self.ctx.vertex_array(self.sky, [(self.ctx.buffer(tri.tobytes()), "2f", "in_pos")])
         self._fbos: dict[tuple[int, int], object] = {}
         i = self.ctx.info  # read here: the context is current only in this (the GL) thread
         self.info = {"renderer": str(i.get("GL_RENDERER")), "version": str(i.get("GL_VERSION"))}
 
     def _fbo(self, w: int, h: int):
-        """(scene framebuffer with colour and depth textures, output framebuffer) of a size."""
-        pair = self._fbos.get((w, h))
-        if pair is None:
+        fbo = self._fbos.get((w, h))
+        if fbo is None:
             if len(self._fbos) > 4:
                 for old in self._fbos.values():
-                    for f in old:
-                        f.release()
+                    old.release()
                 self._fbos.clear()
-            depth = self.ctx.depth_texture((w, h))
-            depth.compare_func = ""  # read raw depth values (no shadow comparison)
-            scene = self.ctx.framebuffer(color_attachments=[self.ctx.texture((w, h), 4)], depth_attachment=depth)
-            out = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer((w, h), 4)])
-            pair = self._fbos[(w, h)] = (scene, out)
-        return pair
+            fbo = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer((w, h), 4)],
+                                       depth_attachment=self.ctx.depth_renderbuffer((w, h)))
+            self._fbos[(w, h)] = fbo
+        return fbo
 
     def render(self, mesh: Mesh, view: View) -> np.ndarray:
         """-> (height, width, 3) uint8, top row first."""
         w, h = view.width, view.height
-        fbo, out = self._fbo(w, h)
+        fbo = self._fbo(w, h)
         fbo.use()
         ctx = self.ctx
         vp = view_projection(view)
@@ -399,17 +374,7 @@ class GLRenderer:
             self._draw(t[order], self.progs[-1])
             ctx.depth_mask = True
             ctx.disable(self.mgl.BLEND)
-        ctx.disable(self.mgl.DEPTH_TEST)
-        out.use()
-        fbo.color_attachments[0].use(0)
-        fbo.depth_attachment.use(1)
-        self.edge["u_color"].value, self.edge["u_depth"].value = 0, 1
-        ortho = view.ortho_half is not None
-        self.edge["u_near"].value = 0.1 if ortho else 0.05
-        self.edge["u_far"].value = float(view.far)
-        self.edge["u_ortho"].value = 1 if ortho else 0
-        self.edge_vao.render(self.mgl.TRIANGLES)
-        data = out.read(components=3, alignment=1)
+        data = fbo.read(components=3, alignment=1)
         ctx.finish()
         img = np.frombuffer(data, np.uint8).reshape(h, w, 3)
         return img[::-1].copy()
@@ -420,7 +385,8 @@ class GLRenderer:
         inst = self.ctx.buffer(np.ascontiguousarray(rows, np.float32).tobytes())
         vao = self.ctx.vertex_array(prog, [
             (self.quad, "2f", "in_corner"),
-            (inst, "3f 3f 1f 4f 4f 1f/i", "in_lo", "in_hi", "in_dir", "in_color", "in_ao", "in_pat"),
+            (inst, "3f 3f 1f 4f 4f 1f 1f/i", "in_lo", "in_hi", "in_dir", "in_color", "in_ao", "in_pat",
+             "in_outline"),
         ], skip_errors=True)  # the plain program (PAT 0) has no in_pat: the compiler dropped it
         vao.render(self.mgl.TRIANGLES, vertices=6, instances=len(rows))
         vao.release()

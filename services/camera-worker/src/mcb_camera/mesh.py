@@ -16,8 +16,11 @@ Faces on the edge of the region are kept (the region is cut open, not sealed). E
 four ambient-occlusion factors (one per corner, from the three opaque cubes that touch that
 corner in the layer in front of the face: the usual "smooth lighting" rule).
 
-Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a, ao0..ao3, pattern``
-(``patterns.py``: planks, bricks, bark, glass frames, door panels...) with
+Output: one row per face, ``float32`` columns ``lo.xyz, hi.xyz, dir, r, g, b, a, ao0..ao3, pattern,
+outline`` (``pattern``: patterns.py — planks, bricks, bark, glass frames, door panels...;
+``outline``: a bit per side of the face, set where the surface does not go on in the same plane
+into the neighbouring block — a silhouette, a step, a corner, a door's panel — drawn as a dark
+line by gl.py, so same-material parts at different depths read apart) with
 coordinates relative to the region's minimum corner; ``dir`` is 0..5 = +x, -x, +y, -y, +z, -z,
 6 and 7 the two diagonal planes of a plant's cross. The GPU expands each row into a quad
 (instanced drawing, gl.py).
@@ -34,7 +37,7 @@ from .colours import luts
 
 # (axis in (y, z, x) array order, step, dir id)
 DIRS = [(2, +1, 0), (2, -1, 1), (0, +1, 2), (0, -1, 3), (1, +1, 4), (1, -1, 5)]
-COLS = 16
+COLS = 17
 # corner brightness by how many of the three touching blocks are opaque (0 -> 1.0)
 AO_LEVELS = np.array([0.52, 0.68, 0.84, 1.0], np.float32)
 # the face's two in-plane axes in (y, z, x) array order, matching gl.py's corner mapping
@@ -90,6 +93,25 @@ def _ao(pad: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray, axis: i
     return out
 
 
+def _outline(vis: np.ndarray, idx: np.ndarray, boxid: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray,
+             d: int) -> np.ndarray:
+    """Outline bits of the visible faces at (ys, zs, xs) looking along ``d``: 1 / 2 the low /
+    high side along the face's first in-plane axis (gl.py's corner.x), 4 / 8 along the second.
+    A side is outlined unless the neighbour across it shows the same face (visible in ``d``,
+    the same box); outside the region counts as not going on."""
+    bits = np.zeros(len(xs), np.float32)
+    pos = [ys, zs, xs]
+    for k, ax in enumerate(TANGENTS[d]):
+        for side, step in ((0, -1), (1, +1)):
+            q = list(pos)
+            q[ax] = pos[ax] + step
+            inside = (q[ax] >= 0) & (q[ax] < vis.shape[ax])
+            qc = [np.clip(c, 0, vis.shape[i] - 1) for i, c in enumerate(q)]
+            goes_on = inside & vis[qc[0], qc[1], qc[2]] & (boxid[idx[qc[0], qc[1], qc[2]]] == boxid[idx[ys, zs, xs]])
+            bits += np.where(goes_on, 0.0, float(1 << (2 * k + side)))
+    return bits
+
+
 def build(palette: list[str], indices: np.ndarray) -> Mesh:
     L = luts(palette)
     idx = indices.astype(np.intp, copy=False)
@@ -98,6 +120,9 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
     trans = L.translucent[idx]
     group = L.group[idx]
     pad = np.pad(opaque, 1)
+    # which single box each palette entry is (cube, slab top, carpet...): a face goes on into a
+    # neighbour only if that neighbour is the same box (a slab's top and a cube's are not one plane)
+    boxid = np.unique(np.round(np.c_[L.lo, L.hi] * 16).astype(np.int32), axis=0, return_inverse=True)[1].reshape(-1)
     rows_o: list[np.ndarray] = []
     rows_t: list[np.ndarray] = []
     n_opaque_by_dir: dict[int, np.ndarray] = {}
@@ -121,6 +146,7 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
         out[:, 7:11] = (L.top if d == 2 else L.side)[pal]
         out[:, 11:15] = _ao(pad, ys, zs, xs, axis, step, d)
         out[:, 15] = pat = L.pattern[pal, d]
+        out[:, 16] = _outline(vis, idx, boxid, ys, zs, xs, d)
         rings = pat == patterns.RINGS
         if rings.any():
             out[rings, 7:11] = L.ring[pal[rings]]
@@ -168,4 +194,5 @@ def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],
             out[:, 7:11] = colour if colour is not None else (L.top[p] if d in (2, 6, 7) else L.side[p])
             out[:, 11:15] = 1.0
             out[:, 15] = patterns.shape_face_pattern(state, lo, hi, d)
+            out[:, 16] = 15.0 if d < 6 else 0.0  # a shape's faces are its own parts: outlined
             (rows_t if L.translucent[p] else rows_o).append(out)

@@ -341,6 +341,10 @@ def test_pose_inside_a_solid_block_is_refused_with_a_suggestion(env: Env) -> Non
     err = error_of(lambda: capture(addr, tok, camera_id="buried"))
     assert err.code is ErrorCode.INVALID_REQUEST and err.details["camera_id"] == "buried", err
     assert "camera_save" in err.message
+    # orthographic views have no eye: a pose with view side is drawn along its yaw
+    ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, view="side",
+                                            region=box(-26, 64, 22, -24, 66, 24)).capture_id)
+    assert json.loads(ok.metadata_json)["view"] == "side"
     # the built-in renderer drawing only a region the eye is outside of: nothing hides the view
     ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, region=box(-26, 60, 10, -20, 70, 20)).capture_id)
     assert ok.image.startswith(b"\x89PNG")

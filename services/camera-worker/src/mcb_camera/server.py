@@ -179,7 +179,8 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             assert region is not None
             pose = await self._auto_pose(region, request.view or "diagonal")
         pose = _sized(pose, request.width, request.height)
-        if given and given[0] in ("camera_id", "pose"):
+        if given and given[0] in ("camera_id", "pose") and not (
+                request.view in ("top", "side") and self.driver.name == "builtin"):  # orthographic: no eye
             await self._refuse_pose_in_block(pose, region, request.camera_id)
         if request.format not in ("", *imageformat.FORMATS):
             raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")

@@ -79,7 +79,8 @@ GAME = {"MicrobeMusher": ((2, 3), None), "RanchStation": ((2, 3), "Ranching"), "
         "RationBox": ((2, 2), "FarmingTech"), "WaterPurifier": ((4, 3), "Distillation"),
         "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"), "LuxuryBed": ((4, 2), "Luxury"),
         "AirConditioner": ((2, 2), "HVAC"), "SpaceHeater": ((2, 2), "TemperatureModulation"),
-        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion")}
+        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion"),
+        "GasVent": ((1, 1), "GasPiping")}
 
 
 @pytest.mark.parametrize("building_id", sorted(GAME))

@@ -57,6 +57,10 @@ def operation_uri(operation_id: str) -> str:
     return OPERATION_PREFIX + operation_id
 
 
+def watchable(uri: str) -> bool:
+    return uri == PROJECT_CONTEXT_URI or uri.startswith(OPERATION_PREFIX)
+
+
 def modern(ctx: Any) -> bool:
     return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
 
@@ -127,8 +131,11 @@ class Live:
     async def set_level(self, ctx: Any, level: str) -> None:
         self.peer(ctx).level = level
 
+    def _static(self, uri: str) -> bool:
+        return uri in self._static_uris() and not watchable(uri)
+
     async def subscribe(self, ctx: Any, uri: str) -> None:
-        if uri not in self._static_uris():
+        if not self._static(uri):
             await self._baseline(uri)
         self.peer(ctx).uris.add(uri)
         self._wake.set()
@@ -143,7 +150,7 @@ class Live:
         while the stream is open."""
         uris = list(params.notifications.resource_subscriptions or [])
         for uri in uris:
-            if uri not in self._static_uris():
+            if not self._static(uri):
                 await self._baseline(uri)
         self._listened.update(uris)
         self._wake.set()
@@ -200,7 +207,7 @@ class Live:
         for peer in list(self.peers.values()):
             uris |= peer.uris
             uris |= {operation_uri(op) for op in peer.started}
-        return {u for u in uris if u == PROJECT_CONTEXT_URI or u.startswith(OPERATION_PREFIX)}
+        return {u for u in uris if watchable(u)}
 
     async def _digest(self, uri: str) -> tuple[str, dict[str, Any] | None]:
         if uri == PROJECT_CONTEXT_URI:

@@ -44,6 +44,7 @@ from . import render, resources
 from .catalog import TEMPLATES, Catalog
 from .config import DEFAULT_HTTP_PATH, BridgeConfig
 from .errors import internal_error, tool_error
+from .events import RETRY_MS, EventLog
 from .journal_client import JournalClient
 from .live import Live
 from .oni_tools import oni_handlers
@@ -611,9 +612,13 @@ def http_app(bridge: Bridge) -> ASGIApp:
             }
         )
 
+    events = EventLog()  # resumable SSE streams: priming events with `retry`, Last-Event-ID replay
     app = server.streamable_http_app(
         streamable_http_path=DEFAULT_HTTP_PATH,
         host=bridge.config.bind_host,
         custom_starlette_routes=[Route("/health", health, methods=["GET"])],
+        event_store=events.session("-"),  # replaced per session by scope_sessions
+        retry_interval=RETRY_MS,
     )
+    events.scope_sessions(server.session_manager)
     return BearerAuth(BodyLimit(app, MAX_BODY_BYTES), TokenTable({"agent": bridge.config.agent_token}))

@@ -10,8 +10,9 @@ over stdio (`mcb mcp`):
 * ``completion/complete`` for the prompts' arguments and the resource templates (operation ids, part
   names, camera ids, block ids) from the journal, the camera worker and the block registry, and the
   templates' reads;
-* SSE priming events with ``retry`` and ``Last-Event-ID`` replay (raw HTTP: the SDK client hides SSE
-  framing), one session's event ids replaying nothing in another.
+* SSE priming events with ``retry`` and ``Last-Event-ID`` replay: over raw HTTP (the ``retry`` field,
+  which the SDK client does not expose; one session's event ids replaying nothing in another) and with
+  the SDK client's resumption API (the priming event's id, a resumed request answered by replay).
 
 The world host does not take part in any of this beyond what the tools already do (each tool runs on
 every host in the other e2e modules), so this module runs on the embedded host only.
@@ -388,3 +389,40 @@ def test_sse_priming_event_retry_and_last_event_id_replay(live: Components) -> N
                                                       "Last-Event-ID": priming["id"]}) as r:
             replayed = [e for e in _events(r.iter_lines()) if e.get("data")]
         assert replayed == []
+
+
+def test_sdk_client_gets_the_priming_event_and_resumes_with_its_token(live: Components) -> None:
+    """The SDK client's own resumability API: ``on_resumption_token_update`` is told each SSE event id
+    (the priming event's first), and a request sent with ``resumption_token`` is answered by a GET with
+    ``Last-Event-ID`` — here with the replayed answer of the earlier call, never sent again (the
+    resumed request names a tool that does not exist)."""
+    from mcp.shared.message import ClientMessageMetadata
+
+    async def main() -> None:
+        async with _legacy_http(live, Inbox()) as client:
+            assert client.protocol_version == "2025-11-25"
+            plan = await call(client, "build_prepare", {"recipe": _box(-60, side=16)})  # 8 batches
+            tokens: list[str] = []
+            seen: list[float] = []
+
+            async def token(t: str) -> None:
+                tokens.append(t)
+
+            async def progress(p: float, *_: Any) -> None:
+                seen.append(p)
+
+            request = types.CallToolRequest(params=types.CallToolRequestParams(
+                name="build_apply", arguments={"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
+                                               "idempotency_key": str(uuid.uuid4())}))
+            first = await client.session.send_request(request, types.CallToolResult, progress_callback=progress,
+                                                      metadata=ClientMessageMetadata(on_resumption_token_update=token))
+            assert first.structured_content["state"] == "applied"
+            # an event id for the priming event (no message), each progress notification and the answer
+            assert len(tokens) == 1 + len(seen) + 1 and len(set(tokens)) == len(tokens), (tokens, seen)
+            assert seen[-1] == 9
+            resumed = await client.session.send_request(
+                types.CallToolRequest(params=types.CallToolRequestParams(name="never_sent", arguments={})),
+                types.CallToolResult, metadata=ClientMessageMetadata(resumption_token=tokens[1]))
+            assert resumed.structured_content == first.structured_content
+
+    anyio.run(main)

@@ -39,7 +39,10 @@ def test_blueprint_data(name: str) -> None:
         assert b["id"] in BUILDINGS
         assert set(footprint(b["id"], 50 + b["x"], 50 + b["y"])) <= dug, b
     assert [a["action"] for a in p["actions"]] == (["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
-                                                   + ["utility"] * len(bp.get("utilities", [])))
+                                                   + ["utility"] * len(bp.get("utilities", []))
+                                                   + ["plant"] * len(bp.get("plant", [])))
+    plots = {(b["x"], b["y"]) for b in bp["build"] if BUILDINGS[b["id"]].plot}
+    assert all((pl["x"], pl["y"]) in plots for pl in bp.get("plant", [])), "a seed outside a plot"
     for u in bp.get("utilities", []):  # wires lie inside the room
         assert {(50 + x, 50 + y) for x, y in u["path"]} <= dug, u
 

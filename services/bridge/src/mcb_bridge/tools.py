@@ -506,7 +506,8 @@ CAMERA_CAPTURE = """\
 A real picture of the world plus metadata. Give one of: camera_id (saved); pose {x,y,z (feet), \
 yaw, pitch, fov? (vertical, 30-110, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
 pitch 90 down; region alone: an automatic `view`: entrance (from outside its door), opposite, \
-diagonal (default), top, side; or capture_id to poll. region with a pose limits what is drawn. \
+diagonal (default), top, side (a quarter turn clockwise from entrance); or capture_id to poll. \
+An eye inside a solid block is refused with suggestedPose. region with a pose limits what is drawn. \
 width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
 for it first.
 Answer: status "completed" with the image, or "pending" with capture_id (call again in a \

@@ -204,3 +204,13 @@ def test_export_refuses_data_beyond_the_model() -> None:
     with pytest.raises(McbError) as ei:
         S.from_region((1, 1, 1), [full], [0], offset=(0, 0, 0), data_version=WORLD_DV)
     assert ei.value.code == ErrorCode.UNSUPPORTED_BLOCK
+
+
+def test_export_never_writes_a_file_over_the_read_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    pal, idx, _ = _furnished()
+    s = S.from_region((3, 2, 2), pal, idx, offset=(0, 0, 0), data_version=WORLD_DV)
+    size = len(S.decompress_capped(S.write_bytes(s)))
+    monkeypatch.setattr(S, "MAX_DECOMPRESSED", size - 1)
+    with pytest.raises(McbError) as ei:
+        S.write_bytes(s)
+    assert ei.value.code == ErrorCode.BUDGET_EXCEEDED and "bytes of NBT" in ei.value.message

@@ -519,7 +519,13 @@ def _block_entities_nbt(s: Schematic, version: int) -> nbt.List:
 def write_bytes(s: Schematic, version: int = 3) -> bytes:
     """gzip-compressed Sponge schematic, v3 by default."""
     name, root = to_nbt(s, version)
-    out = nbt.gzip_bytes(nbt.write(root, name))
+    raw = nbt.write(root, name)
+    if len(raw) > MAX_DECOMPRESSED:  # never write a file this reader refuses (full chests are ~1.4 KB each)
+        raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                       f"the schematic would hold {len(raw):,} bytes of NBT; files are limited to "
+                       f"{MAX_DECOMPRESSED:,} (export a smaller box)",
+                       details={"bytes": len(raw), "limit": MAX_DECOMPRESSED})
+    out = nbt.gzip_bytes(raw)
     if len(out) > MAX_COMPRESSED:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,
                        f"the schematic would be {len(out):,} bytes; the limit is {MAX_COMPRESSED:,}")

@@ -557,6 +557,10 @@ def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_
             if world is not None and target.external:
                 raise McbError(ErrorCode.INVALID_REQUEST, "--world opens a save with the embedded world host; "
                                f"this stack uses the external host {target.url} (add --embedded)")
+            if world is not None:  # a wrong path or version is never remembered
+                from mcb_world_host.existing import check_save
+
+                check_save(Path(world).expanduser())
             use_world(s, world, own_world)
             if area is not None:
                 print(set_area(s, area), flush=True)

@@ -9,6 +9,7 @@ save of another data version (a real 1.18.1 ``level.dat``).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -158,3 +159,5 @@ def test_refused_for_another_data_version(tmp_path: Path):
     code, out = _mcb_up_refused(tmp_path / "runtime", save)
     assert code == 2, out
     assert "Minecraft 1.18.1 (DataVersion 2865)" in out and "1.21.11 (DataVersion 4671)" in out, out
+    cfg = json.loads((tmp_path / "runtime" / "config.json").read_text())
+    assert "path" not in cfg.get("world", {}), "a refused save is not remembered for the next `mcb up`"

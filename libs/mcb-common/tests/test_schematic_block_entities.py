@@ -214,3 +214,34 @@ def test_export_never_writes_a_file_over_the_read_cap(monkeypatch: pytest.Monkey
     with pytest.raises(McbError) as ei:
         S.write_bytes(s)
     assert ei.value.code == ErrorCode.BUDGET_EXCEEDED and "bytes of NBT" in ei.value.message
+
+
+AMULET_PY = Path(__file__).resolve().parents[3] / "bench" / ".venv-amulet" / "bin" / "python"
+
+
+@pytest.mark.skipif(not AMULET_PY.exists(), reason="bench/.venv-amulet (amulet-core) not installed: scripts/test_deps.sh")
+@pytest.mark.parametrize("version", [3, 2])
+def test_amulet_reads_our_block_entities(tmp_path: Path, version: int) -> None:
+    """An independent reader (amulet-core, its own venv) finds every block entity we wrote, with
+    its contents (amulet translates to its universal format: names differ, the values remain)."""
+    import subprocess
+
+    pal, idx, _ = _furnished()
+    path = tmp_path / f"f{version}.schem"
+    path.write_bytes(S.write_bytes(S.from_region((3, 2, 2), pal, idx, offset=(0, 0, 0), data_version=WORLD_DV),
+                                   version))
+    script = Path(__file__).with_name("amulet_read_block_entities.py")
+    out = subprocess.run([str(AMULET_PY), str(script), str(path)], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = {tuple(b["pos"]): b for b in json.loads(out.stdout)}
+    expected = {(0, 1, 0): ("chest", ['"minecraft:bread"', "IntTag(3)", '"minecraft:iron_sword"']),
+                (1, 1, 0): ("sign", ['"Welcome"', '"red"']),
+                (2, 1, 0): ("banner", ['"minecraft:creeper"', '"black"']),
+                (0, 1, 1): ("head", ['"Notch"']),
+                (1, 1, 1): ("bed", []),
+                (2, 1, 1): ("furnace", ['"minecraft:coal"', "IntTag(8)"])}
+    assert set(got) == set(expected)
+    for pos, (name, texts) in expected.items():
+        assert got[pos]["id"].endswith(":" + name), got[pos]["id"]
+        for t in texts:
+            assert t in got[pos]["nbt"], (pos, t, got[pos]["nbt"][:300])

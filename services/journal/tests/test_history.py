@@ -245,3 +245,79 @@ def test_a_pass_killed_between_its_pack_and_its_deletes_changes_no_answer_and_th
     assert db.one("SELECT COUNT(*) AS n FROM written")["n"] == 0
     assert db.one("SELECT n FROM packed_writes WHERE op_id=?", op)["n"] == total
     assert answers(db) == ref
+
+
+def _v1_record(rows: list[dict], ints: tuple[str, ...], strs: tuple[str, ...]) -> tuple[bytes, str]:
+    """A record as the mcb.pack.v1 packer wrote it (one zlib'd JSON document; history.py before
+    v2): journals packed then must still read."""
+    import hashlib
+    import json
+    import zlib
+    palette: list = []
+    cols: dict = {}
+    for c in ints:
+        prev, out = 0, []
+        for r in rows:
+            out.append(r[c] - prev)
+            prev = r[c]
+        cols[c] = out
+    for c in strs:
+        cols[c] = []
+        for r in rows:
+            if r[c] not in palette:
+                palette.append(r[c])
+            cols[c].append(palette.index(r[c]))
+    raw = json.dumps({"format": "mcb.pack.v1", "n": len(rows), "palette": palette, "cols": cols},
+                     separators=(",", ":")).encode()
+    return zlib.compress(raw, 9), hashlib.sha256(raw).hexdigest()
+
+
+ODD_ROWS = [  # deltas of every width, negative ones, a state with a newline, unicode, one row only
+    {"wid": 1, "x": -30_000_000, "y": -64, "z": 29_999_999, "uncertain": 0, "at_ms": 1_700_000_000_000,
+     "before": "minecraft:air", "after": "minecraft:oak_sign[rotation=4]"},
+    {"wid": 2, "x": 29_999_999, "y": 319, "z": -30_000_000, "uncertain": 1, "at_ms": 1_700_000_000_001,
+     "before": "minecraft:stone", "after": "minecraft:air"},
+    {"wid": 400, "x": 0, "y": 0, "z": 0, "uncertain": 0, "at_ms": 1, "before": "a\nb", "after": "ключ"},
+]
+
+
+@pytest.mark.parametrize("rows", [ODD_ROWS, ODD_ROWS[:1], []], ids=["odd", "one", "none"])
+def test_packed_records_round_trip_in_v2_and_v1_records_still_read(rows):
+    data, sha = history.pack_rows(rows, history.WRITE_INTS, history.WRITE_STRS)
+    assert zlib_head(data).startswith(b'{"format":"mcb.pack.v2"')
+    assert history.unpack_rows(data, sha, history.WRITE_INTS, history.WRITE_STRS, "t") == rows
+    old, old_sha = _v1_record(rows, history.WRITE_INTS, history.WRITE_STRS)
+    assert history.unpack_rows(old, old_sha, history.WRITE_INTS, history.WRITE_STRS, "t") == rows
+
+
+def zlib_head(data: bytes) -> bytes:
+    import zlib
+    return zlib.decompress(data)[:40]
+
+
+def test_a_truncated_v2_record_with_a_matching_checksum_is_refused():
+    import hashlib
+    import zlib
+    data, _ = history.pack_rows(ODD_ROWS, history.WRITE_INTS, history.WRITE_STRS)
+    raw = zlib.decompress(data)[:-3]  # a column cut short, checksum made to match
+    with pytest.raises(McbError) as exc:
+        history.unpack_rows(zlib.compress(raw), hashlib.sha256(raw).hexdigest(), history.WRITE_INTS,
+                            history.WRITE_STRS, "packed_writes/op_t")
+    assert exc.value.code == ErrorCode.INTERNAL and "malformed" in exc.value.message
+
+
+def test_write_count_is_exact_before_during_and_after_packing_without_decoding(tmp_path, monkeypatch):
+    db = Database(v2_journal(tmp_path))
+    op = packable(db)[0]
+    n = len(History(db).writes_of(op))
+    assert History(db).write_count(op) == n
+    rows = [dict(r) for r in db.all(f"SELECT {history.WRITE_COLS} FROM written WHERE op_id=? ORDER BY wid", op)]
+    data, sha = history.pack_rows(rows, history.WRITE_INTS, history.WRITE_STRS)
+    with db.tx() as c:  # a pass stopped after storing the pack, before deleting the live copies
+        c.execute("INSERT INTO packed_writes(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+                  " VALUES (?,?,?,?,0,0,0,0,0,0,?,?,0)", (op, n, rows[0]["wid"], rows[-1]["wid"], data, sha))
+    monkeypatch.setattr(history, "unpack_arrays", lambda *a: pytest.fail("write_count decoded the pack"))
+    assert History(db).write_count(op) == n
+    with db.tx() as c:
+        c.execute("DELETE FROM written WHERE op_id=?", (op,))
+    assert History(db).write_count(op) == n

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import McbError
@@ -25,7 +27,8 @@ def _core(tmp_path) -> JournalCore:
 def _op(core, project: str, op_id: str, state: str, at: int) -> None:
     proj = core.projects.project_for(Caller("admin", project, ""))
     entries = [((x, 1, 0), "minecraft:air", "minecraft:stone" if x % 2 else "minecraft:glass") for x in range(5)]
-    summary = core.prepare.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"), jpb.PlanSummary().region, [])
+    summary = asyncio.run(core.prepare.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"),
+                                                  jpb.PlanSummary().region, []))
     with core.db.tx() as c:
         c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
                   " batches_total, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",

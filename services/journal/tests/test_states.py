@@ -42,7 +42,9 @@ def test_waiting_for_resume_never_writes_and_ends_only_by_cancel_or_failure():
     assert OpState.WAITING_FOR_RESUME in TRANSITIONS[OpState.QUEUED]
     assert TRANSITIONS[OpState.WAITING_FOR_RESUME] == {OpState.QUEUED, OpState.CANCELLED, OpState.FAILED}
     assert OpState.WAITING_FOR_RESUME not in TERMINAL
-    assert OpState.WAITING_FOR_RESUME not in TRANSITIONS[OpState.APPLYING]  # a pause mid-apply is a stop
+    # applying -> waiting_for_resume only when the first batch was refused as paused (nothing written;
+    # test_pause_before_first_batch.py); a pause after a batch was written is a stop (cancelled)
+    assert OpState.WAITING_FOR_RESUME in TRANSITIONS[OpState.APPLYING]
     for result in ("applying", "applied", "conflict", "recovery_required"):
         with pytest.raises(McbError):
             check_transition("waiting_for_resume", result)

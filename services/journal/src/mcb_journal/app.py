@@ -102,6 +102,7 @@ async def main_async() -> None:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         executor.close()
+        core.reads.close()
         await world.aclose()
         await queue.aclose()
         db.close()

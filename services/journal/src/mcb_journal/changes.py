@@ -96,7 +96,7 @@ class Changes:
                            f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
                            "empty since_cursor to start again",
                            details={"next_cursor": cursor(latest)})
-        rows = feed.range_rows(self.db, box, since, upto)
+        rows = await self.core.reads.run(lambda db: feed.range_rows(db, box, since, upto))
         head = feed.summarise(self.db, caller.project_id, self.part_mask, rows, source)
         return feed.page_of(rows, source, phase, after, head, limit, max_bytes,
                             lambda ph, oid: cursor(upto) if ph is None else cursor(since, upto, ph, oid))

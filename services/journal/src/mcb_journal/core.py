@@ -40,6 +40,7 @@ from .plans import Plan
 from .ports import PlannerPort, ProgressPort, WorldPort
 from .prepare import Prepare
 from .projects import Caller, Projects
+from .reads import Reads
 from .settings import JournalSettings
 from .states import OpState
 from .worldread import read_region
@@ -93,11 +94,13 @@ class JournalCore:
     projects: Projects = field(init=False)
     prepare: Prepare = field(init=False)
     packer: Packer = field(init=False)  # packing and compaction, in a child process (packer.py)
+    reads: Reads = field(init=False)  # history questions on worker threads, off the event loop (reads.py)
 
     def __post_init__(self) -> None:
         self.projects = Projects(self.db)
         self.prepare = Prepare(self)
         self.packer = Packer(self.db.path, self.blobs.root)
+        self.reads = Reads(self.db.path)
 
     # ---------------------------------------------------------------- recovery
     def recover_at_start(self) -> list[str]:

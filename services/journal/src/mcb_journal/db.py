@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import shutil
 import sqlite3
 import time
@@ -19,7 +20,10 @@ from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
 
+log = logging.getLogger("mcb.journal.db")
+
 SCHEMA_VERSION = 3
+AUTO_VACUUM_INCREMENTAL = 2  # PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -143,8 +147,13 @@ class Database:
                 f"journal database {path} failed its integrity check ({check}); a copy is at {backup}. "
                 "Restore a backup or move the file away to start a new journal (operations in it are lost)."
             )
+        new = self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+        if new:  # before the first table: freed pages can then be returned in slices (history.compact)
+            self.conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         self.conn.execute("PRAGMA journal_mode=WAL")
         _settings(self.conn)
+        if not new and self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM_INCREMENTAL:
+            self._convert_to_incremental()
         self.conn.executescript(SCHEMA)
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
@@ -159,6 +168,21 @@ class Database:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
             )
+
+    def _convert_to_incremental(self) -> None:
+        """A journal made before incremental compaction: one VACUUM at start-up (before anything
+        is served) switches it, so that ``compact`` never needs a VACUUM while the journal runs.
+        On a disk too full for the copy it stays as it is (compact then runs a full VACUUM)."""
+        size = self.path.stat().st_size
+        log.info("journal %s: switching to incremental compaction (one VACUUM of %d bytes, once)", self.path, size)
+        try:
+            self.conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            self.conn.execute("VACUUM")
+        except sqlite3.OperationalError as exc:
+            if not is_disk_full(exc):
+                raise
+            log.warning("journal %s: not switched to incremental compaction: the disk is too full for a VACUUM "
+                        "(needs about %d bytes free); compact will run a full VACUUM", self.path, size)
 
     def sibling(self) -> Database:
         """A second connection to the same journal, for one thread's transactions (the executor's

@@ -33,8 +33,10 @@ there are answered from the record, rolled-back ones are written again, changed 
 Paused writes (an owner's /ai stop, the dashboard): an operation whose turn comes while the host
 says its writes are paused writes no intent and waits, ``waiting_for_resume``; while any waits,
 the idle dispatcher asks the host once a second and queues them again (oldest first) when writes
-resume. Cancelling one ends it at once. A pause that lands while an operation is applying stops
-it before its next batch (``cancelled``, the host's ``paused``), as a stop means.
+resume. Cancelling one ends it at once. A pause that lands after that check, before the first
+batch arrives, makes the operation wait the same way (the host refused that batch whole, so
+nothing of it is written). A pause that lands while an operation is
+applying stops it before its next batch (``cancelled``, the host's ``paused``), as a stop means.
 
 Operations run one at a time per journal (a single dispatcher serialises all writes).
 """
@@ -278,6 +280,18 @@ class Executor:
             except McbError as err:
                 await self._join(raise_error=False)  # an intent written ahead is aborted by _flush: never sent
                 self._flush(op_id)
+                if err.code == ErrorCode.PAUSED and seq == 0:
+                    # Paused after the world_info check, before the first batch arrived: the host
+                    # refused it whole, nothing of the operation is written. It waits like one
+                    # whose turn came while paused; its batch rows go (none was applied), so the
+                    # run after the resume starts from batch 1 with the same ids.
+                    with self.db.tx() as c:
+                        c.execute("DELETE FROM batches WHERE op_id=?", (op_id,))
+                        set_state(core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE, conn=c,
+                                  batches_total=0)
+                    self._next_pause_check = 0.0
+                    await self._progress(op_id)
+                    return
                 if err.code in REFUSALS:
                     # The host refused the batch as a whole before writing anything.
                     self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})

@@ -31,14 +31,14 @@ import sqlite3
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box, Vec3
 
-from .db import Database, is_disk_full, now_ms
+from .db import AUTO_VACUUM_INCREMENTAL, Database, is_disk_full, now_ms
 from .states import TERMINAL
 
 log = logging.getLogger("mcb.journal.history")
@@ -46,7 +46,8 @@ log = logging.getLogger("mcb.journal.history")
 Pos = tuple[int, int, int]
 Box6 = tuple[int, int, int, int, int, int]  # x0, y0, z0, x1, y1, z1 (inclusive)
 
-PACK_FORMAT = "mcb.pack.v1"
+PACK_FORMAT = "mcb.pack.v2"
+PACK_FORMAT_V1 = "mcb.pack.v1"  # read, never written (journals packed before v2)
 WRITE_INTS = ("wid", "x", "y", "z", "uncertain", "at_ms")
 WRITE_STRS = ("before", "after")
 EVENT_INTS = ("oid", "host_seq", "x", "y", "z", "at_ms")
@@ -57,38 +58,51 @@ OURS = "kind='event' AND source='ours'"
 
 
 # ---------------------------------------------------------------------------- the packed format
+def _int_dtype(lo: int, hi: int) -> str:
+    for dt in ("<i1", "<i2", "<i4"):
+        info = np.iinfo(dt)
+        if info.min <= lo and hi <= info.max:
+            return dt
+    return "<i8"
+
+
 def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str, ...]) -> tuple[bytes, str]:
-    """``zlib(JSON)`` of the rows column by column: integers as deltas, strings as palette
-    indices. Returns the compressed bytes and the sha256 of the uncompressed JSON."""
+    """``zlib`` of a ``mcb.pack.v2`` record: one JSON header line (format, n, palette, the
+    columns with their dtypes), then the columns as little-endian arrays, integers as deltas in
+    the narrowest type that holds them, strings as palette indices. Returns the compressed bytes
+    and the sha256 of the uncompressed record. Decoding is array work (numpy) and zlib, which
+    releases the GIL: no long pure-Python or JSON step (see ``unpack_arrays``)."""
     palette: list[Any] = []
     index: dict[Any, int] = {}
-
-    def idx(s: Any) -> int:
-        if s not in index:
-            index[s] = len(palette)
-            palette.append(s)
-        return index[s]
-
-    cols: dict[str, list[int]] = {}
+    head_cols: list[list[str]] = []
+    parts: list[bytes] = []
     for c in ints:
-        prev, out = 0, []
-        for r in rows:
-            v = r[c]
-            if not isinstance(v, int):
-                raise ValueError(f"column {c} holds {v!r}, not an integer")
-            out.append(v - prev)
-            prev = v
-        cols[c] = out
+        vals = [r[c] for r in rows]
+        bad = next((v for v in vals if not isinstance(v, int)), None)
+        if bad is not None:
+            raise ValueError(f"column {c} holds {bad!r}, not an integer")
+        delta = np.diff(np.asarray(vals, dtype=np.int64), prepend=np.int64(0)) if vals else np.zeros(0, np.int64)
+        dt = _int_dtype(int(delta.min()), int(delta.max())) if len(delta) else "<i1"
+        head_cols.append([c, dt])
+        parts.append(delta.astype(dt).tobytes())
     for c in strs:
-        cols[c] = [idx(r[c]) for r in rows]
-    raw = json.dumps({"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": cols},
-                     separators=(",", ":")).encode()
-    return zlib.compress(raw, 9), hashlib.sha256(raw).hexdigest()
+        idx = []
+        for r in rows:
+            s = r[c]
+            i = index.get(s)
+            if i is None:
+                i = index[s] = len(palette)
+                palette.append(s)
+            idx.append(i)
+        head_cols.append([c, "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"])
+        parts.append(np.asarray(idx, dtype=np.int64).astype(head_cols[-1][1]).tobytes())
+    head = json.dumps({"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": head_cols},
+                      separators=(",", ":")).encode()
+    raw = b"".join([head, b"\n", *parts])
+    return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest()
 
 
-def unpack_columns(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
-                   what: str) -> dict[str, list[Any]]:
-    """A packed record's rows column by column (integers summed back, strings resolved)."""
+def _decoded(data: bytes, sha: str, what: str) -> bytes:
     try:
         raw = zlib.decompress(data)
     except zlib.error as exc:
@@ -96,14 +110,53 @@ def unpack_columns(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str
     if hashlib.sha256(raw).hexdigest() != sha:
         raise McbError(ErrorCode.INTERNAL, f"the packed record {what} fails its checksum; the journal database "
                                            "is damaged — restore a backup")
-    doc = json.loads(raw)
-    if doc.get("format") != PACK_FORMAT:
-        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has unknown format {doc.get('format')!r}")
-    n, pal, cols = doc["n"], doc["palette"], doc["cols"]
-    out = {c: list(accumulate(cols[c])) for c in ints} | {c: [pal[i] for i in cols[c]] for c in strs}
-    if any(len(v) != n for v in out.values()):
-        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has columns of unequal length; restore a backup")
-    return out
+    return raw
+
+
+def unpack_arrays(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
+                  what: str) -> tuple[dict[str, np.ndarray], list[Any]]:
+    """A packed record's columns as numpy arrays: integers (int64, summed back) and strings as
+    palette indices, with the palette. Reads both formats: ``mcb.pack.v2`` (``pack_rows``) and
+    the ``mcb.pack.v1`` records of journals packed before it (one JSON document; its decode is
+    a single JSON parse that holds the GIL — docs/journal-format.md §5)."""
+    raw = _decoded(data, sha, what)
+    head_raw, _, body = raw.partition(b"\n")
+    try:
+        doc = json.loads(head_raw)
+        fmt = doc.get("format")
+        n, pal = int(doc["n"]), doc["palette"]
+        out: dict[str, np.ndarray] = {}
+        if fmt == PACK_FORMAT:
+            off = 0
+            for c, dt in doc["cols"]:
+                arr = np.frombuffer(body, dtype=dt, count=n, offset=off)
+                off += arr.nbytes
+                out[c] = np.cumsum(arr, dtype=np.int64) if c in ints else arr.astype(np.int64)
+            if off != len(body):
+                raise ValueError(f"{len(body) - off} bytes left over")
+        elif fmt == PACK_FORMAT_V1:
+            cols = doc["cols"]
+            for c in ints:
+                out[c] = np.cumsum(np.asarray(cols[c], dtype=np.int64), dtype=np.int64)
+            for c in strs:
+                out[c] = np.asarray(cols[c], dtype=np.int64)
+        else:
+            raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has unknown format {fmt!r}")
+        if set(out) != set(ints + strs) or any(len(v) != n for v in out.values()) \
+                or any(len(out[c]) and (out[c].min() < 0 or out[c].max() >= len(pal)) for c in strs):
+            raise ValueError("columns missing, of unequal length or out of the palette")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} is malformed ({exc}); restore a backup") from exc
+    return out, pal
+
+
+def unpack_columns(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
+                   what: str) -> dict[str, list[Any]]:
+    """A packed record's rows column by column (integers summed back, strings resolved)."""
+    arrays, pal = unpack_arrays(data, sha, ints, strs, what)
+    objects = np.empty(len(pal), dtype=object)
+    objects[:] = pal
+    return {c: arrays[c].tolist() for c in ints} | {c: objects[arrays[c]].tolist() for c in strs}
 
 
 def unpack_rows(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str) -> list[dict[str, Any]]:
@@ -197,6 +250,17 @@ class History:
         by_wid.update((r["wid"], dict(r)) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id))
         rows = sorted(by_wid.values(), key=lambda r: r["wid"])
         return [r for r in rows if not (certain_only and r["uncertain"])]
+
+    def write_count(self, op_id: str) -> int:
+        """How many writes ``op_id`` has (certain and uncertain), without decoding its pack: the
+        packed count plus the live rows outside the pack's wid range (those inside it are the
+        copies a packing pass has not deleted yet)."""
+        pk = self.db.one("SELECT n, lo, hi FROM packed_writes WHERE op_id=?", op_id)
+        if pk is None:
+            return int(self.db.row("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op_id)["n"])
+        live = self.db.row("SELECT COUNT(*) AS n FROM written WHERE op_id=? AND NOT (wid BETWEEN ? AND ?)",
+                           op_id, pk["lo"], pk["hi"])["n"]
+        return int(pk["n"]) + int(live)
 
     def later_write(self, p: Pos, wid: int) -> str | None:
         """The operation of the first write at ``p`` after write ``wid`` (uncertain ones count)."""
@@ -292,15 +356,17 @@ class History:
             p = (r["x"], r["y"], r["z"])
             if p not in best or r["wid"] > best[p][0]:
                 best[p] = (r["wid"], r["after"])
-        for pk in self._packs("packed_writes"):  # column by column: no dict per row
+        for pk in self._packs("packed_writes"):  # as arrays: only the rows inside the box become objects
             rec = self.db.row("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
-            c = unpack_columns(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
-            for wid, x, y, z, unc, after in zip(c["wid"], c["x"], c["y"], c["z"], c["uncertain"], c["after"],
-                                                strict=True):
-                if not unc and x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1:
-                    p = (x, y, z)
-                    if p not in best or wid > best[p][0]:
-                        best[p] = (wid, after)
+            c, pal = unpack_arrays(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
+            x, y, z = c["x"], c["y"], c["z"]
+            hit = np.flatnonzero((c["uncertain"] == 0) & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+                                 & (z >= z0) & (z <= z1))
+            for wid, px, py, pz, after in zip(c["wid"][hit].tolist(), x[hit].tolist(), y[hit].tolist(),
+                                              z[hit].tolist(), c["after"][hit].tolist(), strict=True):
+                p = (px, py, pz)
+                if p not in best or wid > best[p][0]:
+                    best[p] = (wid, pal[after])
         return {p: a for p, (_, a) in best.items()}
 
     def oldest_oid(self) -> int | None:
@@ -470,10 +536,16 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     }
 
 
+VACUUM_SLICE_PAGES = 1024  # pages returned to the file system per transaction (4 MiB at 4 KiB pages)
+
+
 def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
-    """Pack every finished operation now (no delay), checkpoint the WAL and VACUUM so the file
-    shrinks. Runs in the packer's child process (packer.py); the journal's writes wait for the
-    VACUUM (SQLite's lock), its reads and /health do not."""
+    """Pack every finished operation now (no delay) and return the freed pages to the file
+    system so the file shrinks. Runs in the packer's child process (packer.py). On a journal in
+    incremental auto-vacuum (every journal since issue 33; db.py switches older ones at start)
+    the pages are returned ``VACUUM_SLICE_PAGES`` per transaction, so the journal's own writes
+    never wait for more than one slice; only a journal that could not be switched (its disk was
+    too full at start) still runs one full VACUUM, during which the journal's writes wait."""
     before = _file_bytes(db, blobs_root)
     totals = {"writes": 0, "events": 0, "batch_intents": 0}
     ops = 0
@@ -482,9 +554,12 @@ def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
             totals[k] += v
         ops += 1
     try:
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        db.conn.execute("VACUUM")  # rewrites the file: needs about its size in free space
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if int(db.row("PRAGMA auto_vacuum")[0]) == AUTO_VACUUM_INCREMENTAL:
+            _return_free_pages(db)
+        else:
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.conn.execute("VACUUM")  # rewrites the file: needs about its size in free space
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.OperationalError as exc:
         if not is_disk_full(exc):
             raise
@@ -492,3 +567,29 @@ def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
                                               "shrink the file (VACUUM needs about its size free); free space "
                                               "and run compact again") from exc
     return {"packed_operations": ops, "rows": totals, "bytes_before": before, "bytes_after": _file_bytes(db, blobs_root)}
+
+
+def _return_free_pages(db: Database) -> None:
+    """Free pages back to the file system, one short write transaction per slice, then a
+    checkpoint that lets the database file shrink. The final checkpoint cuts the WAL only when
+    it can at once: a TRUNCATE checkpoint blocks the journal's writers while it waits for
+    readers, so it gets 50 ms and otherwise leaves the WAL to the next checkpoint."""
+    slices = -(-int(db.row("PRAGMA freelist_count")[0]) // VACUUM_SLICE_PAGES)
+    for _ in range(slices):  # pages the journal frees meanwhile wait for the next compact
+        # Its own write transaction, taken at BEGIN (the busy timeout applies there; a read
+        # upgraded to a write would fail at once after another commit); executescript steps the
+        # pragma to its end (execute would return after its first page).
+        try:
+            db.conn.executescript(f"BEGIN IMMEDIATE; PRAGMA incremental_vacuum({VACUUM_SLICE_PAGES}); COMMIT;")
+        finally:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+        db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    db.conn.execute("PRAGMA busy_timeout=50")
+    try:
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError as exc:  # busy: the next checkpoint cuts it (journal_size_limit)
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+    finally:
+        db.conn.execute("PRAGMA busy_timeout=5000")

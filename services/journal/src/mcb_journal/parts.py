@@ -20,8 +20,9 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
 from . import changes, worldid
+from .blobs import BlobStore
 from .core import JournalCore
-from .db import now_ms
+from .db import Database, now_ms
 from .history import History, Pos, box6_around, box_around
 from .merge import three_way
 from .observer import Observer
@@ -59,13 +60,7 @@ class Parts:
             sha = pdoc["design_sha"]
             positions = [tuple(p) for p in json.loads(core.blobs.get(sha))["positions"]]
         else:
-            rows = History(self.db).writes_of(op_id, certain_only=True)
-            if not rows:
-                raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
-            positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
-            mask = {"positions": [list(p) for p in positions],
-                    "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows}}
-            sha = core.blobs.put(json.dumps(mask, sort_keys=True, separators=(",", ":")).encode())
+            positions, sha = await core.reads.run(lambda db: _written_mask(db, core.blobs, op_id))
         bounds = box_around(positions)
         same = self.db.one("SELECT part_id, protected FROM parts WHERE project_id=? AND name=?",
                            project.project_id, name)
@@ -190,10 +185,8 @@ class Parts:
         # Blocks leaving the design return to what was there before we first built them.
         before: dict[Pos, str] = {}
         leaving = set(g0) - set(g1)
-        history = History(self.db, box6_around(list(leaving)) if leaving else None)
-        for p in leaving:
-            r = history.first_certain_write(p)
-            before[p] = r["before"] if r is not None else "minecraft:air"
+        if leaving:
+            before = await self.core.reads.run(lambda db: _first_befores(db, leaving))
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
         current = dict(zip(positions, await read_states(self.core.world, flat), strict=True))
@@ -217,7 +210,7 @@ class Parts:
             f"their current state (design unchanged there; manual edits survive), {len(result.conflicts)} "
             "conflicts (both the design and the world changed) are left as they are"]
         bounds = box_pb(box_around(positions))
-        summary = self.core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
+        summary = await self.core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
         # The new design, for redefining the part from this operation once it is applied.
         design = {"positions": sorted([list(p) for p in g1]),
                   "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}
@@ -227,3 +220,25 @@ class Parts:
         with self.db.tx() as tx:
             tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
         return summary
+
+
+def _first_befores(db: Database, positions: set[Pos]) -> dict[Pos, str]:
+    """What stood at each position before we first built there (air where we never wrote)."""
+    history = History(db, box6_around(list(positions)))
+    out = {}
+    for p in positions:
+        r = history.first_certain_write(p)
+        out[p] = r["before"] if r is not None else "minecraft:air"
+    return out
+
+
+def _written_mask(db: Database, blobs: BlobStore, op_id: str) -> tuple[list[Pos], str]:
+    """The positions ``op_id`` certainly wrote and the blob of its part mask (positions and the
+    state written at each), stored; off the event loop (reads.py)."""
+    rows = History(db).writes_of(op_id, certain_only=True)
+    if not rows:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
+    positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
+    mask = {"positions": [list(p) for p in positions],
+            "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows}}
+    return positions, blobs.put(json.dumps(mask, sort_keys=True, separators=(",", ":")).encode())

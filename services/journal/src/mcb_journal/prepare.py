@@ -85,7 +85,7 @@ class Prepare:
                 deps.append((d.pos.x, d.pos.y, d.pos.z, cur))
         plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=deps,
                     world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-        return self.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+        return await self.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
 
     async def read_base(self, caller: Caller, project: Project, ws: common_pb2.BlockList,
                         part_id: str = "") -> tuple[list[int], list[str], list[int]]:
@@ -114,7 +114,7 @@ class Prepare:
             to_plan[j] = index[s]
         return xyz, palette, to_plan[read_idx].tolist()
 
-    def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
+    async def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
                    conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
         """Persist an immutable plan (blob + row) and summarise it for the model.
 
@@ -143,7 +143,7 @@ class Prepare:
             summary.materials.append(common_pb2.StateCount(state=state, count=count))
         if len(materials) > 32:
             summary.warnings.append(f"{len(materials) - 32} more materials not listed")
-        replaced = self.replaced_blocks(plan)
+        replaced = await self.replaced_blocks(plan)
         fill_replaced(summary, replaced)
         if replaced["total"]:
             by = replaced["by_source"]
@@ -167,15 +167,16 @@ class Prepare:
             )
         return summary
 
-    def replaced_blocks(self, plan: Plan) -> dict[str, Any]:
-        """The non-air blocks ``plan`` replaces, counted by who placed them (consent.py)."""
+    async def replaced_blocks(self, plan: Plan) -> dict[str, Any]:
+        """The non-air blocks ``plan`` replaces, counted by who placed them (consent.py; the
+        journal's records are read off the event loop, reads.py)."""
         palette, xyz = plan.palette, plan.xyz
         air = np.array([s.split("[")[0] in AIR_NAMES for s in palette], dtype=bool).reshape(len(palette))
         _, moved = plan.changes()
         base = np.asarray(plan.base, dtype=np.int64)
         replaced = [((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]), palette[plan.base[i]])
                     for i in np.flatnonzero(moved & ~air[base]).tolist()]
-        return count_sources(replaced, classify(self.core.db, replaced))
+        return count_sources(replaced, await self.core.reads.run(lambda db: classify(db, replaced)))
 
     async def sync_events(self) -> None:
         """Bring the observed events up to now before a prepare counts who placed what."""

@@ -19,7 +19,7 @@ from mcb_common.errors import ErrorCode, McbError
 
 from . import operations
 from .core import JournalCore
-from .db import now_ms
+from .db import Database, now_ms
 from .history import History, Pos
 from .states import OpState
 from .worldread import read_states
@@ -32,27 +32,28 @@ def digest_of(states: dict[Pos, str]) -> str:
     return h.hexdigest()
 
 
+def mask_of(db: Database, op_id: str) -> dict[Pos, tuple[str, str]]:
+    """Confirmed writes of settled batches + potential writes of the unfinished one (off the
+    event loop, reads.py)."""
+    mask: dict[Pos, tuple[str, str]] = {}
+    for r in History(db).writes_of(op_id):
+        mask[(r["x"], r["y"], r["z"])] = (r["before"], r["after"])
+    for b in db.all("SELECT seq, entries, entries_sha256 FROM batches WHERE op_id=? AND state='intent'", op_id):
+        raw = zlib.decompress(b["entries"])
+        if hashlib.sha256(raw).hexdigest() != b["entries_sha256"]:
+            raise McbError(ErrorCode.INTERNAL,
+                           f"the intent record of batch {b['seq']} of {op_id} fails its checksum; "
+                           "the journal database is damaged — restore a backup")
+        for x, y, z, exp, des in json.loads(raw):
+            if exp != des:
+                mask[(x, y, z)] = (exp, des)
+    return mask
+
+
 class Recovery:
     def __init__(self, core: JournalCore):
         self.core = core
         self.db = core.db
-
-    def _mask(self, op_id: str) -> dict[Pos, tuple[str, str]]:
-        """Confirmed writes of settled batches + potential writes of the unfinished one."""
-        mask: dict[Pos, tuple[str, str]] = {}
-        for r in History(self.db).writes_of(op_id):
-            mask[(r["x"], r["y"], r["z"])] = (r["before"], r["after"])
-        for b in self.db.all("SELECT seq, entries, entries_sha256 FROM batches WHERE op_id=? AND state='intent'",
-                             op_id):
-            raw = zlib.decompress(b["entries"])
-            if hashlib.sha256(raw).hexdigest() != b["entries_sha256"]:
-                raise McbError(ErrorCode.INTERNAL,
-                               f"the intent record of batch {b['seq']} of {op_id} fails its checksum; "
-                               "the journal database is damaged — restore a backup")
-            for x, y, z, exp, des in json.loads(raw):
-                if exp != des:
-                    mask[(x, y, z)] = (exp, des)
-        return mask
 
     async def recovery_review(self, op_id: str) -> jpb.RecoveryReviewResponse:
         op = self.db.one("SELECT state, plan_id FROM operations WHERE op_id=?", op_id)
@@ -60,7 +61,7 @@ class Recovery:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
         if op["state"] != OpState.RECOVERY_REQUIRED:
             raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}, not recovery_required")
-        mask = self._mask(op_id)
+        mask = await self.core.reads.run(lambda db: mask_of(db, op_id))
         positions = sorted(mask)
         flat = [c for p in positions for c in p]
         current = await read_states(self.core.world, flat) if positions else []
@@ -79,7 +80,7 @@ class Recovery:
                            "the blocks of this operation changed since the review (digest differs); "
                            "run recovery review again and decide on the new digest",
                            details={"current_digest": review.current_digest})
-        mask = self._mask(op_id)
+        mask = await self.core.reads.run(lambda db: mask_of(db, op_id))
         t = now_ms()
         with self.db.tx() as c:
             # Decision first, in the same transaction as its effects: durable before the answer.

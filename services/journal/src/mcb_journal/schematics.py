@@ -157,7 +157,7 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
     xyz, palette, base = await core.prepare.read_base(caller, project, ws)
     plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
                 world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-    summary = core.prepare.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+    summary = await core.prepare.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
     for lo in resp.left_out:
         summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))
     return summary

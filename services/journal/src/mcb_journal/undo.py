@@ -28,6 +28,7 @@ from .worldread import read_states
 
 if TYPE_CHECKING:
     from .core import JournalCore
+    from .db import Database
     from .observer import Observer
     from .projects import Caller
 
@@ -100,9 +101,10 @@ class Undo:
                            OpState.RECOVERY_REQUIRED):
             raise McbError(ErrorCode.BUSY if op["state"] != OpState.RECOVERY_REQUIRED else ErrorCode.RECOVERY_REQUIRED,
                            f"operation {op_id} is {op['state']}; undo needs a finished operation")
-        rows = History(self.db).writes_of(op_id, certain_only=True)
-        if len(rows) > MAX_MASK:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"operation wrote {len(rows):,} blocks; undo handles {MAX_MASK:,}")
+        n = History(self.db).write_count(op_id)  # counted, not decoded: a refusal costs nothing
+        if n > MAX_MASK:
+            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"operation wrote {n:,} blocks; undo handles {MAX_MASK:,}")
+        rows = await core.reads.run(lambda db: History(db).writes_of(op_id, certain_only=True))
         try:
             await self.observer.sync()
             observed_ok = True
@@ -116,15 +118,7 @@ class Undo:
         current = await read_states(core.world, xyz) if rows else []
         gaps_after = self.db.row(
             "SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", op["created_ms"])["n"]
-        # No await from here on: packing cannot move rows while `history` reads them.
-        history = History(self.db, box6_around([(r["x"], r["y"], r["z"]) for r in rows]) if rows else None)
-        writes = []
-        for r, cur in zip(rows, current, strict=True):
-            p = (r["x"], r["y"], r["z"])
-            later_ours = history.later_write(p, r["wid"])
-            ev = self._later_foreign_event(history, op_id, p) if later_ours is None else None
-            writes.append(UndoWrite(p, r["before"], r["after"], cur, later_ours,
-                                    ev["source"] if ev is not None else None))
+        writes = await core.reads.run(lambda db: _undo_writes(db, op_id, rows, current))
         keep, found = undo_rule(writes)
         conflicts = [jpb.Conflict(pos=vec(c.pos), expected=c.expected, current=c.current, desired=c.desired,
                                   source=c.source) for c in found]
@@ -135,19 +129,27 @@ class Undo:
                             "(world host restart or link loss): for those moments only the current state was checked")
         plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
-        summary = core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
+        summary = await core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
         row = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
         doc = json.loads(row["summary_json"]) | {"undo_of": op_id}
         with self.db.tx() as tx:
             tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
         return summary
 
-    def _later_foreign_event(self, history: History, op_id: str, p: Pos) -> Any:
-        """The first observed event at ``p`` after our own write there that is not that write."""
-        ours = history.last_ours_oid(op_id, p)
-        since = ours if ours is not None else self._oid_at_start(op_id)
-        return history.first_event_after(p, since, op_id)
 
-    def _oid_at_start(self, op_id: str) -> int:
-        row = self.db.one("SELECT observed_at_start FROM op_extra WHERE op_id=?", op_id)
-        return int(row["observed_at_start"]) if row is not None else 0
+def _undo_writes(db: Database, op_id: str, rows: list[dict[str, Any]], current: list[str]) -> list[UndoWrite]:
+    """Each write of ``op_id`` with what came after it at its position: a later write of ours or
+    else the first foreign event since our own echo there (reads.py: one snapshot, off the loop)."""
+    history = History(db, box6_around([(r["x"], r["y"], r["z"]) for r in rows]) if rows else None)
+    start = db.one("SELECT observed_at_start FROM op_extra WHERE op_id=?", op_id)
+    oid_at_start = int(start["observed_at_start"]) if start is not None else 0
+    writes = []
+    for r, cur in zip(rows, current, strict=True):
+        p = (r["x"], r["y"], r["z"])
+        later_ours = history.later_write(p, r["wid"])
+        ev = None
+        if later_ours is None:
+            ours = history.last_ours_oid(op_id, p)
+            ev = history.first_event_after(p, ours if ours is not None else oid_at_start, op_id)
+        writes.append(UndoWrite(p, r["before"], r["after"], cur, later_ours, ev["source"] if ev is not None else None))
+    return writes

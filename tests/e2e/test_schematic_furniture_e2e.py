@@ -4,11 +4,14 @@ exported, imported elsewhere turned a quarter, and every block comes back turned
 contents; on the embedded host the two furnished third-party fixtures
 (``nucleation_new_chest_test_v2.schem``: chests and shulker boxes with items, one with lore;
 ``prismarine_smallhouse1_v2.schem``: 72 block entities) are imported and their contents read
-back from the save with anvil-parser2, an independent reader of the region files.
+back from the save with anvil-parser2, an independent reader of the region files; on the Java
+hosts the house's block entities are placed and the chests' lore (an item component the Java
+core does not carry yet) is refused, never written without it.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -97,9 +100,6 @@ def _block_entities(world: Path, lo: tuple[int, int], hi: tuple[int, int]) -> di
     ("prismarine_smallhouse1_v2", {"x": 30, "y": 64, "z": 40}),
 ])
 def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict):
-    if comp.world.kind != "embedded":
-        pytest.skip("reads the embedded host's save (item lore components: the Java core refuses them, "
-                    "docs/schematics.md)")
     src = FIXTURES / f"{name}.schem"
     if not src.is_file():
         pytest.skip(f"third-party fixture not present at {src} (CI provides ../shared/fixtures)")
@@ -107,13 +107,37 @@ def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict)
     assets.mkdir(exist_ok=True)
     shutil.copyfile(src, assets / f"{name}.schem")
     s = S.read_bytes(src.read_bytes())
+    embedded = comp.world.kind == "embedded"
+    lore = name.startswith("nucleation_new_chest")  # a shulker box item with lore (an item component)
+    if comp.world.kind == "paper-mock" and not lore:
+        pytest.skip("paper-mock: MockBukkit refuses the house's minecraft:stone_brick_wall[east=low,north=none,"
+                    "south=low,up=true,...] as an unknown block state (a gap of the mock's block data, not of "
+                    "the schematic); java-core and embedded place the house")
+    got: dict[str, object] = {}
 
     async def scenario(client):
         plan = await call(client, "schematic_import_prepare", {"asset_id": name, "target": target})
         assert not plan.get("left_out"), plan
         st = await apply_and_wait(client, plan)
-        assert st["state"] == "applied", st
+        got["state"] = st
 
+    run(comp, scenario)
+    st = got["state"]
+    assert isinstance(st, dict)
+    if not embedded and lore:
+        # the Java core does not carry item components yet (docs/schematics.md): refused, never written without
+        assert st["state"] != "applied" and st.get("written", 0) == 0, st
+        assert "components" in json.dumps(st), st
+        return
+    assert st["state"] == "applied", json.dumps(st)[:3000]
+    if not embedded:  # the Java hosts: every block entity position holds its block (the save is the embedded's)
+        ox, oy, oz = s.offset
+        pts = [(target["x"] + ox + b["pos"][0], target["y"] + oy + b["pos"][1], target["z"] + oz + b["pos"][2])
+               for b in s.block_entities]
+        names = [st_.split("[")[0].split("{")[0] for st_ in states(comp, pts)]
+        assert names == [S.legacy_state(s.state_at(*b["pos"]) or "", s.data_version).split("[")[0]
+                         for b in s.block_entities]
+        return
     run(comp, scenario)
     ox, oy, oz = s.offset
     lo = (target["x"] + ox, target["z"] + oz)

@@ -115,6 +115,24 @@ def test_open_build_stop_read_back(tmp_path: Path):
                 assert ei.value.error["code"] == "out_of_bounds"
 
         anyio.run(build)
+        # the owner moves the area while the stack runs (`mcb area set`): the journal follows config.json
+        env = {**stack.env}
+        out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "area", "set", "--", "-16,100,-16,-1,200,-1"],
+                             env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and "x -16..-1, y 100..200, z -16..-1" in out.stdout, out.stdout + out.stderr
+
+        async def moved():
+            async with http_client(stack.mcp_url, stack.token("agent")) as client:
+                ok = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
+                    {"type": "box", "min": {"x": -4, "y": 150, "z": -4}, "max": {"x": -3, "y": 150, "z": -3},
+                     "block": "minecraft:stone"}]}})
+                assert ok["changed_blocks"] == 4
+                with pytest.raises(ToolError) as ei:  # the old area is no longer the project's
+                    await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
+                        {"type": "box", "min": BOX[0], "max": BOX[0], "block": "minecraft:stone"}]}})
+                assert ei.value.error["code"] == "out_of_bounds"
+
+        anyio.run(moved)
     finally:
         assert stack.stop() == 0, stack.log()
     game = _GameLock(save)  # stopped: the lock is free again

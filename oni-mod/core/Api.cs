@@ -40,7 +40,7 @@ namespace OniAgentMod.Core
         public const int MaxBody = 64 * 1024;
         public const int MapMax = 64;
         private static readonly string[] StateNames = { "game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog", "schedules", "reports" };
-        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed", "cancel" };
+        private static readonly string[] ActionNames = { "dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed", "cancel", "plant", "mop", "sweep", "harvest" };
         private static readonly string[] UtilityKinds = { "wire", "gas", "liquid", "logic" };
         public const int PathMax = 256;
         private static readonly string[] ScheduleBlocks = { "work", "sleep", "downtime", "bathtime" };
@@ -90,28 +90,43 @@ namespace OniAgentMod.Core
             return s;
         }
 
+        /// <summary>The world a call is about (Spaced Out: an asteroid or a rocket interior): the
+        /// snapshot of worldId, the active world's when absent; 400 unknown_world for another id.</summary>
+        private static Snapshot World(Snapshot s, int? id)
+        {
+            if (!id.HasValue || id.Value == s.WorldId) return s;
+            Snapshot w;
+            if (s.Worlds.TryGetValue(id.Value, out w)) return w;
+            var known = new List<string>();
+            known.Add(s.WorldId.ToString());
+            foreach (var k in s.Worlds.Keys) if (k != s.WorldId) known.Add(k.ToString());
+            throw new ApiException(400, "unknown_world", "no world with id " + id.Value + " (worlds: " + string.Join(", ", known.ToArray()) + ")", "field", "worldId");
+        }
+
         private ApiResponse State(string what, IDictionary<string, string> query)
         {
             if (what == "actions") return Page(core.Outcomes(), query);   // the core's own record: no game needed
             var s = Snap();
+            // per world: game, resources, duplicants, buildings, geysers, critters, map; the rest is the colony's
+            var w = World(s, query.ContainsKey("worldId") ? QueryInt(query, "worldId", 0, 65535, null) : (int?)null);
             switch (what)
             {
-                case "game": return new ApiResponse(200, s.Game);
+                case "game": return new ApiResponse(200, w.Game);
                 case "research": return new ApiResponse(200, s.Research);
-                case "map": return new ApiResponse(200, Map(s, query));
+                case "map": return new ApiResponse(200, Map(w, query));
             }
             List<JsonObject> items;
             switch (what)
             {
-                case "resources": items = s.Resources; break;
-                case "duplicants": items = s.Duplicants; break;
-                case "buildings": items = s.Buildings; break;
-                case "geysers": items = s.Geysers; break;
+                case "resources": items = w.Resources; break;
+                case "duplicants": items = w.Duplicants; break;
+                case "buildings": items = w.Buildings; break;
+                case "geysers": items = w.Geysers; break;
                 case "alert": items = s.Alerts; break;
                 case "catalog": items = s.Catalog; break;
                 case "schedules": items = s.Schedules; break;
                 case "reports": items = s.Reports; break;
-                default: items = s.Critters; break;
+                default: items = w.Critters; break;
             }
             return Page(items, query);
         }
@@ -208,18 +223,18 @@ namespace OniAgentMod.Core
             return s;
         }
 
-        private int[] Area(JsonObject b, bool sizeRequired)
+        private static int[] Area(Snapshot world, JsonObject b, bool sizeRequired)
         {
             int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
             int w = Int(b, "width", 1, 128, sizeRequired ? (int?)null : 1);
             int h = Int(b, "height", 1, 128, sizeRequired ? (int?)null : 1);
-            InMap(Snap(), x, y, w, h);
+            InMap(world, x, y, w, h);
             return new[] { x, y, w, h };
         }
 
         /// <summary>1 to PathMax cells [x, y] inside the map, each next to the one before (left, right,
         /// up, down), none twice: the cells the game's utility tool drags through.</summary>
-        private void Path(JsonObject b, out int[] xs, out int[] ys)
+        private static void Path(Snapshot s, JsonObject b, out int[] xs, out int[] ys)
         {
             object v;
             if (!b.TryGet("path", out v)) throw ApiException.Bad("missing field path", "path");
@@ -240,7 +255,6 @@ namespace OniAgentMod.Core
                 xs[i] = (int)x;
                 ys[i] = (int)y;
             }
-            var s = Snap();
             for (int i = 0; i < xs.Length; i++)
                 if (xs[i] >= s.WorldWidth || ys[i] >= s.WorldHeight)
                     throw ApiException.Bad("path is outside the map (" + s.WorldWidth + " x " + s.WorldHeight + " cells)", "path");
@@ -267,25 +281,65 @@ namespace OniAgentMod.Core
                 .Add("width", (long)a[2]).Add("height", (long)a[3]);
         }
 
+        private static readonly Dictionary<string, string[]> Permitted = new Dictionary<string, string[]>
+        {
+            // BuildingDef.PermittedRotations -> the orientations the game's build tool turns through
+            // (Rotatable.Rotate: R90 toggles Neutral/R90, R360 all four, FlipH/FlipV toggle the mirror)
+            { "Unrotatable", new[] { "Neutral" } }, { "R90", new[] { "Neutral", "R90" } },
+            { "R360", new[] { "Neutral", "R90", "R180", "R270" } }, { "FlipH", new[] { "Neutral", "FlipH" } },
+            { "FlipV", new[] { "Neutral", "FlipV" } },
+        };
+
+        /// <summary>The game's Orientation for rotation (0/90/180/270) and flip, checked against the
+        /// building's PermittedRotations from the catalog (unchecked when the catalog lacks it).</summary>
+        private static string Orientation(Snapshot s, string id, int? rot, bool flip)
+        {
+            string rotations = null;
+            foreach (var e in s.Catalog)
+            {
+                object v, r;
+                if (e.TryGet("id", out v) && (string)v == id && e.TryGet("rotations", out r)) rotations = r as string;
+            }
+            string o = flip ? (rotations == "FlipV" ? "FlipV" : "FlipH")
+                : rot == 90 ? "R90" : rot == 180 ? "R180" : rot == 270 ? "R270" : "Neutral";
+            string[] allowed;
+            if (rotations == null || !Permitted.TryGetValue(rotations, out allowed)) allowed = null;
+            if ((flip && rot.HasValue && rot.Value != 0) || (allowed != null && Array.IndexOf(allowed, o) < 0))
+                throw ApiException.Bad(id + " cannot be turned so: the game allows " + (allowed == null ? "no turn with a mirror" : string.Join(", ", allowed))
+                    + " (rotation 90 = R90, 180, 270; flip = the mirror it allows)", flip && !(rot.HasValue && rot.Value != 0) ? "flip" : "rotation");
+            return o;
+        }
+
+        /// <summary>The world of an action: its worldId's snapshot (400 unknown_world), else the active
+        /// world's (null while no game is loaded: actions that need the map ask Snap() and answer not_ready).</summary>
+        private Snapshot WorldOf(JsonObject b)
+        {
+            return b.Has("worldId") ? World(Snap(), Int(b, "worldId", 0, 65535)) : core.Current;
+        }
+
         private JsonObject Action(string what, string raw)
         {
             if (raw != null && raw.Length > MaxBody) throw new ApiException(413, "invalid_request", "request body over " + MaxBody + " bytes");
             JsonObject b, result;
+            Snapshot w;
             Func<IGameActions, string> act;
             switch (what)
             {
                 case "dig":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
-                    var a = Area(b, true);
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority", "worldId");
+                    w = WorldOf(b);
+                    var a = Area(w ?? Snap(), b, true);
                     int p = Priority(b);
-                    act = g => g.Dig(a[0], a[1], a[2], a[3], p);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Dig(wid, a[0], a[1], a[2], a[3], p);
                     result = WithPriority(AreaResult("dig_queued", a), b, p);
                     break;
                 }
                 case "build":
                 {
-                    b = ParseObject(raw, "buildingId", "x", "y", "rotation", "priority");
+                    b = ParseObject(raw, "buildingId", "x", "y", "rotation", "flip", "priority", "worldId");
+                    w = WorldOf(b);
                     string id = Str(b, "buildingId");
                     int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
                     object r;
@@ -296,43 +350,60 @@ namespace OniAgentMod.Core
                             throw ApiException.Bad("rotation must be null, 0, 90, 180 or 270", "rotation");
                         rot = (int)(long)r;
                     }
+                    object f;
+                    bool flip = false;
+                    if (b.TryGet("flip", out f))
+                    {
+                        if (!(f is bool)) throw ApiException.Bad("flip must be true or false", "flip");
+                        flip = (bool)f;
+                    }
                     int p = Priority(b);
-                    InMap(Snap(), x, y, 1, 1);
+                    InMap(w ?? Snap(), x, y, 1, 1);
                     if (!Snap().BuildingIds.Contains(id))
                         throw new ApiException(400, "unknown_building", "no building with id " + id, "buildingId", id);
-                    act = g => g.Build(id, x, y, rot, p);
+                    string orientation = Orientation(Snap(), id, rot, flip);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Build(wid, id, x, y, orientation, p);
                     result = WithPriority(new JsonObject().Add("result", "build_queued").Add("buildingId", id).Add("x", (long)x).Add("y", (long)y), b, p);
+                    if (orientation != "Neutral") result.Add("orientation", orientation);
                     break;
                 }
                 case "deconstruct":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
-                    var a = Area(b, false);
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority", "worldId");
+                    w = WorldOf(b);
+                    var a = Area(w ?? Snap(), b, false);
                     int p = Priority(b);
-                    act = g => g.Deconstruct(a[0], a[1], a[2], a[3], p);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Deconstruct(wid, a[0], a[1], a[2], a[3], p);
                     result = WithPriority(AreaResult("deconstruct_queued", a), b, p);
                     break;
                 }
                 case "cancel":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height");
-                    var a = Area(b, false);
-                    act = g => g.Cancel(a[0], a[1], a[2], a[3]);
+                    b = ParseObject(raw, "x", "y", "width", "height", "worldId");
+                    w = WorldOf(b);
+                    var a = Area(w ?? Snap(), b, false);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Cancel(wid, a[0], a[1], a[2], a[3]);
                     result = AreaResult("cancel_queued", a);
                     break;
                 }
                 case "prioritize":
                 {
-                    b = ParseObject(raw, "x", "y", "width", "height", "priority");
-                    var a = Area(b, false);
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority", "worldId");
+                    w = WorldOf(b);
+                    var a = Area(w ?? Snap(), b, false);
                     int p = Int(b, "priority", 1, 9);
-                    act = g => g.Prioritize(a[0], a[1], a[2], a[3], p);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Prioritize(wid, a[0], a[1], a[2], a[3], p);
                     result = AreaResult("prioritize_queued", a).Add("priority", (long)p);
                     break;
                 }
                 case "research":
                 {
-                    b = ParseObject(raw, "techId");
+                    b = ParseObject(raw, "techId", "worldId");
+                    w = WorldOf(b);
                     string tech = Str(b, "techId");
                     if (!Snap().TechIds.Contains(tech)) throw new ApiException(400, "unknown_tech", "no tech with id " + tech, "techId", tech);
                     act = g => g.Research(tech);
@@ -341,7 +412,8 @@ namespace OniAgentMod.Core
                 }
                 case "schedule":
                 {
-                    b = ParseObject(raw, "duplicant", "schedule", "blocks");
+                    b = ParseObject(raw, "duplicant", "schedule", "blocks", "worldId");
+                    w = WorldOf(b);
                     if ((b.Has("duplicant") ? 1 : 0) + (b.Has("schedule") ? 1 : 0) + (b.Has("blocks") ? 1 : 0) != 2)
                         throw ApiException.Bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks");
                     result = new JsonObject().Add("result", "schedule_queued");
@@ -368,7 +440,8 @@ namespace OniAgentMod.Core
                 }
                 case "speed":
                 {
-                    b = ParseObject(raw, "paused", "speed");
+                    b = ParseObject(raw, "paused", "speed", "worldId");
+                    w = WorldOf(b);
                     if (!b.Has("paused") && !b.Has("speed")) throw ApiException.Bad("give paused, speed or both", "paused");
                     bool? paused = null;
                     int? speed = null;
@@ -390,22 +463,53 @@ namespace OniAgentMod.Core
                 }
                 case "utility":
                 {
-                    b = ParseObject(raw, "kind", "path", "priority");
+                    b = ParseObject(raw, "kind", "path", "priority", "worldId");
+                    w = WorldOf(b);
                     object k;
                     if (!b.TryGet("kind", out k)) throw ApiException.Bad("missing field kind", "kind");
                     var kind = k as string;
                     if (kind == null || Array.IndexOf(UtilityKinds, kind) < 0)
                         throw ApiException.Bad("kind must be one of " + string.Join(", ", UtilityKinds), "kind");
                     int[] xs, ys;
-                    Path(b, out xs, out ys);
+                    Path(w ?? Snap(), b, out xs, out ys);
                     int p = Priority(b);
-                    act = g => g.Utility(kind, xs, ys, p);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Utility(wid, kind, xs, ys, p);
                     result = WithPriority(new JsonObject().Add("result", "utility_queued").Add("kind", kind).Add("cells", (long)xs.Length), b, p);
+                    break;
+                }
+                case "plant":
+                {
+                    b = ParseObject(raw, "x", "y", "seed", "priority", "worldId");
+                    w = WorldOf(b);
+                    int x = Int(b, "x", 0, 4095), y = Int(b, "y", 0, 4095);
+                    string seed = Str(b, "seed");
+                    int p = Priority(b);
+                    InMap(w ?? Snap(), x, y, 1, 1);
+                    int wid = (w ?? Snap()).WorldId;
+                    act = g => g.Plant(wid, x, y, seed, p);
+                    result = WithPriority(new JsonObject().Add("result", "plant_queued").Add("x", (long)x).Add("y", (long)y).Add("seed", seed), b, p);
+                    break;
+                }
+                case "mop":
+                case "sweep":
+                case "harvest":
+                {
+                    b = ParseObject(raw, "x", "y", "width", "height", "priority", "worldId");
+                    w = WorldOf(b);
+                    var a = Area(w ?? Snap(), b, false);
+                    int p = Priority(b);
+                    int wid = (w ?? Snap()).WorldId;
+                    string order = what;
+                    act = g => order == "mop" ? g.Mop(wid, a[0], a[1], a[2], a[3], p)
+                        : order == "sweep" ? g.Sweep(wid, a[0], a[1], a[2], a[3], p) : g.Harvest(wid, a[0], a[1], a[2], a[3], p);
+                    result = WithPriority(AreaResult(what + "_queued", a), b, p);
                     break;
                 }
                 default: // wardrobe
                 {
-                    b = ParseObject(raw, "duplicant", "item");
+                    b = ParseObject(raw, "duplicant", "item", "worldId");
+                    w = WorldOf(b);
                     Duplicant(b);
                     object v;
                     b.TryGet("item", out v);
@@ -418,6 +522,7 @@ namespace OniAgentMod.Core
                         "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock");
                 }
             }
+            if (b.Has("worldId")) result.Add("worldId", (long)w.WorldId);
             long actionId = core.Enqueue(what, b, act);
             if (actionId == 0) throw new ApiException(503, "queue_full", "the action queue is full; retry when the game has caught up");
             return result.Add("actionId", actionId);

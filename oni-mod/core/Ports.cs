@@ -33,6 +33,12 @@ namespace OniAgentMod.Core
         public HashSet<string> TechIds = new HashSet<string>();
         /// <summary>The sections the game could not be read for this time (each left empty).</summary>
         public List<string> Unavailable = new List<string>();
+        /// <summary>The world this picture is of (WorldContainer.id; 0 in the base game). The published
+        /// snapshot is the active world's; Worlds holds every world's own (game, resources, duplicants,
+        /// buildings, geysers, critters, map, size) by id, the active one included. Research, alerts,
+        /// catalog, schedules, reports and the id sets are the colony's: read from the published one.</summary>
+        public int WorldId;
+        public Dictionary<int, Snapshot> Worlds = new Dictionary<int, Snapshot>();
     }
 
     /// <summary>Reads the game. Called on the game thread only (from ModCore.Tick).</summary>
@@ -48,19 +54,30 @@ namespace OniAgentMod.Core
     /// ("reason: details", e.g. "not_researched: FarmingTech"), published in /api/state/actions.</summary>
     public interface IGameActions
     {
-        string Dig(int x, int y, int width, int height, int priority);
-        string Build(string buildingId, int x, int y, int? rotation, int priority);
-        string Deconstruct(int x, int y, int width, int height, int priority);
+        // Cells are the world's own (x, y from the bottom-left cell of world `world`, WorldContainer.WorldOffset).
+        string Dig(int world, int x, int y, int width, int height, int priority);
+        /// <summary>orientation: the game's Orientation name (Neutral, R90, R180, R270, FlipH, FlipV); x, y is
+        /// the bottom-left cell of the turned footprint.</summary>
+        string Build(int world, string buildingId, int x, int y, string orientation, int priority);
+        string Deconstruct(int world, int x, int y, int width, int height, int priority);
         /// <summary>Cancels every order in the area (digs, constructions, deconstructions).</summary>
-        string Cancel(int x, int y, int width, int height);
-        string Prioritize(int x, int y, int width, int height, int priority);
+        string Cancel(int world, int x, int y, int width, int height);
+        string Prioritize(int world, int x, int y, int width, int height, int priority);
+        /// <summary>Orders a seed planted in the plot (planter box, farm tile) at the cell.</summary>
+        string Plant(int world, int x, int y, string seed, int priority);
+        /// <summary>Mop orders on the area's mop-able liquid cells.</summary>
+        string Mop(int world, int x, int y, int width, int height, int priority);
+        /// <summary>Sweep orders on the items lying in the area.</summary>
+        string Sweep(int world, int x, int y, int width, int height, int priority);
+        /// <summary>Harvest-when-ready on the plants in the area.</summary>
+        string Harvest(int world, int x, int y, int width, int height, int priority);
         string Research(string techId);
         /// <summary>Blocks (24 of work/sleep/downtime/bathtime) for the named schedule (added when new)
         /// or, with a duplicant, for the schedule it is assigned to (shared by every duplicant on it);
         /// without blocks, the duplicant is assigned to the named schedule.</summary>
         string Schedule(string duplicant, string schedule, string[] blocks);
         /// <summary>A utility ("wire", "gas", "liquid", "logic") along consecutive neighbouring cells.</summary>
-        string Utility(string kind, int[] xs, int[] ys, int priority);
+        string Utility(int world, string kind, int[] xs, int[] ys, int priority);
         /// <summary>Pause or resume (null: leave as it is) and the speed 1..3 (null: leave).</summary>
         string Speed(bool? paused, int? speed);
     }

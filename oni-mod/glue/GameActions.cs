@@ -18,28 +18,35 @@ namespace OniAgentMod.Glue
             if (p != null) p.SetMasterPriority(new PrioritySetting(PriorityScreen.PriorityClass.basic, priority));
         }
 
-        public string Dig(int x, int y, int width, int height, int priority)
+        /// <summary>The world of an order (ClusterManager.GetWorld(id)), null when there is none now.</summary>
+        private static WorldContainer World(int id) { return ClusterManager.Instance.GetWorld(id); }
+
+        private const string NoWorld = "unknown_world: the world is gone (a rocket interior taken apart?)";
+
+        public string Dig(int world, int x, int y, int width, int height, int priority)
         {
+            var w = World(world);
+            if (w == null) return NoWorld;
             int placed = 0;
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
-                    int cell = Grid.XYToCell(xx, yy);
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
                     if (!Grid.IsValidCell(cell) || !Grid.Solid[cell]) continue;
                     var go = DigTool.PlaceDig(cell, 0);
                     if (go == null) continue;
                     Prioritize(go, priority);
                     placed++;
                 }
-            return placed > 0 || !AnySolid(x, y, width, height) ? null : "invalid_location: the game placed no dig order in the area";
+            return placed > 0 || !AnySolid(w, x, y, width, height) ? null : "invalid_location: the game placed no dig order in the area";
         }
 
-        private static bool AnySolid(int x, int y, int width, int height)
+        private static bool AnySolid(WorldContainer w, int x, int y, int width, int height)
         {
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
-                    int cell = Grid.XYToCell(xx, yy);
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
                     if (Grid.IsValidCell(cell) && Grid.Solid[cell]) return true;
                 }
             return false;
@@ -49,17 +56,44 @@ namespace OniAgentMod.Glue
         // BuildingDef.IsAvailable() (not deprecated, not debug-only), then researched
         // (Db.Get().TechItems.IsTechItemComplete(PrefabID), skipped in sandbox mode), then materials;
         // then the tool's own placement check (BuildingDef.IsValidPlaceLocation).
-        public string Build(string buildingId, int x, int y, int? rotation, int priority)
+        // Orientation names as the core sends them -> the game's Orientation; PermittedRotations -> the
+        // orientations the build tool turns through (Rotatable.Rotate)
+        private static Orientation ToOrientation(string o)
         {
+            return o == "R90" ? Orientation.R90 : o == "R180" ? Orientation.R180 : o == "R270" ? Orientation.R270
+                : o == "FlipH" ? Orientation.FlipH : o == "FlipV" ? Orientation.FlipV : Orientation.Neutral;
+        }
+
+        private static bool Permitted(PermittedRotations p, Orientation o)
+        {
+            if (o == Orientation.Neutral) return true;
+            switch (p)
+            {
+                case PermittedRotations.R90: return o == Orientation.R90;
+                case PermittedRotations.R360: return o == Orientation.R90 || o == Orientation.R180 || o == Orientation.R270;
+                case PermittedRotations.FlipH: return o == Orientation.FlipH;
+                case PermittedRotations.FlipV: return o == Orientation.FlipV;
+                default: return false;
+            }
+        }
+
+        public string Build(int world, string buildingId, int x, int y, string orientationName, int priority)
+        {
+            var w = World(world);
+            if (w == null) return NoWorld;
             var def = Assets.GetBuildingDef(buildingId);
             if (def == null) return "unknown_building: " + buildingId;
             if (!def.IsAvailable()) return "unavailable: " + buildingId + " is deprecated or debug-only in this game";
             if (!Game.Instance.SandboxModeActive && !Db.Get().TechItems.IsTechItemComplete(def.PrefabID))
                 return "not_researched: research the tech that unlocks " + buildingId + " first";
-            // the API names the bottom-left cell; the game anchors a building at its bottom row, (width-1)/2 from the left
-            var pos = Grid.CellToPosCBC(Grid.XYToCell(x + (def.WidthInCells - 1) / 2, y), def.SceneLayer);
-            var orientation = rotation == 90 ? Orientation.R90 : rotation == 180 ? Orientation.R180
-                : rotation == 270 ? Orientation.R270 : Orientation.Neutral;
+            var orientation = ToOrientation(orientationName);
+            if (!Permitted(def.PermittedRotations, orientation))
+                return "invalid_rotation: " + buildingId + " allows " + def.PermittedRotations + ", not " + orientationName;
+            // the API names the bottom-left cell of the turned footprint; the game places the anchor cell,
+            // from which PlacementOffsets turned by the orientation lay the cells (BuildingDef.MarkArea)
+            int dx, dy;
+            GameStateReader.BottomLeft(def, orientation, out dx, out dy);
+            var pos = Grid.CellToPosCBC(GameStateReader.WorldCell(w, x - dx, y - dy), def.SceneLayer);
             var elements = Materials(def);
             if (elements == null) return "no_materials: the colony holds none of one of " + buildingId + "'s ingredients";
             string reason;
@@ -92,10 +126,12 @@ namespace OniAgentMod.Glue
             return chosen;
         }
 
-        public string Deconstruct(int x, int y, int width, int height, int priority)
+        public string Deconstruct(int world, int x, int y, int width, int height, int priority)
         {
+            var w = World(world);
+            if (w == null) return NoWorld;
             int n = 0;
-            foreach (var d in Objects<Deconstructable>(x, y, width, height))
+            foreach (var d in Objects<Deconstructable>(w, x, y, width, height))
             {
                 d.QueueDeconstruction(true);
                 Prioritize(d.gameObject, priority);
@@ -110,13 +146,15 @@ namespace OniAgentMod.Glue
         private const int CancelHash = 2127324410;
         private const int ObjectLayers = 45;
 
-        public string Cancel(int x, int y, int width, int height)
+        public string Cancel(int world, int x, int y, int width, int height)
         {
+            var w = World(world);
+            if (w == null) return NoWorld;
             int n = 0;
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
-                    int cell = Grid.XYToCell(xx, yy);
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
                     if (!Grid.IsValidCell(cell)) continue;
                     for (int layer = 0; layer < ObjectLayers; layer++)
                     {
@@ -129,11 +167,13 @@ namespace OniAgentMod.Glue
             return n > 0 ? null : "nothing_there: no order or building in the area";
         }
 
-        public string Prioritize(int x, int y, int width, int height, int priority)
+        public string Prioritize(int world, int x, int y, int width, int height, int priority)
         {
+            var w = World(world);
+            if (w == null) return NoWorld;
             var setting = new PrioritySetting(PriorityScreen.PriorityClass.basic, priority);
             int n = 0;
-            foreach (var p in Objects<Prioritizable>(x, y, width, height)) { p.SetMasterPriority(setting); n++; }
+            foreach (var p in Objects<Prioritizable>(w, x, y, width, height)) { p.SetMasterPriority(setting); n++; }
             return n > 0 ? null : "nothing_there: nothing with a priority in the area";
         }
 
@@ -195,8 +235,10 @@ namespace OniAgentMod.Glue
         // DirectionFromToCell, InverseDirection; the build menu picks WireBuildTool for a building with a
         // Wire component, else UtilityBuildTool, which first asks CanAddConnection), then each
         // cell without the utility on its tile layer gets a placed building (TryPlace, unrotated).
-        public string Utility(string kind, int[] xs, int[] ys, int priority)
+        public string Utility(int world, string kind, int[] xs, int[] ys, int priority)
         {
+            var w = World(world);
+            if (w == null) return NoWorld;
             string id = kind == "wire" ? "Wire" : kind == "gas" ? "GasConduit" : kind == "liquid" ? "LiquidConduit" : "LogicWire";
             var def = Assets.GetBuildingDef(id);
             if (def == null) return "unknown_building: " + id;
@@ -206,7 +248,7 @@ namespace OniAgentMod.Glue
             if (elements == null) return "no_materials: the colony holds none of one of " + id + "'s ingredients";
             var mgr = def.BuildingComplete.GetComponent<IHaveUtilityNetworkMgr>().GetNetworkManager();
             var cells = new int[xs.Length];
-            for (int i = 0; i < xs.Length; i++) cells[i] = Grid.XYToCell(xs[i], ys[i]);
+            for (int i = 0; i < xs.Length; i++) cells[i] = GameStateReader.WorldCell(w, xs[i], ys[i]);
             for (int i = 1; i < cells.Length; i++)
             {
                 var dir = UtilityConnectionsExtensions.DirectionFromToCell(cells[i - 1], cells[i]);
@@ -250,13 +292,123 @@ namespace OniAgentMod.Glue
             return null;
         }
 
-        private static IEnumerable<T> Objects<T>(int x, int y, int width, int height) where T : Component
+        // Planting as the seed side screen orders it (ReceptacleSideScreen -> SingleEntityReceptacle.
+        // CreateOrder): the PlantablePlot on the building layer of the cell (PlanterBox, FarmTile, ...),
+        // empty (Occupant null), gets PlantablePlot.CreateOrder(seed tag, Tag.Invalid), which keeps the
+        // order only for a plant the plot can take (ValidPlant; a FetchChore then brings the seed:
+        // GetActiveRequest). The seed is a prefab with the CropSeed tag (PlanterBoxConfig.cs: AddDepositTag(GameTags.CropSeed)).
+        public string Plant(int world, int x, int y, string seed, int priority)
+        {
+            var w = World(world);
+            if (w == null) return NoWorld;
+            int cell = GameStateReader.WorldCell(w, x, y);
+            var go = Grid.IsValidCell(cell) ? Grid.Objects[cell, (int)ObjectLayer.Building] : null;
+            var plot = go != null ? go.GetComponent<PlantablePlot>() : null;
+            if (plot == null) return "nothing_there: no built planter box or farm tile at the cell";
+            if (plot.Occupant != null) return "occupied: the plot already has a plant";
+            // CreateFetchChore keeps an earlier order (it only makes one while fetchChore is null)
+            if (plot.GetActiveRequest != null) return "occupied: the plot already waits for a seed";
+            var prefab = Assets.GetPrefab(new Tag(seed));
+            var id = prefab != null ? prefab.GetComponent<KPrefabID>() : null;
+            if (id == null || !id.HasTag(GameTags.CropSeed)) return "unknown_seed: " + seed + " is no seed a plot takes";
+            plot.CreateOrder(new Tag(seed), Tag.Invalid);
+            if (plot.GetActiveRequest == null) return "invalid_seed: this plot does not take " + seed;
+            Prioritize(plot.gameObject, priority);
+            return null;
+        }
+
+        // As MopTool.OnDragTool: a cell that is not solid, holds a liquid of at most MopTool.maxMopAmt kg
+        // (Grid.Mass), has a solid cell below (Grid.CellBelow) and no mop order yet (object layer 8) gets
+        // a MopPlacer (Assets.GetPrefab("MopPlacer"), Util.KInstantiate, placed at the cell, activated);
+        // other cells of the area are skipped, as the tool skips them.
+        private const int MopLayer = 8;   // ObjectLayer.MopPlacer (ObjectLayer.cs: the 9th)
+
+        public string Mop(int world, int x, int y, int width, int height, int priority)
+        {
+            var w = World(world);
+            if (w == null) return NoWorld;
+            var placer = Assets.GetPrefab(new Tag("MopPlacer"));
+            int placed = 0;
+            for (int yy = y; yy < y + height; yy++)
+                for (int xx = x; xx < x + width; xx++)
+                {
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
+                    if (!Grid.IsValidCell(cell) || Grid.Solid[cell] || Grid.Objects[cell, MopLayer] != null || !Grid.Element[cell].IsLiquid) continue;
+                    int below = Grid.CellBelow(cell);
+                    if (!Grid.IsValidCell(below) || !Grid.Solid[below] || Grid.Mass[cell] > MopTool.maxMopAmt) continue;
+                    var go = Util.KInstantiate(placer, null, null);
+                    Grid.Objects[cell, MopLayer] = go;
+                    go.transform.position = Grid.CellToPosCBC(cell, Grid.SceneLayer.Move);
+                    go.SetActive(true);
+                    Prioritize(go, priority);
+                    placed++;
+                }
+            return placed > 0 ? null : "nothing_there: no liquid of at most " + MopTool.maxMopAmt + " kg on a floor to mop in the area";
+        }
+
+        // As ClearTool.OnDragTool: on each cell, the pickupables lying there (object layer Pickupables,
+        // the chain of Pickupable.objectLayerListItem), not a duplicant, Clearable.isClearable, get
+        // MarkForClear(false, false): a duplicant carries them to storage.
+        public string Sweep(int world, int x, int y, int width, int height, int priority)
+        {
+            var w = World(world);
+            if (w == null) return NoWorld;
+            int n = 0;
+            for (int yy = y; yy < y + height; yy++)
+                for (int xx = x; xx < x + width; xx++)
+                {
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
+                    if (!Grid.IsValidCell(cell)) continue;
+                    var first = Grid.Objects[cell, (int)ObjectLayer.Pickupables];
+                    var item = first != null ? first.GetComponent<Pickupable>().objectLayerListItem : null;
+                    while (item != null)
+                    {
+                        var go = item.gameObject;
+                        item = item.nextItem;
+                        if (go == null || go.GetComponent<MinionIdentity>() != null) continue;
+                        var clearable = go.GetComponent<Clearable>();
+                        if (clearable == null || !clearable.isClearable) continue;
+                        clearable.MarkForClear(false, false);
+                        Prioritize(go, priority);
+                        n++;
+                    }
+                }
+            return n > 0 ? null : "nothing_there: no debris to sweep in the area";
+        }
+
+        // As HarvestTool.OnDragTool with "harvest when ready" on (its default): every HarvestDesignatable
+        // (Components.HarvestDesignatables) standing on a cell of the area (its cell, or a cell its
+        // OccupyArea covers) gets SetHarvestWhenReady(true).
+        public string Harvest(int world, int x, int y, int width, int height, int priority)
+        {
+            var w = World(world);
+            if (w == null) return NoWorld;
+            int n = 0;
+            foreach (HarvestDesignatable h in Components.HarvestDesignatables.Items)
+            {
+                if (h.GetMyWorldId() != w.id) continue;
+                bool inside = false;
+                for (int yy = y; yy < y + height && !inside; yy++)
+                    for (int xx = x; xx < x + width && !inside; xx++)
+                    {
+                        int cell = GameStateReader.WorldCell(w, xx, yy);
+                        inside = Grid.PosToCell(h) == cell || (h.area != null && h.area.CheckIsOccupying(cell));
+                    }
+                if (!inside) continue;
+                h.SetHarvestWhenReady(true);
+                Prioritize(h.gameObject, priority);
+                n++;
+            }
+            return n > 0 ? null : "nothing_there: no plant in the area";
+        }
+
+        private static IEnumerable<T> Objects<T>(WorldContainer w, int x, int y, int width, int height) where T : Component
         {
             var seen = new HashSet<T>();
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
-                    int cell = Grid.XYToCell(xx, yy);
+                    int cell = GameStateReader.WorldCell(w, xx, yy);
                     if (!Grid.IsValidCell(cell)) continue;
                     var go = Grid.Objects[cell, (int)ObjectLayer.Building];
                     var c = go != null ? go.GetComponent<T>() : null;

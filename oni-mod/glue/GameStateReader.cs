@@ -42,30 +42,72 @@ namespace OniAgentMod.Glue
             // a fresh picture at most twice a second of real time; between them the last one stands
             if (last != null && Time.unscaledTime - lastCapture < 0.5f) return last;
             if (Game.Instance == null || ClusterManager.Instance == null) return null;
-            var world = ClusterManager.Instance.activeWorld;
-            if (world == null) return null;
+            var active = ClusterManager.Instance.activeWorld;
+            if (active == null) return null;
             lastCapture = Time.unscaledTime;
-            var s = new Snapshot { WorldWidth = Grid.WidthInCells, WorldHeight = Grid.HeightInCells };
+            // Spaced Out keeps several worlds (asteroids, rocket interiors) in one grid, each a rectangle
+            // (WorldContainer.WorldOffset, WorldSize); the base game one. Each world gets its own picture
+            // with cells counted from its bottom-left; the active world's is the one published.
+            var worlds = new List<object>();
+            foreach (var w in ClusterManager.Instance.WorldContainers)
+                if (w.IsDiscovered || w == active)
+                    worlds.Add(new JsonObject().Add("id", (long)w.id).Add("name", w.GetProperName())
+                        .Add("width", (long)w.WorldSize.x).Add("height", (long)w.WorldSize.y).Add("active", w == active));
+            Snapshot s = null;
+            var all = new Dictionary<int, Snapshot>();
+            foreach (var w in ClusterManager.Instance.WorldContainers)
+            {
+                if (!w.IsDiscovered && w != active) continue;
+                var ws = ReadWorld(w, worlds);
+                all[w.id] = ws;
+                if (w == active) s = ws;
+            }
+            if (s == null) return null;
+            s.Worlds = all;
             Section(s, "ids", () => ReadIds(s));
             Section(s, "catalog", () => ReadCatalog(s));
-            Section(s, "game", () => ReadGame(s, world));
+            Section(s, "research", () => ReadResearch(s));
+            Section(s, "alert", () => ReadAlerts(s));
+            Section(s, "schedules", () => ReadSchedules(s));
+            Section(s, "reports", () => ReadReports(s));
+            Section(s, "names", () => { foreach (MinionIdentity m in Components.LiveMinionIdentities.Items) s.DuplicantNames.Add(m.GetProperName()); });
+            foreach (var ws in all.Values)
+                if (ws.Unavailable.Count > 0) ws.Game.Add("unavailable", new List<object>(ws.Unavailable));
+            last = s;
+            return s;
+        }
+
+        /// <summary>One world's own sections: its game keys, oxygen, food, power, temperature and rooms,
+        /// inventory, duplicants, buildings, geysers, critters and map, in the world's cells.</summary>
+        private Snapshot ReadWorld(WorldContainer world, List<object> worlds)
+        {
+            var s = new Snapshot { WorldWidth = world.WorldSize.x, WorldHeight = world.WorldSize.y, WorldId = world.id };
+            Section(s, "game", () => ReadGame(s, world, worlds));
             Section(s, "oxygen", () => ReadOxygen(s, world));
             Section(s, "food", () => ReadFood(s, world));
             Section(s, "power", () => ReadPower(s, world));
             Section(s, "temperature", () => ReadTemperature(s, world));
             Section(s, "resources", () => ReadResources(s, world));
-            Section(s, "duplicants", () => ReadDuplicants(s));
-            Section(s, "buildings", () => ReadBuildings(s));
-            Section(s, "research", () => ReadResearch(s));
+            Section(s, "duplicants", () => ReadDuplicants(s, world));
+            Section(s, "buildings", () => ReadBuildings(s, world));
             Section(s, "geysers", () => ReadGeysers(s, world));
-            Section(s, "alert", () => ReadAlerts(s));
-            Section(s, "critters", () => ReadCritters(s));
-            Section(s, "map", () => ReadMap(s));
-            Section(s, "schedules", () => ReadSchedules(s));
-            Section(s, "reports", () => ReadReports(s));
-            if (s.Unavailable.Count > 0) s.Game.Add("unavailable", new List<object>(s.Unavailable));
-            last = s;
+            Section(s, "critters", () => ReadCritters(s, world));
+            Section(s, "map", () => ReadMap(s, world));
             return s;
+        }
+
+        /// <summary>A cell's x, y in its world (from the world's bottom-left cell).</summary>
+        internal static void WorldXY(int cell, WorldContainer world, out int x, out int y)
+        {
+            Grid.CellToXY(cell, out x, out y);
+            x -= world.WorldOffset.x;
+            y -= world.WorldOffset.y;
+        }
+
+        /// <summary>The grid cell of x, y in a world.</summary>
+        internal static int WorldCell(WorldContainer world, int x, int y)
+        {
+            return Grid.XYToCell(x + world.WorldOffset.x, y + world.WorldOffset.y);
         }
 
         private void Section(Snapshot s, string name, Action read)
@@ -87,7 +129,8 @@ namespace OniAgentMod.Glue
                 case "ids": s.BuildingIds = new HashSet<string>(); s.TechIds = new HashSet<string>(); break;
                 case "catalog": s.Catalog.Clear(); break;
                 case "resources": s.Resources.Clear(); break;
-                case "duplicants": s.Duplicants.Clear(); s.DuplicantNames.Clear(); break;
+                case "duplicants": s.Duplicants.Clear(); break;
+                case "names": s.DuplicantNames.Clear(); break;
                 case "buildings": s.Buildings.Clear(); break;
                 case "research": s.Research = new Snapshot().Research; break;
                 case "geysers": s.Geysers.Clear(); break;
@@ -146,7 +189,7 @@ namespace OniAgentMod.Glue
                         .Add("materials", materials).Add("tech", tech != null ? tech.Id : null)
                         .Add("available", def.IsAvailable() && def.ShowInBuildMenu)
                         .Add("powerW", (double)(def.GeneratorWattageRating - (def.RequiresPowerInput ? def.EnergyConsumptionWhenActive : 0f)))
-                        .Add("ports", ports);
+                        .Add("ports", ports).Add("rotations", def.PermittedRotations.ToString());
                     list.Add(new KeyValuePair<JsonObject, Tech>(entry, tech));
                 }
                 catalog = list;
@@ -164,15 +207,18 @@ namespace OniAgentMod.Glue
             return new JsonObject().Add("x", (long)(offset.x + anchor)).Add("y", (long)offset.y);
         }
 
-        private static void ReadGame(Snapshot s, WorldContainer world)
+        private static void ReadGame(Snapshot s, WorldContainer world, List<object> worlds)
         {
+            long dupes = 0;
+            foreach (MinionIdentity m in Components.LiveMinionIdentities.Items) if (m.GetMyWorldId() == world.id) dupes++;
             s.Game.Add("cycle", (long)GameClock.Instance.GetCycle())
-                .Add("duplicantCount", (long)Components.LiveMinionIdentities.Count)
+                .Add("duplicantCount", dupes)
                 .Add("worldName", world.GetProperName())
                 .Add("worldId", (long)world.id)
-                .Add("worldSize", (long)Grid.WidthInCells)
-                .Add("worldWidth", (long)Grid.WidthInCells)
-                .Add("worldHeight", (long)Grid.HeightInCells)
+                .Add("worlds", worlds)
+                .Add("worldSize", (long)world.WorldSize.x)
+                .Add("worldWidth", (long)world.WorldSize.x)
+                .Add("worldHeight", (long)world.WorldSize.y)
                 .Add("paused", SpeedControlScreen.Instance != null && SpeedControlScreen.Instance.IsPaused);
             if (SpeedControlScreen.Instance != null) s.Game.Add("speed", (long)SpeedControlScreen.Instance.GetSpeed() + 1);
         }
@@ -186,10 +232,11 @@ namespace OniAgentMod.Glue
         {
             double kg = 0;
             long cells = 0;
-            int n = Grid.WidthInCells * Grid.HeightInCells;
-            for (int cell = 0; cell < n; cell++)
+            for (int wy = 0; wy < world.WorldSize.y; wy++)
+            for (int wx = 0; wx < world.WorldSize.x; wx++)
             {
-                if (Grid.WorldIdx[cell] != world.id) continue;
+                int cell = WorldCell(world, wx, wy);
+                if (!Grid.IsValidCell(cell) || Grid.WorldIdx[cell] != world.id) continue;
                 var e = Grid.Element[cell];
                 bool b;
                 if (!breathable.TryGetValue(e, out b)) breathable[e] = b = e.HasTag(GameTags.Breathable);
@@ -210,38 +257,120 @@ namespace OniAgentMod.Glue
             s.Game.Add("food", new JsonObject().Add("kcal", calories / 1000.0));
         }
 
-        // The active world's generators (WattageRating while IsProducingPower), consumers (WattsUsed:
-        // their rating while active) and batteries (JoulesAvailable of Capacity). Colony-wide per
-        // world, not per circuit: a generator on another circuit counts too.
+        private const ushort NoCircuit = 65535;   // CircuitManager.INVALID_ID: no wire on the power port
+
+        // Power in the world, in total and per circuit. Totals: generators' WattageRating while
+        // IsProducingPower, consumers' WattsUsed, batteries' JoulesAvailable of Capacity. Circuits: each
+        // building's CircuitID (Generator/EnergyConsumer/Battery.CircuitID, CircuitManager.GetCircuitID:
+        // the network of the wire on its power cell; 65535 = none), and for each circuit the game's own
+        // figures (CircuitManager: GetWattsGeneratedByCircuit, GetWattsUsedByCircuit (what its consumers
+        // drew in the last 200 ms), GetJoulesAvailableOnCircuit, GetMaxSafeWattageForCircuit (the weakest
+        // wire's rating; above it the wires take damage)); consumers not IsPowered are counted.
+        private sealed class Circuit { public long Generators, Consumers, Batteries, Unpowered; public double Needed, Capacity; }
+
         private static void ReadPower(Snapshot s, WorldContainer world)
         {
             double produced = 0, consumed = 0, stored = 0, capacity = 0;
+            var circuits = new SortedDictionary<ushort, Circuit>();
+            var loose = new Circuit();
+            Func<ushort, Circuit> on = id =>
+            {
+                if (id == NoCircuit) return loose;
+                Circuit c;
+                if (!circuits.TryGetValue(id, out c)) circuits[id] = c = new Circuit();
+                return c;
+            };
             foreach (Generator g in Components.Generators.Items)
-                if (g.GetMyWorldId() == world.id && g.IsProducingPower()) produced += g.WattageRating;
+            {
+                if (g.GetMyWorldId() != world.id) continue;
+                if (g.IsProducingPower()) produced += g.WattageRating;
+                on(g.CircuitID).Generators++;
+            }
             foreach (EnergyConsumer c in Components.EnergyConsumers.Items)
-                if (c.GetMyWorldId() == world.id) consumed += c.WattsUsed;
+            {
+                if (c.GetMyWorldId() != world.id) continue;
+                consumed += c.WattsUsed;
+                var k = on(c.CircuitID);
+                k.Consumers++;
+                k.Needed += c.WattsNeededWhenActive;
+                if (!c.IsPowered) k.Unpowered++;
+            }
             foreach (Battery b in Components.Batteries.Items)
-                if (b.GetMyWorldId() == world.id) { stored += b.JoulesAvailable; capacity += b.Capacity; }
+            {
+                if (b.GetMyWorldId() != world.id) continue;
+                stored += b.JoulesAvailable;
+                capacity += b.Capacity;
+                var k = on(b.CircuitID);
+                k.Batteries++;
+                k.Capacity += b.Capacity;
+            }
+            var cm = Game.Instance.circuitManager;
+            var list = new List<object>();
+            foreach (var kv in circuits)
+            {
+                var c = kv.Value;
+                list.Add(new JsonObject().Add("id", (long)kv.Key)
+                    .Add("generatedW", (double)cm.GetWattsGeneratedByCircuit(kv.Key))
+                    .Add("usedW", (double)cm.GetWattsUsedByCircuit(kv.Key)).Add("neededW", c.Needed)
+                    .Add("storedJ", (double)cm.GetJoulesAvailableOnCircuit(kv.Key)).Add("capacityJ", c.Capacity)
+                    .Add("maxSafeW", (double)cm.GetMaxSafeWattageForCircuit(kv.Key))
+                    .Add("generators", c.Generators).Add("consumers", c.Consumers).Add("batteries", c.Batteries)
+                    .Add("unpowered", c.Unpowered));
+            }
             s.Game.Add("power", new JsonObject().Add("produced", produced).Add("consumed", consumed)
-                .Add("stored", stored).Add("capacity", capacity));
+                .Add("stored", stored).Add("capacity", capacity).Add("circuits", list)
+                .Add("unconnected", new JsonObject().Add("generators", loose.Generators).Add("consumers", loose.Consumers)
+                    .Add("batteries", loose.Batteries)));
         }
 
-        // The temperature where the duplicants of the active world are (Grid.Temperature is Kelvin):
-        // the rooms they live and work in, not the whole map.
+        // The temperature where the duplicants of the world are (Grid.Temperature is Kelvin), and the
+        // rooms they are in: the game's rooms (RoomProber: an enclosed cavity of at most its maximum
+        // size has a Room; Game.Instance.roomProber.GetCavityForCell(cell).room), each with its type
+        // (Room.roomType, a RoomType resource), its cells (those of the cavity's bounding box,
+        // CavityInfo.minX..maxX/minY..maxY, whose cavity is this one) and their mean temperature.
         private static void ReadTemperature(Snapshot s, WorldContainer world)
         {
             double sum = 0, max = double.MinValue;
             int n = 0;
+            var prober = Game.Instance.roomProber;
+            var rooms = new List<CavityInfo>();
+            var inRoom = new Dictionary<CavityInfo, long>();
             foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
             {
                 if (m.GetMyWorldId() != world.id) continue;
-                double c = Grid.Temperature[Grid.PosToCell(m)] - 273.15;
+                int cell = Grid.PosToCell(m);
+                double c = Grid.Temperature[cell] - 273.15;
                 sum += c;
                 max = Math.Max(max, c);
                 n++;
+                var cavity = prober.GetCavityForCell(cell);
+                if (cavity == null || cavity.room == null) continue;
+                long k;
+                if (!inRoom.TryGetValue(cavity, out k)) rooms.Add(cavity);
+                inRoom[cavity] = k + 1;
+            }
+            var list = new List<object>();
+            foreach (var cavity in rooms)
+            {
+                double t = 0;
+                long cells = 0;
+                for (int y = cavity.minY; y <= cavity.maxY; y++)
+                    for (int x = cavity.minX; x <= cavity.maxX; x++)
+                    {
+                        int cell = Grid.XYToCell(x, y);
+                        if (prober.GetCavityForCell(cell) != cavity) continue;
+                        t += Grid.Temperature[cell] - 273.15;
+                        cells++;
+                    }
+                if (cells == 0) continue;
+                list.Add(new JsonObject().Add("room", cavity.room.roomType.Id)
+                    .Add("x", (long)(cavity.minX - world.WorldOffset.x)).Add("y", (long)(cavity.minY - world.WorldOffset.y))
+                    .Add("width", (long)(cavity.maxX - cavity.minX + 1)).Add("height", (long)(cavity.maxY - cavity.minY + 1))
+                    .Add("cells", cells).Add("temperature", Math.Round(t / cells, 2)).Add("duplicants", inRoom[cavity]));
             }
             if (n > 0)
-                s.Game.Add("temperature", new JsonObject().Add("average", Math.Round(sum / n, 2)).Add("max", Math.Round(max, 2)));
+                s.Game.Add("temperature", new JsonObject().Add("average", Math.Round(sum / n, 2)).Add("max", Math.Round(max, 2))
+                    .Add("rooms", list));
         }
 
         // The world inventory: pickupable items the colony can reach (WorldInventory.GetAccessibleAmounts,
@@ -253,12 +382,12 @@ namespace OniAgentMod.Glue
                     .Add("amount", (double)kv.Value).Add("unit", "kg"));
         }
 
-        private static void ReadDuplicants(Snapshot s)
+        private static void ReadDuplicants(Snapshot s, WorldContainer world)
         {
             foreach (MinionIdentity m in Components.LiveMinionIdentities.Items)
             {
+                if (m.GetMyWorldId() != world.id) continue;
                 var amounts = m.GetAmounts();
-                s.DuplicantNames.Add(m.GetProperName());
                 s.Duplicants.Add(new JsonObject().Add("name", m.GetProperName())
                     .Add("stress", (double)amounts.GetValue("Stress"))
                     .Add("calories", (double)amounts.GetValue("Calories"))
@@ -269,16 +398,37 @@ namespace OniAgentMod.Glue
             }
         }
 
-        private static void ReadBuildings(Snapshot s)
+        // A building's x, y is the bottom-left cell of its footprint as placed: the anchor cell (PosToCell)
+        // plus the smallest of its PlacementOffsets turned by its orientation (Rotatable.GetOrientation,
+        // Rotatable.GetRotatedCellOffset), as BuildingDef.MarkArea lays its cells.
+        internal static void BottomLeft(BuildingDef def, Orientation o, out int dx, out int dy)
+        {
+            dx = int.MaxValue;
+            dy = int.MaxValue;
+            foreach (var offset in def.PlacementOffsets)
+            {
+                var r = Rotatable.GetRotatedCellOffset(offset, o);
+                dx = Math.Min(dx, r.x);
+                dy = Math.Min(dy, r.y);
+            }
+        }
+
+        private static void ReadBuildings(Snapshot s, WorldContainer world)
         {
             foreach (BuildingComplete b in Components.BuildingCompletes.Items)
             {
-                int bx, by;
-                Grid.CellToXY(Grid.PosToCell(b), out bx, out by);
+                if (b.GetMyWorldId() != world.id) continue;
+                int bx, by, dx, dy;
+                WorldXY(Grid.PosToCell(b), world, out bx, out by);
+                var rot = b.GetComponent<Rotatable>();
+                var o = rot != null ? rot.GetOrientation() : Orientation.Neutral;
+                BottomLeft(b.Def, o, out dx, out dy);
+                bool side = o == Orientation.R90 || o == Orientation.R270;   // a quarter turn lays it on its side
                 var op = b.GetComponent<Operational>();
                 s.Buildings.Add(new JsonObject().Add("name", b.Def.Name).Add("id", b.Def.PrefabID)
-                    .Add("x", (long)(bx - (b.Def.WidthInCells - 1) / 2)).Add("y", (long)by).Add("isOperational", op == null || op.IsOperational)
-                    .Add("width", (long)b.Def.WidthInCells).Add("height", (long)b.Def.HeightInCells)
+                    .Add("x", (long)(bx + dx)).Add("y", (long)(by + dy)).Add("isOperational", op == null || op.IsOperational)
+                    .Add("width", (long)(side ? b.Def.HeightInCells : b.Def.WidthInCells))
+                    .Add("height", (long)(side ? b.Def.WidthInCells : b.Def.HeightInCells))
                     .Add("underConstruction", false));
             }
         }
@@ -308,7 +458,7 @@ namespace OniAgentMod.Glue
             foreach (Geyser g in Components.Geysers.GetItems(world.id))
             {
                 int gx, gy;
-                Grid.CellToXY(Grid.PosToCell(g), out gx, out gy);
+                WorldXY(Grid.PosToCell(g), world, out gx, out gy);
                 var config = g.configuration;
                 s.Geysers.Add(new JsonObject().Add("id", g.GetComponent<KPrefabID>().InstanceID.ToString())
                     .Add("name", g.GetProperName()).Add("x", (long)gx).Add("y", (long)gy)
@@ -353,14 +503,14 @@ namespace OniAgentMod.Glue
 
         // Components.Brains holds every Brain: duplicants' MinionBrain and critters' CreatureBrain
         // (Components.cs; MinionBrain.cs and CreatureBrain.cs both derive from Brain), so filter with `as`.
-        private static void ReadCritters(Snapshot s)
+        private static void ReadCritters(Snapshot s, WorldContainer world)
         {
             foreach (Brain brain in Components.Brains.Items)
             {
                 var c = brain as CreatureBrain;
-                if (c == null) continue;
+                if (c == null || c.GetMyWorldId() != world.id) continue;
                 int cx, cy;
-                Grid.CellToXY(Grid.PosToCell(c), out cx, out cy);
+                WorldXY(Grid.PosToCell(c), world, out cx, out cy);
                 s.Critters.Add(new JsonObject().Add("name", c.GetProperName()).Add("species", c.species.Name)
                     .Add("x", (long)cx).Add("y", (long)cy).Add("isWild", c.HasTag(GameTags.Creatures.Wild)));
             }
@@ -419,15 +569,15 @@ namespace OniAgentMod.Glue
             return new JsonObject().Add("produced", made).Add("consumed", used);
         }
 
-        private static void ReadMap(Snapshot s)
+        private static void ReadMap(Snapshot s, WorldContainer world)
         {
-            var rows = new string[Grid.HeightInCells];
-            var row = new char[Grid.WidthInCells];
-            for (int y = 0; y < Grid.HeightInCells; y++)
+            var rows = new string[world.WorldSize.y];
+            var row = new char[world.WorldSize.x];
+            for (int y = 0; y < world.WorldSize.y; y++)
             {
-                for (int x = 0; x < Grid.WidthInCells; x++)
+                for (int x = 0; x < world.WorldSize.x; x++)
                 {
-                    var e = Grid.Element[Grid.XYToCell(x, y)];
+                    var e = Grid.Element[WorldCell(world, x, y)];
                     row[x] = e.IsSolid ? (e.hardness >= 255 ? 'N' : '#') : e.IsLiquid ? '~' : '.';
                 }
                 rows[y] = new string(row);

@@ -9,11 +9,13 @@ using UnityEngine;
 
 // Game.cs: public class Game : KMonoBehaviour; public static Game Instance { get; private set; };
 // public bool SandboxModeActive { get; set; }; private void Update(); private new void OnDestroy()
-// (the glue's Harmony patches name these two)
+// (the glue's Harmony patches name these two); public CircuitManager circuitManager; public RoomProber roomProber
 public class Game : KMonoBehaviour
 {
     public static Game Instance { get { throw Stub.Missing(); } private set { } }
     public bool SandboxModeActive { get { throw Stub.Missing(); } }
+    public CircuitManager circuitManager;
+    public RoomProber roomProber;
     private void Update() { }
     private void OnDestroy() { }
 }
@@ -29,6 +31,8 @@ public class Components
     public static Components.Cmps<Generator> Generators;
     public static Components.Cmps<EnergyConsumer> EnergyConsumers;
     public static Components.Cmps<Battery> Batteries;
+    // Components.cs: public static Components.Cmps<HarvestDesignatable> HarvestDesignatables
+    public static Components.Cmps<HarvestDesignatable> HarvestDesignatables;
 
     // Components.cs: public class Cmps<T> : ICollection, IEnumerable, IEnumerable<T>;
     // public List<T> Items => items.GetDataList(); public int Count
@@ -45,18 +49,27 @@ public class Components
     }
 }
 
-// ClusterManager.cs: public static ClusterManager Instance; public WorldContainer activeWorld { get; }
+// ClusterManager.cs: public static ClusterManager Instance; public WorldContainer activeWorld { get; };
+// public List<WorldContainer> WorldContainers { get; } (every world: asteroids, rocket interiors);
+// public WorldContainer GetWorld(int id) (null for an id it does not have)
 public class ClusterManager : KMonoBehaviour
 {
     public static ClusterManager Instance;
     public WorldContainer activeWorld { get { throw Stub.Missing(); } }
+    public List<WorldContainer> WorldContainers { get { throw Stub.Missing(); } }
+    public WorldContainer GetWorld(int id) { throw Stub.Missing(); }
 }
 
 // WorldContainer.cs: public WorldInventory worldInventory { get; private set; }; public int id = -1;
+// public bool IsDiscovered { get; }; public Vector2I WorldSize { get; }; public Vector2I WorldOffset { get; }
+// (a world is the rectangle WorldOffset .. WorldOffset + WorldSize of the one grid)
 public class WorldContainer : KMonoBehaviour
 {
     public WorldInventory worldInventory { get { throw Stub.Missing(); } private set { } }
     public int id = -1;
+    public bool IsDiscovered { get { throw Stub.Missing(); } }
+    public Vector2I WorldSize { get { throw Stub.Missing(); } }
+    public Vector2I WorldOffset { get { throw Stub.Missing(); } }
 }
 
 // WorldInventory.cs: public float GetAmount(Tag tag, bool includeRelatedWorlds);
@@ -80,6 +93,8 @@ public class Grid
     public static Grid.MassIndexer Mass;
     public static Grid.TemperatureIndexer Temperature;
     public static Grid.BuildFlagsSolidIndexer Solid;
+    // Grid.cs: public static int CellBelow(int cell)
+    public static int CellBelow(int cell) { throw Stub.Missing(); }
     public static Grid.ObjectLayerIndexer Objects;
 
     public static int PosToCell(KMonoBehaviour cmp) { throw Stub.Missing(); }
@@ -97,7 +112,7 @@ public class Grid
     // Grid.cs: public struct ObjectLayerIndexer { public GameObject this[int cell, int layer] { get; set; } }
     public struct ObjectLayerIndexer
     {
-        public GameObject this[int cell, int layer] { get { throw Stub.Missing(); } }
+        public GameObject this[int cell, int layer] { get { throw Stub.Missing(); } set { } }
     }
 
     // Grid.cs: public struct MassIndexer { public unsafe float this[int i] { get; } } (kg)
@@ -112,15 +127,40 @@ public class Grid
         public float this[int i] { get { throw Stub.Missing(); } }
     }
 
-    // Grid.cs: public enum SceneLayer (WorldSelection = -3, ...); the glue only passes BuildingDef.SceneLayer on
-    public enum SceneLayer { }
+    // Grid.cs: public enum SceneLayer { WorldSelection = -3, NoLayer, Background, Backwall = 1, Gas, ...,
+    // Ore, Creatures, Move, Front, ..., SceneMAX }: Move is the 25th after Backwall = 1. The glue passes
+    // BuildingDef.SceneLayer on and places a mop order at Move (InterfaceTool.cs: visualizerLayer = Move,
+    // which MopTool keeps)
+    public enum SceneLayer { Move = 25 }
 }
 
-// ObjectLayer.cs: public enum ObjectLayer { Minion, Building, ... }
+// ObjectLayer.cs: public enum ObjectLayer { Minion, Building, Backwall, Pickupables, ... } (ClearTool
+// reads layer 3: Pickupables)
 public enum ObjectLayer
 {
     Minion,
     Building,
+    Backwall,
+    Pickupables,
+}
+
+// PermittedRotations.cs: public enum PermittedRotations { Unrotatable, R90, R360, FlipH, FlipV }
+public enum PermittedRotations
+{
+    Unrotatable,
+    R90,
+    R360,
+    FlipH,
+    FlipV,
+}
+
+// Rotatable.cs: public class Rotatable : KMonoBehaviour, ISaveLoadable; public Orientation GetOrientation();
+// public static CellOffset GetRotatedCellOffset(CellOffset offset, Orientation orientation)
+// (R90: (y, -x); R180: (-x, -y); R270: (-y, x); FlipH: (-x, y); FlipV: (x, -y))
+public class Rotatable : KMonoBehaviour
+{
+    public Orientation GetOrientation() { throw Stub.Missing(); }
+    public static CellOffset GetRotatedCellOffset(CellOffset offset, Orientation orientation) { throw Stub.Missing(); }
 }
 
 // Orientation.cs: public enum Orientation { Neutral, R90, R180, R270, NumRotations, FlipH, FlipV }
@@ -237,6 +277,10 @@ public class BuildingDef : Def
     public CellOffset UtilityOutputOffset;
     public ObjectLayer TileLayer;
     public GameObject BuildingComplete;
+    // BuildingDef.cs: public PermittedRotations PermittedRotations; public CellOffset[] PlacementOffsets (the
+    // cells from the anchor, unrotated; MarkArea turns each with Rotatable.GetRotatedCellOffset)
+    public PermittedRotations PermittedRotations;
+    public CellOffset[] PlacementOffsets;
 
     // BuildingDef.cs: public bool IsAvailable() => !Deprecated && (!DebugOnly || Game.Instance.DebugOnlyBuildingsAllowed)
     public bool IsAvailable() { throw Stub.Missing(); }
@@ -268,6 +312,8 @@ public class Assets : KMonoBehaviour
 {
     public static List<BuildingDef> BuildingDefs;
     public static BuildingDef GetBuildingDef(string prefab_id) { throw Stub.Missing(); }
+    // Assets.cs: public static GameObject GetPrefab(Tag tag)
+    public static GameObject GetPrefab(Tag tag) { throw Stub.Missing(); }
 }
 
 // Building.cs: public BuildingDef Def;  BuildingComplete.cs: public class BuildingComplete : Building
@@ -416,25 +462,138 @@ public static class ClusterUtil
 
 // Generator.cs: public class Generator : KMonoBehaviour, ...; public float WattageRating { get; };
 // public virtual bool IsProducingPower() (operational.IsActive)
+// public ushort CircuitID { get; } (Game.Instance.circuitManager.GetCircuitID(this); 65535: no circuit)
 public class Generator : KMonoBehaviour
 {
     public float WattageRating { get { throw Stub.Missing(); } }
+    public ushort CircuitID { get { throw Stub.Missing(); } }
     public virtual bool IsProducingPower() { throw Stub.Missing(); }
 }
 
 // EnergyConsumer.cs: public class EnergyConsumer : KMonoBehaviour, ...; public float WattsUsed { get; }
 // (BaseWattageRating while operational.IsActive, else 0)
+// public ushort CircuitID { get; private set; }; public virtual bool IsPowered { get; protected set; };
+// public float WattsNeededWhenActive { get; }
 public class EnergyConsumer : KMonoBehaviour
 {
     public float WattsUsed { get { throw Stub.Missing(); } }
+    public ushort CircuitID { get { throw Stub.Missing(); } private set { } }
+    public virtual bool IsPowered { get { throw Stub.Missing(); } protected set { } }
+    public float WattsNeededWhenActive { get { throw Stub.Missing(); } }
 }
 
 // Battery.cs: public class Battery : KMonoBehaviour, ...; public float JoulesAvailable { get; };
 // public float Capacity { get; }
+// public ushort CircuitID { get; }
 public class Battery : KMonoBehaviour
 {
     public float JoulesAvailable { get { throw Stub.Missing(); } }
     public float Capacity { get { throw Stub.Missing(); } }
+    public ushort CircuitID { get { throw Stub.Missing(); } }
+}
+
+// CircuitManager.cs: public class CircuitManager (Game.Instance.circuitManager); per circuit id (ushort,
+// 65535 = none): float GetWattsGeneratedByCircuit(ushort) (WattageRating of its generators producing now),
+// float GetWattsUsedByCircuit(ushort) (circuitInfo.wattsUsed: drawn by its consumers in the last 200 ms,
+// Sim200msLast), float GetJoulesAvailableOnCircuit(ushort), float GetMaxSafeWattageForCircuit(ushort)
+// (ElectricalUtilityNetwork.GetMaxSafeWattage: its weakest wire's rating)
+public class CircuitManager
+{
+    public float GetWattsGeneratedByCircuit(ushort circuitID) { throw Stub.Missing(); }
+    public float GetWattsUsedByCircuit(ushort circuitID) { throw Stub.Missing(); }
+    public float GetJoulesAvailableOnCircuit(ushort circuitID) { throw Stub.Missing(); }
+    public float GetMaxSafeWattageForCircuit(ushort circuitID) { throw Stub.Missing(); }
+}
+
+// RoomProber.cs: public class RoomProber : ISim1000ms (Game.Instance.roomProber);
+// public CavityInfo GetCavityForCell(int cell) (null for a solid or invalid cell)
+public class RoomProber
+{
+    public CavityInfo GetCavityForCell(int cell) { throw Stub.Missing(); }
+}
+
+// CavityInfo.cs: public class CavityInfo; public int numCells, maxX, maxY, minX, minY; public Room room
+// (null unless RoomProber made the cavity a room: numCells <= Tuning.maxRoomSize)
+public class CavityInfo
+{
+    public int numCells;
+    public int maxX;
+    public int maxY;
+    public int minX;
+    public int minY;
+    public Room room;
+}
+
+// Room.cs: public class Room : IAssignableIdentity; public CavityInfo cavity; public RoomType roomType
+public class Room
+{
+    public CavityInfo cavity;
+    public RoomType roomType;
+}
+
+// RoomType.cs: public class RoomType : Resource (Id: e.g. "Neutral", "Bedroom", "Latrine")
+public class RoomType : Resource { }
+
+// FetchChore.cs: public class FetchChore : Chore<FetchChore.StatesInstance>
+public class FetchChore { }
+
+// SingleEntityReceptacle.cs: public class SingleEntityReceptacle : Workable, IRender1000ms;
+// public FetchChore GetActiveRequest { get; } (the order's fetch, null without one);
+// public GameObject Occupant { get; }; public virtual void CreateOrder(Tag entityTag, Tag additionalFilterTag)
+public class SingleEntityReceptacle : KMonoBehaviour
+{
+    public FetchChore GetActiveRequest { get { throw Stub.Missing(); } }
+    public GameObject Occupant { get { throw Stub.Missing(); } }
+    public virtual void CreateOrder(Tag entityTag, Tag additionalFilterTag) { throw Stub.Missing(); }
+}
+
+// PlantablePlot.cs: public class PlantablePlot : SingleEntityReceptacle, ...; public override void
+// CreateOrder(Tag entityTag, Tag additionalFilterTag) (keeps the order only when ValidPlant)
+public class PlantablePlot : SingleEntityReceptacle
+{
+    public override void CreateOrder(Tag entityTag, Tag additionalFilterTag) { throw Stub.Missing(); }
+}
+
+// MopTool.cs: public class MopTool : DragTool; public static float maxMopAmt = 150f
+public class MopTool
+{
+    public static float maxMopAmt;
+}
+
+// ObjectLayerListItem.cs: public class ObjectLayerListItem; public ObjectLayerListItem nextItem { get; private set; };
+// public GameObject gameObject { get; private set; }
+public class ObjectLayerListItem
+{
+    public ObjectLayerListItem nextItem { get { throw Stub.Missing(); } private set { } }
+    public GameObject gameObject { get { throw Stub.Missing(); } private set { } }
+}
+
+// Pickupable.cs: public class Pickupable : Workable, ...; public ObjectLayerListItem objectLayerListItem
+public class Pickupable : KMonoBehaviour
+{
+    public ObjectLayerListItem objectLayerListItem;
+}
+
+// Clearable.cs: public class Clearable : Workable, ISaveLoadable, IRender1000ms; public bool isClearable = true;
+// public void MarkForClear(bool restoringFromSave = false, bool allowWhenStored = false)
+public class Clearable : KMonoBehaviour
+{
+    public bool isClearable;
+    public void MarkForClear(bool restoringFromSave = false, bool allowWhenStored = false) { throw Stub.Missing(); }
+}
+
+// OccupyArea.cs: public class OccupyArea : KMonoBehaviour; public bool CheckIsOccupying(int checkCell)
+public class OccupyArea : KMonoBehaviour
+{
+    public bool CheckIsOccupying(int checkCell) { throw Stub.Missing(); }
+}
+
+// HarvestDesignatable.cs: public class HarvestDesignatable : KMonoBehaviour; public OccupyArea area;
+// public void SetHarvestWhenReady(bool state)
+public class HarvestDesignatable : KMonoBehaviour
+{
+    public OccupyArea area;
+    public void SetHarvestWhenReady(bool state) { throw Stub.Missing(); }
 }
 
 // WorldResourceAmountTracker.cs: public abstract class WorldResourceAmountTracker<T> : KMonoBehaviour
@@ -507,11 +666,12 @@ public static class GameTagExtensions
     public static string ProperName(this Tag tag) { throw Stub.Missing(); }
 }
 
-// GameTags.cs: public class GameTags; public static readonly Tag Breathable;
+// GameTags.cs: public class GameTags; public static readonly Tag Breathable; public static readonly Tag CropSeed;
 // public static class Creatures { public static readonly Tag Wild; }
 public class GameTags
 {
     public static readonly Tag Breathable;
+    public static readonly Tag CropSeed;
 
     public static class Creatures
     {

@@ -19,6 +19,8 @@ public static class Debug
 public struct Tag : System.IEquatable<Tag>
 {
     public static readonly Tag Invalid;
+    // seen: Tag.cs: public Tag(string name)
+    public Tag(string name) { throw Stub.Missing(); }
     public string Name { get { throw Stub.Missing(); } }
     public bool IsValid { get { throw Stub.Missing(); } }
     public bool Equals(Tag other) { throw Stub.Missing(); }
@@ -49,6 +51,19 @@ public class KMonoBehaviour : MonoBehaviour { }
 public class KPrefabID : KMonoBehaviour
 {
     public int InstanceID;
+    // seen: KPrefabID.cs: public bool HasTag(Tag tag)
+    public bool HasTag(Tag tag) { throw Stub.Missing(); }
+}
+// seen: Assembly-CSharp-firstpass/Vector2I.cs: public struct Vector2I : IComparable<Vector2I>, IEquatable<Vector2I>; public int x; public int y;
+public struct Vector2I
+{
+    public int x;
+    public int y;
+}
+// seen: Assembly-CSharp-firstpass/Util.cs: public static GameObject KInstantiate(GameObject original, GameObject parent = null, string name = null)
+public static class Util
+{
+    public static GameObject KInstantiate(GameObject original, GameObject parent = null, string name = null) { throw Stub.Missing(); }
 }
 
 // seen: Assembly-CSharp-firstpass/Resource.cs: public class Resource; public string Id;

@@ -30,9 +30,17 @@ namespace UnityEngine
     public class MonoBehaviour : Behaviour { }
 
     // seen: ScriptReference/GameObject.html: sealed class GameObject : Object, GetComponent<T>()
+    // ScriptReference/GameObject-transform.html, GameObject.SetActive.html: transform { get; }, SetActive(bool)
     public sealed class GameObject : Object
     {
         public T GetComponent<T>() { throw Stub.Missing(); }
+        public Transform transform { get { throw Stub.Missing(); } }
+        public void SetActive(bool value) { throw Stub.Missing(); }
+    }
+    // seen: ScriptReference/Transform-position.html: class Transform : Component; Vector3 position { get; set; }
+    public class Transform : Component
+    {
+        public Vector3 position { get { throw Stub.Missing(); } set { } }
     }
 
     // seen: ScriptReference/Vector3.html: struct Vector3

@@ -61,6 +61,10 @@ WRONG = {
     "Geyser.emitter is private": "class M { object F(Geyser g) { return g.emitter; } }",
     "no NotificationManager.GetNotifications": "class M { object F() { return NotificationManager.Instance.GetNotifications(); } }",
     "amounts need Klei.AI": "class M { float F(MinionIdentity m) { return m.GetAmounts().GetValue(\"Stress\"); } }",
+    # the traps of issue 28's later readers: what the game keeps to itself
+    "CircuitManager keeps its circuits private": "class M { object F() { return Game.Instance.circuitManager.circuitInfo; } }",
+    "IsPowered is set by the consumer only": "class M { void F(EnergyConsumer e) { e.IsPowered = true; } }",
+    "a world has no width field": "class M { int F(WorldContainer w) { return w.Width; } }",
 }
 
 
@@ -70,7 +74,7 @@ def test_stubs_refuse_what_the_game_does_not_have(stubs_dll: pathlib.Path, tmp_p
     src.write_text(WRONG[why])
     r = compile_against([str(stubs_dll)], [src], tmp_path / "Wrong.dll")
     assert r.returncode != 0, f"the stubs accept a call the game does not have ({why})"
-    assert re.search(r"error CS(0115|1061|0122)", r.stdout + r.stderr), r.stdout + r.stderr
+    assert re.search(r"error CS(0115|1061|0122|0272)", r.stdout + r.stderr), r.stdout + r.stderr
 
 
 def test_harmony_patches_name_methods_the_stubs_declare() -> None:

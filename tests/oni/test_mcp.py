@@ -137,3 +137,54 @@ def test_unreachable_mod_is_unavailable(monkeypatch) -> None:
         assert e["code"] == "unavailable" and e["retryable"] is True and "MCB_ONI_URL" in e["message"]
 
     run(body)
+
+
+def test_oni_action_takes_every_order(monkeypatch, sim) -> None:
+    """oni_action exposes utility paths, speed, cancel, named schedules, planting, mop, sweep, harvest,
+    priority and world_id; each refusal is a structured error naming what to fix."""
+    monkeypatch.setenv("MCB_ONI_URL", f"http://127.0.0.1:{sim.port}")
+    blocks = ["work"] * 20 + ["sleep"] * 4
+
+    async def body(c: Client) -> None:
+        async def act(args: dict[str, Any]) -> dict[str, Any]:
+            return ok(await c.call_tool("oni_action", args))
+
+        q = await act({"action": "utility", "kind": "wire", "path": [[24, 24], [25, 24]], "priority": 3, "world_id": 0})
+        assert (q["result"], q["cells"], q["priority"], q["world_id"]) == ("utility_queued", 2, 3, 0) and q["action_id"] >= 1
+        assert (await act({"action": "speed", "paused": True, "speed": 3}))["result"] == "speed_queued"
+        assert (await act({"action": "cancel", "x": 24, "y": 24, "width": 2}))["result"] == "cancel_queued"
+        assert (await act({"action": "schedule", "schedule": "Night", "blocks": blocks}))["result"] == "schedule_queued"
+        assert (await act({"action": "schedule", "duplicant": "Ada", "schedule": "Night"}))["schedule"] == "Night"
+        p = await act({"action": "plant", "x": 24, "y": 24, "seed": "BasicSingleHarvestPlantSeed", "priority": 8})
+        assert (p["result"], p["seed"], p["priority"]) == ("plant_queued", "BasicSingleHarvestPlantSeed", 8)
+        for order in ("mop", "sweep", "harvest"):
+            r = await act({"action": order, "x": 24, "y": 24, "width": 3, "height": 2, "priority": 2})
+            assert (r["result"], r["width"], r["priority"]) == (f"{order}_queued", 3, 2)
+        assert (await act({"action": "prioritize", "x": 24, "y": 24, "priority": 9}))["priority"] == 9
+        b = await act({"action": "build", "building_id": "Door", "x": 25, "y": 26, "rotation": 90})
+        assert b["orientation"] == "R90"
+        game = ok(await c.call_tool("oni_state", {"what": "game", "world_id": 0}))["game"]
+        assert game["world_id"] == 0 and game["worlds"][0]["active"] is True
+        assert ok(await c.call_tool("oni_state", {"what": "schedules"}))["total"] == 2
+
+        e = err(await c.call_tool("oni_action", {"action": "speed"}))
+        assert e["code"] == "invalid_request" and "paused" in e["message"]
+        e = err(await c.call_tool("oni_action", {"action": "schedule", "duplicant": "Ada", "schedule": "Night",
+                                                 "blocks": blocks}))
+        assert e["code"] == "invalid_request" and "assign" in e["message"]
+        e = err(await c.call_tool("oni_action", {"action": "plant", "x": 24, "y": 24}))
+        assert e["code"] == "invalid_request" and "needs seed" in e["message"]
+        e = err(await c.call_tool("oni_action", {"action": "cancel", "x": 24, "y": 24, "priority": 3}))
+        assert "does not take priority" in e["message"]
+        e = err(await c.call_tool("oni_action", {"action": "utility", "kind": "wire", "path": [[1, 1], [3, 1]]}))
+        assert e["details"]["oni_error"] == "invalid_request" and e["details"]["field"] == "path"
+        e = err(await c.call_tool("oni_action", {"action": "build", "building_id": "Door", "x": 25, "y": 26, "flip": True}))
+        assert e["details"]["field"] == "flip" and "R90" in e["message"]
+        e = err(await c.call_tool("oni_action", {"action": "mop", "x": 1, "y": 1, "world_id": 4}))
+        assert e["code"] == "invalid_request" and e["details"]["oni_error"] == "unknown_world"
+        e = err(await c.call_tool("oni_state", {"what": "buildings", "world_id": 4}))
+        assert e["details"]["oni_error"] == "unknown_world" and e["details"]["field"] == "world_id"
+        e = err(await c.call_tool("oni_action", {"action": "speed", "speed": 4}))
+        assert e["code"] == "invalid_request"  # the schema, before any HTTP
+
+    run(body)

@@ -10,7 +10,7 @@ from mcb_common.errors import McbError
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
-from mcb_journal.overview import operation_list, project_list
+from mcb_journal.overview import operation_list, project_index, project_list
 from mcb_journal.plans import Plan
 from mcb_journal.projects import Caller
 
@@ -67,3 +67,24 @@ def test_projects_with_their_parts(tmp_path) -> None:
     assert [p.project_id for p in res.projects] == ["a", "b"] and res.projects[0].area.max.x == 15
     (part,) = res.parts
     assert (part.name, part.project_id, part.protected, part.block_count, part.bounds.max.z) == ("tower", "a", True, 12, 6)
+
+
+def test_project_index_is_one_projects_parts_and_operations(tmp_path) -> None:
+    """Journal.ProjectIndex (the agent's, for the bridge's completions): only its own project."""
+    core = _core(tmp_path)
+    _op(core, "a", "op_1", "applied", 1_000)
+    _op(core, "a", "op_2", "conflict", 2_000)
+    _op(core, "b", "op_3", "queued", 3_000)
+    with core.db.tx() as c:
+        for pid, project, name in (("pt_1", "a", "tower"), ("pt_2", "b", "wall"), ("pt_3", "a", "roof")):
+            c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count, mask_sha256,"
+                      " observed_at_define, created_ms) VALUES (?,?,?,'op_1',0,?,8,'x',0,0)",
+                      (pid, project, name, '{"min":{"x":0,"y":0,"z":0},"max":{"x":1,"y":1,"z":1}}'))
+    a = project_index(core, "a", jpb.ProjectIndexRequest())
+    assert [p.name for p in a.parts] == ["roof", "tower"] and [o.operation_id for o in a.operations] == ["op_2", "op_1"]
+    assert a.operations[0].state == "conflict"
+    assert [o.operation_id for o in project_index(core, "a", jpb.ProjectIndexRequest(limit=1)).operations] == ["op_2"]
+    b = project_index(core, "b", jpb.ProjectIndexRequest())
+    assert [p.name for p in b.parts] == ["wall"] and [o.operation_id for o in b.operations] == ["op_3"]
+    with pytest.raises(McbError, match="at most 1000"):
+        project_index(core, "a", jpb.ProjectIndexRequest(limit=1001))

@@ -23,6 +23,8 @@ THRESHOLDS: dict[str, dict[str, float]] = {
     "battery_seconds": {"warning": 300.0, "critical": 60.0},         # stored J / deficit W
     "temperature_avg_c": {"warning": 30.0, "critical": 38.0},        # above is bad
     "temperature_max_c": {"warning": 50.0, "critical": 75.0},
+    "room_temperature_c": {"warning": 30.0, "critical": 38.0},      # an occupied room's mean, above is bad
+    "circuit_load": {"warning": 0.9, "critical": 1.0},               # W used / the wires' safe W, above is bad
     "water_cycles": {"warning": 3.0, "critical": 1.0},               # stored kg / use per cycle
 }
 
@@ -128,6 +130,7 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
         if float(power.get("capacity", 0)) == 0 and any(i in ids for i in ("ManualGenerator", "Generator")):
             f.append(_finding("power", "warning", "battery_capacity_j", 0.0, 1.0,
                               "generators without batteries waste power", "build a Battery next to the generator"))
+        f += _circuits(power)
     else:
         f.append(_finding("power", "ok", "power_margin_w", None, None, "the mod does not report power"))
 
@@ -143,6 +146,14 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
         f.append(_finding("temperature", lvl, "temperature_max_c", mx,
                           THRESHOLDS["temperature_max_c"][lvl] if lvl != "ok" else None,
                           f"hottest spot {mx:.1f} °C", "insulate or cool the hottest machines"))
+        for room in temp.get("rooms") or []:
+            t = float(room.get("temperature", 0))
+            lvl = _above(t, "room_temperature_c")
+            f.append(_finding("temperature", lvl, "room_temperature_c", t,
+                              THRESHOLDS["room_temperature_c"][lvl] if lvl != "ok" else None,
+                              f"{room.get('room')} room at ({room.get('x')},{room.get('y')}), {room.get('cells')} cells, "
+                              f"{room.get('duplicants')} duplicant(s): {t:.1f} °C",
+                              "move the heat makers out of this room or cool it (the 'cooling' blueprint)"))
     else:
         f.append(_finding("temperature", "ok", "temperature_avg_c", None, None, "the mod does not report temperature"))
 
@@ -164,6 +175,34 @@ def analyze(view: dict[str, Any]) -> dict[str, Any]:
                               "read the alert and act on it"))
     status = _worst(*(x["level"] for x in f))
     return {"status": status, "cycle": game.get("cycle"), "duplicants": len(dupes), "findings": f}
+
+
+def _circuits(power: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per circuit (the game's CircuitManager figures): overloaded (W used above the wires' safe W:
+    the wires take damage), consumers left unpowered; and power buildings without a wire."""
+    out: list[dict[str, Any]] = []
+    for c in power.get("circuits") or []:
+        used, safe = float(c.get("usedW", 0)), float(c.get("maxSafeW", 0))
+        if safe > 0:
+            load = used / safe
+            lvl = _above(load, "circuit_load")
+            if lvl != "ok":
+                out.append(_finding("power", lvl, "circuit_load", load, THRESHOLDS["circuit_load"][lvl],
+                                    f"circuit {c.get('id')}: {used:.0f} W used of {safe:.0f} W its wires carry safely",
+                                    "split the circuit or use heavi-watt wire; above the rating the wires break"))
+        off = int(c.get("unpowered", 0))
+        if off:
+            lvl = "critical" if float(c.get("generatedW", 0)) == 0 and float(c.get("storedJ", 0)) == 0 else "warning"
+            out.append(_finding("power", lvl, "unpowered_consumers", off, 0,
+                                f"circuit {c.get('id')}: {off} of {c.get('consumers')} consumer(s) get no power "
+                                f"({float(c.get('generatedW', 0)):.0f} W generated, {float(c.get('neededW', 0)):.0f} W needed)",
+                                "add a generator or batteries to this circuit, or fewer consumers"))
+    loose = (power.get("unconnected") or {}).get("consumers", 0)
+    if loose:
+        out.append(_finding("power", "warning", "unconnected_consumers", float(loose), 0,
+                            f"{loose} building(s) that need power have no wire on their power port",
+                            "lay a wire (oni_action utility) through each one's power port to a powered circuit"))
+    return out
 
 
 def fetch_view(client: Any) -> dict[str, Any]:

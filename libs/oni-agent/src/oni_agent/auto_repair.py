@@ -156,7 +156,10 @@ def progress(entry: dict[str, Any], world: dict[str, Any]) -> tuple[str, list[di
     ox, oy = entry["origin"]
     mine = {(b["id"], ox + b["x"], oy + b["y"]) for b in blueprints.layout(entry["blueprint"])["build"]}
     standing = [b for b in world["buildings"] if (b["id"], b["x"], b["y"]) in mine]
-    return ("done" if all(not b.get("underConstruction") for b in standing) else "building"), [], []
+    if not all(not b.get("underConstruction") for b in standing):
+        return "building", [], []
+    plants = [a for a in p["actions"] if a["action"] == "plant" and _key(a) not in sent]
+    return ("planting", plants, []) if plants else ("done", [], [])
 
 
 def plan_repairs(rep: dict[str, Any], world: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,13 +20,20 @@ from .client import ModError
 
 BLUEPRINTS: dict[str, dict[str, Any]] = {
     "spom": {
-        "description": "Self-powering oxygen module: electrolyzer, gas pump, hydrogen generator, battery",
-        "dig": [[0, 0, 9, 4]],
+        "description": "Self-powering oxygen module: electrolyzer fed by a liquid pump, gas pump to the hydrogen "
+                       "generator, battery, a manual generator to start it",
+        "dig": [[0, 0, 13, 4]],
         "build": [{"id": "Battery", "x": 8, "y": 0}, {"id": "HydrogenGenerator", "x": 4, "y": 0},
-                  {"id": "Electrolyzer", "x": 0, "y": 0}, {"id": "GasPump", "x": 2, "y": 0}],
-        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), pump (2,1),
-        # generator (6,0), battery (8,0). No gas pipes yet: the simulator does not model pipe flow.
-        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [7, 0], [8, 0]]}, {"kind": "wire", "path": [[2, 0], [2, 1]]}],
+                  {"id": "ManualGenerator", "x": 9, "y": 0}, {"id": "Electrolyzer", "x": 0, "y": 0},
+                  {"id": "GasPump", "x": 2, "y": 0}, {"id": "LiquidPump", "x": 11, "y": 0}],
+        # one circuit through every power port (catalog ``port``): electrolyzer (1,0), gas pump (2,1),
+        # generator (6,0), battery (8,0), manual generator (9,0), liquid pump (11,1); the gas pump's
+        # output (3,1) to the generator's gas input (4,0); the liquid pump's output (12,1) to the
+        # electrolyzer's water input (0,0) (catalog ``conduit_in``/``conduit_out``, the game's offsets)
+        "utilities": [{"kind": "wire", "path": [[x, 0] for x in range(1, 12)] + [[11, 1]]},
+                      {"kind": "wire", "path": [[2, 0], [2, 1]]},
+                      {"kind": "gas", "path": [[3, 1], [4, 1], [4, 0]]},
+                      {"kind": "liquid", "path": [[12, 1], [12, 2], *[[x, 2] for x in range(11, -1, -1)], [0, 1], [0, 0]]}],
     },
     "toilets": {
         "description": "Two outhouses and a wash basin behind a door",
@@ -41,16 +48,29 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
                   {"id": "CreatureDeliveryPoint", "x": 4, "y": 0}, {"id": "Door", "x": 9, "y": 0}],
     },
     "farm": {
-        "description": "Six farm tiles with room to grow, and a ration box",
+        "description": "Six farm tiles with room to grow, planted with mealwood, and a ration box",
         "dig": [[0, 0, 8, 3]],
         "build": [{"id": "FarmTile", "x": i, "y": 0} for i in range(6)] + [{"id": "RationBox", "x": 6, "y": 0}],
+        # once the tiles stand, a seed ordered into each (POST /api/action/plant: PlantablePlot.CreateOrder;
+        # a duplicant brings it from stock, the order waits while there is none)
+        "plant": [{"x": i, "y": 0, "seed": "BasicSingleHarvestPlantSeed"} for i in range(6)],
     },
     "cooling": {
-        "description": "A thermo regulator with its battery",
-        "dig": [[0, 0, 4, 3]],
-        "build": [{"id": "Battery", "x": 3, "y": 0}, {"id": "AirConditioner", "x": 0, "y": 0}],
-        # the regulator's port (1,0) to the battery (3,0): it runs once this wire joins a powered circuit
-        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0]]}],
+        "description": "A thermo regulator fed by a gas pump, its cooled gas out of a gas vent, powered by a "
+                       "coal generator with a battery",
+        "dig": [[0, 0, 9, 3]],
+        "build": [{"id": "Generator", "x": 0, "y": 0}, {"id": "Battery", "x": 3, "y": 0},
+                  {"id": "GasPump", "x": 4, "y": 0}, {"id": "AirConditioner", "x": 6, "y": 0},
+                  {"id": "GasVent", "x": 8, "y": 0}],
+        # the coal generator's 600 W covers the regulator's and the pump's 240 W each (the game's
+        # GeneratorWattageRating / EnergyConsumptionWhenActive); one circuit through every power port
+        # (catalog ``port``): generator (1,0), battery (3,0), gas pump (4,1), regulator (7,0); the gas
+        # pump's output (5,1) to the regulator's gas input (6,1), the regulator's output (7,0) to the
+        # gas vent's input (8,0) (catalog ``conduit_in``/``conduit_out``, the game's offsets)
+        "utilities": [{"kind": "wire", "path": [[x, 0] for x in range(1, 8)]},
+                      {"kind": "wire", "path": [[4, 0], [4, 1]]},
+                      {"kind": "gas", "path": [[5, 1], [6, 1]]},
+                      {"kind": "gas", "path": [[7, 0], [8, 0]]}],
     },
     "bedroom": {
         "description": "Four cots and a door",
@@ -198,6 +218,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         if live and bid in live and not live[bid].get("available", True):
             problems.append({"kind": "unavailable", "message": f"{bid} is deprecated or debug-only in this game"})
         bw, bh = _size(bid, live)
+        if b.get("rotation") in (90, 270):  # a quarter turn lays the footprint on its side
+            bw, bh = bh, bw
         cells = [(x + i, y + j) for j in range(bh) for i in range(bw)]
         if (bid, x, y) in placed_here:
             planned.update(cells)
@@ -223,6 +245,8 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {"buildingId": bid, "x": x, "y": y}
         if b.get("rotation") is not None:
             body["rotation"] = b["rotation"]
+        if b.get("flip"):
+            body["flip"] = True
         actions.append({"action": "build", "body": body})
 
     for u in bp.get("utilities", []):
@@ -234,6 +258,9 @@ def plan(name: str, ox: int, oy: int, world: dict[str, Any]) -> dict[str, Any]:
         if all(c in laid[UTILITIES[u["kind"]]] for c in path):
             continue  # already laid (a previous apply): the game's tool would add nothing
         actions.append({"action": "utility", "body": {"kind": u["kind"], "path": [list(c) for c in path]}})
+
+    for pl in bp.get("plant", []):
+        actions.append({"action": "plant", "body": {"x": ox + pl["x"], "y": oy + pl["y"], "seed": pl["seed"]}})
 
     done = set(world.get("completed") or [])
     for t in required_techs(bp, live):
@@ -266,6 +293,13 @@ def live_catalog(client: Any) -> dict[str, dict[str, Any]]:
         raise
 
 
+def _standing(client: Any, name: str, ox: int, oy: int) -> bool:
+    """Every building of the layout stands, built, at its place."""
+    want = {(b["id"], ox + b["x"], oy + b["y"]) for b in layout(name)["build"]}
+    built = {(b["id"], b["x"], b["y"]) for b in client.state_all("buildings") if not b.get("underConstruction")}
+    return want <= built
+
+
 def apply_step(client: Any, name: str, ox: int, oy: int,
                progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
     """One stateless step of applying a blueprint: re-plan; refuse on problems; queue the digs while
@@ -277,13 +311,23 @@ def apply_step(client: Any, name: str, ox: int, oy: int,
         return {**out, "phase": "refused", "problems": p["problems"]}
     digs = [a for a in p["actions"] if a["action"] == "dig"]
     todo = digs or [a for a in p["actions"] if a["action"] in ("build", "utility")]
+    phase = "digging" if digs else "building" if todo else "done"
+    if phase == "done" and any(a["action"] == "plant" for a in p["actions"]):
+        if _standing(client, name, ox, oy):
+            # the plots stand: order each seed once (an order the mod has queued or applied is not repeated)
+            asked = {(o["body"].get("x"), o["body"].get("y")) for o in client.state_all("actions")
+                     if o.get("action") == "plant" and o.get("state") in ("queued", "applied")}
+            todo = [a for a in p["actions"] if a["action"] == "plant" and (a["body"]["x"], a["body"]["y"]) not in asked]
+            phase = "planting" if todo else "done"
+        else:
+            phase = "building"
     queued = []
     for i, a in enumerate(todo):
         queued.append(client.action(a["action"], a["body"]))
         if progress:
             progress(i + 1, len(todo), f"{a['action']} {a['body']}")
-    phase = "digging" if digs else "building" if todo else "done"
     nxt = {"digging": "call again once the duplicants have dug (the map shows '.'); builds are queued then",
            "building": "call again later: it reports done when every building stands",
+           "planting": "seeds ordered into the plots (duplicants bring them from stock): call again to confirm",
            "done": "nothing left to do"}[phase]
     return {**out, "phase": phase, "queued": queued, "next": nxt}

@@ -12,7 +12,8 @@ from urllib.parse import urlencode
 from .config import OniConfig
 
 STATES = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "actions")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
+           "cancel", "plant", "mop", "sweep", "harvest")
 
 
 class ModError(Exception):
@@ -61,9 +62,13 @@ class ModClient:
     def state(self, what: str, **query: Any) -> Any:
         return self.request("GET", f"/api/state/{what}", query={k: v for k, v in query.items() if v is not None})[0]
 
-    def state_page(self, what: str, offset: int, limit: int) -> tuple[list[Any], int, int | None]:
-        """One page of a list endpoint: (items, X-Total-Count, X-Next-Offset or None on the last)."""
-        items, headers = self.request("GET", f"/api/state/{what}", query={"offset": offset, "limit": limit})
+    def state_page(self, what: str, offset: int, limit: int, world: int | None = None) -> tuple[list[Any], int, int | None]:
+        """One page of a list endpoint: (items, X-Total-Count, X-Next-Offset or None on the last); of
+        world ``world`` (Spaced Out's worldId), the active world's when None."""
+        query: dict[str, Any] = {"offset": offset, "limit": limit}
+        if world is not None:
+            query["worldId"] = world
+        items, headers = self.request("GET", f"/api/state/{what}", query=query)
         h = {k.lower(): v for k, v in headers.items()}
         nxt = h.get("x-next-offset")
         return items, int(h.get("x-total-count") or len(items)), int(nxt) if nxt else None
@@ -81,8 +86,8 @@ class ModClient:
             offset = nxt
         return out
 
-    def map(self, x: int, y: int, width: int, height: int) -> dict[str, Any]:
-        return self.state("map", x=x, y=y, width=width, height=height)
+    def map(self, x: int, y: int, width: int, height: int, world: int | None = None) -> dict[str, Any]:
+        return self.state("map", x=x, y=y, width=width, height=height, worldId=world)
 
     def action(self, what: str, body: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", f"/api/action/{what}", body)[0]

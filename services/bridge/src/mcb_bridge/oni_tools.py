@@ -25,7 +25,7 @@ from oni_agent.config import ConfigError, OniConfig
 from .render import snake_keys
 from .tools import ToolSpec
 
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions")
+LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "schedules", "reports")
 STATES = ("game", "research", *LISTS, "map", "analysis")
 PAGE = 50
 MAP_LEGEND = {"rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
@@ -37,7 +37,7 @@ _MOD_ERRORS = {
     "not_found": ErrorCode.NOT_FOUND, "queue_full": ErrorCode.BUSY, "not_ready": ErrorCode.UNAVAILABLE,
     "unreachable": ErrorCode.UNAVAILABLE, "invalid_response": ErrorCode.UNAVAILABLE,
     "internal_error": ErrorCode.INTERNAL, "busy": ErrorCode.BUSY, "request_timeout": ErrorCode.UNAVAILABLE,
-    "forbidden": ErrorCode.INVALID_REQUEST,
+    "forbidden": ErrorCode.INVALID_REQUEST, "unknown_world": ErrorCode.INVALID_REQUEST,
 }
 
 
@@ -72,14 +72,13 @@ GUIDE_URI = "mcb://guides/oni"
 # Short texts: tools/list stays within its budget (issue 19, bench/tools_list_bytes.py --oni);
 # the long form (answers, legends, the loop, errors) is the resource mcb://guides/oni.
 ONI_STATE = """\
-Read the ONI colony (what). Lists (resources to actions) are pages: offset, limit <= 200, \
-next_offset. map: x,y,width,height <= 64. analysis: levels, recommendations. Cells: y up, x,y = \
+Read the ONI colony (what, world_id?). Lists are pages: offset, limit <= 200, \
+next_offset. map: x,y,width,height <= 64. analysis: findings. Cells: y up, x,y = \
 bottom-left. Guide: """ + GUIDE_URI
 
 ONI_ACTION = """\
-Queue one ONI action for the next tick (-> <action>_queued, action_id; outcome: what=actions). dig, deconstruct: x,y,width,height \
-(<= 128); prioritize: same + priority 1-9; build: building_id,x,y,rotation?; research: tech_id; \
-schedule: duplicant, blocks (24 h); wardrobe: not implemented (501)."""
+Queue one ONI action (-> <action>_queued, action_id; outcome: what=actions). Arguments of \
+each action (orders: priority 1-9, world_id): """ + GUIDE_URI
 
 ONI_BLUEPRINT = """\
 ONI rooms. list; plan name,x,y (row below solid): problems, actions, queues nothing; apply: one \
@@ -111,18 +110,28 @@ def oni_specs() -> list[ToolSpec]:
     side64 = {"type": "integer", "minimum": 1, "maximum": 64}
     side128 = {"type": "integer", "minimum": 1, "maximum": 128}
     text = {"type": "string", "minLength": 1, "maxLength": 64}
+    world = {"type": "integer", "minimum": 0, "maximum": 65535}
+    cell = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0, "maximum": 4095}}
     return [
         _spec("oni_state", "ONI colony state", ONI_STATE, _obj({
             "what": {"enum": list(STATES)},
             "offset": {"type": "integer", "minimum": 0},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-            "x": _CELL, "y": _CELL, "width": side64, "height": side64}, ["what"]), True),
+            "x": _CELL, "y": _CELL, "width": side64, "height": side64, "world_id": world}, ["what"]), True),
         _spec("oni_action", "ONI action", ONI_ACTION, _obj({
             "action": {"enum": list(ACTIONS)},
             "x": _CELL, "y": _CELL, "width": side128, "height": side128,
             "priority": {"type": "integer", "minimum": 1, "maximum": 9},
             "building_id": text,
             "rotation": {"enum": [0, 90, 180, 270]},
+            "flip": {"type": "boolean"},
+            "kind": {"enum": ["wire", "gas", "liquid", "logic"]},
+            "path": {"type": "array", "minItems": 1, "maxItems": 256, "items": cell},
+            "seed": text,
+            "paused": {"type": "boolean"},
+            "speed": {"type": "integer", "minimum": 1, "maximum": 3},
+            "schedule": text,
+            "world_id": world,
             "tech_id": text,
             "duplicant": text,
             "blocks": {"type": "array", "minItems": 24, "maxItems": 24,
@@ -136,16 +145,33 @@ def oni_specs() -> list[ToolSpec]:
 
 
 # which arguments each action needs, and their name in the mod's API
+_ORDER = ("priority", "world_id")  # every order takes a priority and a world
+_AREA = ("width", "height", *_ORDER)
 _ACTION_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "dig": (("x", "y", "width", "height"), ()),
-    "build": (("building_id", "x", "y"), ("rotation",)),
-    "deconstruct": (("x", "y"), ("width", "height")),
-    "prioritize": (("x", "y", "priority"), ("width", "height")),
+    "dig": (("x", "y", "width", "height"), _ORDER),
+    "build": (("building_id", "x", "y"), ("rotation", "flip", *_ORDER)),
+    "deconstruct": (("x", "y"), _AREA),
+    "cancel": (("x", "y"), ("width", "height", "world_id")),
+    "mop": (("x", "y"), _AREA),
+    "sweep": (("x", "y"), _AREA),
+    "harvest": (("x", "y"), _AREA),
+    "prioritize": (("x", "y", "priority"), ("width", "height", "world_id")),
+    "plant": (("x", "y", "seed"), _ORDER),
+    "utility": (("kind", "path"), _ORDER),
     "research": (("tech_id",), ()),
-    "schedule": (("duplicant", "blocks"), ()),
+    "schedule": ((), ("duplicant", "schedule", "blocks")),
+    "speed": ((), ("paused", "speed")),
     "wardrobe": (("duplicant", "item"), ()),
 }
-_API_NAMES = {"building_id": "buildingId", "tech_id": "techId"}
+# the forms an action takes beyond its needed arguments: (the set given must be one of these)
+_FORMS: dict[str, tuple[frozenset[str], ...]] = {
+    "schedule": (frozenset({"duplicant", "blocks"}), frozenset({"schedule", "blocks"}), frozenset({"duplicant", "schedule"})),
+    "speed": (frozenset({"paused"}), frozenset({"speed"}), frozenset({"paused", "speed"})),
+}
+_FORM_HELP = {"schedule": "schedule takes duplicant + blocks (the schedule it is on, shared), schedule + blocks "
+                          "(a named one, added when new) or duplicant + schedule (assign it)",
+              "speed": "speed takes paused (true/false), speed (1-3) or both"}
+_API_NAMES = {"building_id": "buildingId", "tech_id": "techId", "world_id": "worldId"}
 
 
 def _require(args: dict[str, Any], what: str, needed: tuple[str, ...], allowed: tuple[str, ...]) -> None:
@@ -167,6 +193,8 @@ def _mod_error(err: ModError, url: str) -> McbError:
     else:
         msg = f"the ONI mod refused it: {err.error}: {err.details}"
     details = {"oni_error": err.error, **{k: v for k, v in err.payload.items() if k not in ("error", "details")}}
+    if isinstance(details.get("field"), str):  # the argument to fix, by the tool's name for it
+        details["field"] = {v: k for k, v in _API_NAMES.items()}.get(details["field"], details["field"])
     return McbError(code, msg, details=details)
 
 
@@ -191,20 +219,21 @@ class OniTools:
     async def state(self, args: dict[str, Any]) -> dict[str, Any]:
         what = args["what"]
         if what == "map":
-            _require(args, "map", ("x", "y", "width", "height"), ())
-            got = await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"]))
+            _require(args, "map", ("x", "y", "width", "height"), ("world_id",))
+            got = await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"], args.get("world_id")))
             return {**got, "legend": MAP_LEGEND}  # the answer explains itself (tools/list stays short)
         if what == "analysis":
             _require(args, "analysis", (), ())
             return await self._run(lambda c: analysis.analyze(analysis.fetch_view(c)))
+        world = args.get("world_id")
         if what not in LISTS:
-            _require(args, what, (), ())
-            return {what: await self._run(lambda c: c.state(what))}
-        _require(args, what, (), ("offset", "limit"))
+            _require(args, what, (), ("world_id",))
+            return {what: await self._run(lambda c: c.state(what, worldId=world))}
+        _require(args, what, (), ("offset", "limit", "world_id"))
         offset, limit = int(args.get("offset") or 0), int(args.get("limit") or PAGE)
 
         def page(c: ModClient) -> dict[str, Any]:
-            items, total, nxt = c.state_page(what, offset, limit)
+            items, total, nxt = c.state_page(what, offset, limit, world)
             out: dict[str, Any] = {what: items, "total": total}
             if nxt is not None:
                 out["next_offset"] = nxt
@@ -216,6 +245,10 @@ class OniTools:
         what = args["action"]
         needed, optional = _ACTION_ARGS[what]
         _require(args, what, needed, optional)
+        forms = _FORMS.get(what)
+        given = frozenset(k for k in optional if k in args)
+        if forms and given not in forms:
+            raise McbError(ErrorCode.INVALID_REQUEST, _FORM_HELP[what], details={"given": sorted(given)})
         body = {_API_NAMES.get(k, k): v for k, v in args.items() if k != "action"}
         return await self._run(lambda c: c.action(what, body))
 

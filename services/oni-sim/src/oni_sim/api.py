@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from oni_agent.catalog import BUILDINGS, TECHS
+from oni_agent.catalog import BUILDINGS, PERMITTED, TECHS, orientation
 
-from .model import CYCLE_TICKS, Colony
+from .model import CYCLE_TICKS, WORLD_ID, Colony
 
 MAX_BODY = 64 * 1024
 MAP_MAX = 64
@@ -103,7 +103,7 @@ def _nesting(text: str) -> int:
     return deepest
 
 
-def _object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
+def _object(raw: bytes, allowed: tuple[str, ...], c: Colony | None = None) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise ApiError(413, "invalid_request", f"request body over {MAX_BODY} bytes")
     try:
@@ -115,6 +115,8 @@ def _object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
     extra = sorted(set(body) - set(allowed))
     if extra:
         raise _bad(f"unknown field {extra[0]}", extra[0])
+    if c is not None:
+        _world(c, body, False)  # the world first: the map checks are its own
     return body
 
 
@@ -184,13 +186,34 @@ def _page(query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str,
     return page, headers
 
 
+def _world(c: Colony, where: dict[str, Any], query: bool) -> int:
+    """The world a call is about: ``worldId`` (query parameter or body field), the active one when
+    absent. The simulator has one world (WORLD_ID); the game one per asteroid or rocket interior."""
+    if "worldId" not in where:
+        return WORLD_ID
+    v = where["worldId"]
+    if query:
+        v = int(v) if isinstance(v, str) and v.isdigit() and len(v) < 6 else v
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 65535:
+        raise _bad("worldId must be an integer between 0 and 65535", "worldId")
+    if v != WORLD_ID:
+        raise ApiError(400, "unknown_world", f"no world with id {v} (worlds: {WORLD_ID})", field="worldId")
+    return v
+
+
 def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
+    if what != "actions":  # the mod's own record, not a world's (as the mod core: no worldId there)
+        _world(c, query, True)
     if what == "game":
         return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
                 "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": c.paused, "speed": c.speed,
+                "worldId": WORLD_ID,
+                "worlds": [{"id": WORLD_ID, "name": c.name, "width": c.width, "height": c.height, "active": True}],
                 "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
-                          "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built)},
-                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2)},
+                          "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built),
+                          "circuits": [dict(i) for i in c.circuit_stats], "unconnected": dict(c.unconnected)},
+                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2),
+                                "rooms": c.rooms()},
                 # the game's meanings (the glue reads them so): breathable gas over the open cells,
                 # food in kcal; the simulator's air is one pool spread over its open cells
                 "oxygen": {"breathableKg": round(c.resources["Oxygen"], 3),
@@ -205,7 +228,7 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
                  "skillLevels": d.skillLevels} for d in c.dupes]
     if what == "buildings":
         return [{"name": BUILDINGS[b.id].name, "id": b.id, "x": b.x, "y": b.y, "isOperational": b.operational,
-                 "width": BUILDINGS[b.id].width, "height": BUILDINGS[b.id].height,
+                 "width": b.size()[0], "height": b.size()[1],
                  "underConstruction": not b.built} for b in c.buildings]
     if what == "research":
         cost = TECHS[c.research_current][1] if c.research_current else 1
@@ -225,9 +248,9 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     if what == "schedules":
         return [{"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
                 for n, bl in c.schedules.items()]
-    if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials or ports modelled
+    if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials modelled
         return [{"id": b.id, "name": b.name, "width": b.width, "height": b.height, "materials": [], "tech": b.tech,
-                 "available": True, "powerW": b.power, "ports": {},
+                 "available": True, "powerW": b.power, "ports": _ports(b), "rotations": b.rotations,
                  "researched": b.tech is None or b.tech in c.completed} for b in BUILDINGS.values()]
     if what == "map":
         q = _query_ints(query, ("x", "y", "width", "height"))
@@ -239,6 +262,17 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     raise ApiError(404, "not_found", f"no endpoint /api/state/{what}")
 
 
+def _ports(b: Any) -> dict[str, Any]:
+    """The catalog's ports as the glue sends them: cells from the bottom-left cell, unrotated."""
+    out: dict[str, Any] = {}
+    if b.port is not None:
+        out["powerOut" if b.power > 0 or b.battery else "powerIn"] = {"x": b.port[0], "y": b.port[1]}
+    for name, p in (("conduitIn", b.conduit_in), ("conduitOut", b.conduit_out)):
+        if p:
+            out[name] = {"x": p[1], "y": p[2], "type": p[0].capitalize()}
+    return out
+
+
 def _query_ints(query: dict[str, str], names: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for n in names:
@@ -248,32 +282,45 @@ def _query_ints(query: dict[str, str], names: tuple[str, ...]) -> dict[str, Any]
     return out
 
 
+AREA_ORDERS = ("mop", "sweep", "harvest")
+
+
 def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     if what == "dig":
-        b = _object(raw, ("x", "y", "width", "height", "priority"))
+        b = _object(raw, ("x", "y", "width", "height", "priority", "worldId"), c)
         x, y, w, h = _area(c, b, True)
         args: dict[str, Any] = {"x": x, "y": y, "width": w, "height": h, "priority": _int(b, "priority", 1, 9, 5)}
         out = {"result": "dig_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
     elif what == "build":
-        b = _object(raw, ("buildingId", "x", "y", "rotation", "priority"))
+        b = _object(raw, ("buildingId", "x", "y", "rotation", "flip", "priority", "worldId"), c)
         bid = _str(b, "buildingId")
         x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
         rot = b.get("rotation")
         if rot is not None and (not isinstance(rot, int) or isinstance(rot, bool) or rot not in (0, 90, 180, 270)):
             raise _bad("rotation must be null, 0, 90, 180 or 270", "rotation")
+        flip = b.get("flip", False)
+        if not isinstance(flip, bool):
+            raise _bad("flip must be true or false", "flip")
         priority = _int(b, "priority", 1, 9, 5)
         _in_map(c, x, y)
         if bid not in BUILDINGS:
             raise ApiError(400, "unknown_building", f"no building with id {bid}", buildingId=bid)
-        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority}
+        o = orientation(bid, rot, flip)
+        if o is None:  # BuildingDef.PermittedRotations: the build tool offers no other orientation
+            allowed = ", ".join(PERMITTED[BUILDINGS[bid].rotations])
+            raise _bad(f"{bid} cannot be turned so: the game allows {allowed} "
+                       "(rotation 90 = R90, 180, 270; flip = the mirror it allows)", "rotation" if rot else "flip")
+        args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority, "orientation": o}
         out = {"result": "build_queued", **_with_priority({"buildingId": bid, "x": x, "y": y}, b, args)}
+        if o != "Neutral":
+            out["orientation"] = o
     elif what == "cancel":
-        b = _object(raw, ("x", "y", "width", "height"))
+        b = _object(raw, ("x", "y", "width", "height", "worldId"), c)
         x, y, w, h = _area(c, b, False)
         args = {"x": x, "y": y, "width": w, "height": h}
         out = {"result": "cancel_queued", **args}
-    elif what in ("deconstruct", "prioritize"):
-        b = _object(raw, ("x", "y", "width", "height", "priority"))
+    elif what in ("deconstruct", "prioritize", *AREA_ORDERS):
+        b = _object(raw, ("x", "y", "width", "height", "priority", "worldId"), c)
         x, y, w, h = _area(c, b, False)
         args = {"x": x, "y": y, "width": w, "height": h}
         if what == "prioritize":
@@ -282,14 +329,21 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         else:
             args["priority"] = _int(b, "priority", 1, 9, 5)
             out = {"result": f"{what}_queued", **_with_priority({"x": x, "y": y, "width": w, "height": h}, b, args)}
+    elif what == "plant":
+        b = _object(raw, ("x", "y", "seed", "priority", "worldId"), c)
+        x, y = _int(b, "x", 0, 4095), _int(b, "y", 0, 4095)
+        seed = _str(b, "seed")
+        args = {"x": x, "y": y, "seed": seed, "priority": _int(b, "priority", 1, 9, 5)}
+        _in_map(c, x, y)
+        out = {"result": "plant_queued", **_with_priority({"x": x, "y": y, "seed": seed}, b, args)}
     elif what == "research":
-        b = _object(raw, ("techId",))
+        b = _object(raw, ("techId", "worldId"), c)
         tech = _str(b, "techId")
         if tech not in TECHS:
             raise ApiError(400, "unknown_tech", f"no tech with id {tech}", techId=tech)
         args, out = {"techId": tech}, {"result": "research_queued", "techId": tech}
     elif what == "speed":
-        b = _object(raw, ("paused", "speed"))
+        b = _object(raw, ("paused", "speed", "worldId"), c)
         if "paused" not in b and "speed" not in b:
             raise _bad("give paused, speed or both", "paused")
         args = {}
@@ -301,7 +355,7 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
             args["speed"] = _int(b, "speed", 1, 3)
         out = {"result": "speed_queued", **args}
     elif what == "utility":
-        b = _object(raw, ("kind", "path", "priority"))
+        b = _object(raw, ("kind", "path", "priority", "worldId"), c)
         kind = b.get("kind")
         if "kind" not in b:
             raise _bad("missing field kind", "kind")
@@ -311,7 +365,7 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         args = {"kind": kind, "path": path, "priority": _int(b, "priority", 1, 9, 5)}
         out = {"result": "utility_queued", **_with_priority({"kind": kind, "cells": len(path)}, b, args)}
     elif what == "schedule":
-        b = _object(raw, ("duplicant", "schedule", "blocks"))
+        b = _object(raw, ("duplicant", "schedule", "blocks", "worldId"), c)
         if sum(k in b for k in ("duplicant", "schedule", "blocks")) != 2:
             raise _bad("give blocks with duplicant or schedule, or duplicant with schedule (to assign it)", "blocks")
         args, out = {}, {"result": "schedule_queued"}
@@ -325,7 +379,7 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
                 raise _bad("blocks must be 24 of work, sleep, downtime, bathtime", "blocks")
             args["blocks"] = blocks
     elif what == "wardrobe":
-        b = _object(raw, ("duplicant", "item"))
+        b = _object(raw, ("duplicant", "item", "worldId"), c)
         _duplicant(c, b)
         item = b.get("item")
         if item not in SUITS:
@@ -335,6 +389,8 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
                        "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock")
     else:
         raise ApiError(404, "not_found", f"no endpoint /api/action/{what}")
+    if "worldId" in b:
+        out["worldId"] = b["worldId"]
     aid = c.enqueue(what, args, b)
     if aid is None:
         raise ApiError(503, "queue_full", "the action queue is full; retry when the game has caught up")
@@ -346,7 +402,7 @@ STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", 
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules",
          "reports")
 ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
-           "cancel")
+           "cancel", "plant", "mop", "sweep", "harvest")
 
 
 def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from oni_agent.catalog import BUILDINGS, TECHS, UTILITIES, footprint
+from oni_agent.catalog import BUILDINGS, SEEDS, TECHS, UTILITIES, footprint, port_cell
 
 CYCLE_TICKS = 600
 O2_PER_DUPE = 0.1          # kg/s
@@ -24,6 +24,12 @@ DIG_TICKS = 5              # per cell and duplicant
 QUEUE_MAX = 256
 OUTCOMES_KEPT = 1024  # as the mod core (ModCore.OutcomesKept)
 REPORTS_KEPT = 11      # as the glue: the last 10 cycles and the one in progress
+WIRE_MAX_W = 1000.0    # a Wire's rating (WireConfig.cs: Wire.WattageRating.Max1000; Wire.GetMaxWattageAsFloat)
+MAX_ROOM_CELLS = 128   # a cavity of more cells is no room (RoomProber: numCells <= Tuning.maxRoomSize; 128 here)
+MOP_MAX_KG = 150.0     # MopTool.maxMopAmt: a cell holding more liquid cannot be mopped
+PUDDLE_KG = 100.0      # the simulator's liquid cells each hold this much (the game: Grid.Mass)
+DEBRIS_KG = 50.0       # what one dug cell drops on the floor
+WORLD_ID = 0           # the simulator has one world (ClusterManager's first WorldContainer)
 
 
 class Lcg:
@@ -56,6 +62,22 @@ class Building:
     priority: int = 5
     operational: bool = False
     stored: float = 0.0      # J, a battery's charge
+    orientation: str = "Neutral"   # the game's Orientation (catalog.orientation)
+    seed: str | None = None  # a plot's planted seed (PlantablePlot's occupant)
+    growth: int = 0          # seconds the crop has grown
+    harvest: bool = True     # HarvestDesignatable.harvestWhenReady (defaultHarvestStateWhenPlanted = true)
+    powered: bool = False    # a consumer served by its circuit this tick
+
+    def cells(self) -> list[tuple[int, int]]:
+        return footprint(self.id, self.x, self.y, self.orientation)
+
+    def size(self) -> tuple[int, int]:
+        """Width and height of its turned footprint (a quarter turn lays it on its side)."""
+        d = BUILDINGS[self.id]
+        return (d.height, d.width) if self.orientation in ("R90", "R270") else (d.width, d.height)
+
+    def port(self, offset: tuple[int, int]) -> tuple[int, int]:
+        return port_cell(self.id, self.x, self.y, offset, self.orientation)
 
     @property
     def built(self) -> bool:
@@ -92,8 +114,18 @@ class Colony:
         self.schedules: dict[str, list[str]] = {"Default Standard Schedule": ["work"] * 21 + ["sleep"] * 3}
         self.resources: dict[str, float] = {"Oxygen": 600.0, "Water": 2000.0, "Algae": 400.0, "Food": 6000.0,
                                             "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
-                                            "Hydrogen": 0.0, "DirtyWater": 0.0}
+                                            "Hydrogen": 0.0, "DirtyWater": 0.0, "BasicSingleHarvestPlantSeed": 4.0}
         self.digs: deque[tuple[int, int]] = deque()
+        # errands after the digs, each done by a worker: ("mop", cell), ("sweep", cell), ("plant", cell)
+        self.errands: deque[tuple[str, tuple[int, int]]] = deque()
+        self.debris: dict[tuple[int, int], float] = {}  # kg lying on a cell (dug material), until swept
+        self.plant_orders: dict[tuple[int, int], str] = {}  # plot cell -> seed ordered (a FetchChore)
+        # per-cavity temperature (°C) keyed by a cavity's first cell; recomputed when cells change
+        self._cavities: dict[tuple[int, int], tuple[int, int]] | None = None
+        self._cavities_old: dict[tuple[int, int], tuple[int, int]] = {}
+        self.cavity_temp: dict[tuple[int, int], float] = {}
+        self.circuit_stats: list[dict[str, Any]] = []
+        self.unconnected = {"generators": 0, "consumers": 0, "batteries": 0}
         # utility kind -> the connections laid between neighbouring cells (as the game's utility
         # tools add them: WireBuildTool/UtilityBuildTool.ApplyPathToConduitSystem, consecutive cells)
         self.links: dict[str, set[frozenset[tuple[int, int]]]] = {k: set() for k in UTILITIES}
@@ -124,8 +156,63 @@ class Colony:
         for b in self.buildings:
             if BUILDINGS[b.id].utility:
                 continue
-            for c in footprint(b.id, b.x, b.y):
+            for c in b.cells():
                 out[c] = b
+        return out
+
+    def cavities(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """cell -> its cavity's key (the first cell in (y, x) order): connected open cells ('.', '~'),
+        walled by solid cells and built Tiles and Doors (RoomProber.CavityFloodFiller.IsWall: solid,
+        or a door's cell)."""
+        if self._cavities is not None:
+            return self._cavities
+        walls = {c for b in self.buildings if b.built and b.id in ("Tile", "Door") for c in b.cells()}
+        out: dict[tuple[int, int], tuple[int, int]] = {}
+        for y in range(self.height):
+            for x in range(self.width):
+                if (x, y) in out or self.cells[y][x] in "#N" or (x, y) in walls:
+                    continue
+                key, todo = (x, y), [(x, y)]
+                while todo:
+                    c = todo.pop()
+                    if c in out:
+                        continue
+                    out[c] = key
+                    cx, cy = c
+                    todo += [o for o in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1))
+                             if o not in out and self.cell(*o) not in "#N" and o not in walls]
+        old = self.cavity_temp
+        self.cavity_temp = {}
+        for key in set(out.values()):
+            # a new cavity takes the temperature of the old cavity its first cell was in
+            prev = self._cavities_old.get(key, key)
+            self.cavity_temp[key] = old.get(prev, self.temperature)
+        self._cavities = out
+        return out
+
+    def _cells_changed(self) -> None:
+        self._cavities_old = self._cavities or {}
+        self._cavities = None
+
+    def rooms(self) -> list[dict[str, Any]]:
+        """The rooms (cavities of at most MAX_ROOM_CELLS cells, RoomProber) with a duplicant in them
+        (the duplicants stand at the printing pod): cells, bounding box and mean temperature."""
+        cav = self.cavities()
+        hq = next((b for b in self.buildings if b.id == "Headquarters"), None)
+        occupied = {cav.get((hq.x, hq.y))} if hq and self.dupes else set()
+        members: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for c, key in cav.items():
+            members.setdefault(key, []).append(c)
+        out = []
+        for key in sorted(k for k in occupied if k is not None):
+            cells = members[key]
+            if len(cells) > MAX_ROOM_CELLS:
+                continue
+            xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+            out.append({"room": "Neutral", "x": min(xs), "y": min(ys), "width": max(xs) - min(xs) + 1,
+                        "height": max(ys) - min(ys) + 1, "cells": len(cells),
+                        "temperature": round(self.cavity_temp.get(key, self.temperature), 2),
+                        "duplicants": len(self.dupes)})
         return out
 
     def available_techs(self) -> list[str]:
@@ -179,7 +266,8 @@ class Colony:
             return None
         elif kind == "build":
             bid, x, y = a["buildingId"], a["x"], a["y"]
-            cells = footprint(bid, x, y)
+            o = a.get("orientation", "Neutral")
+            cells = footprint(bid, x, y, o)
             occ = self.occupied()
             bad = [c for c in cells if self.cell(*c) in "#N" or c in occ]
             tech = BUILDINGS[bid].tech
@@ -188,8 +276,11 @@ class Colony:
                 return f"not_researched: research {tech} first"
             if bad:
                 return f"invalid_location: cells {bad[:3]} are not clear"
-            self.buildings.append(Building(bid, x, y, priority=a.get("priority", 5)))
+            self.buildings.append(Building(bid, x, y, priority=a.get("priority", 5), orientation=o))
+            self._cells_changed()
             return None
+        elif kind in ("plant", "mop", "sweep", "harvest"):
+            return self._order(kind, a)
         elif kind == "speed":
             if "paused" in a:
                 self.paused = a["paused"]
@@ -203,17 +294,23 @@ class Colony:
             inside = lambda c: x0 <= c[0] < x0 + w and y0 <= c[1] < y0 + h  # noqa: E731
             digs = deque(c for c in self.digs if not inside(c))
             kept = [b for b in self.buildings if b.built or not inside((b.x, b.y))]
-            if len(digs) == len(self.digs) and len(kept) == len(self.buildings):
+            errands = deque(e for e in self.errands if not inside(e[1]))
+            plants = {c: v for c, v in self.plant_orders.items() if not inside(c)}
+            if (len(digs), len(kept), len(errands), len(plants)) == (
+                    len(self.digs), len(self.buildings), len(self.errands), len(self.plant_orders)):
                 return "nothing_there: no order in the area"
-            self.digs, self.buildings = digs, kept  # digs and constructions not done yet
+            # digs, constructions, mop/sweep errands and seed orders not done yet
+            self.digs, self.buildings, self.errands, self.plant_orders = digs, kept, errands, plants
+            self._cells_changed()
             return None
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
             kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
-                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in footprint(b.id, b.x, b.y))]
+                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in b.cells())]
             if len(kept) == len(self.buildings):
                 return "nothing_there: no building to deconstruct in the area"
             self.buildings = kept
+            self._cells_changed()
             return None
         elif kind == "prioritize":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
@@ -232,6 +329,47 @@ class Colony:
         elif kind == "schedule":
             return self._schedule(a.get("duplicant"), a.get("schedule"), a.get("blocks"))
         return f"unknown_action: {kind}"
+
+    def _area(self, a: dict[str, Any]) -> list[tuple[int, int]]:
+        return [(x, y) for y in range(a["y"], a["y"] + a.get("height", 1)) for x in range(a["x"], a["x"] + a.get("width", 1))]
+
+    def _plot(self, cell: tuple[int, int]) -> Building | None:
+        return next((b for b in self.buildings if BUILDINGS[b.id].plot and b.built and (b.x, b.y) == cell), None)
+
+    def _order(self, kind: str, a: dict[str, Any]) -> str | None:
+        """plant, mop, sweep, harvest: as the game's orders (the glue's GameActions names the game code)."""
+        if kind == "plant":
+            # PlantablePlot.CreateOrder(seed): a built plot without a plant and with no order yet; the
+            # seed is fetched from stock by a duplicant (the order waits while there is none)
+            cell = (a["x"], a["y"])
+            if a["seed"] not in SEEDS:  # Assets.GetPrefab(seed) is no CropSeed
+                return f"unknown_seed: {a['seed']} is no seed a plot takes (e.g. {', '.join(sorted(SEEDS))})"
+            plot = self._plot(cell)
+            if plot is None:
+                return "nothing_there: no built planter box or farm tile at the cell"
+            if plot.seed is not None or cell in self.plant_orders:
+                return f"occupied: the plot already has {plot.seed or self.plant_orders[cell]}"
+            self.plant_orders[cell] = a["seed"]
+            self.errands.append(("plant", cell))
+            return None
+        cells = self._area(a)
+        if kind == "mop":
+            # MopTool.OnDragTool: a liquid cell, not solid, with a solid cell under it, holding at most
+            # MopTool.maxMopAmt kg; other cells of the area are skipped
+            ok = [c for c in cells if self.cell(*c) == "~" and self.cell(c[0], c[1] - 1) in "#N"
+                  and PUDDLE_KG <= MOP_MAX_KG and ("mop", c) not in self.errands]
+            self.errands.extend(("mop", c) for c in ok)
+            return None if ok else "nothing_there: no liquid on a floor to mop in the area"
+        if kind == "sweep":
+            # ClearTool.OnDragTool: the pickupable items lying on each cell are marked for storage
+            ok = [c for c in cells if self.debris.get(c, 0.0) > 0 and ("sweep", c) not in self.errands]
+            self.errands.extend(("sweep", c) for c in ok)
+            return None if ok else "nothing_there: no debris to sweep in the area"
+        # harvest: HarvestTool.OnDragTool sets harvest-when-ready on the plants in the area
+        plots = [b for b in self.buildings if BUILDINGS[b.id].plot and b.seed and (b.x, b.y) in cells]
+        for b in plots:
+            b.harvest = True
+        return None if plots else "nothing_there: no plant in the area"
 
     def _schedule(self, duplicant: str | None, schedule: str | None, blocks: list[str] | None) -> str | None:
         """As the glue: blocks for a named schedule (added when new) or for the schedule a duplicant
@@ -296,59 +434,120 @@ class Colony:
                          if o in cells and o not in net and frozenset((c, o)) in self.links[kind]]
         return net
 
+    def _flowing(self, built: list[Building], nets: dict[str, dict[tuple[int, int], int]]) -> dict[str, set[int]]:
+        """kind -> the pipe networks that carry something: a network flows when a building that was
+        working last tick feeds it through its output port (the game's ConduitDispenser) and a building
+        takes from it through its input port (ConduitConsumer). Contents take a tick to arrive."""
+        out: dict[str, set[int]] = {}
+        for kind in ("gas", "liquid"):
+            net = nets[kind]
+            sources = {net.get(b.port(d.conduit_out[1:])) for b in built
+                       if (d := BUILDINGS[b.id]).conduit_out and d.conduit_out[0] == kind and b.operational}
+            sinks = {net.get(b.port(d.conduit_in[1:])) for b in built
+                     if (d := BUILDINGS[b.id]).conduit_in and d.conduit_in[0] == kind}
+            out[kind] = (sources & sinks) - {None}
+        return out
+
+    def _piped(self, b: Building, flowing: dict[str, set[int]], nets: dict[str, dict[tuple[int, int], int]]) -> bool:
+        """A building with a conduit input runs only when a flowing pipe reaches its input port; one
+        with an output only when a pipe from its output port reaches a building that takes it."""
+        d = BUILDINGS[b.id]
+        if d.conduit_in:
+            net = nets[d.conduit_in[0]]
+            if net.get(b.port(d.conduit_in[1:])) not in flowing[d.conduit_in[0]]:
+                return False
+        if d.conduit_out:
+            kind = d.conduit_out[0]
+            net = nets[kind]
+            mine = net.get(b.port(d.conduit_out[1:]))
+            sinks = {net.get(o.port(od.conduit_in[1:])) for o in self.buildings if o.built
+                     and (od := BUILDINGS[o.id]).conduit_in and od.conduit_in[0] == kind}
+            if mine is None or mine not in sinks:
+                return False
+        return True
+
     def _power_and_production(self, built: list[Building], workers: list[Dupe]) -> float:
         """Power per circuit and every building's work for one tick; the heat added. A building that
-        uses or makes power works only with a built wire on its power port (catalog ``port``), and a
-        consumer only when its circuit's generators and batteries cover the circuit's demand."""
+        uses or makes power works only with a built wire on its power port (catalog ``port``, turned
+        with the building); on each circuit the consumers that want to work are served one after the
+        other from its generators, then its batteries, until the joules run out (the game's
+        CircuitManager.Sim200msLast), the rest stay unpowered; what is left charges the batteries."""
         r = self.resources
         net = self.circuits("wire")
+        nets = {k: self.circuits(k) for k in ("gas", "liquid")}
+        flowing = self._flowing(built, nets)
 
         def circuit(b: Building) -> int | None:
             port = BUILDINGS[b.id].port
-            return net.get((b.x + port[0], b.y + port[1])) if port else None
+            return net.get(b.port(port)) if port else None
 
-        def inputs(d: Any) -> bool:
-            return all(r.get(t, 0) >= q for t, q in d.consumes)
+        def inputs(b: Building) -> bool:
+            return all(r.get(t, 0) >= q for t, q in BUILDINGS[b.id].consumes) and self._piped(b, flowing, nets)
 
-        gen: dict[int, float] = {}
-        demand: dict[int, float] = {}
-        batteries: dict[int, list[Building]] = {}
+        circuits: dict[int, dict[str, Any]] = {}
+        self.unconnected = {"generators": 0, "consumers": 0, "batteries": 0}
+
+        def info(c: int) -> dict[str, Any]:
+            return circuits.setdefault(c, {"id": c, "generatedW": 0.0, "usedW": 0.0, "neededW": 0.0, "storedJ": 0.0,
+                                           "capacityJ": 0.0, "maxSafeW": WIRE_MAX_W, "generators": 0,
+                                           "consumers": 0, "batteries": 0, "unpowered": 0,
+                                           "_bat": [], "_want": []})
+
         for b in built:
             d, c = BUILDINGS[b.id], circuit(b)
-            if c is None:
+            b.powered = False
+            role = "batteries" if d.battery else "generators" if d.power > 0 else "consumers" if d.power < 0 else None
+            if role is None:
                 continue
+            if c is None:
+                self.unconnected[role] += 1
+                continue
+            i = info(c)
+            i[role] += 1
             if d.battery:
-                batteries.setdefault(c, []).append(b)
-            elif d.power > 0 and inputs(d):
-                gen[c] = gen.get(c, 0.0) + d.power
+                i["_bat"].append(b)
+                i["storedJ"] += b.stored
+                i["capacityJ"] += d.battery
+            elif d.power > 0 and inputs(b):
+                i["generatedW"] += d.power
             elif d.power < 0:
-                demand[c] = demand.get(c, 0.0) + -d.power
-        powered: set[int] = set()
-        for c in set(gen) | set(demand) | set(batteries):
-            store = sum(b.stored for b in batteries.get(c, []))
-            cap = sum(BUILDINGS[b.id].battery for b in batteries.get(c, []))
-            left = gen.get(c, 0.0) + store - demand.get(c, 0.0)
-            if left >= 0:
-                powered.add(c)
-            new = min(cap, max(0.0, left))
-            for b in batteries.get(c, []):  # shared out by capacity
-                b.stored = new * BUILDINGS[b.id].battery / cap if cap else 0.0
-        self.produced_w = sum(gen.values())
-        self.consumed_w = sum(v for c, v in demand.items() if c in powered)
-        self._report("energyJ", self.produced_w, self.consumed_w)  # a tick is a second: W -> J
-        self.stored_j = sum(b.stored for bs in batteries.values() for b in bs)
-        heat = 0.0
+                i["neededW"] += -d.power
+                if inputs(b):
+                    i["_want"].append(b)
+        for i in circuits.values():
+            joules = i["generatedW"] + i["storedJ"]  # one tick is one second: W -> J
+            for b in i["_want"]:
+                need = -BUILDINGS[b.id].power
+                if joules >= need:
+                    joules -= need
+                    b.powered = True
+                    i["usedW"] += need
+            i["unpowered"] = i["consumers"] - sum(1 for b in i["_want"] if b.powered)
+            left = min(i["capacityJ"], max(0.0, joules))
+            for b in i["_bat"]:  # shared out by capacity
+                b.stored = left * BUILDINGS[b.id].battery / i["capacityJ"]
+            i["storedJ"] = left
+        self.produced_w = sum(i["generatedW"] for i in circuits.values())
+        self.consumed_w = sum(i["usedW"] for i in circuits.values())
+        self._report("energyJ", self.produced_w, self.consumed_w)
+        self.stored_j = sum(i["storedJ"] for i in circuits.values())
+        self.circuit_stats = [{k: v for k, v in i.items() if not k.startswith("_")}
+                              for _, i in sorted(circuits.items())]
+        heat: dict[tuple[int, int] | None, float] = {}
+        cav = self.cavities()
         for b in built:
             d, c = BUILDINGS[b.id], circuit(b)
             if d.utility:
                 b.operational = True
                 continue
             if d.power > 0:
-                ok = c is not None and inputs(d)
+                ok = c is not None and inputs(b)
             elif d.power < 0:
-                ok = c in powered and inputs(d)
+                ok = b.powered
             else:
-                ok = inputs(d) and (not d.battery or c is not None)
+                ok = inputs(b) and (not d.battery or c is not None)
+            if d.plot:
+                ok = self._grow(b)
             b.operational = ok
             if not ok:
                 continue
@@ -358,10 +557,50 @@ class Colony:
                 r[t] = r.get(t, 0.0) + q
                 if t in ("Oxygen", "Food"):
                     self._report("oxygenKg" if t == "Oxygen" else "kcal", made=q)
-            heat += d.heat
+            key = cav.get((b.x, b.y))
+            heat[key] = heat.get(key, 0.0) + d.heat
             if b.id == "ResearchCenter" and self.research_current and workers:
                 self.research_points += 0.1
-        return heat
+        # each room warms with the heat of its working buildings (over its cells) and cools toward 24 °C
+        sizes: dict[tuple[int, int], int] = {}
+        for key in cav.values():
+            sizes[key] = sizes.get(key, 0) + 1
+        for key, t in self.cavity_temp.items():
+            self.cavity_temp[key] = t + heat.get(key, 0.0) * 0.1 / sizes.get(key, 1) - (t - 24.0) * 0.001
+        return sum(heat.values())
+
+    def _grow(self, plot: Building) -> bool:
+        """A planted plot grows one second; ripe and marked for harvest, its crop is harvested (kcal
+        into the food stock) and it grows again. Working = something grows in it."""
+        if plot.seed is None:
+            return False
+        _, kcal, seconds = SEEDS[plot.seed]
+        plot.growth = min(seconds, plot.growth + 1)
+        if plot.growth >= seconds and plot.harvest:
+            self.resources["Food"] += kcal
+            self._report("kcal", made=kcal)
+            plot.growth = 0
+        return True
+
+    def _errand(self, kind: str, c: tuple[int, int]) -> None:
+        x, y = c
+        if kind == "mop" and self.cell(x, y) == "~":
+            self.cells[y][x] = "."   # the liquid is bottled and stored (a bottle of it: the colony's water)
+            self.resources["Water"] += PUDDLE_KG
+            self._cells_changed()
+        elif kind == "sweep":
+            self.debris.pop(c, None)  # carried to storage: still in the world inventory
+        elif kind == "plant":
+            seed, plot = self.plant_orders.get(c), self._plot(c)
+            if seed is None or plot is None:
+                self.plant_orders.pop(c, None)
+                return
+            if self.resources.get(seed, 0.0) < 1.0:
+                self.errands.append(("plant", c))  # no seed in stock: the fetch waits
+                return
+            self.resources[seed] -= 1.0
+            plot.seed, plot.growth, plot.harvest = seed, 0, True
+            del self.plant_orders[c]
 
     def _research(self, tech: str | None) -> None:
         """Switches the active research; a tech keeps the points it had (the game keeps a TechInstance
@@ -400,11 +639,22 @@ class Colony:
                 x, y = self.digs.popleft()
                 if self.cells[y][x] == "#":
                     self.cells[y][x] = "."
-                    r["SandStone"] += 50.0
+                    # the dug material drops on the floor: reachable (in the world inventory) until swept
+                    r["SandStone"] += DEBRIS_KG
+                    self.debris[(x, y)] = self.debris.get((x, y), 0.0) + DEBRIS_KG
+                    self._cells_changed()
+        # errands (mop, sweep, plant): each worker does one every DIG_TICKS ticks, after the digs
+        if self.errands and not self.digs and self.tick_count % DIG_TICKS == 0:
+            for _ in workers:
+                if not self.errands:
+                    break
+                self._errand(*self.errands.popleft())
         # construction, then power and production
         for b in self.buildings:
             if not b.built and workers:
                 b.progress += 1
+                if b.built and b.id in ("Tile", "Door"):  # a new wall: the cavities change
+                    self._cells_changed()
         built = [b for b in self.buildings if b.built]
         heat = self._power_and_production(built, workers)
         if self.research_current and self.research_points >= TECHS[self.research_current][1]:

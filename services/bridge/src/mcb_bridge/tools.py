@@ -459,15 +459,19 @@ SCHEMATIC_EXPORT = """\
 Save an inclusive box [min, max] of the world, air included, as a new Sponge v3 .schem in the \
 library (within the project area and the plan limit). origin (default min) is the anchor: \
 importing at target T puts origin's block at T. name becomes the asset_id; an existing name is \
-refused. Entities are never saved; a box with block entities is refused with their list.\
+refused. Block entities are saved with their contents (chest items, sign text, banner patterns, \
+heads); one holding data beyond that (loot table, enchanted item...) and entities are refused with \
+their list.\
 """
 
 SCHEMATIC_IMPORT_PREPARE = """\
 Prepare placing a library schematic as an ordinary plan (apply with build_apply). target: where \
 its anchor goes (stored offset honoured); rotation clockwise from above about target (block \
-states turn). Its air replaces what stands there (see replaced). Refused with reasons: \
-entities, block entities (unless allow_drop_block_entities: then listed in left_out), biomes, \
-unknown blocks, a newer Minecraft version, over the plan limit, outside the project area.\
+states turn). Its air replaces what stands there (see replaced). Block entities come with their \
+contents (chests, signs, banners, heads, beds). Refused with reasons: entities, block entities \
+holding what the tool cannot carry (unless allow_drop_block_entities: then left out and listed in \
+left_out), biomes, unknown blocks, a newer Minecraft version, over the plan limit, outside the \
+project area.\
 """
 
 
@@ -492,7 +496,8 @@ def schematic_specs() -> list[ToolSpec]:
                                     "description": "degrees clockwise seen from above (default 0)"},
                        "allow_drop_block_entities": {
                            "type": "boolean",
-                           "description": "import without block entities (chests, signs...): left out and listed"}},
+                           "description": "leave out the block entities that cannot be imported (spawners, "
+                                          "loot tables...): listed in left_out"}},
                       ["asset_id", "target"]), True, False),
     ]
 

@@ -3,7 +3,7 @@ for a 64³ and a 128³ region, against real processes (redis-server, the embedde
 the camera worker; llvmpipe on EGL when there is no GPU).
 
     uv run python bench/camera_capture.py            # writes bench/out/camera_capture.json
-    uv run python bench/camera_capture.py --pictures docs/img   # also saves two pictures
+    uv run python bench/camera_capture.py --pictures docs/img   # also saves three pictures
 
 cold  = the first capture of a region after the worker started: a full region_read, meshing,
         drawing, PNG, plus the revision checks; (the GL context is created at worker start)
@@ -185,6 +185,8 @@ def main() -> None:
             _, m2, p2 = shoot(camera_pb2.CaptureRequest(region=cases["64^3"][0], view="top",
                                                         pose=camera_pb2.Pose(width=1280, height=720)))
             (args.pictures / "camera-builtin-top.png").write_bytes(p2)
+            _, _, p3 = shoot(camera_pb2.CaptureRequest(region=box(-10, 64, -10, 2, 82, 2), view="diagonal"))
+            (args.pictures / "camera-builtin-auto-diagonal.png").write_bytes(p3)
         health = httpx.get(f"http://127.0.0.1:{hport}/health", timeout=5).json()
         out = {"resolution": "1280x720", "runs": args.runs, "results": results,
                "renderer": health.get("renderer"), "note": "2 shared CPU cores, Mesa llvmpipe (no GPU)"}

@@ -44,6 +44,15 @@ def main(argv: list[str] | None = None) -> int:
                          "service.token); an admin.token beside it is used for chat. Default: this stack's own tokens")
     up.add_argument("--embedded", action="store_true",
                     help="go back to the embedded world host (forgets a saved --world-host)")
+    world_opt = up.add_mutually_exclusive_group()
+    world_opt.add_argument("--world", metavar="PATH",
+                           help="open your own Minecraft 1.21.11 single-player save (its folder, e.g. "
+                                "~/.minecraft/saves/MyWorld) instead of the runtime's flat world: refused while the "
+                                "game has it open; backed up to .runtime/backups/ first; saved in config.json")
+    world_opt.add_argument("--own-world", action="store_true",
+                           help="go back to the runtime's own flat world (forgets a saved --world)")
+    up.add_argument("--area", metavar="minX,minY,minZ,maxX,maxY,maxZ",
+                    help="the build area of the default project (same as `mcb area set`)")
     chat_opt = up.add_mutually_exclusive_group()
     chat_opt.add_argument("--chat", dest="chat", action="store_true", default=None,
                           help="run the in-game chat loop (default: on when an external host offers chat)")
@@ -77,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     from .camera import add_parser as add_camera_parser
 
     add_camera_parser(sub)
+    ar = sub.add_parser("area", help="the build area: where the agent may build")
+    asub = ar.add_subparsers(dest="action", required=True)
+    aset = asub.add_parser("set", help="set a project's build area (config.json; a running stack picks it up)")
+    aset.add_argument("area", nargs="+", metavar="minX,minY,minZ,maxX,maxY,maxZ",
+                      help="six integers, with commas or spaces (negative numbers: `mcb area set -- -20,-64,...`)")
+    aset.add_argument("--project", help="project id (default: the first project)")
     wr = sub.add_parser("world", help="the embedded world: start over on a new one")
     wsub = wr.add_subparsers(dest="action", required=True)
     wreset = wsub.add_parser("reset", help="move world/ (and journal/) to backups/<time>/, new world uuid, next epoch")
@@ -84,6 +99,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the journal's history; the old world's operations, parts and cursors are refused "
                              "(world_changed)")
     args = ap.parse_args(argv)
+    if args.cmd == "area":
+        from mcb_common.errors import McbError
+        from mcb_rpc.settings import Settings
+
+        from .runner import set_area
+
+        try:
+            print(set_area(Settings.from_env(), ",".join(args.area), args.project), flush=True)
+        except McbError as exc:
+            print(f"mcb area set: {exc.message}", file=sys.stderr, flush=True)
+            return 2
+        return 0
     if args.cmd == "world":
         from .worldreset import run as world_run
 
@@ -102,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.embedded and args.world_host:
             ap.error("--embedded and --world-host exclude each other")
         return run_up(quiet=args.quiet, world_host=args.world_host, world_host_token_file=args.world_host_token_file,
-                      embedded=args.embedded, chat=args.chat)
+                      embedded=args.embedded, chat=args.chat, world=args.world, own_world=args.own_world,
+                      area=args.area)
     if args.cmd == "status":
         from .runner import run_status
 

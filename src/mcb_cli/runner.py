@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from mcb_common.errors import McbError
+from mcb_common.errors import ErrorCode, McbError
 from mcb_common.files import atomic_write
 from mcb_common.procs import with_parent_death_signal
 from mcb_rpc.settings import Settings
@@ -153,14 +153,19 @@ def services(s: Settings, target: WorldHostTarget | None = None, chat: bool = Fa
     h = "http://127.0.0.1"
     cfg = s.load_config().get("world", {})
     pregen = cfg.get("pregenerate", [-64, -64, 63, 63])
+    world_env = {
+        "MCB_WORLD_DIR": str(s.runtime_dir / "world"),
+        "MCB_WORLD_CREATE": cfg.get("create", "flat"),
+        "MCB_WORLD_PREGEN": ",".join(str(v) for v in pregen),
+        "MCB_WORLD_EXISTING": "",
+        # The embedded world is a local sandbox: tests and scripts act as players here.
+        "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+    }
+    if cfg.get("path"):  # a person's own save (`mcb up --world PATH`): never created or extended
+        world_env.update({"MCB_WORLD_DIR": str(cfg["path"]), "MCB_WORLD_CREATE": "", "MCB_WORLD_PREGEN": "none",
+                          "MCB_WORLD_EXISTING": "1"})
     out = [
-        Service("world-host", "mcb_world_host", [], f"{h}:{s.port('world_host')}/health", {
-            "MCB_WORLD_DIR": str(s.runtime_dir / "world"),
-            "MCB_WORLD_CREATE": cfg.get("create", "flat"),
-            "MCB_WORLD_PREGEN": ",".join(str(v) for v in pregen),
-            # The embedded world is a local sandbox: tests and scripts act as players here.
-            "MCB_ALLOW_LOCAL_AUTOMATION": "1",
-        }),
+        Service("world-host", "mcb_world_host", [], f"{h}:{s.port('world_host')}/health", world_env),
         Service("planner", "mcb_planner", [], f"{h}:{s.port('planner_health')}/health", {}),
         Service("journal", "mcb_journal", [], f"{h}:{s.port('journal_health')}/health", {}),
         Service("camera-worker", "mcb_camera", [], f"{h}:{s.port('camera_health')}/health", {}),
@@ -469,8 +474,76 @@ def record_addresses(s: Settings, target: WorldHostTarget) -> dict:
     return cfg
 
 
+def parse_area(text: str) -> dict:
+    """``minX,minY,minZ,maxX,maxY,maxZ`` → a project area (any corner order; y within the world)."""
+    from mcb_common.geometry import Box
+
+    parts = [p.strip() for p in str(text).replace(" ", ",").split(",") if p.strip()]
+    try:
+        v = [int(p) for p in parts]
+    except ValueError:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ "
+                       f"(got {text!r})") from None
+    if len(v) != 6:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ "
+                       f"(got {len(v)})")
+    box = Box.parse({"x": v[0], "y": v[1], "z": v[2]}, {"x": v[3], "y": v[4], "z": v[5]}, "area")
+    if box.min.y < -64 or box.max.y > 319:
+        raise McbError(ErrorCode.OUT_OF_BOUNDS, f"the area's y must lie within -64..319 (got {box.min.y}..{box.max.y})")
+    return box.as_dict()
+
+
+def set_area(s: Settings, text: str, project_id: str | None = None) -> str:
+    """Set a project's build area in config.json (the journal re-reads it; no restart needed)."""
+    area = parse_area(text)
+    cfg = write_default_config(s)
+    projects = cfg.get("projects") or []
+    target = next((p for p in projects if isinstance(p, dict) and (project_id is None or p.get("project_id") == project_id)),
+                  None)
+    if target is None:
+        raise McbError(ErrorCode.NOT_FOUND, f"no project {project_id!r} in {s.config_file}",
+                       details={"projects": [p.get("project_id") for p in projects if isinstance(p, dict)]})
+    target["area"] = area
+    _save_config(s, cfg)
+    a, b = area["min"], area["max"]
+    return (f"project {target.get('project_id')}: build area x {a['x']}..{b['x']}, y {a['y']}..{b['y']}, "
+            f"z {a['z']}..{b['z']}")
+
+
+def use_world(s: Settings, world: str | None, own_world: bool) -> None:
+    """Remember ``--world PATH`` (a person's save) or ``--own-world`` (back to runtime/world) in config.json."""
+    if world is None and not own_world:
+        return
+    cfg = write_default_config(s)
+    section = dict(cfg.get("world") or {})
+    if own_world:
+        section.pop("path", None)
+        section.setdefault("create", "flat")
+        section.setdefault("pregenerate", [-64, -64, 63, 63])
+    else:
+        section["path"] = str(Path(str(world)).expanduser().resolve())
+    cfg["world"] = section
+    _save_config(s, cfg)
+
+
+def prepare_existing_world(s: Settings) -> str | None:
+    """For a configured save (``world.path``): refuse while the game holds its session.lock or
+    for another data version, else back it up. Returns what to tell the owner (None: no save)."""
+    from mcb_world_host.existing import backup, check_save, refuse_if_locked
+
+    path = (s.load_config().get("world") or {}).get("path")
+    if not path:
+        return None
+    info = check_save(Path(path))
+    refuse_if_locked(Path(path))
+    dest = backup(Path(path), s.runtime_dir / "backups")
+    return (f"Opening your save {path} ({info['name'] or 'unnamed'}, Minecraft {info['minecraftVersion']}); "
+            f"backed up first to {dest}")
+
+
 def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_file: str | None = None,
-           embedded: bool = False, chat: bool | None = None) -> int:
+           embedded: bool = False, chat: bool | None = None, world: str | None = None, own_world: bool = False,
+           area: str | None = None) -> int:
     stop_requested = threading.Event()
 
     def _sig(signum, frame):  # noqa: ANN001
@@ -490,9 +563,27 @@ def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_
         write_default_config(s)
         try:
             target = resolve_world_host(s, world_host, world_host_token_file, embedded)
+            if world is not None and target.external:
+                raise McbError(ErrorCode.INVALID_REQUEST, "--world opens a save with the embedded world host; "
+                               f"this stack uses the external host {target.url} (add --embedded)")
+            if world is not None:  # a wrong path or version is never remembered
+                from mcb_world_host.existing import check_save
+
+                check_save(Path(world).expanduser())
+            use_world(s, world, own_world)
+            if area is not None:
+                print(set_area(s, area), flush=True)
+            opened = None if target.external else prepare_existing_world(s)
         except McbError as exc:
             print(f"mcb up: {exc.message}", file=sys.stderr, flush=True)
             return 2
+        if opened:
+            print(opened, flush=True)
+            if area is None:
+                a = (s.load_config().get("projects") or [{}])[0].get("area") or DEFAULT_AREA
+                print(f"Build area x {a['min']['x']}..{a['max']['x']}, y {a['min']['y']}..{a['max']['y']}, "
+                      f"z {a['min']['z']}..{a['max']['z']} — choose where the agent may build with --area or "
+                      "`mcb area set minX,minY,minZ,maxX,maxY,maxZ`", flush=True)
         record_addresses(s, target)
         stack = Stack(s, target, chat, stop_requested)
     except KeyboardInterrupt:  # a signal before the handlers above were installed

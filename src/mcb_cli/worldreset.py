@@ -36,6 +36,10 @@ def reset(s: Settings, keep_journal: bool, now: float | None = None) -> tuple[in
         return 2, (f"the world is served by {cfg['world_host']['url']} (config.json world_host): reset that server's "
                    "world there; the journal notices the new world uuid by itself and refuses the old world's "
                    "operations, parts and cursors (world_changed)")
+    saved = (cfg.get("world") or {}).get("path") if isinstance(cfg.get("world"), dict) else None
+    if saved:
+        return 2, (f"the world is your save {saved} (`mcb up --world`), never reset by this tool; `mcb up --own-world` "
+                   "goes back to the runtime's flat world, which `mcb world reset` then replaces")
     for name, port in (("world host", s.port("world_host")), ("journal", s.port("journal_health"))):
         if _listening(port):
             return 2, f"the {name} port {port} is in use: stop `mcb up` (Ctrl-C) before resetting the world"

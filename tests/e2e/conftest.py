@@ -54,11 +54,12 @@ class Stack(OnWorldHost):
         return interrupt(self.popen)
 
 
-def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool = False) -> Stack:
+def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool = False,
+                extra_args: tuple[str, ...] = ()) -> Stack:
     """`mcb up` in ``runtime``: with its embedded host, or pointed at ``world`` (an external host,
     already running) with ``--world-host URL --world-host-token-file F``. ``saved_ports``: no
     ``MCB_*_PORT`` in the environment at all (a new shell): the stack takes the ports an earlier
-    `mcb up` saved in the runtime's config.json."""
+    `mcb up` saved in the runtime's config.json. ``extra_args``: more `mcb up` arguments (``--world``)."""
     env = dict(os.environ)
     env["MCB_RUNTIME_DIR"] = str(runtime)
     if saved_ports:
@@ -74,7 +75,7 @@ def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool
               "MCB_AUTOMATION_TOKEN", "MCB_WORLD_HOST_URL", "MCB_WORLD_HOST_TOKEN_FILE", "MCB_PLANNER_ADDR",
               "MCB_JOURNAL_ADDR", "MCB_CAMERA_ADDR", "MCB_REDIS_URL", "MCB_PROJECT_ID", "MCB_PLAYER_ID"):
         env.pop(k, None)
-    argv = [sys.executable, "-m", "mcb_cli.main", "up"]
+    argv = [sys.executable, "-m", "mcb_cli.main", "up", *extra_args]
     if world is not None and world.external:
         # the README's command for a Paper server; saved in config.json for later `mcb` commands.
         # --no-chat: the chat tests run the loop themselves (`mcb chat`), one loop per host.

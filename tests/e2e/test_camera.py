@@ -119,6 +119,17 @@ def test_capture_errors_are_structured(stack):
             assert r.is_error and payload(r)["error"]["code"] == "invalid_request"
             r = await client.call_tool("camera_capture", {"pose": POSE, "after_operation_id": "op-nope"})
             assert r.is_error and payload(r)["error"]["code"] == "not_found"
+            # an eye (feet + 1.62) inside the grass layer (y 63 on both hosts): refused, naming
+            # the block, with a free pose the agent can use as it is (issue 31 item 8)
+            buried = {"x": -10.5, "y": 62.0, "z": -10.5, "yaw": 0, "pitch": 0}
+            r = await client.call_tool("camera_capture", {"pose": buried, **SIZE})
+            err = payload(r)["error"]
+            assert r.is_error and err["code"] == "invalid_request", err
+            assert err["details"]["reason"] == "pose_inside_block", err
+            assert err["details"]["block"].startswith("minecraft:grass_block")
+            assert err["details"]["position"] == {"x": -11, "y": 63, "z": -11}
+            meta, _, _ = await capture(client, {"pose": err["details"]["suggestedPose"], "region": REGION, **SIZE})
+            assert meta["pose"]["y"] + 1.62 >= 64
 
     anyio.run(scenario)
 

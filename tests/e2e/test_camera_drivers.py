@@ -20,10 +20,12 @@ from pathlib import Path
 
 import grpc
 import httpx
+import numpy as np
 import pytest
 from harness import Proc, free_port, start_process, start_redis, wait_until
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
 from mcb.common.v1 import common_pb2
+from mcb_camera import gl, png
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
@@ -249,6 +251,103 @@ def test_saved_camera_auto_viewpoints_and_diff(env: Env) -> None:
         d = camera_pb2_grpc.CameraStub(ch).DiffCaptures(camera_pb2.DiffCapturesRequest(
             capture_a=a.capture_id, capture_b=b.capture_id), metadata=call_metadata(tok, "p1", "pl"), timeout=20)
     assert 0.001 < d.changed_fraction < 0.5 and len(d.bbox) == 4 and d.image.startswith(b"\x89PNG")
+
+
+def _image(r: camera_pb2.CaptureResponse) -> np.ndarray:
+    return png.decode(r.image).astype(np.int16)
+
+
+def test_side_view_is_perpendicular_to_the_entrance(env: Env) -> None:
+    """Issue 31 item 8: ``side`` looked the same way as ``entrance`` (both from the south).
+    An asymmetric build, no door (entrance: south): a 12-long, 3-high wall along x in the row
+    z = -24 and an 8-high pillar in front of its west end (z = -23). ``side`` now looks from the
+    west (a quarter turn clockwise from the entrance, viewpoints.SIDE_OF): the pillar is on
+    the right (south), the wall end on the left, 2 blocks wide; ``entrance`` looks from the
+    south: the pillar at the left (west) end of a 12-block wall."""
+    _, addr = env.worker("cam-side")
+    tok = env.tokens["agent"]
+    region = box(16, 64, -24, 27, 73, -23)
+    size = (12, 10, 2)
+    w, h = 320, 180
+
+    def shoot(view: str) -> camera_pb2.CaptureResponse:
+        return poll_until_done(addr, tok, capture(addr, tok, region=region, view=view, width=w, height=h).capture_id)
+
+    before = {v: shoot(v) for v in ("side", "entrance")}
+    env.set_blocks([{"x": x, "y": y, "z": -24, "state": "minecraft:stone_bricks"}
+                    for x in range(16, 28) for y in range(64, 67)]
+                   + [{"x": 16, "y": y, "z": -23, "state": "minecraft:red_concrete"} for y in range(64, 72)])
+    after = {v: shoot(v) for v in ("side", "entrance")}
+
+    side_meta = json.loads(after["side"].metadata_json)
+    assert side_meta["view"] == "side"
+    assert side_meta["pose"]["x"] < 16 and abs(side_meta["pose"]["yaw"] - 270) < 1e-6, side_meta["pose"]
+    ent_meta = json.loads(after["entrance"].metadata_json)
+    assert ent_meta["pose"]["z"] > -23 and abs(ent_meta["pose"]["yaw"] % 360 - 180) < 1e-6, ent_meta["pose"]
+
+    changed = {v: np.abs(_image(after[v]) - _image(before[v])).max(axis=2) > 12 for v in after}
+    # side: orthographic, looking east from the west; 180 px for 12 blocks (10 high + margin)
+    sv = gl.ortho_view("side", size, w, h, side_meta["pose"]["yaw"])
+
+    def at(view: gl.View, mask: np.ndarray, point: tuple[float, float, float], origin=(16, 64, -24)) -> bool:
+        c, r = gl.project(view, np.array([point]) - np.array(origin, float))[0]
+        return bool(mask[int(r), int(c)])
+
+    m = changed["side"]
+    assert at(sv, m, (16.5, 71.5, -22.5))          # the pillar's top, on the right (south)
+    assert not at(sv, m, (16.5, 71.5, -23.5))      # above the wall's end, left (north): sky
+    assert at(sv, m, (16.5, 65.5, -23.5))          # the wall's end face
+    cols = np.flatnonzero(m.any(axis=0))
+    per_block = h / (2 * (size[1] / 2 + 1))
+    assert abs((cols.max() - cols.min() + 1) - 2 * per_block) <= 4, (cols.min(), cols.max(), per_block)
+    # entrance: perspective from the south; the pillar stands at the west (left) end
+    pose = ent_meta["pose"]
+    ev = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"], pose["fov"], w, h,
+                             (0, 0, 0), 256)
+    m = changed["entrance"]
+    assert at(ev, m, (16.5, 71.5, -22.5), (0, 0, 0))  # the pillar's top
+    assert not at(ev, m, (27.5, 71.5, -23.0), (0, 0, 0))  # the wall's east end is low: sky there
+    assert at(ev, m, (27.5, 65.0, -23.5), (0, 0, 0))
+    c_pillar = gl.project(ev, np.array([[16.5, 68.0, -22.5]]))[0][0]
+    c_east = gl.project(ev, np.array([[27.5, 65.0, -23.5]]))[0][0]
+    assert c_pillar < c_east  # west is on the left when looking north
+    assert not np.array_equal(_image(after["side"]), _image(after["entrance"]))
+
+
+def test_pose_inside_a_solid_block_is_refused_with_a_suggestion(env: Env) -> None:
+    """Issue 31 item 8: a pose inside a solid block returned a plain brown picture. The eye
+    (feet + 1.62) inside an opaque block is refused before anything is queued, naming the block,
+    with the nearest free pose along the view ray; that pose works."""
+    _, addr = env.worker("cam-inside")
+    tok, admin = env.tokens["agent"], env.tokens["admin"]
+    env.set_blocks([{"x": x, "y": y, "z": z, "state": "minecraft:dirt"}
+                    for x in range(-26, -23) for y in range(64, 67) for z in range(22, 25)])
+    inside = camera_pb2.Pose(x=-24.5, y=63.5, z=23.5, yaw=180, pitch=0, width=64, height=64)  # eye (-25, 65, 23)
+    err = error_of(lambda: capture(addr, tok, pose=inside))
+    assert err.code is ErrorCode.INVALID_REQUEST, err
+    d = err.details
+    assert d["reason"] == "pose_inside_block" and d["block"] == "minecraft:dirt"
+    assert d["position"] == {"x": -25, "y": 65, "z": 23}
+    assert "minecraft:dirt at (-25, 65, 23)" in err.message and "try pose" in err.message
+    s = d["suggestedPose"]
+    assert s["yaw"] == 180 and s["pitch"] == 0 and s["x"] == -24.5 and 24.9 < s["z"] < 25.6, s
+    assert not list((env.runtime / "cam-inside").glob("camera/captures/*"))  # nothing was queued
+    ok = poll_until_done(addr, tok, capture(addr, tok, pose=camera_pb2.Pose(**s, width=64, height=64)).capture_id)
+    assert ok.image.startswith(b"\x89PNG")
+    # a saved camera inside the block: the same refusal, naming the camera
+    with grpc.insecure_channel(addr) as ch:
+        camera_pb2_grpc.CameraStub(ch).SaveCamera(camera_pb2.SaveCameraRequest(camera=camera_pb2.CameraInfo(
+            camera_id="buried", pose=inside)), metadata=call_metadata(admin, "p1", "pl"), timeout=10)
+    err = error_of(lambda: capture(addr, tok, camera_id="buried"))
+    assert err.code is ErrorCode.INVALID_REQUEST and err.details["camera_id"] == "buried", err
+    assert "camera_save" in err.message
+    # orthographic views have no eye: a pose with view side is drawn along its yaw
+    ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, view="side",
+                                            region=box(-26, 64, 22, -24, 66, 24)).capture_id)
+    assert json.loads(ok.metadata_json)["view"] == "side"
+    # the built-in renderer drawing only a region the eye is outside of: nothing hides the view
+    ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, region=box(-26, 60, 10, -20, 70, 20)).capture_id)
+    assert ok.image.startswith(b"\x89PNG")
 
 
 def test_world_host_lost_is_camera_unavailable(env: Env) -> None:

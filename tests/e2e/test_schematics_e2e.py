@@ -1,8 +1,8 @@
 """Schematics end to end on the running stack (`mcb up`, on each world host), through MCP only (plus the world
 host's protocol to read the result back): build → schematic_export → asset_list →
 schematic_import_prepare rotated elsewhere → build_apply → the rotated states are in the world.
-Also: a bad file never breaks asset_list; block entities are refused, or left out and listed
-with the opt-in; an export over entities (from the world's entity region file) is refused
+Also: a bad file never breaks asset_list; block entities the model cannot carry (a jigsaw) are
+refused, or left out and listed with the opt-in; an export over entities (from the world's entity region file) is refused
 with their list (embedded: the only host that stores entities); a host that reports no entities
 gets an export that says so.
 """
@@ -130,6 +130,7 @@ def test_bad_files_and_block_entities(stack):
     (assets / "huge.schem").write_bytes(b"\x1f\x8b" + bytes(1024 * 1024))  # one byte over 1 MiB
     shutil.copyfile(FIXTURES / "schem" / "nucleation_new_chest_test_v2.schem", assets / "chests.schem")
     shutil.copyfile(FIXTURES / "structure" / "fabric_test_structure.nbt", assets / "statue.nbt")
+    shutil.copyfile(FIXTURES / "structure" / "fabric_cactus_farm.nbt", assets / "farm.nbt")
 
     async def scenario():
         async with http_client(stack.mcp_url, stack.token("agent")) as client:
@@ -147,10 +148,12 @@ def test_bad_files_and_block_entities(stack):
                 await call(client, "schematic_import_prepare",
                            {"asset_id": "../secrets/agent", "target": {"x": 40, "y": 70, "z": 40}})
             assert ei.value.error["code"] == "invalid_request"
+            # a jigsaw block is refused (with its position and reason) unless the opt-in leaves it out
             with pytest.raises(ToolError) as ei:
                 await call(client, "schematic_import_prepare",
-                           {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40}})
-            assert ei.value.error["code"] == "unsupported_block" and "block entities" in ei.value.error["message"]
+                           {"asset_id": "farm.nbt", "target": {"x": 40, "y": 70, "z": 40}})
+            assert ei.value.error["code"] == "unsupported_block" and "jigsaw" in ei.value.error["message"]
+            assert ei.value.error["details"]["block_entities"][0]["pos"] == [0, 0, 4]
             with pytest.raises(ToolError) as ei:
                 await call(client, "schematic_import_prepare",
                            {"asset_id": "statue.nbt", "target": {"x": 40, "y": 70, "z": 40}})
@@ -159,11 +162,14 @@ def test_bad_files_and_block_entities(stack):
                 await call(client, "schematic_import_prepare",
                            {"asset_id": "broken", "target": {"x": 40, "y": 70, "z": 40}})
             assert ei.value.error["code"] == "invalid_request"
-            plan = await call(client, "schematic_import_prepare",
-                              {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40},
+            plan = await call(client, "schematic_import_prepare",  # on the ground: its sand needs support
+                              {"asset_id": "farm.nbt", "target": {"x": 40, "y": 64, "z": 40},
                                "allow_drop_block_entities": True})
-            assert len(plan["left_out"]) == 6 and {b["id"] for b in plan["left_out"]} >= {"minecraft:chest"}
-            assert plan["total_positions"] == 7 * 5 * 12 - 6
+            assert plan["left_out"] == [{"pos": {"x": 40, "y": 64, "z": 44}, "id": "minecraft:jigsaw"}]
+            # chests and shulker boxes with items import with their contents (test_schematic_furniture_e2e.py)
+            plan = await call(client, "schematic_import_prepare",
+                              {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40}})
+            assert not plan.get("left_out") and plan["total_positions"] == 7 * 5 * 12
 
     anyio.run(scenario)
 

@@ -31,7 +31,7 @@ AGENT = {"agent", "admin"}
 EXPECTED: dict[tuple[str, str], set[str]] = {}
 for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "OperationCancel",
           "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "AssetList", "SchematicExport",
-          "SchematicImportPrepare"):
+          "SchematicImportPrepare", "ProjectIndex"):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
 for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact", "OperationList",
@@ -66,6 +66,7 @@ REQUESTS = {
     ("journal", "AssetList"): jpb.AssetListRequest(),
     ("journal", "SchematicExport"): jpb.SchematicExportRequest(),
     ("journal", "SchematicImportPrepare"): jpb.SchematicImportPrepareRequest(),
+    ("journal", "ProjectIndex"): jpb.ProjectIndexRequest(),
     ("journal-admin", "RecoveryReview"): jpb.OperationRef(operation_id="op_none"),
     ("journal-admin", "RecoveryAbandon"): jpb.RecoveryAbandonRequest(operation_id="op_none", expected_digest="d"),
     ("journal-admin", "PartProtect"): jpb.PartProtectRequest(part_id="part_none", protected=True),

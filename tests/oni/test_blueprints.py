@@ -20,7 +20,7 @@ CASES.update({
     "toilets@60,10 (outside the map)": ("toilets", 60, 10),
     "farm@0,5 (neutronium border in the dig area)": ("farm", 0, 5),
     "toilets@36,24 (half in the open cavity)": ("toilets", 36, 24),
-    "cooling@24,24 (open cavity, research missing)": ("cooling", 24, 24),
+    "cooling@34,24 (open cavity east of the pod, research missing)": ("cooling", 34, 24),
 })
 
 
@@ -58,7 +58,7 @@ def test_planner_checks_the_map_and_research(manual_sim) -> None:
     assert "occupied" in kinds["bedroom@28,24 (occupied by the printing pod)"]  # and a liquid cell as floor
     assert kinds["toilets@60,10 (outside the map)"] == ["outside_map"]
     assert "undiggable" in kinds["farm@0,5 (neutronium border in the dig area)"]
-    assert kinds["cooling@24,24 (open cavity, research missing)"] == ["needs_research"]
+    assert kinds["cooling@34,24 (open cavity east of the pod, research missing)"] == ["needs_research"]
     assert kinds["bedroom@6,30"] == [] and got["bedroom@6,30"]["ok"]
 
 
@@ -79,7 +79,8 @@ GAME = {"MicrobeMusher": ((2, 3), None), "RanchStation": ((2, 3), "Ranching"), "
         "RationBox": ((2, 2), "FarmingTech"), "WaterPurifier": ((4, 3), "Distillation"),
         "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"), "LuxuryBed": ((4, 2), "Luxury"),
         "AirConditioner": ((2, 2), "HVAC"), "SpaceHeater": ((2, 2), "TemperatureModulation"),
-        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion")}
+        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion"),
+        "GasVent": ((1, 1), "GasPiping")}
 
 
 @pytest.mark.parametrize("building_id", sorted(GAME))

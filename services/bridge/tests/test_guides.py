@@ -14,6 +14,7 @@ import httpx
 import pytest
 from bridge_testkit import ROOT, TOKEN, FakeEnv, arun
 from harness import free_port, start_process
+from mcb_bridge.catalog import TEMPLATES, template_for
 from mcb_bridge.tools import build_specs, validate_arguments
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -48,7 +49,7 @@ async def read_everything(client: Client) -> dict[str, Any]:
         assert len(got.contents) == 1 and got.contents[0].text, r.uri
         out["resources"][str(r.uri)] = got.contents[0].text
     prompts = (await client.list_prompts()).prompts
-    assert {p.name for p in prompts} == {"survey_area", "build_house", "furnish_room", "undo_safely"}
+    assert {p.name for p in prompts} == {"survey_area", "build_house", "furnish_room", "undo_safely", "rework_part"}
     for p in prompts:
         args = {a.name: "1,64,1" if a.name in ("min", "max") else "op-123" for a in p.arguments or [] if a.required}
         got = await client.get_prompt(p.name, args)
@@ -70,8 +71,8 @@ def check_contents(read: dict[str, Any]) -> None:
     # every prompt names only tools that exist and resources that are listed
     tools = set(build_specs())
     for text in read["prompts"].values():
-        for uri in re.findall(r"mcb://[\w/-]+", text):
-            assert uri in res, uri
+        for uri in re.findall(r"mcb://[\w/{}:.-]*[\w}]", text):  # a listed resource, or a template's URI
+            assert uri in res or template_for(uri) or uri in {t.uri_template for t in TEMPLATES}, uri
         for name in re.findall(r"\b([a-z]+_[a-z_]+)\b(?= ?[\{(]| with| detail| the| it| as| until| first)", text):
             if name.endswith(("_id", "_key", "_blocks")) or name in ("after_operation",):
                 continue

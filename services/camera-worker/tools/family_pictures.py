@@ -1,5 +1,6 @@
 """Draw each block family of the built-in renderer (mcb_camera.scenes.FAMILIES) to
-docs/img/camera-family-<name>.png, and all of them to docs/img/camera-families.png.
+docs/img/camera-family-<name>.png, all of them to docs/img/camera-families.png, and the oak
+house of the patterns (scenes.house) to docs/img/camera-patterns-after.png.
 
     uv run --frozen python services/camera-worker/tools/family_pictures.py [OUT_DIR]
 
@@ -25,6 +26,9 @@ def main(out: Path) -> None:
     pal, arr = scenes.families()
     v = gl.perspective_view(*scenes.FAMILIES_POSE, 960, 540, (0, 0, 0), 96)
     (out / "camera-families.png").write_bytes(png.encode(r.render(mesh.build(pal, arr), v)))
+    pal, arr = scenes.house()
+    v = gl.perspective_view(*scenes.HOUSE_POSE, 640, 360, (0, 0, 0), 64)
+    (out / "camera-patterns-after.png").write_bytes(png.encode(r.render(mesh.build(pal, arr), v)))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from mcb_common.errors import McbError
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
-from mcb_journal.overview import operation_list, project_list
+from mcb_journal.overview import operation_list, project_index, project_list
 from mcb_journal.plans import Plan
 from mcb_journal.projects import Caller
 
@@ -90,3 +90,24 @@ def test_earlier_worlds_operations_are_listed_only_when_asked_for_and_marked(tmp
     one = operation_list(core, jpb.OperationListRequest(operation_id="op_old"))
     assert [(e.report.operation_id, e.old_world) for e in one.operations] == [("op_old", True)]
     assert project_list(core).old_world_parts == 0
+
+
+def test_project_index_is_one_projects_parts_and_operations(tmp_path) -> None:
+    """Journal.ProjectIndex (the agent's, for the bridge's completions): only its own project."""
+    core = _core(tmp_path)
+    _op(core, "a", "op_1", "applied", 1_000)
+    _op(core, "a", "op_2", "conflict", 2_000)
+    _op(core, "b", "op_3", "queued", 3_000)
+    with core.db.tx() as c:
+        for pid, project, name in (("pt_1", "a", "tower"), ("pt_2", "b", "wall"), ("pt_3", "a", "roof")):
+            c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count, mask_sha256,"
+                      " observed_at_define, created_ms) VALUES (?,?,?,'op_1',0,?,8,'x',0,0)",
+                      (pid, project, name, '{"min":{"x":0,"y":0,"z":0},"max":{"x":1,"y":1,"z":1}}'))
+    a = project_index(core, "a", jpb.ProjectIndexRequest())
+    assert [p.name for p in a.parts] == ["roof", "tower"] and [o.operation_id for o in a.operations] == ["op_2", "op_1"]
+    assert a.operations[0].state == "conflict"
+    assert [o.operation_id for o in project_index(core, "a", jpb.ProjectIndexRequest(limit=1)).operations] == ["op_2"]
+    b = project_index(core, "b", jpb.ProjectIndexRequest())
+    assert [p.name for p in b.parts] == ["wall"] and [o.operation_id for o in b.operations] == ["op_3"]
+    with pytest.raises(McbError, match="at most 1000"):
+        project_index(core, "a", jpb.ProjectIndexRequest(limit=1001))

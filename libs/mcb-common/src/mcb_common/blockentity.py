@@ -15,10 +15,12 @@ conflicts and undo compare full states as strings. A state text never contains `
 The data model (one key per kind; the same shape is the recipe's ``block_entity`` field, which
 also accepts shorthand — ``normalise`` turns either into the canonical dict):
 
-- ``items``: ``[{slot, id, count}]`` — containers (chest, barrel, furnace, hopper, …) and
-  campfires; ``slot`` 0..size−1 (unique; default: the next free slot), ``id`` an item of the
-  registry's item list (``data/items-<version>.json``), ``count`` 1..the item's stack size
-  (default 1). Sorted by slot.
+- ``items``: ``[{slot, id, count, components?}]`` — containers (chest, barrel, furnace, hopper,
+  …) and campfires; ``slot`` 0..size−1 (unique; default: the next free slot), ``id`` an item of
+  the registry's item list (``data/items-<version>.json``), ``count`` 1..the item's stack size
+  (default 1). Sorted by slot. ``components`` (left out when empty): the item components the
+  model carries, plain text only — ``minecraft:custom_name`` (a string) and ``minecraft:lore``
+  (a list of strings); ``custom_name``/``lore`` without the namespace are accepted.
 - ``text``: signs and hanging signs — ``{front, back, waxed}``; a side is a list of up to 4
   lines or ``{lines, color, glowing}``; a line ≤ 90 characters, no control characters.
   Canonical sides always hold 4 lines; ``color`` (a dye colour) is left out when ``black``,
@@ -60,6 +62,10 @@ MAX_LINE = 90
 LINES = 4
 _PROFILE = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 _ITEM = re.compile(r"^(?:minecraft:)?([a-z0-9_./\-]+)$")
+# item components the model carries (plain text; 1.21.5+ stores a plain text component as a string tag)
+ITEM_COMPONENTS = ("minecraft:custom_name", "minecraft:lore")
+MAX_NAME = 256  # characters of a custom name / a lore line (an anvil allows 50; commands more)
+MAX_LORE = 256  # lines (the game's ItemLore.MAX_LINES)
 
 # block entity id -> (data key or None, container size)
 CONTAINERS = {
@@ -182,7 +188,7 @@ def _items_of(v: Any, path: str, size: int, version: str) -> list[dict[str, Any]
     pending: list[tuple[str, dict[str, Any]]] = []
     for i, it in enumerate(v):
         p = f"{path}[{i}]"
-        o = _obj(it, p, ("slot", "id", "count"))
+        o = _obj(it, p, ("slot", "id", "count", "components"))
         if "id" not in o:
             raise _bad(p, "needs an item id, e.g. {\"id\": \"minecraft:bread\", \"count\": 3}")
         if not isinstance(o["id"], str) or not _ITEM.match(o["id"].strip().lower()):
@@ -195,7 +201,11 @@ def _items_of(v: Any, path: str, size: int, version: str) -> list[dict[str, Any]
             raise _bad(f"{p}.id", f"{o['id']!r} is not an item of this version"
                        + (f" — did you mean {near[0]!r}?" if near else ""), reason="unknown_item")
         count = _int(o.get("count", 1), f"{p}.count", 1, stack)
-        entry = {"count": count, "id": iid}
+        entry: dict[str, Any] = {"count": count, "id": iid}
+        if "components" in o:
+            comps = _components(o["components"], f"{p}.components")
+            if comps:
+                entry["components"] = comps
         if "slot" in o:
             slot = _int(o["slot"], f"{p}.slot", 0, size - 1)
             if slot in out:
@@ -210,6 +220,40 @@ def _items_of(v: Any, path: str, size: int, version: str) -> list[dict[str, Any]
             raise _bad(p, f"no free slot left (this block has {size})", reason="out_of_range")
         out[free_slot] = entry
     return [{**out[s], "slot": s} for s in sorted(out)]
+
+
+def _plain(v: Any, path: str) -> str:
+    if not isinstance(v, str):
+        raise _bad(path, f"must be a string (plain text), got {_kind_name(v)}")
+    if len(v) > MAX_NAME:
+        raise _bad(path, f"is {len(v)} characters; at most {MAX_NAME}", reason="out_of_range")
+    if any(ord(c) < 32 or c == "\x7f" or c == "§" for c in v):
+        raise _bad(path, "must not contain control characters or §")
+    return v
+
+
+def _components(v: Any, path: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _bad(path, f"must be an object, got {_kind_name(v)}")
+    out: dict[str, Any] = {}
+    for k, val in v.items():
+        name = k if ":" in k else f"minecraft:{k}"
+        if name not in ITEM_COMPONENTS:
+            raise _bad(f"{path}.{k}", f"item component {k!r} is not carried by this tool; allowed: "
+                       + ", ".join(ITEM_COMPONENTS), reason="unknown_key")
+        if name in out:
+            raise _bad(f"{path}.{k}", f"{name} is given twice", reason="duplicate_key")
+        if name == "minecraft:custom_name":
+            out[name] = _plain(val, f"{path}.{k}")
+        else:
+            if not isinstance(val, list):
+                raise _bad(f"{path}.{k}", f"must be an array of strings, got {_kind_name(val)}")
+            if len(val) > MAX_LORE:
+                raise _bad(f"{path}.{k}", f"holds {len(val)} lines; at most {MAX_LORE}", reason="out_of_range")
+            lines = [_plain(line, f"{path}.{k}[{i}]") for i, line in enumerate(val)]
+            if lines:
+                out[name] = lines
+    return out
 
 
 def _side(v: Any, path: str) -> dict[str, Any] | None:

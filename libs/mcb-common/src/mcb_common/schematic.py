@@ -27,6 +27,7 @@ docs/schematics.md is the user-facing description; the rules in short:
 
 from __future__ import annotations
 
+import json
 import time
 import zlib
 from array import array
@@ -273,7 +274,9 @@ def _entity_list(items: Any) -> list[dict[str, Any]]:
 
 
 def _block_entity_list(items: Any, s_palette: list[str] | None = None, blocks: Any = None,
-                       dims: tuple[int, int, int] | None = None) -> list[dict[str, Any]]:
+                       dims: tuple[int, int, int] | None = None, v3: bool = False) -> list[dict[str, Any]]:
+    """``{pos, id, nbt}`` per block entity; ``nbt`` is its data as plain values (v3: the ``Data``
+    compound; v2 and WorldEdit's files: the entry's own keys besides ``Pos``/``Id``)."""
     out = []
     for e in items or ():
         if not isinstance(e, dict):
@@ -286,7 +289,11 @@ def _block_entity_list(items: Any, s_palette: list[str] | None = None, blocks: A
             i = x + z * w + y * w * ln
             if 0 <= i < len(blocks) and blocks[i] != VOID:
                 eid = s_palette[blocks[i]].split("[")[0]
-        out.append({"pos": pos, "id": eid or "?"})
+        raw = e.get("Data") if v3 else e
+        if raw is not None and not isinstance(raw, dict):
+            raise _bad(f"block entity at {list(pos)}: Data must be a compound")
+        data = {k: v for k, v in nbt.to_plain(raw or {}).items() if k not in ("Pos", "Id", "id", "x", "y", "z")}
+        out.append({"pos": pos, "id": eid or "?", "nbt": data})
     return out
 
 
@@ -345,7 +352,7 @@ def _from_sponge(root: dict[str, Any], version: int) -> Schematic:
     return Schematic(
         width=w, height=h, length=ln, palette=palette, blocks=blocks, offset=offset, data_version=int(dv),
         format=FORMAT_V2 if version == 2 else FORMAT_V3, name=name, metadata=nbt.to_plain(meta),
-        block_entities=_block_entity_list(be_raw, palette, blocks, (w, h, ln)),
+        block_entities=_block_entity_list(be_raw, palette, blocks, (w, h, ln), v3=version == 3),
         entities=_entity_list(root.get("Entities")), biomes=biomes,
         unknown_fields=[k for k in root if k not in known] + unknown_inner,
         required_mods=[str(m) for m in mods] if isinstance(mods, list) else [str(mods)] if mods else [],
@@ -384,7 +391,9 @@ def _from_structure(root: nbt.Compound) -> Schematic:
             continue
         blocks[x + z * w + y * w * ln] = st
         if "nbt" in b:
-            bes.append({"pos": (x, y, z), "id": str((b["nbt"] or {}).get("id") or palette[st].split("[")[0])})
+            raw = nbt.to_plain(b["nbt"] or {})
+            bes.append({"pos": (x, y, z), "id": str(raw.get("id") or palette[st].split("[")[0]),
+                        "nbt": {k: v for k, v in raw.items() if k not in ("id", "x", "y", "z")}})
     dv = _data_version(root.get("DataVersion"), required=False)
     return Schematic(
         width=w, height=h, length=ln, palette=palette, blocks=blocks, offset=(0, 0, 0),
@@ -436,8 +445,8 @@ def to_nbt(s: Schematic, version: int = 3) -> tuple[str, nbt.Compound]:
         raise _bad(f"can write Sponge v2 or v3, not v{version}")
     if max(s.width, s.height, s.length) > 0xFFFF:
         raise _bad("a Sponge schematic is at most 65535 on each axis")
-    if s.block_entities or s.entities:
-        raise _bad("writing block entities or entities is not supported")
+    if s.entities:
+        raise _bad("writing entities is not supported")
     if any(b == VOID for b in s.blocks):
         raise _bad("a Sponge schematic is dense: every position needs a block (void found)")
     # Compact the palette to the states used, in first-use order (deterministic output);
@@ -471,7 +480,7 @@ def to_nbt(s: Schematic, version: int = 3) -> tuple[str, nbt.Compound]:
         root["PaletteMax"] = nbt.Int(len(pal))
         root["Palette"] = pal
         root["BlockData"] = nbt.ByteArray(data)
-        root["BlockEntities"] = nbt.List(nbt.COMPOUND)
+        root["BlockEntities"] = _block_entities_nbt(s, 2)
         return "Schematic", root
     sch = nbt.Compound()
     sch["Version"] = nbt.Int(3)
@@ -479,14 +488,44 @@ def to_nbt(s: Schematic, version: int = 3) -> tuple[str, nbt.Compound]:
     sch["Metadata"] = meta
     sch["Width"], sch["Height"], sch["Length"] = short(s.width), short(s.height), short(s.length)
     sch["Offset"] = nbt.IntArray([ox, oy, oz])
-    sch["Blocks"] = nbt.Compound(Palette=pal, Data=nbt.ByteArray(data), BlockEntities=nbt.List(nbt.COMPOUND))
+    sch["Blocks"] = nbt.Compound(Palette=pal, Data=nbt.ByteArray(data), BlockEntities=_block_entities_nbt(s, 3))
     return "", nbt.Compound(Schematic=sch)
+
+
+def _block_entities_nbt(s: Schematic, version: int) -> nbt.List:
+    """Sponge ``BlockEntities``: ``{Pos, Id, Data}`` (v3) or ``{Pos, Id, <data keys>}`` (v2, as
+    WorldEdit writes it); the data is what the game saves for the block entity
+    (``blockentity_nbt``), without its position."""
+    from .blockentity_nbt import schematic_data
+
+    out = nbt.List(nbt.COMPOUND)
+    for b in s.block_entities:
+        if "data" not in b:
+            raise _bad("block entities read from a file are written back only after an import")
+        be_id = str(b["id"]).removeprefix("minecraft:")
+        x, y, z = b["pos"]
+        data = schematic_data(be_id, b["data"])
+        e = nbt.Compound(Pos=nbt.IntArray([x, y, z]), Id=nbt.String(f"minecraft:{be_id}"))
+        if version == 3:
+            if data:
+                e["Data"] = data
+        else:
+            for k, v in data.items():
+                e[k] = v
+        out.append(e)
+    return out
 
 
 def write_bytes(s: Schematic, version: int = 3) -> bytes:
     """gzip-compressed Sponge schematic, v3 by default."""
     name, root = to_nbt(s, version)
-    out = nbt.gzip_bytes(nbt.write(root, name))
+    raw = nbt.write(root, name)
+    if len(raw) > MAX_DECOMPRESSED:  # never write a file this reader refuses (full chests are ~1.4 KB each)
+        raise McbError(ErrorCode.BUDGET_EXCEEDED,
+                       f"the schematic would hold {len(raw):,} bytes of NBT; files are limited to "
+                       f"{MAX_DECOMPRESSED:,} (export a smaller box)",
+                       details={"bytes": len(raw), "limit": MAX_DECOMPRESSED})
+    out = nbt.gzip_bytes(raw)
     if len(out) > MAX_COMPRESSED:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,
                        f"the schematic would be {len(out):,} bytes; the limit is {MAX_COMPRESSED:,}")
@@ -494,13 +533,56 @@ def write_bytes(s: Schematic, version: int = 3) -> bytes:
 
 
 def from_region(size: tuple[int, int, int], palette: list[str], indices: Any, *, offset: tuple[int, int, int],
-                data_version: int, name: str = "") -> Schematic:
-    """A dense schematic from a region read (YZX indices into ``palette``)."""
+                data_version: int, name: str = "", version: str | None = None) -> Schematic:
+    """A dense schematic from a world read (YZX indices into ``palette``). Palette entries may be
+    *full states* (``state{data}``, mcb_common.blockentity): every block that carries a block
+    entity gets a ``block_entities`` entry ``{pos, id, data}`` (``data`` None when empty), and
+    the block palette keeps the block states alone."""
+    from . import blockentity
+    from .blockinfo import BlockInfo
+    from .registry import DEFAULT_VERSION
+
     w, h, ln = size
     if len(indices) != w * h * ln:
         raise _bad(f"region holds {len(indices)} positions, expected {w * h * ln}")
-    return Schematic(width=w, height=h, length=ln, palette=list(palette), blocks=array("i", indices),
-                     offset=offset, data_version=data_version, name=name)
+    info = BlockInfo.load(version or DEFAULT_VERSION)
+    states: list[str] = []
+    by_state: dict[str, int] = {}
+    remap: list[int] = []
+    carried: list[tuple[str, dict[str, Any] | None] | None] = []  # per palette entry: (be id, data)
+    for full in palette:
+        st, text = blockentity.split(full)
+        remap.append(by_state.setdefault(st, len(states)))
+        if len(states) < len(by_state):
+            states.append(st)
+        be_id = info.block_entity(st)
+        if text and be_id is None:
+            raise _bad(f"{st} carries no block entity but has data {text[:60]}")
+        if text:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                raise _bad(f"the block-entity data of {st} is not JSON") from None
+            if not isinstance(data, dict) or "unsupported" in data:
+                raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
+                               f"{st} holds block-entity data this tool does not carry ({text[:80]})",
+                               details={"state": st})
+            carried.append((be_id, data))  # type: ignore[arg-type]
+        else:
+            carried.append((be_id, None) if be_id else None)
+    blocks = array("i", (remap[i] for i in indices))
+    bes: list[dict[str, Any]] = []
+    if any(c is not None for c in carried):
+        layer = w * ln
+        for i, p in enumerate(indices):
+            c = carried[p]
+            if c is None:
+                continue
+            y, rem = divmod(i, layer)
+            z, x = divmod(rem, w)
+            bes.append({"pos": (x, y, z), "id": f"minecraft:{c[0]}", "data": c[1]})
+    return Schematic(width=w, height=h, length=ln, palette=states, blocks=blocks,
+                     offset=offset, data_version=data_version, name=name, block_entities=bes)
 
 
 # ---- import checks and placement -------------------------------------------------------------
@@ -510,6 +592,82 @@ class ImportCheck:
     skipped: list[dict[str, Any]]  # block entities left out (positions in the schematic's frame)
     warnings: list[str]
     positions: int
+    # canonical block-entity data (mcb_common.blockentity) by position in the schematic's frame
+    data: dict[tuple[int, int, int], dict[str, Any]] = field(default_factory=dict)
+
+
+# Block renames since older files were saved (the game's DataFixer does these; only the renames
+# of blocks a real file here needed — others stay refused with suggestions). Release data
+# versions: 1.17 = 2724 (cauldron split into water/lava/powder-snow cauldrons, grass_path →
+# dirt_path), 1.20.3 = 3698 (grass → short_grass), 1.21.9 = 4554 (chain → iron_chain).
+def legacy_state(state: str, data_version: int) -> str:
+    """A block state of a file saved with ``data_version`` in today's names (unchanged when no
+    rename applies or the version is unknown, 0)."""
+    if not data_version:
+        return state
+    name, _, rest = state.partition("[")
+    name = name if ":" in name else f"minecraft:{name}"
+    props = rest[:-1] if rest.endswith("]") else rest
+    if data_version < 2724 and name == "minecraft:cauldron" and props:
+        level = dict(p.split("=", 1) for p in props.split(",") if "=" in p).get("level", "0")
+        return "minecraft:cauldron" if level == "0" else f"minecraft:water_cauldron[level={level}]"
+    if data_version < 2724 and name == "minecraft:grass_path":
+        return "minecraft:dirt_path"
+    if data_version < 3698 and name == "minecraft:grass":
+        return "minecraft:short_grass"
+    if data_version < 4554 and name == "minecraft:chain":
+        return "minecraft:iron_chain" + (f"[{props}]" if props else "")
+    return state
+
+
+def block_entity_data(s: Schematic, registry: Any) -> tuple[dict[tuple[int, int, int], dict[str, Any]],
+                                                            list[dict[str, Any]], list[str]]:
+    """Each block entity of the file in the shared data model: (data by position, problems
+    ``{pos, id, reason}`` for what the model cannot carry or the world refuses, warnings).
+    Older files are upgraded first (``blockentity_nbt.upgrade``); the data is then checked like a
+    recipe's ``block_entity`` (item ids and stack sizes of the world's version, slots, …)."""
+    from . import blockentity, blockentity_nbt
+    from .blockinfo import BlockInfo
+
+    info = BlockInfo.load(registry.version)
+    dv = s.data_version or registry.data_version
+    data: dict[tuple[int, int, int], dict[str, Any]] = {}
+    problems: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    ignored = 0
+    for b in s.block_entities:
+        x, y, z = pos = tuple(b["pos"])
+        if not (0 <= x < s.width and 0 <= y < s.height and 0 <= z < s.length):
+            problems.append({"pos": list(pos), "id": b["id"], "reason": "outside the schematic's size"})
+            continue
+        state = s.state_at(x, y, z)
+        be_id = info.block_entity(state) if state else None
+        if be_id is None:
+            ignored += 1  # a block entity on a block that has none (stale data): the game drops it too
+            continue
+        why = blockentity.refusal(be_id)
+        if why is not None:
+            problems.append({"pos": list(pos), "id": b["id"], "reason": why})
+            continue
+        tag, bad = blockentity_nbt.upgrade(be_id, b.get("nbt") or {}, dv)
+        got = blockentity_nbt.data_of({"id": f"minecraft:{be_id}", **tag})
+        if got and "unsupported" in got:
+            bad.append(str(got["unsupported"]))
+        if bad:
+            problems.append({"pos": list(pos), "id": b["id"],
+                             "reason": "holds data this tool does not carry: " + ", ".join(sorted(set(bad)))})
+            continue
+        try:
+            norm = blockentity.normalise(be_id, str(state).split("[", 1)[0], got, "data", registry.version)
+        except McbError as err:
+            problems.append({"pos": list(pos), "id": b["id"], "reason": err.message})
+            continue
+        if norm:
+            data[pos] = norm
+    if ignored:
+        warnings.append(f"{ignored} block entit{'y' if ignored == 1 else 'ies'} of the file stand on blocks "
+                        "without one and were ignored (as the game does)")
+    return data, problems, warnings
 
 
 def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_positions: int,
@@ -539,24 +697,31 @@ def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_po
                        f"{world_data_version}; blocks cannot be converted back",
                        details={"data_version": s.data_version, "world_data_version": world_data_version})
     skipped: list[dict[str, Any]] = []
+    be_data: dict[tuple[int, int, int], dict[str, Any]] = {}
+    be_warnings: list[str] = []
     if s.block_entities:
-        if not allow_drop_block_entities:
-            ids = sorted({b["id"] for b in s.block_entities})
+        be_data, problems, be_warnings = block_entity_data(s, registry)
+        if problems and not allow_drop_block_entities:
             raise McbError(
                 ErrorCode.UNSUPPORTED_BLOCK,
-                f"the schematic holds {len(s.block_entities)} block entities ({', '.join(ids[:8])}); their "
-                "contents (items, sign text) cannot be imported. Opt in to import without them "
-                "(allow_drop_block_entities) — those positions are then left out and listed.",
-                details={"block_entities": [{"pos": list(b["pos"]), "id": b["id"]} for b in s.block_entities[:50]],
-                         "count": len(s.block_entities)})
-        skipped = [{"pos": tuple(b["pos"]), "id": b["id"]} for b in s.block_entities]
+                f"{len(problems)} of the schematic's {len(s.block_entities)} block entities cannot be imported "
+                f"with their contents: {problems[0]['id']} at {problems[0]['pos']}: {problems[0]['reason']}"
+                + (f" (and {len(problems) - 1} more, see details)" if len(problems) > 1 else "")
+                + ". Opt in to import without them (allow_drop_block_entities) — those positions are then "
+                "left out and listed.",
+                details={"block_entities": problems[:50], "count": len(problems)})
+        skipped = [{"pos": tuple(p["pos"]), "id": p["id"]} for p in problems]
     used = set(s.blocks)
     used.discard(VOID)
     canonical: list[str | None] = [None] * len(s.palette)
     unknown: list[dict[str, Any]] = []
+    renamed: dict[str, str] = {}
     for i in sorted(used):
         try:
-            canonical[i] = registry.canonical(s.palette[i])
+            st = legacy_state(s.palette[i], s.data_version)
+            if st != s.palette[i]:
+                renamed[s.palette[i]] = st
+            canonical[i] = registry.canonical(st)
         except McbError as err:
             unknown.append({"state": s.palette[i], "reason": err.message,
                             "suggestions": err.details.get("suggestions", [])})
@@ -570,11 +735,14 @@ def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_po
         raise McbError(ErrorCode.BUDGET_EXCEEDED,
                        f"the schematic places {positions:,} positions; the plan limit is {max_positions:,}",
                        details={"positions": positions, "limit": max_positions})
-    warnings = []
+    warnings = list(be_warnings)
+    if renamed:
+        warnings.append(f"{len(renamed)} block state(s) renamed since the file was saved were converted: "
+                        + "; ".join(f"{a} → {b}" for a, b in list(renamed.items())[:5]))
     if s.data_version and world_data_version and s.data_version < world_data_version:
         warnings.append(f"the schematic was saved with DataVersion {s.data_version} (world: {world_data_version}); "
-                        "states were checked against the world's registry, not converted")
-    return ImportCheck(canonical, skipped, warnings, positions)
+                        "states were checked against the world's registry; only the renames above are converted")
+    return ImportCheck(canonical, skipped, warnings, positions, be_data)
 
 
 def rotate_xz(x: int, z: int, quarter_turns: int) -> tuple[int, int]:
@@ -602,6 +770,12 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
         remap[i] = len(out_pal)
         out_pal.append(st)
     skip = {tuple(p["pos"]) for p in chk.skipped}
+    # Block-entity data travels with its block as one full state (mcb_common.blockentity):
+    # none of the kinds the model carries stores a direction (facing is in the block state,
+    # which turns above), so the data is placed as it is.
+    from .blockentity import dumps
+    full: dict[tuple[int, str], int] = {}
+    data = chk.data
     tx, ty, tz = target
     ox, oy, oz = s.offset
     w, ln = s.width, s.length
@@ -618,7 +792,16 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
             continue
         rx, rz = rotate_xz(x + ox, z + oz, k)
         xyz += (tx + rx, ty + y + oy, tz + rz)
-        states.append(remap[b])
+        d = data.get((x, y, z)) if data else None
+        if d is None:
+            states.append(remap[b])
+            continue
+        text = dumps(d)
+        j = full.get((b, text))
+        if j is None:
+            j = full[(b, text)] = len(out_pal)
+            out_pal.append(out_pal[remap[b]] + text)
+        states.append(j)
     return out_pal, xyz, states, warnings
 
 

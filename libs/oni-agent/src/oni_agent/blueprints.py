@@ -56,11 +56,21 @@ BLUEPRINTS: dict[str, dict[str, Any]] = {
         "plant": [{"x": i, "y": 0, "seed": "BasicSingleHarvestPlantSeed"} for i in range(6)],
     },
     "cooling": {
-        "description": "A thermo regulator with its battery",
-        "dig": [[0, 0, 4, 3]],
-        "build": [{"id": "Battery", "x": 3, "y": 0}, {"id": "AirConditioner", "x": 0, "y": 0}],
-        # the regulator's port (1,0) to the battery (3,0): it runs once this wire joins a powered circuit
-        "utilities": [{"kind": "wire", "path": [[1, 0], [2, 0], [3, 0]]}],
+        "description": "A thermo regulator fed by a gas pump, its cooled gas out of a gas vent, powered by a "
+                       "coal generator with a battery",
+        "dig": [[0, 0, 9, 3]],
+        "build": [{"id": "Generator", "x": 0, "y": 0}, {"id": "Battery", "x": 3, "y": 0},
+                  {"id": "GasPump", "x": 4, "y": 0}, {"id": "AirConditioner", "x": 6, "y": 0},
+                  {"id": "GasVent", "x": 8, "y": 0}],
+        # the coal generator's 600 W covers the regulator's and the pump's 240 W each (the game's
+        # GeneratorWattageRating / EnergyConsumptionWhenActive); one circuit through every power port
+        # (catalog ``port``): generator (1,0), battery (3,0), gas pump (4,1), regulator (7,0); the gas
+        # pump's output (5,1) to the regulator's gas input (6,1), the regulator's output (7,0) to the
+        # gas vent's input (8,0) (catalog ``conduit_in``/``conduit_out``, the game's offsets)
+        "utilities": [{"kind": "wire", "path": [[x, 0] for x in range(1, 8)]},
+                      {"kind": "wire", "path": [[4, 0], [4, 1]]},
+                      {"kind": "gas", "path": [[5, 1], [6, 1]]},
+                      {"kind": "gas", "path": [[7, 0], [8, 0]]}],
     },
     "bedroom": {
         "description": "Four cots and a door",

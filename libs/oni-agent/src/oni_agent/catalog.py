@@ -78,6 +78,9 @@ BUILDINGS: dict[str, BuildingDef] = {b.id: b for b in [
     _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5, port=(0, 1), conduit_out=("gas", 1, 1)),
     _b("LiquidPump", "Liquid Pump", 2, 2, power=-240, tech="LiquidPiping", heat=2.0, port=(0, 1),
        conduit_out=("liquid", 1, 1)),
+    # GasVentConfig.cs: 1 x 1, BuildLocationRule.Anywhere (no floor), Gas in at UtilityInputOffset (0, 0);
+    # Techs.cs: GasVent is in GasPiping ("Ventilation")
+    _b("GasVent", "Gas Vent", 1, 1, tech="GasPiping", floor=False, conduit_in=("gas", 0, 0)),
     _b("WaterPurifier", "Water Sieve", 4, 3, power=-120, tech="Distillation",  # Techs.cs: Distillation
        consumes=(("DirtyWater", 5.0),), produces=(("Water", 5.0),), heat=4.0, port=(3, 0),  # (2, 0) from anchor 1
        # WaterPurifierConfig.cs: Liquid in (-1, 2), out (2, 2) from the anchor; FlipH

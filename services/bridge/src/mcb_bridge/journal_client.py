@@ -35,6 +35,7 @@ DEADLINES: dict[str, float] = {
     "AssetList": 30.0,
     "SchematicExport": 60.0,
     "SchematicImportPrepare": 60.0,
+    "ProjectIndex": 10.0,
 }
 
 _CHANNEL_OPTIONS = [
@@ -100,6 +101,9 @@ class JournalClient:
     async def project_context(self, include_old_worlds: bool = False) -> journal_pb2.ProjectContextResponse:
         return await self._call("ProjectContext", journal_pb2.ProjectContextRequest(
             include_old_worlds=include_old_worlds))
+
+    async def project_index(self, limit: int = 0) -> journal_pb2.ProjectIndexResponse:
+        return await self._call("ProjectIndex", journal_pb2.ProjectIndexRequest(limit=limit))
 
     async def region_inspect(
         self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = "", step: int = 0

@@ -179,6 +179,21 @@ PROMPTS = [
         "3. Tell the user what will be restored (changed_blocks) and which blocks are kept because a "
         "person or something else changed them; only then build_apply with a new idempotency_key.\n"
         "4. Poll operation_status until applied and report what remains."),
+    PromptSpec(
+        "rework_part", "Rework a part",
+        "Rebuild a defined part in another main material, keeping what a person changed in it.",
+        (("part", "the part's name (part_define); completion lists the project's parts", True),
+         ("block", "the new main block id, e.g. 'minecraft:spruce_planks'; completion lists the registry", True),
+         ("camera", "a saved camera to check the result from (camera_list); default: a view of the part", False)),
+        "Rework the part {part} in {block}.\n"
+        "1. Read mcb://parts/{part} (or part_get with its part_id): its operation, bounds and the changes "
+        "others made in it since; mcb://blocks/{block} lists the block's properties.\n"
+        "2. region_inspect detail \"blocks\" over its bounds; write a recipe of the same shape in {block} "
+        "(keep doors, windows and stairs as they are).\n"
+        "3. build_prepare with that recipe and regenerate_part_id set to the part's part_id: blocks a person "
+        "changed are kept and listed as conflicts. Tell the user what changes; then build_apply with a new "
+        "idempotency_key and follow operation_status (or subscribe to mcb://operations/{{operation_id}}).\n"
+        "4. camera_capture {camera} to check the result."),
 ]
 
 
@@ -207,6 +222,9 @@ def get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptRe
     if spec.name == "survey_area":
         values["area"] = (f"{values['min']} .. {values['max']}" if values["min"] and values["max"]
                           else "of the project's build area (project_context.project.area)")
+    if spec.name == "rework_part":
+        values["camera"] = (f"{{\"camera_id\": \"{values['camera']}\"}}" if values["camera"]
+                            else "{\"region\": <the part's bounds>, \"view\": \"diagonal\"}")
     defaults = {"position": "a flat spot inside the build area", "size": "about 9x7",
                 "style": "your choice, fitting the surroundings"}
     for k, v in defaults.items():

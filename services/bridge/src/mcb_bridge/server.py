@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.bodylimit import BodyLimit
@@ -40,9 +41,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import render, resources
+from .catalog import TEMPLATES, Catalog
 from .config import DEFAULT_HTTP_PATH, BridgeConfig
 from .errors import internal_error, tool_error
+from .events import RETRY_MS, EventLog
 from .journal_client import JournalClient
+from .live import Live
 from .oni_tools import oni_handlers
 from .tools import ERRORS_SENTENCE, MAX_ARGUMENT_BYTES, ToolSpec, build_specs, validate_arguments
 
@@ -63,7 +67,7 @@ Blocks a person changed are never overwritten: they come back as conflicts. Keep
 small: inspect small regions, follow next_cursor for more.
 Guides are MCP resources: mcb://guides/recipes, mcb://guides/block-states (facing, connections), \
 mcb://guides/coordinates, mcb://guides/examples, mcb://guides/recipe-schema, and \
-mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely. """ + ERRORS_SENTENCE
+mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely, rework_part. """ + ERRORS_SENTENCE
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 # progress(progress, total, message): the request's own channel (ServerSession.report_progress)
@@ -140,6 +144,12 @@ class Bridge:
         }
         self._handlers.update(oni_handlers())  # Oxygen Not Included (issue 18): only with an ONI endpoint
         self.camera = CameraClient(config.agent_token, config.project_id, config.player_id)
+        self.catalog = Catalog(self.journal, self.camera.list)
+        self.live = Live(self._watched_operation, self.journal.project_context,
+                         lambda: {r.uri for r in resources.list_resources()})
+
+    async def _watched_operation(self, operation_id: str) -> dict[str, Any]:
+        return render.operation_report(await self.journal.operation_status(operation_id))
 
     @property
     def specs(self) -> dict[str, ToolSpec]:
@@ -443,8 +453,14 @@ class CameraClient:
         return await self._call("Capture", req, 30.0)
 
 
+def _protocol_error(err: McbError) -> MCPError:
+    """A McbError outside a tool call: a JSON-RPC error (-32602) whose message starts with the code."""
+    return MCPError(types.INVALID_PARAMS, f"{err.code}: {err.message}", data=err.to_dict())
+
+
 def build_server(bridge: Bridge) -> Server[Any]:
-    """The low-level MCP server with the bridge's tools."""
+    """The low-level MCP server with the bridge's tools, resources (and templates), prompts,
+    completions, logging and resource subscriptions (``live.py``)."""
 
     async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=bridge.tools())
@@ -452,16 +468,46 @@ def build_server(bridge: Bridge) -> Server[Any]:
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # progress only when the client asked for it (params._meta.progressToken)
         wants = progress_token_from_params(ctx.params) is not None
-        return await bridge.call(params.name, params.arguments, ctx.session.report_progress if wants else None)
+        result = await bridge.call(params.name, params.arguments, ctx.session.report_progress if wants else None)
+        await bridge.live.after_call(ctx, params.name, result)  # warnings and outcomes as log messages
+        return result
 
     async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources.list_resources())
 
+    async def on_list_resource_templates(ctx: Any, params: types.PaginatedRequestParams | None
+                                         ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=TEMPLATES)
+
     async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         try:
+            found = await bridge.catalog.read(str(params.uri))
+            if found is not None:
+                return found
             return await resources.read_resource(str(params.uri), bridge.project_context_json)
         except McbError as err:  # a protocol error (resources have no tool-error form), code and hint kept
-            raise MCPError(types.INVALID_PARAMS, f"{err.code}: {err.message}", data=err.to_dict()) from None
+            raise _protocol_error(err) from None
+
+    async def on_subscribe_resource(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        try:
+            await bridge.live.subscribe(ctx, str(params.uri))
+        except McbError as err:
+            raise _protocol_error(err) from None
+        return types.EmptyResult()
+
+    async def on_unsubscribe_resource(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        await bridge.live.unsubscribe(ctx, str(params.uri))
+        return types.EmptyResult()
+
+    async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        try:
+            return await bridge.catalog.complete(params)
+        except McbError as err:
+            raise _protocol_error(err) from None
+
+    async def on_set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        await bridge.live.set_level(ctx, params.level)
+        return types.EmptyResult()
 
     async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=resources.list_prompts())
@@ -470,13 +516,16 @@ def build_server(bridge: Bridge) -> Server[Any]:
         try:
             return resources.get_prompt(params.name, params.arguments)
         except McbError as err:
-            raise MCPError(types.INVALID_PARAMS, f"{err.code}: {err.message}", data=err.to_dict()) from None
+            raise _protocol_error(err) from None
 
     @asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        yield {}
+        async with anyio.create_task_group() as tg:  # the watcher of subscriptions and started operations
+            tg.start_soon(bridge.live.run)
+            yield {}
+            tg.cancel_scope.cancel()
 
-    return Server(
+    server = Server(
         SERVER_NAME,
         version=VERSION,
         title="Minecraft builder",
@@ -484,12 +533,21 @@ def build_server(bridge: Bridge) -> Server[Any]:
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_resource_templates,
         on_read_resource=on_read_resource,
+        on_subscribe_resource=on_subscribe_resource,
+        on_unsubscribe_resource=on_unsubscribe_resource,
+        on_subscriptions_listen=bridge.live.listen,
         on_list_prompts=on_list_prompts,
         on_get_prompt=on_get_prompt,
+        on_completion=on_completion,
         get_tool_input_schema=bridge.input_schema,
         lifespan=lifespan,
     )
+    # logging/setLevel (handshake era; the 2026-07-28 revision deprecates it for a per-request
+    # opt-in, which the SDK applies): registered by method, as the constructor warns for it
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
+    return server
 
 
 # ---------------------------------------------------------------- HTTP
@@ -554,9 +612,13 @@ def http_app(bridge: Bridge) -> ASGIApp:
             }
         )
 
+    events = EventLog()  # resumable SSE streams: priming events with `retry`, Last-Event-ID replay
     app = server.streamable_http_app(
         streamable_http_path=DEFAULT_HTTP_PATH,
         host=bridge.config.bind_host,
         custom_starlette_routes=[Route("/health", health, methods=["GET"])],
+        event_store=events.session("-"),  # replaced per session by scope_sessions
+        retry_interval=RETRY_MS,
     )
+    events.scope_sessions(server.session_manager)
     return BearerAuth(BodyLimit(app, MAX_BODY_BYTES), TokenTable({"agent": bridge.config.agent_token}))

@@ -200,12 +200,11 @@ def operation_types(recipe: dict[str, Any]) -> list[str]:
 
 
 def short_recipe_schema(recipe: dict[str, Any]) -> dict[str, Any]:
-    """The recipe as tools/list shows it: the top-level keys and the operation types; each
-    operation's arguments are in build_prepare's description, the full schema is a resource.
-    Arguments are still validated against the full schema."""
-    types_ = operation_types(recipe)
-    op: dict[str, Any] = {"type": "object", "properties": {"type": {"enum": types_} if types_ else {"type": "string"}},
-                          "required": ["type"]}
+    """The recipe as tools/list shows it: the top-level keys; every operation type with its
+    arguments is in build_prepare's description (generated from the same schema, recipe_docs),
+    so the types are not listed a second time here; the full schema is a resource. Arguments
+    are still validated against the full schema (an unknown type names the valid ones)."""
+    op: dict[str, Any] = {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}
     return {
         "type": "object",
         # the keys and every operation's signature are in build_prepare's description
@@ -346,9 +345,8 @@ operations: {operations}. What each does: mcb://guides/recipes; one example each
 mcb://guides/examples. transform turns block states with it (rotate clockwise from above). \
 replace.from: "*" (non-air), a block id or state, "!..." excludes. Integers may be expressions \
 over params ("base_y + floors * 4"); blocks may be "$name" from palette. Absolute coordinates, \
-inclusive boxes, later operations win. Furniture: box.block_entity = {{items: [{{slot?, id, \
-count?}}]}} (containers), {{text: {{front, back, waxed}}}} (signs), {{patterns}} (banners) or \
-{{profile}} (heads). Refused with the reason: spawners, command blocks, fluids, unsupported \
+inclusive boxes, later operations win. Furniture: box.block_entity {{items|text|patterns|profile}} \
+(containers, signs, banners, heads; mcb://guides/recipes). Refused with the reason: spawners, command blocks, fluids, unsupported \
 gravity/attached blocks, overwriting block entities.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
 it holds now; apply stops before writing if one changed.
@@ -448,15 +446,19 @@ SCHEMATIC_EXPORT = """\
 Save an inclusive box [min, max] of the world, air included, as a new Sponge v3 .schem in the \
 library (within the project area and the plan limit). origin (default min) is the anchor: \
 importing at target T puts origin's block at T. name becomes the asset_id; an existing name is \
-refused. Entities are never saved; a box with block entities is refused with their list.\
+refused. Block entities are saved with their contents (chest items, sign text, banner patterns, \
+heads); one holding data beyond that (loot table, enchanted item...) and entities are refused with \
+their list.\
 """
 
 SCHEMATIC_IMPORT_PREPARE = """\
 Prepare placing a library schematic as an ordinary plan (apply with build_apply). target: where \
 its anchor goes (stored offset honoured); rotation clockwise from above about target (block \
-states turn). Its air replaces what stands there (see replaced). Refused with reasons: \
-entities, block entities (unless allow_drop_block_entities: then listed in left_out), biomes, \
-unknown blocks, a newer Minecraft version, over the plan limit, outside the project area.\
+states turn). Its air replaces what stands there (see replaced). Block entities come with their \
+contents (chests, signs, banners, heads, beds). Refused with reasons: entities, block entities \
+holding what the tool cannot carry (unless allow_drop_block_entities: then left out and listed in \
+left_out), biomes, unknown blocks, a newer Minecraft version, over the plan limit, outside the \
+project area.\
 """
 
 
@@ -481,7 +483,8 @@ def schematic_specs() -> list[ToolSpec]:
                                     "description": "degrees clockwise seen from above (default 0)"},
                        "allow_drop_block_entities": {
                            "type": "boolean",
-                           "description": "import without block entities (chests, signs...): left out and listed"}},
+                           "description": "leave out the block entities that cannot be imported (spawners, "
+                                          "loot tables...): listed in left_out"}},
                       ["asset_id", "target"]), True, False),
     ]
 
@@ -495,7 +498,8 @@ CAMERA_CAPTURE = """\
 A real picture of the world plus metadata. Give one of: camera_id (saved); pose {x,y,z (feet), \
 yaw, pitch, fov? (vertical, 30-110, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
 pitch 90 down; region alone: an automatic `view`: entrance (from outside its door), opposite, \
-diagonal (default), top, side; or capture_id to poll. region with a pose limits what is drawn. \
+diagonal (default), top, side (a quarter turn clockwise from entrance); or capture_id to poll. \
+An eye inside a solid block is refused with suggestedPose. region with a pose limits what is drawn. \
 width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
 for it first.
 Answer: status "completed" with the image, or "pending" with capture_id (call again in a \

@@ -17,6 +17,7 @@ from importlib import resources
 
 import numpy as np
 
+from . import patterns
 from .shapes import Model, model_for
 from .shapes import props as _props
 
@@ -54,6 +55,9 @@ class PaletteLuts:
     inner: np.ndarray       # (n, 6) bool: the box's face in that dir is inside the cell
     shaped: np.ndarray      # bool: drawn from ``models`` (the shape pass), not the box above
     models: dict[int, Model]
+    pattern: np.ndarray     # (n, 6) float32: patterns.* id per face direction of the box
+    ring: np.ndarray        # (n, 4) float32 rgba: a log's cut end (its planks' colour)
+    states: list[str]       # the palette itself (the shape pass asks patterns.py per face)
 
 
 def luts(palette: list[str]) -> PaletteLuts:
@@ -70,6 +74,8 @@ def luts(palette: list[str]) -> PaletteLuts:
     inner = np.zeros((n, 6), bool)
     shaped = np.zeros(n, bool)
     models: dict[int, Model] = {}
+    pattern = np.zeros((n, 6), np.float32)
+    ring = np.zeros((n, 4), np.float32)
     groups: dict[str, int] = {}
     for i, state in enumerate(palette):
         name = state.split("[", 1)[0]
@@ -97,9 +103,12 @@ def luts(palette: list[str]) -> PaletteLuts:
         srgb = np.array(e.get("side", e["rgb"]), np.float32) / 255.0
         top[i, :3], top[i, 3] = rgb, a
         side[i, :3], side[i, 3] = srgb, a
+        pattern[i] = patterns.box_patterns(state)
+        plank = patterns.plank_of(state)
+        ring[i, :3], ring[i, 3] = (np.array(t[plank]["rgb"], np.float32) / 255.0 if plank in t else rgb), a
         b = BOXES.get(kind, BOXES["cube"])
         lo[i], hi[i] = b
         # dirs 0..5 = +x, -x, +y, -y, +z, -z: hi on the + side, lo on the - side
         for d in range(6):
             inner[i, d] = (b[1][d // 2] < 1) if d % 2 == 0 else (b[0][d // 2] > 0)
-    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi, inner, shaped, models)
+    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi, inner, shaped, models, pattern, ring, list(palette))

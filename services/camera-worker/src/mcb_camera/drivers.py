@@ -154,7 +154,7 @@ class BuiltinDriver:
                 snap.mesh = m
             assert self._gl is not None
             if job.view in ("top", "side"):
-                v = gl.ortho_view(job.view, m.size, width, height)
+                v = gl.ortho_view(job.view, m.size, width, height, pose["yaw"])
             else:
                 far = max(64.0, float(sum(m.size)) * 2 + 32)
                 v = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"],

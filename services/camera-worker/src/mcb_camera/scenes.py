@@ -120,3 +120,32 @@ def box_on_grass(region: tuple[int, int, int, int, int, int], with_box: bool, ma
     if with_box:
         arr[y0 - oy:y1 - oy + 1, z0 - oz:z1 - oz + 1, x0 - ox:x1 - ox + 1] = 3
     return pal, arr, (ox, oy, oz)
+
+
+# a small oak house for the patterns picture (docs/img/camera-patterns-*.png): oak-plank walls
+# with log corners and beams, an oak door (facing north, so flush with the south wall's outer
+# face: the case that vanished in flat colours), glass panes, a brick chimney, a stone-brick path
+HOUSE_POSE = ((13.5, 4.5, 16.0), 145.0, 18.0, 60.0)
+
+
+def house() -> tuple[list[str], np.ndarray]:
+    pal = [F + "air", F + "grass_block", F + "dirt", F + "oak_planks",
+           F + "oak_door[facing=north,half=lower,hinge=left,open=false]",
+           F + "oak_door[facing=north,half=upper,hinge=left,open=false]",
+           F + "oak_log[axis=y]", F + "oak_log[axis=x]", F + "glass_pane[east=true,west=true,north=false,south=false]",
+           F + "bricks", F + "stone_bricks", F + "oak_trapdoor[facing=south,half=bottom,open=false]", F + "oak_log[axis=z]"]
+    a = np.zeros((9, 12, 12), np.uint16)
+    a[0], a[1] = 2, 1
+    a[2:6, 3:9, 2:10] = 3
+    a[2:6, 4:8, 3:9] = 0
+    for x in (2, 9):
+        for z in (3, 8):
+            a[2:6, z, x] = 6
+    a[6, 8, 2:10] = a[6, 3, 2:10] = 7
+    a[6, 4:8, 2] = a[6, 4:8, 9] = 12
+    a[2, 8, 5], a[3, 8, 5] = 4, 5
+    a[3, 8, [3, 4, 7, 8]] = 8
+    a[2:8, 5, 10] = 9
+    a[1, 9, 4:7] = 10
+    a[2, 9, 7] = 11
+    return pal, a

@@ -179,6 +179,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             assert region is not None
             pose = await self._auto_pose(region, request.view or "diagonal")
         pose = _sized(pose, request.width, request.height)
+        if given and given[0] in ("camera_id", "pose") and not (
+                request.view in ("top", "side") and self.driver.name == "builtin"):  # orthographic: no eye
+            await self._refuse_pose_in_block(pose, region, request.camera_id)
         if request.format not in ("", *imageformat.FORMATS):
             raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")
         if self.queue is None:
@@ -199,6 +202,40 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         cid = await self.queue.submit(job)
         await self.queue.wait_inline(cid)
         return await self._poll(project, cid)
+
+    async def _refuse_pose_in_block(self, pose: camera_pb2.Pose, region: tuple[int, ...] | None,
+                                    camera_id: str) -> None:
+        """A pose whose eye is inside an opaque full block is refused before anything is
+        queued: the picture would show that block from inside (a plain wall of its colour) on
+        the built-in renderer, and a spectator's view through the world on the game client.
+        The error names the block and suggests the nearest free pose (viewpoints.step_back).
+        Skipped when the built-in renderer draws only ``region`` and the eye is outside it (the
+        block is not drawn). Documented in README.md ("A pose inside a block")."""
+        if self.world is None:
+            return
+        p = _pose_dict(pose)
+        cell = viewpoints.eye_cell(p)
+        if (region is not None and self.driver.name == "builtin"
+                and not all(region[i] <= cell[i] <= region[i + 3] for i in range(3))):
+            return
+        hit = await viewpoints.solid_at_eye(p, self._blocks)
+        if hit is None:
+            return
+        (bx, by, bz), state = hit
+        block = state.split("[", 1)[0]
+        free = await viewpoints.step_back(p, self._blocks)
+        suggestion = None if free is None else {k: free[k] for k in ("x", "y", "z", "yaw", "pitch", "fov")}
+        where = f"saved camera {camera_id!r}: its" if camera_id else "the pose's"
+        hint = ("try pose " + json.dumps({k: round(v, 2) for k, v in suggestion.items()}) +
+                " (moved back out of the block, same direction)" if suggestion else
+                "no free position found within 32 blocks; use region with a view (entrance, diagonal, ...)")
+        raise McbError(ErrorCode.INVALID_REQUEST,
+                       f"{where} eye ({p['x']:g}, {p['y'] + viewpoints.EYE:g}, {p['z']:g}; feet + 1.62) is inside "
+                       f"{block} at ({bx}, {by}, {bz}): the picture would show only the inside of that block. "
+                       + hint + (", then camera_save it again" if camera_id and suggestion else ""),
+                       details={"reason": "pose_inside_block", "field": "camera_id" if camera_id else "pose",
+                                "block": state, "position": {"x": bx, "y": by, "z": bz},
+                                "suggestedPose": suggestion, **({"camera_id": camera_id} if camera_id else {})})
 
     async def driver_available(self) -> None:
         """Refuse at once when no driver can take pictures (rather than queueing in vain)."""
@@ -242,7 +279,8 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             return ["minecraft:air"] * len(positions)  # outside loaded chunks: nothing to collide with
         return [res.palette[i] for i in res.state]
 
-    async def _viewpoints(self, region: tuple[int, ...]) -> list[camera_pb2.NamedPose]:
+    async def _entrance(self, region: tuple[int, ...]) -> tuple[str, bool]:
+        """(the region's entrance side, whether a door said so)."""
         from mcb.world.v1 import world_pb2
 
         doors: list[tuple[int, int, int, str]] = []
@@ -263,24 +301,36 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                         doors.append((x0 + int(x), y0 + int(y), z0 + int(z), res.palette[int(arr[y, z, x])]))
             except McbError:
                 pass
-        side = viewpoints.entrance_side([], doors, region)
+        return viewpoints.entrance_side([], doors, region), bool(doors)
+
+    async def _viewpoints(self, region: tuple[int, ...]) -> list[camera_pb2.NamedPose]:
+        side, from_door = await self._entrance(region)
         x0, y0, z0, x1, y1, z1 = region
         centre = ((x0 + x1 + 1) / 2, (y0 + y1 + 1) / 2, (z0 + z1 + 1) / 2)
         out = []
         for name, p in viewpoints.poses(region, side):
             free, note = await viewpoints.free_pose(p, centre, self._blocks)
             if not note:
-                note = f"entrance side: {side}" + (" (from a door)" if doors else " (no door found; default)")
+                note = f"entrance side: {side}" + (" (from a door)" if from_door else " (no door found; default)")
             out.append(camera_pb2.NamedPose(name=name, note=note, pose=camera_pb2.Pose(
                 x=free["x"], y=free["y"], z=free["z"], yaw=free["yaw"], pitch=free["pitch"], fov=free["fov"],
                 width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)))
         return out
 
     async def _auto_pose(self, region: tuple[int, ...], view: str) -> camera_pb2.Pose:
-        if view in ("top", "side"):
+        if view == "top":
             x0, y0, z0, x1, y1, z1 = region
             return validate_pose(camera_pb2.Pose(x=(x0 + x1 + 1) / 2, y=y1 + 1, z=(z0 + z1 + 1) / 2,
-                                                 pitch=90 if view == "top" else 0, yaw=180))
+                                                 pitch=90, yaw=180))
+        if view == "side":
+            # perpendicular to the entrance view (viewpoints.SIDE_OF); the driver draws it
+            # orthographically along the pose's yaw
+            x0, y0, z0, x1, y1, z1 = region
+            _side, p = viewpoints.side_pose(region, (await self._entrance(region))[0])
+            # out of any block there for the game client (moving back or up keeps the yaw)
+            p, _note = await viewpoints.free_pose(p, ((x0 + x1 + 1) / 2, (y0 + y1 + 1) / 2, (z0 + z1 + 1) / 2),
+                                                  self._blocks)
+            return validate_pose(camera_pb2.Pose(**p))
         for vp in await self._viewpoints(region):
             if vp.name == view:
                 return validate_pose(vp.pose)

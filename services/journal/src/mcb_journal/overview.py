@@ -2,7 +2,8 @@
 
 Every operation of every project, newest first, with the plan it runs (counts from the plans
 table; materials and the region only for one operation, read from its plan blob), and the
-projects with their parts. Nothing here writes.
+projects with their parts. ``project_index`` is the agent's view of its own project only (its
+parts and operations: the bridge's MCP completions). Nothing here writes.
 
 Operations and parts of earlier worlds (`mcb world reset --keep-journal`; the current world is
 the one the journal saw last, ``worldid.current``) are listed only with ``include_old_worlds``,
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # the core imports the transports; this module only reads thr
     from .core import JournalCore
 
 DEFAULT_LIMIT = 50
+INDEX_LIMIT = 100
 MAX_LIMIT = 1000
 MATERIALS_LISTED = 32
 
@@ -105,6 +107,26 @@ def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None
                                    "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
 
 
+def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
+    return jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"], operation_id=r["op_id"],
+                        protected=bool(r["protected"]), bounds=_box(json.loads(r["bounds_json"])),
+                        block_count=r["count"], old_world=old_world)
+
+
+def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
+    """One project's parts (by name) and operations (newest first, at most ``limit``)."""
+    if req.limit > MAX_LIMIT:
+        raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
+    out = jpb.ProjectIndexResponse()
+    for r in core.db.all("SELECT * FROM parts WHERE project_id=? ORDER BY name", project_id):
+        out.parts.append(_part_info(r))
+    for r in core.db.all("SELECT op_id, state, plan_id, written, message FROM operations WHERE project_id=?"
+                         " ORDER BY created_ms DESC, op_id LIMIT ?", project_id, req.limit or INDEX_LIMIT):
+        out.operations.append(jpb.OperationBrief(operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"],
+                                                 written=r["written"], message=r["message"]))
+    return out
+
+
 def project_list(core: JournalCore, req: jpb.ProjectListRequest | None = None) -> jpb.ProjectListResponse:
     core.projects.refresh()
     out = jpb.ProjectListResponse()
@@ -121,8 +143,5 @@ def project_list(core: JournalCore, req: jpb.ProjectListRequest | None = None) -
             out.old_world_parts += 1
             if not include_old:
                 continue
-        out.parts.append(jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"],
-                                      operation_id=r["op_id"], protected=bool(r["protected"]),
-                                      bounds=_box(json.loads(r["bounds_json"])), block_count=r["count"],
-                                      old_world=bool(r["old_world"])))
+        out.parts.append(_part_info(r, bool(r["old_world"])))
     return out

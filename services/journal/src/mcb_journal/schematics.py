@@ -5,8 +5,10 @@
 * File reads and parses run in a worker thread, never on the journal's event loop (a slow
   disk or a hostile file never stalls other calls); non-regular files are refused unopened.
 * ``schematic_export`` — a dense box (air included) read from the world host, within the
-  project area and the plan limit; block entities or entities (armor stands, item frames,
-  mobs, ...) in the box are a refusal listing them; players are never part of a schematic
+  project area and the plan limit; block entities go into the file with their contents (read
+  as full states, ``worldread.with_full_states``), those holding data beyond the model are a
+  refusal listing them; entities (armor stands, item frames, mobs, ...) in the box are a
+  refusal listing them; players are never part of a schematic
   (world hosts never report players as entities). The planner writes the file; the library
   stores it under a new name (never overwrites).
 * ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import numpy as np
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
@@ -31,8 +34,8 @@ from .core import JournalCore
 from .pbconv import box_from_pb, box_pb
 from .plans import Plan
 from .projects import Caller
+from .worldread import with_full_states
 
-BLOCK_ENTITY_CAPABILITY = "region_read.block_entities"
 ENTITY_CAPABILITY = "region_read.entities"
 ENTITIES_LISTED = 20
 
@@ -77,35 +80,50 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     res = await core.world.call("region_read", world_pb2.RegionReadParams(min=req.min, max=req.max),
                                 world_pb2.RegionReadResult)
     entities_total = max(res.entities_total, len(res.entities))
-    if res.block_entities or entities_total:
-        parts: list[str] = []
-        details: dict[str, Any] = {}
-        if res.block_entities:
-            parts.append(f"{len(res.block_entities)} block entities "
-                         f"({', '.join(sorted({b.id for b in res.block_entities})[:8])})")
-            details["block_entities"] = [{"pos": {"x": b.x, "y": b.y, "z": b.z}, "id": b.id}
-                                         for b in res.block_entities[:50]]
-            details["count"] = len(res.block_entities)
-        if entities_total:
-            parts.append(f"{entities_total} entities ({', '.join(sorted({e.id for e in res.entities})[:8])})")
-            details["entities"] = [{"id": e.id, "pos": {"x": e.x, "y": e.y, "z": e.z}}
-                                   for e in res.entities[:ENTITIES_LISTED]]
-            details["entities_count"] = entities_total
+    if entities_total:
         raise McbError(
             ErrorCode.UNSUPPORTED_BLOCK,
-            f"the box holds {' and '.join(parts)}; schematics carry neither block entity contents "
-            "nor entities — remove them or choose a box without them",
-            details=details)
+            f"the box holds {entities_total} entities ({', '.join(sorted({e.id for e in res.entities})[:8])}); "
+            "schematics carry no entities — remove them or choose a box without them",
+            details={"entities": [{"id": e.id, "pos": {"x": e.x, "y": e.y, "z": e.z}}
+                                  for e in res.entities[:ENTITIES_LISTED]],
+                     "entities_count": entities_total})
+    size = box.size
+    # Block entities go into the file with their contents: re-read those positions as full
+    # states (blocks_get), like a plan's base (worldread.with_full_states). Which blocks carry a
+    # block entity is known from the registry, so this works with every host.
+    idx = np.frombuffer(res.indices, dtype="<u2").astype(np.int64)
+    layer = size.x * size.z
+
+    def xyz_of(which: np.ndarray) -> np.ndarray:
+        y, rem = np.divmod(which, layer)
+        z, x = np.divmod(rem, size.x)
+        return np.stack([x + box.min.x, y + box.min.y, z + box.min.z], axis=1)
+
+    palette, idx = await with_full_states(core.world, list(res.palette), idx, xyz_of)
+    unsupported = [i for i, st in enumerate(palette) if '{"unsupported"' in st]
+    if unsupported:
+        which = np.flatnonzero(np.isin(idx, unsupported))
+        pos = xyz_of(which[:50]).tolist()
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"{len(which)} block entities in the box hold data this tool does not carry (a loot table, a "
+            "custom name, enchanted items, styled text …); exporting them would lose it — choose a box "
+            "without them",
+            details={"block_entities": [{"pos": {"x": p[0], "y": p[1], "z": p[2]},
+                                         "state": palette[int(idx[w])]} for p, w in zip(pos, which[:50], strict=True)],
+                     "count": int(len(which))})
+    if len(palette) > 0xFFFF:
+        raise McbError(ErrorCode.BUDGET_EXCEEDED, "the box holds more than 65,535 different blocks and contents")
+    indices = idx.astype("<u2").tobytes()
     size = box.size
     offset = box.min - origin
     out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
-        width=size.x, height=size.y, length=size.z, palette=list(res.palette), indices=res.indices,
+        width=size.x, height=size.y, length=size.z, palette=palette, indices=indices,
         offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
         name=name, format_version=req.format_version or 3))
     entry = await asyncio.to_thread(lib.write, name, out.data)
     warnings = []
-    if BLOCK_ENTITY_CAPABILITY not in info.capabilities:
-        warnings.append("this world host does not report block entities; check the box has no chests or signs")
     if ENTITY_CAPABILITY not in info.capabilities:
         warnings.append("this world host does not report entities; armor stands, item frames and mobs "
                         "in the box were not checked and are not exported")

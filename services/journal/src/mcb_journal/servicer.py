@@ -30,7 +30,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "ProjectContext": AGENT, "RegionInspect": AGENT, "BuildPrepare": AGENT, "BuildApply": AGENT,
     "OperationStatus": STATUS_READERS, "OperationCancel": AGENT, "OperationUndoPrepare": AGENT,
     "PartDefine": AGENT, "PartGet": AGENT, "RegionChanges": AGENT, "AssetList": AGENT,
-    "SchematicExport": AGENT, "SchematicImportPrepare": AGENT,
+    "SchematicExport": AGENT, "SchematicImportPrepare": AGENT, "ProjectIndex": AGENT,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
     m: ("admin",) for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact",
@@ -98,6 +98,11 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         from . import schematics
 
         return await schematics.schematic_import_prepare(self.core, _caller(c), request)
+
+    def ProjectIndex(self, request: jpb.ProjectIndexRequest, c) -> jpb.ProjectIndexResponse:  # noqa: N802
+        from .overview import project_index
+
+        return project_index(self.core, self.core.projects.project_for(_caller(c)).project_id, request)
 
 
 @grpc_boundary("journal", ADMIN_SCOPES, INTERNAL)

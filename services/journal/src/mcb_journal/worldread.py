@@ -8,6 +8,7 @@ chunks: missing ones come back as ``not_found`` naming them.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -71,25 +72,34 @@ async def read_indexed(world: WorldReader, xyz: list[int]) -> tuple[list[str], n
         out = np.frombuffer(region, dtype=np.uint16)[offsets].astype(np.int64)
         if len(palette) and int(out.max()) >= len(palette):
             raise IndexError("region_read index outside its palette")
-        # region_read gives block states only; blocks_get gives full states, with the block
-        # entity's data (chest contents, sign text …: mcb_common.blockentity) — re-read those.
-        info = BlockInfo.load()
-        furnished = [i for i, s in enumerate(palette) if info.block_entity(s) is not None]
-        if furnished:
-            which = np.flatnonzero(np.isin(out, furnished))
-            full = await _blocks_get(world, a[which].ravel().tolist())
-            palette = list(palette)
-            index = {s: i for i, s in enumerate(palette)}
-            for i, s in zip(which.tolist(), full, strict=True):
-                j = index.get(s)
-                if j is None:
-                    j = index[s] = len(palette)
-                    palette.append(s)
-                out[i] = j
+        palette, out = await with_full_states(world, palette, out, lambda which: a[which])
         return palette, out
     states = await _blocks_get(world, xyz if isinstance(xyz, list) else a.ravel().tolist())
     index = {s: i for i, s in enumerate(dict.fromkeys(states))}  # first occurrence order
     return list(index), np.array([index[s] for s in states], dtype=np.int64)
+
+
+async def with_full_states(world: WorldReader, palette: list[str], out: np.ndarray,
+                           xyz_of: Callable[[np.ndarray], np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """region_read gives block states only; blocks_get gives full states, with the block entity's
+    data (chest contents, sign text …: mcb_common.blockentity) — re-read the positions whose
+    block carries a block entity. ``out``: palette index per position (changed in place);
+    ``xyz_of(which)``: the (k, 3) world positions of those entries."""
+    info = BlockInfo.load()
+    furnished = [i for i, s in enumerate(palette) if info.block_entity(s) is not None]
+    if not furnished:
+        return palette, out
+    which = np.flatnonzero(np.isin(out, furnished))
+    full = await _blocks_get(world, np.asarray(xyz_of(which), dtype=np.int64).ravel().tolist())
+    palette = list(palette)
+    index = {s: i for i, s in enumerate(palette)}
+    for i, s in zip(which.tolist(), full, strict=True):
+        j = index.get(s)
+        if j is None:
+            j = index[s] = len(palette)
+            palette.append(s)
+        out[i] = j
+    return palette, out
 
 
 async def _blocks_get(world: WorldReader, xyz: list[int]) -> list[str]:

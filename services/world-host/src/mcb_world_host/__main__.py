@@ -3,6 +3,9 @@
 Environment (besides mcb_rpc.settings' MCB_RUNTIME_DIR / MCB_SECRETS_DIR / MCB_BIND_HOST):
   MCB_WORLD_DIR               the save folder (default <runtime>/world)
   MCB_WORLD_CREATE=flat       create a new flat 1.21.11 world when there is no level.dat
+  MCB_WORLD_EXISTING=1        the folder is a person's own save (`mcb up --world PATH`): refused unless its
+                              level.dat is 1.21.11's DataVersion and no game holds its session.lock; the
+                              host then holds session.lock itself until it stops (existing.py)
   MCB_WORLD_PREGEN            "minX,minZ,maxX,maxZ" block area to pre-generate in a flat world
                               (default -64,-64,63,63; "none" to skip)
   MCB_ALLOW_LOCAL_AUTOMATION  1 to enable automation_set_blocks / automation_chat
@@ -28,6 +31,7 @@ from mcb_common.registry import Registry
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import TokenTable
 
+from .existing import SessionLock, check_save
 from .host import Host
 from .server import create_app
 from .world import World
@@ -83,10 +87,18 @@ def main() -> None:
     tokens = TokenTable.load(settings.secrets_dir, ("service", "admin", "automation"))
     if not tokens.has("service"):
         log.warning("no service token in %s: only admin/automation tokens will be accepted", settings.secrets_dir)
+    existing = os.environ.get("MCB_WORLD_EXISTING", "") in ("1", "true", "yes")
+    session: SessionLock | None = None
     try:
+        if existing:
+            check_save(world_dir)
+            session = SessionLock(world_dir)  # refused while the game has the world open
+            pregen, create = None, None  # never add chunks to, or create, a person's save
         world = World.open_or_create(world_dir, Registry.load(), create, pregen)
     except McbError as err:
         print(f"world host: {err.message}", file=sys.stderr)
+        if session is not None:
+            session.close()
         raise SystemExit(2) from None
     if world.recovered:
         log.warning("rolled back %d interrupted batch(es): %s", len(world.recovered), ", ".join(world.recovered))
@@ -97,6 +109,8 @@ def main() -> None:
         asyncio.run(_serve(host, tokens, bind, port))
     finally:
         world.close()
+        if session is not None:
+            session.close()
         log.info("world host stopped; files flushed")
 
 

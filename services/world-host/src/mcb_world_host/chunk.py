@@ -20,12 +20,11 @@ from collections.abc import Iterable
 
 import numpy as np
 from mcb_common import blockentity, nbt
+from mcb_common import blockentity_nbt as blockentities
 from mcb_common.blockinfo import BlockInfo
 from mcb_common.blockstate import BlockState, parse_state_text
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.registry import AIR, AIR_NAMES, Registry
-
-from . import blockentities
 
 FULL_STATUSES = frozenset({"minecraft:full", "full"})
 SECTION_VOLUME = 4096

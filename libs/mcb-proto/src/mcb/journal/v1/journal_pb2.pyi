@@ -9,6 +9,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ProjectIndexRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ProjectIndexResponse(_message.Message):
+    __slots__ = ("parts", "operations")
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    parts: _containers.RepeatedCompositeFieldContainer[PartInfo]
+    operations: _containers.RepeatedCompositeFieldContainer[OperationBrief]
+    def __init__(self, parts: _Optional[_Iterable[_Union[PartInfo, _Mapping]]] = ..., operations: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ...) -> None: ...
+
 class AssetListRequest(_message.Message):
     __slots__ = ("query", "cursor")
     QUERY_FIELD_NUMBER: _ClassVar[int]

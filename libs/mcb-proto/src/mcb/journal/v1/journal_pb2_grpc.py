@@ -100,6 +100,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
                 _registered_method=True)
+        self.ProjectIndex = channel.unary_unary(
+                '/mcb.journal.v1.Journal/ProjectIndex',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -187,6 +192,14 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ProjectIndex(self, request, context):
+        """The caller's own project at a glance (the bridge's MCP completions): its parts by name and
+        its operations, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -254,6 +267,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.SchematicImportPrepare,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
+            ),
+            'ProjectIndex': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProjectIndex,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -607,6 +625,33 @@ class Journal:
             '/mcb.journal.v1.Journal/SchematicImportPrepare',
             mcb_dot_journal_dot_v1_dot_journal__pb2.SchematicImportPrepareRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProjectIndex(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/ProjectIndex',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.FromString,
             options,
             channel_credentials,
             insecure,

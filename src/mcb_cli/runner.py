@@ -404,13 +404,20 @@ Cursor, ~/.cursor/mcp.json or .cursor/mcp.json (HTTP; MCB_AGENT_TOKEN exported w
 Cursor (stdio, instead of the above):
   {c["cursor_stdio"]}
 
-MCP Inspector CLI (stdio; on Node 20 use 0.15.0, the last release that runs there):
+MCP Inspector CLI ({INSPECTOR}, runs on Node 20 too), over HTTP with the token header:
+  {c["inspector_http"]}
+or over stdio (it passes the server only the variables given with -e):
   {c["inspector_stdio"]}
 
 {world_line}
 Ops dashboard: http://127.0.0.1:{s.port('dashboard')}/ (actions need the admin token: {s.secrets_dir / 'admin.token'})
 Logs: {s.runtime_dir / 'logs'}    Health: `mcb status`    Stop: Ctrl-C
 """
+
+
+# The MCP Inspector release the printed commands name: checked on Node 20.20 over HTTP (--header)
+# and stdio (-e) by services/bridge/tests/test_inspector_cli.py.
+INSPECTOR = "2.12.0"
 
 
 def mcp_url(s: Settings) -> str:
@@ -437,7 +444,9 @@ def client_configs(s: Settings) -> dict[str, str]:
             "url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}}),
         "cursor_stdio": json.dumps({"mcpServers": {"minecraft": {
             "command": mcb, "args": ["mcp"], "env": {"MCB_RUNTIME_DIR": rt}}}}),
-        "inspector_stdio": f"MCB_RUNTIME_DIR={q(rt)} npx -y @modelcontextprotocol/inspector@0.15.0 --cli "
+        "inspector_http": f"npx -y @modelcontextprotocol/inspector@{INSPECTOR} --cli {url} --transport http "
+                          '--header "Authorization: Bearer $MCB_AGENT_TOKEN" --method tools/list',
+        "inspector_stdio": f"npx -y @modelcontextprotocol/inspector@{INSPECTOR} --cli -e MCB_RUNTIME_DIR={q(rt)} "
                            f"{q(mcb)} mcp --method tools/list",
     }
 

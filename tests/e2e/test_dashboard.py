@@ -9,6 +9,7 @@ elsewhere; docs/img/dashboard-*.png are a looked-at set of these).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -121,6 +122,23 @@ def test_page_shows_every_service_and_requests_nothing_outside(dash):
     assert not outside, outside
 
 
+def test_the_page_has_a_favicon_the_browser_can_draw(dash):
+    """Issue 31 item 13: a small SVG icon, linked from every page and at /favicon.ico, allowed by
+    the page's own Content-Security-Policy (img-src 'self')."""
+    page = dash["page"]
+    page.goto(dash["base"] + "/")
+    href = page.locator('link[rel="icon"]').get_attribute("href")
+    assert href == "/static/favicon.svg"
+    # drawn by the browser under the page's CSP: an <img> of it has a size
+    width = page.evaluate("""href => new Promise(ok => { const i = new Image(); i.onload = () => ok(i.naturalWidth);
+                                                         i.onerror = () => ok(-1); i.src = href; })""", href)
+    assert width > 0, width
+    for path in (href, "/favicon.ico"):
+        r = httpx.get(dash["base"] + path, timeout=30)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml"), (path, r.status_code)
+        assert r.content.startswith(b"<svg") and len(r.content) < 2048
+
+
 def test_reads_without_javascript(dash):
     # the server-rendered page carries everything; the script only animates it
     r = httpx.get(dash["base"] + "/", timeout=30)
@@ -211,27 +229,76 @@ async def capture(client, args: dict) -> dict:
     raise TimeoutError("capture still pending")
 
 
-def test_operation_page_shows_before_and_after_captures(dash):
+def red_pixels(png: bytes) -> int:
+    """Pixels of the red wool these tests build (the flat world has nothing that red)."""
+    import numpy as np
+    from PIL import Image
+
+    a = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    return int(((a[..., 0] > 120) & (a[..., 1] < 70) & (a[..., 2] < 70)).sum())
+
+
+def test_operation_page_shows_its_own_before_picture_and_after(dash):
+    """Issue 31 item 7: "Before" is the picture the journal took of the operation's region when it
+    started (before its first batch), not the project's latest earlier capture of another place."""
     page, comp = dash["page"], dash["comp"]
     view = {"region": {"min": {"x": 40, "y": 63, "z": 40}, "max": {"x": 50, "y": 72, "z": 50}},
             "view": "diagonal", "width": 320, "height": 180}
     holder: dict = {}
 
     async def scenario(client):
-        holder["before"] = await capture(client, view)
+        # a capture of another place, 30 blocks away, just before the operation
+        holder["elsewhere"] = await capture(client, {**view, "region": {"min": {"x": 10, "y": 63, "z": 10},
+                                                                        "max": {"x": 20, "y": 72, "z": 20}}})
         plan = await call(client, "build_prepare", {"recipe": box(43, 64, 43, 47, 70, 47, "minecraft:red_wool")})
         op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
                                                 "idempotency_key": str(uuid.uuid4())})
         holder["op"] = op["operation_id"]
         holder["after"] = await capture(client, {**view, "after_operation_id": op["operation_id"]})
+        holder["status"] = await call(client, "operation_status", {"operation_id": op["operation_id"]})
 
     in_thread(comp, scenario)
+    st = holder["status"]
+    assert st["state"] == "applied" and st.get("before_capture_id"), st
+    before_id = st["before_capture_id"]
+    assert before_id != holder["elsewhere"]["capture_id"]
     page.goto(f"{dash['base']}/operations/{holder['op']}")
-    for which in ("before", "after"):
-        img = page.locator(f'img[alt="capture {holder[which]["capture_id"]}"]')
+    for which, cid, width in (("before", before_id, 256), ("after", holder["after"]["capture_id"], 320)):
+        img = page.locator(f'figure[data-capture="{which}"] img')
         img.wait_for()
-        assert img.evaluate("i => i.complete && i.naturalWidth") == 320, which
+        assert img.count() == 1 and img.get_attribute("alt") == f"capture {cid}", which
+        assert img.evaluate("i => i.complete && i.naturalWidth") == width, which
+    assert page.locator(f'img[alt="capture {holder["elsewhere"]["capture_id"]}"]').count() == 0
+    # the Before picture predates the writes: no red wool in it; the After picture shows it
+    pngs = {which: httpx.get(f"{dash['base']}/captures/{cid}.png?project=default", timeout=30).content
+            for which, cid in (("before", before_id), ("after", holder["after"]["capture_id"]))}
+    assert red_pixels(pngs["before"]) == 0 and red_pixels(pngs["after"]) > 500, {k: red_pixels(v) for k, v in pngs.items()}
     shot(dash, "captures")
+
+
+def test_no_before_picture_when_switched_off_never_another_capture(dash):
+    page, comp = dash["page"], dash["comp"]
+    comp.procs["journal"].stop()
+    comp.start("journal", {"MCB_JOURNAL_BEFORE_CAPTURE_S": "0"})
+    holder: dict = {}
+    try:
+        async def scenario(client):
+            holder["earlier"] = await capture(client, {"region": {"min": {"x": 20, "y": 63, "z": -30},
+                                                                  "max": {"x": 26, "y": 70, "z": -24}},
+                                                       "view": "diagonal", "width": 160, "height": 90})
+            plan = await call(client, "build_prepare", {"recipe": box(21, 64, -29, 23, 66, -27, "minecraft:red_wool")})
+            holder["done"] = await apply_and_wait(client, plan)
+
+        in_thread(comp, scenario)
+    finally:
+        comp.procs["journal"].stop()
+        comp.start("journal")
+    done = holder["done"]
+    assert done["state"] == "applied" and "before_capture_id" not in done, done
+    page.goto(f"{dash['base']}/operations/{done['operation_id']}")
+    fig = page.locator('figure[data-capture="before"]')
+    fig.wait_for()
+    assert fig.locator("img").count() == 0 and "No picture was taken when it started" in fig.inner_text()
 
 
 def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash):

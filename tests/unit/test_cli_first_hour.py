@@ -148,6 +148,11 @@ def test_printed_client_configs_parse_and_point_at_this_stack(tmp_path: Path, mo
     for value in c.values():
         assert value.splitlines()[0] in text
     assert f"$(cat {shlex.quote(str(rt / 'secrets' / 'agent.token'))})" in text
+    # issue 31 item 13: the Inspector's 2.x runs on Node 20 (with --header over HTTP); no stale claim
+    assert "last release" not in text and "0.15.0" not in text
+    insp = shlex.split(c["inspector_http"])
+    assert insp[insp.index("--header") + 1] == "Authorization: Bearer $MCB_AGENT_TOKEN" and url in insp
+    assert shlex.split(c["inspector_stdio"])[shlex.split(c["inspector_stdio"]).index("-e") + 1] == f"MCB_RUNTIME_DIR={rt}"
 
 
 # -- mcb world reset -------------------------------------------------------------------------------

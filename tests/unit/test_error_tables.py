@@ -65,3 +65,21 @@ def test_a_grpc_deadline_says_it_took_too_long_not_that_the_service_is_down():
     assert "took longer than its deadline" in from_rpc_error(late, "journal").message
     gone = from_rpc_error(down, "journal", 0.3)
     assert "cannot be reached" in gone.message and "took longer" not in gone.message
+
+
+def test_unsupported_block_hint_names_what_the_rules_refuse_and_no_more():
+    """Issue 31 item 13: the hint the agent reads with ``unsupported_block`` is true to the
+    journal's block rules: every reason refused with this code is named, and furniture (block
+    entities the tool writes) is not called refused."""
+    from mcb_bridge.errors import HINTS
+    from mcb_common.blockentity import REFUSED, SUPPORTED
+    from mcb_journal.blockrules import _MESSAGES
+
+    hint = HINTS[ErrorCode.UNSUPPORTED_BLOCK]
+    reasons = [r for r, (code, _) in _MESSAGES.items() if code == ErrorCode.UNSUPPORTED_BLOCK]
+    assert len(reasons) >= 4
+    for reason in reasons:
+        assert reason in hint, reason
+    assert "block entities are refused" not in hint and "redstone" not in hint
+    assert "chests" in hint and "signs" in hint
+    assert "chest" in SUPPORTED and "mob_spawner" in REFUSED and "spawner" in hint

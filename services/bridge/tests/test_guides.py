@@ -203,3 +203,62 @@ def test_guides_and_prompts_over_stdio(fake_env: FakeEnv, tmp_path: Path) -> Non
                 return await read_everything(client)
 
     check_contents(arun(body()))
+
+
+# ---------------------------------------------------------------- generated from the recipe schema
+
+OPERATION = re.compile(r"<!-- operation: (\w+) -->\n```json\n(.*?)\n```", re.S)
+
+
+def test_every_operation_has_a_guide_line_an_example_and_a_signature() -> None:
+    """Issue 31 item 2: each type the schema accepts is in the recipes guide's table, has one
+    whole-recipe example in the examples guide (valid against the full schema, of its own type)
+    and a signature in build_prepare's description."""
+    from mcb_bridge.resources import guide_text
+    from mcb_bridge.tools import operation_types, recipe_schema
+    from mcb_common.recipe_schema import OPERATION_TYPES
+
+    types_ = operation_types(recipe_schema())
+    assert sorted(types_) == sorted(OPERATION_TYPES) and len(types_) >= 16
+    recipes = guide_text("recipes")
+    examples = dict(OPERATION.findall(guide_text("examples")))
+    description = build_specs()["build_prepare"].description
+    spec = build_specs()["build_prepare"]
+    assert set(examples) == set(types_)
+    for name in types_:
+        assert re.search(rf"^\| `{name}` \| `", recipes, re.M), f"no line for {name} in mcb://guides/recipes"
+        assert re.search(rf"\b{name}\(\w", description), f"no signature for {name} in build_prepare"
+        recipe = json.loads(examples[name])
+        assert [op["type"] for op in recipe["operations"]] == [name]
+        validate_arguments(spec, {"recipe": recipe}, seconds=None)
+    # the generated parts replaced their marks; the old hand-written list is gone
+    assert "<!-- generated" not in recipes and "<!-- generated" not in guide_text("examples")
+    assert "Other shapes may be listed" not in recipes
+
+
+def test_an_operation_without_an_example_or_description_fails_the_generation() -> None:
+    from mcb_bridge import recipe_docs
+    from mcb_bridge.tools import recipe_schema
+
+    schema = recipe_schema()
+    schema["$defs"]["spiral"] = {"type": "object", "description": "a spiral staircase",
+                                 "properties": {"type": {"const": "spiral"}, "center": {}},
+                                 "required": ["type", "center"]}
+    schema["$defs"]["operation"]["oneOf"].append({"$ref": "#/$defs/spiral"})
+    for make in (recipe_docs.signatures, recipe_docs.operations_table, recipe_docs.operation_examples):
+        with pytest.raises(recipe_docs.MissingOperationDoc, match="'spiral' has no examples"):
+            make(schema)
+    with pytest.raises(recipe_docs.MissingOperationDoc, match="'spiral' has no examples"):
+        build_specs(schema)
+    del schema["$defs"]["spiral"]["description"]
+    with pytest.raises(recipe_docs.MissingOperationDoc, match="no description and no examples"):
+        recipe_docs.operations_table(schema)
+    schema["$defs"]["spiral"] |= {"description": "a spiral", "examples": [{"type": "spiral", "center": {}}]}
+    assert "spiral(center)" in recipe_docs.signatures(schema)
+    assert "| `spiral` | `center` | a spiral |" in recipe_docs.operations_table(schema)
+    assert "<!-- operation: spiral -->" in recipe_docs.operation_examples(schema)
+    # and the schema's own constructor cannot make an operation without an example
+    from mcb_common import recipe_schema as rs
+
+    with pytest.raises(TypeError, match="example"):
+        rs._op("spiral", "a spiral", {}, [])  # type: ignore[call-arg]

@@ -18,7 +18,7 @@ from mcb_common.errors import RETRYABLE, ErrorCode
 from mcp import Client
 
 TOOLS = {
-    "project_context": set(),
+    "project_context": {"include_old_worlds"},
     "region_inspect": {"min", "max", "detail", "cursor", "step"},
     "build_prepare": {"recipe", "dependencies", "part_id", "regenerate_part_id"},
     "build_apply": {"plan_id", "plan_hash", "idempotency_key", "replace_player_blocks"},

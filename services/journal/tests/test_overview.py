@@ -24,10 +24,10 @@ def _core(tmp_path) -> JournalCore:
     return core
 
 
-def _op(core, project: str, op_id: str, state: str, at: int) -> None:
+def _op(core, project: str, op_id: str, state: str, at: int, world: str = "w") -> None:
     proj = core.projects.project_for(Caller("admin", project, ""))
     entries = [((x, 1, 0), "minecraft:air", "minecraft:stone" if x % 2 else "minecraft:glass") for x in range(5)]
-    summary = asyncio.run(core.prepare.store_plan(proj, Plan.from_entries(entries, "w", 1, "r"),
+    summary = asyncio.run(core.prepare.store_plan(proj, Plan.from_entries(entries, world, 1, "r"),
                                                   jpb.PlanSummary().region, []))
     with core.db.tx() as c:
         c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
@@ -67,6 +67,29 @@ def test_projects_with_their_parts(tmp_path) -> None:
     assert [p.project_id for p in res.projects] == ["a", "b"] and res.projects[0].area.max.x == 15
     (part,) = res.parts
     assert (part.name, part.project_id, part.protected, part.block_count, part.bounds.max.z) == ("tower", "a", True, 12, 6)
+
+
+def test_earlier_worlds_operations_are_listed_only_when_asked_for_and_marked(tmp_path) -> None:
+    """Issue 31 item 4: after `mcb world reset --keep-journal` the journal has seen world w, then v."""
+    from mcb_journal import worldid
+
+    core = _core(tmp_path)
+    _op(core, "a", "op_old", "applied", 1_000, world="w")
+    _op(core, "a", "op_new", "applied", 2_000, world="v")
+    _op(core, "a", "op_none", "failed", 3_000, world="")  # a record without a world counts as current
+    worldid.note_world(core.db, "w", 1)
+    worldid.note_world(core.db, "v", 2)
+    got = operation_list(core, jpb.OperationListRequest())
+    assert [e.report.operation_id for e in got.operations] == ["op_none", "op_new"]
+    assert got.old_world_operations == 1 and dict(got.state_counts) == {"applied": 1, "failed": 1}
+    got = operation_list(core, jpb.OperationListRequest(include_old_worlds=True))
+    assert {e.report.operation_id: e.old_world for e in got.operations} == {
+        "op_none": False, "op_new": False, "op_old": True}
+    assert got.old_world_operations == 1 and dict(got.state_counts) == {"applied": 2, "failed": 1}
+    # one operation asked for by id is answered, marked
+    one = operation_list(core, jpb.OperationListRequest(operation_id="op_old"))
+    assert [(e.report.operation_id, e.old_world) for e in one.operations] == [("op_old", True)]
+    assert project_list(core).old_world_parts == 0
 
 
 def test_project_index_is_one_projects_parts_and_operations(tmp_path) -> None:

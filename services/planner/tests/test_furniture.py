@@ -62,6 +62,10 @@ def test_bad_data_is_an_invalid_request_naming_the_path(block, data, path, reaso
         states([box(block, data)])
     assert ei.value.code == "invalid_request" and f"operations[0].{path}" in ei.value.message, ei.value.message
     assert ei.value.details.get("reason") == reason, ei.value.details
+    # the path is said once, first, and is the one in details (issue 31 item 13: it was repeated,
+    # "operations[0].block: operations[0].block_entity.items[0].count: …", details naming .block)
+    assert ei.value.message.startswith(f"operations[0].{path}: ") and ei.value.message.count("operations[") == 1
+    assert ei.value.details["path"] == f"operations[0].{path}"
 
 
 def test_refused_kinds_and_data_on_plain_blocks():

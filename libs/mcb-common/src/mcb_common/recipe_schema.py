@@ -105,13 +105,19 @@ def _vec3(description: str) -> dict[str, Any]:
     return {"$ref": "#/$defs/vec3", "description": description}
 
 
-def _op(type_name: str, description: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def _op(type_name: str, description: str, props: dict[str, Any], required: list[str], *,
+        example: dict[str, Any]) -> dict[str, Any]:
+    """One operation's schema. ``example`` (required: an operation cannot be added without one)
+    is the JSON Schema ``examples`` annotation; the agent's guides (mcb://guides/recipes and
+    examples) and build_prepare's description are generated from these definitions, and a test
+    builds every example on a fresh flat world (grass at y = 63, default area x/z −64 … 63)."""
     return {
         "type": "object",
         "description": description,
         "properties": {"type": {"const": type_name}, **props},
         "required": ["type", *required],
         "additionalProperties": False,
+        "examples": [{"type": type_name, **example}],
     }
 
 
@@ -273,6 +279,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
             {"center": _vec3("the centre cell"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
              "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
             ["center", "radius", "block"],
+            example={"center": {"x": 26, "y": 68, "z": -58}, "radius": 3, "block": "glass", "hollow": True},
         ),
         "ellipsoid": _op(
             "ellipsoid",
@@ -281,6 +288,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
             {"center": _vec3("the centre cell"), "radii": {"$ref": "#/$defs/radii"},
              "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
             ["center", "radii", "block"],
+            example={"center": {"x": 40, "y": 66, "z": -58}, "radii": {"x": 4, "y": 2, "z": 2}, "block": "white_wool"},
         ),
         "dome": {
             **_op(
@@ -291,6 +299,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                  "radii": {"$ref": "#/$defs/radii"}, "axis": _AXIS,
                  "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
                 ["center", "block"],
+                example={"center": {"x": 54, "y": 64, "z": -58}, "radius": 4, "block": "quartz_block", "hollow": True},
             ),
             "oneOf": [{"required": ["radius"]}, {"required": ["radii"]}],
         },
@@ -301,6 +310,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "open at the base.",
             _AXIAL,
             ["center", "radius", "height", "block"],
+            example={"center": {"x": -58, "y": 64, "z": -40}, "radius": 3, "height": 6, "block": "spruce_planks"},
         ),
         "pyramid": _op(
             "pyramid",
@@ -309,6 +319,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "layer); hollow: open at the base.",
             _AXIAL,
             ["center", "radius", "block"],
+            example={"center": {"x": -44, "y": 64, "z": -40}, "radius": 3, "block": "sandstone"},
         ),
         "polygon": _op(
             "polygon",
@@ -321,6 +332,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
              "y": {"$ref": "#/$defs/coord"}, "height": _int_or_expr(1, MAX_HEIGHT),
              "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
             ["points", "y", "height", "block"],
+            example={"points": [{"x": -34, "z": -44}, {"x": -26, "z": -44}, {"x": -30, "z": -36}], "y": 64, "height": 3, "block": "red_terracotta", "hollow": True},
         ),
         "overlay": _op(
             "overlay",
@@ -332,6 +344,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
              "block": {"$ref": "#/$defs/block"},
              "depth": {**_int_or_expr(1, MAX_OVERLAY_DEPTH), "default": 1}},
             ["min", "max", "block"],
+            example={"min": {"x": -20, "y": 56, "z": -44}, "max": {"x": -14, "y": 70, "z": -38}, "block": "moss_block"},
         ),
         "foundation": _op(
             "foundation",
@@ -342,6 +355,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
              "max_depth": {**_int_or_expr(1, MAX_FOUNDATION_DEPTH), "default": 64},
              "operations": {"$ref": "#/$defs/operations"}},
             ["block", "operations"],
+            example={"block": "cobblestone", "operations": [{"type": "box", "min": {"x": -6, "y": 67, "z": -44}, "max": {"x": -2, "y": 67, "z": -40}, "block": "oak_planks"}]},
         ),
         "filter_entry": {
             "type": "string",
@@ -369,6 +383,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "to": {"$ref": "#/$defs/block"},
             },
             ["min", "max", "from", "to"],
+            example={"min": {"x": 10, "y": 63, "z": -44}, "max": {"x": 14, "y": 63, "z": -40}, "from": "grass_block", "to": "moss_block"},
         ),
         "paste": {
             **_op(
@@ -383,6 +398,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                     "rotation": {"enum": [0, 90, 180, 270], "default": 0},
                 },
                 ["at"],
+                example={"asset": "hut", "at": {"x": 24, "y": 64, "z": -44}, "rotation": 90},
             ),
             "oneOf": [{"required": ["asset"]}, {"required": ["part"]}],
         },
@@ -397,6 +413,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "block_entity": {"$ref": "#/$defs/block_entity"},
             },
             ["min", "max", "block"],
+            example={"min": {"x": -60, "y": 64, "z": -60}, "max": {"x": -56, "y": 67, "z": -56}, "block": "stone_bricks", "hollow": True},
         ),
         "line": _op(
             "line",
@@ -407,6 +424,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "block": {"$ref": "#/$defs/block"},
             },
             ["from", "to", "block"],
+            example={"from": {"x": -50, "y": 64, "z": -60}, "to": {"x": -44, "y": 68, "z": -56}, "block": "stone"},
         ),
         "cylinder": _op(
             "cylinder",
@@ -423,6 +441,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "thickness": _HOLLOW["thickness"],
             },
             ["center", "radius", "height", "block"],
+            example={"center": {"x": -36, "y": 64, "z": -58}, "radius": 2, "height": 4, "block": "bricks", "hollow": True},
         ),
         "repeat": _op(
             "repeat",
@@ -433,6 +452,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "operations": {"$ref": "#/$defs/operations"},
             },
             ["count", "offset", "operations"],
+            example={"count": 3, "offset": {"x": 3, "y": 0, "z": 0}, "operations": [{"type": "box", "min": {"x": -28, "y": 64, "z": -60}, "max": {"x": -28, "y": 66, "z": -60}, "block": "oak_log"}]},
         ),
         "arch": _op(
             "arch",
@@ -450,6 +470,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "block": {"$ref": "#/$defs/block"},
             },
             ["center", "radius", "axis", "block"],
+            example={"center": {"x": -14, "y": 64, "z": -60}, "radius": 3, "axis": "x", "block": "stone_bricks"},
         ),
         "transform": {
             **_op(
@@ -466,6 +487,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
                     "operations": {"$ref": "#/$defs/operations"},
                 },
                 ["operations"],
+                example={"rotate": 90, "anchor": {"x": 0, "y": 64, "z": -58}, "operations": [{"type": "line", "from": {"x": 1, "y": 64, "z": -58}, "to": {"x": 3, "y": 64, "z": -58}, "block": "oak_stairs[facing=east]"}]},
             ),
             "dependentRequired": {"rotate": ["anchor"], "mirror": ["anchor"]},
         },

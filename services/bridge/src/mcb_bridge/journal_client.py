@@ -98,8 +98,9 @@ class JournalClient:
 
     # ---- the journal's API, one method per RPC ----
 
-    async def project_context(self) -> journal_pb2.ProjectContextResponse:
-        return await self._call("ProjectContext", journal_pb2.ProjectContextRequest())
+    async def project_context(self, include_old_worlds: bool = False) -> journal_pb2.ProjectContextResponse:
+        return await self._call("ProjectContext", journal_pb2.ProjectContextRequest(
+            include_old_worlds=include_old_worlds))
 
     async def project_index(self, limit: int = 0) -> journal_pb2.ProjectIndexResponse:
         return await self._call("ProjectIndex", journal_pb2.ProjectIndexRequest(limit=limit))

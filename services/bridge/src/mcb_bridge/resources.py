@@ -1,7 +1,8 @@
 """What the agent can read besides the tools: MCP resources (guides) and prompts (common jobs).
 
 The guides are Markdown files in this package (``guides/*.md``, shipped with the wheel, so the
-container image has them too); ``mcb://guides/recipe-schema`` is the full recipe JSON Schema
+container image has them too); the operations table of ``recipes`` and the example per operation
+of ``examples`` are generated from the recipe schema when read (``recipe_docs``); ``mcb://guides/recipe-schema`` is the full recipe JSON Schema
 (``tools/list`` carries a short form of it); ``mcb://project/context`` is the live answer of
 ``project_context``; ``mcb://guides/oni`` (the oni_* tools in full) is listed, like those tools,
 only when an ONI endpoint is configured. Prompts are text templates that name the tools and resources to use; their
@@ -20,6 +21,7 @@ from typing import Any
 import mcp_types as types
 from mcb_common.errors import ErrorCode, McbError
 
+from . import recipe_docs
 from .tools import recipe_schema
 
 GUIDE_PREFIX = "mcb://guides/"
@@ -50,8 +52,8 @@ GUIDES = [
           "from outside faces inward), stairs, connections of panes/fences, two-part blocks.", "block-states.md"),
     Guide("coordinates", "Coordinates", "Axes, inclusive boxes, heights, ground, chunks, camera yaw/pitch.",
           "coordinates.md"),
-    Guide("examples", "Worked examples", "Recipes that compile: a house with door and windows, a stair roof, "
-          "windows by rotation, a wall with arches.", "examples.md"),
+    Guide("examples", "Worked examples", "Recipes that build: a house with door and windows, a stair roof, "
+          "windows by rotation, a wall with arches, and one example of every operation.", "examples.md"),
     Guide("recipe-schema", "Recipe JSON Schema", "The full JSON Schema (draft 2020-12) of build_prepare's "
           "recipe argument."),
     # listed (and readable) only with an ONI endpoint, like the oni_* tools (issue 18)
@@ -75,7 +77,9 @@ def guide_text(name: str) -> str:
         if g.name == name:
             if not g.file:
                 return json.dumps(recipe_schema(), ensure_ascii=False, indent=1)
-            return (importlib_resources.files(__package__) / "guides" / g.file).read_text(encoding="utf-8")
+            text = (importlib_resources.files(__package__) / "guides" / g.file).read_text(encoding="utf-8")
+            # the operations table and the example per operation come from the recipe schema
+            return recipe_docs.fill(text, recipe_schema())
     raise KeyError(name)
 
 

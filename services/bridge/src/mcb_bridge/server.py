@@ -237,7 +237,7 @@ class Bridge:
     # ---- tools ----
 
     async def _project_context(self, args: dict[str, Any]) -> dict[str, Any]:
-        resp = await self.journal.project_context()
+        resp = await self.journal.project_context(bool(args.get("include_old_worlds")))
         ground: Any = None
         if resp.HasField("project") and resp.project.HasField("area"):
             try:  # the surface of the build area (sampled); an unreadable area says why instead

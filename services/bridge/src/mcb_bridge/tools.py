@@ -30,6 +30,8 @@ from jsonschema import Draft202012Validator, validators
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.recipe_schema import MAX_RECIPE_BYTES, check_shape
 
+from . import recipe_docs
+
 log = logging.getLogger("mcb.bridge")
 
 # Java edition's world border is ±29,999,984; heights are checked by the journal per world.
@@ -194,28 +196,19 @@ def _shared_vec3(schema: dict[str, Any]) -> dict[str, Any]:
 
 def operation_types(recipe: dict[str, Any]) -> list[str]:
     """The recipe operation types a schema accepts (the ``type`` consts of its operation union)."""
-    defs = recipe.get("$defs") or {}
-    out = []
-    for alt in (defs.get("operation") or {}).get("oneOf") or ():
-        ref = alt.get("$ref", "")
-        body = defs.get(ref[len("#/$defs/"):], {}) if ref.startswith("#/$defs/") else alt
-        const = ((body.get("properties") or {}).get("type") or {}).get("const")
-        if isinstance(const, str):
-            out.append(const)
-    return out
+    return [name for name, _ in recipe_docs.operation_defs(recipe)]
 
 
 def short_recipe_schema(recipe: dict[str, Any]) -> dict[str, Any]:
-    """The recipe as tools/list shows it: the top-level keys and the operation types; each
-    operation's arguments are in build_prepare's description, the full schema is a resource.
-    Arguments are still validated against the full schema."""
-    types_ = operation_types(recipe)
-    op: dict[str, Any] = {"type": "object", "properties": {"type": {"enum": types_} if types_ else {"type": "string"}},
-                          "required": ["type"]}
+    """The recipe as tools/list shows it: the top-level keys; every operation type with its
+    arguments is in build_prepare's description (generated from the same schema, recipe_docs),
+    so the types are not listed a second time here; the full schema is a resource. Arguments
+    are still validated against the full schema (an unknown type names the valid ones)."""
+    op: dict[str, Any] = {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}
     return {
         "type": "object",
-        "description": "{version: 1, operations: [...], params?, palette?, seed?}; full JSON Schema: "
-                       "resource mcb://guides/recipe-schema",
+        # the keys and every operation's signature are in build_prepare's description
+        "description": "full JSON Schema: resource mcb://guides/recipe-schema",
         "properties": {
             "version": {"const": 1},
             "params": {"type": "object"},
@@ -340,27 +333,21 @@ detail="heightmap": highest non-air y per column every `step` blocks (automatic:
 32x32) as `rows` (per z) of numbers (per x); null = only air, "?" = chunk never generated.\
 """
 
+# {operations}: every operation's signature, generated from the recipe schema (recipe_docs)
 BUILD_PREPARE = """\
 Compile a recipe into an immutable plan; writes nothing. Returns plan_id, plan_hash, \
-changed_blocks, already_blocks, region, expires_at, materials, known conflicts (positions, part \
-hit), warnings and replaced: every non-air block it would replace, by who placed it (player, \
-environment, ours, unknown: total, counts, at most 20 positions each).
-recipe {version: 1, params?, palette?, seed?, operations}; operations: box(min,max,block,hollow?), \
-line(from,to,block), cylinder(center,radius,height,block,hollow?), \
-arch(center,radius,axis,block,width?,depth?,filled?), repeat(count,offset,operations), \
-transform(operations, rotate? 0/90/180/270 clockwise from above, mirror? x/z, anchor, \
-translate?; block states turn with it), replace(min,max,from,to: states in the box matching \
-`from` ("*" any non-air, a block id, "oak_stairs[facing=east]", "!..." excludes) become `to`; \
-`to` without [properties] keeps the source's), paste(at, asset or part, rotation?). Integers may \
-be expressions over params ("base_y + floors * 4"); blocks may be "$name" from palette \
-(weighted lists pick per position from seed). Absolute coordinates, inclusive boxes, later \
-operations win. Furniture: box.block_entity = {items: [{slot?, id, count?}]} (containers), \
-{text: {front, back, waxed}} (signs), {patterns} (banners) or {profile} (heads). Refused with the \
-reason: spawners, command blocks, fluids, unsupported gravity/attached blocks, overwriting block \
-entities (both in mcb://guides/recipes). Example: \
-{"version":1,"operations":[{"type":"box","min":{"x":0,"y":64,"z":0},"max":{"x":4,"y":70,"z":4},\
-"block":"minecraft:stone_bricks","hollow":true}]}. Full schema: mcb://guides/recipe-schema; \
-guide: mcb://guides/recipes, mcb://guides/examples.
+changed_blocks, already_blocks, region, expires_at, materials, conflicts (positions, part hit), \
+warnings and replaced (every non-air block it would replace by who placed it: player, \
+environment, ours, unknown; counts, at most 20 positions each).
+recipe {{version: 1, params?, palette?, seed?, operations}}, e.g. {{"version":1,"operations":[{{"type":\
+"box","min":{{"x":0,"y":64,"z":0}},"max":{{"x":4,"y":70,"z":4}},"block":"stone_bricks","hollow":true}}]}}; \
+operations: {operations}. What each does: mcb://guides/recipes; one example each: \
+mcb://guides/examples. transform turns block states with it (rotate clockwise from above). \
+replace.from: "*" (non-air), a block id or state, "!..." excludes. Integers may be expressions \
+over params ("base_y + floors * 4"); blocks may be "$name" from palette. Absolute coordinates, \
+inclusive boxes, later operations win. Furniture: box.block_entity {{items|text|patterns|profile}} \
+(containers, signs, banners, heads; mcb://guides/recipes). Refused with the reason: spawners, command blocks, fluids, unsupported \
+gravity/attached blocks, overwriting block entities.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
 it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\
@@ -631,7 +618,9 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
         "items": {"type": "object", "description": "{x,y,z,state?} or {pos:{x,y,z},state?}"}}
     _embed(prepare_schema, "recipe", recipe)
     specs = [
-        ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({}, []), True, True),
+        ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({"include_old_worlds": {
+            "type": "boolean", "description": "also earlier worlds' operations (marked old_world)"}}, []),
+                 True, True),
         ToolSpec(
             "region_inspect",
             "Inspect a region",
@@ -664,7 +653,8 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             True,
             True,
         ),
-        ToolSpec("build_prepare", "Prepare a build plan", BUILD_PREPARE, prepare_schema, True, True, listed),
+        ToolSpec("build_prepare", "Prepare a build plan",
+                 BUILD_PREPARE.format(operations=recipe_docs.signatures(recipe)), prepare_schema, True, True, listed),
         ToolSpec(
             "build_apply",
             "Apply a build plan",

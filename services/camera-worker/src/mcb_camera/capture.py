@@ -27,6 +27,7 @@ class CaptureJob:
     view: str = ""                  # "" (perspective from pose) | "top" | "side" | auto names
     camera_id: str = ""
     after_operation_id: str = ""
+    before_operation_id: str = ""   # the journal's Before picture of this operation (camera.proto)
     expand: int = 0                 # auto viewpoints: also draw this many blocks around region
     format: str = "png"             # "png" | "jpeg" (imageformat.FORMATS)
     readiness_timeout_s: float = 20.0

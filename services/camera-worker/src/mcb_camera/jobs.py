@@ -281,6 +281,7 @@ class CaptureQueue:
                 "mimeType": imageformat.FORMATS[job.format or "png"][0], "format": job.format or "png",
                 "requestedAtMs": job.requested_at_ms, "capturedAtMs": int(time.time() * 1000),
                 "operation": job.operation or None, "afterOperationId": job.after_operation_id,
+                **({"beforeOperationId": job.before_operation_id} if job.before_operation_id else {}),
                 "latencyMs": round((time.monotonic() - started) * 1000, 1),
             })
             meta.setdefault("serverRevisionVerified", False)

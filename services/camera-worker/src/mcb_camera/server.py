@@ -196,6 +196,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=_pose_dict(pose),
                          region=region, view=request.view if request.view in ("top", "side") else "",
                          camera_id=request.camera_id, after_operation_id=request.after_operation_id,
+                         before_operation_id=request.before_operation_id,
                          expand=expand, format=request.format or "png")
         await self.driver_available()
         cid = await self.queue.submit(job)

@@ -48,7 +48,8 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
     statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
-               "dashboard.css": ("text/css", _static("dashboard.css"))}
+               "dashboard.css": ("text/css", _static("dashboard.css")),
+               "favicon.svg": ("image/svg+xml", _static("favicon.svg"))}
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -85,19 +86,24 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     def flash_of(request: Request) -> tuple[str, str]:
         return render.flash(request.query_params)
 
-    async def overview_body(s: str | None) -> str:
+    def old_worlds(request: Request) -> bool:
+        """?old_worlds=1: also operations and parts of earlier worlds (mcb world reset), marked."""
+        return request.query_params.get("old_worlds") == "1"
+
+    async def overview_body(s: str | None, old: bool = False) -> str:
         csrf = sessions.csrf(s) if s else ""
         health, redis, world, cam = await asyncio.gather(sources.health(), sources.redis_info(),
                                                          sources.world_info(), sources.camera_state())
         parts = [render.services_section(health, redis, world, csrf, s is not None)]
         try:
-            ops = await sources.operations()
-            parts.append(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts)))
+            ops = await sources.operations(old_worlds=old)
+            parts.append(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts),
+                                                   ops.old_world_operations, old))
         except McbError as exc:
             parts.append(f'<section id="operations"><h2>Operations</h2><p class="bad">{render.e(exc.message)}</p></section>')
         try:
-            projects = as_dict(await sources.projects())
-            parts.append(render.projects_section(projects))
+            projects = as_dict(await sources.projects(old_worlds=old))
+            parts.append(render.projects_section(projects, old))
             chat = await sources.chat_queues([p["project_id"] for p in projects.get("projects", [])])
         except McbError as exc:
             parts.append(f'<section id="projects"><h2>Projects</h2><p class="bad">{render.e(exc.message)}</p></section>')
@@ -109,15 +115,16 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request):
         msg, kind = flash_of(request)
-        return html_page(request, "Overview", await overview_body(sid(request)), msg, kind)
+        return html_page(request, "Overview", await overview_body(sid(request), old_worlds(request)), msg, kind)
 
     @app.get("/fragments/operations", response_class=HTMLResponse)
     async def ops_fragment(request: Request):
         try:
-            ops = await sources.operations()
+            ops = await sources.operations(old_worlds=old_worlds(request))
         except McbError as exc:
             return _plain(STATUS.get(exc.code, 502), exc.message)
-        return HTMLResponse(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts)))
+        return HTMLResponse(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts),
+                                                      ops.old_world_operations, old_worlds(request)))
 
     @app.get("/operations/{op_id}", response_class=HTMLResponse)
     async def operation(request: Request, op_id: str):
@@ -180,6 +187,11 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             return _plain(404, "not found")
         mime, data = statics[name]
         return Response(data, media_type=mime, headers={"Cache-Control": "max-age=300"})
+
+    @app.get("/favicon.ico")
+    async def favicon():  # what a browser asks for without a <link rel="icon"> (a bookmark, a raw URL)
+        mime, data = statics["favicon.svg"]
+        return Response(data, media_type=mime, headers={"Cache-Control": "max-age=86400"})
 
     @app.get("/health")
     async def health():

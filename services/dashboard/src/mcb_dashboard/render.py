@@ -97,7 +97,8 @@ def page(title: str, body: str, *, session: bool, csrf: str = "", flash: str = "
     note = f'<p class="flash {e(flash_kind)}" role="status">{e(flash)}</p>' if flash else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{e(title)} · mcb dashboard</title><link rel="stylesheet" href="/static/dashboard.css">
+<title>{e(title)} · mcb dashboard</title><link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/dashboard.css">
 <script src="/static/dashboard.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><h1><a href="/">minecraft-builder-mcp</a> <small>ops dashboard</small></h1>
@@ -165,7 +166,21 @@ def progress_bar(op_id: str, rep: dict[str, Any]) -> str:
             f'aria-label="progress of {e(op_id)}">{pct} %</progress> <span class="pct" data-pct="{e(op_id)}">{pct} %</span>')
 
 
-def operations_section(ops: list[dict[str, Any]], counts: dict[str, int]) -> str:
+OLD_WORLD_BADGE = ' <span class="badge old-world" title="planned against a world replaced since (mcb world reset)">earlier world</span>'
+
+
+def old_worlds_note(n: int, shown: bool, what: str) -> str:
+    """Earlier worlds' entries are listed only when asked for (?old_worlds=1); say how many."""
+    if not n:
+        return ""
+    if shown:
+        return f'<p class="old-worlds">{e(n)} {what} of earlier worlds are listed, marked “earlier world”. <a href="/">Current world only</a></p>'
+    return (f'<p class="old-worlds">{e(n)} {what} of earlier worlds (before <code>mcb world reset</code>) are not listed. '
+            f'<a href="/?old_worlds=1">Show them</a></p>')
+
+
+def operations_section(ops: list[dict[str, Any]], counts: dict[str, int], old_world_ops: int = 0,
+                       old_shown: bool = False) -> str:
     active = [o for o in ops if o["report"].get("state") in ACTIVE]
     done = [o for o in ops if o["report"].get("state") not in ACTIVE]
     summary = " · ".join(f"{e(k)}: {e(v)}" for k, v in sorted(counts.items())) or "none yet"
@@ -176,12 +191,14 @@ def operations_section(ops: list[dict[str, Any]], counts: dict[str, int]) -> str
         f'<td>{progress_bar(o["report"]["operation_id"], o["report"])}</td>'
         f'<td>{e(o["plan"].get("changed_blocks", 0))} blocks</td></tr>' for o in active)
     drows = "".join(
-        f'<tr><td><a href="/operations/{e(o["report"]["operation_id"])}">{e(o["report"]["operation_id"])}</a></td>'
+        f'<tr data-done-op="{e(o["report"]["operation_id"])}"><td><a href="/operations/{e(o["report"]["operation_id"])}">'
+        f'{e(o["report"]["operation_id"])}</a>{OLD_WORLD_BADGE if o.get("old_world") else ""}</td>'
         f'<td>{e(o["project_id"])}</td><td><span class="badge st-{e(o["report"]["state"])}">{e(o["report"]["state"])}</span></td>'
         f'<td>{e(o["report"].get("written", 0))}/{e(o["report"].get("planned", 0))} written'
         f'{", " + e(o["report"].get("conflicts")) + " conflicts" if o["report"].get("conflicts") else ""}</td>'
         f'<td>{e(o["report"].get("updated_at", ""))}</td><td>{e(o["report"].get("message", ""))}</td></tr>' for o in done)
     return (f'<section id="operations" aria-labelledby="h-ops"><h2 id="h-ops">Operations</h2><p>{summary}</p>'
+            f'{old_worlds_note(old_world_ops, old_shown, "operations")}'
             '<h3>Queued and running</h3><table id="active-ops"><thead><tr><th scope="col">operation</th>'
             '<th scope="col">project</th><th scope="col">state</th><th scope="col">progress</th><th scope="col">plan</th>'
             f'</tr></thead><tbody>{arows or ""}</tbody></table>'
@@ -191,14 +208,15 @@ def operations_section(ops: list[dict[str, Any]], counts: dict[str, int]) -> str
               f'</tr></thead><tbody>{drows}</tbody></table></section>')
 
 
-def projects_section(projects: dict[str, Any]) -> str:
+def projects_section(projects: dict[str, Any], old_shown: bool = False) -> str:
     parts_by: dict[str, list[dict[str, Any]]] = {}
     for p in projects.get("parts", []):
         parts_by.setdefault(p["project_id"], []).append(p)
     items = []
     for p in projects.get("projects", []):
         parts = parts_by.get(p["project_id"], [])
-        plist = "".join(f'<li>{e(x["name"])} <code>{e(x["part_id"])}</code> · {e(x["block_count"])} blocks · '
+        plist = "".join(f'<li data-part="{e(x["part_id"])}">{e(x["name"])} <code>{e(x["part_id"])}</code>'
+                        f'{OLD_WORLD_BADGE if x.get("old_world") else ""} · {e(x["block_count"])} blocks · '
                         f'{box(x.get("bounds"))}{" · <strong>protected</strong>" if x.get("protected") else ""}'
                         f' · from <a href="/operations/{e(x["operation_id"])}">{e(x["operation_id"])}</a></li>'
                         for x in parts) or "<li>no parts</li>"
@@ -206,6 +224,7 @@ def projects_section(projects: dict[str, Any]) -> str:
                      f'<p>Area {box(p.get("area"))} · owner <code>{e(p["owner_player_id"])}</code></p>'
                      f'<h4>Parts</h4><ul>{plist}</ul></article>')
     return (f'<section id="projects" aria-labelledby="h-projects"><h2 id="h-projects">Projects, areas and parts</h2>'
+            f'{old_worlds_note(int(projects.get("old_world_parts") or 0), old_shown, "parts")}'
             f'{"".join(items) or "<p>No projects configured.</p>"}</section>')
 
 
@@ -251,7 +270,8 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
     op_id = rep["operation_id"]
     state = rep["state"]
     facts = (f'<dl class="facts"><dt>State</dt><dd><span class="badge st-{e(state)}" data-state="{e(op_id)}">{e(state)}</span>'
-             f' {e(rep.get("message", ""))}</dd><dt>Project</dt><dd>{e(entry["project_id"])}</dd>'
+             f' {e(rep.get("message", ""))}{OLD_WORLD_BADGE if entry.get("old_world") else ""}</dd>'
+             f'<dt>Project</dt><dd>{e(entry["project_id"])}</dd>'
              f'<dt>Progress</dt><dd>{progress_bar(op_id, rep)} batch {e(rep.get("batches_done", 0))}/{e(rep.get("batches_total", 0))}</dd>'
              f'<dt>Blocks</dt><dd>{e(rep.get("written", 0))} written, {e(rep.get("already", 0))} already, '
              f'{e(rep.get("planned", 0))} planned, {e(rep.get("conflicts", 0))} conflicts</dd>'
@@ -282,12 +302,17 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
             + (('<table><thead><tr><th scope="col">position</th><th scope="col">expected</th><th scope="col">current</th>'
                 '<th scope="col">desired</th><th scope="col">source</th><th scope="col">part</th></tr></thead>'
                 f'<tbody>{conf}</tbody></table>') if conf else "<p>None.</p>") + "</section>")
-    before = [c for c in captures if c["status"] == "completed" and not c["after_operation_id"]
-              and c["project_id"] == entry["project_id"] and c["created_ms"] < _ms(rep.get("created_at"))][:1]
+    # Before: only the picture the journal took of this operation's region when it started, before
+    # its first batch (OperationReport.before_capture_id); never another capture of the project
+    before_id = rep.get("before_capture_id") or ""
+    before = (thumb({"capture_id": before_id, "project_id": entry["project_id"], "status": "completed"}) if before_id
+              else '<p class="no-before">No picture was taken when it started (switched off, no camera, or not '
+                   'ready in time).</p>')
     after = [c for c in captures if c["after_operation_id"] == op_id]
     body += ('<section aria-labelledby="h-cap"><h2 id="h-cap">Captures</h2><div class="captures">'
-             f'<figure><figcaption>Before (latest earlier capture)</figcaption>{thumb(before[0]) if before else "—"}</figure>'
-             f'<figure><figcaption>After</figcaption>{"".join(thumb(c) for c in after) or "—"}</figure></div></section>')
+             f'<figure data-capture="before"><figcaption>Before (when it started)</figcaption>{before}</figure>'
+             f'<figure data-capture="after"><figcaption>After</figcaption>{"".join(thumb(c) for c in after) or "—"}'
+             '</figure></div></section>')
     if state == "recovery_required":
         if review is not None:
             body += (f'<section id="recovery" aria-labelledby="h-rec"><h2 id="h-rec">Recovery review</h2>'
@@ -305,13 +330,3 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
                      '<p>Log in with the admin token to see the review and abandon the operation.</p></section>')
     return body
 
-
-def _ms(iso: str | None) -> int:
-    from datetime import datetime
-
-    if not iso:
-        return 0
-    try:
-        return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0

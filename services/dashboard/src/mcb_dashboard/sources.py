@@ -171,15 +171,16 @@ class Sources:
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
-    async def operations(self, limit: int = 50, project_id: str = "") -> jpb.OperationListResponse:
-        return await self._rpc(self.admin.OperationList, jpb.OperationListRequest(limit=limit, project_id=project_id))
+    async def operations(self, limit: int = 50, project_id: str = "", old_worlds: bool = False) -> jpb.OperationListResponse:
+        return await self._rpc(self.admin.OperationList, jpb.OperationListRequest(
+            limit=limit, project_id=project_id, include_old_worlds=old_worlds))
 
     async def operation(self, op_id: str) -> jpb.OperationEntry:
         resp = await self._rpc(self.admin.OperationList, jpb.OperationListRequest(operation_id=op_id, limit=1))
         return resp.operations[0]
 
-    async def projects(self) -> jpb.ProjectListResponse:
-        return await self._rpc(self.admin.ProjectList, jpb.ProjectListRequest())
+    async def projects(self, old_worlds: bool = False) -> jpb.ProjectListResponse:
+        return await self._rpc(self.admin.ProjectList, jpb.ProjectListRequest(include_old_worlds=old_worlds))
 
     async def recovery_review(self, op_id: str) -> dict[str, Any]:
         return plain(await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id)))

@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 import grpc
+from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
 from mcb.journal.v1 import journal_pb2_grpc
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb_common.errors import McbError
@@ -59,6 +60,22 @@ class GrpcPlanner:
             raise from_rpc_error(exc, "planner", 60) from None
 
 
+class GrpcCamera:
+    """The camera worker over gRPC, called with the stack's service token for a project (camera
+    SCOPES): the operations' Before pictures (before.py)."""
+
+    def __init__(self, addr: str, token: str):
+        self.channel = grpc.aio.insecure_channel(addr, options=GRPC_OPTIONS)
+        self.stub = camera_pb2_grpc.CameraStub(self.channel)
+        self.token = token
+
+    async def capture(self, req: camera_pb2.CaptureRequest) -> camera_pb2.CaptureResponse:
+        try:
+            return await self.stub.Capture(req, timeout=10, metadata=call_metadata(self.token, req.project_id))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "camera-worker", 10) from None
+
+
 async def main_async() -> None:
     s = Settings.from_env()
     tunables = JournalSettings.from_env()  # a bad value stops the journal here, naming the variable
@@ -73,7 +90,8 @@ async def main_async() -> None:
     queue = ProgressStream(s.redis_url)  # progress events only; the apply work stays in SQLite
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
-    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue, settings=tunables)
+    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue, settings=tunables,
+                       camera=GrpcCamera(s.camera_addr, read_token(s.secrets_dir, "service") or ""))
     core.projects.load(s.load_config().get("projects", []))
     core.projects.file = s.config_file
     observer = Observer(db, world)

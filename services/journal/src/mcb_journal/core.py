@@ -17,7 +17,7 @@ import logging
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
@@ -37,7 +37,7 @@ from .inspect import inspect_into
 from .packer import Packer
 from .pbconv import box_from_pb, box_pb, iso, vec
 from .plans import Plan
-from .ports import PlannerPort, ProgressPort, WorldPort
+from .ports import CameraPort, PlannerPort, ProgressPort, WorldPort
 from .prepare import Prepare
 from .projects import Caller, Projects
 from .reads import Reads
@@ -87,6 +87,7 @@ class JournalCore:
     changes: Changes | None = None
     max_waiting_operations: int = 32
     assets: AssetLibrary | None = None  # the schematic library, opened at first use (schematics.py)
+    camera: CameraPort | None = None  # the camera worker, for an operation's Before picture (before.py)
     # op_id -> (state, message, error): verdicts reached while the disk was full (record_verdict)
     unrecorded: dict[str, tuple[OpState, str, McbError]] = field(default_factory=dict)
     # The projects (app.py points projects.file at the runtime config: its `projects` are re-read
@@ -185,6 +186,9 @@ class JournalCore:
             rep.written_samples.append(vec(tuple(p)))
         rep.notices.extend(n["text"] for n in self.db.all(
             "SELECT text FROM op_notices WHERE op_id=? ORDER BY at_ms", op_id))
+        cap = self.db.one("SELECT before_capture_id FROM op_captures WHERE op_id=?", op_id)
+        if cap is not None:
+            rep.before_capture_id = cap["before_capture_id"]
         error_json = r["error_json"]
         if op_id in self.unrecorded:  # a verdict not yet on disk (full): the truth, at once
             state, message, err = self.unrecorded[op_id]
@@ -219,7 +223,7 @@ class JournalCore:
         return self.report(op_id)
 
     # ---------------------------------------------------------------- context / inspect
-    async def project_context(self, caller: Caller) -> jpb.ProjectContextResponse:
+    async def project_context(self, caller: Caller, include_old_worlds: bool = False) -> jpb.ProjectContextResponse:
         project = self.projects.project_for(caller)
         info = await self.world.world_info()
         L = self.limits
@@ -243,17 +247,28 @@ class JournalCore:
                 "block's defaults. Unknown names are refused with the nearest valid names."
             ),
         )
-        for r in self.db.all(
-            "SELECT * FROM operations WHERE project_id=? AND state IN ('recovery_required','conflict')"
-            " ORDER BY updated_ms DESC LIMIT 10", project.project_id):
-            resp.needs_attention.append(jpb.OperationBrief(
-                operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"], written=r["written"],
-                message=r["message"]))
-        for r in self.db.all(
-            "SELECT * FROM operations WHERE project_id=? ORDER BY created_ms DESC LIMIT 5", project.project_id):
-            resp.recent_operations.append(jpb.OperationBrief(
-                operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"], written=r["written"],
-                message=r["message"]))
+        # Operations of earlier worlds (`mcb world reset --keep-journal`) are marked old_world; the
+        # recent ones list only the current world's unless asked for (worldid.OLD_WORLD_SQL).
+        # needs_attention keeps them: a recovery_required operation blocks writes whatever its world.
+        w = info.world_uuid
+        select = (f"SELECT o.*, {worldid.OLD_WORLD_SQL} AS old_world FROM operations o"
+                  " LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=?")
+
+        def brief(r: Any) -> jpb.OperationBrief:
+            return jpb.OperationBrief(operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"],
+                                      written=r["written"], message=r["message"], old_world=bool(r["old_world"]))
+
+        for r in self.db.all(select + " AND o.state IN ('recovery_required','conflict')"
+                             " ORDER BY o.updated_ms DESC LIMIT 10", w, w, project.project_id):
+            resp.needs_attention.append(brief(r))
+        only_current = "" if include_old_worlds else f" AND NOT {worldid.OLD_WORLD_SQL}"
+        for r in self.db.all(select + only_current + " ORDER BY o.created_ms DESC LIMIT 5",
+                             w, w, project.project_id, *(() if include_old_worlds else (w, w))):
+            resp.recent_operations.append(brief(r))
+        if not include_old_worlds:
+            resp.old_world_operations = self.db.row(
+                f"SELECT COUNT(*) AS n FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
+                f" WHERE o.project_id=? AND {worldid.OLD_WORLD_SQL}", project.project_id, w, w)["n"]
         return resp
 
     async def region_inspect(self, caller: Caller, req: jpb.RegionInspectRequest) -> jpb.RegionInspectResponse:

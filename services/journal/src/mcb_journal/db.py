@@ -86,6 +86,9 @@ CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
   undo_forbidden INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS op_captures (
+  op_id TEXT PRIMARY KEY, before_capture_id TEXT NOT NULL, at_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS op_notices (
   op_id TEXT NOT NULL, at_ms INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
   PRIMARY KEY (op_id, kind)

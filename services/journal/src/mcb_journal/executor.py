@@ -55,7 +55,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
-from . import changes, worldid
+from . import before, changes, worldid
 from .core import JournalCore
 from .db import now_ms
 from .faults import fault_point
@@ -227,6 +227,8 @@ class Executor:
             self._next_pause_check = 0.0
             await self._progress(op_id)
             return
+        # the operation's Before picture, taken before any intent (before.py; best effort, bounded)
+        await before.take(core, op_id, row["project_id"], plan)
         size = core.limits.batch_blocks
         total = -(-len(plan) // size)
         set_state(core.db, op_id, OpState.APPLYING, message="applying", batches_total=total)

@@ -4,6 +4,11 @@ Every operation of every project, newest first, with the plan it runs (counts fr
 table; materials and the region only for one operation, read from its plan blob), and the
 projects with their parts. ``project_index`` is the agent's view of its own project only (its
 parts and operations: the bridge's MCP completions). Nothing here writes.
+
+Operations and parts of earlier worlds (`mcb world reset --keep-journal`; the current world is
+the one the journal saw last, ``worldid.current``) are listed only with ``include_old_worlds``,
+marked ``old_world``; the answers count them either way. One operation asked for by id is
+always answered, marked when old.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
+
+from . import worldid
 
 if TYPE_CHECKING:  # the core imports the transports; this module only reads through it
     from .core import JournalCore
@@ -36,18 +43,24 @@ def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.Oper
     if req.limit > MAX_LIMIT:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
     limit = req.limit or DEFAULT_LIMIT
+    world = worldid.current(db)
     where, args = [], []
     if req.project_id:
         where.append("o.project_id=?")
         args.append(req.project_id)
+    scope = list(where), list(args)  # the project(s), before the world filter: for the counts
     if req.operation_id:
         where.append("o.op_id=?")
         args.append(req.operation_id)
+    elif not req.include_old_worlds:
+        where.append(f"NOT {worldid.OLD_WORLD_SQL}")
+        args += [world, world]
     cond = f"WHERE {' AND '.join(where)}" if where else ""
     rows = db.all(
         "SELECT o.op_id, o.project_id, o.plan_id, p.plan_hash, p.changed, p.already, p.total,"
-        " p.world_epoch, p.expires_ms FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
-        f" {cond} ORDER BY o.created_ms DESC, o.op_id LIMIT ?", *args, limit)
+        f" p.world_epoch, p.expires_ms, {worldid.OLD_WORLD_SQL} AS old_world"
+        " FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
+        f" {cond} ORDER BY o.created_ms DESC, o.op_id LIMIT ?", world, world, *args, limit)
     if req.operation_id and not rows:
         raise McbError(ErrorCode.NOT_FOUND, f"operation {req.operation_id} not found")
     out = jpb.OperationListResponse()
@@ -62,12 +75,17 @@ def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.Oper
             if req.operation_id:
                 _plan_detail(core, r["plan_id"], plan)
         out.operations.append(jpb.OperationEntry(report=core.report(r["op_id"]), project_id=r["project_id"],
-                                                 plan=plan))
-    counts = db.all("SELECT state, COUNT(*) AS n FROM operations"
-                    + (" WHERE project_id=?" if req.project_id else "") + " GROUP BY state",
-                    *([req.project_id] if req.project_id else []))
+                                                 plan=plan, old_world=bool(r["old_world"])))
+    where, args = scope
+    counts = db.all(f"SELECT o.state, {worldid.OLD_WORLD_SQL} AS old_world, COUNT(*) AS n FROM operations o"
+                    " LEFT JOIN plans p ON p.plan_id=o.plan_id"
+                    + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY o.state, old_world",
+                    world, world, *args)
     for c in counts:
-        out.state_counts[c["state"]] = c["n"]
+        if c["old_world"]:
+            out.old_world_operations += c["n"]
+        if req.include_old_worlds or not c["old_world"]:
+            out.state_counts[c["state"]] = out.state_counts[c["state"]] + c["n"]
     return out
 
 
@@ -89,10 +107,10 @@ def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None
                                    "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
 
 
-def _part_info(r: Any) -> jpb.PartInfo:
+def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
     return jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"], operation_id=r["op_id"],
                         protected=bool(r["protected"]), bounds=_box(json.loads(r["bounds_json"])),
-                        block_count=r["count"])
+                        block_count=r["count"], old_world=old_world)
 
 
 def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
@@ -109,13 +127,21 @@ def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexReque
     return out
 
 
-def project_list(core: JournalCore) -> jpb.ProjectListResponse:
+def project_list(core: JournalCore, req: jpb.ProjectListRequest | None = None) -> jpb.ProjectListResponse:
     core.projects.refresh()
     out = jpb.ProjectListResponse()
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):
         out.projects.append(jpb.Project(project_id=r["project_id"], name=r["name"],
                                         owner_player_id=r["owner_player_id"],
                                         area=_box(json.loads(r["area_json"])), world_uuid=r["world_uuid"]))
-    for r in core.db.all("SELECT * FROM parts ORDER BY project_id, name"):
-        out.parts.append(_part_info(r))
+    world = worldid.current(core.db)
+    include_old = bool(req and req.include_old_worlds)
+    for r in core.db.all(f"SELECT t.*, {worldid.OLD_WORLD_SQL} AS old_world FROM parts t"
+                         " LEFT JOIN operations o ON o.op_id=t.op_id LEFT JOIN plans p ON p.plan_id=o.plan_id"
+                         " ORDER BY t.project_id, t.name", world, world):
+        if r["old_world"]:
+            out.old_world_parts += 1
+            if not include_old:
+                continue
+        out.parts.append(_part_info(r, bool(r["old_world"])))
     return out

@@ -117,6 +117,13 @@ class Parts:
         row = self.db.one("SELECT * FROM parts WHERE part_id=? AND project_id=?", part_id, project.project_id)
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in project {project.project_id!r}")
+        # a part of an earlier world is refused as build_prepare(regenerate_part_id) refuses it:
+        # its blocks and change counts say nothing about the world served now
+        try:
+            world = (await self.core.world.world_info()).world_uuid
+        except McbError:  # the host does not answer: the world this journal saw last
+            world = worldid.current(self.db)
+        worldid.check(f"part {part_id}", worldid.of_operation(self.db, row["op_id"]), world)
         mask = self.part_mask(part_id)
         b = json.loads(row["bounds_json"])
         changed: dict[str, int] = defaultdict(int)

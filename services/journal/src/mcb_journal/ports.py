@@ -1,8 +1,8 @@
 """The journal core's ports: what it needs of the world host, the planner and the progress
 stream, as types.
 
-app.py plugs in the transports (``mcb_rpc.worldclient.WorldClient`` over HTTP, the planner's gRPC
-stub wrapper, queue.py's Redis stream); tests plug in fakes. The core never imports a transport (pyproject.toml's import
+app.py plugs in the transports (``mcb_rpc.worldclient.WorldClient`` over HTTP, the planner's and
+the camera worker's gRPC stub wrappers, queue.py's Redis stream); tests plug in fakes. The core never imports a transport (pyproject.toml's import
 contract).
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
+from mcb.camera.v1 import camera_pb2
 from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
 
@@ -37,6 +38,13 @@ class PlannerPort(Protocol):
     async def export_schematic(self, req: planner_pb2.ExportSchematicRequest) -> planner_pb2.ExportSchematicResponse: ...
 
     async def import_schematic(self, req: planner_pb2.ImportSchematicRequest) -> planner_pb2.ImportSchematicResponse: ...
+
+
+class CameraPort(Protocol):
+    """The camera worker's Capture (camera.proto), called for a project with the stack's service
+    token: a new capture, or the state of one (``capture_id``). Errors as McbError."""
+
+    async def capture(self, req: camera_pb2.CaptureRequest) -> camera_pb2.CaptureResponse: ...
 
 
 class ProgressPort(Protocol):

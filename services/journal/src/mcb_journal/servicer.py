@@ -50,7 +50,7 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         self.tokens = tokens
 
     async def ProjectContext(self, request, c):  # noqa: N802
-        return await self.core.project_context(_caller(c))
+        return await self.core.project_context(_caller(c), request.include_old_worlds)
 
     async def RegionInspect(self, request, c):  # noqa: N802
         return await self.core.region_inspect(_caller(c), request)
@@ -138,4 +138,4 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
     def ProjectList(self, request: jpb.ProjectListRequest, c):  # noqa: N802
         from .overview import project_list
 
-        return project_list(self.core)
+        return project_list(self.core, request)

@@ -22,6 +22,10 @@ class JournalSettings:
     # then; late ones are merged by the next pass). Negative: never automatically
     # (MCB_JOURNAL_PACK_AFTER_S).
     pack_after_s: float = 30.0
+    # The Before picture of an operation (before.py): how long, at most, the executor waits for a
+    # small capture of the plan's region before the first batch; 0 switches it off
+    # (MCB_JOURNAL_BEFORE_CAPTURE_S).
+    before_capture_s: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> JournalSettings:
@@ -41,4 +45,5 @@ class JournalSettings:
             return value
 
         return cls(link_retry_s=seconds("MCB_LINK_RETRY_SECONDS", d.link_retry_s, False),
-                   pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True))
+                   pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True),
+                   before_capture_s=seconds("MCB_JOURNAL_BEFORE_CAPTURE_S", d.before_capture_s, False))

@@ -10,6 +10,12 @@ one. The history stays readable (operation_status, the journal's files).
 ``meta.worlds`` keeps the worlds this journal has seen, in order, with the epoch it first saw
 each at (``note_world``: at the journal's start, at every build_prepare and when an operation
 starts).
+
+Views of the history list the current world's records by default (issue 31 item 4):
+``project_context.recent_operations``, the dashboard's operations and parts (``OperationList``,
+``ProjectList``) and through them chat ``status`` and ``undo``; earlier worlds' records are
+marked ``old_world`` and listed only when asked for (``include_old_worlds``), and counted.
+``OLD_WORLD_SQL`` is that rule for a query that joins the operation's plan as ``p``.
 """
 
 from __future__ import annotations
@@ -47,6 +53,24 @@ def of_operation(db: Database, op_id: str) -> str:
     """The world uuid an operation was planned against ('' when unknown)."""
     row = db.one("SELECT p.world_uuid FROM operations o JOIN plans p ON p.plan_id=o.plan_id WHERE o.op_id=?", op_id)
     return str(row["world_uuid"]) if row is not None else ""
+
+
+# An operation (its plan joined as ``p``) of an earlier world: its plan names a world, and not the
+# current one (bind the current world's uuid twice). Records without a world count as current,
+# as ``check`` lets them pass; with no current world known nothing is old.
+OLD_WORLD_SQL = "(? != '' AND COALESCE(p.world_uuid, '') != '' AND p.world_uuid != ?)"
+
+
+def is_old(recorded: str | None, current: str) -> bool:
+    """The Python twin of ``OLD_WORLD_SQL``."""
+    return bool(current) and bool(recorded) and recorded != current
+
+
+def current(db: Database) -> str:
+    """The world this journal saw last (``meta.worlds``; noted at its start, every prepare and
+    every operation start); '' when it has seen none."""
+    seen = worlds(db)
+    return str(seen[-1].get("world_uuid") or "") if seen else ""
 
 
 def of_part(db: Database, part_id: str) -> str:

@@ -427,6 +427,8 @@ def _canonical(registry: Registry, text: str, path: str) -> str:
     try:
         return furniture.canonical(registry, text, path)  # block-entity data and leaves too
     except McbError as e:
+        if "path" in e.details:  # already names its exact place (e.g. ….block_entity.items[0].count)
+            raise
         raise McbError(e.code, f"{path}: {e.message}", e.retryable, {**e.details, "path": path}) from None
 
 

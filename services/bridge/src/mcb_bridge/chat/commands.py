@@ -11,8 +11,10 @@ projects they own.
 - ``area set R`` (1..MAX_RADIUS blocks around the player, whole height) or ``area set X1 Y1 Z1 X2 Y2 Z2``
   (``~``/``~N`` relative to the player; each horizontal side at most MAX_SIDE blocks; y inside the
   world): the area of the player's project. The journal checks every write against it.
-- ``undo [OP]``: OP, else the project's latest finished operation that wrote blocks; prepared with
-  the journal's operation_undo_prepare and applied like any plan (queued behind the project's running
+- ``undo [OP]``: OP, else the project's latest finished operation of the current world that wrote
+  blocks (project_context lists only the current world's; an operation of a world replaced since,
+  named as OP, is refused with world_changed as build_prepare refuses it); prepared with the
+  journal's operation_undo_prepare and applied like any plan (queued behind the project's running
   request); blocks changed since by someone else are left as they are and reported.
 - ``protect PT [off]``: admin part protection (``mcb part protect``) of a part of the player's project.
 - ``camera save NAME``: a saved camera of the project at the player's eyes, looking where they look.
@@ -65,6 +67,7 @@ class Services:
             await jc.close()
 
     async def recent_operations(self, project: str, player: str) -> list[journal_pb2.OperationBrief]:
+        """The project's recent operations of the current world (project_context's default)."""
         ctx = await self._with_journal(project, player, lambda jc: jc.project_context())
         return list(ctx.recent_operations)
 
@@ -236,9 +239,9 @@ class CommandRunner:
             op = cmd.args[0]
         else:
             recent = await self.services.recent_operations(project, player)
-            last = next((o for o in recent if o.state in FINISHED and o.written > 0), None)
+            last = next((o for o in recent if o.state in FINISHED and o.written > 0 and not o.old_world), None)
             if last is None:
-                return f"nothing to undo: no recent operation of project {project} wrote blocks"
+                return f"nothing to undo: no recent operation of project {project} in this world wrote blocks"
             op = last.operation_id
         plan = await self.services.undo_prepare(project, player, op)
         skipped = conflict_summary(list(plan.conflicts), len(plan.conflicts))

@@ -49,7 +49,9 @@
     var section = document.getElementById("operations");
     if (!section || refreshing) { return; }
     refreshing = true;
-    fetch("/fragments/operations", { credentials: "same-origin" }).then(function (r) {
+    // the same view as the page: ?old_worlds=1 keeps earlier worlds' operations listed
+    var old = new URLSearchParams(window.location.search).get("old_worlds") === "1" ? "?old_worlds=1" : "";
+    fetch("/fragments/operations" + old, { credentials: "same-origin" }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
       if (html) {

@@ -58,27 +58,31 @@ class SchematicImportPrepareRequest(_message.Message):
     def __init__(self, asset_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., rotation: _Optional[int] = ..., allow_drop_block_entities: _Optional[bool] = ...) -> None: ...
 
 class OperationListRequest(_message.Message):
-    __slots__ = ("project_id", "limit", "operation_id")
+    __slots__ = ("project_id", "limit", "operation_id", "include_old_worlds")
     PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_OLD_WORLDS_FIELD_NUMBER: _ClassVar[int]
     project_id: str
     limit: int
     operation_id: str
-    def __init__(self, project_id: _Optional[str] = ..., limit: _Optional[int] = ..., operation_id: _Optional[str] = ...) -> None: ...
+    include_old_worlds: bool
+    def __init__(self, project_id: _Optional[str] = ..., limit: _Optional[int] = ..., operation_id: _Optional[str] = ..., include_old_worlds: _Optional[bool] = ...) -> None: ...
 
 class OperationEntry(_message.Message):
-    __slots__ = ("report", "project_id", "plan")
+    __slots__ = ("report", "project_id", "plan", "old_world")
     REPORT_FIELD_NUMBER: _ClassVar[int]
     PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_FIELD_NUMBER: _ClassVar[int]
     report: OperationReport
     project_id: str
     plan: PlanSummary
-    def __init__(self, report: _Optional[_Union[OperationReport, _Mapping]] = ..., project_id: _Optional[str] = ..., plan: _Optional[_Union[PlanSummary, _Mapping]] = ...) -> None: ...
+    old_world: bool
+    def __init__(self, report: _Optional[_Union[OperationReport, _Mapping]] = ..., project_id: _Optional[str] = ..., plan: _Optional[_Union[PlanSummary, _Mapping]] = ..., old_world: _Optional[bool] = ...) -> None: ...
 
 class OperationListResponse(_message.Message):
-    __slots__ = ("operations", "state_counts")
+    __slots__ = ("operations", "state_counts", "old_world_operations")
     class StateCountsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -88,16 +92,20 @@ class OperationListResponse(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     OPERATIONS_FIELD_NUMBER: _ClassVar[int]
     STATE_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_OPERATIONS_FIELD_NUMBER: _ClassVar[int]
     operations: _containers.RepeatedCompositeFieldContainer[OperationEntry]
     state_counts: _containers.ScalarMap[str, int]
-    def __init__(self, operations: _Optional[_Iterable[_Union[OperationEntry, _Mapping]]] = ..., state_counts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    old_world_operations: int
+    def __init__(self, operations: _Optional[_Iterable[_Union[OperationEntry, _Mapping]]] = ..., state_counts: _Optional[_Mapping[str, int]] = ..., old_world_operations: _Optional[int] = ...) -> None: ...
 
 class ProjectListRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("include_old_worlds",)
+    INCLUDE_OLD_WORLDS_FIELD_NUMBER: _ClassVar[int]
+    include_old_worlds: bool
+    def __init__(self, include_old_worlds: _Optional[bool] = ...) -> None: ...
 
 class PartInfo(_message.Message):
-    __slots__ = ("part_id", "project_id", "name", "operation_id", "protected", "bounds", "block_count")
+    __slots__ = ("part_id", "project_id", "name", "operation_id", "protected", "bounds", "block_count", "old_world")
     PART_ID_FIELD_NUMBER: _ClassVar[int]
     PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +113,7 @@ class PartInfo(_message.Message):
     PROTECTED_FIELD_NUMBER: _ClassVar[int]
     BOUNDS_FIELD_NUMBER: _ClassVar[int]
     BLOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_FIELD_NUMBER: _ClassVar[int]
     part_id: str
     project_id: str
     name: str
@@ -112,15 +121,18 @@ class PartInfo(_message.Message):
     protected: bool
     bounds: _common_pb2.Box
     block_count: int
-    def __init__(self, part_id: _Optional[str] = ..., project_id: _Optional[str] = ..., name: _Optional[str] = ..., operation_id: _Optional[str] = ..., protected: _Optional[bool] = ..., bounds: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., block_count: _Optional[int] = ...) -> None: ...
+    old_world: bool
+    def __init__(self, part_id: _Optional[str] = ..., project_id: _Optional[str] = ..., name: _Optional[str] = ..., operation_id: _Optional[str] = ..., protected: _Optional[bool] = ..., bounds: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., block_count: _Optional[int] = ..., old_world: _Optional[bool] = ...) -> None: ...
 
 class ProjectListResponse(_message.Message):
-    __slots__ = ("projects", "parts")
+    __slots__ = ("projects", "parts", "old_world_parts")
     PROJECTS_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_PARTS_FIELD_NUMBER: _ClassVar[int]
     projects: _containers.RepeatedCompositeFieldContainer[Project]
     parts: _containers.RepeatedCompositeFieldContainer[PartInfo]
-    def __init__(self, projects: _Optional[_Iterable[_Union[Project, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[PartInfo, _Mapping]]] = ...) -> None: ...
+    old_world_parts: int
+    def __init__(self, projects: _Optional[_Iterable[_Union[Project, _Mapping]]] = ..., parts: _Optional[_Iterable[_Union[PartInfo, _Mapping]]] = ..., old_world_parts: _Optional[int] = ...) -> None: ...
 
 class JournalStatsRequest(_message.Message):
     __slots__ = ()
@@ -491,25 +503,29 @@ class PlanLimits(_message.Message):
     def __init__(self, max_changed_blocks: _Optional[int] = ..., max_examined_positions: _Optional[int] = ..., batch_blocks: _Optional[int] = ..., inspect_blocks_page: _Optional[int] = ..., inspect_summary_positions: _Optional[int] = ..., plan_ttl_seconds: _Optional[int] = ...) -> None: ...
 
 class OperationBrief(_message.Message):
-    __slots__ = ("operation_id", "state", "plan_id", "written", "message")
+    __slots__ = ("operation_id", "state", "plan_id", "written", "message", "old_world")
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     WRITTEN_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_FIELD_NUMBER: _ClassVar[int]
     operation_id: str
     state: str
     plan_id: str
     written: int
     message: str
-    def __init__(self, operation_id: _Optional[str] = ..., state: _Optional[str] = ..., plan_id: _Optional[str] = ..., written: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+    old_world: bool
+    def __init__(self, operation_id: _Optional[str] = ..., state: _Optional[str] = ..., plan_id: _Optional[str] = ..., written: _Optional[int] = ..., message: _Optional[str] = ..., old_world: _Optional[bool] = ...) -> None: ...
 
 class ProjectContextRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("include_old_worlds",)
+    INCLUDE_OLD_WORLDS_FIELD_NUMBER: _ClassVar[int]
+    include_old_worlds: bool
+    def __init__(self, include_old_worlds: _Optional[bool] = ...) -> None: ...
 
 class ProjectContextResponse(_message.Message):
-    __slots__ = ("project", "world", "limits", "capabilities", "recipe_operations", "block_states_help", "needs_attention", "recent_operations")
+    __slots__ = ("project", "world", "limits", "capabilities", "recipe_operations", "block_states_help", "needs_attention", "recent_operations", "old_world_operations")
     PROJECT_FIELD_NUMBER: _ClassVar[int]
     WORLD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -518,6 +534,7 @@ class ProjectContextResponse(_message.Message):
     BLOCK_STATES_HELP_FIELD_NUMBER: _ClassVar[int]
     NEEDS_ATTENTION_FIELD_NUMBER: _ClassVar[int]
     RECENT_OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    OLD_WORLD_OPERATIONS_FIELD_NUMBER: _ClassVar[int]
     project: Project
     world: _world_pb2.WorldInfo
     limits: PlanLimits
@@ -526,7 +543,8 @@ class ProjectContextResponse(_message.Message):
     block_states_help: str
     needs_attention: _containers.RepeatedCompositeFieldContainer[OperationBrief]
     recent_operations: _containers.RepeatedCompositeFieldContainer[OperationBrief]
-    def __init__(self, project: _Optional[_Union[Project, _Mapping]] = ..., world: _Optional[_Union[_world_pb2.WorldInfo, _Mapping]] = ..., limits: _Optional[_Union[PlanLimits, _Mapping]] = ..., capabilities: _Optional[_Iterable[str]] = ..., recipe_operations: _Optional[_Iterable[str]] = ..., block_states_help: _Optional[str] = ..., needs_attention: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., recent_operations: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ...) -> None: ...
+    old_world_operations: int
+    def __init__(self, project: _Optional[_Union[Project, _Mapping]] = ..., world: _Optional[_Union[_world_pb2.WorldInfo, _Mapping]] = ..., limits: _Optional[_Union[PlanLimits, _Mapping]] = ..., capabilities: _Optional[_Iterable[str]] = ..., recipe_operations: _Optional[_Iterable[str]] = ..., block_states_help: _Optional[str] = ..., needs_attention: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., recent_operations: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., old_world_operations: _Optional[int] = ...) -> None: ...
 
 class RegionInspectRequest(_message.Message):
     __slots__ = ("min", "max", "detail", "cursor", "step")
@@ -711,7 +729,7 @@ class OperationRef(_message.Message):
     def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
 
 class OperationReport(_message.Message):
-    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check", "notices")
+    __slots__ = ("operation_id", "plan_id", "state", "planned", "written", "already", "conflicts", "batches_total", "batches_done", "conflict_samples", "written_samples", "error", "message", "created_at", "updated_at", "replayed", "visual_check", "notices", "before_capture_id")
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -730,6 +748,7 @@ class OperationReport(_message.Message):
     REPLAYED_FIELD_NUMBER: _ClassVar[int]
     VISUAL_CHECK_FIELD_NUMBER: _ClassVar[int]
     NOTICES_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_CAPTURE_ID_FIELD_NUMBER: _ClassVar[int]
     operation_id: str
     plan_id: str
     state: str
@@ -748,4 +767,5 @@ class OperationReport(_message.Message):
     replayed: bool
     visual_check: str
     notices: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ...) -> None: ...
+    before_capture_id: str
+    def __init__(self, operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., state: _Optional[str] = ..., planned: _Optional[int] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., batches_total: _Optional[int] = ..., batches_done: _Optional[int] = ..., conflict_samples: _Optional[_Iterable[_Union[Conflict, _Mapping]]] = ..., written_samples: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., message: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ..., replayed: _Optional[bool] = ..., visual_check: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ..., before_capture_id: _Optional[str] = ...) -> None: ...

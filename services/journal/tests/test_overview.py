@@ -90,6 +90,14 @@ def test_earlier_worlds_operations_are_listed_only_when_asked_for_and_marked(tmp
     one = operation_list(core, jpb.OperationListRequest(operation_id="op_old"))
     assert [(e.report.operation_id, e.old_world) for e in one.operations] == [("op_old", True)]
     assert project_list(core).old_world_parts == 0
+    with core.db.tx() as c:  # a part of each world
+        for pid, name, op in (("pt_old", "old_tower", "op_old"), ("pt_new", "tower", "op_new")):
+            c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count, mask_sha256,"
+                      " observed_at_define, created_ms) VALUES (?,'a',?,?,0,?,8,'x',0,0)",
+                      (pid, name, op, '{"min":{"x":0,"y":0,"z":0},"max":{"x":1,"y":1,"z":1}}'))
+    index = project_index(core, "a", jpb.ProjectIndexRequest())  # the completions offer the current world's
+    assert [o.operation_id for o in index.operations] == ["op_none", "op_new"]
+    assert [p.name for p in index.parts] == ["tower"]
 
 
 def test_project_index_is_one_projects_parts_and_operations(tmp_path) -> None:

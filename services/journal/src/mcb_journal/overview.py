@@ -114,14 +114,21 @@ def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
 
 
 def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
-    """One project's parts (by name) and operations (newest first, at most ``limit``)."""
+    """One project's parts (by name) and operations (newest first, at most ``limit``), of the
+    current world only: what the agent may still use (an earlier world's are refused
+    ``world_changed``, so they are not offered as completions)."""
     if req.limit > MAX_LIMIT:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
     out = jpb.ProjectIndexResponse()
-    for r in core.db.all("SELECT * FROM parts WHERE project_id=? ORDER BY name", project_id):
+    world = worldid.current(core.db)
+    for r in core.db.all("SELECT t.* FROM parts t LEFT JOIN operations o ON o.op_id=t.op_id"
+                         f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE t.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
+                         " ORDER BY t.name", project_id, world, world):
         out.parts.append(_part_info(r))
-    for r in core.db.all("SELECT op_id, state, plan_id, written, message FROM operations WHERE project_id=?"
-                         " ORDER BY created_ms DESC, op_id LIMIT ?", project_id, req.limit or INDEX_LIMIT):
+    for r in core.db.all("SELECT o.op_id, o.state, o.plan_id, o.written, o.message FROM operations o"
+                         f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
+                         " ORDER BY o.created_ms DESC, o.op_id LIMIT ?", project_id, world, world,
+                         req.limit or INDEX_LIMIT):
         out.operations.append(jpb.OperationBrief(operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"],
                                                  written=r["written"], message=r["message"]))
     return out

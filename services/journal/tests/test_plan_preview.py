@@ -41,6 +41,7 @@ def test_the_plans_desired_states_inside_a_box(core):  # noqa: F811
     assert list(part.xyz) == [1, 65, 0, 2, 65, 0] and part.total == 3
     head = entries(core, jpb.PlanEntriesRequest(plan_id=s.plan_id, header_only=True))
     assert head.total == 3 and not head.xyz and head.plan_hash == s.plan_hash
+    assert (head.bounds.min.x, head.bounds.min.y, head.bounds.max.x, head.bounds.max.z) == (0, 65, 2, 0)
 
 
 def test_unknown_and_other_projects_plans_are_not_found(core):  # noqa: F811

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.geometry import Box, Vec3
 
 from . import worldid
 from .db import now_ms
-from .pbconv import iso
+from .pbconv import box_pb, iso
 from .plans import Plan
 from .projects import Caller
 
@@ -54,17 +55,22 @@ async def plan_entries(core: JournalCore, caller: Caller, req: jpb.PlanEntriesRe
     if info.epoch != row["world_epoch"]:
         raise McbError(ErrorCode.STALE_SNAPSHOT, f"the world's epoch changed since plan {req.plan_id} was "
                        "prepared; prepare it again", details={"plan_id": req.plan_id, "reason": "epoch_changed"})
-    if req.header_only:
-        return jpb.PlanEntriesResponse(plan_id=req.plan_id, plan_hash=row["plan_hash"], world_uuid=row["world_uuid"] or "",
-                                       world_epoch=int(row["world_epoch"]), total=int(row["total"]),
-                                       expires_at=iso(row["expires_ms"]))
     plan = core.load_plan(req.plan_id)
+    all_xyz = np.asarray(plan.xyz, dtype=np.int64).reshape(-1, 3)
+    head = jpb.PlanEntriesResponse(plan_id=req.plan_id, plan_hash=row["plan_hash"], world_uuid=row["world_uuid"] or "",
+                                   world_epoch=int(row["world_epoch"]), total=len(plan), changed=int(row["changed"]),
+                                   expires_at=iso(row["expires_ms"]))
+    if len(all_xyz):
+        lo, hi = all_xyz.min(axis=0), all_xyz.max(axis=0)
+        head.bounds.CopyFrom(box_pb(Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))))
+    if req.header_only:
+        return head
     box = None
     if req.HasField("region"):
         lo, hi = req.region.min, req.region.max
         box = (min(lo.x, hi.x), min(lo.y, hi.y), min(lo.z, hi.z), max(lo.x, hi.x), max(lo.y, hi.y), max(lo.z, hi.z))
     xyz, desired = entries_in(plan, box)
-    return jpb.PlanEntriesResponse(
-        plan_id=req.plan_id, plan_hash=row["plan_hash"], world_uuid=row["world_uuid"] or "",
-        world_epoch=int(row["world_epoch"]), palette=plan.palette, xyz=xyz.reshape(-1).tolist(),
-        desired=desired.tolist(), total=len(plan), expires_at=iso(row["expires_ms"]))
+    head.palette.extend(plan.palette)
+    head.xyz.extend(xyz.reshape(-1).tolist())
+    head.desired.extend(desired.tolist())
+    return head

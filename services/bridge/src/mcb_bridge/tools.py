@@ -504,7 +504,7 @@ width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_opera
 for it first. plan_id: the world after that plan, nothing written (mcb://guides/camera).
 Answer: status "completed" with the image, or "pending" with capture_id (call again in a \
 second). stale=true: blocks changed while drawing. capture_not_ready: scene not read in time; \
-camera_unavailable: no driver or link down. Use pictures sparingly.\
+camera_unavailable: no driver or link down.\
 """
 
 

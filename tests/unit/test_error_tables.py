@@ -83,3 +83,18 @@ def test_unsupported_block_hint_names_what_the_rules_refuse_and_no_more():
     assert "block entities are refused" not in hint and "redstone" not in hint
     assert "chests" in hint and "signs" in hint
     assert "chest" in SUPPORTED and "mob_spawner" in REFUSED and "spawner" in hint
+
+
+def test_the_java_error_table_is_the_python_one_in_full():
+    """Issue 30 item 5: ``ErrorCode.java`` retypes the table for the Java hosts; every code, its
+    wire name, HTTP status and retry flag must be the Python ones (mcb_common.errors,
+    mcb_rpc.errors.HTTP_STATUS), none missing and none extra."""
+    import pathlib
+    import re
+
+    java = (pathlib.Path(__file__).resolve().parents[2] / "paper-plugin" / "core" / "src" / "main" / "java"
+            / "dev" / "mcb" / "world" / "core" / "ErrorCode.java").read_text()
+    rows = re.findall(r'^\s*([A-Z_]+)\("([a-z_]+)",\s*(\d+),\s*(true|false)\)[,;]', java, re.MULTILINE)
+    got = {name: (wire, int(status), flag == "true") for name, wire, status, flag in rows}
+    want = {c.name: (c.value, HTTP_STATUS[c], RETRYABLE[c]) for c in ErrorCode}
+    assert got == want

@@ -28,7 +28,7 @@ from typing import Any
 import mcp_types as types
 from jsonschema import Draft202012Validator, validators
 from mcb_common.errors import ErrorCode, McbError
-from mcb_common.recipe_schema import MAX_RECIPE_BYTES, check_shape
+from mcb_common.recipe_schema import MAX_RECIPE_BYTES, RECIPE_SCHEMA, check_shape
 
 from . import recipe_docs
 
@@ -140,27 +140,8 @@ def _id(description: str = "") -> dict[str, Any]:
     return {**out, "description": description} if description else out
 
 
-# A permissive recipe schema for the case where mcb_common.recipe_schema cannot be imported
-# (an older mcb-common without it). The journal's planner validates every recipe in full
-# anyway, so this only loses the early, client-side check; nothing unsafe gets through.
-_FALLBACK_RECIPE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "description": "A recipe {version: 1, operations: [...]}; the planner validates it in full.",
-    "properties": {
-        "version": {"type": "integer"},
-        "operations": {"type": "array", "minItems": 1, "items": {"type": "object"}},
-    },
-    "required": ["version", "operations"],
-}
-
-
 def recipe_schema() -> dict[str, Any]:
-    """The recipe's schema from mcb_common (imported lazily), else the permissive fallback."""
-    try:
-        from mcb_common.recipe_schema import RECIPE_SCHEMA
-    except ImportError:
-        log.warning("mcb_common.recipe_schema is not installed; build_prepare uses a permissive recipe schema")
-        return copy.deepcopy(_FALLBACK_RECIPE_SCHEMA)
+    """The recipe's JSON Schema (mcb_common, the one grammar), a copy the caller may change."""
     return copy.deepcopy(RECIPE_SCHEMA)
 
 

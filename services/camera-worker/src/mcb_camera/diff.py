@@ -20,8 +20,3 @@ def diff(a: np.ndarray, b: np.ndarray) -> dict:
     heat[changed] = np.array([255, 40, 200], np.uint8)
     return {"changed_fraction": float(changed.mean()), "mean_abs_diff": float(d.mean()),
             "bbox": bbox, "image": heat}
-
-
-def region_change(a: np.ndarray, b: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float:
-    """Mean absolute difference inside a pixel rectangle (tests compare regions with it)."""
-    return float(np.abs(a[y0:y1, x0:x1].astype(np.int16) - b[y0:y1, x0:x1].astype(np.int16)).mean())

@@ -61,11 +61,6 @@ def of_operation(db: Database, op_id: str) -> str:
 OLD_WORLD_SQL = "(? != '' AND COALESCE(p.world_uuid, '') != '' AND p.world_uuid != ?)"
 
 
-def is_old(recorded: str | None, current: str) -> bool:
-    """The Python twin of ``OLD_WORLD_SQL``."""
-    return bool(current) and bool(recorded) and recorded != current
-
-
 def current(db: Database) -> str:
     """The world this journal saw last (``meta.worlds``; noted at its start, every prepare and
     every operation start); '' when it has seen none."""
@@ -73,9 +68,6 @@ def current(db: Database) -> str:
     return str(seen[-1].get("world_uuid") or "") if seen else ""
 
 
-def of_part(db: Database, part_id: str) -> str:
-    row = db.one("SELECT op_id FROM parts WHERE part_id=?", part_id)
-    return of_operation(db, row["op_id"]) if row is not None else ""
 
 
 def worlds(db: Database) -> list[dict[str, Any]]:

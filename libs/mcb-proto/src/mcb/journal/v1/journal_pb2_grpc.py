@@ -206,7 +206,7 @@ class JournalServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PlanEntries(self, request, context):
-        """A prepared plan's desired states (the camera worker's plan preview, docs/camera-link.md):
+        """A prepared plan's desired states (the camera worker's plan preview, services/camera-worker/README.md):
         the caller's project only; not_found (unknown or another project's plan), stale_snapshot
         (expired), world_changed (prepared on another world). Agent and service tokens.
         """

@@ -697,7 +697,7 @@ def _wall_connects(keys, T, hood) -> np.ndarray:
     return np.stack([T.wall_joins[d][nb] for d, nb in enumerate(_neighbours(keys, hood))], axis=1)
 
 
-def _wall(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _wall(keys, idx, T, hood) -> Props:
     conn = _wall_connects(keys, T, hood)
     above_k = keys + _key_delta(0, 1, 0)
     n = len(keys)

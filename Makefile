@@ -23,7 +23,8 @@ proto-check:
 lint:
 	@$(UV) run --frozen ruff check .
 
-# mypy over libs/ and the journal ([tool.mypy] in pyproject.toml: what is checked, the exclusions)
+# mypy over libs/ and every service under services/ ([tool.mypy] in pyproject.toml: what is checked,
+# the exclusions)
 typecheck:
 	@$(UV) run --frozen mypy
 

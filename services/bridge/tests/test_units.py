@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import logging
 from pathlib import Path
@@ -48,21 +47,6 @@ def test_recipe_schema_is_embedded_with_working_refs() -> None:
     assert list(v.iter_errors(bad))  # the $ref to #/$defs/block resolved: minLength applies
     # the standalone schema and the embedded one agree on the seed example and on a bad one
     assert list(Draft202012Validator(RECIPE_SCHEMA).iter_errors(bad["recipe"]))
-
-
-def test_recipe_schema_falls_back_when_the_module_is_absent(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_import = builtins.__import__
-
-    def fake_import(name, *a, **kw):  # type: ignore[no-untyped-def]
-        if name == "mcb_common.recipe_schema":
-            raise ImportError(name)
-        return real_import(name, *a, **kw)
-
-    monkeypatch.setattr(builtins, "__import__", fake_import)
-    schema = tools.build_specs()["build_prepare"].input_schema
-    assert schema["properties"]["recipe"]["required"] == ["version", "operations"]
-    assert "$defs" not in schema
-    tools.validate_arguments(tools.build_specs()["build_prepare"], {"recipe": {"version": 1, "operations": [{}]}})
 
 
 def test_embed_rewrites_root_refs() -> None:

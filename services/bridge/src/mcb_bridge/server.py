@@ -69,7 +69,7 @@ Guides are MCP resources: mcb://guides/recipes, mcb://guides/block-states (facin
 mcb://guides/coordinates, mcb://guides/examples, mcb://guides/recipe-schema, and \
 mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely, rework_part. """ + ERRORS_SENTENCE
 
-Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | types.CallToolResult]]
 # progress(progress, total, message): the request's own channel (ServerSession.report_progress)
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 FOLLOW_SECONDS = 50.0  # how long build_apply with a progress token follows its operation
@@ -194,7 +194,9 @@ class Bridge:
         if report is None:
             return await self._handlers[name](args)
         if name == "build_apply":
-            return await self._follow(await self._handlers[name](args), report)
+            applied = await self._handlers[name](args)
+            assert isinstance(applied, dict)  # build_apply answers its report as a dict
+            return await self._follow(applied, report)
         task = asyncio.ensure_future(self._handlers[name](args))
         waited = 0
         try:

@@ -499,7 +499,7 @@ CAPTURE_FORMATS = ("png", "jpeg")
 
 def camera_specs() -> list[ToolSpec]:
     num = {"type": "number", "minimum": -30_000_000, "maximum": 30_000_000}
-    pose = {
+    pose: dict[str, Any] = {
         "type": "object",
         "description": "feet position, look direction",
         "properties": {

@@ -88,9 +88,9 @@ def scene_box_for_pose(pose: dict[str, float], info: world_pb2.WorldInfo, distan
         for sx in (-1, 1):
             for sy in (-1, 1):
                 pts.append(np.array(eye) + distance * (f + sx * th * aspect * r + sy * th * u))
-        pts = np.array(pts)
-        lo = np.floor(pts.min(axis=0)).astype(int) - 1
-        hi = np.floor(pts.max(axis=0)).astype(int) + 1
+        corners = np.array(pts)
+        lo = np.floor(corners.min(axis=0)).astype(int) - 1
+        hi = np.floor(corners.max(axis=0)).astype(int) + 1
         lo[1], hi[1] = max(lo[1], info.min_y), min(hi[1], info.max_y)
         if info.HasField("loaded_area"):
             la = info.loaded_area

@@ -132,6 +132,7 @@ class BuiltinDriver:
                                details={"worker_state": "link_lost"}) from err
             raise
         pose = job.pose
+        box: Box | None
         if job.region is not None:
             box = job.region
             if job.expand > 0:
@@ -228,6 +229,7 @@ class BuiltinDriver:
         t_draw = time.monotonic()
         stale = bool(changed)
         revs = snap.revisions
+        assert self._gl is not None  # checked on entry
         meta: dict[str, Any] = {
             "driver": "builtin",
             "region": {"min": {"x": box[0], "y": box[1], "z": box[2]},

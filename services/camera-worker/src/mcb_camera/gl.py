@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -309,16 +310,19 @@ class GLRenderer:
         import moderngl
 
         self.mgl = moderngl
-        self.ctx = moderngl.create_standalone_context(backend=backend, require=330)
+        # Any: moderngl's bundled stubs (moderngl-stubs) lack Context.depth_mask (a property in
+        # moderngl/__init__.py), type Program[name] as a union without a common write()/value, and
+        # each **settings value of create_standalone_context as a dict (backend is a str)
+        self.ctx: Any = moderngl.create_standalone_context(backend=backend, require=330)  # type: ignore[arg-type]
         # one program per pattern (index = patterns id) and one for any pattern (-1)
-        self.progs = {k: self.ctx.program(vertex_shader=_VS, fragment_shader=_FS.replace(
+        self.progs: dict[int, Any] = {k: self.ctx.program(vertex_shader=_VS, fragment_shader=_FS.replace(
             "#version 330\n", f"#version 330\n#define PAT {k}\n", 1)) for k in range(-1, len(patterns.NAMES))}
-        self.sky = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_SKY_FS)
+        self.sky: Any = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_SKY_FS)
         quad = np.array([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1], np.float32)
         self.quad = self.ctx.buffer(quad.tobytes())
         tri = np.array([-1, -1, 3, -1, -1, 3], np.float32)
         self.sky_vao = self.ctx.vertex_array(self.sky, [(self.ctx.buffer(tri.tobytes()), "2f", "in_pos")])
-        self._fbos: dict[tuple[int, int], object] = {}
+        self._fbos: dict[tuple[int, int], Any] = {}
         i = self.ctx.info  # read here: the context is current only in this (the GL) thread
         self.info = {"renderer": str(i.get("GL_RENDERER")), "version": str(i.get("GL_VERSION"))}
 

@@ -25,7 +25,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import redis.asyncio as aioredis
@@ -46,6 +46,8 @@ STREAM = "mcb:camera:jobs"  # the default; one stream per pool of like workers (
 GROUP = "camera-worker"
 RECORD = "mcb:camera:capture:"
 RECORD_TTL_S = 7 * 24 * 3600
+# XREADGROUP's reply as the worker's client (RESP2, decode_responses) gives it: [(stream, [(id, fields)])]
+_Streams = list[tuple[str, list[tuple[str, dict[str, str]]]]]
 MAX_QUEUED = 16
 TERMINAL = {"applied", "conflict", "cancelled", "failed", "recovery_required"}
 
@@ -191,7 +193,7 @@ class CaptureQueue:
     async def record(self, project_id: str, capture_id: str) -> dict[str, Any]:
         """The capture's record; ``not_found`` if unknown or of another project."""
         try:
-            rec = await self.redis.hgetall(RECORD + capture_id)
+            rec = cast("dict[str, str]", await self.redis.hgetall(RECORD + capture_id))  # decoded
         except (RedisError, OSError) as exc:
             rec = {}
             log.warning("redis unreachable while polling %s: %s", capture_id, exc.__class__.__name__)
@@ -249,9 +251,10 @@ class CaptureQueue:
                     except ResponseError:
                         pass
                     ready = True
-                got = await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: ">"}, count=1, block=1000)
+                got = cast(_Streams, await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: ">"}, count=1,
+                                                                 block=1000))
                 if not got:
-                    got = await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: "0"}, count=1)
+                    got = cast(_Streams, await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: "0"}, count=1))
                     if not got or not got[0][1]:
                         continue
                 for _stream, entries in got:
@@ -321,9 +324,9 @@ class CaptureQueue:
             log.info("capture %s failed: %s", capture_id, err.code)
         except Exception as exc:  # noqa: BLE001 - record a bug as an internal failure
             log.exception("capture %s crashed", capture_id)
-            err = McbError(ErrorCode.INTERNAL, f"the capture failed inside the camera worker "
-                           f"({exc.__class__.__name__}); see its log")
-            await self._set(capture_id, status="failed", stage="failed", error=err.to_dict())
+            crash = McbError(ErrorCode.INTERNAL, f"the capture failed inside the camera worker "
+                             f"({exc.__class__.__name__}); see its log")
+            await self._set(capture_id, status="failed", stage="failed", error=crash.to_dict())
         finally:
             self.active = None
             ev = self._done.pop(capture_id, None)

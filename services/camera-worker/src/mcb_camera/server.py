@@ -296,7 +296,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             return ["minecraft:air"] * len(positions)  # outside loaded chunks: nothing to collide with
         return [res.palette[i] for i in res.state]
 
-    async def _entrance(self, region: tuple[int, ...]) -> tuple[str, bool]:
+    async def _entrance(self, region: viewpoints.Box) -> tuple[str, bool]:
         """(the region's entrance side, whether a door said so)."""
         from mcb.world.v1 import world_pb2
 
@@ -320,7 +320,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                 pass
         return viewpoints.entrance_side([], doors, region), bool(doors)
 
-    async def _viewpoints(self, region: tuple[int, ...]) -> list[camera_pb2.NamedPose]:
+    async def _viewpoints(self, region: viewpoints.Box) -> list[camera_pb2.NamedPose]:
         side, from_door = await self._entrance(region)
         x0, y0, z0, x1, y1, z1 = region
         centre = ((x0 + x1 + 1) / 2, (y0 + y1 + 1) / 2, (z0 + z1 + 1) / 2)
@@ -334,7 +334,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                 width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT)))
         return out
 
-    async def _auto_pose(self, region: tuple[int, ...], view: str) -> camera_pb2.Pose:
+    async def _auto_pose(self, region: viewpoints.Box, view: str) -> camera_pb2.Pose:
         if view == "top":
             x0, y0, z0, x1, y1, z1 = region
             return validate_pose(camera_pb2.Pose(x=(x0 + x1 + 1) / 2, y=y1 + 1, z=(z0 + z1 + 1) / 2,

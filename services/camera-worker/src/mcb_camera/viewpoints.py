@@ -33,7 +33,7 @@ SIDE_OF = {"south": "west", "west": "north", "north": "east", "east": "south"}
 
 def is_opaque(state: str) -> bool:
     e = table().get(state.split("[", 1)[0])
-    return bool(e) and e["kind"] == "cube" and float(e["a"]) >= 1.0
+    return bool(e and e["kind"] == "cube" and float(e["a"]) >= 1.0)
 
 
 def entrance_side(palette: list[str], door_positions: list[tuple[int, int, int, str]], box: Box) -> str:

@@ -40,7 +40,9 @@ def allowed_hosts(port: int, extra: str = "") -> frozenset[str]:
 
 
 def host_ok(host: str | None, allowed: frozenset[str]) -> bool:
-    return bool(host) and host.lower() in allowed
+    if not host:
+        return False
+    return host.lower() in allowed
 
 
 def origin_ok(origin: str | None, referer: str | None, allowed: frozenset[str]) -> bool:
@@ -90,7 +92,9 @@ class Sessions:
         return hmac.new(self.key, b"csrf:" + sid.encode(), hashlib.sha256).hexdigest()
 
     def csrf_ok(self, sid: str | None, presented: str | None) -> bool:
-        return bool(sid and presented) and hmac.compare_digest(self.csrf(sid), presented)  # type: ignore[arg-type]
+        if not sid or not presented:
+            return False
+        return hmac.compare_digest(self.csrf(sid), presented)
 
 
 class LoginThrottle:

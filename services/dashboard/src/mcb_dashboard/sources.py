@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import httpx
@@ -199,7 +199,7 @@ class Sources:
         try:
             for p in project_ids:
                 waiting = [json.loads(x) for x in await self.redis.lrange(f"{CHAT_PREFIX}:q:{p}", 0, 19)]
-                active = await self.redis.get(f"{CHAT_PREFIX}:active:{p}")
+                active = cast("str | None", await self.redis.get(f"{CHAT_PREFIX}:active:{p}"))  # decoded
                 out[p] = {"waiting": waiting, "length": await self.redis.llen(f"{CHAT_PREFIX}:q:{p}"),
                           "active": json.loads(active) if active and active.startswith("{") else active}
         except (RedisError, OSError, ValueError) as exc:
@@ -281,7 +281,7 @@ class Sources:
     async def progress_tail(self) -> str:
         """The id of the progress stream's newest entry ("0-0" while empty): a position to read
         after that, unlike "$", loses nothing that arrives between two reads."""
-        newest = await self.redis.xrevrange(PROGRESS_STREAM, count=1)
+        newest = cast("list[tuple[str, dict[str, str]]]", await self.redis.xrevrange(PROGRESS_STREAM, count=1))
         return newest[0][0] if newest else "0-0"
 
     async def progress_events(self, last_id: str = "$", block_ms: int = 2000):
@@ -289,7 +289,9 @@ class Sources:
         after ``block_ms`` (kept under the Redis read timeout: a longer block would end in a
         TimeoutError instead of an empty batch)."""
         block_ms = min(block_ms, int(REDIS_READ_TIMEOUT_S * 1000) - 500)
-        resp = await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms)
+        # RESP2, decoded: [(stream, [(id, fields)])], or none after block_ms
+        resp = cast("list[tuple[str, list[tuple[str, dict[str, str]]]]] | None",
+                    await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms))
         out = []
         for _stream, entries in resp or []:
             for entry_id, fields in entries:

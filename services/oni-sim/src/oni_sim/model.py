@@ -445,7 +445,7 @@ class Colony:
                        if (d := BUILDINGS[b.id]).conduit_out and d.conduit_out[0] == kind and b.operational}
             sinks = {net.get(b.port(d.conduit_in[1:])) for b in built
                      if (d := BUILDINGS[b.id]).conduit_in and d.conduit_in[0] == kind}
-            out[kind] = (sources & sinks) - {None}
+            out[kind] = {n for n in sources & sinks if n is not None}
         return out
 
     def _piped(self, b: Building, flowing: dict[str, set[int]], nets: dict[str, dict[tuple[int, int], int]]) -> bool:
@@ -565,8 +565,8 @@ class Colony:
         sizes: dict[tuple[int, int], int] = {}
         for key in cav.values():
             sizes[key] = sizes.get(key, 0) + 1
-        for key, t in self.cavity_temp.items():
-            self.cavity_temp[key] = t + heat.get(key, 0.0) * 0.1 / sizes.get(key, 1) - (t - 24.0) * 0.001
+        for key, temp in self.cavity_temp.items():
+            self.cavity_temp[key] = temp + heat.get(key, 0.0) * 0.1 / sizes.get(key, 1) - (temp - 24.0) * 0.001
         return sum(heat.values())
 
     def _grow(self, plot: Building) -> bool:

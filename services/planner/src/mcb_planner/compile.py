@@ -51,6 +51,7 @@ from mcb_common.transforms import transform as transform_state
 
 from . import PLANNER_VERSION, connect, furniture, shapes, solids, sources
 from .recipe import (
+    ArchOp,
     BoxOp,
     CylinderOp,
     FoundationOp,
@@ -222,6 +223,7 @@ class Placement:
         if isinstance(s, CylinderOp):
             c, r = s.center, s.radius
             return Box(Vec3(c.x - r, c.y, c.z - r), Vec3(c.x + r, c.y + s.height - 1, c.z + r))
+        assert isinstance(s, ArchOp)  # a foundation's box is foundation_box() (bounds() asks it)
         c, r, dp = s.center, s.radius, s.depth - 1
         if s.axis == "x":
             return Box(Vec3(c.x - r, c.y, c.z), Vec3(c.x + r, c.y + r, c.z + dp))
@@ -262,6 +264,7 @@ class Placement:
             return self.foundation_box().volume
         if isinstance(s, CylinderOp):
             return shapes.cylinder_count(s.radius, s.height, s.hollow)
+        assert isinstance(s, ArchOp)
         return shapes.arch_count(s.radius, s.width, s.depth, s.filled)
 
     def cells(self) -> np.ndarray:
@@ -281,6 +284,7 @@ class Placement:
         elif isinstance(s, CylinderOp):
             cells = shapes.cylinder_cells(s.center, s.radius, s.height, s.hollow)
         else:
+            assert isinstance(s, ArchOp)  # overlays and foundations fill elsewhere (never through cells())
             cells = shapes.arch_cells(s.center, s.radius, s.width, s.axis, s.depth, s.filled)
         return self.frame.cells(cells)
 

@@ -84,11 +84,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from mcb_common.blockstate import BlockState, parse_state_text
@@ -200,7 +200,7 @@ def info(state: str, version: str) -> Info:
     short = name.removeprefix("minecraft:")
     raw = _raw(version).get(name)
     air = name in AIR_NAMES
-    full = bool(raw) and raw.get("boundingBox") == "block" and not _NON_FULL.search(short)
+    full = bool(raw and raw.get("boundingBox") == "block" and not _NON_FULL.search(short))
     facing = DIRS.index(props["facing"]) if props.get("facing") in DIRS else -1
     cat = 0
     if short.endswith("_fence_gate"):
@@ -416,12 +416,24 @@ class Outcome:
     read: tuple[Box, Sequence[str], np.ndarray] | None  # the world box read, for the hash
 
 
+@overload
+def _cw(d: int) -> int: ...
+@overload
+def _cw(d: np.ndarray) -> np.ndarray: ...
 def _cw(d: np.ndarray | int) -> np.ndarray | int:
     return (d + 1) % 4
 
 
+@overload
+def _ccw(d: int) -> int: ...
+@overload
+def _ccw(d: np.ndarray) -> np.ndarray: ...
 def _ccw(d: np.ndarray | int) -> np.ndarray | int:
     return (d + 3) % 4
+
+
+# A rule's computed properties (see _restate): a property to a bool array or to (codes, vocabulary).
+Props = Mapping[str, "np.ndarray | tuple[np.ndarray, tuple[str, ...]]"]
 
 
 WorldRead = Callable[[Box], tuple[Sequence[str], np.ndarray]]
@@ -585,7 +597,7 @@ def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, v
                                 "samples": samples})
 
 
-def _contradicted(keys: np.ndarray, idx: np.ndarray, pins: np.ndarray, props: dict[str, np.ndarray],
+def _contradicted(keys: np.ndarray, idx: np.ndarray, pins: np.ndarray, props: Props,
                   T: Tables) -> list[tuple[int, str, str]]:
     """Pinned fence/pane sides that differ from what the neighbours make (``FenceBlock.connectsTo``,
     ``IronBarsBlock.attachsTo`` as ``_fence``/``_pane`` restate them)."""
@@ -685,7 +697,7 @@ def _wall_connects(keys, T, hood) -> np.ndarray:
     return np.stack([T.wall_joins[d][nb] for d, nb in enumerate(_neighbours(keys, hood))], axis=1)
 
 
-def _wall(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _wall(keys, idx, T, hood) -> Props:
     conn = _wall_connects(keys, T, hood)
     above_k = keys + _key_delta(0, 1, 0)
     n = len(keys)
@@ -728,7 +740,7 @@ def _wall(keys, idx, T, hood) -> dict[str, np.ndarray]:
     return out
 
 
-def _stairs(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _stairs(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
     f = T.facing[idx]
     top = T.top[idx]
     n = len(keys)
@@ -758,7 +770,7 @@ def _stairs(keys, idx, T, hood) -> dict[str, np.ndarray]:
     return {"shape": (shape, _STAIR_SHAPES)}
 
 
-def _wire(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _wire(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
     above = hood.at(keys + _key_delta(0, 1, 0))
     open_above = ~T.cond[above]
     n = len(keys)
@@ -783,7 +795,7 @@ def _wire(keys, idx, T, hood) -> dict[str, np.ndarray]:
     return {DIRS[d]: (side[:, d], _WIRE_SIDES) for d in range(4)}
 
 
-def _chest(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _chest(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
     f = T.facing[idx]
     n = len(keys)
     kind = np.zeros(n, dtype=np.int64)  # index into _CHEST_TYPES
@@ -814,7 +826,7 @@ def _chest(keys, idx, T, hood) -> dict[str, np.ndarray]:
     return {"type": (kind, _CHEST_TYPES)}
 
 
-def _door(keys, idx, T, hood) -> dict[str, np.ndarray]:
+def _door(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
     f = T.facing[idx]
     lower = np.array([T.infos[i].lower for i in idx.tolist()], dtype=bool)
     dxz = np.array(_DXZ)
@@ -840,7 +852,7 @@ def _door(keys, idx, T, hood) -> dict[str, np.ndarray]:
     return {"hinge": (np.where(lower, hinge, 0), ("left", "right"))}
 
 
-_RULES = {FENCE: _fence, GATE: _gate, PANE: _pane, WALL: _wall, STAIRS: _stairs, WIRE: _wire,
+_RULES: dict[int, Callable[..., Props]] = {FENCE: _fence, GATE: _gate, PANE: _pane, WALL: _wall, STAIRS: _stairs, WIRE: _wire,
           CHEST: _chest, DOOR: _door}
 
 
@@ -851,7 +863,7 @@ _CHEST_TYPES = ("single", "left", "right")
 _BOOL = ("false", "true")
 
 
-def _restate(idx: np.ndarray, pins: np.ndarray, props: dict[str, Any], names: Sequence[str],
+def _restate(idx: np.ndarray, pins: np.ndarray, props: Props, names: Sequence[str],
              intern: Callable[[str], int], registry: Registry) -> np.ndarray:
     """New table indexes: each state with the computed properties, pinned ones kept. ``props``
     maps a property to a bool array or to (codes, vocabulary)."""

@@ -25,6 +25,7 @@ version and happens in compile.py.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import json
 import math
@@ -488,7 +489,7 @@ class _Parser:
                            reason="palette_ref")
         return value
 
-    def thickness(self, obj: dict[str, Any], path: str) -> int:
+    def thickness(self, obj: dict[str, Any], path: str) -> builtins.int:
         hollow = _bool(obj.get("hollow", False), f"{path}.hollow")
         if "thickness" not in obj:
             return 1 if hollow else 0
@@ -546,21 +547,21 @@ class _Parser:
                            thick, blk, (), spelled)
         r = radius()
         default_h = r + 1 if kind == "pyramid" else None
-        h = (self.int(obj["height"], f"{path}.height", 1, MAX_SOLID_RADIUS + 1) if "height" in obj
-             else default_h)
-        assert h is not None
-        return SolidOp(path, kind, center, (r, r, r), h, self.axis(obj, path, AXES, "+y"), thick, blk,
+        height = (self.int(obj["height"], f"{path}.height", 1, MAX_SOLID_RADIUS + 1) if "height" in obj
+                  else default_h)
+        assert height is not None
+        return SolidOp(path, kind, center, (r, r, r), height, self.axis(obj, path, AXES, "+y"), thick, blk,
                        (), spelled)
 
     # -- operations
-    def operations(self, value: Any, path: str, depth: int) -> tuple[Operation, ...]:
+    def operations(self, value: Any, path: str, depth: builtins.int) -> tuple[Operation, ...]:
         if not isinstance(value, list):
             raise _bad(path, f"must be an array of operations, got {_kind(value)}")
         if not value:
             raise _bad(path, "is empty; give at least one operation")
         return tuple(self.operation(item, f"{path}[{i}]", depth) for i, item in enumerate(value))
 
-    def nest(self, path: str, depth: int) -> None:
+    def nest(self, path: str, depth: builtins.int) -> None:
         if depth + 1 > self.max_depth:
             raise McbError(
                 ErrorCode.BUDGET_EXCEEDED,
@@ -568,7 +569,7 @@ class _Parser:
                 details={"path": path, "limit": "max_depth", "value": depth + 1, "max": self.max_depth},
             )
 
-    def operation(self, value: Any, path: str, depth: int) -> Operation:
+    def operation(self, value: Any, path: str, depth: builtins.int) -> Operation:
         if not isinstance(value, dict):
             raise _bad(path, f"must be an operation object with a \"type\", got {_kind(value)}")
         if "type" not in value:

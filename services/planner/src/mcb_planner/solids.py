@@ -169,7 +169,8 @@ def ellipsoid(radii: tuple[int, int, int], thickness: int = 0, axis: str | None 
 
 def _cross(a: int, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(along the axis, u, v) for axis index ``a``."""
-    return ((x, y, z)[a], *[c for i, c in enumerate((x, y, z)) if i != a])
+    u, v = [c for i, c in enumerate((x, y, z)) if i != a]
+    return (x, y, z)[a], u, v
 
 
 def cone(radius: int, height: int, axis: str = "+y", thickness: int = 0, square: bool = False) -> Grid:

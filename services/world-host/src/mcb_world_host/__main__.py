@@ -62,7 +62,9 @@ async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
     config = uvicorn.Config(create_app(host, tokens), host=bind, port=port, log_level="warning",
                             lifespan="off", access_log=False, http="h11")
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # (uvicorn before 0.29 installed its own handlers here; later versions have no such method and
+    # capture signals in Server.capture_signals instead, so this assignment no longer does anything)
+    setattr(server, "install_signal_handlers", lambda: None)  # noqa: B010
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))

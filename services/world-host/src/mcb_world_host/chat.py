@@ -127,7 +127,7 @@ class ChatQueue:
                 for lease in failed:
                     self._tell(lease.msg.player_id, takeover_notice(lease.msg.text))
             self.active_client = client_id
-            out = []
+            out: list[Message] = []
             while self.pending and len(out) < n:
                 m = self.pending.popleft()
                 self.leased[m.id] = _Lease(m, client_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from mcb_common import blockentity, nbt
@@ -94,7 +95,7 @@ class Section:
 
     __slots__ = ("y", "tag", "states", "entries", "index_of", "indices", "dirty")
 
-    def __init__(self, y: int, tag: nbt.Compound, registry: Registry):
+    def __init__(self, y: int, tag: dict[str, Any], registry: Registry):
         self.y = y
         self.tag = tag
         self.dirty = False
@@ -162,6 +163,9 @@ class Section:
 class Chunk:
     """A chunk's root compound plus lazily decoded sections."""
 
+    # (the block_entities list, its length, position -> compound): rebuilt when the list changed
+    _be_index: tuple[object, int, dict[tuple[int, int, int], dict[str, Any]]] | None
+
     def __init__(self, cx: int, cz: int, root: nbt.Compound, registry: Registry, min_section: int, max_section: int):
         if "Level" in root and "sections" not in root:
             raise McbError(
@@ -175,7 +179,7 @@ class Chunk:
         self.registry = registry
         self.min_section, self.max_section = min_section, max_section
         self._sections: dict[int, Section] = {}
-        self._tags: dict[int, nbt.Compound] = {}
+        self._tags: dict[int, dict[str, Any]] = {}  # section compounds by Y
         sections = root.get("sections")
         if not isinstance(sections, nbt.List):
             sections = nbt.List(nbt.COMPOUND)
@@ -198,11 +202,11 @@ class Chunk:
     def data_version(self) -> int:
         return int(self.root.get("DataVersion", 0))
 
-    def block_entity_at(self, x: int, y: int, z: int) -> nbt.Compound | None:
+    def block_entity_at(self, x: int, y: int, z: int) -> dict[str, Any] | None:
         lst = self.root.get("block_entities") or ()
         index = getattr(self, "_be_index", None)
         if index is None or index[0] is not lst or index[1] != len(lst):  # rebuilt when the list changed
-            found: dict[tuple[int, int, int], nbt.Compound] = {}
+            found: dict[tuple[int, int, int], dict[str, Any]] = {}
             for be in lst:
                 if isinstance(be, dict) and {"x", "y", "z"} <= be.keys():
                     found.setdefault((int(be["x"]), int(be["y"]), int(be["z"])), be)
@@ -231,6 +235,7 @@ class Chunk:
         if len(keep) != len(lst) or be_id is not None:
             lst[:] = keep
             self._be_index = None
+            assert isinstance(lst, nbt.List)  # read by mcb_common.nbt or made above
             if lst.elem_type == nbt.END and keep:
                 lst.elem_type = nbt.COMPOUND
             self.dirty = True

@@ -80,7 +80,7 @@ class HostLog:
     def _row(self, r: tuple) -> BatchRow:
         return BatchRow(
             batch_id=r[0], content_hash=r[1], operation_id=r[2], state=r[3],
-            undo=[tuple(u) for u in json.loads(r[4] or "[]")],  # type: ignore[misc]
+            undo=[tuple(u) for u in json.loads(r[4] or "[]")],
             result=json.loads(r[5]) if r[5] else None,
         )
 

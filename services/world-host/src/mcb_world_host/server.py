@@ -126,7 +126,7 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         return JSONResponse({**body, **health_fields(body.get("version", ""))})
 
     @app.post("/v1/rpc")
-    async def rpc(request: Request) -> JSONResponse:
+    async def rpc(request: Request) -> Response:
         request_id: Any = None
         try:
             raw = await request.body()  # at most MAX_BODY: BodyLimit refused a larger one before this

@@ -462,7 +462,7 @@ class World:
 
     def _write_states(self, items: list[tuple[int, int, int, str]]) -> None:
         touched: dict[tuple[int, int], Chunk] = {}
-        parsed: dict[str, tuple[str, str | None, str | None]] = {}  # a batch names few states
+        parsed: dict[str, tuple[str, str, str | None]] = {}  # a batch names few states
         for x, y, z, state in items:
             key = (x >> 4, z >> 4)
             c = touched.get(key) or self.chunk(*key)
@@ -482,10 +482,10 @@ class World:
         for (cx, cz), c in sorted(touched.items()):
             if c.dirty:
                 by_region.setdefault(region_coords(cx, cz), []).append((cx, cz, c.encode()))
-        for items in by_region.values():
-            region = self._region(items[0][0], items[0][1], create=True)
+        for chunks in by_region.values():
+            region = self._region(chunks[0][0], chunks[0][1], create=True)
             assert region is not None
-            region.write_chunks(items)
+            region.write_chunks(chunks)
 
     def undo_batch(self, log_id: str, undo: Undo) -> None:
         """Roll a begun batch back now. If that fails too (the disk is still full), the batch log

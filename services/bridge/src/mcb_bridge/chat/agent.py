@@ -19,7 +19,7 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
 from acp.schema import (
@@ -35,6 +35,9 @@ from acp.schema import (
     ToolCallStart,
 )
 from mcb_common.procs import with_parent_death_signal
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
 
 from . import isolation
 from .config import ChatConfig, ChatConfigError
@@ -221,7 +224,9 @@ class AgentProcess:
             *with_parent_death_signal(argv, signal.SIGKILL), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=self._stderr_file, env=env, cwd=str(p["work"]), start_new_session=True, limit=8 * 1024 * 1024,
         )
-        self.conn = connect_to_agent(_Client(self), self.proc.stdin, self.proc.stdout)
+        # _Client answers a part of acp's Client protocol: acp (router.py _resolve_handler) looks each
+        # method up and answers method_not_found for one it lacks
+        self.conn = connect_to_agent(cast("Client", _Client(self)), self.proc.stdin, self.proc.stdout)
         self.init = await self._while_alive(self.conn.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(),
@@ -233,6 +238,7 @@ class AgentProcess:
     async def _while_alive(self, request: Awaitable[Any], timeout: float, what: str) -> Any:
         """The answer to a request, or AgentDied when the process ends first (saying how it ended)."""
         task = asyncio.ensure_future(request)
+        assert self.proc is not None  # started
         waiter = asyncio.ensure_future(self.proc.wait())
         try:
             done, _ = await asyncio.wait({task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
@@ -274,6 +280,7 @@ class AgentProcess:
                 await asyncio.wait_for(self.conn.close(), 2)
         if self.proc is not None and self.proc.returncode is None:
             with contextlib.suppress(Exception):
+                assert self.proc.stdin is not None  # (a pipe)
                 self.proc.stdin.close()
             try:
                 await asyncio.wait_for(self.proc.wait(), 3)
@@ -352,6 +359,7 @@ class AgentProcess:
         self.active_session = session_id
         self.sinks[session_id] = sink
         self._prompt_task = asyncio.ensure_future(self.conn.prompt(session_id=session_id, prompt=[text_block(text)]))
+        assert self.proc is not None  # started
         waiter = asyncio.ensure_future(self.proc.wait())
         try:
             done, _ = await asyncio.wait({self._prompt_task, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -46,7 +46,7 @@ EYE_HEIGHT = 1.62
 FINISHED = ("applied", "conflict", "cancelled", "failed")
 UNDO_WAIT_S = 600.0
 
-Reply = Callable[[str], Awaitable[None]]
+Reply = Callable[[str], Awaitable[object]]  # (its result is not read)
 
 
 class Services:
@@ -131,8 +131,8 @@ def area_from_args(args: tuple[str, ...], item: dict[str, Any], min_y: int, max_
         r = int(args[0])
         if not 1 <= r <= MAX_RADIUS:
             raise ProjectError(f"the radius must be 1..{MAX_RADIUS} blocks, got {r}")
-        pos = _need_position(item, "`area set <radius>`")
-        cx, cz = math.floor(pos["x"]), math.floor(pos["z"])
+        at = _need_position(item, "`area set <radius>`")
+        cx, cz = math.floor(at["x"]), math.floor(at["z"])
         return _inside_world((cx - r, min_y, cz - r), (cx + r, max_y, cz + r))
     pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
     if pos is None:

@@ -111,6 +111,7 @@ async def run(player: str | None, use_loop: bool, wait_s: float, out=sys.stdout)
         with contextlib.suppress(asyncio.CancelledError):
             await printing
         if loop is not None:
+            assert loop_task is not None and host is not None and redis is not None  # made with the loop
             loop.stopping.set()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(loop_task, 30)

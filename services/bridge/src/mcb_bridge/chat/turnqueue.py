@@ -6,7 +6,7 @@ lists: the world host already failed the messages leased to the old client_id.""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
@@ -41,7 +41,7 @@ class TurnQueue:
         return int(await self._push(keys=[self._q(project)], args=[json.dumps(item), self.max_queued]))
 
     async def pop(self, project: str) -> dict[str, Any] | None:
-        raw = await self.redis.lpop(self._q(project))
+        raw = cast("str | None", await self.redis.lpop(self._q(project)))  # one (no count), decoded
         return json.loads(raw) if raw else None
 
     async def length(self, project: str) -> int:
@@ -49,7 +49,7 @@ class TurnQueue:
 
     async def remove_player(self, project: str, player_id: str) -> list[dict[str, Any]]:
         removed = []
-        for raw in await self.redis.lrange(self._q(project), 0, -1):
+        for raw in cast("list[str]", await self.redis.lrange(self._q(project), 0, -1)):  # decoded
             item = json.loads(raw)
             if item.get("player_id") == player_id and await self.redis.lrem(self._q(project), 1, raw):
                 removed.append(item)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from mcb.journal.v1 import journal_pb2
 from mcb_common import blockentity
 
 from .scene import Box
@@ -28,12 +29,12 @@ class PlanOverlay:
     total: int            # entries in the whole plan
 
     @classmethod
-    def from_pb(cls, resp: object) -> PlanOverlay:
-        xyz = np.asarray(list(resp.xyz), dtype=np.int64).reshape(-1, 3)  # type: ignore[attr-defined]
-        desired = np.asarray(list(resp.desired), dtype=np.int64).reshape(-1)  # type: ignore[attr-defined]
-        if len(xyz) != len(desired):
-            raise ValueError(f"plan entries disagree: {len(xyz)} positions, {len(desired)} states")
-        return cls(resp.plan_id, resp.plan_hash, list(resp.palette), xyz, desired, int(resp.total))  # type: ignore[attr-defined]
+    def from_pb(cls, resp: journal_pb2.PlanEntriesResponse) -> PlanOverlay:
+        if len(resp.xyz) != 3 * len(resp.desired):
+            raise ValueError(f"plan entries disagree: {len(resp.xyz)} coordinates, {len(resp.desired)} states")
+        xyz = np.asarray(list(resp.xyz), dtype=np.int64).reshape(-1, 3)
+        desired = np.asarray(list(resp.desired), dtype=np.int64).reshape(-1)
+        return cls(resp.plan_id, resp.plan_hash, list(resp.palette), xyz, desired, int(resp.total))
 
 
 def overlay(palette: list[str], indices: np.ndarray, box: Box, plan: PlanOverlay) -> tuple[list[str], np.ndarray, int]:

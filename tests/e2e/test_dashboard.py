@@ -276,6 +276,52 @@ def test_operation_page_shows_its_own_before_picture_and_after(dash):
     shot(dash, "captures")
 
 
+def test_a_prepared_plans_page_shows_its_preview(dash):
+    """Issue 32 item 1: the page of a prepared (not applied) plan shows its preview — the world now
+    on the left, after the plan on the right — and nothing is written."""
+    import numpy as np
+    from PIL import Image
+
+    page, comp = dash["page"], dash["comp"]
+    holder: dict = {}
+    where = {"min": {"x": -40, "y": 64, "z": 30}, "max": {"x": -36, "y": 70, "z": 34}}
+
+    async def scenario(client):
+        holder["plan"] = await call(client, "build_prepare", {"recipe": box(-40, 64, 30, -36, 70, 34, "minecraft:red_wool")})
+
+    in_thread(comp, scenario)
+    plan_id = holder["plan"]["plan_id"]
+    page.goto(f"{dash['base']}/operations/{plan_id}")
+    assert page.locator("#h-plan").inner_text() == f"Plan {plan_id}"
+    img = page.locator('figure[data-capture="preview"] img')
+    img.wait_for()
+    assert img.get_attribute("alt") == f"preview of plan {plan_id}"
+    page.wait_for_function("() => { const i = document.querySelector('figure[data-capture=\"preview\"] img');"
+                           " return i && i.complete && i.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+    assert img.evaluate("i => i.naturalWidth") == 960  # two halves of 480
+    shot(dash, "plan-preview")
+    png = httpx.get(f"{dash['base']}/plans/{plan_id}/preview.png?project=default", timeout=60)
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png", png.text
+    a = np.asarray(Image.open(io.BytesIO(png.content)).convert("RGB"))
+    left, right = (Image.fromarray(a[:, :480]), Image.fromarray(a[:, 480:]))
+    halves = []
+    for h in (left, right):
+        buf = io.BytesIO()
+        h.save(buf, "PNG")
+        halves.append(red_pixels(buf.getvalue()))
+    assert halves[0] == 0 and halves[1] > 500, halves
+
+    async def still_empty(client):
+        holder["inspect"] = await call(client, "region_inspect", {**where, "detail": "summary"})
+
+    in_thread(comp, still_empty)
+    assert "red_wool" not in json.dumps(holder["inspect"]), holder["inspect"]
+    # an unknown plan: the journal's not_found, on the page and for the picture
+    assert httpx.get(f"{dash['base']}/operations/pl_0000000000000000", timeout=30).status_code == 404
+    r = httpx.get(f"{dash['base']}/plans/pl_0000000000000000/preview.png?project=default", timeout=30)
+    assert r.status_code == 404 and r.text.startswith("not_found"), r.text
+
+
 def test_no_before_picture_when_switched_off_never_another_capture(dash):
     page, comp = dash["page"], dash["comp"]
     comp.procs["journal"].stop()

@@ -34,6 +34,7 @@ for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "Oper
           "SchematicImportPrepare", "ProjectIndex"):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
+EXPECTED[("journal", "PlanEntries")] = AGENT | {"service"}  # the camera worker draws a plan preview
 for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact", "OperationList",
           "ProjectList"):
     EXPECTED[("journal-admin", m)] = {"admin"}
@@ -67,6 +68,7 @@ REQUESTS = {
     ("journal", "SchematicExport"): jpb.SchematicExportRequest(),
     ("journal", "SchematicImportPrepare"): jpb.SchematicImportPrepareRequest(),
     ("journal", "ProjectIndex"): jpb.ProjectIndexRequest(),
+    ("journal", "PlanEntries"): jpb.PlanEntriesRequest(plan_id="pl_none"),
     ("journal-admin", "RecoveryReview"): jpb.OperationRef(operation_id="op_none"),
     ("journal-admin", "RecoveryAbandon"): jpb.RecoveryAbandonRequest(operation_id="op_none", expected_digest="d"),
     ("journal-admin", "PartProtect"): jpb.PartProtectRequest(part_id="part_none", protected=True),

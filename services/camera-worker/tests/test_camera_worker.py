@@ -149,6 +149,11 @@ def test_capture_bad_requests_are_structured(worker: Worker) -> None:
         (camera_pb2.CaptureRequest(project_id="p1", capture_id="cap-1"), ErrorCode.NOT_FOUND),
         (camera_pb2.CaptureRequest(project_id="other", pose=camera_pb2.Pose(y=80)),
          ErrorCode.PERMISSION_DENIED),
+        # issue 32: compare needs a plan; a plan preview needs the built-in renderer (driver none here)
+        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), compare=True),
+         ErrorCode.INVALID_REQUEST),
+        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), plan_id="plan-1"),
+         ErrorCode.INVALID_REQUEST),
     ]
     ch, stub = worker.stub()
     with ch:
@@ -158,6 +163,18 @@ def test_capture_bad_requests_are_structured(worker: Worker) -> None:
             err = from_rpc_error(info.value, "camera-worker")
             assert err.code is code, (req, err)
             assert err.message
+
+
+def test_a_plan_preview_without_the_builtin_renderer_says_why(worker: Worker) -> None:
+    """Issue 32: a Fabric client (or no driver) cannot draw a plan; refused before queueing."""
+    ch, stub = worker.stub()
+    req = camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), plan_id="plan-1", compare=True)
+    with ch, pytest.raises(grpc.RpcError) as info:
+        stub.Capture(req, metadata=call_metadata(worker.tokens["agent"], "p1", "player-1"), timeout=10)
+    err = from_rpc_error(info.value, "camera-worker")
+    assert err.code is ErrorCode.INVALID_REQUEST
+    assert err.details == {"field": "plan_id", "reason": "preview_needs_builtin"}
+    assert "built-in renderer" in err.message
 
 
 def test_a_fov_outside_the_games_range_is_refused_before_anything_else(worker: Worker) -> None:

@@ -555,7 +555,7 @@ def camera_list(resp: Any) -> dict[str, Any]:
 _CAPTURE_KEYS = ("status", "captureId", "stage", "hint", "driver", "view", "width", "height", "stale",
                  "serverRevisionVerified", "ready", "region", "operation", "afterOperationId", "sections",
                  "maxRevision", "revisionDigest", "changedSectionCount", "cameraId", "pose", "capturedAtMs",
-                 "requestedAtMs", "latencyMs", "cache", "world", "format", "mimeType")
+                 "requestedAtMs", "latencyMs", "cache", "world", "format", "mimeType", "preview")
 
 
 def _snake(k: str) -> str:

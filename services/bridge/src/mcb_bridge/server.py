@@ -440,6 +440,7 @@ class CameraClient:
         req = camera_pb2.CaptureRequest(camera_id=args.get("camera_id") or "",
                                         capture_id=args.get("capture_id") or "",
                                         after_operation_id=args.get("after_operation_id") or "",
+                                        plan_id=args.get("plan_id") or "", compare=bool(args.get("compare")),
                                         view=args.get("view") or "", width=int(args.get("width") or 0),
                                         height=int(args.get("height") or 0), format=args.get("format") or "")
         if args.get("pose"):

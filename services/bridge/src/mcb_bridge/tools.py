@@ -482,10 +482,10 @@ pitch 90 down; region alone: an automatic `view`: entrance (from outside its doo
 diagonal (default), top, side (a quarter turn clockwise from entrance); or capture_id to poll. \
 An eye inside a solid block is refused with suggestedPose. region with a pose limits what is drawn. \
 width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
-for it first.
+for it first. plan_id: the world after that plan, nothing written (mcb://guides/camera).
 Answer: status "completed" with the image, or "pending" with capture_id (call again in a \
 second). stale=true: blocks changed while drawing. capture_not_ready: scene not read in time; \
-camera_unavailable: no driver or link down. Use pictures sparingly.\
+camera_unavailable: no driver or link down.\
 """
 
 
@@ -522,6 +522,8 @@ def camera_specs() -> list[ToolSpec]:
                     **size,
                     "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
                     "after_operation_id": _id(),
+                    "plan_id": _id(),
+                    "compare": {"type": "boolean", "description": "with plan_id: before|after"},
                     "capture_id": _id()}, [])
     save = _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
                  "name": {"type": "string", "maxLength": 64},

@@ -33,16 +33,20 @@ class CaptureJob:
     readiness_timeout_s: float = 20.0
     requested_at_ms: int = 0
     operation: dict[str, Any] = field(default_factory=dict)  # filled once the operation is terminal
+    plan_id: str = ""               # draw the world after this prepared plan (preview.py)
+    compare: bool = False           # with plan_id: before | after side by side in one image
+    # set by the job loop for a plan_id: box -> the plan's entries inside it (PlanOverlay); not stored
+    plan_fetch: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plan_fetch"}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CaptureJob:
         d = dict(d)
         if d.get("region") is not None:
             d["region"] = tuple(d["region"])
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__ and k != "plan_fetch"})
 
 
 @dataclass

@@ -26,7 +26,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.worldclient import WorldClient
 
-from . import gl, mesh, png
+from . import gl, mesh, png, preview
 from .capture import MAX_SCENE_POSITIONS, CaptureJob, Driver, Rendered, scene_box_for_pose
 from .link import FabricLinkDriver
 from .scene import Box, NotReady, SceneReader
@@ -148,6 +148,9 @@ class BuiltinDriver:
         ox, oy, oz = box[0], box[1], box[2]
         width, height = int(pose["width"]), int(pose["height"])
 
+        plan = await job.plan_fetch(box) if job.plan_fetch is not None else None
+        drawn = [0]
+
         def draw(snap: Any, reused: bool) -> tuple[bytes, int]:
             m = getattr(snap, "mesh", None) if reused else None
             if m is None:
@@ -160,8 +163,15 @@ class BuiltinDriver:
                 far = max(64.0, float(sum(m.size)) * 2 + 32)
                 v = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"],
                                         pose["fov"], width, height, (ox, oy, oz), far)
-            img = self._gl.render(m, v)
-            return png.encode(img), m.faces
+            if plan is None:
+                return png.encode(self._gl.render(m, v)), m.faces
+            # the plan's desired states over a copy of what was read (the snapshot stays the world)
+            palette, indices, drawn[0] = preview.overlay(snap.palette, snap.indices, box, plan)
+            after_mesh = mesh.build(palette, indices)
+            img = self._gl.render(after_mesh, v)
+            if job.compare:
+                img = preview.side_by_side(self._gl.render(m, v), img)
+            return png.encode(img), after_mesh.faces
 
         async def draw_checked(snap: Any, reused: bool) -> tuple[bytes, int, list]:
             # The picture shows the snapshot; the check proves the world still holds those
@@ -244,8 +254,15 @@ class BuiltinDriver:
             meta["changedSections"] = [list(k) for k in changed[:32]]
             meta["changedSectionCount"] = len(changed)
             meta["hint"] = "the region changed during the capture; capture again for a current picture"
+        if plan is not None:
+            meta["preview"] = {"planId": plan.plan_id, "planHash": plan.plan_hash, "entriesDrawn": drawn[0],
+                               "entriesTotal": plan.total, "written": False,
+                               "layout": "before | after (each width x height)" if job.compare else "after"}
+            if drawn[0] < plan.total:
+                meta["preview"]["hint"] = ("entries of the plan outside the drawn scene are not shown; "
+                                           "capture its region to see all of it")
         meta["_revisions"] = [[k[0], k[1], k[2], v] for k, v in sorted(revs.items())]
-        return Rendered(data, width, height, meta)
+        return Rendered(data, width * 2 if plan is not None and job.compare else width, height, meta)
 
 
 def make_driver(settings: CameraSettings, world: WorldClient, secrets_dir: Path | None = None) -> Driver:

@@ -38,6 +38,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from . import imageformat
 from .capture import CaptureJob, Driver
+from .preview import PlanOverlay
 
 log = logging.getLogger("mcb.camera")
 
@@ -65,7 +66,9 @@ class OperationWaiter:
 
     def _stub(self) -> journal_pb2_grpc.JournalStub:
         if self._channel is None:
-            self._channel = grpc.aio.insecure_channel(self.addr)
+            # a plan preview's entries can be large (PlanEntries: 3 ints + 1 per block)
+            self._channel = grpc.aio.insecure_channel(self.addr, options=[
+                ("grpc.max_receive_message_length", 256 * 1024 * 1024)])
         return journal_pb2_grpc.JournalStub(self._channel)
 
     async def status(self, project_id: str, op_id: str) -> journal_pb2.OperationReport:
@@ -76,6 +79,22 @@ class OperationWaiter:
             return await self._stub().OperationStatus(
                 journal_pb2.OperationRef(operation_id=op_id),
                 metadata=call_metadata(self.token, project_id), timeout=10)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "journal") from None
+
+    async def plan_entries(self, project_id: str, plan_id: str, box: tuple[int, ...] | None = None,
+                           header_only: bool = False) -> journal_pb2.PlanEntriesResponse:
+        """A prepared plan's entries inside ``box`` (journal PlanEntries, the project's own plan;
+        not_found / stale_snapshot / world_changed as the journal says)."""
+        if not self.token:
+            raise McbError(ErrorCode.UNAVAILABLE, "the camera worker has no service token to ask the "
+                           "journal about plans (secrets/service.token)")
+        req = journal_pb2.PlanEntriesRequest(plan_id=plan_id, header_only=header_only)
+        if box is not None:
+            req.region.min.x, req.region.min.y, req.region.min.z = box[0], box[1], box[2]
+            req.region.max.x, req.region.max.y, req.region.max.z = box[3], box[4], box[5]
+        try:
+            return await self._stub().PlanEntries(req, metadata=call_metadata(self.token, project_id), timeout=30)
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
@@ -275,6 +294,11 @@ class CaptureQueue:
                                                       self.operation_timeout_s, progress)
                 job.operation = {"operationId": rep.operation_id, "state": rep.state,
                                  "written": rep.written, "updatedAt": rep.updated_at}
+            if job.plan_id:
+                async def fetch(box: tuple[int, ...]) -> PlanOverlay:
+                    return PlanOverlay.from_pb(await self.waiter.plan_entries(job.project_id, job.plan_id, box))
+
+                job.plan_fetch = fetch
             out = await self.driver.render(job, progress)
             meta = dict(out.metadata)
             revisions = meta.pop("_revisions", None)
@@ -285,6 +309,7 @@ class CaptureQueue:
                 "requestedAtMs": job.requested_at_ms, "capturedAtMs": int(time.time() * 1000),
                 "operation": job.operation or None, "afterOperationId": job.after_operation_id,
                 **({"beforeOperationId": job.before_operation_id} if job.before_operation_id else {}),
+                **({"planId": job.plan_id, "compare": job.compare} if job.plan_id else {}),
                 "latencyMs": round((time.monotonic() - started) * 1000, 1),
             })
             meta.setdefault("serverRevisionVerified", False)

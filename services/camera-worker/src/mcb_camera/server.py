@@ -189,6 +189,7 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         if request.after_operation_id:
             # fail fast on an unknown operation; waiting for it happens in the job
             await self.queue.waiter.status(project, request.after_operation_id)
+        await self._check_plan(project, request)
         expand = 0
         if region is not None and not given and (request.view or "diagonal") in ("entrance", "opposite", "diagonal"):
             # an automatic view shows the region in its surroundings (ground, neighbours)
@@ -197,11 +198,27 @@ class CameraService(camera_pb2_grpc.CameraServicer):
                          region=region, view=request.view if request.view in ("top", "side") else "",
                          camera_id=request.camera_id, after_operation_id=request.after_operation_id,
                          before_operation_id=request.before_operation_id,
+                         plan_id=request.plan_id, compare=request.compare,
                          expand=expand, format=request.format or "png")
         await self.driver_available()
         cid = await self.queue.submit(job)
         await self.queue.wait_inline(cid)
         return await self._poll(project, cid)
+
+    async def _check_plan(self, project: str, request: camera_pb2.CaptureRequest) -> None:
+        """A preview (plan_id) needs the built-in renderer and a plan the journal answers for this
+        project (unknown, expired or another world's plan: the journal's structured error)."""
+        if request.compare and not request.plan_id:
+            raise invalid("compare needs a plan_id (before | after that plan)", field="compare")
+        if not request.plan_id:
+            return
+        if self.driver.name != "builtin":
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           f"plan previews are drawn by the built-in renderer only; this worker's driver is "
+                           f"{self.driver.name or 'none'!r}. Check the plan with its summary, or apply it and "
+                           "capture with after_operation_id", details={"field": "plan_id", "reason": "preview_needs_builtin"})
+        assert self.queue is not None
+        await self.queue.waiter.plan_entries(project, request.plan_id, header_only=True)
 
     async def _refuse_pose_in_block(self, pose: camera_pb2.Pose, region: tuple[int, ...] | None,
                                     camera_id: str) -> None:

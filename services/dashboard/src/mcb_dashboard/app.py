@@ -129,6 +129,14 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
     @app.get("/operations/{op_id}", response_class=HTMLResponse)
     async def operation(request: Request, op_id: str):
         s = sid(request)
+        if op_id.startswith("pl_"):  # a prepared plan: no operation yet, its preview (issue 32)
+            project = request.query_params.get("project", "")
+            try:
+                project, head = await sources.plan(op_id, project)
+            except McbError as exc:
+                return html_page(request, "Plan", f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
+                                 status=STATUS.get(exc.code, 502))
+            return html_page(request, f"Plan {op_id}", render.plan_page(project, as_dict(head)))
         try:
             entry = as_dict(await sources.operation(op_id))
         except McbError as exc:
@@ -154,6 +162,16 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         if png is None:
             return _plain(404, "capture not ready")
         return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
+
+    @app.get("/plans/{plan_id}/preview.png")
+    async def plan_preview(plan_id: str, project: str = ""):
+        if not plan_id.startswith("pl_") or not plan_id.replace("_", "").isalnum() or len(plan_id) > 64:
+            return _plain(404, "not a plan id")
+        try:
+            png = await sources.plan_preview_png(plan_id, project)
+        except McbError as exc:
+            return _plain(STATUS.get(exc.code, 502), f"{exc.code}: {exc.message}")
+        return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.get("/events")
     async def events(request: Request):

@@ -18,6 +18,8 @@ from .sources import ACTIVE, ServiceHealth
 
 TERMINAL_ORDER = ("recovery_required", "conflict", "failed", "cancelled", "applied")
 OP_STATES = frozenset({*ACTIVE, *TERMINAL_ORDER})
+# an operation that has written nothing yet: its page shows the plan's preview (issue 32)
+NOT_STARTED = frozenset({"prepared", "queued", "waiting_for_resume"})
 
 # The status line after an action: the link carries a code (``?msg=``) and at most an operation
 # state or an error code, each from a fixed set; the words are these. A link with anything else
@@ -264,6 +266,26 @@ def camera_section(cam: dict[str, Any]) -> str:
             f'<th scope="col">after operation</th><th scope="col">image</th></tr></thead><tbody>{rows}</tbody></table></section>')
 
 
+def plan_preview(plan_id: str, project_id: str) -> str:
+    """The picture of a plan not yet applied: the world now (left) and after it (right)."""
+    src = f"/plans/{e(plan_id)}/preview.png?project={e(project_id)}"
+    return ('<section aria-labelledby="h-preview"><h2 id="h-preview">Preview (nothing written yet)</h2>'
+            f'<figure data-capture="preview"><a href="{src}"><img src="{src}" alt="preview of plan {e(plan_id)}" '
+            'width="960" height="270"></a><figcaption>Left: the world now. Right: after the plan '
+            '(its blocks over the current ones; drawn, not written).</figcaption></figure></section>')
+
+
+def plan_page(project_id: str, head: dict[str, Any]) -> str:
+    plan_id = head.get("plan_id", "")
+    facts = (f'<dl class="facts"><dt>State</dt><dd><span class="badge st-prepared">prepared</span> not applied</dd>'
+             f'<dt>Project</dt><dd>{e(project_id)}</dd>'
+             f'<dt>Plan</dt><dd><code>{e(plan_id)}</code>: {e(head.get("changed", 0))} changed of '
+             f'{e(head.get("total", 0))} positions, region {box(head.get("bounds"))}</dd>'
+             f'<dt>Expires</dt><dd>{e(head.get("expires_at"))}</dd></dl>')
+    return (f'<section aria-labelledby="h-plan"><h2 id="h-plan">Plan <code>{e(plan_id)}</code></h2>{facts}</section>'
+            + plan_preview(plan_id, project_id))
+
+
 def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review: dict[str, Any] | None,
                    review_error: str, csrf: str, session: bool) -> str:
     rep, plan = entry["report"], entry["plan"]
@@ -302,6 +324,8 @@ def operation_page(entry: dict[str, Any], captures: list[dict[str, Any]], review
             + (('<table><thead><tr><th scope="col">position</th><th scope="col">expected</th><th scope="col">current</th>'
                 '<th scope="col">desired</th><th scope="col">source</th><th scope="col">part</th></tr></thead>'
                 f'<tbody>{conf}</tbody></table>') if conf else "<p>None.</p>") + "</section>")
+    if state in NOT_STARTED and plan.get("plan_id"):  # nothing written yet: what it will look like
+        body += plan_preview(plan["plan_id"], entry["project_id"])
     # Before: only the picture the journal took of this operation's region when it started, before
     # its first batch (OperationReport.before_capture_id); never another capture of the project
     before_id = rep.get("before_capture_id") or ""

@@ -41,6 +41,7 @@ CHAT_PREFIX = "mcb:chat"              # mcb_bridge.chat.turnqueue
 CAMERA_HEARTBEAT = "mcb:camera:worker"  # mcb_camera.server
 CAPTURE_RECORD = "mcb:camera:capture:"  # mcb_camera.jobs
 MAX_CAPTURES = 200
+PREVIEW_SIZE = (480, 270)  # each half of a plan preview (before | after)
 REDIS_READ_TIMEOUT_S = 3.0  # a reply slower than this is a RedisError (TimeoutError)
 ACTIVE = ("prepared", "queued", "waiting_for_resume", "applying")
 
@@ -240,6 +241,42 @@ class Sources:
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "camera-worker") from None
         return bytes(res.image) if res.status == "completed" and res.image else None
+
+    async def plan(self, plan_id: str, project_id: str = "") -> tuple[str, jpb.PlanEntriesResponse]:
+        """(project, header) of a prepared plan (journal PlanEntries, header only): of ``project_id``,
+        or of whichever project holds it; not_found / stale_snapshot / world_changed as the journal says."""
+        projects = [project_id] if project_id else [p.project_id for p in (await self.projects()).projects]
+        last: McbError | None = None
+        for p in projects:
+            try:
+                return p, await self._rpc(self.journal.PlanEntries, jpb.PlanEntriesRequest(plan_id=plan_id,
+                                                                                           header_only=True), p)
+            except McbError as exc:
+                if exc.code != ErrorCode.NOT_FOUND:
+                    raise
+                last = exc
+        raise last or McbError(ErrorCode.NOT_FOUND, f"plan {plan_id} not found in any project")
+
+    async def plan_preview_png(self, plan_id: str, project_id: str, timeout_s: float = 45.0) -> bytes:
+        """A picture of ``plan_id`` before it is applied (camera_capture plan_id, compare: before on the
+        left, after on the right) of the plan's box from the diagonal viewpoint; nothing is written."""
+        project, head = await self.plan(plan_id, project_id)
+        req = camera_pb2.CaptureRequest(project_id=project, plan_id=plan_id, compare=True, view="diagonal",
+                                        width=PREVIEW_SIZE[0], height=PREVIEW_SIZE[1])
+        req.region.CopyFrom(head.bounds)
+        deadline = time.monotonic() + timeout_s
+        try:
+            res = await self.camera.Capture(req, timeout=30, metadata=self._md(project))
+            while res.status != "completed":
+                if time.monotonic() > deadline:
+                    raise McbError(ErrorCode.CAPTURE_NOT_READY, f"the preview of plan {plan_id} was not drawn within "
+                                   f"{timeout_s:g} s; reload the page", details={"capture_id": res.capture_id})
+                await asyncio.sleep(0.25)
+                res = await self.camera.Capture(camera_pb2.CaptureRequest(capture_id=res.capture_id, project_id=project),
+                                                timeout=10, metadata=self._md(project))
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc, "camera-worker") from None
+        return bytes(res.image)
 
     async def progress_tail(self) -> str:
         """The id of the progress stream's newest entry ("0-0" while empty): a position to read

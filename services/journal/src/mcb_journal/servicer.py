@@ -31,6 +31,8 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "OperationStatus": STATUS_READERS, "OperationCancel": AGENT, "OperationUndoPrepare": AGENT,
     "PartDefine": AGENT, "PartGet": AGENT, "RegionChanges": AGENT, "AssetList": AGENT,
     "SchematicExport": AGENT, "SchematicImportPrepare": AGENT, "ProjectIndex": AGENT,
+    # the camera worker draws a prepared plan (camera_capture plan_id), within the metadata's project
+    "PlanEntries": STATUS_READERS,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
     m: ("admin",) for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact",
@@ -103,6 +105,11 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         from .overview import project_index
 
         return project_index(self.core, self.core.projects.project_for(_caller(c)).project_id, request)
+
+    async def PlanEntries(self, request: jpb.PlanEntriesRequest, c) -> jpb.PlanEntriesResponse:  # noqa: N802
+        from .preview import plan_entries
+
+        return await plan_entries(self.core, _caller(c), request)
 
 
 @grpc_boundary("journal", ADMIN_SCOPES, INTERNAL)

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from mcb.common.v1 import common_pb2 as mcb_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amcb/camera/v1/camera.proto\x12\rmcb.camera.v1\x1a\x1amcb/common/v1/common.proto\"o\n\x04Pose\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\x12\t\n\x01z\x18\x03 \x01(\x01\x12\x0b\n\x03yaw\x18\x04 \x01(\x02\x12\r\n\x05pitch\x18\x05 \x01(\x02\x12\x0b\n\x03\x66ov\x18\x06 \x01(\x02\x12\r\n\x05width\x18\x07 \x01(\r\x12\x0e\n\x06height\x18\x08 \x01(\r\"|\n\nCameraInfo\x12\x11\n\tcamera_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x12\n\nworld_uuid\x18\x04 \x01(\t\x12\x16\n\x0erender_profile\x18\x05 \x01(\t\"(\n\x12ListCamerasRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\"g\n\x13ListCamerasResponse\x12*\n\x07\x63\x61meras\x18\x01 \x03(\x0b\x32\x19.mcb.camera.v1.CameraInfo\x12\x14\n\x0cworker_state\x18\x02 \x01(\t\x12\x0e\n\x06\x64river\x18\x03 \x01(\t\"\x88\x02\n\x0e\x43\x61ptureRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcamera_id\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x1a\n\x12\x61\x66ter_operation_id\x18\x04 \x01(\t\x12\x12\n\ncapture_id\x18\x05 \x01(\t\x12\"\n\x06region\x18\x06 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0c\n\x04view\x18\x07 \x01(\t\x12\r\n\x05width\x18\x08 \x01(\r\x12\x0e\n\x06height\x18\t \x01(\r\x12\x0e\n\x06\x66ormat\x18\n \x01(\t\x12\x1b\n\x13\x62\x65\x66ore_operation_id\x18\x0b \x01(\t\"n\n\x0f\x43\x61ptureResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x12\n\ncapture_id\x18\x02 \x01(\t\x12\r\n\x05image\x18\x03 \x01(\x0c\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\x15\n\rmetadata_json\x18\x05 \x01(\t\"R\n\x11SaveCameraRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12)\n\x06\x63\x61mera\x18\x02 \x01(\x0b\x32\x19.mcb.camera.v1.CameraInfo\"O\n\x15\x41utoViewpointsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\"\n\x06region\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\"J\n\tNamedPose\x12\x0c\n\x04name\x18\x01 \x01(\t\x12!\n\x04pose\x18\x02 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x0c\n\x04note\x18\x03 \x01(\t\"F\n\x16\x41utoViewpointsResponse\x12,\n\nviewpoints\x18\x01 \x03(\x0b\x32\x18.mcb.camera.v1.NamedPose\"O\n\x13\x44iffCapturesRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcapture_a\x18\x02 \x01(\t\x12\x11\n\tcapture_b\x18\x03 \x01(\t\"\x8e\x01\n\x14\x44iffCapturesResponse\x12\x18\n\x10\x63hanged_fraction\x18\x01 \x01(\x01\x12\x15\n\rmean_abs_diff\x18\x02 \x01(\x01\x12\x0c\n\x04\x62\x62ox\x18\x03 \x03(\r\x12\r\n\x05image\x18\x04 \x01(\x0c\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x15\n\rmetadata_json\x18\x06 \x01(\t2\xab\x03\n\x06\x43\x61mera\x12T\n\x0bListCameras\x12!.mcb.camera.v1.ListCamerasRequest\x1a\".mcb.camera.v1.ListCamerasResponse\x12H\n\x07\x43\x61pture\x12\x1d.mcb.camera.v1.CaptureRequest\x1a\x1e.mcb.camera.v1.CaptureResponse\x12I\n\nSaveCamera\x12 .mcb.camera.v1.SaveCameraRequest\x1a\x19.mcb.camera.v1.CameraInfo\x12]\n\x0e\x41utoViewpoints\x12$.mcb.camera.v1.AutoViewpointsRequest\x1a%.mcb.camera.v1.AutoViewpointsResponse\x12W\n\x0c\x44iffCaptures\x12\".mcb.camera.v1.DiffCapturesRequest\x1a#.mcb.camera.v1.DiffCapturesResponseB\x1b\n\x17\x64\x65v.mcb.proto.camera.v1P\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amcb/camera/v1/camera.proto\x12\rmcb.camera.v1\x1a\x1amcb/common/v1/common.proto\"o\n\x04Pose\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\x12\t\n\x01z\x18\x03 \x01(\x01\x12\x0b\n\x03yaw\x18\x04 \x01(\x02\x12\r\n\x05pitch\x18\x05 \x01(\x02\x12\x0b\n\x03\x66ov\x18\x06 \x01(\x02\x12\r\n\x05width\x18\x07 \x01(\r\x12\x0e\n\x06height\x18\x08 \x01(\r\"|\n\nCameraInfo\x12\x11\n\tcamera_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x12\n\nworld_uuid\x18\x04 \x01(\t\x12\x16\n\x0erender_profile\x18\x05 \x01(\t\"(\n\x12ListCamerasRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\"g\n\x13ListCamerasResponse\x12*\n\x07\x63\x61meras\x18\x01 \x03(\x0b\x32\x19.mcb.camera.v1.CameraInfo\x12\x14\n\x0cworker_state\x18\x02 \x01(\t\x12\x0e\n\x06\x64river\x18\x03 \x01(\t\"\xaa\x02\n\x0e\x43\x61ptureRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcamera_id\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x1a\n\x12\x61\x66ter_operation_id\x18\x04 \x01(\t\x12\x12\n\ncapture_id\x18\x05 \x01(\t\x12\"\n\x06region\x18\x06 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0c\n\x04view\x18\x07 \x01(\t\x12\r\n\x05width\x18\x08 \x01(\r\x12\x0e\n\x06height\x18\t \x01(\r\x12\x0e\n\x06\x66ormat\x18\n \x01(\t\x12\x1b\n\x13\x62\x65\x66ore_operation_id\x18\x0b \x01(\t\x12\x0f\n\x07plan_id\x18\x0c \x01(\t\x12\x0f\n\x07\x63ompare\x18\r \x01(\x08\"n\n\x0f\x43\x61ptureResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x12\n\ncapture_id\x18\x02 \x01(\t\x12\r\n\x05image\x18\x03 \x01(\x0c\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\x15\n\rmetadata_json\x18\x05 \x01(\t\"R\n\x11SaveCameraRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12)\n\x06\x63\x61mera\x18\x02 \x01(\x0b\x32\x19.mcb.camera.v1.CameraInfo\"O\n\x15\x41utoViewpointsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\"\n\x06region\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\"J\n\tNamedPose\x12\x0c\n\x04name\x18\x01 \x01(\t\x12!\n\x04pose\x18\x02 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x0c\n\x04note\x18\x03 \x01(\t\"F\n\x16\x41utoViewpointsResponse\x12,\n\nviewpoints\x18\x01 \x03(\x0b\x32\x18.mcb.camera.v1.NamedPose\"O\n\x13\x44iffCapturesRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcapture_a\x18\x02 \x01(\t\x12\x11\n\tcapture_b\x18\x03 \x01(\t\"\x8e\x01\n\x14\x44iffCapturesResponse\x12\x18\n\x10\x63hanged_fraction\x18\x01 \x01(\x01\x12\x15\n\rmean_abs_diff\x18\x02 \x01(\x01\x12\x0c\n\x04\x62\x62ox\x18\x03 \x03(\r\x12\r\n\x05image\x18\x04 \x01(\x0c\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x15\n\rmetadata_json\x18\x06 \x01(\t2\xab\x03\n\x06\x43\x61mera\x12T\n\x0bListCameras\x12!.mcb.camera.v1.ListCamerasRequest\x1a\".mcb.camera.v1.ListCamerasResponse\x12H\n\x07\x43\x61pture\x12\x1d.mcb.camera.v1.CaptureRequest\x1a\x1e.mcb.camera.v1.CaptureResponse\x12I\n\nSaveCamera\x12 .mcb.camera.v1.SaveCameraRequest\x1a\x19.mcb.camera.v1.CameraInfo\x12]\n\x0e\x41utoViewpoints\x12$.mcb.camera.v1.AutoViewpointsRequest\x1a%.mcb.camera.v1.AutoViewpointsResponse\x12W\n\x0c\x44iffCaptures\x12\".mcb.camera.v1.DiffCapturesRequest\x1a#.mcb.camera.v1.DiffCapturesResponseB\x1b\n\x17\x64\x65v.mcb.proto.camera.v1P\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,21 +43,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTCAMERASRESPONSE']._serialized_start=354
   _globals['_LISTCAMERASRESPONSE']._serialized_end=457
   _globals['_CAPTUREREQUEST']._serialized_start=460
-  _globals['_CAPTUREREQUEST']._serialized_end=724
-  _globals['_CAPTURERESPONSE']._serialized_start=726
-  _globals['_CAPTURERESPONSE']._serialized_end=836
-  _globals['_SAVECAMERAREQUEST']._serialized_start=838
-  _globals['_SAVECAMERAREQUEST']._serialized_end=920
-  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_start=922
-  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_end=1001
-  _globals['_NAMEDPOSE']._serialized_start=1003
-  _globals['_NAMEDPOSE']._serialized_end=1077
-  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_start=1079
-  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_end=1149
-  _globals['_DIFFCAPTURESREQUEST']._serialized_start=1151
-  _globals['_DIFFCAPTURESREQUEST']._serialized_end=1230
-  _globals['_DIFFCAPTURESRESPONSE']._serialized_start=1233
-  _globals['_DIFFCAPTURESRESPONSE']._serialized_end=1375
-  _globals['_CAMERA']._serialized_start=1378
-  _globals['_CAMERA']._serialized_end=1805
+  _globals['_CAPTUREREQUEST']._serialized_end=758
+  _globals['_CAPTURERESPONSE']._serialized_start=760
+  _globals['_CAPTURERESPONSE']._serialized_end=870
+  _globals['_SAVECAMERAREQUEST']._serialized_start=872
+  _globals['_SAVECAMERAREQUEST']._serialized_end=954
+  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_start=956
+  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_end=1035
+  _globals['_NAMEDPOSE']._serialized_start=1037
+  _globals['_NAMEDPOSE']._serialized_end=1111
+  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_start=1113
+  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_end=1183
+  _globals['_DIFFCAPTURESREQUEST']._serialized_start=1185
+  _globals['_DIFFCAPTURESREQUEST']._serialized_end=1264
+  _globals['_DIFFCAPTURESRESPONSE']._serialized_start=1267
+  _globals['_DIFFCAPTURESRESPONSE']._serialized_end=1409
+  _globals['_CAMERA']._serialized_start=1412
+  _globals['_CAMERA']._serialized_end=1839
 # @@protoc_insertion_point(module_scope)

@@ -59,7 +59,7 @@ class ListCamerasResponse(_message.Message):
     def __init__(self, cameras: _Optional[_Iterable[_Union[CameraInfo, _Mapping]]] = ..., worker_state: _Optional[str] = ..., driver: _Optional[str] = ...) -> None: ...
 
 class CaptureRequest(_message.Message):
-    __slots__ = ("project_id", "camera_id", "pose", "after_operation_id", "capture_id", "region", "view", "width", "height", "format", "before_operation_id")
+    __slots__ = ("project_id", "camera_id", "pose", "after_operation_id", "capture_id", "region", "view", "width", "height", "format", "before_operation_id", "plan_id", "compare")
     PROJECT_ID_FIELD_NUMBER: _ClassVar[int]
     CAMERA_ID_FIELD_NUMBER: _ClassVar[int]
     POSE_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +71,8 @@ class CaptureRequest(_message.Message):
     HEIGHT_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_FIELD_NUMBER: _ClassVar[int]
     project_id: str
     camera_id: str
     pose: Pose
@@ -82,7 +84,9 @@ class CaptureRequest(_message.Message):
     height: int
     format: str
     before_operation_id: str
-    def __init__(self, project_id: _Optional[str] = ..., camera_id: _Optional[str] = ..., pose: _Optional[_Union[Pose, _Mapping]] = ..., after_operation_id: _Optional[str] = ..., capture_id: _Optional[str] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., view: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ..., format: _Optional[str] = ..., before_operation_id: _Optional[str] = ...) -> None: ...
+    plan_id: str
+    compare: bool
+    def __init__(self, project_id: _Optional[str] = ..., camera_id: _Optional[str] = ..., pose: _Optional[_Union[Pose, _Mapping]] = ..., after_operation_id: _Optional[str] = ..., capture_id: _Optional[str] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., view: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ..., format: _Optional[str] = ..., before_operation_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., compare: _Optional[bool] = ...) -> None: ...
 
 class CaptureResponse(_message.Message):
     __slots__ = ("status", "capture_id", "image", "mime_type", "metadata_json")

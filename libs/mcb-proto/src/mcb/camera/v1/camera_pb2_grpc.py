@@ -74,7 +74,8 @@ class CameraServicer:
     def Capture(self, request, context):
         """Start a capture (camera_id or pose) or poll one (capture_id).
         Errors: camera_unavailable (no driver / link lost), capture_not_ready (timeout),
-        not_found (unknown camera or capture).
+        not_found (unknown camera or capture). With plan_id: the journal's not_found / stale_snapshot /
+        world_changed for the plan; invalid_request (preview_needs_builtin) on another driver.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

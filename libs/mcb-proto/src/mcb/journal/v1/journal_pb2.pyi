@@ -9,6 +9,42 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class PlanEntriesRequest(_message.Message):
+    __slots__ = ("plan_id", "region", "header_only")
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    HEADER_ONLY_FIELD_NUMBER: _ClassVar[int]
+    plan_id: str
+    region: _common_pb2.Box
+    header_only: bool
+    def __init__(self, plan_id: _Optional[str] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., header_only: _Optional[bool] = ...) -> None: ...
+
+class PlanEntriesResponse(_message.Message):
+    __slots__ = ("plan_id", "plan_hash", "world_uuid", "world_epoch", "palette", "xyz", "desired", "total", "expires_at", "bounds", "changed")
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_HASH_FIELD_NUMBER: _ClassVar[int]
+    WORLD_UUID_FIELD_NUMBER: _ClassVar[int]
+    WORLD_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    PALETTE_FIELD_NUMBER: _ClassVar[int]
+    XYZ_FIELD_NUMBER: _ClassVar[int]
+    DESIRED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    BOUNDS_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    plan_id: str
+    plan_hash: str
+    world_uuid: str
+    world_epoch: int
+    palette: _containers.RepeatedScalarFieldContainer[str]
+    xyz: _containers.RepeatedScalarFieldContainer[int]
+    desired: _containers.RepeatedScalarFieldContainer[int]
+    total: int
+    expires_at: str
+    bounds: _common_pb2.Box
+    changed: int
+    def __init__(self, plan_id: _Optional[str] = ..., plan_hash: _Optional[str] = ..., world_uuid: _Optional[str] = ..., world_epoch: _Optional[int] = ..., palette: _Optional[_Iterable[str]] = ..., xyz: _Optional[_Iterable[int]] = ..., desired: _Optional[_Iterable[int]] = ..., total: _Optional[int] = ..., expires_at: _Optional[str] = ..., bounds: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., changed: _Optional[int] = ...) -> None: ...
+
 class ProjectIndexRequest(_message.Message):
     __slots__ = ("limit",)
     LIMIT_FIELD_NUMBER: _ClassVar[int]

@@ -105,6 +105,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.FromString,
                 _registered_method=True)
+        self.PlanEntries = channel.unary_unary(
+                '/mcb.journal.v1.Journal/PlanEntries',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -200,6 +205,15 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlanEntries(self, request, context):
+        """A prepared plan's desired states (the camera worker's plan preview, services/camera-worker/README.md):
+        the caller's project only; not_found (unknown or another project's plan), stale_snapshot
+        (expired), world_changed (prepared on another world). Agent and service tokens.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -272,6 +286,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.ProjectIndex,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.SerializeToString,
+            ),
+            'PlanEntries': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlanEntries,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -652,6 +671,33 @@ class Journal:
             '/mcb.journal.v1.Journal/ProjectIndex',
             mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.ProjectIndexResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlanEntries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/PlanEntries',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -42,8 +42,9 @@ def test_replace_and_paste_over_mcp(comp):
 
     async def scenario(client):
         tools = await client.list_tools()
-        schema = next(t for t in tools.tools if t.name == "build_prepare").input_schema
-        assert "replace" in str(schema) and "paste" in str(schema)
+        tool = next(t for t in tools.tools if t.name == "build_prepare")
+        signatures = tool.description or ""  # generated from the recipe schema (mcb_bridge.recipe_docs)
+        assert "replace(" in signatures and "paste(" in signatures, signatures
         ctx = await call(client, "project_context")
         assert {"replace", "paste"} <= set(ctx["recipe_operations"])
 

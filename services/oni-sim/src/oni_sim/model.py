@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +84,19 @@ class Building:
     def built(self) -> bool:
         return self.progress >= CONSTRUCTION_TICKS
 
+
+def _flood(out: dict[tuple[int, int], Any], start: tuple[int, int], label: Any,
+           joined: Callable[[tuple[int, int], tuple[int, int]], bool]) -> None:
+    """Give ``label`` to every cell reached from ``start`` through the four neighbours, a step
+    from ``c`` to ``o`` taken where ``joined(c, o)`` (cells already in ``out`` are not entered)."""
+    todo = [start]
+    while todo:
+        c = todo.pop()
+        if c in out:
+            continue
+        out[c] = label
+        x, y = c
+        todo += [o for o in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if o not in out and joined(c, o)]
 
 class Colony:
     def __init__(self, seed: int = 1, width: int = 64, height: int = 48, name: str = "Terra") -> None:
@@ -172,15 +186,7 @@ class Colony:
             for x in range(self.width):
                 if (x, y) in out or self.cells[y][x] in "#N" or (x, y) in walls:
                     continue
-                key, todo = (x, y), [(x, y)]
-                while todo:
-                    c = todo.pop()
-                    if c in out:
-                        continue
-                    out[c] = key
-                    cx, cy = c
-                    todo += [o for o in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1))
-                             if o not in out and self.cell(*o) not in "#N" and o not in walls]
+                _flood(out, (x, y), (x, y), lambda _c, o: self.cell(*o) not in "#N" and o not in walls)
         old = self.cavity_temp
         self.cavity_temp = {}
         for key in set(out.values()):
@@ -423,15 +429,8 @@ class Colony:
         for start in sorted(cells):
             if start in net:
                 continue
-            n, todo = len(set(net.values())), [start]
-            while todo:
-                c = todo.pop()
-                if c in net:
-                    continue
-                net[c] = n
-                x, y = c
-                todo += [o for o in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
-                         if o in cells and o not in net and frozenset((c, o)) in self.links[kind]]
+            _flood(net, start, len(set(net.values())),
+                   lambda c, o: o in cells and frozenset((c, o)) in self.links[kind])
         return net
 
     def _flowing(self, built: list[Building], nets: dict[str, dict[tuple[int, int], int]]) -> dict[str, set[int]]:

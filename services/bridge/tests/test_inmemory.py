@@ -30,7 +30,7 @@ TOOLS = {
     "region_changes": {"region", "since_cursor", "limit", "source", "max_bytes"},
     "camera_list": set(),
     "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id", "width",
-                       "height", "format"},
+                       "height", "format", "plan_id", "compare"},  # plan_id/compare: issue 32 item 1
     "camera_save": {"camera_id", "name", "pose"},
     "asset_list": {"query", "cursor"},
     "schematic_export": {"name", "min", "max", "origin"},

@@ -28,27 +28,23 @@ namespace OniAgentMod.Glue
             var w = World(world);
             if (w == null) return NoWorld;
             int placed = 0;
-            for (int yy = y; yy < y + height; yy++)
-                for (int xx = x; xx < x + width; xx++)
-                {
-                    int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (!Grid.IsValidCell(cell) || !Grid.Solid[cell]) continue;
-                    var go = DigTool.PlaceDig(cell, 0);
-                    if (go == null) continue;
-                    Prioritize(go, priority);
-                    placed++;
-                }
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                if (!Grid.Solid[cell]) continue;
+                var go = DigTool.PlaceDig(cell, 0);
+                if (go == null) continue;
+                Prioritize(go, priority);
+                placed++;
+            }
             return placed > 0 || !AnySolid(w, x, y, width, height) ? null : "invalid_location: the game placed no dig order in the area";
         }
 
         private static bool AnySolid(WorldContainer w, int x, int y, int width, int height)
         {
-            for (int yy = y; yy < y + height; yy++)
-                for (int xx = x; xx < x + width; xx++)
-                {
-                    int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (Grid.IsValidCell(cell) && Grid.Solid[cell]) return true;
-                }
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                if (Grid.Solid[cell]) return true;
+            }
             return false;
         }
 
@@ -151,19 +147,16 @@ namespace OniAgentMod.Glue
             var w = World(world);
             if (w == null) return NoWorld;
             int n = 0;
-            for (int yy = y; yy < y + height; yy++)
-                for (int xx = x; xx < x + width; xx++)
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                for (int layer = 0; layer < ObjectLayers; layer++)
                 {
-                    int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (!Grid.IsValidCell(cell)) continue;
-                    for (int layer = 0; layer < ObjectLayers; layer++)
-                    {
-                        var go = Grid.Objects[cell, layer];
-                        if (go == null) continue;
-                        go.Trigger(CancelHash, null);
-                        n++;
-                    }
+                    var go = Grid.Objects[cell, layer];
+                    if (go == null) continue;
+                    go.Trigger(CancelHash, null);
+                    n++;
                 }
+            }
             return n > 0 ? null : "nothing_there: no order or building in the area";
         }
 
@@ -329,20 +322,18 @@ namespace OniAgentMod.Glue
             if (w == null) return NoWorld;
             var placer = Assets.GetPrefab(new Tag("MopPlacer"));
             int placed = 0;
-            for (int yy = y; yy < y + height; yy++)
-                for (int xx = x; xx < x + width; xx++)
-                {
-                    int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (!Grid.IsValidCell(cell) || Grid.Solid[cell] || Grid.Objects[cell, MopLayer] != null || !Grid.Element[cell].IsLiquid) continue;
-                    int below = Grid.CellBelow(cell);
-                    if (!Grid.IsValidCell(below) || !Grid.Solid[below] || Grid.Mass[cell] > MopTool.maxMopAmt) continue;
-                    var go = Util.KInstantiate(placer, null, null);
-                    Grid.Objects[cell, MopLayer] = go;
-                    go.transform.position = Grid.CellToPosCBC(cell, Grid.SceneLayer.Move);
-                    go.SetActive(true);
-                    Prioritize(go, priority);
-                    placed++;
-                }
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                if (Grid.Solid[cell] || Grid.Objects[cell, MopLayer] != null || !Grid.Element[cell].IsLiquid) continue;
+                int below = Grid.CellBelow(cell);
+                if (!Grid.IsValidCell(below) || !Grid.Solid[below] || Grid.Mass[cell] > MopTool.maxMopAmt) continue;
+                var go = Util.KInstantiate(placer, null, null);
+                Grid.Objects[cell, MopLayer] = go;
+                go.transform.position = Grid.CellToPosCBC(cell, Grid.SceneLayer.Move);
+                go.SetActive(true);
+                Prioritize(go, priority);
+                placed++;
+            }
             return placed > 0 ? null : "nothing_there: no liquid of at most " + MopTool.maxMopAmt + " kg on a floor to mop in the area";
         }
 
@@ -354,25 +345,22 @@ namespace OniAgentMod.Glue
             var w = World(world);
             if (w == null) return NoWorld;
             int n = 0;
-            for (int yy = y; yy < y + height; yy++)
-                for (int xx = x; xx < x + width; xx++)
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                var first = Grid.Objects[cell, (int)ObjectLayer.Pickupables];
+                var item = first != null ? first.GetComponent<Pickupable>().objectLayerListItem : null;
+                while (item != null)
                 {
-                    int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (!Grid.IsValidCell(cell)) continue;
-                    var first = Grid.Objects[cell, (int)ObjectLayer.Pickupables];
-                    var item = first != null ? first.GetComponent<Pickupable>().objectLayerListItem : null;
-                    while (item != null)
-                    {
-                        var go = item.gameObject;
-                        item = item.nextItem;
-                        if (go == null || go.GetComponent<MinionIdentity>() != null) continue;
-                        var clearable = go.GetComponent<Clearable>();
-                        if (clearable == null || !clearable.isClearable) continue;
-                        clearable.MarkForClear(false, false);
-                        Prioritize(go, priority);
-                        n++;
-                    }
+                    var go = item.gameObject;
+                    item = item.nextItem;
+                    if (go == null || go.GetComponent<MinionIdentity>() != null) continue;
+                    var clearable = go.GetComponent<Clearable>();
+                    if (clearable == null || !clearable.isClearable) continue;
+                    clearable.MarkForClear(false, false);
+                    Prioritize(go, priority);
+                    n++;
                 }
+            }
             return n > 0 ? null : "nothing_there: no debris to sweep in the area";
         }
 
@@ -402,18 +390,27 @@ namespace OniAgentMod.Glue
             return n > 0 ? null : "nothing_there: no plant in the area";
         }
 
-        private static IEnumerable<T> Objects<T>(WorldContainer w, int x, int y, int width, int height) where T : Component
+        // The valid cells of a rectangle in a world's own coordinates, row by row from the bottom
+        // (the order every area order here used).
+        private static IEnumerable<int> ValidCells(WorldContainer w, int x, int y, int width, int height)
         {
-            var seen = new HashSet<T>();
             for (int yy = y; yy < y + height; yy++)
                 for (int xx = x; xx < x + width; xx++)
                 {
                     int cell = GameStateReader.WorldCell(w, xx, yy);
-                    if (!Grid.IsValidCell(cell)) continue;
-                    var go = Grid.Objects[cell, (int)ObjectLayer.Building];
-                    var c = go != null ? go.GetComponent<T>() : null;
-                    if (c != null && seen.Add(c)) yield return c;
+                    if (Grid.IsValidCell(cell)) yield return cell;
                 }
+        }
+
+        private static IEnumerable<T> Objects<T>(WorldContainer w, int x, int y, int width, int height) where T : Component
+        {
+            var seen = new HashSet<T>();
+            foreach (int cell in ValidCells(w, x, y, width, height))
+            {
+                var go = Grid.Objects[cell, (int)ObjectLayer.Building];
+                var c = go != null ? go.GetComponent<T>() : null;
+                if (c != null && seen.Add(c)) yield return c;
+            }
         }
     }
 }

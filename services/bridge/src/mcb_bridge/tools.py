@@ -345,18 +345,13 @@ never overwritten.
 Consent: a plan whose replaced lists player blocks (also imports, regenerations, undos) is \
 refused (player_blocks_would_be_replaced, with positions) unless replace_player_blocks is true: \
 set it only after the player agreed.
-Idempotency: the same call with the same key returns the same operation (replayed=true), \
-writing nothing twice. Answer lost or timed out: repeat with the SAME key or call \
-operation_status. A new plan needs a new key; a key reused for another plan is an error.
-stale_snapshot: the plan expired or the world moved on, prepare again. paused/busy/\
-recovery_required: wait or tell the user. """ + _ERRORS_NOTE
+Same key, same call: the same operation (replayed=true), nothing written twice; answer lost: \
+repeat with the SAME key. A new plan needs a new key. Errors: mcb://guides/recipes. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
 State of a build_apply operation (queued, waiting_for_resume, applying, applied, conflict, \
 cancelled, failed, recovery_required), counters, batches, samples of conflicts and written positions, \
-any error. waiting_for_resume: writes are paused; nothing written yet, it runs when they resume \
-unless cancelled. Cancelled or failed ones may have written some blocks. Poll every second or two \
-while queued/applying.\
+any error (states: mcb://guides/recipes). Poll every second or two while queued/applying.\
 """
 
 
@@ -382,13 +377,15 @@ was defined by someone else (by source; complete=false when observation was inte
 """ + _ERRORS_NOTE
 
 REGION_CHANGES = """\
-Block changes observed in a region (inclusive box [min, max]) since a cursor. For the whole \
-range since the cursor: changes, by_source (player, environment, ours), bounding_box, \
-affected_parts. Then a page of events: player edits first, then environment, then ours (each \
-oldest first), at most max_bytes of JSON and limit events; remaining > 0: call again with \
-next_cursor. Start with an empty since_cursor. resync_required: history was lost (host \
-restart, trimmed log, new world/epoch): read a fresh region_inspect summary, start again with \
-an empty cursor. Changes that emit no event are not listed; region_inspect shows them. """ + _ERRORS_NOTE
+What changed in a box since a cursor (empty: start now): the range's totals, then a page of \
+events, people first; remaining > 0: call again with next_cursor. resync_required: re-read \
+region_inspect, start again. Pages, filters, history: mcb://guides/history. """ + _ERRORS_NOTE
+
+REGION_HISTORY = """\
+Who or what changed each block of a box and when, newest first: a player (name), the \
+environment (cause) or an operation (id, who asked). More: cursor=next_cursor. \
+mcb://guides/history says when to use it.\
+"""
 
 
 def safe_write_specs() -> list[ToolSpec]:
@@ -405,13 +402,18 @@ def safe_write_specs() -> list[ToolSpec]:
         ToolSpec("region_changes", "Changes in a region", REGION_CHANGES,
                  _obj({"region": _obj({"min": _vec3("inclusive lower corner"),
                                        "max": _vec3("inclusive upper corner")}, ["min", "max"]),
-                       "since_cursor": {"type": "string", "maxLength": 256,
-                                        "description": "next_cursor of the previous call; empty to start"},
+                       "since_cursor": {"type": "string", "maxLength": 256},
                        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"],
-                                  "description": "only this source (foreign = player + environment)"},
-                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768,
-                                     "description": "JSON bytes per page (default 4096)"}},
+                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"]},
+                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768}},
+                      ["region"]), True, True),
+        ToolSpec("region_history", "History of a region", REGION_HISTORY,
+                 _obj({"region": _obj({"min": _vec3("inclusive lower corner"),
+                                       "max": _vec3("inclusive upper corner")}, ["min", "max"]),
+                       "cursor": {"type": "string", "maxLength": 256},
+                       "player": {"type": "string", "maxLength": 64},
+                       "cause": {"type": "string", "maxLength": 16},  # the words: mcb://guides/history
+                       "since_millis": {"type": "integer", "minimum": 0}},
                       ["region"]), True, True),
     ]
 

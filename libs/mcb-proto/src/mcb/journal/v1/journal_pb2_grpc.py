@@ -115,6 +115,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
                 _registered_method=True)
+        self.RollbackPrepare = channel.unary_unary(
+                '/mcb.journal.v1.Journal/RollbackPrepare',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -227,6 +232,15 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RollbackPrepare(self, request, context):
+        """An ordinary plan restoring a box to how it was before one player's (or one environment cause's)
+        changes since a time (issue 32 item 4; services/journal rollback.py): later changes by others are
+        left alone and listed as conflicts. Apply it with BuildApply. Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -309,6 +323,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.RegionHistory,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.SerializeToString,
+            ),
+            'RollbackPrepare': grpc.unary_unary_rpc_method_handler(
+                    servicer.RollbackPrepare,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -743,6 +762,33 @@ class Journal:
             '/mcb.journal.v1.Journal/RegionHistory',
             mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RollbackPrepare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/RollbackPrepare',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
             options,
             channel_credentials,
             insecure,

@@ -2,20 +2,21 @@
 
 Pipeline (each step refuses before the next one spends anything)::
 
-    parse (invalid_request; repeat depth → budget_exceeded)
-    → count shapes after repeat expansion, exactly, without expanding (budget_exceeded)
-    → block states against the registry (unsupported_block with suggestions, naming the path)
-    → palette entries against the registry too (weighted choices: palette.<name>[i].block)
-    → expand repeats and transforms into placements: each shape with a Frame (one of the 8
+    parse: the tree (invalid_request; repeat depth → budget_exceeded), then the shapes after
+      repeat expansion, counted exactly without expanding (budget_exceeded)
+    → check_blocks: palette entries (weighted choices: palette.<name>[i].block), then every
+      shape's block states against the registry (unsupported_block with suggestions, naming the path)
+    → place: expand repeats and transforms into placements: each shape with a Frame (one of the 8
       quarter-turn/mirror matrices on x/z plus a translation) and its state options turned
       by the frame's orientation (mcb_common.transforms); every placement's bounding box
       against the world's heights, the world border and the request's area (out_of_bounds)
-    → examined positions = Σ cells of every placement, in closed form (budget_exceeded)
-    → rasterise into packed int64 keys, pick weighted palette choices per position
-      (a hash of seed, palette name and position), resolve overlaps (later operations win);
-      the time budget is checked after every shape (budget_exceeded, limit max_millis)
-    → changed positions = distinct cells (budget_exceeded)
-    → materials, bounds, recipe hash
+    → examine: examined positions = Σ cells of every placement, in closed form (budget_exceeded)
+    → rasterise: each placement's ``write`` into packed int64 keys, weighted palette choices
+      per position (a hash of seed, palette name and position); the time budget is checked after every shape (budget_exceeded, limit max_millis)
+    → merge: overlaps resolved (later operations win); changed positions = distinct cells
+      (budget_exceeded); two-part halves written by the recipe kept as written
+    → connect_blocks: connection states over the final neighbourhood (connect.py)
+    → result: materials, bounds, warnings, recipe hash
 
 Revision 3: ``paste`` sources (assets through the schematic import checks, parts from the
 request) are loaded while placements are built, so their sizes count before any cell exists;

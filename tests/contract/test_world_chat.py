@@ -92,6 +92,9 @@ TYPED = [
     ("stop the tower at y=80", "prompt"), ("status of the wall", "prompt"), ("project create my house", "prompt"),
     ("area set here", "prompt"), ("area set 1 2 3", "prompt"), ("undo the last wall", "prompt"),
     ("protect tower", "prompt"), ("camera save the front", "prompt"), ("resume building", "prompt"),
+    ("rollback Griefer", "command"), ("/ai ROLLBACK griefer SINCE 2H ~-8 60 ~-8 ~8 80 ~8", "command"),
+    ("rollback explosion since 30m 16", "command"), ("rollback confirm pl_ab12", "command"),
+    ("rollback the griefer", "prompt"), ("rollback Bob since 2 days", "prompt"), ("rollback Bob 1 2 3", "prompt"),
 ]
 
 

@@ -19,6 +19,7 @@ from mcb_common.errors import ErrorCode, McbError
 from test_chat import FakeHost, make_cfg, run_loop, wait_for
 
 HERE = world_pb2.PlayerPosition(x=1000.5, y=70, z=-2000.2, yaw=45, pitch=10, world="world")
+HERE_P1 = world_pb2.PlayerPosition(x=-63.5, y=70, z=-64.2, yaw=0, pitch=0, world="world")  # p1's corner
 
 
 class FakeServices:
@@ -41,9 +42,20 @@ class FakeServices:
         return journal_pb2.PlanSummary(plan_id="pl_1", plan_hash="h", changed_blocks=6, conflicts=[
             journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player")])
 
-    async def apply(self, project, player, plan, key):
-        self.calls.append(("apply", project, player, plan.plan_id, key))
+    async def apply(self, project, player, plan, key, replace_player_blocks=False):
+        self.calls.append(("apply", project, player, plan.plan_id, key) + (("consent",) if replace_player_blocks else ()))
         return journal_pb2.OperationReport(operation_id="op_undo", state="queued")
+
+    async def rollback_prepare(self, project, player, lo, hi, target, cause, since_ms):
+        self.calls.append(("rollback_prepare", project, player, lo, hi, target, cause, since_ms))
+        if target == "nobody":
+            return journal_pb2.PlanSummary(plan_id="pl_0", plan_hash="h0")
+        return journal_pb2.PlanSummary(
+            plan_id="pl_rb", plan_hash="hr", changed_blocks=5, expires_at="2026-12-02T16:00:00Z",
+            conflicts=[journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player"),
+                       journal_pb2.Conflict(pos=common_pb2.Vec3(x=3, y=64, z=2), source="external")],
+            replaced=journal_pb2.ReplacedBlocks(total=2, by_source=[
+                journal_pb2.ReplacedBySource(source="player", count=2)]))
 
     async def status(self, project, player, op):
         self.polls += 1
@@ -294,3 +306,56 @@ def test_the_journal_is_asked_with_this_stacks_admin_token_never_the_world_hosts
     (plugin / "admin.token").unlink()
     with pytest.raises(Exception, match="beside the world host's service token file"):
         load_chat_config(Settings.from_env())
+
+
+def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_path: Path, redis_url: str) -> None:
+    """Issue 32 item 4: `/ai rollback` prepares (nothing written) and says what it restores, which later
+    changes by others it leaves and who made them, and how to confirm; `rollback confirm PLAN` applies
+    exactly that plan with replace_player_blocks, in the project's queue. Only the project's owner may."""
+    import time
+
+    write_config(tmp_path)
+    cfg = make_cfg(tmp_path, redis_url)
+    services = FakeServices()
+
+    def prepared() -> tuple:
+        return [c for c in services.calls if c[0] == "rollback_prepare"][-1]
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        ask = asker(host)
+        t0 = int(time.time() * 1000)
+        offer = await ask("alice", "/ai rollback Griefer since 2h")
+        assert offer.split("\n") == [
+            "rollback of player Griefer since 2h ago in x -64..63, y -64..319, z -64..63: 5 block(s) to restore "
+            "(plan pl_rb), nothing written yet",
+            "2 block(s) changed since by others stay as they are: Griefer at 1 64 2, an unrecorded change at 3 64 2",
+            "it replaces 2 block(s) placed by players; to apply it: /ai rollback confirm pl_rb "
+            "(until 2026-12-02T16:00:00Z)"], offer
+        assert prepared()[1:7] == ("p1", "alice", (-64, -64, -64), (63, 319, 63), "Griefer", "")
+        assert abs(prepared()[7] - (t0 - 2 * 3_600_000)) < 5_000
+        assert not any(c[0] == "apply" for c in services.calls), "an offer writes nothing"
+        # an environment cause, R blocks around the player (clipped to the area), the default 24 h
+        await ask("alice", "rollback EXPLOSION 10", position=HERE_P1)
+        assert prepared()[3:7] == ((-64, -64, -64), (-54, 319, -55), "", "explosion")
+        assert abs(prepared()[7] - (t0 - 86_400_000)) < 5_000
+        assert (await ask("alice", "rollback Griefer since 30d ~-1 ~ ~-1 ~1 ~1 ~1", position=HERE_P1)).startswith(
+            "rollback of player Griefer since 30d ago in x -65..-63, y 70..71, z -66..-64: ")
+        assert prepared()[3:5] == ((-65, 70, -66), (-63, 71, -64))
+        assert "since is 1s .. 30d, got 31d" in await ask("alice", "rollback Griefer since 31d")
+        assert "nothing to restore" in await ask("alice", "rollback nobody")
+        # others may neither prepare nor confirm one
+        n = len(services.calls)
+        assert "belongs to another player" in await ask("bob", "rollback alice")
+        assert "belongs to another player" in await ask("bob", "rollback confirm pl_rb")
+        assert len(services.calls) == n
+        # the offer above was replaced by "nothing to restore": prepare again, confirm a wrong plan, then it
+        await ask("alice", "rollback Griefer since 2h")
+        assert "no rollback pl_other of yours is waiting" in await ask("alice", "rollback confirm pl_other")
+        done = host.say("alice", "rollback confirm pl_rb")
+        await wait_for(lambda: host.done(done), 30, "rollback confirm")
+        assert host.texts(done)[0] == "rolling back: 5 blocks to restore"
+        assert host.final(done) == "rolled back (op_undo): 6 blocks restored"
+        assert ("apply", "p1", "alice", "pl_rb", f"chat-rollback-{done}", "consent") in services.calls
+        assert "no rollback pl_rb of yours is waiting" in await ask("alice", "rollback confirm pl_rb"), "applied once"
+
+    run_loop(cfg, scenario, services=services)

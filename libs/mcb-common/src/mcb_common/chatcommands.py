@@ -15,6 +15,10 @@ and tests/contract/test_world_chat.py checks both hosts give every line the same
     protect PART [off]                     PART: pt_ + letters/digits
     camera save NAME
     who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
+    rollback WHO [since T] [R | X1 Y1 Z1 X2 Y2 Z2]
+                                           WHO: a player (name or id) or an environment cause; T: N s|m|h|d;
+                                           R: blocks around the player; args: WHO, then T or "", then the box
+    rollback confirm PLAN                  PLAN: pl_ + letters/digits (the plan `rollback` offered)
 
 Values are only checked for their shape here; ranges and existence are the bridge's business.
 """
@@ -25,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 NAME = r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}"
+TARGET = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,39}"  # a player's name (3..16 of A-Za-z0-9_), an id, or a cause
 _COORD = r"(?:-?\d{1,8}|~(?:-?\d{1,8})?)"
 _FORM = re.compile(
     r"(?:/ai\s+)?(?:"
@@ -38,10 +43,13 @@ _FORM = re.compile(
     r"|protect\s+(?P<part>pt_[A-Za-z0-9]{1,64})(?:\s+(?P<off>off))?"
     rf"|camera\s+save\s+(?P<cname>{NAME})"
     rf"|(?P<who>who)(?:\s+(?P<wbox>{_COORD}(?:\s+{_COORD}){{5}}))?"
+    r"|rollback\s+confirm\s+(?P<rplan>pl_[A-Za-z0-9]{1,64})"
+    rf"|rollback\s+(?P<rwho>{TARGET})(?:\s+since\s+(?P<rsince>\d{{1,6}}[smhd]))?"
+    rf"(?:\s+(?P<rbox>{_COORD}(?:\s+{_COORD}){{5}}|\d{{1,8}}))?"
     r")", re.IGNORECASE | re.ASCII)
 
 NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save",
-         "who")
+         "who", "rollback", "rollback confirm")
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,10 @@ def parse(text: str | None) -> Command | None:
         return Command("camera save", (g["cname"],))
     if g["who"]:
         return Command("who", tuple(g["wbox"].split()) if g["wbox"] else ())
+    if g["rplan"]:
+        return Command("rollback confirm", (g["rplan"],))
+    if g["rwho"]:
+        return Command("rollback", (g["rwho"], (g["rsince"] or "").lower(), *(g["rbox"] or "").split()))
     return Command("undo", (g["op"],) if g["op"] else ())
 
 

@@ -1,4 +1,5 @@
-"""In-game commands (`/ai status`, `project create|use`, `area set`, `undo`, `protect`, `camera save`),
+"""In-game commands (`/ai status`, `project create|use`, `area set`, `undo`, `protect`, `camera save`, `who`,
+`rollback`),
 answered by the bridge without the model. The host decided that the line is exactly a command
 (``mcb_common.chatcommands``, the same rule as the Java core) and, on Paper, checked the player's
 permission; here the bridge checks what the world's trusted state says: a player changes only
@@ -22,6 +23,14 @@ projects they own.
   MAX_WHO_SIDE blocks a side): who or what changed it and when, newest first (the journal's
   region_history: a player's name, an environment cause, or an operation and who asked), WHO_LINES
   changes at most, then how to see the rest.
+- ``rollback WHO [since T] [R | X1 Y1 Z1 X2 Y2 Z2]``: the journal's rollback_prepare for the player's
+  project — WHO is an environment cause when it is one of mcb_common.causes.CAUSES, else a player (name or
+  id); T is ``N s|m|h|d`` (default ROLLBACK_DEFAULT_SINCE, at most ROLLBACK_MAX_SINCE); the box is the
+  project's area, R blocks around the player (x and z; the area's y) within the area, or two corners. The
+  answer says what it would restore, the later changes by others it leaves (and who made them), and how to
+  apply it: ``rollback confirm PLAN``, the player's consent to replacing the players' blocks it names. The
+  plan waits per (project, player) in the bridge's memory (a newer one replaces it) until it is applied or
+  expires; ``rollback confirm`` runs in the project's queue like ``undo``.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from typing import Any
 import grpc
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
+from mcb_common.causes import CAUSES
 from mcb_common.chatcommands import Command
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box as WorldBox
@@ -42,7 +52,7 @@ from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 
 from ..journal_client import JournalClient
-from .projects import Box, ProjectError, ProjectRegistry, describe
+from .projects import Box, ProjectError, ProjectRegistry, box_of, describe
 
 DEFAULT_RADIUS = 32
 MAX_RADIUS = 128
@@ -52,6 +62,9 @@ FINISHED = ("applied", "conflict", "cancelled", "failed")
 UNDO_WAIT_S = 600.0
 MAX_WHO_SIDE = 64
 WHO_LINES = 6
+ROLLBACK_DEFAULT_SINCE = "24h"
+ROLLBACK_MAX_SINCE_S = 30 * 86400
+ROLLBACK_NAMED = 3  # conflicts whose author is looked up (region_history) and named
 
 Reply = Callable[[str], Awaitable[object]]  # (its result is not read)
 
@@ -81,8 +94,15 @@ class Services:
     async def undo_prepare(self, project: str, player: str, op: str) -> journal_pb2.PlanSummary:
         return await self._with_journal(project, player, lambda jc: jc.operation_undo_prepare(op))
 
-    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary, key: str) -> journal_pb2.OperationReport:
-        return await self._with_journal(project, player, lambda jc: jc.build_apply(plan.plan_id, plan.plan_hash, key))
+    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary, key: str,
+                    replace_player_blocks: bool = False) -> journal_pb2.OperationReport:
+        return await self._with_journal(project, player, lambda jc: jc.build_apply(
+            plan.plan_id, plan.plan_hash, key, replace_player_blocks=replace_player_blocks))
+
+    async def rollback_prepare(self, project: str, player: str, lo: tuple[int, int, int], hi: tuple[int, int, int],
+                               target: str, cause: str, since_ms: int) -> journal_pb2.PlanSummary:
+        mn, mx = dict(zip("xyz", lo, strict=True)), dict(zip("xyz", hi, strict=True))
+        return await self._with_journal(project, player, lambda jc: jc.rollback_prepare(mn, mx, target, cause, since_ms))
 
     async def status(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
         return await self._with_journal(project, player, lambda jc: jc.operation_status(op))
@@ -171,6 +191,15 @@ def _inside_world(lo: tuple[int, int, int], hi: tuple[int, int, int]) -> Box:
     return lo, hi
 
 
+def corners(args: tuple[str, ...], item: dict[str, Any]) -> Box:
+    """The box two corners name (integers, or ``~``/``~N`` relative to the player's block), lowest first."""
+    pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
+    if pos is None:
+        raise ProjectError("`~` coordinates need your position, and the server did not send it")
+    v = [_coord(a, b) for a, b in zip(args, (pos["x"], pos["y"], pos["z"]) * 2, strict=True)]
+    return (min(v[0], v[3]), min(v[1], v[4]), min(v[2], v[5])), (max(v[0], v[3]), max(v[1], v[4]), max(v[2], v[5]))
+
+
 def who_box(args: tuple[str, ...], item: dict[str, Any]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """The box `/ai who` asks about: the six coordinates, else the block the player looks at."""
     if not args:
@@ -180,12 +209,7 @@ def who_box(args: tuple[str, ...], item: dict[str, Any]) -> tuple[tuple[int, int
                                "`/ai who X1 Y1 Z1 X2 Y2 Z2` (~ for your position)")
         p = (int(tb.get("x", 0)), int(tb.get("y", 0)), int(tb.get("z", 0)))
         return p, p
-    pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
-    if pos is None:
-        raise ProjectError("`~` coordinates need your position, and the server did not send it")
-    v = [_coord(a, b) for a, b in zip(args, (pos["x"], pos["y"], pos["z"]) * 2, strict=True)]
-    lo = (min(v[0], v[3]), min(v[1], v[4]), min(v[2], v[5]))
-    hi = (max(v[0], v[3]), max(v[1], v[4]), max(v[2], v[5]))
+    lo, hi = corners(args, item)
     if max(h - lo_ + 1 for lo_, h in zip(lo, hi, strict=True)) > MAX_WHO_SIDE:
         raise ProjectError(f"`/ai who` looks at boxes of at most {MAX_WHO_SIDE} blocks a side; ask about a smaller one")
     return lo, hi
@@ -195,17 +219,48 @@ def who_line(e: journal_pb2.HistoryEntry, now_ms: int) -> str:
     """'Griefer broke minecraft:stone at 1 64 2, 5 min ago' and the like."""
     ago = max(0, (now_ms - int(e.at_millis)) // 1000)
     when = f"{ago} s ago" if ago < 120 else f"{ago // 60} min ago" if ago < 7200 else f"{ago // 3600} h ago"
-    if e.source == "player":
-        who = e.player_name or e.player_id or "a player"
-    elif e.source == "environment":
-        who = {"other": "the game"}.get(e.cause or "other", e.cause)
-    else:
-        who = f"the AI ({e.operation_id})" if e.operation_id else "another project's AI"
+    who = author(e)
     air = ("minecraft:air", "minecraft:cave_air", "minecraft:void_air")
     short = [s.split("[")[0].split("{")[0].removeprefix("minecraft:") for s in (e.before, e.after)]
     what = (f"broke {short[0]}" if e.after in air else f"placed {short[1]}" if e.before in air
             else f"changed {short[0]} to {short[1]}")
     return f"{who} {what} at {e.pos.x} {e.pos.y} {e.pos.z}, {when}"
+
+
+def author(e: journal_pb2.HistoryEntry) -> str:
+    """Who made a change, as a player reads it: a name, an environment cause, or the AI and its operation."""
+    if e.source == "player":
+        return e.player_name or e.player_id or "a player"
+    if e.source == "environment":
+        return {"other": "the game"}.get(e.cause or "other", e.cause)
+    return f"the AI ({e.operation_id})" if e.operation_id else "another project's AI"
+
+
+def since_seconds(token: str) -> int:
+    """``90s``, ``30m``, ``2h``, ``7d`` in seconds, 1 s .. ROLLBACK_MAX_SINCE_S."""
+    n = int(token[:-1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[token[-1].lower()]
+    if not 1 <= n <= ROLLBACK_MAX_SINCE_S:
+        raise ProjectError(f"since is 1s .. {ROLLBACK_MAX_SINCE_S // 86400}d, got {token}")
+    return n
+
+
+def rollback_box(args: tuple[str, ...], item: dict[str, Any], area: Box) -> Box:
+    """The box of `/ai rollback` (see the module doc): the area, R around the player inside it, or two corners
+    (the journal refuses corners outside the area)."""
+    if not args:
+        return area
+    if len(args) == 6:
+        return corners(args, item)
+    r = int(args[0])
+    if not 1 <= r <= MAX_RADIUS:
+        raise ProjectError(f"the radius must be 1..{MAX_RADIUS} blocks, got {r}")
+    at = _need_position(item, "`rollback ... <radius>`")
+    cx, cz = math.floor(at["x"]), math.floor(at["z"])
+    lo = (max(cx - r, area[0][0]), area[0][1], max(cz - r, area[0][2]))
+    hi = (min(cx + r, area[1][0]), area[1][1], min(cz + r, area[1][2]))
+    if lo[0] > hi[0] or lo[2] > hi[2]:
+        raise ProjectError(f"no part of your project's area ({describe(area)}) is within {r} blocks of you")
+    return lo, hi
 
 
 def conflict_summary(conflicts: list[journal_pb2.Conflict], n: int) -> str:
@@ -224,6 +279,7 @@ class CommandRunner:
                  world_uuid: Callable[[], Awaitable[str]]):
         self.registry, self.services = registry, services
         self.world_range, self.world_uuid = world_range, world_uuid
+        self.rollbacks: dict[tuple[str, str], journal_pb2.PlanSummary] = {}  # (project, player) -> offered plan
 
     def _own(self, project: str, player: str) -> None:
         owner = self.registry.owner(project)
@@ -316,16 +372,9 @@ class CommandRunner:
         await reply(f"undoing {op}: {plan.changed_blocks} blocks to restore")
         rep = await self.services.apply(project, player, plan, f"chat-undo-{item['id']}")
         started(rep.operation_id)
-        deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
-        cancel_sent = False
-        while rep.state not in FINISHED and rep.state != "recovery_required":
-            if asyncio.get_running_loop().time() > deadline:
-                return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
-            if cancelled() and not cancel_sent:
-                cancel_sent = True
-                await self.services.cancel(project, player, rep.operation_id)
-            await asyncio.sleep(0.25)
-            rep = await self.services.status(project, player, rep.operation_id)
+        rep = await self._follow(project, player, rep, cancelled)
+        if rep.state not in FINISHED and rep.state != "recovery_required":
+            return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
         if rep.state == "applied":
             text = f"undone {op}: {rep.written} blocks restored"
         elif rep.state == "conflict":
@@ -335,6 +384,86 @@ class CommandRunner:
             text = f"undo of {op} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
                 f": {rep.error.message}" if rep.error.message else "")
         return text + (f"; {skipped}" if skipped else "")
+
+
+    async def _follow(self, project: str, player: str, rep: journal_pb2.OperationReport,
+                      cancelled: Callable[[], bool]) -> journal_pb2.OperationReport:
+        """Polls an operation until it ends (or UNDO_WAIT_S pass); cancels it once when `cancelled()`."""
+        deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
+        cancel_sent = False
+        while rep.state not in FINISHED and rep.state != "recovery_required":
+            if asyncio.get_running_loop().time() > deadline:
+                return rep
+            if cancelled() and not cancel_sent:
+                cancel_sent = True
+                await self.services.cancel(project, player, rep.operation_id)
+            await asyncio.sleep(0.25)
+            rep = await self.services.status(project, player, rep.operation_id)
+        return rep
+
+    async def _named_conflicts(self, project: str, player: str, conflicts: list[journal_pb2.Conflict]) -> str:
+        """'Alice at 1 64 2, explosion at 3 64 2, ...': who changed the first conflicts after the target."""
+        named = []
+        for c in conflicts[:ROLLBACK_NAMED]:
+            p = (c.pos.x, c.pos.y, c.pos.z)
+            hist = await self.services.region_history(project, player, p, p)
+            who = author(hist.entries[0]) if hist.entries and c.source != "external" else (
+                "an unrecorded change" if c.source == "external" else c.source)
+            named.append(f"{who} at {p[0]} {p[1]} {p[2]}")
+        return ", ".join(named) + (", ..." if len(conflicts) > ROLLBACK_NAMED else "")
+
+    async def rollback(self, item: dict[str, Any], cmd: Command) -> str:
+        """Prepare a rollback and offer it (see the module doc); nothing is written here."""
+        project, player = item["project_id"], item["player_id"]
+        self._own(project, player)
+        target, since, box_args = cmd.args[0], cmd.args[1] or ROLLBACK_DEFAULT_SINCE, cmd.args[2:]
+        cause = target.lower() if target.lower() in CAUSES else ""
+        whose, who = ("", f"cause {cause}") if cause else (target, f"player {target}")
+        proj = self.registry.get(project)
+        if proj is None:
+            raise ProjectError(f"there is no project {project!r}")
+        lo, hi = rollback_box(box_args, item, box_of(proj["area"]))
+        since_ms = int(time.time() * 1000) - since_seconds(since) * 1000
+        plan = await self.services.rollback_prepare(project, player, lo, hi, whose, cause, since_ms)
+        head = f"rollback of {who} since {since} ago in {describe((lo, hi))}"
+        left = ""
+        if plan.conflicts:
+            left = (f"{len(plan.conflicts)} block(s) changed since by others stay as they are: "
+                    + await self._named_conflicts(project, player, list(plan.conflicts)))
+        if plan.changed_blocks == 0:
+            self.rollbacks.pop((project, player), None)
+            return "\n".join([f"{head}: nothing to restore", *([left] if left else [])])
+        self.rollbacks[(project, player)] = plan
+        by_player = next((s.count for s in plan.replaced.by_source if s.source == "player"), 0)
+        consent = (f"it replaces {by_player} block(s) placed by players; " if by_player else "")
+        return "\n".join([f"{head}: {plan.changed_blocks} block(s) to restore (plan {plan.plan_id}), nothing written yet",
+                          *([left] if left else []),
+                          f"{consent}to apply it: /ai rollback confirm {plan.plan_id} (until {plan.expires_at})"])
+
+    async def rollback_confirm(self, item: dict[str, Any], cmd: Command, reply: Reply, *,
+                               cancelled: Callable[[], bool] = lambda: False,
+                               started: Callable[[str], None] = lambda op: None) -> str:
+        """Apply the rollback offered to this player, with their consent to replacing players' blocks."""
+        project, player, plan_id = item["project_id"], item["player_id"], cmd.args[0]
+        self._own(project, player)
+        plan = self.rollbacks.get((project, player))
+        if plan is None or plan.plan_id != plan_id:
+            raise ProjectError(f"no rollback {plan_id} of yours is waiting in project {project}: prepare one with "
+                               "`/ai rollback <player|cause> [since <time>] [box]`, then confirm the plan it names")
+        del self.rollbacks[(project, player)]
+        await reply(f"rolling back: {plan.changed_blocks} blocks to restore")
+        rep = await self.services.apply(project, player, plan, f"chat-rollback-{item['id']}", replace_player_blocks=True)
+        started(rep.operation_id)
+        rep = await self._follow(project, player, rep, cancelled)
+        if rep.state == "applied":
+            return f"rolled back ({rep.operation_id}): {rep.written} blocks restored"
+        if rep.state == "conflict":
+            return (f"the rollback {rep.operation_id} stopped on a conflict after {rep.written} blocks: "
+                    + conflict_summary(list(rep.conflict_samples), rep.conflicts))
+        if rep.state not in FINISHED and rep.state != "recovery_required":
+            return f"the rollback {rep.operation_id} is still {rep.state}; see it with /ai status later"
+        return f"the rollback {rep.operation_id} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
+            f": {rep.error.message}" if rep.error.message else "")
 
 
 def error_text(exc: Exception) -> str:

@@ -9,7 +9,8 @@ already paused writes; here the player's waiting messages are dropped and every 
 cancelled (the agent is killed when it ignores the cancel for `cancel_grace_s`). Lines that are
 exactly a command arrive as type "command" (commands.py): `stop` there stops only the player's own
 requests (their waiting ones, their running turn and its journal operations; writes are not
-paused), `resume`/`status` answer at once, `undo` waits in the project's queue like a request.
+paused), `resume`/`status` answer at once, `undo` and `rollback confirm` wait in the project's queue
+like a request.
 Each player's messages go to their chosen project (`/ai project use`), else the host's project.
 """
 
@@ -48,6 +49,7 @@ MAX_LINE = 256       # the host's per-line cap (longer lines are cut there)
 MAX_LINES = 4        # the host's lines per reply
 # answered before the next polled message is handled: a prompt right after `project use` goes there
 INLINE_COMMANDS = {"project create", "project use", "area set"}
+QUEUED_COMMANDS = {"undo", "rollback confirm"}  # they write: a turn of the project's queue, never beside a build
 INSPECT_TOOLS = {"project_context", "region_inspect", "region_changes", "part_get", "camera_capture"}
 
 
@@ -204,7 +206,7 @@ class ChatLoop:
         if cmd is not None and cmd.name in INLINE_COMMANDS:
             await self.run_command(item, cmd)  # quick, and the player's next line must see its effect
             return
-        if cmd is not None and cmd.name != "undo":
+        if cmd is not None and cmd.name not in QUEUED_COMMANDS:
             self._spawn(self.run_command(item, cmd))
             return
         if cmd is not None:
@@ -236,7 +238,7 @@ class ChatLoop:
                 kick.clear()
                 continue
             try:
-                if item.get("command") == "undo":
+                if item.get("command") in QUEUED_COMMANDS:
                     await self.run_undo(project, item)
                 else:
                     await self.run_turn(project, item)
@@ -526,7 +528,8 @@ class ChatLoop:
             else:
                 handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
                            "area set": self.commands.area_set, "protect": self.commands.protect,
-                           "camera save": self.commands.camera_save, "who": self.commands.who}[cmd.name]
+                           "camera save": self.commands.camera_save, "who": self.commands.who,
+                           "rollback": self.commands.rollback}[cmd.name]
                 text = await handler(item, cmd)
         except (ProjectError, McbError) as exc:
             await self.reply(item["id"], player, "", done=True, error=error_text(exc))
@@ -558,22 +561,23 @@ class ChatLoop:
         return text
 
     async def run_undo(self, project: str, item: dict[str, Any]) -> None:
-        """`/ai undo` as a turn of the project's queue (so it never runs beside a build)."""
+        """`/ai undo` or `/ai rollback confirm` as a turn of the project's queue (so it never runs beside a build)."""
         turn = Turn(item=item, project=project, player=item["player_id"], msg_id=item["id"], received=time.monotonic())
         self.active[project] = turn
         await self.queue.set_active(project, item)
         cmd = parse(item["text"]) or Command("undo")
         try:
             if item.get("seq", 0) > self.stop_seq.get(project, 0):
-                await self.resume_writes(project, turn.player, f"/ai undo by the owner {turn.player}")
-            text = await self.commands.undo(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
-                                            cancelled=lambda: turn.cancelled, started=turn.operations.append)
+                await self.resume_writes(project, turn.player, f"/ai {cmd.name} by the owner {turn.player}")
+            run = self.commands.rollback_confirm if cmd.name == "rollback confirm" else self.commands.undo
+            text = await run(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
+                             cancelled=lambda: turn.cancelled, started=turn.operations.append)
             await self.reply(turn.msg_id, turn.player, "stopped: " + text if turn.cancelled else text, done=True)
         except (ProjectError, McbError) as exc:
             await self.reply(turn.msg_id, turn.player, "", done=True, error=error_text(exc))
         except Exception as exc:  # noqa: BLE001
-            log.exception("undo %s failed", turn.msg_id)
-            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the undo failed ({exc.__class__.__name__})")
+            log.exception("%s %s failed", cmd.name, turn.msg_id)
+            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the {cmd.name} failed ({exc.__class__.__name__})")
         finally:
             self.active.pop(project, None)
             await self.queue.set_active(project, None)

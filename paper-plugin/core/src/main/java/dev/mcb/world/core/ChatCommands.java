@@ -1,5 +1,6 @@
 package dev.mcb.world.core;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -23,11 +24,16 @@ import java.util.regex.Pattern;
  *   protect PART [off]                     PART: pt_ + letters/digits
  *   camera save NAME
  *   who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
+ *   rollback WHO [since T] [R | X1 Y1 Z1 X2 Y2 Z2]
+ *                                          WHO: a player (name or id) or an environment cause; T: N s|m|h|d;
+ *                                          R: blocks around the player; args: WHO, then T or "", then the box
+ *   rollback confirm PLAN                  PLAN: pl_ + letters/digits (the plan {@code rollback} offered)
  * </pre>
  * Values are only checked for their shape here; ranges and existence are the bridge's business.
  */
 public final class ChatCommands {
     private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_-]{0,39}";
+    private static final String TARGET = "[A-Za-z0-9_][A-Za-z0-9_-]{0,39}";
     private static final String COORD = "(?:-?\\d{1,8}|~(?:-?\\d{1,8})?)";
     private static final Pattern FORM = Pattern.compile("(?i)(?:/ai\\s+)?(?:"
             + "(?<stop>stop|cancel)"
@@ -40,11 +46,14 @@ public final class ChatCommands {
             + "|protect\\s+(?<part>pt_[A-Za-z0-9]{1,64})(?:\\s+(?<off>off))?"
             + "|camera\\s+save\\s+(?<cname>" + NAME + ")"
             + "|(?<who>who)(?:\\s+(?<wbox>" + COORD + "(?:\\s+" + COORD + "){5}))?"
+            + "|rollback\\s+confirm\\s+(?<rplan>pl_[A-Za-z0-9]{1,64})"
+            + "|rollback\\s+(?<rwho>" + TARGET + ")(?:\\s+since\\s+(?<rsince>\\d{1,6}[smhd]))?"
+            + "(?:\\s+(?<rbox>" + COORD + "(?:\\s+" + COORD + "){5}|\\d{1,8}))?"
             + ")");
 
     /** Command names on the wire and in the bridge. */
     public static final List<String> NAMES = List.of("stop", "resume", "status", "project create", "project use",
-            "area set", "undo", "protect", "camera save", "who");
+            "area set", "undo", "protect", "camera save", "who", "rollback", "rollback confirm");
 
     /** A parsed command: {@code name} from {@link #NAMES}, its arguments in order (keywords lower-cased). */
     public record Command(String name, List<String> args) {
@@ -91,6 +100,18 @@ public final class ChatCommands {
         if (m.group("who") != null) {
             return Optional.of(new Command("who", m.group("wbox") == null ? List.of()
                     : List.of(m.group("wbox").split("\\s+"))));
+        }
+        if (m.group("rplan") != null) {
+            return Optional.of(new Command("rollback confirm", List.of(m.group("rplan"))));
+        }
+        if (m.group("rwho") != null) {
+            List<String> args = new ArrayList<>();
+            args.add(m.group("rwho"));
+            args.add(m.group("rsince") == null ? "" : m.group("rsince").toLowerCase(Locale.ROOT));
+            if (m.group("rbox") != null) {
+                args.addAll(List.of(m.group("rbox").split("\\s+")));
+            }
+            return Optional.of(new Command("rollback", List.copyOf(args)));
         }
         // only "undo [op]" is left
         return Optional.of(new Command("undo", m.group("op") == null ? List.of() : List.of(m.group("op"))));

@@ -39,6 +39,12 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("who", "~-2", "64", "~", "3", "~1", "-7")), p("who ~-2 64 ~ 3 ~1 -7"));
         assertEquals(Optional.empty(), p("who broke my wall"));
         assertEquals(Optional.empty(), p("who 1 2 3"));
+        assertEquals(Optional.of(cmd("rollback", "Griefer", "")), p("/ai rollback Griefer"));
+        assertEquals(Optional.of(cmd("rollback", "griefer_2", "2h")), p("ROLLBACK griefer_2 SINCE 2H"));
+        assertEquals(Optional.of(cmd("rollback", "explosion", "30m", "16")), p("rollback explosion since 30m 16"));
+        assertEquals(Optional.of(cmd("rollback", "Bob", "", "~-2", "60", "~", "3", "~1", "-7")),
+                p("rollback Bob ~-2 60 ~ 3 ~1 -7"));
+        assertEquals(Optional.of(cmd("rollback confirm", "pl_ab12")), p("rollback Confirm pl_ab12"));
     }
 
     @Test
@@ -47,7 +53,8 @@ class ChatCommandsTest {
                 "resume building", "project create my house", "project create", "project delete x",
                 "area set", "area set 1 2 3", "area set 1 2 3 4 5 6 7", "area set here", "undo the last wall",
                 "undo op_1 op_2", "undo 12", "protect tower", "protect pt_1 please", "camera save",
-                "camera save the front", "camera delete x", "/ai", "build a tower", "project use -x",
+                "camera save the front", "camera delete x", "rollback", "rollback the griefer", "rollback Bob since 2 days",
+                "rollback Bob 1 2 3", "rollback since 2h", "rollback Bob since 2h please", "rollback confirm pl_", "/ai", "build a tower", "project use -x",
                 "project use " + "a".repeat(41))) {
             assertEquals(Optional.empty(), p(prompt), prompt);
         }

@@ -22,12 +22,12 @@ import org.bukkit.entity.Player;
  * {@code status} act on the core here and now ({@code status} also asks the bridge about the player's
  * project); {@code stop} pauses every write for holders of {@code mcb.ai.stop} and otherwise stops only the
  * player's own requests (the bridge does that); {@code project}, {@code area}, {@code undo},
- * {@code protect} and {@code camera} are answered by the bridge. Permissions are checked here (plugin.yml
+ * {@code protect}, {@code camera} and {@code rollback} are answered by the bridge. Permissions are checked here (plugin.yml
  * declares them); every reply is an Adventure component ({@link #line}).
  */
 final class AiCommand implements CommandExecutor, TabCompleter {
     static final List<String> FIRST_WORDS = List.of("stop", "resume", "status", "project", "area", "undo", "protect",
-            "camera");
+            "camera", "rollback");
     private final WorldHostCore core;
 
     AiCommand(WorldHostCore core) {
@@ -41,7 +41,7 @@ final class AiCommand implements CommandExecutor, TabCompleter {
      */
     static String permissionFor(String firstWord) {
         return switch (firstWord) {
-            case "resume", "project", "area", "undo", "protect" -> "mcb.ai.manage";
+            case "resume", "project", "area", "undo", "protect", "rollback" -> "mcb.ai.manage";
             case "camera" -> "mcb.ai.camera";
             default -> null;
         };

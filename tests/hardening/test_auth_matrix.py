@@ -30,7 +30,7 @@ PRINCIPALS = ("none", "wrong", "agent", "admin", "service", "automation")
 AGENT = {"agent", "admin"}
 EXPECTED: dict[tuple[str, str], set[str]] = {}
 for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "OperationCancel",
-          "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "RegionHistory", "AssetList",
+          "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "RegionHistory", "HistoryMap", "AssetList",
           "SchematicExport", "SchematicImportPrepare", "ProjectIndex"):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
@@ -65,6 +65,7 @@ REQUESTS = {
     ("journal", "PartGet"): jpb.PartRef(part_id="part_none"),
     ("journal", "RegionChanges"): jpb.RegionChangesRequest(region=REGION),
     ("journal", "RegionHistory"): jpb.RegionHistoryRequest(region=REGION),
+    ("journal", "HistoryMap"): jpb.HistoryMapRequest(region=REGION),
     ("journal", "AssetList"): jpb.AssetListRequest(),
     ("journal", "SchematicExport"): jpb.SchematicExportRequest(),
     ("journal", "SchematicImportPrepare"): jpb.SchematicImportPrepareRequest(),

@@ -97,3 +97,10 @@ def region_history(d: dict[str, Any]) -> jpb.RegionHistoryResponse:
                                   asked_by=e.get("asked_by", ""), at_millis=int(e["at_millis"]))
                  for e in d["entries"]],
         next_cursor=d["next_cursor"], complete=bool(d["complete"]), note=d.get("note", ""))
+
+
+def history_map(d: dict[str, Any]) -> jpb.HistoryMapResponse:
+    """histmap.build's document as a HistoryMapResponse."""
+    return jpb.HistoryMapResponse(x=d["x"], z=d["z"], who=d["who"], at_millis=d["at_millis"],
+                                  legend=[jpb.HistoryMapWho(**w) for w in d["legend"]],
+                                  first_millis=d["first_millis"], last_millis=d["last_millis"], note=d.get("note", ""))

@@ -85,6 +85,7 @@ def test_the_map_colours_who_changed_each_column_the_slider_goes_back_and_a_clic
     got = legend(page)
     assert set(got) == {"player:uuid-alex", "environment:explosion", f"ours:{op}"}, got
     assert len(set(got.values())) == 3  # three distinct colours
+    assert "observation was interrupted" not in page.inner_text("#history")  # the journal's first gap hides nothing
     assert "player Alex · 1 column" in page.inner_text("#history-legend")
     img = page.locator("#history-map")
     x0, z0, scale = (int(img.get_attribute(a)) for a in ("data-x0", "data-z0", "data-scale"))

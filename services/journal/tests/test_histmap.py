@@ -106,7 +106,14 @@ def test_outside_the_area_or_larger_than_256_columns_is_refused(db):
     assert histmap.build(db, ME, AREA, Box(Vec3(0, 60, 0), Vec3(255, 60, 255)), 0, 1 << 40)["x"] == []
 
 
-def test_a_gap_is_said(db):
-    with db.tx() as c:
-        c.execute("INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap','h2',0,'host restarted')")
+def test_a_gap_after_the_oldest_change_shown_is_said(db):
+    def gap(reason):
+        with db.tx() as c:
+            c.execute("INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap','h2',0,?)", (reason,))
+
+    gap("observation started")
+    ev(db, 1, 64, 1, "player", 10, pid="u", name="A")
+    assert "note" not in histmap.build(db, ME, AREA, BOX, 0, 1 << 40)
+    gap("host restarted")
+    ev(db, 2, 64, 2, "player", 20, pid="u", name="A")
     assert "host restarted" in histmap.build(db, ME, AREA, BOX, 0, 1 << 40)["note"]

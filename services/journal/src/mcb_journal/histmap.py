@@ -124,7 +124,9 @@ def build(db: Database, caller: Caller, area: Box, box: Box, until_ms: int, late
         doc["at_millis"].append(r["at_ms"])
     doc["legend"] = legend
     doc["first_millis"], doc["last_millis"] = time_range(db, box)
-    note = _gap_note(db, 0, latest_oid + 1)
+    # as blame.page: a gap after the oldest change shown may hide changes (one before it, e.g. the
+    # journal's first "observation started", hides nothing the map shows)
+    note = _gap_note(db, min(r["oid"] for r in cols.values()), latest_oid + 1) if cols else ""
     if note:
         doc["note"] = note
     return doc

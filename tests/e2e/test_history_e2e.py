@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
+import anyio
 from e2e.components import run
-from e2e.mcpclient import ToolError, apply_and_wait, call, payload
+from e2e.mcpclient import ToolError, apply_and_wait, call, payload, wait_terminal
 
 RESULT_BUDGET = 4096  # bytes of a tool result's text (the agent's context)
 REGION = {"min": {"x": 20, "y": 64, "z": -30}, "max": {"x": 23, "y": 66, "z": -27}}
@@ -89,3 +91,65 @@ def test_region_history_names_the_player_the_cause_and_the_operation_newest_firs
                           capture_output=True, text=True, timeout=60)
     assert text.returncode == 0, text.stderr
     assert "explosion" in text.stdout and "(21, 64, -30)" in text.stdout and "Griefer" not in text.stdout
+
+
+def state_at(comp, x, y, z) -> str:
+    res = comp.world_rpc("blocks_get", {"xyz": [x, y, z]})
+    return res["palette"][res["state"][0]]
+
+
+def test_rollback_of_a_griefer_restores_exactly_their_changes(comp):
+    """Issue 32 item 4: a scripted griefer breaks and places blocks among others' edits; the rollback
+    of the griefer (rollback_prepare, then build_apply with the player's consent) restores exactly the
+    griefer's changes; a block someone else changed after the griefer stays and is listed."""
+    def grief(blocks):
+        automation(comp, blocks, actor="player", playerId="uuid-g2", playerName="Griefer2")
+
+    def alice(blocks):
+        automation(comp, blocks, actor="player", playerId="uuid-alice", playerName="Alice")
+
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
+            {"type": "box", "min": {"x": 30, "y": 64, "z": 30}, "max": {"x": 35, "y": 64, "z": 30},
+             "block": "minecraft:stone_bricks"}]}})
+        assert (await apply_and_wait(client, plan))["state"] == "applied"
+        alice([(30, 65, 31, "minecraft:oak_planks"), (31, 65, 31, "minecraft:oak_planks")])
+        # the time to roll back from: just after the last change so far (the history's times are the host's)
+        t0 = max(e["at_millis"] for e in (await call(client, "region_history", {"region": REGION_G}))["entries"]) + 1
+        while int(time.time() * 1000) <= t0:  # the griefer's changes come strictly after t0
+            await anyio.sleep(0.005)
+        grief([(30, 64, 30, "minecraft:air"), (31, 64, 30, "minecraft:air"),      # breaks our wall
+               (30, 65, 31, "minecraft:air"),                                     # breaks Alice's planks
+               (33, 65, 30, "minecraft:tnt"), (34, 65, 30, "minecraft:tnt")])     # places tnt
+        alice([(32, 66, 31, "minecraft:glass")])                                  # Alice, meanwhile
+        grief([(32, 64, 30, "minecraft:air")])
+        alice([(32, 64, 30, "minecraft:cobblestone")])                           # Alice repairs one: hers
+        before = {p: state_at(comp, *p) for p in [(30, 64, 30), (31, 64, 30), (30, 65, 31), (33, 65, 30),
+                                                  (34, 65, 30), (32, 64, 30), (32, 66, 31), (31, 65, 31),
+                                                  (35, 64, 30)]}
+        rb = await call(client, "rollback_prepare", {"region": REGION_G, "player": "griefer2", "since_millis": t0})
+        assert rb["changed_blocks"] == 5, rb
+        assert [(c["pos"], c["source"]) for c in rb["conflicts"]] == [({"x": 32, "y": 64, "z": 30}, "player")]
+        # the plan replaces the griefer's tnt (player blocks): applying needs the person's consent
+        try:
+            await call(client, "build_apply", {"plan_id": rb["plan_id"], "plan_hash": rb["plan_hash"],
+                                               "idempotency_key": "rollback-g2"})
+            raise AssertionError("a rollback replacing player blocks was applied without consent")
+        except ToolError as err:
+            assert err.error["code"] == "player_blocks_would_be_replaced"
+        op = await call(client, "build_apply", {"plan_id": rb["plan_id"], "plan_hash": rb["plan_hash"],
+                                                "idempotency_key": "rollback-g2", "replace_player_blocks": True})
+        st = await wait_terminal(client, op["operation_id"])
+        assert st["state"] == "applied" and st["written"] == 5, st
+        after = {p: state_at(comp, *p) for p in before}
+        assert after[(30, 64, 30)] == after[(31, 64, 30)] == "minecraft:stone_bricks"  # our wall is back
+        assert after[(30, 65, 31)] == before[(31, 65, 31)]                       # Alice's planks are back
+        assert after[(33, 65, 30)] == after[(34, 65, 30)] == "minecraft:air"        # the tnt is gone
+        for p in [(32, 64, 30), (32, 66, 31), (31, 65, 31), (35, 64, 30)]:           # nothing else changed
+            assert after[p] == before[p], p
+        assert after[(32, 64, 30)] == "minecraft:cobblestone"
+
+    run(comp, scenario)
+
+
+REGION_G = {"min": {"x": 28, "y": 63, "z": 28}, "max": {"x": 37, "y": 68, "z": 33}}

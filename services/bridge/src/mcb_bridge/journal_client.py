@@ -33,6 +33,7 @@ DEADLINES: dict[str, float] = {
     "PartGet": 30.0,
     "RegionChanges": 30.0,
     "RegionHistory": 30.0,
+    "RollbackPrepare": 60.0,
     "AssetList": 30.0,
     "SchematicExport": 60.0,
     "SchematicImportPrepare": 60.0,
@@ -164,6 +165,12 @@ class JournalClient:
                                                player=player, cause=cause, since_millis=since_millis, limit=limit,
                                                max_bytes=max_bytes)
         return await self._call("RegionHistory", req)
+
+    async def rollback_prepare(self, mn: dict[str, Any], mx: dict[str, Any], player: str, cause: str,
+                               since_millis: int) -> journal_pb2.PlanSummary:
+        req = journal_pb2.RollbackPrepareRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), player=player,
+                                                 cause=cause, since_millis=since_millis)
+        return await self._call("RollbackPrepare", req)
 
     async def asset_list(self, query: str, cursor: str) -> journal_pb2.AssetListResponse:
         return await self._call("AssetList", journal_pb2.AssetListRequest(query=query, cursor=cursor))

@@ -74,7 +74,7 @@ def entry_doc(r: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _check(q: Query, area: Box) -> tuple[int, int, int]:
+def check_query(q: Query, area: Box) -> tuple[int, int, int]:
     """(limit, max_bytes, before oid) of a valid query, else an error a person can act on."""
     if not (area.contains(q.box.min) and area.contains(q.box.max)):
         raise McbError(ErrorCode.OUT_OF_BOUNDS, "region_history: the box is outside the project area "
@@ -167,7 +167,7 @@ def _gap_note(db: Database, oldest: int, newest: int) -> str:
 
 def page(db: Database, caller: Caller, area: Box, q: Query, latest_oid: int) -> dict[str, Any]:
     """One page of the box's history (module docstring)."""
-    limit, max_bytes, before = _check(q, area)
+    limit, max_bytes, before = check_query(q, area)
     rows = _attribute(db, caller.project_id, changes_before(db, q, before, limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]

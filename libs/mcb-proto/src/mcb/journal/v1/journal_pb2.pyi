@@ -53,6 +53,18 @@ class HistoryMapResponse(_message.Message):
     note: str
     def __init__(self, x: _Optional[_Iterable[int]] = ..., z: _Optional[_Iterable[int]] = ..., who: _Optional[_Iterable[int]] = ..., at_millis: _Optional[_Iterable[int]] = ..., legend: _Optional[_Iterable[_Union[HistoryMapWho, _Mapping]]] = ..., first_millis: _Optional[int] = ..., last_millis: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
 
+class RollbackPrepareRequest(_message.Message):
+    __slots__ = ("region", "player", "cause", "since_millis")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    player: str
+    cause: str
+    since_millis: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., player: _Optional[str] = ..., cause: _Optional[str] = ..., since_millis: _Optional[int] = ...) -> None: ...
+
 class RegionHistoryRequest(_message.Message):
     __slots__ = ("region", "cursor", "limit", "max_bytes", "since_millis", "player", "cause")
     REGION_FIELD_NUMBER: _ClassVar[int]

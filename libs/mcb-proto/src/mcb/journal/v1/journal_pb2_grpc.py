@@ -115,6 +115,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
                 _registered_method=True)
+        self.RollbackPrepare = channel.unary_unary(
+                '/mcb.journal.v1.Journal/RollbackPrepare',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+                _registered_method=True)
         self.HistoryMap = channel.unary_unary(
                 '/mcb.journal.v1.Journal/HistoryMap',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.SerializeToString,
@@ -232,6 +237,15 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RollbackPrepare(self, request, context):
+        """An ordinary plan restoring a box to how it was before one player's (or one environment cause's)
+        changes since a time (issue 32 item 4; services/journal rollback.py): later changes by others are
+        left alone and listed as conflicts. Apply it with BuildApply. Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def HistoryMap(self, request, context):
         """The last change of each column (x, z) of a box up to a time, for the dashboard's history map
         (issue 32; services/journal histmap.py): at most 256x256 columns, the caller's project only.
@@ -323,6 +337,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.RegionHistory,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.SerializeToString,
+            ),
+            'RollbackPrepare': grpc.unary_unary_rpc_method_handler(
+                    servicer.RollbackPrepare,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
             ),
             'HistoryMap': grpc.unary_unary_rpc_method_handler(
                     servicer.HistoryMap,
@@ -762,6 +781,33 @@ class Journal:
             '/mcb.journal.v1.Journal/RegionHistory',
             mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RollbackPrepare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/RollbackPrepare',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
             options,
             channel_credentials,
             insecure,

@@ -508,8 +508,8 @@ def camera_info(c: Any) -> dict[str, Any]:
 
 
 def snake_keys(obj: Any, data_maps: frozenset[str] = frozenset({"legend"})) -> Any:
-    """Every object key in snake_case (others' JSON may carry camelCase: the ONI mod's answers,
-    the camera's metadata); the keys of ``data_maps`` (symbol -> state) are data, kept."""
+    """Every object key in snake_case (others' JSON may carry camelCase: the ONI mod's answers);
+    the keys of ``data_maps`` (symbol -> state) are data, kept."""
     if isinstance(obj, list):
         return [snake_keys(v, data_maps) for v in obj]
     if not isinstance(obj, dict):
@@ -527,10 +527,12 @@ def camera_list(resp: Any) -> dict[str, Any]:
     return fit(bound_lists(out, {"cameras": 50}))
 
 
-_CAPTURE_KEYS = ("status", "captureId", "stage", "hint", "driver", "view", "width", "height", "stale",
-                 "serverRevisionVerified", "ready", "region", "operation", "afterOperationId", "sections",
-                 "maxRevision", "revisionDigest", "changedSectionCount", "cameraId", "pose", "capturedAtMs",
-                 "requestedAtMs", "latencyMs", "cache", "world", "format", "mimeType", "preview")
+# CaptureMetadata's fields the model sees, in this order (camera.proto); the rest (timings, the
+# client's report, ...) are for the dashboard and diagnosis
+_CAPTURE_FIELDS = ("stage", "hint", "driver", "view", "width", "height", "stale", "server_revision_verified",
+                   "ready", "region", "operation", "after_operation_id", "sections", "max_revision",
+                   "revision_digest", "changed_section_count", "camera_id", "pose", "captured_at_ms",
+                   "requested_at_ms", "latency_ms", "cache", "world", "format", "mime_type", "preview")
 
 
 def _snake(k: str) -> str:
@@ -538,15 +540,19 @@ def _snake(k: str) -> str:
 
 
 def capture_meta(resp: Any) -> dict[str, Any]:
-    """A capture's metadata for the model (snake_case, bounded); the image travels separately."""
-    try:
-        meta = json.loads(resp.metadata_json or "{}")
-    except ValueError:
-        meta = {}
+    """A capture's metadata for the model (snake_case, bounded); the image travels separately.
+    The typed ``CaptureMetadata`` by its own field names: a field is shown when the worker set it
+    (an empty string never); messages as ``to_dict`` gives them."""
+    meta = resp.metadata
     out: dict[str, Any] = {"status": resp.status, "capture_id": resp.capture_id}
-    for k in _CAPTURE_KEYS:
-        if k in meta and meta[k] not in (None, "", []) and k not in ("status", "captureId"):
-            out[_snake(k)] = snake_keys(meta[k])
+    for name in _CAPTURE_FIELDS:
+        if not meta.HasField(name):
+            continue
+        value = getattr(meta, name)
+        if isinstance(value, Message):
+            out[name] = to_dict(value)
+        elif value != "":
+            out[name] = value
     if resp.status == "pending":
         out["next"] = "Call camera_capture with this capture_id in a second or two."
     elif out.get("stale"):

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 
 from . import __version__, imageformat, png, viewpoints
 from . import diff as imgdiff
-from .capture import CaptureJob, Driver
+from .capture import CaptureJob, Driver, capture_metadata
 from .jobs import CaptureQueue, new_capture_id
 from .store import CameraStore
 
@@ -267,11 +267,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         status = rec.get("status")
         if status == "completed":
             data, meta = self.queue.image(capture_id)
-            meta = {k: v for k, v in meta.items() if k != "revisions"}
-            meta["status"] = "completed"
+            typed = capture_metadata(meta)
             return camera_pb2.CaptureResponse(status="completed", capture_id=capture_id, image=data,
-                                              mime_type=meta.get("mimeType") or "image/png",
-                                              metadata_json=json.dumps(meta))
+                                              mime_type=typed.mime_type or "image/png", metadata=typed)
         if status == "failed":
             try:
                 err = McbError.from_dict(json.loads(rec.get("error") or "{}"))
@@ -280,9 +278,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             details = dict(err.details or {})
             details["capture_id"] = capture_id
             raise McbError(err.code, err.message, details=details)
-        meta = {"status": "pending", "captureId": capture_id, "stage": rec.get("stage", ""),
-                "hint": "call camera_capture with this capture_id in a second or two"}
-        return camera_pb2.CaptureResponse(status="pending", capture_id=capture_id, metadata_json=json.dumps(meta))
+        pending = camera_pb2.CaptureMetadata(stage=rec.get("stage", ""),
+                                             hint="call camera_capture with this capture_id in a second or two")
+        return camera_pb2.CaptureResponse(status="pending", capture_id=capture_id, metadata=pending)
 
     async def _blocks(self, positions: list[tuple[int, int, int]]) -> list[str]:
         from mcb.world.v1 import world_pb2
@@ -381,11 +379,12 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             d = imgdiff.diff(imgs[0], imgs[1])
         except ValueError as exc:
             raise invalid(str(exc)) from None
-        meta = {"captureA": request.capture_a, "captureB": request.capture_b,
-                "threshold": imgdiff.THRESHOLD, "note": "a signal of visible change, not a quality score"}
+        meta = camera_pb2.DiffMetadata(capture_a=request.capture_a, capture_b=request.capture_b,
+                                       threshold=imgdiff.THRESHOLD,
+                                       note="a signal of visible change, not a quality score")
         return camera_pb2.DiffCapturesResponse(
             changed_fraction=d["changed_fraction"], mean_abs_diff=d["mean_abs_diff"], bbox=d["bbox"],
-            image=png.encode(d["image"]), mime_type="image/png", metadata_json=json.dumps(meta))
+            image=png.encode(d["image"]), mime_type="image/png", metadata=meta)
 
     # --- health and Redis -------------------------------------------------------------------
 

@@ -59,9 +59,7 @@ class Env:
         g, h = free_port(), free_port()
         e = {**self.base, "MCB_CAMERA_GRPC_PORT": str(g), "MCB_CAMERA_HEALTH_PORT": str(h),
              "MCB_CAMERA_INLINE_WAIT_S": "0", "MCB_JOURNAL_ADDR": f"127.0.0.1:{free_port()}",
-             "MCB_RUNTIME_DIR": str(self.runtime / name),
-             # each worker here has its own configuration, so its own job stream
-             "MCB_CAMERA_QUEUE": f"mcb:camera:jobs:{name}", **env}
+             "MCB_RUNTIME_DIR": str(self.runtime / name), **env}
         p = start_process(name, [sys.executable, "-m", "mcb_camera"], self.tmp / "logs", env=e,
                           health_url=f"http://127.0.0.1:{h}/health", timeout=60)
         self.procs.append(p)

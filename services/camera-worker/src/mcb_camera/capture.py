@@ -56,13 +56,6 @@ class CaptureJob:
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plan_fetch"}
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CaptureJob:
-        d = dict(d)
-        if d.get("region") is not None:
-            d["region"] = tuple(d["region"])
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__ and k != "plan_fetch"})
-
 
 @dataclass
 class Rendered:

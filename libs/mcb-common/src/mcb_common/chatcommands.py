@@ -14,6 +14,7 @@ and tests/contract/test_world_chat.py checks both hosts give every line the same
     undo [OP]                              OP: op_ + letters/digits
     protect PART [off]                     PART: pt_ + letters/digits
     camera save NAME
+    preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
 
 Values are only checked for their shape here; ranges and existence are the bridge's business.
 """
@@ -30,6 +31,7 @@ _FORM = re.compile(
     r"(?P<stop>stop|cancel)"
     r"|(?P<resume>resume)"
     r"|(?P<status>status)"
+    r"|(?P<plan>preview|apply|reject)"
     rf"|project\s+(?P<project>create|use)\s+(?P<pname>{NAME})"
     r"|area\s+set\s+(?P<radius>\d{1,8})"
     rf"|area\s+set\s+(?P<box>{_COORD}(?:\s+{_COORD}){{5}})"
@@ -38,7 +40,8 @@ _FORM = re.compile(
     rf"|camera\s+save\s+(?P<cname>{NAME})"
     r")", re.IGNORECASE | re.ASCII)
 
-NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save")
+NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save", "preview", "apply",
+         "reject")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ def parse(text: str | None) -> Command | None:
         return Command("resume")
     if g["status"]:
         return Command("status")
+    if g["plan"]:
+        return Command(g["plan"].lower())
     if g["project"]:
         return Command("project " + g["project"].lower(), (g["pname"],))
     if g["radius"]:

@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  *   undo [OP]                              OP: op_ + letters/digits
  *   protect PART [off]                     PART: pt_ + letters/digits
  *   camera save NAME
+ *   preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
  * </pre>
  * Values are only checked for their shape here; ranges and existence are the bridge's business.
  */
@@ -32,6 +33,7 @@ public final class ChatCommands {
             + "(?<stop>stop|cancel)"
             + "|(?<resume>resume)"
             + "|(?<status>status)"
+            + "|(?<plan>preview|apply|reject)"
             + "|project\\s+(?<project>create|use)\\s+(?<pname>" + NAME + ")"
             + "|area\\s+set\\s+(?<radius>\\d{1,8})"
             + "|area\\s+set\\s+(?<box>" + COORD + "(?:\\s+" + COORD + "){5})"
@@ -42,7 +44,7 @@ public final class ChatCommands {
 
     /** Command names on the wire and in the bridge. */
     public static final List<String> NAMES = List.of("stop", "resume", "status", "project create", "project use",
-            "area set", "undo", "protect", "camera save");
+            "area set", "undo", "protect", "camera save", "preview", "apply", "reject");
 
     /** A parsed command: {@code name} from {@link #NAMES}, its arguments in order (keywords lower-cased). */
     public record Command(String name, List<String> args) {
@@ -68,6 +70,9 @@ public final class ChatCommands {
         }
         if (m.group("status") != null) {
             return Optional.of(new Command("status", List.of()));
+        }
+        if (m.group("plan") != null) {
+            return Optional.of(new Command(m.group("plan").toLowerCase(Locale.ROOT), List.of()));
         }
         if (m.group("project") != null) {
             return Optional.of(new Command("project " + m.group("project").toLowerCase(Locale.ROOT),

@@ -481,7 +481,7 @@ class ChatReplyResult(_message.Message):
     def __init__(self, delivered: _Optional[bool] = ...) -> None: ...
 
 class ChatPreviewParams(_message.Message):
-    __slots__ = ("client_id", "player_id", "plan_id", "clear", "palette", "xyz", "desired", "expires_at_millis", "show")
+    __slots__ = ("client_id", "player_id", "plan_id", "clear", "palette", "xyz", "desired", "expires_at_millis", "show", "toggle")
     CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
@@ -491,6 +491,7 @@ class ChatPreviewParams(_message.Message):
     DESIRED_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
     SHOW_FIELD_NUMBER: _ClassVar[int]
+    TOGGLE_FIELD_NUMBER: _ClassVar[int]
     client_id: str
     player_id: str
     plan_id: str
@@ -500,7 +501,8 @@ class ChatPreviewParams(_message.Message):
     desired: _containers.RepeatedScalarFieldContainer[int]
     expires_at_millis: int
     show: bool
-    def __init__(self, client_id: _Optional[str] = ..., player_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., clear: _Optional[bool] = ..., palette: _Optional[_Iterable[str]] = ..., xyz: _Optional[_Iterable[int]] = ..., desired: _Optional[_Iterable[int]] = ..., expires_at_millis: _Optional[int] = ..., show: _Optional[bool] = ...) -> None: ...
+    toggle: bool
+    def __init__(self, client_id: _Optional[str] = ..., player_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., clear: _Optional[bool] = ..., palette: _Optional[_Iterable[str]] = ..., xyz: _Optional[_Iterable[int]] = ..., desired: _Optional[_Iterable[int]] = ..., expires_at_millis: _Optional[int] = ..., show: _Optional[bool] = ..., toggle: _Optional[bool] = ...) -> None: ...
 
 class ChatPreviewResult(_message.Message):
     __slots__ = ("online", "shown", "blocks")

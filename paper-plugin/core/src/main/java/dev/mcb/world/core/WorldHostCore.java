@@ -708,6 +708,13 @@ public final class WorldHostCore {
             throw new McbException(ErrorCode.PERMISSION_DENIED, "chat_preview: only the chat lease holder (the "
                     + "client_id that polls chat) may show previews");
         }
+        if (p.getToggle()) {
+            return onServer(() -> {
+                ChatPreviewResult.Builder r = ChatPreviewResult.newBuilder().setOnline(pv.online(p.getPlayerId()));
+                pv.toggle(p.getPlayerId()).ifPresent(v -> r.setShown(v.shown()).setBlocks(v.blocks().size()));
+                return r.build();
+            });
+        }
         if (p.getClear()) {
             return onServer(() -> {
                 pv.clear(p.getPlayerId(), p.getPlanId());

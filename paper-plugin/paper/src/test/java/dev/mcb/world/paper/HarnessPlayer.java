@@ -101,16 +101,22 @@ public class HarnessPlayer extends PlayerMock {
 
     /** Fake blocks this client shows now (in its current world). */
     public int fakeCount() {
+        return fakeBlocks().size();
+    }
+
+    /** The fake blocks this client shows now, "x y z state", sorted. */
+    public java.util.List<String> fakeBlocks() {
         org.bukkit.World w = getWorld();
-        int n = 0;
+        java.util.List<String> out = new java.util.ArrayList<>();
         for (Map.Entry<Long, Fake> e : new java.util.ArrayList<>(fakes.getOrDefault(w.getName(), Map.of()).entrySet())) {
             long k = e.getKey();
             int x = (int) (k >> 38), z = (int) (k << 26 >> 38), y = (int) (k << 52 >> 52);
             if (clientBlock(x, y, z).equals(e.getValue().shown())) {
-                n++;
+                out.add(x + " " + y + " " + z + " " + e.getValue().shown().getAsString());
             }
         }
-        return n;
+        java.util.Collections.sort(out);
+        return out;
     }
 
     /** Block-change packets sent to this player. */

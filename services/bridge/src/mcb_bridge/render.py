@@ -473,6 +473,25 @@ def _change(e: Any) -> dict[str, Any]:
     return out
 
 
+def history_entry(e: Any) -> dict[str, Any]:
+    """One change of region_history (journal HistoryEntry), as the journal measured its page
+    (mcb_journal.blame.entry_doc: empty fields left out)."""
+    out: dict[str, Any] = {"pos": vec(e.pos), "at_millis": e.at_millis, "source": e.source}
+    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by"):
+        if getattr(e, k):
+            out[k] = getattr(e, k)
+    out["before"], out["after"] = e.before, e.after
+    return out
+
+
+def region_history(resp: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"entries": [history_entry(e) for e in resp.entries], "next_cursor": resp.next_cursor,
+                           "complete": resp.complete}
+    if resp.note:
+        out["note"] = resp.note
+    return out
+
+
 def region_changes(resp: Any) -> dict[str, Any]:
     """region_changes (journal RegionChangesResponse), as the journal measured its page size:
     a fresh cursor has no range fields; a page always has bounding_box (null without events) and

@@ -16,6 +16,7 @@ from typing import Any
 from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.causes import check_cause, check_player_name
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
@@ -330,11 +331,19 @@ class Host:
                 raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({b.x},{b.y},{b.z}) is beyond the world border")
             items.append((b.x, b.y, b.z, self.world.canonical_desired(b.state)))
         player = p.player_id or "console"
+        if p.actor != "player" and p.player_name:
+            raise invalid("player_name is for actor \"player\" only")
+        check_player_name(p.player_name)
+        if p.actor != "environment" and p.cause:
+            raise invalid("cause is for actor \"environment\" only")
+        cause = check_cause(p.cause) if p.actor == "environment" else ""
         changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}")
         if p.actor in ("player", "environment"):
             # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
             self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
-                                    player_id=player if p.actor == "player" else "")
+                                    player_id=player if p.actor == "player" else "",
+                                    player_name=(p.player_name or player) if p.actor == "player" else "",
+                                    cause=cause)
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))
 
     def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:

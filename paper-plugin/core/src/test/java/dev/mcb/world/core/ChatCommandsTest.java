@@ -38,6 +38,10 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("preview")), p("/ai Preview"));
         assertEquals(Optional.of(cmd("apply")), p("apply"));
         assertEquals(Optional.of(cmd("reject")), p(" REJECT "));
+        assertEquals(Optional.of(cmd("who")), p("/ai who"));
+        assertEquals(Optional.of(cmd("who", "~-2", "64", "~", "3", "~1", "-7")), p("who ~-2 64 ~ 3 ~1 -7"));
+        assertEquals(Optional.empty(), p("who broke my wall"));
+        assertEquals(Optional.empty(), p("who 1 2 3"));
     }
 
     @Test

@@ -30,7 +30,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
-from mcb_rpc.messages import plain
+from mcb_rpc.pbjson import plain
 from mcb_rpc.service import GRPC_OPTIONS
 from mcb_rpc.settings import Settings
 from mcb_rpc.worldclient import WorldClient

@@ -7,16 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
-
-
-def _vec(d: dict[str, Any]) -> common_pb2.Vec3:
-    return common_pb2.Vec3(x=int(d["x"]), y=int(d["y"]), z=int(d["z"]))
-
-
-def _box(d: dict[str, Any]) -> common_pb2.Box:
-    return common_pb2.Box(min=_vec(d["min"]), max=_vec(d["max"]))
+from mcb_rpc.pbjson import box_pb as _box
+from mcb_rpc.pbjson import vec3_pb as _vec
 
 
 def _counts(by_source: dict[str, int]) -> list[jpb.SourceCount]:

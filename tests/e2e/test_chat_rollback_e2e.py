@@ -2,8 +2,9 @@
 chat loop. A scripted griefer breaks and places blocks among another player's edits (the host's
 automation_set_blocks with a player's name: observed events as Paper reports them); the owner asks
 `rollback Griefer2 ...` in chat: the bridge asks the real journal's RollbackPrepare and tells the player
-what it would restore, the later change by Alice it leaves (named) and how to confirm — the world is
-untouched until `rollback confirm PLAN`, after which exactly the griefer's changes are undone."""
+what it would restore and the later change by Alice it leaves (named); the plan becomes the player's
+pending plan (docs/chat.md, *Previews*) — the world is untouched until `/ai apply` (the player's consent to
+replacing the griefer's blocks), after which exactly the griefer's changes are undone."""
 
 from __future__ import annotations
 
@@ -84,18 +85,18 @@ def test_rollback_from_chat_restores_exactly_the_griefers_blocks_after_confirmat
     try:
         proc.stdin.write("rollback griefer2 since 1h 28 63 28 37 68 33\n")
         proc.stdin.flush()
-        offer = _read_until(lines, lambda line: "/ai rollback confirm pl_" in line or "rror" in line, seen)
-        assert any(line.startswith("rollback of player griefer2 since 1h ago in x 28..37, y 63..68, z 28..33: "
-                                   "5 block(s) to restore (plan pl_") for line in seen), seen
+        offer = _read_until(lines, lambda line: "/ai apply agrees to that" in line or "rror" in line, seen)
+        assert "rollback of player griefer2 since 1h ago in x 28..37, y 63..68, z 28..33: 5 block(s) to restore" \
+            in seen, seen
         assert "1 block(s) changed since by others stay as they are: Alice at 32 64 30" in seen, seen
-        assert offer.startswith("it replaces 2 block(s) placed by players; to apply it: /ai rollback confirm pl_"), offer
+        assert offer.startswith("plan pl_") and ": 5 blocks to change, not built yet." in offer, offer
+        assert offer.endswith("It replaces 2 block(s) placed by players: /ai apply agrees to that."), offer
         assert _states(stack) == before, "the offer wrote nothing"
-        plan = offer.split("/ai rollback confirm ")[1].split()[0]
-        proc.stdin.write(f"rollback confirm {plan}\n")
+        proc.stdin.write("apply\n")
         proc.stdin.flush()
-        done = _read_until(lines, lambda line: line.startswith(("rolled back", "the rollback")) or "rror" in line
+        done = _read_until(lines, lambda line: line.startswith(("done:", "stopped")) or "rror" in line
                            or "replace" in line, seen)
-        assert done.startswith("rolled back (op_") and done.endswith("): 5 blocks restored"), seen
+        assert done == "done: 5 blocks placed", seen
         proc.stdin.close()
         proc.wait(timeout=180)
     finally:

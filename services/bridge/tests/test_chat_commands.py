@@ -46,6 +46,10 @@ class FakeServices:
         self.calls.append(("apply", project, player, plan.plan_id, key) + (("consent",) if replace_player_blocks else ()))
         return journal_pb2.OperationReport(operation_id="op_undo", state="queued")
 
+    async def plan_entries(self, project, player, plan_id):
+        self.calls.append(("plan_entries", project, player, plan_id))
+        return journal_pb2.PlanEntriesResponse(plan_id=plan_id)
+
     async def rollback_prepare(self, project, player, lo, hi, target, cause, since_ms):
         self.calls.append(("rollback_prepare", project, player, lo, hi, target, cause, since_ms))
         if target == "nobody":
@@ -309,9 +313,9 @@ def test_the_journal_is_asked_with_this_stacks_admin_token_never_the_world_hosts
 
 
 def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_path: Path, redis_url: str) -> None:
-    """Issue 32 item 4: `/ai rollback` prepares (nothing written) and says what it restores, which later
-    changes by others it leaves and who made them, and how to confirm; `rollback confirm PLAN` applies
-    exactly that plan with replace_player_blocks, in the project's queue. Only the project's owner may."""
+    """Issue 32 item 4: `/ai rollback` prepares (nothing written) and says what it restores and which later
+    changes by others it leaves and who made them; the plan becomes the player's pending plan, and `/ai apply`
+    applies exactly that plan with replace_player_blocks (their consent). Only the project's owner may."""
     import time
 
     write_config(tmp_path)
@@ -321,16 +325,19 @@ def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_pat
     def prepared() -> tuple:
         return [c for c in services.calls if c[0] == "rollback_prepare"][-1]
 
+    async def no_previews(params):  # as the embedded host answers chat_preview
+        raise McbError(ErrorCode.INVALID_REQUEST, "no players", details={"reason": "no_previews"})
+
     async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        host.chat_preview = no_previews
         ask = asker(host)
         t0 = int(time.time() * 1000)
         offer = await ask("alice", "/ai rollback Griefer since 2h")
         assert offer.split("\n") == [
-            "rollback of player Griefer since 2h ago in x -64..63, y -64..319, z -64..63: 5 block(s) to restore "
-            "(plan pl_rb), nothing written yet",
+            "rollback of player Griefer since 2h ago in x -64..63, y -64..319, z -64..63: 5 block(s) to restore",
             "2 block(s) changed since by others stay as they are: Griefer at 1 64 2, an unrecorded change at 3 64 2",
-            "it replaces 2 block(s) placed by players; to apply it: /ai rollback confirm pl_rb "
-            "(until 2026-12-02T16:00:00Z)"], offer
+            "plan pl_rb: 5 blocks to change, not built yet. (This world host cannot show it in game.) /ai apply "
+            "builds it, /ai reject drops it. It replaces 2 block(s) placed by players: /ai apply agrees to that."], offer
         assert prepared()[1:7] == ("p1", "alice", (-64, -64, -64), (63, 319, 63), "Griefer", "")
         assert abs(prepared()[7] - (t0 - 2 * 3_600_000)) < 5_000
         assert not any(c[0] == "apply" for c in services.calls), "an offer writes nothing"
@@ -342,20 +349,18 @@ def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_pat
             "rollback of player Griefer since 30d ago in x -65..-63, y 70..71, z -66..-64: ")
         assert prepared()[3:5] == ((-65, 70, -66), (-63, 71, -64))
         assert "since is 1s .. 30d, got 31d" in await ask("alice", "rollback Griefer since 31d")
-        assert "nothing to restore" in await ask("alice", "rollback nobody")
-        # others may neither prepare nor confirm one
+        assert (await ask("alice", "rollback nobody")).endswith(": nothing to restore")
+        # others may not prepare one
         n = len(services.calls)
         assert "belongs to another player" in await ask("bob", "rollback alice")
-        assert "belongs to another player" in await ask("bob", "rollback confirm pl_rb")
         assert len(services.calls) == n
-        # the offer above was replaced by "nothing to restore": prepare again, confirm a wrong plan, then it
-        await ask("alice", "rollback Griefer since 2h")
-        assert "no rollback pl_other of yours is waiting" in await ask("alice", "rollback confirm pl_other")
-        done = host.say("alice", "rollback confirm pl_rb")
-        await wait_for(lambda: host.done(done), 30, "rollback confirm")
-        assert host.texts(done)[0] == "rolling back: 5 blocks to restore"
-        assert host.final(done) == "rolled back (op_undo): 6 blocks restored"
-        assert ("apply", "p1", "alice", "pl_rb", f"chat-rollback-{done}", "consent") in services.calls
-        assert "no rollback pl_rb of yours is waiting" in await ask("alice", "rollback confirm pl_rb"), "applied once"
+        assert "no plan of yours is waiting" in await ask("bob", "apply")
+        assert not any(c[0] == "apply" for c in services.calls)
+        # alice's pending plan is the last offered with a change: the rollback; apply it
+        done = host.say("alice", "apply")
+        await wait_for(lambda: host.done(done), 30, "apply")
+        assert host.final(done) == "done: 6 blocks placed", host.texts(done)
+        assert ("apply", "p1", "alice", "pl_rb", f"chat-apply-{done}", "consent") in services.calls
+        assert "no plan of yours is waiting" in await ask("alice", "apply"), "applied once"
 
     run_loop(cfg, scenario, services=services)

@@ -134,7 +134,7 @@ def test_admin_answers_are_typed_with_one_casing():
                      "free_pages_bytes": 0},
         "pack_after_seconds": 30.0, "tables": {"written": 4096}})
     assert not stats.HasField("bytes_per_written_block") and stats.bytes.sqlite == 5 << 32
-    from mcb_rpc.messages import plain
+    from mcb_rpc.pbjson import plain
 
     shown = plain(over_the_wire(stats))
     assert shown["bytes"]["sqlite"] == 5 << 32 and shown["bytes_per_written_block"] is None  # numbers, not strings

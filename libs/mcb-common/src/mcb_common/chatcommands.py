@@ -15,10 +15,11 @@ and tests/contract/test_world_chat.py checks both hosts give every line the same
     protect PART [off]                     PART: pt_ + letters/digits
     camera save NAME
     who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
+    preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
     rollback WHO [since T] [R | X1 Y1 Z1 X2 Y2 Z2]
                                            WHO: a player (name or id) or an environment cause; T: N s|m|h|d;
                                            R: blocks around the player; args: WHO, then T or "", then the box
-    rollback confirm PLAN                  PLAN: pl_ + letters/digits (the plan `rollback` offered)
+                                           (offered as the player's plan: apply / reject decide)
 
 Values are only checked for their shape here; ranges and existence are the bridge's business.
 """
@@ -36,6 +37,7 @@ _FORM = re.compile(
     r"(?P<stop>stop|cancel)"
     r"|(?P<resume>resume)"
     r"|(?P<status>status)"
+    r"|(?P<plan>preview|apply|reject)"
     rf"|project\s+(?P<project>create|use)\s+(?P<pname>{NAME})"
     r"|area\s+set\s+(?P<radius>\d{1,8})"
     rf"|area\s+set\s+(?P<box>{_COORD}(?:\s+{_COORD}){{5}})"
@@ -43,13 +45,12 @@ _FORM = re.compile(
     r"|protect\s+(?P<part>pt_[A-Za-z0-9]{1,64})(?:\s+(?P<off>off))?"
     rf"|camera\s+save\s+(?P<cname>{NAME})"
     rf"|(?P<who>who)(?:\s+(?P<wbox>{_COORD}(?:\s+{_COORD}){{5}}))?"
-    r"|rollback\s+confirm\s+(?P<rplan>pl_[A-Za-z0-9]{1,64})"
     rf"|rollback\s+(?P<rwho>{TARGET})(?:\s+since\s+(?P<rsince>\d{{1,6}}[smhd]))?"
     rf"(?:\s+(?P<rbox>{_COORD}(?:\s+{_COORD}){{5}}|\d{{1,8}}))?"
     r")", re.IGNORECASE | re.ASCII)
 
 NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save",
-         "who", "rollback", "rollback confirm")
+         "who", "preview", "apply", "reject", "rollback")
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def parse(text: str | None) -> Command | None:
         return Command("resume")
     if g["status"]:
         return Command("status")
+    if g["plan"]:
+        return Command(g["plan"].lower())
     if g["project"]:
         return Command("project " + g["project"].lower(), (g["pname"],))
     if g["radius"]:
@@ -82,8 +85,6 @@ def parse(text: str | None) -> Command | None:
         return Command("camera save", (g["cname"],))
     if g["who"]:
         return Command("who", tuple(g["wbox"].split()) if g["wbox"] else ())
-    if g["rplan"]:
-        return Command("rollback confirm", (g["rplan"],))
     if g["rwho"]:
         return Command("rollback", (g["rwho"], (g["rsince"] or "").lower(), *(g["rbox"] or "").split()))
     return Command("undo", (g["op"],) if g["op"] else ())

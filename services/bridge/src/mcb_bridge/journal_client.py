@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
+from mcb_rpc import pbjson
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 
@@ -46,8 +47,7 @@ _CHANNEL_OPTIONS = [
 ]
 
 
-def vec3(d: dict[str, Any]) -> common_pb2.Vec3:
-    return common_pb2.Vec3(x=int(d["x"]), y=int(d["y"]), z=int(d["z"]))
+vec3 = pbjson.vec3_pb  # {x, y, z} -> mcb.common.v1.Vec3 (the project's one converter)
 
 
 class JournalClient:
@@ -135,6 +135,10 @@ class JournalClient:
             replace_player_blocks=replace_player_blocks,
         )
         return await self._call("BuildApply", req)
+
+    async def plan_entries(self, plan_id: str) -> journal_pb2.PlanEntriesResponse:
+        """A prepared plan's positions and desired states (the caller's project only)."""
+        return await self._call("PlanEntries", journal_pb2.PlanEntriesRequest(plan_id=plan_id))
 
     async def operation_status(self, operation_id: str) -> journal_pb2.OperationReport:
         return await self._call("OperationStatus", journal_pb2.OperationRef(operation_id=operation_id))

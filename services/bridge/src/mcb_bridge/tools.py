@@ -518,7 +518,7 @@ def camera_specs() -> list[ToolSpec]:
             "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
             "pitch": {"type": "number", "minimum": -90, "maximum": 90},
-            # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/unit/test_fov_rules.py)
+            # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/cross_package/test_fov_rules.py)
             "fov": {"type": "number", "minimum": 30, "maximum": 110},
         },
         "required": ["x", "y", "z", "yaw", "pitch"],

@@ -32,7 +32,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "PartDefine": AGENT, "PartGet": AGENT, "RegionChanges": AGENT, "AssetList": AGENT,
     "SchematicExport": AGENT, "SchematicImportPrepare": AGENT, "ProjectIndex": AGENT,
     # the camera worker draws a prepared plan (camera_capture plan_id), within the metadata's project
-    "PlanEntries": STATUS_READERS, "RegionHistory": AGENT, "RollbackPrepare": AGENT,
+    "PlanEntries": STATUS_READERS, "RegionHistory": AGENT, "RollbackPrepare": AGENT, "HistoryMap": AGENT,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
     m: ("admin",) for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact",
@@ -123,6 +123,14 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         box = box_from_pb(request.region.min, request.region.max)
         return await rollback.rollback_prepare(self.core, _caller(c), box, request.player, request.cause,
                                                request.since_millis)
+
+    async def HistoryMap(self, request: jpb.HistoryMapRequest, c) -> jpb.HistoryMapResponse:  # noqa: N802
+        from .histmap import history_map
+
+        if not request.HasField("region"):
+            raise McbError(ErrorCode.INVALID_REQUEST, "the history map needs a region {min, max}")
+        box = box_from_pb(request.region.min, request.region.max)
+        return messages.history_map(await history_map(self.core, _caller(c), box, request.until_millis))
 
     async def PlanEntries(self, request: jpb.PlanEntriesRequest, c) -> jpb.PlanEntriesResponse:  # noqa: N802
         from .preview import plan_entries

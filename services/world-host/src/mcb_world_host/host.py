@@ -38,7 +38,12 @@ MAX_AUTOMATION_BLOCKS = 32_768
 
 
 @dataclass
-class HostState:
+class LiveState:
+    """What the host keeps in memory only: the pause flag as the write path reads it (the Java
+    core's BatchExecutor.paused) and the players automation_chat set (the Java core asks its Players
+    port). The durable state (the Java core's HostState: the pause that survives restarts, the
+    batches' records) is ``hostlog.HostLog`` here."""
+
     paused: bool = False
     pause_reason: str = ""
     # player_id -> (position, target_block) as set by automation_chat (this host knows no players)
@@ -60,7 +65,7 @@ class Host:
         self.instance = secrets.token_hex(8)
         self.events = EventLog(self.instance)
         reason = world.hostlog.pause_reason()  # a pause survives restarts and crashes
-        self.state = HostState(paused=reason is not None, pause_reason=reason or "")
+        self.state = LiveState(paused=reason is not None, pause_reason=reason or "")
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
 
     # -- health / info ---------------------------------------------------------------------------
@@ -133,18 +138,7 @@ class Host:
 
     def _block_entities(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[world_pb2.BlockEntityRef]:
         """Block entities (chests, signs, ...) inside the box, in (y, z, x) order."""
-        w = self.world
-        keys = [(cx, cz) for cx in range(lo[0] >> 4, (hi[0] >> 4) + 1) for cz in range(lo[2] >> 4, (hi[2] >> 4) + 1)]
-        found = []
-        with w.lock:
-            for c in w._chunks_for(keys, False).values():
-                for be in c.root.get("block_entities") or ():
-                    if not isinstance(be, dict) or not {"x", "y", "z"} <= be.keys():
-                        continue
-                    x, y, z = int(be["x"]), int(be["y"]), int(be["z"])
-                    if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]:
-                        found.append((y, z, x, str(be.get("id", "?"))))
-        return [world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for y, z, x, i in sorted(found)]
+        return [world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for x, y, z, i in self.world.block_entities_in(lo, hi)]
 
     def blocks_get(self, p: world_pb2.BlocksGetParams) -> world_pb2.BlocksGetResult:
         xyz = list(p.xyz)
@@ -230,8 +224,8 @@ class Host:
             all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
             ys = [y for _, y, _ in all_pos]
             w.check_height(min(ys), max(ys))
-            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _, _ in entries)), True)
-            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _ in deps)), False)
+            w.require_chunks((pos for pos, _, _ in entries), for_write=True)
+            w.require_chunks((pos for pos, _ in deps), for_write=False)
             problems: list[world_pb2.EntryResult] = []
             already: list[common_pb2.Vec3] = []
             writes: list[Change] = []

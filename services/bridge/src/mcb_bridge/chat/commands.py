@@ -27,10 +27,11 @@ projects they own.
   project — WHO is an environment cause when it is one of mcb_common.causes.CAUSES, else a player (name or
   id); T is ``N s|m|h|d`` (default ROLLBACK_DEFAULT_SINCE, at most ROLLBACK_MAX_SINCE); the box is the
   project's area, R blocks around the player (x and z; the area's y) within the area, or two corners. The
-  answer says what it would restore, the later changes by others it leaves (and who made them), and how to
-  apply it: ``rollback confirm PLAN``, the player's consent to replacing the players' blocks it names. The
-  plan waits per (project, player) in the bridge's memory (a newer one replaces it) until it is applied or
-  expires; ``rollback confirm`` runs in the project's queue like ``undo``.
+  answer says what it would restore and the later changes by others it leaves (and who made them); the
+  plan becomes the player's pending plan (plans.py: previewed where the host can; ``apply`` is the
+  player's consent to replacing the players' blocks it names, ``reject`` drops it).
+- ``apply`` / ``reject`` / ``preview``: the player's pending plan (plans.py); ``apply`` is applied and
+  followed like an undo.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 
 from ..journal_client import JournalClient
+from ..render import to_dict
+from .plans import PendingPlan, pending_from
 from .projects import Box, ProjectError, ProjectRegistry, box_of, describe
 
 DEFAULT_RADIUS = 32
@@ -94,10 +97,13 @@ class Services:
     async def undo_prepare(self, project: str, player: str, op: str) -> journal_pb2.PlanSummary:
         return await self._with_journal(project, player, lambda jc: jc.operation_undo_prepare(op))
 
-    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary, key: str,
+    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary | Any, key: str,
                     replace_player_blocks: bool = False) -> journal_pb2.OperationReport:
         return await self._with_journal(project, player, lambda jc: jc.build_apply(
-            plan.plan_id, plan.plan_hash, key, replace_player_blocks=replace_player_blocks))
+            plan.plan_id, plan.plan_hash, key, replace_player_blocks))
+
+    async def plan_entries(self, project: str, player: str, plan_id: str) -> journal_pb2.PlanEntriesResponse:
+        return await self._with_journal(project, player, lambda jc: jc.plan_entries(plan_id))
 
     async def rollback_prepare(self, project: str, player: str, lo: tuple[int, int, int], hi: tuple[int, int, int],
                                target: str, cause: str, since_ms: int) -> journal_pb2.PlanSummary:
@@ -279,7 +285,6 @@ class CommandRunner:
                  world_uuid: Callable[[], Awaitable[str]]):
         self.registry, self.services = registry, services
         self.world_range, self.world_uuid = world_range, world_uuid
-        self.rollbacks: dict[tuple[str, str], journal_pb2.PlanSummary] = {}  # (project, player) -> offered plan
 
     def _own(self, project: str, player: str) -> None:
         owner = self.registry.owner(project)
@@ -372,7 +377,7 @@ class CommandRunner:
         await reply(f"undoing {op}: {plan.changed_blocks} blocks to restore")
         rep = await self.services.apply(project, player, plan, f"chat-undo-{item['id']}")
         started(rep.operation_id)
-        rep = await self._follow(project, player, rep, cancelled)
+        rep = await self.follow(project, player, rep, cancelled)
         if rep.state not in FINISHED and rep.state != "recovery_required":
             return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
         if rep.state == "applied":
@@ -386,9 +391,10 @@ class CommandRunner:
         return text + (f"; {skipped}" if skipped else "")
 
 
-    async def _follow(self, project: str, player: str, rep: journal_pb2.OperationReport,
-                      cancelled: Callable[[], bool]) -> journal_pb2.OperationReport:
-        """Polls an operation until it ends (or UNDO_WAIT_S pass); cancels it once when `cancelled()`."""
+    async def follow(self, project: str, player: str, rep: journal_pb2.OperationReport,
+                     cancelled: Callable[[], bool] = lambda: False) -> journal_pb2.OperationReport:
+        """The operation's report once it ended (or when UNDO_WAIT_S passed); `cancelled` asks the
+        journal to cancel it (an own `/ai stop`)."""
         deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
         cancel_sent = False
         while rep.state not in FINISHED and rep.state != "recovery_required":
@@ -412,8 +418,9 @@ class CommandRunner:
             named.append(f"{who} at {p[0]} {p[1]} {p[2]}")
         return ", ".join(named) + (", ..." if len(conflicts) > ROLLBACK_NAMED else "")
 
-    async def rollback(self, item: dict[str, Any], cmd: Command) -> str:
-        """Prepare a rollback and offer it (see the module doc); nothing is written here."""
+    async def rollback(self, item: dict[str, Any], cmd: Command) -> tuple[str, PendingPlan | None]:
+        """Prepare a rollback (see the module doc): what to tell the player, and the plan to offer them as their
+        pending plan (None when nothing would change); nothing is written here."""
         project, player = item["project_id"], item["player_id"]
         self._own(project, player)
         target, since, box_args = cmd.args[0], cmd.args[1] or ROLLBACK_DEFAULT_SINCE, cmd.args[2:]
@@ -430,39 +437,26 @@ class CommandRunner:
         if plan.conflicts:
             left = (f"{len(plan.conflicts)} block(s) changed since by others stay as they are: "
                     + await self._named_conflicts(project, player, list(plan.conflicts)))
-        if plan.changed_blocks == 0:
-            self.rollbacks.pop((project, player), None)
-            return "\n".join([f"{head}: nothing to restore", *([left] if left else [])])
-        self.rollbacks[(project, player)] = plan
-        by_player = next((s.count for s in plan.replaced.by_source if s.source == "player"), 0)
-        consent = (f"it replaces {by_player} block(s) placed by players; " if by_player else "")
-        return "\n".join([f"{head}: {plan.changed_blocks} block(s) to restore (plan {plan.plan_id}), nothing written yet",
-                          *([left] if left else []),
-                          f"{consent}to apply it: /ai rollback confirm {plan.plan_id} (until {plan.expires_at})"])
+        pending = pending_from(project, player, to_dict(plan))
+        text = f"{head}: " + (f"{plan.changed_blocks} block(s) to restore" if pending else "nothing to restore")
+        return "\n".join([text, *([left] if left else [])]), pending
 
-    async def rollback_confirm(self, item: dict[str, Any], cmd: Command, reply: Reply, *,
-                               cancelled: Callable[[], bool] = lambda: False,
-                               started: Callable[[str], None] = lambda op: None) -> str:
-        """Apply the rollback offered to this player, with their consent to replacing players' blocks."""
-        project, player, plan_id = item["project_id"], item["player_id"], cmd.args[0]
-        self._own(project, player)
-        plan = self.rollbacks.get((project, player))
-        if plan is None or plan.plan_id != plan_id:
-            raise ProjectError(f"no rollback {plan_id} of yours is waiting in project {project}: prepare one with "
-                               "`/ai rollback <player|cause> [since <time>] [box]`, then confirm the plan it names")
-        del self.rollbacks[(project, player)]
-        await reply(f"rolling back: {plan.changed_blocks} blocks to restore")
-        rep = await self.services.apply(project, player, plan, f"chat-rollback-{item['id']}", replace_player_blocks=True)
+    async def apply_plan(self, plan: Any, key: str, reply: Reply, *, cancelled: Callable[[], bool] = lambda: False,
+                         started: Callable[[str], object] = lambda op: None) -> str:
+        """`/ai apply`: the player's pending plan (plans.PendingPlan), applied with their consent, also
+        to replacing the players' blocks the offer named; followed until it ends."""
+        rep = await self.services.apply(plan.project, plan.player, plan, key, replace_player_blocks=True)
         started(rep.operation_id)
-        rep = await self._follow(project, player, rep, cancelled)
+        await reply(f"applying plan {plan.plan_id} as {rep.operation_id}...")
+        rep = await self.follow(plan.project, plan.player, rep, cancelled)
         if rep.state == "applied":
-            return f"rolled back ({rep.operation_id}): {rep.written} blocks restored"
+            return f"done: {rep.written} blocks placed" + (f", {rep.already} already in place" if rep.already else "")
         if rep.state == "conflict":
-            return (f"the rollback {rep.operation_id} stopped on a conflict after {rep.written} blocks: "
+            return (f"stopped on a conflict after {rep.written} blocks: "
                     + conflict_summary(list(rep.conflict_samples), rep.conflicts))
-        if rep.state not in FINISHED and rep.state != "recovery_required":
-            return f"the rollback {rep.operation_id} is still {rep.state}; see it with /ai status later"
-        return f"the rollback {rep.operation_id} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
+        if rep.state not in FINISHED:
+            return f"{rep.operation_id} is still {rep.state}; see it with /ai status later"
+        return f"{rep.operation_id} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
             f": {rep.error.message}" if rep.error.message else "")
 
 

@@ -9,9 +9,11 @@ already paused writes; here the player's waiting messages are dropped and every 
 cancelled (the agent is killed when it ignores the cancel for `cancel_grace_s`). Lines that are
 exactly a command arrive as type "command" (commands.py): `stop` there stops only the player's own
 requests (their waiting ones, their running turn and its journal operations; writes are not
-paused), `resume`/`status` answer at once, `undo` and `rollback confirm` wait in the project's queue
-like a request.
+paused), `resume`/`status` answer at once, `undo` waits in the project's queue like a request.
 Each player's messages go to their chosen project (`/ai project use`), else the host's project.
+A turn that prepared a plan and ended without applying it leaves it pending for the player, shown
+in game where the host can (plans.py): `/ai apply` and `/ai reject` decide, `/ai preview` (answered
+by a Paper host itself) hides or shows it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from redis.exceptions import RedisError
 from .agent import AgentDied, AgentEvent, AgentNotLoggedIn, AgentProcess
 from .commands import CommandRunner, Services, error_text
 from .config import ChatConfig, ChatConfigError
+from .plans import PREPARE_TOOLS, PlanPreviews, pending_from
 from .projects import ProjectError, ProjectRegistry
 from .ratelimit import RateLimiter
 from .sessions import SessionRecord, SessionStore
@@ -49,7 +52,6 @@ MAX_LINE = 256       # the host's per-line cap (longer lines are cut there)
 MAX_LINES = 4        # the host's lines per reply
 # answered before the next polled message is handled: a prompt right after `project use` goes there
 INLINE_COMMANDS = {"project create", "project use", "area set"}
-QUEUED_COMMANDS = {"undo", "rollback confirm"}  # they write: a turn of the project's queue, never beside a build
 INSPECT_TOOLS = {"project_context", "region_inspect", "region_changes", "part_get", "camera_capture"}
 
 
@@ -65,6 +67,8 @@ class Turn:
     text: list[str] = field(default_factory=list)
     stages: set[str] = field(default_factory=set)
     operations: list[str] = field(default_factory=list)
+    prepared: list[dict[str, Any]] = field(default_factory=list)  # prepare tools' results, in order
+    applied_plans: set[str] = field(default_factory=set)
     cancelled: bool = False
     cancel_at: float | None = None
     prompt_sent: float | None = None
@@ -83,7 +87,10 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
     lines = [
         "You build in Minecraft for the player who wrote the request below, using the `minecraft` "
         "MCP tools (the project, the player and the world are fixed by the server). Answer briefly "
-        "in plain text: the answer is shown in the game chat.",
+        "in plain text: the answer is shown in the game chat. To let the player see a plan before it "
+        "is built (when they ask to see it first, or when build_apply refuses it with "
+        "player_blocks_would_be_replaced), call build_prepare and end your turn without build_apply: "
+        "the player sees the plan in game and decides with /ai apply or /ai reject.",
     ]
     pos = item.get("position")
     if pos:
@@ -133,6 +140,8 @@ class ChatLoop:
         self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token,
                                                 cfg.journal_admin_token)
         self.commands = CommandRunner(self.projects, self.services, self._world_range, self._world_uuid)
+        self.plans = PlanPreviews(host, self.client_id,
+                                  lambda project, player, plan: self.services.plan_entries(project, player, plan))
 
     # --- the poll loop ----------------------------------------------------------------
     async def start(self) -> None:
@@ -206,7 +215,7 @@ class ChatLoop:
         if cmd is not None and cmd.name in INLINE_COMMANDS:
             await self.run_command(item, cmd)  # quick, and the player's next line must see its effect
             return
-        if cmd is not None and cmd.name not in QUEUED_COMMANDS:
+        if cmd is not None and cmd.name != "undo":
             self._spawn(self.run_command(item, cmd))
             return
         if cmd is not None:
@@ -238,7 +247,7 @@ class ChatLoop:
                 kick.clear()
                 continue
             try:
-                if item.get("command") in QUEUED_COMMANDS:
+                if item.get("command") == "undo":
                     await self.run_undo(project, item)
                 else:
                     await self.run_turn(project, item)
@@ -412,6 +421,7 @@ class ChatLoop:
             else:
                 if stop_reason not in ("end_turn", "StopReason.end_turn"):
                     final = (final + f" [{stop_reason}]").strip()
+                await self._offer_left_plan(turn)
                 await self.reply(turn.msg_id, turn.player, final or "done", done=True)
             if turn.agent is not None and turn.agent.tool_rtt_ms:
                 self.metrics.setdefault("tool_rtt_ms", []).extend(turn.agent.tool_rtt_ms)
@@ -435,8 +445,28 @@ class ChatLoop:
             n = (ev.data or {}).get("changed_blocks")
             if isinstance(n, (int, float, str)) and str(n).isdigit():
                 await self.stage(turn, f"plan:{n}", f"planned {int(n)} blocks")
+            if ev.tool in PREPARE_TOOLS and ev.data:
+                turn.prepared.append(ev.data)
+        elif ev.kind == "tool_result" and ev.tool == "build_apply" and (ev.data or {}).get("plan_id"):
+            plan_id = str(ev.data["plan_id"])  # type: ignore[index]
+            turn.applied_plans.add(plan_id)
+            await self.plans.clear(turn.player, plan_id)  # applied: the preview has done its job
         elif ev.kind == "permission_refused":
             await self.stage(turn, "permission", "the agent asked for an extra permission; the chat bridge refuses all such requests")
+
+    async def _offer_left_plan(self, turn: Turn) -> None:
+        """The turn's last prepared plan, when the agent left it unapplied, becomes the player's
+        pending plan (shown in game where the host can)."""
+        for data in reversed(turn.prepared):
+            plan = pending_from(turn.project, turn.player, data)
+            if plan is None:
+                continue
+            if plan.plan_id not in turn.applied_plans:
+                try:
+                    await self.reply(turn.msg_id, turn.player, await self.plans.offer(plan))
+                except Exception:  # noqa: BLE001 - the turn's answer must still be sent
+                    log.exception("offering plan %s failed", plan.plan_id)
+            return
 
     async def _watch_progress(self, turn: Turn) -> None:
         try:
@@ -525,11 +555,16 @@ class ChatLoop:
                         False: "writes stay paused: only the project owner may resume them"}[ok]
             elif cmd.name == "status":
                 text = await self.status_text(project, player)
+            elif cmd.name == "rollback":  # offered as the player's pending plan: /ai apply is their consent
+                text, plan = await self.commands.rollback(item, cmd)
+                if plan is not None:
+                    text += "\n" + await self.plans.offer(plan)
+            elif cmd.name in ("apply", "reject", "preview"):
+                text = await self.plan_command(item, cmd.name)
             else:
                 handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
                            "area set": self.commands.area_set, "protect": self.commands.protect,
-                           "camera save": self.commands.camera_save, "who": self.commands.who,
-                           "rollback": self.commands.rollback}[cmd.name]
+                           "camera save": self.commands.camera_save, "who": self.commands.who}[cmd.name]
                 text = await handler(item, cmd)
         except (ProjectError, McbError) as exc:
             await self.reply(item["id"], player, "", done=True, error=error_text(exc))
@@ -539,6 +574,28 @@ class ChatLoop:
             await self.reply(item["id"], player, "", done=True, error=f"the command failed ({exc.__class__.__name__})")
             return
         await self.reply(item["id"], player, text, done=True)
+
+    async def plan_command(self, item: dict[str, Any], name: str) -> str:
+        """`/ai apply`, `/ai reject`, and `/ai preview` where the host does not answer it itself."""
+        player = item["player_id"]
+        if name == "preview":
+            return await self.plans.toggle(player)
+        plan = self.plans.pending.get(player)
+        if plan is None:
+            return "no plan of yours is waiting: ask /ai for a build first"
+        if name == "reject":
+            await self.plans.clear(player, plan.plan_id)
+            return f"plan {plan.plan_id} dropped; nothing was written"
+        if item.get("seq", 0) > self.stop_seq.get(plan.project, 0):
+            await self.resume_writes(plan.project, player, f"/ai apply by the owner {player}")
+        try:
+            return await self.commands.apply_plan(
+                plan, f"chat-apply-{item['id']}", lambda line: self.reply(item["id"], player, line),
+                started=lambda op: self._spawn(self.plans.clear(player, plan.plan_id)))
+        except McbError as exc:
+            if PlanPreviews.gone(exc):
+                await self.plans.clear(player, plan.plan_id)
+            raise
 
     async def status_text(self, project: str, player: str) -> str:
         owner = self.projects.owner(project)
@@ -561,23 +618,22 @@ class ChatLoop:
         return text
 
     async def run_undo(self, project: str, item: dict[str, Any]) -> None:
-        """`/ai undo` or `/ai rollback confirm` as a turn of the project's queue (so it never runs beside a build)."""
+        """`/ai undo` as a turn of the project's queue (so it never runs beside a build)."""
         turn = Turn(item=item, project=project, player=item["player_id"], msg_id=item["id"], received=time.monotonic())
         self.active[project] = turn
         await self.queue.set_active(project, item)
         cmd = parse(item["text"]) or Command("undo")
         try:
             if item.get("seq", 0) > self.stop_seq.get(project, 0):
-                await self.resume_writes(project, turn.player, f"/ai {cmd.name} by the owner {turn.player}")
-            run = self.commands.rollback_confirm if cmd.name == "rollback confirm" else self.commands.undo
-            text = await run(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
-                             cancelled=lambda: turn.cancelled, started=turn.operations.append)
+                await self.resume_writes(project, turn.player, f"/ai undo by the owner {turn.player}")
+            text = await self.commands.undo(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
+                                            cancelled=lambda: turn.cancelled, started=turn.operations.append)
             await self.reply(turn.msg_id, turn.player, "stopped: " + text if turn.cancelled else text, done=True)
         except (ProjectError, McbError) as exc:
             await self.reply(turn.msg_id, turn.player, "", done=True, error=error_text(exc))
         except Exception as exc:  # noqa: BLE001
-            log.exception("%s %s failed", cmd.name, turn.msg_id)
-            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the {cmd.name} failed ({exc.__class__.__name__})")
+            log.exception("undo %s failed", turn.msg_id)
+            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the undo failed ({exc.__class__.__name__})")
         finally:
             self.active.pop(project, None)
             await self.queue.set_active(project, None)

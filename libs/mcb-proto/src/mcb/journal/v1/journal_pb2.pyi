@@ -9,6 +9,50 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class HistoryMapRequest(_message.Message):
+    __slots__ = ("region", "until_millis")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    until_millis: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., until_millis: _Optional[int] = ...) -> None: ...
+
+class HistoryMapWho(_message.Message):
+    __slots__ = ("source", "player_id", "player_name", "cause", "operation_id", "columns")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    player_id: str
+    player_name: str
+    cause: str
+    operation_id: str
+    columns: int
+    def __init__(self, source: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., operation_id: _Optional[str] = ..., columns: _Optional[int] = ...) -> None: ...
+
+class HistoryMapResponse(_message.Message):
+    __slots__ = ("x", "z", "who", "at_millis", "legend", "first_millis", "last_millis", "note")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    WHO_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LEGEND_FIELD_NUMBER: _ClassVar[int]
+    FIRST_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LAST_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    x: _containers.RepeatedScalarFieldContainer[int]
+    z: _containers.RepeatedScalarFieldContainer[int]
+    who: _containers.RepeatedScalarFieldContainer[int]
+    at_millis: _containers.RepeatedScalarFieldContainer[int]
+    legend: _containers.RepeatedCompositeFieldContainer[HistoryMapWho]
+    first_millis: int
+    last_millis: int
+    note: str
+    def __init__(self, x: _Optional[_Iterable[int]] = ..., z: _Optional[_Iterable[int]] = ..., who: _Optional[_Iterable[int]] = ..., at_millis: _Optional[_Iterable[int]] = ..., legend: _Optional[_Iterable[_Union[HistoryMapWho, _Mapping]]] = ..., first_millis: _Optional[int] = ..., last_millis: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+
 class RollbackPrepareRequest(_message.Message):
     __slots__ = ("region", "player", "cause", "since_millis")
     REGION_FIELD_NUMBER: _ClassVar[int]

@@ -120,6 +120,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
                 _registered_method=True)
+        self.HistoryMap = channel.unary_unary(
+                '/mcb.journal.v1.Journal/HistoryMap',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -241,6 +246,15 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def HistoryMap(self, request, context):
+        """The last change of each column (x, z) of a box up to a time, for the dashboard's history map
+        (issue 32; services/journal histmap.py): at most 256x256 columns, the caller's project only.
+        Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -328,6 +342,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.RollbackPrepare,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
+            ),
+            'HistoryMap': grpc.unary_unary_rpc_method_handler(
+                    servicer.HistoryMap,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -789,6 +808,33 @@ class Journal:
             '/mcb.journal.v1.Journal/RollbackPrepare',
             mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HistoryMap(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/HistoryMap',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.FromString,
             options,
             channel_credentials,
             insecure,

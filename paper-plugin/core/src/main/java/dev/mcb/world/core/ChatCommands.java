@@ -23,11 +23,12 @@ import java.util.regex.Pattern;
  *   undo [OP]                              OP: op_ + letters/digits
  *   protect PART [off]                     PART: pt_ + letters/digits
  *   camera save NAME
+ *   preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
  *   who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
  *   rollback WHO [since T] [R | X1 Y1 Z1 X2 Y2 Z2]
  *                                          WHO: a player (name or id) or an environment cause; T: N s|m|h|d;
  *                                          R: blocks around the player; args: WHO, then T or "", then the box
- *   rollback confirm PLAN                  PLAN: pl_ + letters/digits (the plan {@code rollback} offered)
+ *                                          (offered as the player's plan: apply / reject decide)
  * </pre>
  * Values are only checked for their shape here; ranges and existence are the bridge's business.
  */
@@ -39,6 +40,7 @@ public final class ChatCommands {
             + "(?<stop>stop|cancel)"
             + "|(?<resume>resume)"
             + "|(?<status>status)"
+            + "|(?<plan>preview|apply|reject)"
             + "|project\\s+(?<project>create|use)\\s+(?<pname>" + NAME + ")"
             + "|area\\s+set\\s+(?<radius>\\d{1,8})"
             + "|area\\s+set\\s+(?<box>" + COORD + "(?:\\s+" + COORD + "){5})"
@@ -46,14 +48,13 @@ public final class ChatCommands {
             + "|protect\\s+(?<part>pt_[A-Za-z0-9]{1,64})(?:\\s+(?<off>off))?"
             + "|camera\\s+save\\s+(?<cname>" + NAME + ")"
             + "|(?<who>who)(?:\\s+(?<wbox>" + COORD + "(?:\\s+" + COORD + "){5}))?"
-            + "|rollback\\s+confirm\\s+(?<rplan>pl_[A-Za-z0-9]{1,64})"
             + "|rollback\\s+(?<rwho>" + TARGET + ")(?:\\s+since\\s+(?<rsince>\\d{1,6}[smhd]))?"
             + "(?:\\s+(?<rbox>" + COORD + "(?:\\s+" + COORD + "){5}|\\d{1,8}))?"
             + ")");
 
     /** Command names on the wire and in the bridge. */
     public static final List<String> NAMES = List.of("stop", "resume", "status", "project create", "project use",
-            "area set", "undo", "protect", "camera save", "who", "rollback", "rollback confirm");
+            "area set", "undo", "protect", "camera save", "who", "preview", "apply", "reject", "rollback");
 
     /** A parsed command: {@code name} from {@link #NAMES}, its arguments in order (keywords lower-cased). */
     public record Command(String name, List<String> args) {
@@ -80,6 +81,9 @@ public final class ChatCommands {
         if (m.group("status") != null) {
             return Optional.of(new Command("status", List.of()));
         }
+        if (m.group("plan") != null) {
+            return Optional.of(new Command(m.group("plan").toLowerCase(Locale.ROOT), List.of()));
+        }
         if (m.group("project") != null) {
             return Optional.of(new Command("project " + m.group("project").toLowerCase(Locale.ROOT),
                     List.of(m.group("pname"))));
@@ -100,9 +104,6 @@ public final class ChatCommands {
         if (m.group("who") != null) {
             return Optional.of(new Command("who", m.group("wbox") == null ? List.of()
                     : List.of(m.group("wbox").split("\\s+"))));
-        }
-        if (m.group("rplan") != null) {
-            return Optional.of(new Command("rollback confirm", List.of(m.group("rplan"))));
         }
         if (m.group("rwho") != null) {
             List<String> args = new ArrayList<>();

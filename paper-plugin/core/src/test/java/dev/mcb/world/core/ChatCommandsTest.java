@@ -35,6 +35,9 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("protect", "pt_ab12")), p("protect pt_ab12"));
         assertEquals(Optional.of(cmd("protect", "pt_ab12", "off")), p("protect pt_ab12 OFF"));
         assertEquals(Optional.of(cmd("camera save", "front-door")), p("camera save front-door"));
+        assertEquals(Optional.of(cmd("preview")), p("/ai Preview"));
+        assertEquals(Optional.of(cmd("apply")), p("apply"));
+        assertEquals(Optional.of(cmd("reject")), p(" REJECT "));
         assertEquals(Optional.of(cmd("who")), p("/ai who"));
         assertEquals(Optional.of(cmd("who", "~-2", "64", "~", "3", "~1", "-7")), p("who ~-2 64 ~ 3 ~1 -7"));
         assertEquals(Optional.empty(), p("who broke my wall"));
@@ -44,7 +47,6 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("rollback", "explosion", "30m", "16")), p("rollback explosion since 30m 16"));
         assertEquals(Optional.of(cmd("rollback", "Bob", "", "~-2", "60", "~", "3", "~1", "-7")),
                 p("rollback Bob ~-2 60 ~ 3 ~1 -7"));
-        assertEquals(Optional.of(cmd("rollback confirm", "pl_ab12")), p("rollback Confirm pl_ab12"));
     }
 
     @Test
@@ -53,8 +55,8 @@ class ChatCommandsTest {
                 "resume building", "project create my house", "project create", "project delete x",
                 "area set", "area set 1 2 3", "area set 1 2 3 4 5 6 7", "area set here", "undo the last wall",
                 "undo op_1 op_2", "undo 12", "protect tower", "protect pt_1 please", "camera save",
-                "camera save the front", "camera delete x", "rollback", "rollback the griefer", "rollback Bob since 2 days",
-                "rollback Bob 1 2 3", "rollback since 2h", "rollback Bob since 2h please", "rollback confirm pl_", "/ai", "build a tower", "project use -x",
+                "camera save the front", "camera delete x", "apply it", "preview the tower", "reject op_1", "rollback", "rollback the griefer",
+                "rollback Bob since 2 days", "rollback Bob 1 2 3", "rollback since 2h", "rollback Bob since 2h please", "/ai", "build a tower", "project use -x",
                 "project use " + "a".repeat(41))) {
             assertEquals(Optional.empty(), p(prompt), prompt);
         }

@@ -30,9 +30,11 @@ from mcb_common.assets import AssetLibrary, check_name
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 
-from .core import JournalCore
+from .context import JournalContext
 from .pbconv import box_from_pb, box_pb
 from .plans import Plan
+from .planstore import store_plan
+from .prepare import Prepare
 from .projects import Caller
 from .worldread import with_full_states
 
@@ -40,20 +42,20 @@ ENTITY_CAPABILITY = "region_read.entities"
 ENTITIES_LISTED = 20
 
 
-def library(core: JournalCore) -> AssetLibrary:
+def library(core: JournalContext) -> AssetLibrary:
     if core.assets is None:
         core.assets = AssetLibrary()  # the folder of MCB_ASSETS_DIR (mcb_common.assets)
     return core.assets
 
 
-async def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
+async def asset_list(core: JournalContext, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
     core.projects.project_for(caller)
     if len(req.query) > 64:
         raise McbError(ErrorCode.INVALID_REQUEST, "query is at most 64 characters")
     return await asyncio.to_thread(library(core).list, req.query, req.cursor)
 
 
-async def schematic_export(core: JournalCore, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
+async def schematic_export(core: JournalContext, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
     project = core.projects.project_for(caller)
     name = check_name(req.name)
     if not req.HasField("min") or not req.HasField("max"):
@@ -134,8 +136,9 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     return entry
 
 
-async def schematic_import_prepare(core: JournalCore, caller: Caller,
+async def schematic_import_prepare(prepare: Prepare, caller: Caller,
                                    req: jpb.SchematicImportPrepareRequest) -> jpb.PlanSummary:
+    core = prepare.ctx
     project = core.projects.project_for(caller)
     if not req.HasField("target"):
         raise McbError(ErrorCode.INVALID_REQUEST, "schematic_import_prepare needs target {x,y,z}")
@@ -154,10 +157,10 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
     ))
     compiled = resp.compiled
     ws = compiled.write_set
-    xyz, palette, base = await core.prepare.read_base(caller, project, ws)
+    xyz, palette, base = await prepare.read_base(caller, project, ws)
     plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
                 world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-    summary = await core.prepare.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+    summary = await store_plan(core, project, plan, compiled.bounds, list(compiled.warnings))
     for lo in resp.left_out:
         summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))
     return summary

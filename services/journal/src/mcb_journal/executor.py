@@ -55,7 +55,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
-from . import before, changes, worldid
+from . import before, changes, policy, worldid
 from .context import JournalContext
 from .db import now_ms
 from .faults import fault_point
@@ -585,18 +585,12 @@ class Executor:
 
     def _rights_refusal(self, project_id: str, op_id: str, entries: list) -> McbError | None:
         """Permissions and the area are checked again before every batch, not only at prepare."""
-        proj = self.db.one("SELECT owner_player_id, area_json FROM projects WHERE project_id=?", project_id)
-        if proj is None:
+        project = self.ctx.projects.get(project_id)
+        if project is None:
             return McbError(ErrorCode.PERMISSION_DENIED, f"project {project_id!r} no longer exists")
         extra = self.db.one("SELECT player_id FROM op_extra WHERE op_id=?", op_id)
-        if extra is not None and extra["player_id"] and extra["player_id"] != proj["owner_player_id"]:
-            return McbError(ErrorCode.PERMISSION_DENIED, "the player's rights in this project were revoked")
-        a = json.loads(proj["area_json"])
-        lo, hi = a["min"], a["max"]
-        for x, y, z, *_ in entries:
-            if not (lo["x"] <= x <= hi["x"] and lo["y"] <= y <= hi["y"] and lo["z"] <= z <= hi["z"]):
-                return McbError(ErrorCode.OUT_OF_BOUNDS, f"({x},{y},{z}) is outside the project area now")
-        return None
+        return policy.batch_refusal(project.owner_player_id, project.area, extra["player_id"] if extra is not None else "",
+                                    entries)
 
     async def _progress(self, op_id: str) -> None:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)

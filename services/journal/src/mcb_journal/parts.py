@@ -19,7 +19,7 @@ from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
-from . import changes, worldid
+from . import changes, policy, worldid
 from .blobs import BlobStore
 from .context import JournalContext
 from .db import Database, now_ms
@@ -75,7 +75,7 @@ class Parts:
                                f"({other['part_id']}); parts may not overlap — redefine that part under its "
                                "own name, or build the extension as a separate operation",
                                details={"part_id": other["part_id"], "overlap": len(overlap)})
-        if same is not None and same["protected"] and caller.principal != "admin":
+        if same is not None and same["protected"] and not policy.overrides_protection(caller.principal):
             raise McbError(ErrorCode.PERMISSION_DENIED, f"part {name!r} is protected; only an admin can redefine it")
         part_id = same["part_id"] if same is not None else "pt_" + secrets.token_hex(6)
         with self.db.tx() as c:
@@ -161,7 +161,7 @@ class Parts:
                                f"{len(outside)} block(s) fall outside part {part_id}'s exact mask, e.g. {sample}; "
                                "an extension needs a new part",
                                details={"outside": len(outside), "samples": [list(p) for p in sample]})
-        if caller.principal == "admin":
+        if policy.overrides_protection(caller.principal):
             return
         protected = self.db.all("SELECT part_id, name FROM parts WHERE project_id=? AND protected=1", project_id)
         written = positions() if protected else set()

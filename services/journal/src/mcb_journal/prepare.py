@@ -15,9 +15,8 @@ from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.planner.v1 import planner_pb2
 from mcb_common.errors import ErrorCode, McbError
-from mcb_common.geometry import Vec3
 
-from . import worldid
+from . import policy, worldid
 from .blockrules import check_block_rules_indexed
 from .context import JournalContext
 from .parts import Parts
@@ -62,10 +61,10 @@ class Prepare:
         if req.dependencies:
             dep_xyz: list[int] = []
             for d in req.dependencies:
-                p = Vec3(d.pos.x, d.pos.y, d.pos.z)
-                if not area.contains(p):
-                    raise McbError(ErrorCode.OUT_OF_BOUNDS, f"dependency {p.as_dict()} is outside the project area")
-                dep_xyz += [p.x, p.y, p.z]
+                refused = policy.area_refusal(area, (d.pos.x, d.pos.y, d.pos.z), "dependency")
+                if refused is not None:
+                    raise refused
+                dep_xyz += [d.pos.x, d.pos.y, d.pos.z]
             current = await read_states(self.ctx.world, dep_xyz)
             for d, cur in zip(req.dependencies, current, strict=True):
                 if d.state and d.state != cur:

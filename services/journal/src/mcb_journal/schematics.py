@@ -30,6 +30,7 @@ from mcb_common.assets import AssetLibrary, check_name
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 
+from . import policy
 from .context import JournalContext
 from .pbconv import box_from_pb, box_pb
 from .plans import Plan
@@ -63,9 +64,9 @@ async def schematic_export(core: JournalContext, caller: Caller, req: jpb.Schema
     if req.format_version not in (0, 2, 3):
         raise McbError(ErrorCode.INVALID_REQUEST, "format_version is 3 (default) or 2")
     box = box_from_pb(req.min, req.max)
-    if not project.area.contains_box(box):
-        raise McbError(ErrorCode.OUT_OF_BOUNDS, "the export box must lie inside the project area",
-                       details={"box": box.as_dict(), "area": project.area.as_dict()})
+    refused = policy.box_refusal(project.area, box, "the export box")
+    if refused is not None:
+        raise refused
     limit = core.limits.max_changed_blocks
     if box.volume > limit:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,

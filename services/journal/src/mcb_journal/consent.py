@@ -1,7 +1,7 @@
 """Who placed the blocks a plan would replace, and the consent rule (issue 13 item 1).
 
 Every prepare path (recipes, schematic imports, part regeneration, undo) ends in
-``Prepare.store_plan`` (prepare.py), which counts each non-air block the plan replaces by source:
+``store_plan`` (planstore.py), which counts each non-air block the plan replaces by source:
 
 * ``player``      — a person placed it (the world host observed a player event);
 * ``environment`` — the game placed it (growth, spread, flow, ...);

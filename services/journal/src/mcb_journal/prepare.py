@@ -102,7 +102,5 @@ class Prepare:
 
     async def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
                          conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
+        """planstore.store_plan on this context (a plan from entries made elsewhere: tests, benches)."""
         return await store_plan(self.ctx, project, plan, bounds, warnings, conflicts)
-
-    async def sync_events(self) -> None:
-        await sync_events(self.ctx)

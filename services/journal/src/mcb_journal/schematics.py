@@ -12,7 +12,7 @@
   (world hosts never report players as entities). The planner writes the file; the library
   stores it under a new name (never overwrites).
 * ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
-  is the ordinary prepare path (prepare.py: ``read_base`` → ``Plan`` → ``store_plan``), so
+  is the ordinary prepare path (prepare.py: ``read_base`` → ``Plan`` → planstore.py: ``store_plan``), so
   ``build_apply`` applies it with every check a recipe gets.
 """
 

@@ -105,3 +105,41 @@ def test_the_executor_asks_the_policy_before_every_batch(tmp_path):
         rep = core.report(op)
         assert rep.state == "failed" and rep.error.code == str(code) and rep.written == 0, rep
     assert world.batches == []
+
+
+def test_a_core_as_built_checks_protected_parts_at_prepare_and_at_apply(tmp_path):
+    """Issue 30 item 2: the jobs are built with the core (no later wiring that a caller may skip):
+    a core made the plain way refuses a write over a protected part, at prepare and at apply."""
+    import asyncio
+    import inspect
+
+    import pytest
+    from mcb.journal.v1 import journal_pb2 as jpb
+    from mcb_common.errors import McbError
+    from mcb_journal.apply import Apply
+    from mcb_journal.executor import Executor
+    from mcb_journal.prepare import Prepare
+
+    from services.journal.tests.test_executor_queue import CALLER, RecordingWorld, make_core, recipe
+
+    for job in (Prepare, Apply, Executor):  # parts is a required argument, not an optional field
+        assert inspect.signature(job).parameters["parts"].default is inspect.Parameter.empty
+    core = make_core(tmp_path, RecordingWorld())
+
+    async def main() -> None:
+        first = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
+        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=first.plan_id, plan_hash=first.plan_hash,
+                                                                  idempotency_key="k1"))
+        await core.executor().run_operation(op.operation_id)
+        again = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
+        part = await core.parts.part_define(CALLER, "floor", op.operation_id)
+        core.parts.part_protect(part["part_id"], True)
+        with pytest.raises(McbError) as at_prepare:
+            await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
+        with pytest.raises(McbError) as at_apply:  # prepared before the protection
+            await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=again.plan_id, plan_hash=again.plan_hash,
+                                                                 idempotency_key="k2"))
+        for e in (at_prepare.value, at_apply.value):
+            assert e.code == ErrorCode.PERMISSION_DENIED and e.details["part_id"] == part["part_id"]
+
+    asyncio.run(main())

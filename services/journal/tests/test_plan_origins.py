@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_journal.db import SCHEMA_VERSION, Database
-from mcb_journal.plans import PlanMeta, PlanOrigin
+from mcb_journal.plans import PlanMeta, PlanOrigin, RollbackOf
 from mcb_journal.planstore import plan_origin
 
 from services.journal.tests.test_executor_queue import CALLER, RecordingWorld, make_core
@@ -53,6 +53,22 @@ def test_a_schema_3_journal_moves_what_undo_and_regeneration_added_into_plan_ori
     again = Database(path)  # opened again: nothing moves twice
     assert again.row("SELECT COUNT(*) AS n FROM plan_origins")["n"] == 2
     again.close()
+
+
+def test_a_schema_3_rollback_plan_keeps_whose_changes_it_rolls_back(tmp_path):
+    """Schema-3 rollback.py (issue 32) added ``rollback_of`` to summary_json the same way."""
+    path = v3_journal(tmp_path)
+    conn = sqlite3.connect(path)
+    doc = json.loads(conn.execute("SELECT summary_json FROM plans WHERE plan_id=?", (UNDO,)).fetchone()[0])
+    doc.pop("undo_of")
+    target = {"player": "griefer", "cause": "", "since_millis": 1796222000000}
+    conn.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc | {"rollback_of": target}), UNDO))
+    conn.commit()
+    conn.close()
+    db = Database(path)
+    assert plan_origin(db, UNDO) == PlanOrigin(rollback_of=RollbackOf(**target))
+    assert "rollback_of" not in json.loads(db.row("SELECT summary_json FROM plans WHERE plan_id=?", UNDO)["summary_json"])
+    db.close()
 
 
 def test_undo_and_regeneration_store_their_plans_without_changing_any_plan_row(tmp_path):

@@ -1,6 +1,7 @@
 """Issue 30 item 4: rights and the build area are decided in one place (policy.py), and every
 caller asks it: projects.py (rights in a project), prepare.py (dependencies), schematics.py (an
-export box), parts.py (protected parts) and the executor before every batch."""
+export box), blame.py and histmap.py (a history box), parts.py (protected parts) and the executor
+before every batch."""
 
 from __future__ import annotations
 
@@ -43,9 +44,9 @@ def test_the_area_bounds_are_inclusive_and_the_first_position_outside_is_named()
     assert dep is not None and dep.code == ErrorCode.OUT_OF_BOUNDS
     assert dep.message == "dependency {'x': 0, 'y': -1, 'z': 0} is outside the project area"
     assert policy.area_refusal(AREA, (0, 0, 0), "dependency") is None
-    box = policy.box_refusal(AREA, Box(Vec3(5, 5, 5), Vec3(10, 5, 5)), "the export box")
+    box = policy.box_refusal(AREA, Box(Vec3(5, 5, 5), Vec3(10, 5, 5)), "the export box must lie inside the project area")
     assert box is not None and box.details["area"] == AREA.as_dict()
-    assert policy.box_refusal(AREA, AREA, "the export box") is None
+    assert policy.box_refusal(AREA, AREA, "the export box must lie inside") is None
 
 
 def test_only_an_admin_overrides_a_protected_part():

@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS plans (
 );
 CREATE TABLE IF NOT EXISTS plan_origins (
   plan_id TEXT PRIMARY KEY REFERENCES plans(plan_id),
-  undo_of TEXT, regenerates TEXT, design_sha TEXT
+  undo_of TEXT, regenerates TEXT, design_sha TEXT, rollback_of_json TEXT
 );
 CREATE TABLE IF NOT EXISTS operations (
   op_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, plan_id TEXT NOT NULL,
@@ -81,7 +81,8 @@ CREATE TABLE IF NOT EXISTS observed (
   kind TEXT NOT NULL,                      -- event | gap
   host_instance TEXT NOT NULL, host_seq INTEGER NOT NULL DEFAULT 0,
   x INTEGER, y INTEGER, z INTEGER, before TEXT, after TEXT,
-  source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT ''
+  source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT '',
+  player_name TEXT NOT NULL DEFAULT '', cause TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
 -- the gaps alone (a few rows): the executor looks up the latest before every batch
@@ -132,19 +133,21 @@ def _settings(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA foreign_keys=ON")
 
 
-ORIGIN_KEYS = ("undo_of", "regenerates", "design_sha")
+ORIGIN_KEYS = ("undo_of", "regenerates", "design_sha", "rollback_of")
 
 
 def _move_plan_origins(c: sqlite3.Connection) -> None:
-    """Schema v3 -> v4: the keys undo.py and parts.py added to ``plans.summary_json`` after the
+    """Schema v3 -> v4: the keys undo.py, parts.py and rollback.py added to ``plans.summary_json`` after the
     plan's insert become the plan's ``plan_origins`` row, and leave the summary."""
     for r in c.execute("SELECT plan_id, summary_json FROM plans").fetchall():  # once, at the upgrade
         doc = json.loads(r["summary_json"] or "{}")
         origin = {k: doc.pop(k, None) for k in ORIGIN_KEYS}
         if not any(origin.values()):
             continue
-        c.execute("INSERT OR IGNORE INTO plan_origins(plan_id, undo_of, regenerates, design_sha) VALUES (?,?,?,?)",
-                  (r["plan_id"], origin["undo_of"], origin["regenerates"], origin["design_sha"]))
+        rollback_of = json.dumps(origin["rollback_of"]) if origin["rollback_of"] else None
+        c.execute("INSERT OR IGNORE INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
+                  " VALUES (?,?,?,?,?)", (r["plan_id"], origin["undo_of"], origin["regenerates"], origin["design_sha"],
+                                          rollback_of))
         c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), r["plan_id"]))
 
 
@@ -178,6 +181,7 @@ class Database:
         if not new and self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM_INCREMENTAL:
             self._convert_to_incremental()
         self.conn.executescript(SCHEMA)
+        self._add_columns()
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             self.conn.execute(
@@ -195,6 +199,14 @@ class Database:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
             )
+
+    def _add_columns(self) -> None:
+        """Columns added to existing tables since v3 (issue 32: who and what changed a block); a
+        journal made before them gets them empty, so its older events read as before."""
+        have = {r["name"] for r in self.conn.execute("PRAGMA table_info(observed)")}
+        for col in ("player_name", "cause"):
+            if col not in have:
+                self.conn.execute(f"ALTER TABLE observed ADD COLUMN {col} TEXT NOT NULL DEFAULT ''")
 
     def _convert_to_incremental(self) -> None:
         """A journal made before incremental compaction: one VACUUM at start-up (before anything

@@ -60,13 +60,24 @@ class PlanMeta:
 
 
 @dataclass(frozen=True)
+class RollbackOf:
+    """Whose changes a rollback plan undoes (rollback.py): one player or one environment cause, since when."""
+
+    player: str
+    cause: str
+    since_millis: int
+
+
+@dataclass(frozen=True)
 class PlanOrigin:
     """What a plan was made from when it is not a recipe or a schematic: the operation it undoes,
-    or the part it regenerates and the new design's blob (the part's mask once it is applied)."""
+    the part it regenerates and the new design's blob (the part's mask once it is applied), or the
+    changes it rolls back."""
 
     undo_of: str | None = None
     regenerates: str | None = None
     design_sha: str | None = None
+    rollback_of: RollbackOf | None = None
 
 
 @dataclass

@@ -7,6 +7,8 @@ never updated (plans.py). On the context (context.py); imports no job.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import secrets
 from collections import Counter
@@ -23,7 +25,7 @@ from .consent import classify, count_sources
 from .context import JournalContext
 from .db import Database, now_ms
 from .pbconv import iso, vec
-from .plans import Plan, PlanMeta, PlanOrigin
+from .plans import Plan, PlanMeta, PlanOrigin, RollbackOf
 from .projects import Project
 
 log = logging.getLogger("mcb.journal")
@@ -31,9 +33,12 @@ log = logging.getLogger("mcb.journal")
 
 def plan_origin(db: Database, plan_id: str) -> PlanOrigin | None:
     """What plan ``plan_id`` was made from (None: a recipe, a schematic, or no such plan)."""
-    row = db.one("SELECT undo_of, regenerates, design_sha FROM plan_origins WHERE plan_id=?", plan_id)
-    return None if row is None else PlanOrigin(undo_of=row["undo_of"], regenerates=row["regenerates"],
-                                               design_sha=row["design_sha"])
+    row = db.one("SELECT * FROM plan_origins WHERE plan_id=?", plan_id)
+    if row is None:
+        return None
+    rollback_of = RollbackOf(**json.loads(row["rollback_of_json"])) if row["rollback_of_json"] else None
+    return PlanOrigin(undo_of=row["undo_of"], regenerates=row["regenerates"], design_sha=row["design_sha"],
+                      rollback_of=rollback_of)
 
 
 async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
@@ -88,8 +93,9 @@ async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: 
              changed, already, n, meta.to_json()),
         )
         if origin is not None:
-            c.execute("INSERT INTO plan_origins(plan_id, undo_of, regenerates, design_sha) VALUES (?,?,?,?)",
-                      (plan_id, origin.undo_of, origin.regenerates, origin.design_sha))
+            rollback_of = json.dumps(dataclasses.asdict(origin.rollback_of)) if origin.rollback_of else None
+            c.execute("INSERT INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
+                      " VALUES (?,?,?,?,?)", (plan_id, origin.undo_of, origin.regenerates, origin.design_sha, rollback_of))
     return summary
 
 

@@ -4,14 +4,16 @@
   service principal only read-only methods); ``rights_refusal``. An operation is written with
   the rights of the player who applied it: when that player is no longer the project's owner,
   its next batch is refused (``batch_refusal``).
-- The area: every position written, every declared dependency and every exported box lies
+- The area: every position written, every declared dependency, every exported box and every box
+  whose history is asked (blame.py, histmap.py, rollback.py) lies
   inside the project's area as configured now (``outside``, ``area_refusal``,
   ``box_refusal``); the executor asks again before every batch, so a moved area stops an
   operation at its next batch. (The planner refuses a recipe that leaves the area it is given.)
 - Protected parts: only an admin writes over them or redefines them (``overrides_protection``;
   the masks themselves are parts.py's).
 
-Pure: the callers (projects.py, prepare.py, schematics.py, parts.py, executor.py) bring the
+Pure: the callers (projects.py, prepare.py, schematics.py, parts.py, executor.py, blame.py,
+histmap.py) bring the
 project as projects.py read it and act on the answer.
 """
 
@@ -63,12 +65,12 @@ def area_refusal(area: Box, pos: tuple[int, int, int], what: str) -> McbError | 
     return McbError(ErrorCode.OUT_OF_BOUNDS, f"{what} {Vec3(*pos).as_dict()} is outside the project area")
 
 
-def box_refusal(area: Box, box: Box, what: str) -> McbError | None:
-    """``box`` (an export) must lie inside the area as a whole."""
+def box_refusal(area: Box, box: Box, message: str) -> McbError | None:
+    """``box`` (an export, a history question) must lie inside the area as a whole; ``message``
+    says so in the caller's words."""
     if area.contains_box(box):
         return None
-    return McbError(ErrorCode.OUT_OF_BOUNDS, f"{what} must lie inside the project area",
-                    details={"box": box.as_dict(), "area": area.as_dict()})
+    return McbError(ErrorCode.OUT_OF_BOUNDS, message, details={"box": box.as_dict(), "area": area.as_dict()})
 
 
 def overrides_protection(principal: str) -> bool:

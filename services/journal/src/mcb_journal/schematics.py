@@ -64,7 +64,7 @@ async def schematic_export(core: JournalContext, caller: Caller, req: jpb.Schema
     if req.format_version not in (0, 2, 3):
         raise McbError(ErrorCode.INVALID_REQUEST, "format_version is 3 (default) or 2")
     box = box_from_pb(req.min, req.max)
-    refused = policy.box_refusal(project.area, box, "the export box")
+    refused = policy.box_refusal(project.area, box, "the export box must lie inside the project area")
     if refused is not None:
         raise refused
     limit = core.limits.max_changed_blocks

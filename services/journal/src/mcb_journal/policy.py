@@ -13,8 +13,7 @@
   the masks themselves are parts.py's).
 
 Pure: the callers (projects.py, prepare.py, schematics.py, parts.py, executor.py, blame.py,
-histmap.py) bring the
-project as projects.py read it and act on the answer.
+histmap.py) bring the project as projects.py read it and act on the answer.
 """
 
 from __future__ import annotations

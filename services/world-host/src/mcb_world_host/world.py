@@ -538,7 +538,9 @@ class World:
                 hit = parsed[state] = (s, data, self.blockinfo.block_entity(s))
             s, data, be_id = hit
             c.set_block(x, y, z, s)
-            c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
+            if be_id is not None or not isinstance(bes := c.root.get("block_entities"), list) or bes:
+                c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
+            # (else: no block entity in the chunk and none to put: set_block_entity would do nothing)
             touched[key] = c
             self._unsaved.add(key)
 

@@ -2,8 +2,9 @@
 shares with the parser.
 
 The bridge exposes ``RECIPE_SCHEMA`` as the input schema of the ``build_prepare`` tool; the
-planner's hand-written parser (``mcb_planner.recipe``) imports the constants below, so the two
-cannot drift, and a planner test checks that both accept and refuse the same inputs.
+planner's parser (``mcb_planner.recipe``, ``grammar``, ``ops/``) imports the constants below and
+takes each operation's required and optional keys and the operation types from this schema, so
+the two cannot drift, and a planner test checks that both accept and refuse the same inputs.
 
 Revision 2 keeps ``version: 1``: it is a strict superset of revision 1 (every recipe that was
 valid stays valid and compiles to the same blocks). It adds the ``arch`` and ``transform``
@@ -78,9 +79,6 @@ MAX_RECIPE_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 64
 MAX_RECIPE_OPERATIONS = 1024
 MAX_JSON_NODES = 200_000
-
-OPERATION_TYPES = ("box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste",
-                   "sphere", "ellipsoid", "dome", "cone", "pyramid", "polygon", "overlay", "foundation")
 
 _ID = "https://minecraft-builder-mcp.dev/schemas/recipe-v1.json"
 _HOLLOW: dict[str, Any] = {
@@ -493,6 +491,14 @@ RECIPE_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+# The operation types, in the schema's order: the ``type`` constant of each member of the
+# ``$defs/operation`` union (the one list of operations; the planner's parser checks at import that
+# it has a class for each, mcb_planner.recipe).
+OPERATION_TYPES: tuple[str, ...] = tuple(
+    RECIPE_SCHEMA["$defs"][alt["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["const"]
+    for alt in RECIPE_SCHEMA["$defs"]["operation"]["oneOf"])
 
 
 def _too_big(limit: str, what: str, value: int, maximum: int, message: str) -> McbError:

@@ -6,7 +6,8 @@ from Python signatures. One ``Bridge`` object owns the journal client; ``build_s
 in an MCP server; ``http_app`` adds bearer auth and ``GET /health`` for the HTTP transport.
 
 Progress (MCP ``notifications/progress``): when a ``tools/call`` carries a progress token,
-``build_apply`` follows its operation — one notification per batch written (progress = batches
+``build_apply`` follows its operation — it reads the operation every ``FOLLOW_POLL`` and reports
+what changed, so a plan written within one poll gets its start and end only (progress = batches
 done, plus one when the operation ends; total = its batches + 1; the message says the state and
 the blocks written or already in place of the plan's) — and answers
 when the operation has ended, waits for writes to resume, or after ``FOLLOW_SECONDS`` (then still

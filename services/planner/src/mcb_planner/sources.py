@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from mcb_common import blockentity
@@ -32,6 +33,9 @@ from mcb_common.blockstate import BlockState, parse_state_text
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 from mcb_common.registry import AIR_NAMES, Registry
+
+if TYPE_CHECKING:
+    from .ops import PasteOp
 
 RegionReader = Callable[[Box], tuple[Sequence[str], np.ndarray]]
 AssetReader = Callable[[str], tuple[bytes, str]]
@@ -184,3 +188,29 @@ def turn_cells(cells: np.ndarray, quarter_turns: int) -> np.ndarray:
         out[:, 0] = -out[:, 2]
         out[:, 2] = x
     return out
+
+
+class Sources:
+    """The paste sources of one compilation, each loaded once (their sizes count before any cell exists)."""
+
+    def __init__(self, registry: Registry, max_positions: int, assets: AssetReader | None,
+                 parts: Mapping[str, PartBlocks] | None):
+        self.registry = registry
+        self.max_positions = max_positions
+        self.assets = assets
+        self.parts = parts
+        self.loaded: dict[tuple[str, str], Source] = {}  # ("asset" | "part", id) → source
+        self.warnings: list[str] = []
+
+    def load(self, paste: PasteOp) -> Source:
+        key = ("asset", paste.asset) if paste.asset is not None else ("part", paste.part or "")
+        src = self.loaded.get(key)
+        if src is None:
+            if paste.asset is not None:
+                src = load_asset(paste.asset, self.registry, self.max_positions, self.assets,
+                                 f"{paste.path}.asset")
+            else:
+                src = load_part(key[1], self.parts, self.registry, f"{paste.path}.part")
+            self.loaded[key] = src
+            self.warnings.extend(src.warnings)
+        return src

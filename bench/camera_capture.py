@@ -30,6 +30,7 @@ import httpx  # noqa: E402
 from harness import free_port, start_process, start_redis  # noqa: E402
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc  # noqa: E402
 from mcb.common.v1 import common_pb2  # noqa: E402
+from mcb_rpc import pbjson  # noqa: E402
 from mcb_rpc.auth import call_metadata  # noqa: E402
 from mcb_rpc.tokens import ensure_token  # noqa: E402
 
@@ -148,7 +149,7 @@ def main() -> None:
             while r.status != "completed":
                 time.sleep(0.01)
                 r = stub.Capture(camera_pb2.CaptureRequest(capture_id=r.capture_id), metadata=md, timeout=60)
-            return time.perf_counter() - t, json.loads(r.metadata_json), r.image
+            return time.perf_counter() - t, pbjson.plain(r.metadata), r.image
 
         def box(x0, y0, z0, x1, y1, z1):
             return common_pb2.Box(min=common_pb2.Vec3(x=x0, y=y0, z=z0), max=common_pb2.Vec3(x=x1, y=y1, z=z1))
@@ -170,7 +171,7 @@ def main() -> None:
                 "positions": (region.max.x - region.min.x + 1) * (region.max.y - region.min.y + 1)
                 * (region.max.z - region.min.z + 1),
                 "faces": cmeta["faces"], "sections": cmeta["sections"],
-                "cold_s": round(cold, 3), "cold_worker_ms": cmeta["timingsMs"],
+                "cold_s": round(cold, 3), "cold_worker_ms": cmeta["timings_ms"],
                 "warm_s": {"median": round(statistics.median(warm), 3), "min": round(min(warm), 3),
                            "max": round(max(warm), 3)},
                 "warm_worker_ms_last": wmetas[-1]["timingsMs"], "warm_cache": wmetas[-1]["cache"],

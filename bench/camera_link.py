@@ -30,6 +30,7 @@ from contract.hosts import find_jdk  # noqa: E402
 from harness import free_port, start_process, start_redis  # noqa: E402
 from mcb.camera.v1 import camera_pb2, camera_pb2_grpc  # noqa: E402
 from mcb.common.v1 import common_pb2  # noqa: E402
+from mcb_rpc import pbjson  # noqa: E402
 from mcb_rpc.auth import call_metadata  # noqa: E402
 from mcb_rpc.tokens import ensure_token  # noqa: E402
 
@@ -84,7 +85,7 @@ def main() -> None:
             while r.status != "completed":
                 time.sleep(0.005)
                 r = stub.Capture(camera_pb2.CaptureRequest(capture_id=r.capture_id), metadata=md, timeout=60)
-            return time.perf_counter() - t, json.loads(r.metadata_json)
+            return time.perf_counter() - t, pbjson.plain(r.metadata)
 
         results = {}
         for w, h in ((320, 180), (1280, 720)):
@@ -95,7 +96,7 @@ def main() -> None:
             results[f"{w}x{h}"] = {
                 "round_trip_s": {"median": round(statistics.median(times), 3), "min": round(min(times), 3),
                                  "max": round(max(times), 3)},
-                "client_report_last": last["clientReport"], "sections": last["clientReport"].get("sectionsChecked")}
+                "client_report_last": last["client_report"], "sections": last["client_report"].get("sectionsChecked")}
             print(f"{w}x{h}", json.dumps(results[f"{w}x{h}"]), flush=True)
         out = {"runs": args.runs, "region": "64^3", "results": results,
                "note": "2 shared CPU cores; headless platform frame time 16 ms, 3 stable frames"}

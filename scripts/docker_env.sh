@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Make `docker compose up` possible for tests/docker (issue 15): a Docker engine, the compose v2
-# CLI plugin and the two base images compose.yaml and services/*/Dockerfile start from.
+# CLI plugin and the two base images compose.yaml and the Dockerfile start from.
 # Idempotent; every step is skipped when its result is already there. Caches live in
 # $MCB_DOCKER_CACHE (default /var/cache/mcb-docker) and Docker's own image store.
 #
@@ -14,7 +14,7 @@
 #   3. base images: python:3.11-slim and redis:7.4-alpine are pulled; where no registry answers,
 #      stand-ins are built from Debian packages (debootstrap a bookworm root, `docker import`,
 #      then scripts/docker/*-standin.Dockerfile) and tagged with those names, so compose.yaml
-#      and the Dockerfiles stay as users run them. Stand-ins carry the label
+#      and the Dockerfile stay as users run them. Stand-ins carry the label
 #      org.minecraft-builder-mcp.standin.
 #
 # Never fails `make test`: when something cannot be provided (not root, no apt-get, no Go, ...)

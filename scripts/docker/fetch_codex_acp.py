@@ -6,7 +6,7 @@ The version and the sha512 come from the lockfile (`npm ci` would install the sa
 platform package (@zed-industries/codex-acp-linux-x64 / -arm64) is downloaded from the npm
 registry and refused unless its sha512 matches. No Node.js is needed: the bridge starts the
 native binary directly (services/bridge/src/mcb_bridge/chat/config.py). Used by the `chat`
-target of services/bridge/Dockerfile.
+target of the Dockerfile.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from mcb.journal.v1 import journal_pb2_grpc
 from mcb_common.errors import McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
-from mcb_rpc.messages import plain
+from mcb_rpc.pbjson import plain
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 

@@ -11,6 +11,7 @@
   mcb part protect PART [--off]                      admin: part protection
   mcb journal stats | compact                        admin: journal size; pack finished operations now
   mcb world reset [--keep-journal]                   a new embedded world (the old one moves to backups/)
+  mcb history BOX [--player P|--cause C] [--since 2h] who or what changed the blocks of a box, and when
 """
 
 from __future__ import annotations
@@ -86,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     from .camera import add_parser as add_camera_parser
 
     add_camera_parser(sub)
+    from .history import add_parser as add_history_parser
+
+    add_history_parser(sub)
     ar = sub.add_parser("area", help="the build area: where the agent may build")
     asub = ar.add_subparsers(dest="action", required=True)
     aset = asub.add_parser("set", help="set a project's build area (config.json; a running stack picks it up)")
@@ -115,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from .worldreset import run as world_run
 
         return world_run(args.keep_journal)
+    if args.cmd == "history":
+        from .history import run as history_run
+
+        return history_run(args)
     if args.cmd == "camera":
         from .camera import run as camera_run
 

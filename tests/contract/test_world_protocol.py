@@ -324,6 +324,28 @@ def test_environment_changes_are_their_own_source(world_host):
              400, "invalid_request")
 
 
+def test_events_carry_the_player_name_and_the_environment_cause(world_host):
+    """Issue 32: a player's event carries the player's name, an environment event its cause (the
+    closed vocabulary of mcb_common.causes); other sources carry neither. Every field is printed."""
+    c, auto = Client(world_host), Client(world_host, "automation")
+    cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
+    auto.ok("automation_set_blocks", {"actor": "player", "playerId": "0f6a-uuid", "playerName": "Alice_2",
+                                      "blocks": [{"x": 21, "y": 64, "z": 21, "state": "stone"}]})
+    auto.ok("automation_set_blocks", {"actor": "environment", "cause": "explosion",
+                                      "blocks": [{"x": 22, "y": 64, "z": 21, "state": "stone"}]})
+    auto.ok("automation_set_blocks", {"actor": "environment",
+                                      "blocks": [{"x": 23, "y": 64, "z": 21, "state": "stone"}]})
+    apply(c, "named-1", [(24, 64, 21, AIR, STONE)], c.ok("world_info")["epoch"])
+    evs = c.ok("events_since", {"cursor": cur, "limit": 100})["events"]
+    assert [(e["x"], e["source"], e["playerId"], e["playerName"], e["cause"]) for e in evs] == [
+        (21, "player", "0f6a-uuid", "Alice_2", ""), (22, "environment", "", "", "explosion"),
+        (23, "environment", "", "", "other"), (24, "ours", "", "", "")]
+    for bad in ({"actor": "environment", "cause": "lightning"}, {"actor": "player", "cause": "fire"},
+                {"actor": "environment", "playerName": "Bob"}, {"actor": "player", "playerName": "no spaces!"}):
+        auto.err("automation_set_blocks", bad | {"blocks": [{"x": 25, "y": 64, "z": 21, "state": "stone"}]},
+                 400, "invalid_request")
+
+
 def test_automation_disabled(world_host_no_automation):
     auto = Client(world_host_no_automation, "automation")
     e = auto.err("automation_set_blocks", {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},

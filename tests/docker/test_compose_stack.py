@@ -424,7 +424,7 @@ def test_docker_kill_of_the_journal_mid_apply_needs_recovery(stack: Stack) -> No
 @pytest.mark.docker
 @pytest.mark.timeout(900)
 def test_chat_loop_runs_as_a_service_of_the_chat_profile(stack: Stack) -> None:
-    """`--profile chat`: the chat loop's own image (the bridge Dockerfile's `chat` target, with the
+    """`--profile chat`: the chat loop's own image (the Dockerfile's `chat` target, with the
     pinned codex-acp) polls the embedded world host's chat as the non-root user."""
     start = time.monotonic()
     stack.run("--profile", "chat", "build", "chat", timeout=1200)

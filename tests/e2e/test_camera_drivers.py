@@ -11,7 +11,6 @@ worker processes; the Fabric link against a scripted stand-in client process.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import time
@@ -60,9 +59,7 @@ class Env:
         g, h = free_port(), free_port()
         e = {**self.base, "MCB_CAMERA_GRPC_PORT": str(g), "MCB_CAMERA_HEALTH_PORT": str(h),
              "MCB_CAMERA_INLINE_WAIT_S": "0", "MCB_JOURNAL_ADDR": f"127.0.0.1:{free_port()}",
-             "MCB_RUNTIME_DIR": str(self.runtime / name),
-             # each worker here has its own configuration, so its own job stream
-             "MCB_CAMERA_QUEUE": f"mcb:camera:jobs:{name}", **env}
+             "MCB_RUNTIME_DIR": str(self.runtime / name), **env}
         p = start_process(name, [sys.executable, "-m", "mcb_camera"], self.tmp / "logs", env=e,
                           health_url=f"http://127.0.0.1:{h}/health", timeout=60)
         self.procs.append(p)
@@ -124,20 +121,19 @@ def test_capture_during_change_is_stale_and_next_is_fresh(env: Env) -> None:
     first = capture(addr, tok, pose=POSE, region=REGION)
     assert first.status == "pending" and first.capture_id
     # wait until the worker has read the scene and holds before drawing
-    wait_until(lambda: json.loads(capture(addr, tok, capture_id=first.capture_id).metadata_json or "{}")
-               .get("stage") == "holding", 20, "the worker to hold after reading", interval=0.05)
+    wait_until(lambda: capture(addr, tok, capture_id=first.capture_id).metadata.stage == "holding", 20, "the worker to hold after reading", interval=0.05)
     env.set_blocks([{"x": 0, "y": 64, "z": 0, "state": "minecraft:gold_block"}])  # silent: no event
     done = poll_until_done(addr, tok, first.capture_id)
-    meta = json.loads(done.metadata_json)
-    assert meta["stale"] is True and meta["serverRevisionVerified"] is False
-    assert meta["changedSectionCount"] >= 1
+    meta = done.metadata
+    assert meta.stale is True and meta.server_revision_verified is False
+    assert meta.changed_section_count >= 1 and len(meta.changed_sections) >= 1
     assert done.image.startswith(b"\x89PNG")
     # the next request gets a new capture id and a fresh, verified picture - never the old one
     second = poll_until_done(addr, tok, capture(addr, tok, pose=POSE, region=REGION).capture_id)
-    m2 = json.loads(second.metadata_json)
+    m2 = second.metadata
     assert second.capture_id != first.capture_id
-    assert m2["stale"] is False and m2["serverRevisionVerified"] is True
-    assert m2["maxRevision"] > meta["maxRevision"] or m2["revisionDigest"] != meta["revisionDigest"]
+    assert m2.stale is False and m2.server_revision_verified is True
+    assert m2.max_revision > meta.max_revision or m2.revision_digest != meta.revision_digest
     assert second.image != done.image
     # polling the first id still answers the first picture (ids are never reused)
     again = capture(addr, tok, capture_id=first.capture_id)
@@ -191,9 +187,9 @@ def test_fabric_link(env: Env) -> None:
     # a working client: the PNG it made comes back with its metadata, unverified
     ok = _client(env, url, key, "ok", "stub-ok")
     r = poll_until_done(addr, tok, capture(addr, tok, pose=POSE, region=REGION).capture_id)
-    meta = json.loads(r.metadata_json)
-    assert meta["driver"] == "fabric" and meta["serverRevisionVerified"] is False
-    assert meta["clientReport"]["stableFrames"] == 3 and meta["width"] == 320
+    meta = r.metadata
+    assert meta.driver == "fabric" and meta.HasField("server_revision_verified") and not meta.server_revision_verified
+    assert meta.client_report["stableFrames"] == 3 and meta.width == 320
     from mcb_camera import png
     assert int(png.decode(r.image)[0, 0, 0]) == int(POSE.yaw) % 256
     ok.stop()
@@ -279,15 +275,15 @@ def test_side_view_is_perpendicular_to_the_entrance(env: Env) -> None:
                    + [{"x": 16, "y": y, "z": -23, "state": "minecraft:red_concrete"} for y in range(64, 72)])
     after = {v: shoot(v) for v in ("side", "entrance")}
 
-    side_meta = json.loads(after["side"].metadata_json)
-    assert side_meta["view"] == "side"
-    assert side_meta["pose"]["x"] < 16 and abs(side_meta["pose"]["yaw"] - 270) < 1e-6, side_meta["pose"]
-    ent_meta = json.loads(after["entrance"].metadata_json)
-    assert ent_meta["pose"]["z"] > -23 and abs(ent_meta["pose"]["yaw"] % 360 - 180) < 1e-6, ent_meta["pose"]
+    side_meta = after["side"].metadata
+    assert side_meta.view == "side"
+    assert side_meta.pose.x < 16 and abs(side_meta.pose.yaw - 270) < 1e-6, side_meta.pose
+    ent_meta = after["entrance"].metadata
+    assert ent_meta.pose.z > -23 and abs(ent_meta.pose.yaw % 360 - 180) < 1e-6, ent_meta.pose
 
     changed = {v: np.abs(_image(after[v]) - _image(before[v])).max(axis=2) > 12 for v in after}
     # side: orthographic, looking east from the west; 180 px for 12 blocks (10 high + margin)
-    sv = gl.ortho_view("side", size, w, h, side_meta["pose"]["yaw"])
+    sv = gl.ortho_view("side", size, w, h, side_meta.pose.yaw)
 
     def at(view: gl.View, mask: np.ndarray, point: tuple[float, float, float], origin=(16, 64, -24)) -> bool:
         c, r = gl.project(view, np.array([point]) - np.array(origin, float))[0]
@@ -301,8 +297,8 @@ def test_side_view_is_perpendicular_to_the_entrance(env: Env) -> None:
     per_block = h / (2 * (size[1] / 2 + 1))
     assert abs((cols.max() - cols.min() + 1) - 2 * per_block) <= 4, (cols.min(), cols.max(), per_block)
     # entrance: perspective from the south; the pillar stands at the west (left) end
-    pose = ent_meta["pose"]
-    ev = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"], pose["fov"], w, h,
+    pose = ent_meta.pose
+    ev = gl.perspective_view((pose.x, pose.y, pose.z), pose.yaw, pose.pitch, pose.fov, w, h,
                              (0, 0, 0), 256)
     m = changed["entrance"]
     assert at(ev, m, (16.5, 71.5, -22.5), (0, 0, 0))  # the pillar's top
@@ -344,7 +340,7 @@ def test_pose_inside_a_solid_block_is_refused_with_a_suggestion(env: Env) -> Non
     # orthographic views have no eye: a pose with view side is drawn along its yaw
     ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, view="side",
                                             region=box(-26, 64, 22, -24, 66, 24)).capture_id)
-    assert json.loads(ok.metadata_json)["view"] == "side"
+    assert ok.metadata.view == "side"
     # the built-in renderer drawing only a region the eye is outside of: nothing hides the view
     ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, region=box(-26, 60, 10, -20, 70, 20)).capture_id)
     assert ok.image.startswith(b"\x89PNG")

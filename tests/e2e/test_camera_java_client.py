@@ -15,7 +15,6 @@ Skips with the reason when no JDK >= 21 or no built jar (``make java-test`` buil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,12 +76,12 @@ def test_java_client_reconnects_and_captures(env: Env) -> None:
     assert log.read_text().count("CONNECTING") >= 2  # it did retry
     tok = env.tokens["agent"]
     first = poll_until_done(addr, tok, capture(addr, tok, pose=POSE, region=REGION).capture_id)
-    meta = json.loads(first.metadata_json)
-    assert meta["driver"] == "fabric" and meta["serverRevisionVerified"] is False
-    assert meta["client"]["client"] == "mcb-camera-headless"
-    report = meta["clientReport"]
+    meta = first.metadata
+    assert meta.driver == "fabric" and meta.HasField("server_revision_verified") and not meta.server_revision_verified
+    assert meta.client.client == "mcb-camera-headless"
+    report = meta.client_report
     assert report["stableFrames"] == 3 and report["sectionsChecked"] >= 4 and report["chunksPending"] == 0
-    assert meta["width"] == 320 and first.image.startswith(b"\x89PNG")
+    assert meta.width == 320 and first.image.startswith(b"\x89PNG")
     from mcb_camera import png
     img = png.decode(first.image)
     assert img.shape == (180, 320, 3)

@@ -147,6 +147,9 @@ def test_every_tool_answers_in_snake_case_and_cameras(stack, tmp_path) -> None:
             part = await record(client, "part_define", {"name": "house", "operation_id": op["operation_id"]})
             await record(client, "part_get", {"part_id": part["part_id"]})
             await record(client, "region_changes", {"region": HOUSE})
+            hist = await record(client, "region_history", {"region": HOUSE})  # issue 32: our build, newest first
+            assert hist["entries"] and hist["entries"][0]["operation_id"] == op["operation_id"], hist
+            await record(client, "rollback_prepare", {"region": HOUSE, "cause": "explosion", "since_millis": 1})
             await record(client, "operation_undo_prepare", {"operation_id": op["operation_id"]})
             await record(client, "schematic_export", {"name": f"fh_{stack.host.replace('-', '_')}",
                                                       "min": {"x": 0, "y": 64, "z": 20},

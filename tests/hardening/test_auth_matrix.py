@@ -30,8 +30,8 @@ PRINCIPALS = ("none", "wrong", "agent", "admin", "service", "automation")
 AGENT = {"agent", "admin"}
 EXPECTED: dict[tuple[str, str], set[str]] = {}
 for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "OperationCancel",
-          "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "AssetList", "SchematicExport",
-          "SchematicImportPrepare", "ProjectIndex"):
+          "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "RegionHistory", "RollbackPrepare",
+          "HistoryMap", "AssetList", "SchematicExport", "SchematicImportPrepare", "ProjectIndex"):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
 EXPECTED[("journal", "PlanEntries")] = AGENT | {"service"}  # the camera worker draws a plan preview
@@ -64,6 +64,9 @@ REQUESTS = {
     ("journal", "PartDefine"): jpb.PartDefineRequest(name="p", operation_id="op_none"),
     ("journal", "PartGet"): jpb.PartRef(part_id="part_none"),
     ("journal", "RegionChanges"): jpb.RegionChangesRequest(region=REGION),
+    ("journal", "RegionHistory"): jpb.RegionHistoryRequest(region=REGION),
+    ("journal", "RollbackPrepare"): jpb.RollbackPrepareRequest(region=REGION, player="x", since_millis=1),
+    ("journal", "HistoryMap"): jpb.HistoryMapRequest(region=REGION),
     ("journal", "AssetList"): jpb.AssetListRequest(),
     ("journal", "SchematicExport"): jpb.SchematicExportRequest(),
     ("journal", "SchematicImportPrepare"): jpb.SchematicImportPrepareRequest(),

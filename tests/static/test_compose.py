@@ -1,4 +1,4 @@
-"""Static validation of compose.yaml, the Dockerfiles and .dockerignore (no Docker engine here).
+"""Static validation of compose.yaml, the Dockerfile and .dockerignore (no Docker engine here).
 
 - compose.yaml validates against the official Compose Specification JSON schema, vendored in
   ``compose-spec/`` (see its PROVENANCE.md), and against ``docker compose config`` where the
@@ -6,8 +6,9 @@
 - project rules: healthchecks everywhere, conditions on every depends_on, published ports on
   127.0.0.1 only, named volumes declared, tokens never in the file or the images, service
   addresses matching ``mcb_rpc.settings``;
-- each Dockerfile installs its own workspace package from uv.lock, runs a console script that
-  its pyproject declares, as a non-root user, with a working urllib healthcheck;
+- the one Dockerfile has a target per service (compose names it) that installs that service's
+  workspace package from uv.lock, runs a console script that its pyproject declares, as a
+  non-root user, with a working urllib healthcheck;
 - the secrets-init script really creates 0600 tokens once, and the healthcheck one-liners
   really fail on a 503.
 """
@@ -433,7 +434,8 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
     svc = compose["services"][name]
     assert svc["build"]["context"] == ".", "build context is the repository root"
     path = ROOT / svc["build"]["dockerfile"]
-    assert path == ROOT / "services" / folder / "Dockerfile" and path.is_file()
+    assert path == ROOT / "Dockerfile" and path.is_file(), "one Dockerfile, a target per service"
+    assert svc["build"].get("target"), f"{name}: compose names its target"
     instrs = dockerfile_instructions(path)
     args = {k: v for w, a in instrs if w == "ARG" and "=" in a for k, v in [a.split("=", 1)]}
 
@@ -446,7 +448,12 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
             image = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), image)
             assert image == "python:3.11-slim", f"{path}: FROM {a}"
 
-    runs = " ".join(a for w, a in instrs if w == "RUN")
+    # the target's environment is the one its own stage copies in, synced for this service's package
+    final = final_stage(instrs, svc["build"]["target"])
+    venvs = [a.split() for w, a in final if w == "COPY" and a.startswith("--from=") and a.endswith("/opt/venv /opt/venv")]
+    assert len(venvs) == 1, f"{name}: copies one environment ({venvs})"
+    env_stage = venvs[0][0].removeprefix("--from=")
+    runs = " ".join(a for w, a in final_stage(instrs, env_stage) if w == "RUN")
     assert re.search(r"pip install [^&]*\buv==", runs), "install uv from PyPI with pip (pinned)"
     sync = re.search(r"uv sync ([^&;]*)", runs)
     assert sync, "the image installs with `uv sync`"
@@ -462,7 +469,6 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
         assert (ROOT / s).exists(), f"{path}: COPY source {s} does not exist"
 
     # runs as non-root, in the final stage (the target compose builds)
-    final = final_stage(instrs, svc["build"].get("target"))
     users = [a for w, a in final if w == "USER"]
     assert users, f"{path}: no USER in the final stage (would run as root)"
     user = users[-1].split(":")[0]
@@ -589,12 +595,12 @@ def _python_healthchecks(compose: dict[str, Any]) -> list[tuple[str, str, str | 
         cmd = health_command(compose["services"][name])
         assert cmd[:2] == ["python", "-c"], cmd
         out.append((f"compose:{name}", cmd[2], None))
-        folder = OUR_SERVICES[name][0]
-        hc = [a for w, a in final_stage(dockerfile_instructions(ROOT / "services" / folder / "Dockerfile")) if w == "HEALTHCHECK"][0]
+        target = compose["services"][name]["build"]["target"]
+        hc = [a for w, a in final_stage(dockerfile_instructions(ROOT / "Dockerfile"), target) if w == "HEALTHCHECK"][0]
         code = json.loads(hc[hc.index("CMD") + 3:].strip())
         assert code[:2] == ["python", "-c"], code
         var = re.search(r"os\.environ\.get\('(\w+)'", code[2])
-        out.append((f"Dockerfile:{folder}", code[2], var.group(1) if var else None))
+        out.append((f"Dockerfile:{target}", code[2], var.group(1) if var else None))
     return out
 
 
@@ -665,9 +671,9 @@ def test_chat_loop_is_a_service_of_its_own_profile(compose: dict[str, Any]) -> N
     chat = compose["services"]["chat"]
     assert chat["profiles"] == ["chat"]
     assert "ports" not in chat
-    assert chat["build"]["target"] == "chat" and chat["build"]["dockerfile"] == "services/bridge/Dockerfile"
+    assert chat["build"]["target"] == "chat" and chat["build"]["dockerfile"] == "Dockerfile"
     assert compose["services"]["bridge"]["build"]["target"] == "bridge"
-    instrs = dockerfile_instructions(ROOT / "services/bridge/Dockerfile")
+    instrs = dockerfile_instructions(ROOT / "Dockerfile")
     assert list(stages(instrs))[-1] == "bridge", "plain `docker build` must still give the MCP bridge"
     final = final_stage(instrs, "chat")
     assert exec_form([a for w, a in final if w == "CMD"][-1]) == ["mcb-bridge", "chat"]

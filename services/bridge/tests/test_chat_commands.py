@@ -62,11 +62,34 @@ class FakeServices:
     async def part_protect(self, project, part, protected):
         self.calls.append(("protect", project, part, protected))
 
+    async def region_history(self, project, player, lo, hi):
+        import time
+
+        self.calls.append(("history", project, player, lo, hi))
+        now = int(time.time() * 1000)
+        e = journal_pb2.HistoryEntry
+        return journal_pb2.RegionHistoryResponse(complete=lo == hi, entries=[] if lo[0] > 50 else [
+            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="player", player_name="Griefer",
+              before="minecraft:stone", after="minecraft:air", at_millis=now - 30_000),
+            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="environment", cause="explosion",
+              before="minecraft:oak_planks", after="minecraft:stone", at_millis=now - 600_000),
+            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="ours", operation_id="op_7",
+              before="minecraft:air", after="minecraft:oak_planks[axis=y]", at_millis=now - 4 * 3_600_000)])
+
     async def camera_save(self, project, player, cam):
         self.calls.append(("camera", project, player, cam.camera_id))
         out = camera_pb2.CameraInfo()
         out.CopyFrom(cam)
         return out
+
+
+def asker(host: FakeHost):
+    """``ask(player, text, **context)``: say a line as the player, wait for its final answer."""
+    async def ask(player: str, text: str, **extra) -> str:
+        mid = host.say(player, text, **extra)
+        await wait_for(lambda: host.done(mid), 30, text)
+        return host.final(mid)
+    return ask
 
 
 def write_config(tmp: Path) -> Path:
@@ -84,10 +107,7 @@ def test_projects_are_created_chosen_and_moved_by_their_owners(tmp_path: Path, r
     cfg = make_cfg(tmp_path, redis_url)
 
     async def scenario(loop: ChatLoop, host: FakeHost) -> None:
-        async def ask(player: str, text: str, **extra) -> str:
-            mid = host.say(player, text, **extra)
-            await wait_for(lambda: host.done(mid), 30, text)
-            return host.final(mid)
+        ask = asker(host)
 
         assert "needs your position" in await ask("bob", "project create castle")
         made = await ask("bob", "project create castle", position=HERE)
@@ -131,10 +151,7 @@ def test_undo_protect_and_camera_go_to_the_services_for_the_owner_only(tmp_path:
     services = FakeServices()
 
     async def scenario(loop: ChatLoop, host: FakeHost) -> None:
-        async def ask(player: str, text: str, **extra) -> str:
-            mid = host.say(player, text, **extra)
-            await wait_for(lambda: host.done(mid), 30, text)
-            return host.final(mid)
+        ask = asker(host)
 
         undo = host.say("alice", "undo")
         await wait_for(lambda: host.done(undo), 30, "undo")
@@ -157,6 +174,33 @@ def test_undo_protect_and_camera_go_to_the_services_for_the_owner_only(tmp_path:
         saved = await ask("alice", "camera save front", position=HERE)
         assert saved.startswith("camera front saved at 1000.5 71.6 -2000.2 (yaw 45, pitch 10)"), saved
         assert "belongs to another player" in await ask("carol", "camera save front", project="p1", position=HERE)
+
+    run_loop(cfg, scenario, services=services)
+
+
+def test_who_answers_for_the_block_looked_at_or_a_box(tmp_path: Path, redis_url: str) -> None:
+    """Issue 32: `/ai who` asks the journal's region_history about the target block the host sent (or a
+    box, ~ relative to the player) and answers in lines a player reads."""
+    write_config(tmp_path)
+    cfg = make_cfg(tmp_path, redis_url)
+    services = FakeServices()
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        ask = asker(host)
+
+        looked = world_pb2.TargetBlock(x=2, y=64, z=-3, state="minecraft:air")
+        text = await ask("alice", "/ai who", target_block=looked)
+        assert text.split("\n") == ["changes at 2 64 -3, newest first:",
+                                     "Griefer broke stone at 2 64 -3, 30 s ago",
+                                     "explosion changed oak_planks to stone at 2 64 -3, 10 min ago",
+                                     "the AI (op_7) placed oak_planks at 2 64 -3, 4 h ago"], text
+        assert ("history", "p1", "alice", (2, 64, -3), (2, 64, -3)) in services.calls
+        box = await ask("alice", "who ~-1 ~ ~ ~1 ~2 ~1", position=HERE)
+        assert ("history", "p1", "alice", (999, 70, -2001), (1001, 72, -2000)) in services.calls
+        assert box.startswith("no recorded changes at 999 70 -2001 .. 1001 72 -2000"), box
+        assert "look at a block" in await ask("alice", "who")
+        assert "at most 64 blocks a side" in await ask("alice", "who 0 0 0 100 1 1")
+        assert "belongs to another player" in await ask("bob", "who", target_block=looked)
 
     run_loop(cfg, scenario, services=services)
 

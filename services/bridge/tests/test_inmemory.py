@@ -28,6 +28,8 @@ TOOLS = {
     "part_define": {"name", "operation_id"},
     "part_get": {"part_id"},
     "region_changes": {"region", "since_cursor", "limit", "source", "max_bytes"},
+    "region_history": {"region", "cursor", "player", "cause", "since_millis"},  # issue 32 item 3
+    "rollback_prepare": {"region", "player", "cause", "since_millis"},  # issue 32 item 4
     "camera_list": set(),
     "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id", "width",
                        "height", "format", "plan_id", "compare"},  # plan_id/compare: issue 32 item 1
@@ -47,6 +49,8 @@ REQUIRED = {
     "part_define": {"name", "operation_id"},
     "part_get": {"part_id"},
     "region_changes": {"region"},
+    "region_history": {"region"},
+    "rollback_prepare": {"region", "since_millis"},
     "camera_list": set(),
     "camera_capture": set(),
     "camera_save": {"camera_id", "pose"},

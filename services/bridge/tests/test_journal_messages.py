@@ -15,7 +15,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_bridge import render
 from mcb_common import schematic as S
 from mcb_common.assets import AssetLibrary
-from mcb_journal import feed, messages
+from mcb_journal import blame, feed, messages
 
 
 def before(doc: dict) -> str:
@@ -57,6 +57,21 @@ def test_change_feed_pages_are_unchanged(source, parts, limit):
     got = render.region_changes(over_the_wire(messages.region_changes(doc)))
     assert render.dumps(got) == before(doc)
     assert len(feed.dumps(got).encode()) == len(feed.dumps(doc).encode())  # the page size the journal measured
+
+
+def test_history_pages_reach_the_agent_as_the_journal_measured_them():
+    """region_history (issue 32): blame.entry_doc -> RegionHistoryResponse -> render.region_history is the
+    same document, byte for byte, so the journal's page budget holds for the agent's answer."""
+    rs = [{"oid": 9, "x": 1, "y": 64, "z": -3, "before": "minecraft:air", "after": "minecraft:stone", "source": "player",
+           "player_id": "u-1", "player_name": "Alice", "at_ms": 1700000000000},
+          {"oid": 8, "x": 2, "y": 64, "z": -3, "before": "minecraft:stone", "after": "minecraft:air",
+           "source": "environment", "cause": "explosion", "at_ms": 1700000000001},
+          {"oid": 7, "x": 3, "y": 64, "z": -3, "before": "minecraft:air", "after": "minecraft:glass", "source": "ours",
+           "operation_id": "op_1", "asked_by": "u-1", "at_ms": 1700000000002}]
+    for doc in ({"entries": [blame.entry_doc(r) for r in rs], "next_cursor": "rh1.k.7", "complete": False},
+                {"entries": [], "next_cursor": "", "complete": True, "note": "observation was interrupted"}):
+        got = render.region_history(over_the_wire(messages.region_history(doc)))
+        assert blame.dumps(got) == blame.dumps(doc)
 
 
 def test_a_range_without_events_and_a_fresh_cursor_are_unchanged():
@@ -119,7 +134,7 @@ def test_admin_answers_are_typed_with_one_casing():
                      "free_pages_bytes": 0},
         "pack_after_seconds": 30.0, "tables": {"written": 4096}})
     assert not stats.HasField("bytes_per_written_block") and stats.bytes.sqlite == 5 << 32
-    from mcb_rpc.messages import plain
+    from mcb_rpc.pbjson import plain
 
     shown = plain(over_the_wire(stats))
     assert shown["bytes"]["sqlite"] == 5 << 32 and shown["bytes_per_written_block"] is None  # numbers, not strings

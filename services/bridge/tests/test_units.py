@@ -107,15 +107,32 @@ def test_redaction_filter_hides_the_token() -> None:
 
 
 def test_capture_meta_is_snake_case_itself():
-    """camera_capture sends capture_meta's document as it is (no second snake_keys pass)."""
+    """camera_capture sends capture_meta's document as it is: the typed CaptureMetadata's own
+    (snake_case) names, only the fields the worker set, never an empty string, nested messages
+    as to_dict gives them."""
+    from mcb.camera.v1 import camera_pb2
+    from mcb.common.v1 import common_pb2
 
     class Resp:
         status, capture_id = "completed", "cap_1"
-        metadata_json = json.dumps({"captureId": "cap_1", "afterOperationId": "op_1", "mimeType": "image/png",
-                                    "pose": {"x": 1, "fovDegrees": 70}, "changedSectionCount": 2, "stale": True,
-                                    "sections": [{"sectionY": 4}], "region": {"min": {"x": 0}}})
+        metadata = camera_pb2.CaptureMetadata(
+            after_operation_id="op_1", mime_type="image/png", camera_id="", stale=True, changed_section_count=2,
+            pose=camera_pb2.Pose(x=1, fov=70), sections=4, width=0,
+            region=common_pb2.Box(min=common_pb2.Vec3(x=0), max=common_pb2.Vec3(x=3, y=1, z=2)),
+            preview=camera_pb2.CapturePreview(plan_id="plan_1", entries_drawn=3, written=False),
+            faces=9, client_report={"stableFrames": 3})
 
     meta = render.capture_meta(Resp())
     assert meta == render.snake_keys(meta)
-    assert meta["after_operation_id"] == "op_1" and meta["pose"]["fov_degrees"] == 70
-    assert meta["sections"] == [{"section_y": 4}] and "next" in meta
+    assert list(meta) == ["status", "capture_id", "width", "stale", "region", "after_operation_id", "sections",
+                          "changed_section_count", "pose", "mime_type", "preview", "next"]
+    assert meta["width"] == 0  # set to zero is shown; unset (height) is not
+    assert meta["pose"] == {"x": 1.0, "y": 0.0, "z": 0.0, "yaw": 0.0, "pitch": 0.0, "fov": 70.0, "width": 0,
+                            "height": 0}
+    assert meta["region"] == {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 3, "y": 1, "z": 2}}
+    assert meta["preview"] == {"plan_id": "plan_1", "entries_drawn": 3, "entries_total": 0, "written": False}
+    assert "camera_id" not in meta and "faces" not in meta and "client_report" not in meta
+    pending = type("Pending", (), {"status": "pending", "capture_id": "cap_2",
+                                   "metadata": camera_pb2.CaptureMetadata(stage="queued", hint="poll")})
+    assert render.capture_meta(pending()) == {"status": "pending", "capture_id": "cap_2", "stage": "queued",
+                                              "hint": "poll", "next": render.capture_meta(pending())["next"]}

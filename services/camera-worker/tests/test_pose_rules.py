@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from mcb.camera.v1 import camera_pb2
-from mcb_camera.server import DEFAULT_FOV, MAX_FOV, MIN_FOV, validate_pose
+from mcb_camera.poses import DEFAULT_FOV, MAX_FOV, MIN_FOV, validate_pose
 from mcb_common.errors import ErrorCode, McbError
 
 

@@ -14,12 +14,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "mcb_camera"
 def test_defaults_and_values_from_the_environment() -> None:
     assert CameraSettings.from_env({}) == CameraSettings()
     s = CameraSettings.from_env({
-        "MCB_CAMERA_DRIVER": " Fabric ", "MCB_CAMERA_QUEUE": "mcb:camera:jobs:b",
+        "MCB_CAMERA_DRIVER": " Fabric ",
         "MCB_CAMERA_INLINE_WAIT_S": "0", "MCB_CAMERA_VIEW_DISTANCE": "32.5", "MCB_CAMERA_LINK_PORT": "9001",
         "MCB_CAMERA_LINK_KEY": "k", "MCB_CAMERA_GL_BACKEND": "x11", "MCB_CAMERA_TEST_HOLD_AFTER_READ_S": "1.5",
     })
-    assert (s.driver, s.queue_stream, s.inline_wait_s, s.view_distance, s.link_port, s.link_key, s.gl_backend,
-            s.test_hold_after_read_s) == ("fabric", "mcb:camera:jobs:b", 0.0, 32.5, 9001, "k", "x11", 1.5)
+    assert (s.driver, s.inline_wait_s, s.view_distance, s.link_port, s.link_key, s.gl_backend,
+            s.test_hold_after_read_s) == ("fabric", 0.0, 32.5, 9001, "k", "x11", 1.5)
 
 
 @pytest.mark.parametrize(("env", "named"), [

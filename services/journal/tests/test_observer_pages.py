@@ -70,7 +70,7 @@ INT32 = st.integers(-(2**31), 2**31 - 1)
 U64 = st.integers(0, 2**64 - 1)
 TEXT = st.text(max_size=8)
 EVENT = st.builds(world_pb2.BlockEvent, seq=U64, x=INT32, y=INT32, z=INT32, before=TEXT, after=TEXT, source=TEXT,
-                  player_id=TEXT, at_millis=U64, operation_id=TEXT)
+                  player_id=TEXT, at_millis=U64, operation_id=TEXT, player_name=TEXT, cause=TEXT)
 
 
 @given(st.lists(EVENT, max_size=10), TEXT, st.booleans(), st.booleans(), TEXT, st.booleans(), st.booleans())
@@ -83,14 +83,16 @@ def test_a_page_read_from_json_is_the_message_of_it(events, cursor, resync, comp
     page = observer.read_page(json_format.MessageToDict(msg, always_print_fields_with_no_presence=all_fields,
                                                         preserving_proto_field_name=proto_names))
     assert page == observer.Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id,
-                                   e.at_millis) for e in events], cursor, resync, complete, reason)
+                                   e.at_millis, e.player_name, e.cause) for e in events], cursor, resync, complete,
+                                 reason)
 
 
 @pytest.mark.parametrize("damage", [
     {"events": [{"x": "1"}]}, {"events": [{"x": 2**31}]}, {"events": [{"y": 1.5}]}, {"events": [{"seq": "-1"}]},
     {"events": [{"seq": "1e3"}]}, {"events": [{"atMillis": 2**64}]}, {"events": [{"before": 5}]},
     {"events": [{"z": True}]}, {"events": ["not an event"]}, {"events": "abc"}, {"complete": "yes"},
-    {"nextCursor": 7}, {"reason": None}, {"resyncRequired": 1},
+    {"nextCursor": 7}, {"reason": None}, {"resyncRequired": 1}, {"events": [{"playerName": 3}]},
+    {"events": [{"cause": ["fire"]}]},
 ])
 def test_a_malformed_page_is_an_error_not_a_row(damage):
     with pytest.raises(McbError) as exc:
@@ -101,7 +103,15 @@ def test_a_malformed_page_is_an_error_not_a_row(damage):
 def test_a_page_with_a_field_this_journal_does_not_know_is_read_without_it():
     page = observer.read_page({"nextCursor": "h:2", "complete": True, "newPageField": 1,
                                "events": [{"seq": "2", "x": 1, "playerId": "p", "newEventField": [1]}]})
-    assert page == observer.Page([(2, 1, 0, 0, "", "", "", "p", "", 0)], "h:2", False, True, "")
+    assert page == observer.Page([(2, 1, 0, 0, "", "", "", "p", "", 0, "", "")], "h:2", False, True, "")
+
+
+def test_an_event_of_a_host_before_names_and_causes_reads_with_them_empty():
+    """Hosts before issue 32 send neither playerName nor cause: the event still reads."""
+    page = observer.read_page({"nextCursor": "h:3", "complete": True, "events": [
+        {"seq": "3", "x": 1, "y": 2, "z": 3, "before": "a", "after": "b", "source": "player", "playerId": "u1",
+         "atMillis": "5", "operationId": ""}]})
+    assert page.events == [(3, 1, 2, 3, "a", "b", "player", "u1", "", 5, "", "")]
 
 
 def test_a_sync_cancelled_while_its_pages_are_recorded_never_records_them_twice(tmp_path):

@@ -14,13 +14,14 @@ from mcb_world_host.events import Event, EventLog, Page, page_json
 INT32 = st.integers(-(2**31), 2**31 - 1)
 U64 = st.integers(0, 2**64 - 1)
 TEXT = st.text(max_size=12)
-EVENTS = st.lists(st.builds(Event, U64, INT32, INT32, INT32, TEXT, TEXT, TEXT, TEXT, U64, TEXT), max_size=20)
+EVENTS = st.lists(st.builds(Event, U64, INT32, INT32, INT32, TEXT, TEXT, TEXT, TEXT, U64, TEXT, TEXT, TEXT), max_size=20)
 
 
 def as_message(page: Page) -> world_pb2.EventsSinceResult:
     return world_pb2.EventsSinceResult(
         events=[world_pb2.BlockEvent(seq=e.seq, x=e.x, y=e.y, z=e.z, before=e.before, after=e.after, source=e.source,
-                                     player_id=e.player_id, at_millis=e.at_millis, operation_id=e.operation_id)
+                                     player_id=e.player_id, at_millis=e.at_millis, operation_id=e.operation_id,
+                                     player_name=e.player_name, cause=e.cause)
                 for e in page.events],
         next_cursor=page.next_cursor, resync_required=page.resync_required, complete=page.complete, reason=page.reason)
 

@@ -14,6 +14,7 @@ and tests/contract/test_world_chat.py checks both hosts give every line the same
     undo [OP]                              OP: op_ + letters/digits
     protect PART [off]                     PART: pt_ + letters/digits
     camera save NAME
+    who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
 
 Values are only checked for their shape here; ranges and existence are the bridge's business.
 """
@@ -36,9 +37,11 @@ _FORM = re.compile(
     r"|undo(?:\s+(?P<op>op_[A-Za-z0-9]{1,64}))?"
     r"|protect\s+(?P<part>pt_[A-Za-z0-9]{1,64})(?:\s+(?P<off>off))?"
     rf"|camera\s+save\s+(?P<cname>{NAME})"
+    rf"|(?P<who>who)(?:\s+(?P<wbox>{_COORD}(?:\s+{_COORD}){{5}}))?"
     r")", re.IGNORECASE | re.ASCII)
 
-NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save")
+NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save",
+         "who")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ def parse(text: str | None) -> Command | None:
         return Command("protect", (g["part"], "off") if g["off"] else (g["part"],))
     if g["cname"]:
         return Command("camera save", (g["cname"],))
+    if g["who"]:
+        return Command("who", tuple(g["wbox"].split()) if g["wbox"] else ())
     return Command("undo", (g["op"],) if g["op"] else ())
 
 

@@ -33,7 +33,7 @@ in ``mcb_rpc.errors`` (``GRPC_STATUS``, ``HTTP_STATUS``): gRPC services through
 ``mcb_rpc.errors.abort_with``, which ``mcb_rpc.boundary`` wraps (status + the full error as JSON
 in the ``mcb-error`` trailer), the world host's HTTP server through ``HTTP_STATUS``, and the
 bridge's MCP adapter (``mcb_bridge.errors``: a tool result with ``isError``).
-tests/unit/test_error_tables.py fails when a code is missing from a table.
+tests/cross_package/test_error_tables.py fails when a code is missing from a table.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Error tables at the transport boundaries: McbError <-> gRPC status and HTTP status.
 
-One table per boundary (STYLE habit 3); tests/unit/test_error_tables.py fails if an
+One table per boundary (STYLE habit 3); tests/cross_package/test_error_tables.py fails if an
 ErrorCode is missing from any of them. gRPC carries the full structured error as JSON in
 the trailing metadata key ``mcb-error`` so no detail is lost between services.
 """

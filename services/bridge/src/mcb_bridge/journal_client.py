@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2, journal_pb2_grpc
+from mcb_rpc import pbjson
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 
@@ -32,6 +33,8 @@ DEADLINES: dict[str, float] = {
     "PartDefine": 30.0,
     "PartGet": 30.0,
     "RegionChanges": 30.0,
+    "RegionHistory": 30.0,
+    "RollbackPrepare": 60.0,
     "AssetList": 30.0,
     "SchematicExport": 60.0,
     "SchematicImportPrepare": 60.0,
@@ -44,8 +47,7 @@ _CHANNEL_OPTIONS = [
 ]
 
 
-def vec3(d: dict[str, Any]) -> common_pb2.Vec3:
-    return common_pb2.Vec3(x=int(d["x"]), y=int(d["y"]), z=int(d["z"]))
+vec3 = pbjson.vec3_pb  # {x, y, z} -> mcb.common.v1.Vec3 (the project's one converter)
 
 
 class JournalClient:
@@ -155,6 +157,20 @@ class JournalClient:
                                                since_cursor=since_cursor, limit=limit, source=source,
                                                max_bytes=max_bytes)
         return await self._call("RegionChanges", req)
+
+    async def region_history(self, mn: dict[str, Any], mx: dict[str, Any], cursor: str = "", player: str = "",
+                             cause: str = "", since_millis: int = 0, limit: int = 0,
+                             max_bytes: int = 0) -> journal_pb2.RegionHistoryResponse:
+        req = journal_pb2.RegionHistoryRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), cursor=cursor,
+                                               player=player, cause=cause, since_millis=since_millis, limit=limit,
+                                               max_bytes=max_bytes)
+        return await self._call("RegionHistory", req)
+
+    async def rollback_prepare(self, mn: dict[str, Any], mx: dict[str, Any], player: str, cause: str,
+                               since_millis: int) -> journal_pb2.PlanSummary:
+        req = journal_pb2.RollbackPrepareRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), player=player,
+                                                 cause=cause, since_millis=since_millis)
+        return await self._call("RollbackPrepare", req)
 
     async def asset_list(self, query: str, cursor: str) -> journal_pb2.AssetListResponse:
         return await self._call("AssetList", journal_pb2.AssetListRequest(query=query, cursor=cursor))

@@ -18,9 +18,9 @@ import base64
 import json
 from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from mcb_common.errors import ErrorCode, McbError
+from mcb_rpc import pbjson
 
 MAX_TEXT_BYTES = 64 * 1024
 # Aim well below the hard cap so a typical answer stays within a few thousand tokens.
@@ -50,53 +50,28 @@ def text_size(obj: Any) -> int:
 # ---------------------------------------------------------------- protobuf -> dict
 
 
-def vec(v: Any) -> dict[str, int]:
-    return {"x": int(v.x), "y": int(v.y), "z": int(v.z)}
+# one conversion for the whole project (mcb_rpc.pbjson): Vec3/Box as {x, y, z} / {min, max}
+vec = pbjson.vec3_dict
+box = pbjson.box_dict
 
 
-def box(b: Any) -> dict[str, Any]:
-    return {"min": vec(b.min), "max": vec(b.max)}
+def _error(msg: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"code": msg.code, "message": msg.message, "retryable": msg.retryable}
+    if msg.details_json:
+        try:
+            out["details"] = json.loads(msg.details_json)
+        except ValueError:
+            out["details"] = msg.details_json
+    return out
 
 
-def _scalar(fd: FieldDescriptor, value: Any) -> Any:
-    if fd.type == FieldDescriptor.TYPE_ENUM:
-        return fd.enum_type.values_by_number[value].name if value in fd.enum_type.values_by_number else value
-    if fd.type == FieldDescriptor.TYPE_BYTES:
-        return base64.b64encode(value).decode()
-    return value
+_SPECIAL = {"mcb.common.v1.Error": _error}
 
 
 def to_dict(msg: Message) -> dict[str, Any]:
-    """snake_case dict: numbers/bools always, strings and lists only when non-empty."""
-    name = msg.DESCRIPTOR.full_name
-    if name == "mcb.common.v1.Vec3":
-        return vec(msg)
-    if name == "mcb.common.v1.Error":
-        out: dict[str, Any] = {"code": msg.code, "message": msg.message, "retryable": msg.retryable}
-        if msg.details_json:
-            try:
-                out["details"] = json.loads(msg.details_json)
-            except ValueError:
-                out["details"] = msg.details_json
-        return out
-    out = {}
-    for fd in msg.DESCRIPTOR.fields:
-        value = getattr(msg, fd.name)
-        if fd.is_repeated:
-            if len(value) == 0:
-                continue
-            if fd.message_type is not None:
-                out[fd.name] = [to_dict(v) for v in value]
-            else:
-                out[fd.name] = [_scalar(fd, v) for v in value]
-        elif fd.message_type is not None:
-            if msg.HasField(fd.name):
-                out[fd.name] = to_dict(value)
-        elif fd.type == FieldDescriptor.TYPE_STRING:
-            if value:
-                out[fd.name] = value
-        else:
-            out[fd.name] = _scalar(fd, value)
+    """snake_case dict: numbers/bools always, strings and lists only when non-empty
+    (``mcb_rpc.pbjson.compact``); an ``Error``'s ``details_json`` as its parsed ``details``."""
+    out: dict[str, Any] = pbjson.compact(msg, _SPECIAL)
     return out
 
 
@@ -473,6 +448,25 @@ def _change(e: Any) -> dict[str, Any]:
     return out
 
 
+def history_entry(e: Any) -> dict[str, Any]:
+    """One change of region_history (journal HistoryEntry), as the journal measured its page
+    (mcb_journal.blame.entry_doc: empty fields left out)."""
+    out: dict[str, Any] = {"pos": vec(e.pos), "at_millis": e.at_millis, "source": e.source}
+    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by"):
+        if getattr(e, k):
+            out[k] = getattr(e, k)
+    out["before"], out["after"] = e.before, e.after
+    return out
+
+
+def region_history(resp: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"entries": [history_entry(e) for e in resp.entries], "next_cursor": resp.next_cursor,
+                           "complete": resp.complete}
+    if resp.note:
+        out["note"] = resp.note
+    return out
+
+
 def region_changes(resp: Any) -> dict[str, Any]:
     """region_changes (journal RegionChangesResponse), as the journal measured its page size:
     a fresh cursor has no range fields; a page always has bounding_box (null without events) and
@@ -533,8 +527,8 @@ def camera_info(c: Any) -> dict[str, Any]:
 
 
 def snake_keys(obj: Any, data_maps: frozenset[str] = frozenset({"legend"})) -> Any:
-    """Every object key in snake_case (others' JSON may carry camelCase: the ONI mod's answers,
-    the camera's metadata); the keys of ``data_maps`` (symbol -> state) are data, kept."""
+    """Every object key in snake_case (others' JSON may carry camelCase: the ONI mod's answers);
+    the keys of ``data_maps`` (symbol -> state) are data, kept."""
     if isinstance(obj, list):
         return [snake_keys(v, data_maps) for v in obj]
     if not isinstance(obj, dict):
@@ -552,10 +546,12 @@ def camera_list(resp: Any) -> dict[str, Any]:
     return fit(bound_lists(out, {"cameras": 50}))
 
 
-_CAPTURE_KEYS = ("status", "captureId", "stage", "hint", "driver", "view", "width", "height", "stale",
-                 "serverRevisionVerified", "ready", "region", "operation", "afterOperationId", "sections",
-                 "maxRevision", "revisionDigest", "changedSectionCount", "cameraId", "pose", "capturedAtMs",
-                 "requestedAtMs", "latencyMs", "cache", "world", "format", "mimeType", "preview")
+# CaptureMetadata's fields the model sees, in this order (camera.proto); the rest (timings, the
+# client's report, ...) are for the dashboard and diagnosis
+_CAPTURE_FIELDS = ("stage", "hint", "driver", "view", "width", "height", "stale", "server_revision_verified",
+                   "ready", "region", "operation", "after_operation_id", "sections", "max_revision",
+                   "revision_digest", "changed_section_count", "camera_id", "pose", "captured_at_ms",
+                   "requested_at_ms", "latency_ms", "cache", "world", "format", "mime_type", "preview")
 
 
 def _snake(k: str) -> str:
@@ -563,15 +559,19 @@ def _snake(k: str) -> str:
 
 
 def capture_meta(resp: Any) -> dict[str, Any]:
-    """A capture's metadata for the model (snake_case, bounded); the image travels separately."""
-    try:
-        meta = json.loads(resp.metadata_json or "{}")
-    except ValueError:
-        meta = {}
+    """A capture's metadata for the model (snake_case, bounded); the image travels separately.
+    The typed ``CaptureMetadata`` by its own field names: a field is shown when the worker set it
+    (an empty string never); messages as ``to_dict`` gives them."""
+    meta = resp.metadata
     out: dict[str, Any] = {"status": resp.status, "capture_id": resp.capture_id}
-    for k in _CAPTURE_KEYS:
-        if k in meta and meta[k] not in (None, "", []) and k not in ("status", "captureId"):
-            out[_snake(k)] = snake_keys(meta[k])
+    for name in _CAPTURE_FIELDS:
+        if not meta.HasField(name):
+            continue
+        value = getattr(meta, name)
+        if isinstance(value, Message):
+            out[name] = to_dict(value)
+        elif value != "":
+            out[name] = value
     if resp.status == "pending":
         out["next"] = "Call camera_capture with this capture_id in a second or two."
     elif out.get("stale"):

@@ -56,6 +56,8 @@ GUIDES = [
           "windows by rotation, a wall with arches, and one example of every operation.", "examples.md"),
     Guide("camera", "Pictures and previews", "camera_capture: when to take a picture, plan previews before "
           "build_apply (plan_id, compare), their refusals.", "camera.md"),
+    Guide("history", "Changes and history", "region_changes and region_history: what changed since a "
+          "cursor, who or what changed each block (player, environment cause, operation) and when.", "history.md"),
     Guide("recipe-schema", "Recipe JSON Schema", "The full JSON Schema (draft 2020-12) of build_prepare's "
           "recipe argument."),
     # listed (and readable) only with an ONI endpoint, like the oni_* tools (issue 18)

@@ -136,6 +136,8 @@ class Bridge:
             "part_define": self._part_define,
             "part_get": self._part_get,
             "region_changes": self._region_changes,
+            "region_history": self._region_history,
+            "rollback_prepare": self._rollback_prepare,
             "asset_list": self._asset_list,
             "schematic_export": self._schematic_export,
             "schematic_import_prepare": self._schematic_import_prepare,
@@ -341,6 +343,18 @@ class Bridge:
                                                  int(args.get("limit") or 100), args.get("source") or "",
                                                  int(args.get("max_bytes") or 0))
         return render.region_changes(resp)
+
+    async def _region_history(self, args: dict[str, Any]) -> dict[str, Any]:
+        region = args["region"]
+        return render.region_history(await self.journal.region_history(
+            region["min"], region["max"], args.get("cursor") or "", args.get("player") or "", args.get("cause") or "",
+            int(args.get("since_millis") or 0)))
+
+    async def _rollback_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+        region = args["region"]
+        return render.plan_summary(await self.journal.rollback_prepare(
+            region["min"], region["max"], args.get("player") or "", args.get("cause") or "",
+            int(args["since_millis"])))
 
     async def _asset_list(self, args: dict[str, Any]) -> dict[str, Any]:
         return render.asset_list(await self.journal.asset_list(args.get("query") or "", args.get("cursor") or ""))

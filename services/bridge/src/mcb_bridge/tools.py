@@ -324,11 +324,9 @@ recipe {{version: 1, params?, palette?, seed?, operations}}, e.g. {{"version":1,
 "box","min":{{"x":0,"y":64,"z":0}},"max":{{"x":4,"y":70,"z":4}},"block":"stone_bricks","hollow":true}}]}}; \
 operations: {operations}. What each does: mcb://guides/recipes; one example each: \
 mcb://guides/examples. transform turns block states with it (rotate clockwise from above). \
-replace.from: "*" (non-air), a block id or state, "!..." excludes. Integers may be expressions \
-over params ("base_y + floors * 4"); blocks may be "$name" from palette. Absolute coordinates, \
-inclusive boxes, later operations win. Furniture: box.block_entity {{items|text|patterns|profile}} \
-(containers, signs, banners, heads; mcb://guides/recipes). Refused with the reason: spawners, command blocks, fluids, unsupported \
-gravity/attached blocks, overwriting block entities.
+replace.from: "*" (non-air), a block id or state, "!..." excludes. Expressions, "$palette" \
+names, furniture (box.block_entity) and what is refused: mcb://guides/recipes. Absolute \
+coordinates, inclusive boxes, later operations win.
 dependencies: positions the build relies on; with state the block must hold it, else keep what \
 it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\
@@ -345,18 +343,13 @@ never overwritten.
 Consent: a plan whose replaced lists player blocks (also imports, regenerations, undos) is \
 refused (player_blocks_would_be_replaced, with positions) unless replace_player_blocks is true: \
 set it only after the player agreed.
-Idempotency: the same call with the same key returns the same operation (replayed=true), \
-writing nothing twice. Answer lost or timed out: repeat with the SAME key or call \
-operation_status. A new plan needs a new key; a key reused for another plan is an error.
-stale_snapshot: the plan expired or the world moved on, prepare again. paused/busy/\
-recovery_required: wait or tell the user. """ + _ERRORS_NOTE
+Same key, same call: the same operation (replayed=true), nothing written twice; answer lost: \
+repeat with the SAME key. A new plan needs a new key. Errors: mcb://guides/recipes. """ + _ERRORS_NOTE
 
 OPERATION_STATUS = """\
 State of a build_apply operation (queued, waiting_for_resume, applying, applied, conflict, \
 cancelled, failed, recovery_required), counters, batches, samples of conflicts and written positions, \
-any error. waiting_for_resume: writes are paused; nothing written yet, it runs when they resume \
-unless cancelled. Cancelled or failed ones may have written some blocks. Poll every second or two \
-while queued/applying.\
+any error (states: mcb://guides/recipes). Poll every second or two while queued/applying.\
 """
 
 
@@ -365,10 +358,14 @@ Stop an operation: no new batch starts after this call. Blocks already written s
 and journaled; the answer is shaped like operation_status's. """ + _ERRORS_NOTE
 
 OPERATION_UNDO_PREPARE = """\
-Prepare the undo of a finished operation as an ordinary plan (apply it with build_apply and a \
-new idempotency_key). Only blocks it wrote that still hold what we wrote and nothing touched \
-since are restored; the others (a person's edit, even changed back, another operation, the \
-environment) are listed as conflicts and left as they are.\
+Prepare the undo of a finished operation as an ordinary plan (apply with build_apply). Only \
+blocks nothing touched since are restored; the others are listed as conflicts and left.\
+"""
+
+ROLLBACK_PREPARE = """\
+Prepare a plan that restores a box to how it was before one player's (or environment cause's) \
+changes since since_millis (apply with build_apply and the player's consent). Later changes by \
+others are left and listed as conflicts. mcb://guides/history.\
 """
 
 PART_DEFINE = """\
@@ -382,13 +379,15 @@ was defined by someone else (by source; complete=false when observation was inte
 """ + _ERRORS_NOTE
 
 REGION_CHANGES = """\
-Block changes observed in a region (inclusive box [min, max]) since a cursor. For the whole \
-range since the cursor: changes, by_source (player, environment, ours), bounding_box, \
-affected_parts. Then a page of events: player edits first, then environment, then ours (each \
-oldest first), at most max_bytes of JSON and limit events; remaining > 0: call again with \
-next_cursor. Start with an empty since_cursor. resync_required: history was lost (host \
-restart, trimmed log, new world/epoch): read a fresh region_inspect summary, start again with \
-an empty cursor. Changes that emit no event are not listed; region_inspect shows them. """ + _ERRORS_NOTE
+What changed in a box since a cursor (empty: start now): the range's totals, then a page of \
+events, people first; remaining > 0: call again with next_cursor. resync_required: re-read \
+region_inspect, start again. Pages, filters, history: mcb://guides/history. """ + _ERRORS_NOTE
+
+REGION_HISTORY = """\
+Who or what changed each block of a box and when, newest first: a player (name), the \
+environment (cause) or an operation (id, who asked). More: cursor=next_cursor. \
+mcb://guides/history says when to use it.\
+"""
 
 
 def safe_write_specs() -> list[ToolSpec]:
@@ -405,15 +404,29 @@ def safe_write_specs() -> list[ToolSpec]:
         ToolSpec("region_changes", "Changes in a region", REGION_CHANGES,
                  _obj({"region": _obj({"min": _vec3("inclusive lower corner"),
                                        "max": _vec3("inclusive upper corner")}, ["min", "max"]),
-                       "since_cursor": {"type": "string", "maxLength": 256,
-                                        "description": "next_cursor of the previous call; empty to start"},
+                       "since_cursor": {"type": "string", "maxLength": 256},
                        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"],
-                                  "description": "only this source (foreign = player + environment)"},
-                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768,
-                                     "description": "JSON bytes per page (default 4096)"}},
+                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"]},
+                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768}},
                       ["region"]), True, True),
+        _who_spec("rollback_prepare", "Prepare a rollback", ROLLBACK_PREPARE,
+                  {"since_millis": {"type": "integer", "minimum": 1}}, ["since_millis"], False),
+        _who_spec("region_history", "History of a region", REGION_HISTORY,
+                  {"cursor": {"type": "string", "maxLength": 256}, "since_millis": {"type": "integer", "minimum": 0}},
+                  [], True),
     ]
+
+
+def _who_spec(name: str, title: str, description: str, extra: dict[str, Any], required: list[str],
+              idempotent: bool) -> ToolSpec:
+    """region_history and rollback_prepare (issue 32): a region, a player or a cause (the words:
+    mcb://guides/history), and their own arguments. tools/list shows the region as one line (the
+    arguments are validated against the full schema), which keeps the list within its budget."""
+    props = {"player": {"type": "string", "maxLength": 64}, "cause": {"type": "string", "maxLength": 16}} | extra
+    region = _obj({"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"])
+    listed = {"type": "object", "description": "{min:{x,y,z},max:{x,y,z}}, inclusive"}
+    return ToolSpec(name, title, description, _obj({"region": region} | props, ["region", *required]), True,
+                    idempotent, _obj({"region": listed} | props, ["region", *required]))
 
 
 ASSET_LIST = """\
@@ -477,9 +490,8 @@ Saved cameras of the project (camera_id, name, pose) and the worker's state: wor
 
 CAMERA_CAPTURE = """\
 A real picture of the world plus metadata. Give one of: camera_id (saved); pose {x,y,z (feet), \
-yaw, pitch, fov? (vertical, 30-110, default 70)}: yaw 0 looks south (+z), 90 west, 180 north, 270 east, \
-pitch 90 down; region alone: an automatic `view`: entrance (from outside its door), opposite, \
-diagonal (default), top, side (a quarter turn clockwise from entrance); or capture_id to poll. \
+yaw, pitch, fov? (30-110, default 70)} (yaw/pitch: mcb://guides/coordinates); region alone: an \
+automatic `view` (diagonal by default; views: mcb://guides/camera); or capture_id to poll. \
 An eye inside a solid block is refused with suggestedPose. region with a pose limits what is drawn. \
 width/height 16-3840 x 16-2160 (default 1280x720), format: any kind. after_operation_id: wait \
 for it first. plan_id: the world after that plan, nothing written (mcb://guides/camera).
@@ -506,7 +518,7 @@ def camera_specs() -> list[ToolSpec]:
             "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
             "pitch": {"type": "number", "minimum": -90, "maximum": 90},
-            # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/unit/test_fov_rules.py)
+            # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/cross_package/test_fov_rules.py)
             "fov": {"type": "number", "minimum": 30, "maximum": 110},
         },
         "required": ["x", "y", "z", "yaw", "pitch"],

@@ -44,19 +44,15 @@ def build(settings: Settings, cam: CameraSettings | None = None) -> CameraServic
     world = WorldClient(settings.world_host_url, service_token or "", timeout=30.0)
     driver = make_driver(cam, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),
                          settings.secrets_dir)
-    # Captures get their own Redis connection: the job loop blocks on XREADGROUP.
-    queue_redis = aioredis.from_url(
-        settings.redis_url, socket_connect_timeout=1.0, socket_timeout=5.0,
-        retry_on_timeout=False, decode_responses=True,
-    )
+    # the capture records (which the dashboard reads) share the heartbeat's connection; the jobs
+    # themselves stay in this process
     queue = CaptureQueue(
-        queue_redis, driver, settings.runtime_dir / "camera",
+        client, driver, settings.runtime_dir / "camera",
         # the journal is this stack's: its own service token, not the (external) world host's
         OperationWaiter(settings.journal_addr, read_token(settings.secrets_dir, "service")),
         readiness_timeout_s=cam.readiness_timeout_s,
         operation_timeout_s=cam.operation_timeout_s,
         inline_wait_s=cam.inline_wait_s,
-        stream=cam.queue_stream,
     )
     log.info("camera-worker: driver %s", driver.name or "none")
     return CameraService(tokens, store, driver, client, queue, world)

@@ -10,12 +10,27 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+from mcb.camera.v1 import camera_pb2
 from mcb.world.v1 import world_pb2
+from mcb_rpc import pbjson
 
 from . import gl
 from .scene import Box
 
 MAX_SCENE_POSITIONS = 2_097_152  # the world protocol's region_read limit
+
+# kept in a capture's metadata file for the worker itself, not part of camera.proto's CaptureMetadata:
+# the section revisions drawn (stale checks), and what the response carries on its own
+_NOT_METADATA = ("revisions", "status", "captureId", "capture_id")
+
+
+def capture_metadata(meta: dict[str, Any]) -> camera_pb2.CaptureMetadata:
+    """A capture's metadata file (the drivers' and the job loop's document, written as
+    ``CaptureMetadata``'s JSON form: lowerCamelCase keys) as the typed message. Keys the message
+    does not know are left out (files of older versions); ``test_capture_metadata`` holds every
+    key the drivers write to a field."""
+    return pbjson.parse({k: v for k, v in meta.items() if k not in _NOT_METADATA and v is not None},
+                        camera_pb2.CaptureMetadata, ignore_unknown_fields=True)
 
 
 @dataclass
@@ -40,13 +55,6 @@ class CaptureJob:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plan_fetch"}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CaptureJob:
-        d = dict(d)
-        if d.get("region") is not None:
-            d["region"] = tuple(d["region"])
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__ and k != "plan_fetch"})
 
 
 @dataclass

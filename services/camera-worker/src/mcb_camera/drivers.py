@@ -251,7 +251,7 @@ class BuiltinDriver:
                           "total": round((time.monotonic() - t0) * 1000, 1)},
         }
         if stale:
-            meta["changedSections"] = [list(k) for k in changed[:32]]
+            meta["changedSections"] = [{"x": k[0], "y": k[1], "z": k[2]} for k in changed[:32]]
             meta["changedSectionCount"] = len(changed)
             meta["hint"] = "the region changed during the capture; capture again for a current picture"
         if plan is not None:

@@ -1,15 +1,21 @@
-"""The capture lifecycle: a Redis job queue, one active capture per worker, images by capture id.
+"""The capture lifecycle: an in-process job queue, one active capture per worker, images by capture id.
 
-    Capture(pose|camera_id|region) -> record {status: pending} + XADD mcb:camera:jobs
+    Capture(pose|camera_id|region) -> [after_operation_id / plan_id known to the journal]
+                                   -> record {status: pending} + the job on this process's queue
                                    -> answer "pending" + capture_id (or the image, if it is
                                       done within MCB_CAMERA_INLINE_WAIT_S)
-    worker loop (XREADGROUP, group "camera-worker", one job at a time):
+    job loop (an asyncio task of this process, one job at a time):
         running -> [wait for after_operation_id to be terminal] -> driver.render
-                -> completed (PNG + metadata on disk) | failed (the structured error)
+                -> completed (image + metadata on disk) | failed (the structured error)
     Capture(capture_id) -> completed: the image + metadata; pending/running: "pending";
                            failed: the stored error (capture_not_ready, camera_unavailable ...)
 
-Records: Redis hash ``mcb:camera:capture:<id>`` (status, stage, project, error, timings;
+The jobs never leave the process that took the request (nothing else works on them), so they wait
+in an ``asyncio.Queue``; a worker that stops or dies loses its queued jobs, and polling one of them
+answers ``camera_unavailable`` ("capture again"). Redis holds what crosses services: the records,
+which the dashboard reads, and the heartbeat.
+
+Records: Redis hash ``mcb:camera:capture:<id>`` (status, stage, project, worker, error, timings;
 kept 7 days). Images: ``<runtime>/camera/captures/<id>.png`` and ``<id>.json`` (metadata),
 written atomically before the record says ``completed``. A capture id is new for every
 request and its image is drawn for that request: an old picture is never handed out for a
@@ -34,7 +40,7 @@ from mcb_common.errors import ErrorCode, McbError
 from mcb_common.files import atomic_write
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from . import imageformat
 from .capture import CaptureJob, Driver
@@ -42,13 +48,9 @@ from .preview import PlanOverlay
 
 log = logging.getLogger("mcb.camera")
 
-STREAM = "mcb:camera:jobs"  # the default; one stream per pool of like workers (CameraSettings.queue_stream)
-GROUP = "camera-worker"
 RECORD = "mcb:camera:capture:"
 RECORD_TTL_S = 7 * 24 * 3600
-# XREADGROUP's reply as the worker's client (RESP2, decode_responses) gives it: [(stream, [(id, fields)])]
-_Streams = list[tuple[str, list[tuple[str, dict[str, str]]]]]
-MAX_QUEUED = 16
+MAX_QUEUED = 16  # captures waiting or being taken, per worker
 TERMINAL = {"applied", "conflict", "cancelled", "failed", "recovery_required"}
 
 
@@ -124,62 +126,76 @@ class OperationWaiter:
 class CaptureQueue:
     def __init__(self, redis_client: aioredis.Redis, driver: Driver, root: Path, waiter: OperationWaiter,
                  readiness_timeout_s: float = 20.0, operation_timeout_s: float = 120.0,
-                 inline_wait_s: float = 2.0, stream: str = STREAM):
+                 inline_wait_s: float = 2.0):
         self.redis = redis_client
-        self.stream = stream
         self.driver = driver
         self.dir = root / "captures"
         self.waiter = waiter
         self.readiness_timeout_s = readiness_timeout_s
         self.operation_timeout_s = operation_timeout_s
         self.inline_wait_s = inline_wait_s
-        self.consumer = f"w-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.worker = f"w-{os.getpid()}-{uuid.uuid4().hex[:6]}"  # in each record: who takes it
+        self._jobs: asyncio.Queue[CaptureJob] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._done: dict[str, asyncio.Event] = {}
+        self._done: dict[str, asyncio.Event] = {}  # every job of this process not finished yet
         self.active: str | None = None
+
+    @property
+    def queued(self) -> int:
+        """Captures waiting for their turn (the active one not counted)."""
+        return self._jobs.qsize()
 
     # ---- submitting and polling ------------------------------------------------------------
 
-    async def _ensure_group(self) -> None:
-        try:
-            await self.redis.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+    async def check_references(self, job: CaptureJob) -> None:
+        """Fail fast on what the job refers to: an unknown after_operation_id (waiting for it
+        happens in the job), a plan the journal does not answer for this project, a preview on
+        a driver that cannot draw one."""
+        if job.after_operation_id:
+            await self.waiter.status(job.project_id, job.after_operation_id)
+        if not job.plan_id:
+            return
+        if self.driver.name != "builtin":
+            raise McbError(ErrorCode.INVALID_REQUEST,
+                           f"plan previews are drawn by the built-in renderer only; this worker's driver is "
+                           f"{self.driver.name or 'none'!r}. Check the plan with its summary, or apply it and "
+                           "capture with after_operation_id", details={"field": "plan_id", "reason": "preview_needs_builtin"})
+        await self.waiter.plan_entries(job.project_id, job.plan_id, header_only=True)
+
+    async def driver_available(self) -> None:
+        """Refuse at once when no driver can take pictures (rather than queueing in vain)."""
+        if self.driver.state() in ("no_driver", "link_lost"):
+            # render() raises the driver's own camera_unavailable with its explanation
+            await self.driver.render(CaptureJob("", "", {}), None)
+
+    async def capture(self, job: CaptureJob) -> str:
+        """Check, queue and (for up to inline_wait_s) wait for a new capture; its id."""
+        await self.check_references(job)
+        await self.driver_available()
+        cid = await self.submit(job)
+        await self.wait_inline(cid)
+        return cid
 
     async def submit(self, job: CaptureJob) -> str:
+        waiting = self.queued + (1 if self.active else 0)
+        if waiting >= MAX_QUEUED:
+            raise McbError(ErrorCode.BUSY, f"the camera worker already has {MAX_QUEUED} captures "
+                           "queued; poll the pending ones before asking for more",
+                           details={"queued": self.queued})
         try:
-            depth = await self.redis.xlen(self.stream)
-            info = await self.redis.xpending(self.stream, GROUP) if depth else {"pending": 0}
-            lag = await self._lag()
-            if lag + int(info.get("pending", 0) if isinstance(info, dict) else 0) >= MAX_QUEUED:
-                raise McbError(ErrorCode.BUSY, f"the camera worker already has {MAX_QUEUED} captures "
-                               "queued; poll the pending ones before asking for more",
-                               details={"queued": lag})
             now = int(time.time() * 1000)
             job.requested_at_ms = now
             key = RECORD + job.capture_id
-            self._done[job.capture_id] = asyncio.Event()
             await self.redis.hset(key, mapping={
-                "status": "pending", "stage": "queued", "project_id": job.project_id,
+                "status": "pending", "stage": "queued", "project_id": job.project_id, "worker": self.worker,
                 "created_ms": now, "job": json.dumps(job.to_dict())})
             await self.redis.expire(key, RECORD_TTL_S)
-            await self.redis.xadd(self.stream, {"capture_id": job.capture_id}, maxlen=10_000, approximate=True)
         except (RedisError, OSError) as exc:
-            raise McbError(ErrorCode.UNAVAILABLE, "the camera job queue (Redis) is unreachable; "
+            raise McbError(ErrorCode.UNAVAILABLE, "the camera's capture records (Redis) are unreachable; "
                            f"retry in a moment ({exc.__class__.__name__})") from exc
+        self._done[job.capture_id] = asyncio.Event()
+        self._jobs.put_nowait(job)
         return job.capture_id
-
-    async def _lag(self) -> int:
-        try:
-            groups = await self.redis.xinfo_groups(self.stream)
-        except ResponseError:
-            return 0
-        for g in groups:
-            if g.get("name") == GROUP:
-                lag = g.get("lag")
-                return int(lag) if lag is not None else 0
-        return 0
 
     async def wait_inline(self, capture_id: str) -> None:
         ev = self._done.get(capture_id)
@@ -205,6 +221,15 @@ class CaptureQueue:
             raise McbError(ErrorCode.NOT_FOUND, f"no capture {capture_id!r} in this project; start one "
                            "with camera_capture(pose | camera_id | region)",
                            details={"capture_id": capture_id})
+        if rec.get("status") in ("pending", "running") and capture_id not in self._done:
+            # not this process's (any more): its worker stopped before taking it
+            lost = McbError(ErrorCode.CAMERA_UNAVAILABLE, f"capture {capture_id} was lost: the camera worker that "
+                            "took it stopped before it was taken; capture again")
+            rec = {**rec, "status": "failed", "stage": "failed", "error": json.dumps(lost.to_dict())}
+            try:
+                await self._set(capture_id, status="failed", stage="failed", error=lost.to_dict())
+            except (RedisError, OSError):
+                pass
         return rec
 
     def image(self, capture_id: str) -> tuple[bytes, dict[str, Any]]:
@@ -240,46 +265,27 @@ class CaptureQueue:
         await self.waiter.close()
 
     async def _loop(self) -> None:
-        ready = False
         while True:
+            job = await self._jobs.get()
             try:
-                if not ready:
-                    await self._ensure_group()
-                    # jobs a crashed worker left claimed: take them over (at-least-once)
-                    try:
-                        await self.redis.xautoclaim(self.stream, GROUP, self.consumer, min_idle_time=30_000, count=16)
-                    except ResponseError:
-                        pass
-                    ready = True
-                got = cast(_Streams, await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: ">"}, count=1,
-                                                                 block=1000))
-                if not got:
-                    got = cast(_Streams, await self.redis.xreadgroup(GROUP, self.consumer, {self.stream: "0"}, count=1))
-                    if not got or not got[0][1]:
-                        continue
-                for _stream, entries in got:
-                    for entry_id, fields in entries:
-                        await self._process(fields.get("capture_id", ""))
-                        await self.redis.xack(self.stream, GROUP, entry_id)
+                await self._process(job)
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:
-                ready = False
-                log.warning("camera job loop: redis unavailable (%s); retrying", exc.__class__.__name__)
-                await asyncio.sleep(1.0)
+            except (RedisError, OSError) as exc:  # the record cannot be written: the poll says "lost"
+                log.warning("capture %s: redis unavailable (%s); dropped", job.capture_id, exc.__class__.__name__)
             except Exception:  # noqa: BLE001 - never let the loop die
                 log.exception("camera job loop error")
-                await asyncio.sleep(0.5)
+            finally:
+                ev = self._done.pop(job.capture_id, None)
+                if ev is not None:
+                    ev.set()
 
     async def _set(self, capture_id: str, **fields: Any) -> None:
         await self.redis.hset(RECORD + capture_id, mapping={k: v if isinstance(v, str) else json.dumps(v)
                                                             for k, v in fields.items()})
 
-    async def _process(self, capture_id: str) -> None:
-        rec = await self.redis.hgetall(RECORD + capture_id)
-        if not rec or rec.get("status") not in ("pending", "running"):
-            return  # unknown or already decided (a redelivery): nothing to do
-        job = CaptureJob.from_dict(json.loads(rec["job"]))
+    async def _process(self, job: CaptureJob) -> None:
+        capture_id = job.capture_id
         job.readiness_timeout_s = self.readiness_timeout_s
         self.active = capture_id
         started = time.monotonic()
@@ -329,9 +335,6 @@ class CaptureQueue:
             await self._set(capture_id, status="failed", stage="failed", error=crash.to_dict())
         finally:
             self.active = None
-            ev = self._done.pop(capture_id, None)
-            if ev is not None:
-                ev.set()
 
     def _write(self, capture_id: str, data: bytes, meta: dict[str, Any]) -> None:
         # the image, then its metadata; on a full disk (`unavailable`) neither stays

@@ -16,7 +16,6 @@ DRIVERS = ("builtin", "fabric", "none")
 @dataclass(frozen=True)
 class CameraSettings:
     driver: str = "builtin"                 # MCB_CAMERA_DRIVER: builtin | fabric | none
-    queue_stream: str = "mcb:camera:jobs"   # MCB_CAMERA_QUEUE: one stream per pool of like workers
     readiness_timeout_s: float = 20.0       # MCB_CAMERA_READINESS_TIMEOUT_S
     operation_timeout_s: float = 120.0      # MCB_CAMERA_OPERATION_TIMEOUT_S
     inline_wait_s: float = 2.0              # MCB_CAMERA_INLINE_WAIT_S (0 = always pending)
@@ -55,7 +54,6 @@ class CameraSettings:
             raise SystemExit(f"MCB_CAMERA_LINK_PORT must be a port number (got {port!r})")
         return cls(
             driver=driver,
-            queue_stream=text("MCB_CAMERA_QUEUE", d.queue_stream),
             readiness_timeout_s=number("MCB_CAMERA_READINESS_TIMEOUT_S", d.readiness_timeout_s),
             operation_timeout_s=number("MCB_CAMERA_OPERATION_TIMEOUT_S", d.operation_timeout_s),
             inline_wait_s=number("MCB_CAMERA_INLINE_WAIT_S", d.inline_wait_s),

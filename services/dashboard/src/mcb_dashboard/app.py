@@ -27,7 +27,7 @@ from mcb_rpc.health import health_fields, record_exception
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
-from . import __version__, render
+from . import __version__, histmap, historypage, render
 from .security import SESSION_COOKIE, LoginThrottle, Sessions, allowed_hosts, host_ok, origin_ok
 from .sources import Sources, as_dict
 
@@ -172,6 +172,53 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         except McbError as exc:
             return _plain(STATUS.get(exc.code, 502), f"{exc.code}: {exc.message}")
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+    def _int(request: Request, name: str) -> int | None:
+        v = request.query_params.get(name, "")
+        try:
+            return int(float(v)) if v.strip() else None  # at.x / at.y may be fractional
+        except ValueError:
+            raise McbError(ErrorCode.INVALID_REQUEST, f"{name} must be a number (got {v[:20]!r})") from None
+
+    async def history_window(request: Request, project_id: str):
+        project = await sources.project(project_id)
+        win = histmap.window(project["area"], _int(request, "x0"), _int(request, "z0"))
+        until = _int(request, "until") or 0
+        if until < 0:
+            raise McbError(ErrorCode.INVALID_REQUEST, "until is a time in milliseconds since 1970 (0: now)")
+        return project, win, until
+
+    @app.get("/projects/{project_id}/history", response_class=HTMLResponse)
+    async def history(request: Request, project_id: str):
+        """The History page (issue 32): the map as of ``until``, a clicked column's history."""
+        try:
+            project, win, until = await history_window(request, project_id)
+            ax, ay, x, z = (_int(request, k) for k in ("at.x", "at.y", "x", "z"))
+            doc = await sources.history_map(project_id, win.box(), until)
+        except McbError as exc:
+            return html_page(request, "History", f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
+                             status=STATUS.get(exc.code, 502))
+        col = win.column_at(ax, ay) if ax is not None and ay is not None else None
+        if col is None and x is not None and z is not None:
+            col = (x, z)  # a link to a column (the journal refuses one outside the area)
+        column = ""
+        if col is not None:
+            box = {"min": {"x": col[0], "y": win.y0, "z": col[1]}, "max": {"x": col[0], "y": win.y1, "z": col[1]}}
+            try:
+                column = historypage.column_section(col[0], col[1], await sources.column_history(project_id, box), "",
+                                                    until)
+            except McbError as exc:
+                column = historypage.column_section(col[0], col[1], None, f"{exc.code}: {exc.message}", until)
+        return html_page(request, f"History of {project_id}", historypage.page(project, win, doc, until, column))
+
+    @app.get("/projects/{project_id}/history.png")
+    async def history_png(request: Request, project_id: str):
+        try:
+            _project, win, until = await history_window(request, project_id)
+            doc = await sources.history_map(project_id, win.box(), until)
+        except McbError as exc:
+            return _plain(STATUS.get(exc.code, 502), f"{exc.code}: {exc.message}")
+        return Response(histmap.png(win, doc), media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.get("/events")
     async def events(request: Request):

@@ -223,7 +223,8 @@ def projects_section(projects: dict[str, Any], old_shown: bool = False) -> str:
                         f' · from <a href="/operations/{e(x["operation_id"])}">{e(x["operation_id"])}</a></li>'
                         for x in parts) or "<li>no parts</li>"
         items.append(f'<article class="project"><h3>{e(p["name"])} <code>{e(p["project_id"])}</code></h3>'
-                     f'<p>Area {box(p.get("area"))} · owner <code>{e(p["owner_player_id"])}</code></p>'
+                     f'<p>Area {box(p.get("area"))} · owner <code>{e(p["owner_player_id"])}</code> · '
+                     f'<a href="/projects/{e(p["project_id"])}/history">History map</a></p>'
                      f'<h4>Parts</h4><ul>{plist}</ul></article>')
     return (f'<section id="projects" aria-labelledby="h-projects"><h2 id="h-projects">Projects, areas and parts</h2>'
             f'{old_worlds_note(int(projects.get("old_world_parts") or 0), old_shown, "parts")}'

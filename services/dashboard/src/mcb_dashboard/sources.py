@@ -30,7 +30,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
-from mcb_rpc.messages import plain
+from mcb_rpc.pbjson import plain
 from mcb_rpc.service import GRPC_OPTIONS
 from mcb_rpc.settings import Settings
 from mcb_rpc.worldclient import WorldClient
@@ -182,6 +182,31 @@ class Sources:
 
     async def projects(self, old_worlds: bool = False) -> jpb.ProjectListResponse:
         return await self._rpc(self.admin.ProjectList, jpb.ProjectListRequest(include_old_worlds=old_worlds))
+
+    async def project(self, project_id: str) -> dict[str, Any]:
+        """One project of ProjectList (name, area, owner), or not_found."""
+        for p in (await self.projects()).projects:
+            if p.project_id == project_id:
+                return as_dict(p)
+        raise McbError(ErrorCode.NOT_FOUND, f"no project {project_id[:64]!r}; the overview lists the projects")
+
+    async def history_map(self, project_id: str, region: dict[str, Any], until_ms: int) -> dict[str, Any]:
+        """The journal's HistoryMap of ``region`` as of ``until_ms`` (0: now), as plain lists."""
+        req = jpb.HistoryMapRequest(until_millis=until_ms)
+        json_format.ParseDict({"region": region}, req)
+        r = await self._rpc(self.journal.HistoryMap, req, project_id)
+        return {"x": list(r.x), "z": list(r.z), "who": list(r.who), "at_millis": list(r.at_millis),
+                "legend": [{"source": w.source, "player_id": w.player_id, "player_name": w.player_name,
+                            "cause": w.cause, "operation_id": w.operation_id, "columns": w.columns} for w in r.legend],
+                "first_millis": r.first_millis, "last_millis": r.last_millis, "note": r.note}
+
+    async def column_history(self, project_id: str, region: dict[str, Any]) -> dict[str, Any]:
+        """One page (up to 100 changes, newest first) of RegionHistory for one column's box."""
+        req = jpb.RegionHistoryRequest(limit=100, max_bytes=32768)
+        json_format.ParseDict({"region": region}, req)
+        r = await self._rpc(self.journal.RegionHistory, req, project_id)
+        return {"entries": [as_dict(x) | {"at_millis": x.at_millis} for x in r.entries], "complete": r.complete,
+                "note": r.note}
 
     async def recovery_review(self, op_id: str) -> dict[str, Any]:
         return plain(await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id)))

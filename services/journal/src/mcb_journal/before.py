@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcb.journal.before")
 
 BEFORE_WIDTH, BEFORE_HEIGHT = 256, 144
-# The camera worker refuses a larger capture region (mcb_camera.server.MAX_REGION_POSITIONS).
+# The camera worker refuses a larger capture region (mcb_camera.poses.MAX_REGION_POSITIONS).
 MAX_REGION_POSITIONS = 2_097_152
 POLL_S = 0.2
 

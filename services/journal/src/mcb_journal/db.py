@@ -77,7 +77,8 @@ CREATE TABLE IF NOT EXISTS observed (
   kind TEXT NOT NULL,                      -- event | gap
   host_instance TEXT NOT NULL, host_seq INTEGER NOT NULL DEFAULT 0,
   x INTEGER, y INTEGER, z INTEGER, before TEXT, after TEXT,
-  source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT ''
+  source TEXT, player_id TEXT, op_id TEXT, at_ms INTEGER NOT NULL, reason TEXT NOT NULL DEFAULT '',
+  player_name TEXT NOT NULL DEFAULT '', cause TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
 -- the gaps alone (a few rows): the executor looks up the latest before every batch
@@ -158,6 +159,7 @@ class Database:
         if not new and self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM_INCREMENTAL:
             self._convert_to_incremental()
         self.conn.executescript(SCHEMA)
+        self._add_columns()
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             self.conn.execute(
@@ -171,6 +173,14 @@ class Database:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
             )
+
+    def _add_columns(self) -> None:
+        """Columns added to existing tables since v3 (issue 32: who and what changed a block); a
+        journal made before them gets them empty, so its older events read as before."""
+        have = {r["name"] for r in self.conn.execute("PRAGMA table_info(observed)")}
+        for col in ("player_name", "cause"):
+            if col not in have:
+                self.conn.execute(f"ALTER TABLE observed ADD COLUMN {col} TEXT NOT NULL DEFAULT ''")
 
     def _convert_to_incremental(self) -> None:
         """A journal made before incremental compaction: one VACUUM at start-up (before anything

@@ -7,16 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
-
-
-def _vec(d: dict[str, Any]) -> common_pb2.Vec3:
-    return common_pb2.Vec3(x=int(d["x"]), y=int(d["y"]), z=int(d["z"]))
-
-
-def _box(d: dict[str, Any]) -> common_pb2.Box:
-    return common_pb2.Box(min=_vec(d["min"]), max=_vec(d["max"]))
+from mcb_rpc.pbjson import box_pb as _box
+from mcb_rpc.pbjson import vec3_pb as _vec
 
 
 def _counts(by_source: dict[str, int]) -> list[jpb.SourceCount]:
@@ -86,3 +79,21 @@ def journal_compact(d: dict[str, Any]) -> jpb.JournalCompactResponse:
     return jpb.JournalCompactResponse(packed_operations=d["packed_operations"], rows=jpb.JournalCompactRows(**d["rows"]),
                                       bytes_before=jpb.JournalBytes(**d["bytes_before"]),
                                       bytes_after=jpb.JournalBytes(**d["bytes_after"]))
+
+
+def region_history(d: dict[str, Any]) -> jpb.RegionHistoryResponse:
+    """blame.page's document (entries as blame.entry_doc) as a RegionHistoryResponse."""
+    return jpb.RegionHistoryResponse(
+        entries=[jpb.HistoryEntry(pos=_vec(e["pos"]), before=e["before"], after=e["after"], source=e["source"],
+                                  player_id=e.get("player_id", ""), player_name=e.get("player_name", ""),
+                                  cause=e.get("cause", ""), operation_id=e.get("operation_id", ""),
+                                  asked_by=e.get("asked_by", ""), at_millis=int(e["at_millis"]))
+                 for e in d["entries"]],
+        next_cursor=d["next_cursor"], complete=bool(d["complete"]), note=d.get("note", ""))
+
+
+def history_map(d: dict[str, Any]) -> jpb.HistoryMapResponse:
+    """histmap.build's document as a HistoryMapResponse."""
+    return jpb.HistoryMapResponse(x=d["x"], z=d["z"], who=d["who"], at_millis=d["at_millis"],
+                                  legend=[jpb.HistoryMapWho(**w) for w in d["legend"]],
+                                  first_millis=d["first_millis"], last_millis=d["last_millis"], note=d.get("note", ""))

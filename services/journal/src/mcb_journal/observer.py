@@ -28,8 +28,9 @@ PAGES_PER_COMMIT = 5  # events_since pages (the host's page: 1,000 events; 100 o
 
 class Page(NamedTuple):
     """An ``EventsSinceResult``; each event as the ``observed`` row's values after the host
-    instance: (seq, x, y, z, before, after, source, player_id, operation_id, at_millis)."""
-    events: list[tuple[int, int, int, int, str, str, str, str, str, int]]
+    instance: (seq, x, y, z, before, after, source, player_id, operation_id, at_millis, player_name,
+    cause); the last two are "" from hosts before issue 32."""
+    events: list[tuple[int, int, int, int, str, str, str, str, str, int, str, str]]
     next_cursor: str
     resync_required: bool
     complete: bool
@@ -41,7 +42,8 @@ _UINT64 = range(2**64)
 
 
 _PAGE_KEYS = frozenset({"events", "nextCursor", "resyncRequired", "complete", "reason"})
-_EVENT_KEYS = frozenset({"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId"})
+_EVENT_KEYS = frozenset({"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId",
+                         "playerName", "cause"})
 
 
 def read_page(data: dict[str, Any]) -> Page:
@@ -61,10 +63,11 @@ def read_page(data: dict[str, Any]) -> Page:
             seq, at = _u64(e.get("seq", 0)), _u64(e.get("atMillis", 0))
             text = (e.get("before", ""), e.get("after", ""), e.get("source", ""), e.get("playerId", ""),
                     e.get("operationId", ""))
+            who = (e.get("playerName", ""), e.get("cause", ""))
             if not (type(x) is int and type(y) is int and type(z) is int and x in _INT32 and y in _INT32
-                    and z in _INT32 and all(type(t) is str for t in text)):
+                    and z in _INT32 and all(type(t) is str for t in text + who)):
                 raise ValueError(f"event {e!r:.200}")
-            events.append((seq, x, y, z, *text, at))
+            events.append((seq, x, y, z, *text, at, *who))
         page = Page(events, data.get("nextCursor", ""), data.get("resyncRequired", False),
                     data.get("complete", False), data.get("reason", ""))
         if not (type(page.next_cursor) is str and type(page.resync_required) is bool and type(page.complete) is bool
@@ -83,8 +86,8 @@ def _read_page_message(data: dict[str, Any]) -> Page:
         m = json_format.ParseDict(data, world_pb2.EventsSinceResult(), ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise ValueError(str(exc)[:200]) from None
-    return Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id, e.at_millis)
-                 for e in m.events], m.next_cursor, m.resync_required, m.complete, m.reason)
+    return Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id, e.at_millis,
+                  e.player_name, e.cause) for e in m.events], m.next_cursor, m.resync_required, m.complete, m.reason)
 
 
 def _u64(v: Any) -> int:
@@ -166,7 +169,7 @@ class Observer:
                     )
                 c.executemany(
                     "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
-                    " player_id, op_id, at_ms) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?)",
+                    " player_id, op_id, at_ms, player_name, cause) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     [(instance, *e) for e in res.events],
                 )
             self._rdb.set_meta("observer_cursor", pages[-1][1].next_cursor)

@@ -22,6 +22,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 
 from . import worldid
+from .pbconv import box_pb
 
 if TYPE_CHECKING:  # the core imports the transports; this module only reads through it
     from .core import JournalCore
@@ -30,12 +31,6 @@ DEFAULT_LIMIT = 50
 INDEX_LIMIT = 100
 MAX_LIMIT = 1000
 MATERIALS_LISTED = 32
-
-
-def _box(d: dict) -> common_pb2.Box:
-    lo, hi = d["min"], d["max"]
-    return common_pb2.Box(min=common_pb2.Vec3(x=lo["x"], y=lo["y"], z=lo["z"]),
-                          max=common_pb2.Vec3(x=hi["x"], y=hi["y"], z=hi["z"]))
 
 
 def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
@@ -103,13 +98,13 @@ def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None
         plan.warnings.append(f"{len(materials) - MATERIALS_LISTED} more materials not listed")
     if p.xyz:
         xs, ys, zs = p.xyz[0::3], p.xyz[1::3], p.xyz[2::3]
-        plan.region.CopyFrom(_box({"min": {"x": min(xs), "y": min(ys), "z": min(zs)},
+        plan.region.CopyFrom(box_pb({"min": {"x": min(xs), "y": min(ys), "z": min(zs)},
                                    "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
 
 
 def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
     return jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"], operation_id=r["op_id"],
-                        protected=bool(r["protected"]), bounds=_box(json.loads(r["bounds_json"])),
+                        protected=bool(r["protected"]), bounds=box_pb(json.loads(r["bounds_json"])),
                         block_count=r["count"], old_world=old_world)
 
 
@@ -140,7 +135,7 @@ def project_list(core: JournalCore, req: jpb.ProjectListRequest | None = None) -
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):
         out.projects.append(jpb.Project(project_id=r["project_id"], name=r["name"],
                                         owner_player_id=r["owner_player_id"],
-                                        area=_box(json.loads(r["area_json"])), world_uuid=r["world_uuid"]))
+                                        area=box_pb(json.loads(r["area_json"])), world_uuid=r["world_uuid"]))
     world = worldid.current(core.db)
     include_old = bool(req and req.include_old_worlds)
     for r in core.db.all(f"SELECT t.*, {worldid.OLD_WORLD_SQL} AS old_world FROM parts t"

@@ -32,7 +32,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "PartDefine": AGENT, "PartGet": AGENT, "RegionChanges": AGENT, "AssetList": AGENT,
     "SchematicExport": AGENT, "SchematicImportPrepare": AGENT, "ProjectIndex": AGENT,
     # the camera worker draws a prepared plan (camera_capture plan_id), within the metadata's project
-    "PlanEntries": STATUS_READERS,
+    "PlanEntries": STATUS_READERS, "RegionHistory": AGENT, "RollbackPrepare": AGENT, "HistoryMap": AGENT,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
     m: ("admin",) for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact",
@@ -105,6 +105,32 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         from .overview import project_index
 
         return project_index(self.core, self.core.projects.project_for(_caller(c)).project_id, request)
+
+    async def RegionHistory(self, request: jpb.RegionHistoryRequest, c) -> jpb.RegionHistoryResponse:  # noqa: N802
+        from . import blame
+
+        if not request.HasField("region"):
+            raise McbError(ErrorCode.INVALID_REQUEST, "region_history needs a region {min, max}")
+        q = blame.Query(box_from_pb(request.region.min, request.region.max), request.cursor, request.limit,
+                        request.max_bytes, request.since_millis, request.player, request.cause)
+        return messages.region_history(await blame.region_history(self.core, _caller(c), q))
+
+    async def RollbackPrepare(self, request: jpb.RollbackPrepareRequest, c) -> jpb.PlanSummary:  # noqa: N802
+        from . import rollback
+
+        if not request.HasField("region"):
+            raise McbError(ErrorCode.INVALID_REQUEST, "rollback_prepare needs a region {min, max}")
+        box = box_from_pb(request.region.min, request.region.max)
+        return await rollback.rollback_prepare(self.core, _caller(c), box, request.player, request.cause,
+                                               request.since_millis)
+
+    async def HistoryMap(self, request: jpb.HistoryMapRequest, c) -> jpb.HistoryMapResponse:  # noqa: N802
+        from .histmap import history_map
+
+        if not request.HasField("region"):
+            raise McbError(ErrorCode.INVALID_REQUEST, "the history map needs a region {min, max}")
+        box = box_from_pb(request.region.min, request.region.max)
+        return messages.history_map(await history_map(self.core, _caller(c), box, request.until_millis))
 
     async def PlanEntries(self, request: jpb.PlanEntriesRequest, c) -> jpb.PlanEntriesResponse:  # noqa: N802
         from .preview import plan_entries

@@ -17,8 +17,9 @@ from mcb.common.v1 import common_pb2
 from mcb.planner.v1 import planner_pb2, planner_pb2_grpc
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
-from mcb_common.geometry import Box, Vec3
+from mcb_common.geometry import Box
 from mcb_rpc.boundary import grpc_boundary
+from mcb_rpc.pbjson import box_pb, vec3_of, vec3_pb
 from mcb_rpc.tokens import TokenTable
 
 from .compile import CompileResult, Limits, compile_recipe
@@ -38,18 +39,10 @@ SCOPES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _vec(v: common_pb2.Vec3) -> Vec3:
-    return Vec3(v.x, v.y, v.z)
-
-
-def _pvec(v: Vec3) -> common_pb2.Vec3:
-    return common_pb2.Vec3(x=v.x, y=v.y, z=v.z)
-
-
 def area_from_proto(request: planner_pb2.CompileRequest) -> Box | None:
     if not request.HasField("area"):
         return None
-    lo, hi = _vec(request.area.min), _vec(request.area.max)
+    lo, hi = vec3_of(request.area.min), vec3_of(request.area.max)
     if lo.x > hi.x or lo.y > hi.y or lo.z > hi.z:
         raise McbError(
             ErrorCode.INVALID_REQUEST,
@@ -70,7 +63,7 @@ def limits_from_proto(limits: planner_pb2.Limits) -> Limits:
 
 def response_from_result(r: CompileResult) -> planner_pb2.CompileResponse:
     resp = planner_pb2.CompileResponse(
-        bounds=common_pb2.Box(min=_pvec(r.bounds.min), max=_pvec(r.bounds.max)),
+        bounds=box_pb(r.bounds),
         examined_positions=r.examined,
         materials=[common_pb2.StateCount(state=s, count=c) for s, c in r.materials],
         warnings=list(r.warnings),
@@ -107,8 +100,8 @@ def world_reader(world: Any, loop: asyncio.AbstractEventLoop, timeout: float = 6
         parts = []
         for y0 in range(box.min.y, box.max.y + 1, step):
             y1 = min(box.max.y, y0 + step - 1)
-            params = world_pb2.RegionReadParams(min=common_pb2.Vec3(x=box.min.x, y=y0, z=box.min.z),
-                                                max=common_pb2.Vec3(x=box.max.x, y=y1, z=box.max.z))
+            params = world_pb2.RegionReadParams(min=vec3_pb((box.min.x, y0, box.min.z)),
+                                                max=vec3_pb((box.max.x, y1, box.max.z)))
             fut = asyncio.run_coroutine_threadsafe(
                 world.call("region_read", params, world_pb2.RegionReadResult), loop)
             res = fut.result(timeout)
@@ -138,7 +131,7 @@ def import_request(request: planner_pb2.ImportSchematicRequest) -> planner_pb2.I
 
     t = request.target
     r = import_schematic(
-        request.data, kind=request.kind or "schem", target=Vec3(t.x, t.y, t.z), rotation=request.rotation,
+        request.data, kind=request.kind or "schem", target=vec3_of(t), rotation=request.rotation,
         minecraft_version=request.minecraft_version, world_data_version=request.world_data_version,
         limits=limits_from_proto(request.limits), area=area_from_proto(request),
         allow_drop_block_entities=request.allow_drop_block_entities,
@@ -146,7 +139,7 @@ def import_request(request: planner_pb2.ImportSchematicRequest) -> planner_pb2.I
     resp = planner_pb2.ImportSchematicResponse(
         compiled=response_from_result(r.compiled), data_version=r.data_version, format=r.format)
     for x, y, z, bid in r.left_out:
-        resp.left_out.append(planner_pb2.LeftOut(pos=common_pb2.Vec3(x=x, y=y, z=z), id=bid))
+        resp.left_out.append(planner_pb2.LeftOut(pos=vec3_pb((x, y, z)), id=bid))
     return resp
 
 

@@ -4,7 +4,8 @@ Cursor text: ``<host_instance>:<seq>``. A cursor from another instance (the host
 so events in between were never observed) or older than the oldest retained event answers
 ``resync_required`` with a reason and a fresh cursor. Sources: ``player`` (a person placed or
 broke a block), ``environment``, ``external`` (never recorded: an external write is by
-definition unobserved), ``ours`` (a batch the host applied, with its operation id).
+definition unobserved), ``ours`` (a batch the host applied, with its operation id). A player's
+event carries the player's name, an environment event its cause (mcb_common.causes).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class Event(NamedTuple):  # a tuple: 100,000 of them per 100,000-block apply
     player_id: str
     at_millis: int
     operation_id: str
+    player_name: str = ""
+    cause: str = ""
 
 
 @dataclass
@@ -52,13 +55,14 @@ class EventLog:
         self._lock = threading.Lock()
 
     def record_many(self, changes: Iterable[tuple[int, int, int, str, str]], source: str,
-                    player_id: str = "", operation_id: str = "") -> None:
+                    player_id: str = "", operation_id: str = "", player_name: str = "", cause: str = "") -> None:
         """Several changes (x, y, z, before, after) of one writer, at one time: a batch's echoes."""
         with self._lock:
             at, seq = int(time.time() * 1000), self._seq
             for x, y, z, before, after in changes:
                 seq += 1
-                self._events.append(Event(seq, x, y, z, before, after, source, player_id, at, operation_id))
+                self._events.append(Event(seq, x, y, z, before, after, source, player_id, at, operation_id,
+                                          player_name, cause))
             self._seq = seq
 
     def cursor_now(self) -> str:
@@ -114,7 +118,8 @@ def page_json(page: Page) -> dict[str, Any]:
     return {
         "events": [{"seq": str(e.seq), "x": e.x, "y": e.y, "z": e.z, "before": e.before, "after": e.after,
                     "source": e.source, "playerId": e.player_id, "atMillis": str(e.at_millis),
-                    "operationId": e.operation_id} for e in page.events],
+                    "operationId": e.operation_id, "playerName": e.player_name, "cause": e.cause}
+                   for e in page.events],
         "nextCursor": page.next_cursor, "resyncRequired": page.resync_required, "complete": page.complete,
         "reason": page.reason,
     }

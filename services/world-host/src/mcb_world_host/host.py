@@ -16,6 +16,7 @@ from typing import Any
 from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.causes import check_cause, check_player_name
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
 from mcb_rpc import pbjson
@@ -36,7 +37,12 @@ MAX_AUTOMATION_BLOCKS = 32_768
 
 
 @dataclass
-class HostState:
+class LiveState:
+    """What the host keeps in memory only: the pause flag as the write path reads it (the Java
+    core's BatchExecutor.paused) and the players automation_chat set (the Java core asks its Players
+    port). The durable state (the Java core's HostState: the pause that survives restarts, the
+    batches' records) is ``hostlog.HostLog`` here."""
+
     paused: bool = False
     pause_reason: str = ""
     # player_id -> (position, target_block) as set by automation_chat (this host knows no players)
@@ -58,7 +64,7 @@ class Host:
         self.instance = secrets.token_hex(8)
         self.events = EventLog(self.instance)
         reason = world.hostlog.pause_reason()  # a pause survives restarts and crashes
-        self.state = HostState(paused=reason is not None, pause_reason=reason or "")
+        self.state = LiveState(paused=reason is not None, pause_reason=reason or "")
         world.on_undone = lambda changes, op: self.events.record_many(changes, "ours", operation_id=op)
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
 
@@ -132,18 +138,7 @@ class Host:
 
     def _block_entities(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[world_pb2.BlockEntityRef]:
         """Block entities (chests, signs, ...) inside the box, in (y, z, x) order."""
-        w = self.world
-        keys = [(cx, cz) for cx in range(lo[0] >> 4, (hi[0] >> 4) + 1) for cz in range(lo[2] >> 4, (hi[2] >> 4) + 1)]
-        found = []
-        with w.lock:
-            for c in w._chunks_for(keys, False).values():
-                for be in c.root.get("block_entities") or ():
-                    if not isinstance(be, dict) or not {"x", "y", "z"} <= be.keys():
-                        continue
-                    x, y, z = int(be["x"]), int(be["y"]), int(be["z"])
-                    if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]:
-                        found.append((y, z, x, str(be.get("id", "?"))))
-        return [world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for y, z, x, i in sorted(found)]
+        return [world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for x, y, z, i in self.world.block_entities_in(lo, hi)]
 
     def blocks_get(self, p: world_pb2.BlocksGetParams) -> world_pb2.BlocksGetResult:
         xyz = list(p.xyz)
@@ -230,8 +225,8 @@ class Host:
             all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
             ys = [y for _, y, _ in all_pos]
             w.check_height(min(ys), max(ys))
-            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _, _ in entries)), True)
-            w._chunks_for(((x >> 4, z >> 4) for x, _, z in (pos for pos, _ in deps)), False)
+            w.require_chunks((pos for pos, _, _ in entries), for_write=True)
+            w.require_chunks((pos for pos, _ in deps), for_write=False)
             problems: list[world_pb2.EntryResult] = []
             already: list[common_pb2.Vec3] = []
             writes: list[Change] = []
@@ -325,12 +320,20 @@ class Host:
                 raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({b.x},{b.y},{b.z}) is beyond the world border")
             items.append((b.x, b.y, b.z, self.world.canonical_desired(b.state)))
         player = p.player_id or "console"
+        if p.actor != "player" and p.player_name:
+            raise invalid("player_name is for actor \"player\" only")
+        check_player_name(p.player_name)
+        if p.actor != "environment" and p.cause:
+            raise invalid("cause is for actor \"environment\" only")
+        cause = check_cause(p.cause) if p.actor == "environment" else ""
 
         def observed(changes: list[Change]) -> None:
             if p.actor in ("player", "environment"):
                 # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
                 self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
-                                        player_id=player if p.actor == "player" else "")
+                                        player_id=player if p.actor == "player" else "",
+                                        player_name=(p.player_name or player) if p.actor == "player" else "",
+                                        cause=cause)
 
         changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}", observed)
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))

@@ -285,6 +285,27 @@ class World:
                 details={"minY": self.min_y, "maxY": self.max_y},
             )
 
+    def require_chunks(self, positions: Iterable[tuple[int, int, int]], for_write: bool) -> None:
+        """The chunks holding these block positions exist (and, for writing, are complete), or
+        the structured ``not_found`` naming the missing or unfinished ones (the host never
+        generates chunks). Loads them; the caller holds ``lock``."""
+        self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), for_write)
+
+    def block_entities_in(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[tuple[int, int, int, str]]:
+        """(x, y, z, id) of the block entities (chests, signs, ...) inside the box ``lo..hi``
+        (inclusive), in (y, z, x) order; ``not_found`` if a chunk of the box does not exist."""
+        keys = [(cx, cz) for cx in range(lo[0] >> 4, (hi[0] >> 4) + 1) for cz in range(lo[2] >> 4, (hi[2] >> 4) + 1)]
+        found = []
+        with self.lock:
+            for c in self._chunks_for(keys, False).values():
+                for be in c.root.get("block_entities") or ():
+                    if not isinstance(be, dict) or not {"x", "y", "z"} <= be.keys():
+                        continue
+                    x, y, z = int(be["x"]), int(be["y"]), int(be["z"])
+                    if lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1] and lo[2] <= z <= hi[2]:
+                        found.append((y, z, x, str(be.get("id", "?"))))
+        return [(x, y, z, i) for y, z, x, i in sorted(found)]
+
     def _chunks_for(self, keys: Iterable[tuple[int, int]], for_write: bool) -> dict[tuple[int, int], Chunk]:
         found: dict[tuple[int, int], Chunk] = {}
         missing: list[list[int]] = []

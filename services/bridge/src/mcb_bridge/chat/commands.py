@@ -18,12 +18,17 @@ projects they own.
   request); blocks changed since by someone else are left as they are and reported.
 - ``protect PT [off]``: admin part protection (``mcb part protect``) of a part of the player's project.
 - ``camera save NAME``: a saved camera of the project at the player's eyes, looking where they look.
+- ``who`` (the block the player looks at) or ``who X1 Y1 Z1 X2 Y2 Z2`` (``~``/``~N`` relative; at most
+  MAX_WHO_SIDE blocks a side): who or what changed it and when, newest first (the journal's
+  region_history: a player's name, an environment cause, or an operation and who asked), WHO_LINES
+  changes at most, then how to see the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -45,6 +50,8 @@ MAX_SIDE = 512
 EYE_HEIGHT = 1.62
 FINISHED = ("applied", "conflict", "cancelled", "failed")
 UNDO_WAIT_S = 600.0
+MAX_WHO_SIDE = 64
+WHO_LINES = 6
 
 Reply = Callable[[str], Awaitable[object]]  # (its result is not read)
 
@@ -94,6 +101,11 @@ class Services:
                     metadata=call_metadata(self.admin_token, project), timeout=30)
             except grpc.RpcError as exc:
                 raise from_rpc_error(exc, "journal", 30) from None
+
+    async def region_history(self, project: str, player: str, lo: tuple[int, int, int],
+                             hi: tuple[int, int, int]) -> journal_pb2.RegionHistoryResponse:
+        mn, mx = dict(zip("xyz", lo, strict=True)), dict(zip("xyz", hi, strict=True))
+        return await self._with_journal(project, player, lambda jc: jc.region_history(mn, mx, limit=WHO_LINES))
 
     async def camera_save(self, project: str, player: str, cam: camera_pb2.CameraInfo) -> camera_pb2.CameraInfo:
         async with grpc.aio.insecure_channel(self.camera_addr) as ch:
@@ -157,6 +169,43 @@ def _inside_world(lo: tuple[int, int, int], hi: tuple[int, int, int]) -> Box:
     except McbError as exc:
         raise ProjectError(exc.message) from None
     return lo, hi
+
+
+def who_box(args: tuple[str, ...], item: dict[str, Any]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The box `/ai who` asks about: the six coordinates, else the block the player looks at."""
+    if not args:
+        tb = item.get("target_block")
+        if not tb:
+            raise ProjectError("look at a block (within reach) and say `/ai who` again, or give a box: "
+                               "`/ai who X1 Y1 Z1 X2 Y2 Z2` (~ for your position)")
+        p = (int(tb.get("x", 0)), int(tb.get("y", 0)), int(tb.get("z", 0)))
+        return p, p
+    pos = _position(item) if any(a.startswith("~") for a in args) else {"x": 0.0, "y": 0.0, "z": 0.0}
+    if pos is None:
+        raise ProjectError("`~` coordinates need your position, and the server did not send it")
+    v = [_coord(a, b) for a, b in zip(args, (pos["x"], pos["y"], pos["z"]) * 2, strict=True)]
+    lo = (min(v[0], v[3]), min(v[1], v[4]), min(v[2], v[5]))
+    hi = (max(v[0], v[3]), max(v[1], v[4]), max(v[2], v[5]))
+    if max(h - lo_ + 1 for lo_, h in zip(lo, hi, strict=True)) > MAX_WHO_SIDE:
+        raise ProjectError(f"`/ai who` looks at boxes of at most {MAX_WHO_SIDE} blocks a side; ask about a smaller one")
+    return lo, hi
+
+
+def who_line(e: journal_pb2.HistoryEntry, now_ms: int) -> str:
+    """'Griefer broke minecraft:stone at 1 64 2, 5 min ago' and the like."""
+    ago = max(0, (now_ms - int(e.at_millis)) // 1000)
+    when = f"{ago} s ago" if ago < 120 else f"{ago // 60} min ago" if ago < 7200 else f"{ago // 3600} h ago"
+    if e.source == "player":
+        who = e.player_name or e.player_id or "a player"
+    elif e.source == "environment":
+        who = {"other": "the game"}.get(e.cause or "other", e.cause)
+    else:
+        who = f"the AI ({e.operation_id})" if e.operation_id else "another project's AI"
+    air = ("minecraft:air", "minecraft:cave_air", "minecraft:void_air")
+    short = [s.split("[")[0].split("{")[0].removeprefix("minecraft:") for s in (e.before, e.after)]
+    what = (f"broke {short[0]}" if e.after in air else f"placed {short[1]}" if e.before in air
+            else f"changed {short[0]} to {short[1]}")
+    return f"{who} {what} at {e.pos.x} {e.pos.y} {e.pos.z}, {when}"
 
 
 def conflict_summary(conflicts: list[journal_pb2.Conflict], n: int) -> str:
@@ -228,6 +277,23 @@ class CommandRunner:
         p = cam.pose
         return (f"camera {cam.camera_id} saved at {p.x:.1f} {p.y:.1f} {p.z:.1f} (yaw {p.yaw:.0f}, pitch {p.pitch:.0f}); "
                 "the AI can capture from it")
+
+    async def who(self, item: dict[str, Any], cmd: Command) -> str:
+        """Who or what changed the block looked at (or a box), newest first (see the module doc)."""
+        project, player = item["project_id"], item["player_id"]
+        self._own(project, player)
+        lo, hi = who_box(cmd.args, item)
+        resp = await self.services.region_history(project, player, lo, hi)
+        where = f"{lo[0]} {lo[1]} {lo[2]}" + ("" if lo == hi else f" .. {hi[0]} {hi[1]} {hi[2]}")
+        if not resp.entries:
+            return f"no recorded changes at {where}" + (f" ({resp.note})" if resp.note else "")
+        now = int(time.time() * 1000)
+        lines = [f"changes at {where}, newest first:"] + [who_line(e, now) for e in resp.entries[:WHO_LINES]]
+        if not resp.complete:
+            lines.append("more: ask about a smaller box, or see `mcb history` / the AI's region_history")
+        if resp.note:
+            lines.append(f"note: {resp.note}")
+        return "\n".join(lines)
 
     async def undo(self, item: dict[str, Any], cmd: Command, reply: Reply, *,
                    cancelled: Callable[[], bool] = lambda: False, started: Callable[[str], None] = lambda op: None) -> str:

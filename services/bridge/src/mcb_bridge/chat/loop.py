@@ -526,7 +526,7 @@ class ChatLoop:
             else:
                 handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
                            "area set": self.commands.area_set, "protect": self.commands.protect,
-                           "camera save": self.commands.camera_save}[cmd.name]
+                           "camera save": self.commands.camera_save, "who": self.commands.who}[cmd.name]
                 text = await handler(item, cmd)
         except (ProjectError, McbError) as exc:
             await self.reply(item["id"], player, "", done=True, error=error_text(exc))

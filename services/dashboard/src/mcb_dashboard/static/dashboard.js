@@ -81,3 +81,16 @@
   source.addEventListener("progress", onProgress);
   source.addEventListener("open", function () { document.documentElement.setAttribute("data-live", "1"); });
 })();
+
+// The History page (issue 32): the time slider shows the time it points at while moved, and
+// shows the map as of that time when let go (the page works without this: its Show button).
+(function () {
+  "use strict";
+  var slider = document.getElementById("until");
+  var text = document.getElementById("until-text");
+  if (!slider || !slider.form) { return; }
+  slider.addEventListener("input", function () {
+    if (text) { text.textContent = new Date(Number(slider.value)).toISOString().replace("T", " ").replace("Z", " UTC"); }
+  });
+  slider.addEventListener("change", function () { slider.form.submit(); });
+})();

@@ -23,10 +23,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from mcb.common.v1 import common_pb2 as mcb_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amcb/camera/v1/camera.proto\x12\rmcb.camera.v1\x1a\x1amcb/common/v1/common.proto\"o\n\x04Pose\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\x12\t\n\x01z\x18\x03 \x01(\x01\x12\x0b\n\x03yaw\x18\x04 \x01(\x02\x12\r\n\x05pitch\x18\x05 \x01(\x02\x12\x0b\n\x03\x66ov\x18\x06 \x01(\x02\x12\r\n\x05width\x18\x07 \x01(\r\x12\x0e\n\x06height\x18\x08 \x01(\r\"|\n\nCameraInfo\x12\x11\n\tcamera_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x12\n\nworld_uuid\x18\x04 \x01(\t\x12\x16\n\x0erender_profile\x18\x05 \x01(\t\"(\n\x12ListCamerasRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\"g\n\x13ListCamerasResponse\x12*\n\x07\x63\x61meras\x18\x01 \x03(\x0b\x32\x19.mcb.camera.v1.CameraInfo\x12\x14\n\x0cworker_state\x18\x02 \x01(\t\x12\x0e\n\x06\x64river\x18\x03 \x01(\t\"\xaa\x02\n\x0e\x43\x61ptureRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcamera_id\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x1a\n\x12\x61\x66ter_operation_id\x18\x04 \x01(\t\x12\x12\n\ncapture_id\x18\x05 \x01(\t\x12\"\n\x06region\x18\x06 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0c\n\x04view\x18\x07 \x01(\t\x12\r\n\x05width\x18\x08 \x01(\r\x12\x0e\n\x06height\x18\t \x01(\r\x12\x0e\n\x06\x66ormat\x18\n \x01(\t\x12\x1b\n\x13\x62\x65\x66ore_operation_id\x18\x0b \x01(\t\x12\x0f\n\x07plan_id\x18\x0c \x01(\t\x12\x0f\n\x07\x63ompare\x18\r \x01(\x08\"n\n\x0f\x43\x61ptureResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x12\n\ncapture_id\x18\x02 \x01(\t\x12\r\n\x05image\x18\x03 \x01(\x0c\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\x15\n\rmetadata_json\x18\x05 \x01(\t\"R\n\x11SaveCameraRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12)\n\x06\x63\x61mera\x18\x02 \x01(\x0b\x32\x19.mcb.camera.v1.CameraInfo\"O\n\x15\x41utoViewpointsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\"\n\x06region\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\"J\n\tNamedPose\x12\x0c\n\x04name\x18\x01 \x01(\t\x12!\n\x04pose\x18\x02 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x0c\n\x04note\x18\x03 \x01(\t\"F\n\x16\x41utoViewpointsResponse\x12,\n\nviewpoints\x18\x01 \x03(\x0b\x32\x18.mcb.camera.v1.NamedPose\"O\n\x13\x44iffCapturesRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcapture_a\x18\x02 \x01(\t\x12\x11\n\tcapture_b\x18\x03 \x01(\t\"\x8e\x01\n\x14\x44iffCapturesResponse\x12\x18\n\x10\x63hanged_fraction\x18\x01 \x01(\x01\x12\x15\n\rmean_abs_diff\x18\x02 \x01(\x01\x12\x0c\n\x04\x62\x62ox\x18\x03 \x03(\r\x12\r\n\x05image\x18\x04 \x01(\x0c\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x15\n\rmetadata_json\x18\x06 \x01(\t2\xab\x03\n\x06\x43\x61mera\x12T\n\x0bListCameras\x12!.mcb.camera.v1.ListCamerasRequest\x1a\".mcb.camera.v1.ListCamerasResponse\x12H\n\x07\x43\x61pture\x12\x1d.mcb.camera.v1.CaptureRequest\x1a\x1e.mcb.camera.v1.CaptureResponse\x12I\n\nSaveCamera\x12 .mcb.camera.v1.SaveCameraRequest\x1a\x19.mcb.camera.v1.CameraInfo\x12]\n\x0e\x41utoViewpoints\x12$.mcb.camera.v1.AutoViewpointsRequest\x1a%.mcb.camera.v1.AutoViewpointsResponse\x12W\n\x0c\x44iffCaptures\x12\".mcb.camera.v1.DiffCapturesRequest\x1a#.mcb.camera.v1.DiffCapturesResponseB\x1b\n\x17\x64\x65v.mcb.proto.camera.v1P\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amcb/camera/v1/camera.proto\x12\rmcb.camera.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1amcb/common/v1/common.proto\"o\n\x04Pose\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\x12\t\n\x01z\x18\x03 \x01(\x01\x12\x0b\n\x03yaw\x18\x04 \x01(\x02\x12\r\n\x05pitch\x18\x05 \x01(\x02\x12\x0b\n\x03\x66ov\x18\x06 \x01(\x02\x12\r\n\x05width\x18\x07 \x01(\r\x12\x0e\n\x06height\x18\x08 \x01(\r\"|\n\nCameraInfo\x12\x11\n\tcamera_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x12\n\nworld_uuid\x18\x04 \x01(\t\x12\x16\n\x0erender_profile\x18\x05 \x01(\t\"(\n\x12ListCamerasRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\"g\n\x13ListCamerasResponse\x12*\n\x07\x63\x61meras\x18\x01 \x03(\x0b\x32\x19.mcb.camera.v1.CameraInfo\x12\x14\n\x0cworker_state\x18\x02 \x01(\t\x12\x0e\n\x06\x64river\x18\x03 \x01(\t\"\xaa\x02\n\x0e\x43\x61ptureRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcamera_id\x18\x02 \x01(\t\x12!\n\x04pose\x18\x03 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x1a\n\x12\x61\x66ter_operation_id\x18\x04 \x01(\t\x12\x12\n\ncapture_id\x18\x05 \x01(\t\x12\"\n\x06region\x18\x06 \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x0c\n\x04view\x18\x07 \x01(\t\x12\r\n\x05width\x18\x08 \x01(\r\x12\x0e\n\x06height\x18\t \x01(\r\x12\x0e\n\x06\x66ormat\x18\n \x01(\t\x12\x1b\n\x13\x62\x65\x66ore_operation_id\x18\x0b \x01(\t\x12\x0f\n\x07plan_id\x18\x0c \x01(\t\x12\x0f\n\x07\x63ompare\x18\r \x01(\x08\"\x9e\x01\n\x0f\x43\x61ptureResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x12\n\ncapture_id\x18\x02 \x01(\t\x12\r\n\x05image\x18\x03 \x01(\x0c\x12\x11\n\tmime_type\x18\x04 \x01(\t\x12\x30\n\x08metadata\x18\x06 \x01(\x0b\x32\x1e.mcb.camera.v1.CaptureMetadataJ\x04\x08\x05\x10\x06R\rmetadata_json\"\xcf\x0b\n\x0f\x43\x61ptureMetadata\x12\x12\n\x05stage\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04hint\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x06\x64river\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x11\n\x04view\x18\x04 \x01(\tH\x03\x88\x01\x01\x12\x12\n\x05width\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x13\n\x06height\x18\x06 \x01(\rH\x05\x88\x01\x01\x12\x12\n\x05stale\x18\x07 \x01(\x08H\x06\x88\x01\x01\x12%\n\x18server_revision_verified\x18\x08 \x01(\x08H\x07\x88\x01\x01\x12\x12\n\x05ready\x18\t \x01(\x08H\x08\x88\x01\x01\x12\"\n\x06region\x18\n \x01(\x0b\x32\x12.mcb.common.v1.Box\x12\x32\n\toperation\x18\x0b \x01(\x0b\x32\x1f.mcb.camera.v1.CaptureOperation\x12\x1f\n\x12\x61\x66ter_operation_id\x18\x0c \x01(\tH\t\x88\x01\x01\x12\x15\n\x08sections\x18\r \x01(\rH\n\x88\x01\x01\x12\x19\n\x0cmax_revision\x18\x0e \x01(\x04H\x0b\x88\x01\x01\x12\x1c\n\x0frevision_digest\x18\x0f \x01(\tH\x0c\x88\x01\x01\x12\"\n\x15\x63hanged_section_count\x18\x10 \x01(\rH\r\x88\x01\x01\x12\x16\n\tcamera_id\x18\x11 \x01(\tH\x0e\x88\x01\x01\x12!\n\x04pose\x18\x12 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x1b\n\x0e\x63\x61ptured_at_ms\x18\x13 \x01(\x03H\x0f\x88\x01\x01\x12\x1c\n\x0frequested_at_ms\x18\x14 \x01(\x03H\x10\x88\x01\x01\x12\x17\n\nlatency_ms\x18\x15 \x01(\x01H\x11\x88\x01\x01\x12\x12\n\x05\x63\x61\x63he\x18\x16 \x01(\tH\x12\x88\x01\x01\x12*\n\x05world\x18\x17 \x01(\x0b\x32\x1b.mcb.camera.v1.CaptureWorld\x12\x13\n\x06\x66ormat\x18\x18 \x01(\tH\x13\x88\x01\x01\x12\x16\n\tmime_type\x18\x19 \x01(\tH\x14\x88\x01\x01\x12.\n\x07preview\x18\x1a \x01(\x0b\x32\x1d.mcb.camera.v1.CapturePreview\x12\x17\n\nproject_id\x18\x1b \x01(\tH\x15\x88\x01\x01\x12 \n\x13\x62\x65\x66ore_operation_id\x18\x1c \x01(\tH\x16\x88\x01\x01\x12\x14\n\x07plan_id\x18\x1d \x01(\tH\x17\x88\x01\x01\x12\x14\n\x07\x63ompare\x18\x1e \x01(\x08H\x18\x88\x01\x01\x12\x12\n\x05\x66\x61\x63\x65s\x18\x1f \x01(\x04H\x19\x88\x01\x01\x12\x15\n\x08renderer\x18  \x01(\tH\x1a\x88\x01\x01\x12\x31\n\ntimings_ms\x18! \x01(\x0b\x32\x1d.mcb.camera.v1.CaptureTimings\x12-\n\x10\x63hanged_sections\x18\" \x03(\x0b\x32\x13.mcb.common.v1.Vec3\x12+\n\x06\x63lient\x18# \x01(\x0b\x32\x1b.mcb.camera.v1.CameraClient\x12.\n\rclient_report\x18$ \x01(\x0b\x32\x17.google.protobuf.StructB\x08\n\x06_stageB\x07\n\x05_hintB\t\n\x07_driverB\x07\n\x05_viewB\x08\n\x06_widthB\t\n\x07_heightB\x08\n\x06_staleB\x1b\n\x19_server_revision_verifiedB\x08\n\x06_readyB\x15\n\x13_after_operation_idB\x0b\n\t_sectionsB\x0f\n\r_max_revisionB\x12\n\x10_revision_digestB\x18\n\x16_changed_section_countB\x0c\n\n_camera_idB\x11\n\x0f_captured_at_msB\x12\n\x10_requested_at_msB\r\n\x0b_latency_msB\x08\n\x06_cacheB\t\n\x07_formatB\x0c\n\n_mime_typeB\r\n\x0b_project_idB\x16\n\x14_before_operation_idB\n\n\x08_plan_idB\n\n\x08_compareB\x08\n\x06_facesB\x0b\n\t_renderer\"\\\n\x10\x43\x61ptureOperation\x12\x14\n\x0coperation_id\x18\x01 \x01(\t\x12\r\n\x05state\x18\x02 \x01(\t\x12\x0f\n\x07written\x18\x03 \x01(\r\x12\x12\n\nupdated_at\x18\x04 \x01(\t\"H\n\x0c\x43\x61ptureWorld\x12\x12\n\nworld_uuid\x18\x01 \x01(\t\x12\r\n\x05\x65poch\x18\x02 \x01(\x04\x12\x15\n\rhost_instance\x18\x03 \x01(\t\"\x91\x01\n\x0e\x43\x61pturePreview\x12\x0f\n\x07plan_id\x18\x01 \x01(\t\x12\x11\n\tplan_hash\x18\x02 \x01(\t\x12\x15\n\rentries_drawn\x18\x03 \x01(\r\x12\x15\n\rentries_total\x18\x04 \x01(\r\x12\x0f\n\x07written\x18\x05 \x01(\x08\x12\x0e\n\x06layout\x18\x06 \x01(\t\x12\x0c\n\x04hint\x18\x07 \x01(\t\"f\n\x0e\x43\x61ptureTimings\x12\x11\n\x04read\x18\x01 \x01(\x01H\x00\x88\x01\x01\x12\x11\n\x04\x64raw\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12\x12\n\x05total\x18\x03 \x01(\x01H\x02\x88\x01\x01\x42\x07\n\x05_readB\x07\n\x05_drawB\x08\n\x06_total\"N\n\x0c\x43\x61meraClient\x12\x0e\n\x06\x63lient\x18\x01 \x01(\t\x12\x19\n\x11minecraft_version\x18\x02 \x01(\t\x12\x13\n\x0bmod_version\x18\x03 \x01(\t\"R\n\x11SaveCameraRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12)\n\x06\x63\x61mera\x18\x02 \x01(\x0b\x32\x19.mcb.camera.v1.CameraInfo\"O\n\x15\x41utoViewpointsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\"\n\x06region\x18\x02 \x01(\x0b\x32\x12.mcb.common.v1.Box\"J\n\tNamedPose\x12\x0c\n\x04name\x18\x01 \x01(\t\x12!\n\x04pose\x18\x02 \x01(\x0b\x32\x13.mcb.camera.v1.Pose\x12\x0c\n\x04note\x18\x03 \x01(\t\"F\n\x16\x41utoViewpointsResponse\x12,\n\nviewpoints\x18\x01 \x03(\x0b\x32\x18.mcb.camera.v1.NamedPose\"O\n\x13\x44iffCapturesRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x11\n\tcapture_a\x18\x02 \x01(\t\x12\x11\n\tcapture_b\x18\x03 \x01(\t\"\xbb\x01\n\x14\x44iffCapturesResponse\x12\x18\n\x10\x63hanged_fraction\x18\x01 \x01(\x01\x12\x15\n\rmean_abs_diff\x18\x02 \x01(\x01\x12\x0c\n\x04\x62\x62ox\x18\x03 \x03(\r\x12\r\n\x05image\x18\x04 \x01(\x0c\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12-\n\x08metadata\x18\x07 \x01(\x0b\x32\x1b.mcb.camera.v1.DiffMetadataJ\x04\x08\x06\x10\x07R\rmetadata_json\"U\n\x0c\x44iffMetadata\x12\x11\n\tcapture_a\x18\x01 \x01(\t\x12\x11\n\tcapture_b\x18\x02 \x01(\t\x12\x11\n\tthreshold\x18\x03 \x01(\r\x12\x0c\n\x04note\x18\x04 \x01(\t2\xab\x03\n\x06\x43\x61mera\x12T\n\x0bListCameras\x12!.mcb.camera.v1.ListCamerasRequest\x1a\".mcb.camera.v1.ListCamerasResponse\x12H\n\x07\x43\x61pture\x12\x1d.mcb.camera.v1.CaptureRequest\x1a\x1e.mcb.camera.v1.CaptureResponse\x12I\n\nSaveCamera\x12 .mcb.camera.v1.SaveCameraRequest\x1a\x19.mcb.camera.v1.CameraInfo\x12]\n\x0e\x41utoViewpoints\x12$.mcb.camera.v1.AutoViewpointsRequest\x1a%.mcb.camera.v1.AutoViewpointsResponse\x12W\n\x0c\x44iffCaptures\x12\".mcb.camera.v1.DiffCapturesRequest\x1a#.mcb.camera.v1.DiffCapturesResponseB\x1b\n\x17\x64\x65v.mcb.proto.camera.v1P\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,30 +35,44 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mcb.camera.v1.camera_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\027dev.mcb.proto.camera.v1P\001'
-  _globals['_POSE']._serialized_start=73
-  _globals['_POSE']._serialized_end=184
-  _globals['_CAMERAINFO']._serialized_start=186
-  _globals['_CAMERAINFO']._serialized_end=310
-  _globals['_LISTCAMERASREQUEST']._serialized_start=312
-  _globals['_LISTCAMERASREQUEST']._serialized_end=352
-  _globals['_LISTCAMERASRESPONSE']._serialized_start=354
-  _globals['_LISTCAMERASRESPONSE']._serialized_end=457
-  _globals['_CAPTUREREQUEST']._serialized_start=460
-  _globals['_CAPTUREREQUEST']._serialized_end=758
-  _globals['_CAPTURERESPONSE']._serialized_start=760
-  _globals['_CAPTURERESPONSE']._serialized_end=870
-  _globals['_SAVECAMERAREQUEST']._serialized_start=872
-  _globals['_SAVECAMERAREQUEST']._serialized_end=954
-  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_start=956
-  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_end=1035
-  _globals['_NAMEDPOSE']._serialized_start=1037
-  _globals['_NAMEDPOSE']._serialized_end=1111
-  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_start=1113
-  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_end=1183
-  _globals['_DIFFCAPTURESREQUEST']._serialized_start=1185
-  _globals['_DIFFCAPTURESREQUEST']._serialized_end=1264
-  _globals['_DIFFCAPTURESRESPONSE']._serialized_start=1267
-  _globals['_DIFFCAPTURESRESPONSE']._serialized_end=1409
-  _globals['_CAMERA']._serialized_start=1412
-  _globals['_CAMERA']._serialized_end=1839
+  _globals['_POSE']._serialized_start=103
+  _globals['_POSE']._serialized_end=214
+  _globals['_CAMERAINFO']._serialized_start=216
+  _globals['_CAMERAINFO']._serialized_end=340
+  _globals['_LISTCAMERASREQUEST']._serialized_start=342
+  _globals['_LISTCAMERASREQUEST']._serialized_end=382
+  _globals['_LISTCAMERASRESPONSE']._serialized_start=384
+  _globals['_LISTCAMERASRESPONSE']._serialized_end=487
+  _globals['_CAPTUREREQUEST']._serialized_start=490
+  _globals['_CAPTUREREQUEST']._serialized_end=788
+  _globals['_CAPTURERESPONSE']._serialized_start=791
+  _globals['_CAPTURERESPONSE']._serialized_end=949
+  _globals['_CAPTUREMETADATA']._serialized_start=952
+  _globals['_CAPTUREMETADATA']._serialized_end=2439
+  _globals['_CAPTUREOPERATION']._serialized_start=2441
+  _globals['_CAPTUREOPERATION']._serialized_end=2533
+  _globals['_CAPTUREWORLD']._serialized_start=2535
+  _globals['_CAPTUREWORLD']._serialized_end=2607
+  _globals['_CAPTUREPREVIEW']._serialized_start=2610
+  _globals['_CAPTUREPREVIEW']._serialized_end=2755
+  _globals['_CAPTURETIMINGS']._serialized_start=2757
+  _globals['_CAPTURETIMINGS']._serialized_end=2859
+  _globals['_CAMERACLIENT']._serialized_start=2861
+  _globals['_CAMERACLIENT']._serialized_end=2939
+  _globals['_SAVECAMERAREQUEST']._serialized_start=2941
+  _globals['_SAVECAMERAREQUEST']._serialized_end=3023
+  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_start=3025
+  _globals['_AUTOVIEWPOINTSREQUEST']._serialized_end=3104
+  _globals['_NAMEDPOSE']._serialized_start=3106
+  _globals['_NAMEDPOSE']._serialized_end=3180
+  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_start=3182
+  _globals['_AUTOVIEWPOINTSRESPONSE']._serialized_end=3252
+  _globals['_DIFFCAPTURESREQUEST']._serialized_start=3254
+  _globals['_DIFFCAPTURESREQUEST']._serialized_end=3333
+  _globals['_DIFFCAPTURESRESPONSE']._serialized_start=3336
+  _globals['_DIFFCAPTURESRESPONSE']._serialized_end=3523
+  _globals['_DIFFMETADATA']._serialized_start=3525
+  _globals['_DIFFMETADATA']._serialized_end=3610
+  _globals['_CAMERA']._serialized_start=3613
+  _globals['_CAMERA']._serialized_end=4040
 # @@protoc_insertion_point(module_scope)

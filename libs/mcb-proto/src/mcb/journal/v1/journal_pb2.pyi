@@ -9,6 +9,116 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class HistoryMapRequest(_message.Message):
+    __slots__ = ("region", "until_millis")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    until_millis: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., until_millis: _Optional[int] = ...) -> None: ...
+
+class HistoryMapWho(_message.Message):
+    __slots__ = ("source", "player_id", "player_name", "cause", "operation_id", "columns")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    player_id: str
+    player_name: str
+    cause: str
+    operation_id: str
+    columns: int
+    def __init__(self, source: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., operation_id: _Optional[str] = ..., columns: _Optional[int] = ...) -> None: ...
+
+class HistoryMapResponse(_message.Message):
+    __slots__ = ("x", "z", "who", "at_millis", "legend", "first_millis", "last_millis", "note")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    WHO_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LEGEND_FIELD_NUMBER: _ClassVar[int]
+    FIRST_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    LAST_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    x: _containers.RepeatedScalarFieldContainer[int]
+    z: _containers.RepeatedScalarFieldContainer[int]
+    who: _containers.RepeatedScalarFieldContainer[int]
+    at_millis: _containers.RepeatedScalarFieldContainer[int]
+    legend: _containers.RepeatedCompositeFieldContainer[HistoryMapWho]
+    first_millis: int
+    last_millis: int
+    note: str
+    def __init__(self, x: _Optional[_Iterable[int]] = ..., z: _Optional[_Iterable[int]] = ..., who: _Optional[_Iterable[int]] = ..., at_millis: _Optional[_Iterable[int]] = ..., legend: _Optional[_Iterable[_Union[HistoryMapWho, _Mapping]]] = ..., first_millis: _Optional[int] = ..., last_millis: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+
+class RollbackPrepareRequest(_message.Message):
+    __slots__ = ("region", "player", "cause", "since_millis")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    player: str
+    cause: str
+    since_millis: int
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., player: _Optional[str] = ..., cause: _Optional[str] = ..., since_millis: _Optional[int] = ...) -> None: ...
+
+class RegionHistoryRequest(_message.Message):
+    __slots__ = ("region", "cursor", "limit", "max_bytes", "since_millis", "player", "cause")
+    REGION_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SINCE_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    region: _common_pb2.Box
+    cursor: str
+    limit: int
+    max_bytes: int
+    since_millis: int
+    player: str
+    cause: str
+    def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., max_bytes: _Optional[int] = ..., since_millis: _Optional[int] = ..., player: _Optional[str] = ..., cause: _Optional[str] = ...) -> None: ...
+
+class HistoryEntry(_message.Message):
+    __slots__ = ("pos", "before", "after", "source", "player_id", "player_name", "cause", "operation_id", "asked_by", "at_millis")
+    POS_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ASKED_BY_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    pos: _common_pb2.Vec3
+    before: str
+    after: str
+    source: str
+    player_id: str
+    player_name: str
+    cause: str
+    operation_id: str
+    asked_by: str
+    at_millis: int
+    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., operation_id: _Optional[str] = ..., asked_by: _Optional[str] = ..., at_millis: _Optional[int] = ...) -> None: ...
+
+class RegionHistoryResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor", "complete", "note")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[HistoryEntry]
+    next_cursor: str
+    complete: bool
+    note: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., complete: _Optional[bool] = ..., note: _Optional[str] = ...) -> None: ...
+
 class PlanEntriesRequest(_message.Message):
     __slots__ = ("plan_id", "region", "header_only")
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]

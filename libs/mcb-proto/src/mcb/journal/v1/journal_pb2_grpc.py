@@ -110,6 +110,21 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
                 _registered_method=True)
+        self.RegionHistory = channel.unary_unary(
+                '/mcb.journal.v1.Journal/RegionHistory',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
+                _registered_method=True)
+        self.RollbackPrepare = channel.unary_unary(
+                '/mcb.journal.v1.Journal/RollbackPrepare',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+                _registered_method=True)
+        self.HistoryMap = channel.unary_unary(
+                '/mcb.journal.v1.Journal/HistoryMap',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.FromString,
+                _registered_method=True)
 
 
 class JournalServicer:
@@ -214,6 +229,32 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegionHistory(self, request, context):
+        """Who or what changed each position of a box, and when (issue 32; services/journal blame.py
+        has the rules): newest first, paged with a cursor, the caller's project only. Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RollbackPrepare(self, request, context):
+        """An ordinary plan restoring a box to how it was before one player's (or one environment cause's)
+        changes since a time (issue 32 item 4; services/journal rollback.py): later changes by others are
+        left alone and listed as conflicts. Apply it with BuildApply. Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HistoryMap(self, request, context):
+        """The last change of each column (x, z) of a box up to a time, for the dashboard's history map
+        (issue 32; services/journal histmap.py): at most 256x256 columns, the caller's project only.
+        Agent and admin.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_JournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -291,6 +332,21 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.PlanEntries,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.SerializeToString,
+            ),
+            'RegionHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegionHistory,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.SerializeToString,
+            ),
+            'RollbackPrepare': grpc.unary_unary_rpc_method_handler(
+                    servicer.RollbackPrepare,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.SerializeToString,
+            ),
+            'HistoryMap': grpc.unary_unary_rpc_method_handler(
+                    servicer.HistoryMap,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -698,6 +754,87 @@ class Journal:
             '/mcb.journal.v1.Journal/PlanEntries',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegionHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/RegionHistory',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RollbackPrepare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/RollbackPrepare',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.RollbackPrepareRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.PlanSummary.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HistoryMap(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/HistoryMap',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.HistoryMapResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -285,7 +285,7 @@ class EventsSinceParams(_message.Message):
     def __init__(self, cursor: _Optional[str] = ..., limit: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ...) -> None: ...
 
 class BlockEvent(_message.Message):
-    __slots__ = ("seq", "x", "y", "z", "before", "after", "source", "player_id", "at_millis", "operation_id")
+    __slots__ = ("seq", "x", "y", "z", "before", "after", "source", "player_id", "at_millis", "operation_id", "player_name", "cause")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     X_FIELD_NUMBER: _ClassVar[int]
     Y_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +296,8 @@ class BlockEvent(_message.Message):
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     seq: int
     x: int
     y: int
@@ -306,7 +308,9 @@ class BlockEvent(_message.Message):
     player_id: str
     at_millis: int
     operation_id: str
-    def __init__(self, seq: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., at_millis: _Optional[int] = ..., operation_id: _Optional[str] = ...) -> None: ...
+    player_name: str
+    cause: str
+    def __init__(self, seq: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., at_millis: _Optional[int] = ..., operation_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ...) -> None: ...
 
 class EventsSinceResult(_message.Message):
     __slots__ = ("events", "next_cursor", "resync_required", "complete", "reason")
@@ -349,14 +353,18 @@ class AutomationBlock(_message.Message):
     def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., state: _Optional[str] = ...) -> None: ...
 
 class AutomationSetBlocksParams(_message.Message):
-    __slots__ = ("actor", "player_id", "blocks")
+    __slots__ = ("actor", "player_id", "blocks", "player_name", "cause")
     ACTOR_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     actor: str
     player_id: str
     blocks: _containers.RepeatedCompositeFieldContainer[AutomationBlock]
-    def __init__(self, actor: _Optional[str] = ..., player_id: _Optional[str] = ..., blocks: _Optional[_Iterable[_Union[AutomationBlock, _Mapping]]] = ...) -> None: ...
+    player_name: str
+    cause: str
+    def __init__(self, actor: _Optional[str] = ..., player_id: _Optional[str] = ..., blocks: _Optional[_Iterable[_Union[AutomationBlock, _Mapping]]] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ...) -> None: ...
 
 class AutomationSetBlocksResult(_message.Message):
     __slots__ = ("changed",)

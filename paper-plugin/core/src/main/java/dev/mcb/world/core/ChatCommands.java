@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  *   undo [OP]                              OP: op_ + letters/digits
  *   protect PART [off]                     PART: pt_ + letters/digits
  *   camera save NAME
+ *   who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
  * </pre>
  * Values are only checked for their shape here; ranges and existence are the bridge's business.
  */
@@ -38,11 +39,12 @@ public final class ChatCommands {
             + "|undo(?:\\s+(?<op>op_[A-Za-z0-9]{1,64}))?"
             + "|protect\\s+(?<part>pt_[A-Za-z0-9]{1,64})(?:\\s+(?<off>off))?"
             + "|camera\\s+save\\s+(?<cname>" + NAME + ")"
+            + "|(?<who>who)(?:\\s+(?<wbox>" + COORD + "(?:\\s+" + COORD + "){5}))?"
             + ")");
 
     /** Command names on the wire and in the bridge. */
     public static final List<String> NAMES = List.of("stop", "resume", "status", "project create", "project use",
-            "area set", "undo", "protect", "camera save");
+            "area set", "undo", "protect", "camera save", "who");
 
     /** A parsed command: {@code name} from {@link #NAMES}, its arguments in order (keywords lower-cased). */
     public record Command(String name, List<String> args) {
@@ -85,6 +87,10 @@ public final class ChatCommands {
         }
         if (m.group("cname") != null) {
             return Optional.of(new Command("camera save", List.of(m.group("cname"))));
+        }
+        if (m.group("who") != null) {
+            return Optional.of(new Command("who", m.group("wbox") == null ? List.of()
+                    : List.of(m.group("wbox").split("\\s+"))));
         }
         // only "undo [op]" is left
         return Optional.of(new Command("undo", m.group("op") == null ? List.of() : List.of(m.group("op"))));

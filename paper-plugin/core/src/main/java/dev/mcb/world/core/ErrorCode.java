@@ -3,7 +3,7 @@ package dev.mcb.world.core;
 /**
  * The structured error codes of the project (mcb_common/errors.py), with the HTTP status of
  * mcb_rpc/errors.py HTTP_STATUS and the retryable flag of mcb_common.errors.RETRYABLE.
- * Keep these three tables in step with the Python side: tests/unit/test_error_tables.py compares them in full.
+ * Keep these three tables in step with the Python side: tests/cross_package/test_error_tables.py compares them in full.
  */
 public enum ErrorCode {
     INVALID_REQUEST("invalid_request", 400, false),

@@ -21,8 +21,14 @@ public final class EventLog {
     public static final int MAX_PAGE = 1000; // events per events_since page (limit 0 asks for this)
     public static final int DEFAULT_RETAIN = 200_000;
 
+    /** playerName: the player's name when observed (source player); cause: {@link Cause} (source environment). */
     public record Event(long seq, int x, int y, int z, String before, String after, Source source,
-                        String playerId, long atMillis, String operationId) {
+                        String playerId, long atMillis, String operationId, String playerName, String cause) {
+        /** An event of a log written before names and causes (HostState's EVENTS records). */
+        public Event(long seq, int x, int y, int z, String before, String after, Source source, String playerId,
+                     long atMillis, String operationId) {
+            this(seq, x, y, z, before, after, source, playerId, atMillis, operationId, "", Cause.of(source, ""));
+        }
     }
 
     public record Page(List<Event> events, String nextCursor, boolean resyncRequired, boolean complete,
@@ -84,11 +90,18 @@ public final class EventLog {
         return ((long) (x & 0x3FFFFFF) << 38) | ((long) (z & 0x3FFFFFF) << 12) | (y & 0xFFF);
     }
 
+    public Event record(int x, int y, int z, String before, String after, Source source, String playerId,
+                        String operationId) {
+        return record(x, y, z, before, after, source, playerId, operationId, "", "");
+    }
+
+    /** An event with the player's name (source player) and its cause (source environment; "" = other). */
     public synchronized Event record(int x, int y, int z, String before, String after, Source source,
-                                     String playerId, String operationId) {
+                                     String playerId, String operationId, String playerName, String cause) {
         seq++;
         Event ev = new Event(seq, x, y, z, before, after, source, playerId == null ? "" : playerId,
-                System.currentTimeMillis(), operationId == null ? "" : operationId);
+                System.currentTimeMillis(), operationId == null ? "" : operationId,
+                source == Source.PLAYER && playerName != null ? playerName : "", Cause.of(source, cause));
         events.addLast(ev);
         java.util.function.Consumer<Event> s = sink;
         if (s != null) {

@@ -82,6 +82,7 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
     private static final byte EVENTS = 4;
     private static final byte SAVED = 5;
     private static final byte STOP = 6;
+    private static final byte EVENTS2 = 7; // EVENTS with each event's player name and cause (issue 32)
 
     /** Batch record states. */
     public static final byte CONFIRMED = 0; // wrote nothing, or covered by a save
@@ -795,7 +796,7 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
 
     private static byte[] encodeEvents(List<Ev> events) {
         return encode(d -> {
-            d.writeByte(EVENTS);
+            d.writeByte(EVENTS2);
             long max = 0;
             for (Ev e : events) {
                 max = Math.max(max, e.enq());
@@ -814,6 +815,8 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
                 str(d, e.playerId());
                 d.writeLong(e.atMillis());
                 str(d, e.operationId());
+                str(d, e.playerName());
+                str(d, e.cause());
             }
         });
     }
@@ -896,7 +899,8 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
                         batches.remove(id);
                         batches.put(id, new StoredBatch(id, digest, op, res, st, enq));
                     }
-                    case EVENTS -> {
+                    case EVENTS, EVENTS2 -> {
+                        boolean named = type == EVENTS2;
                         long enq = d.readLong();
                         int n = d.readInt();
                         for (int k = 0; k < n; k++) {
@@ -913,8 +917,11 @@ public final class HostState implements AutoCloseable, BatchExecutor.Durability 
                             String player = str(d);
                             long at = d.readLong();
                             String op = str(d);
-                            events.add(new Ev(new EventLog.Event(seq, x, y, z, before, after, sources[src], player, at, op),
-                                    enq));
+                            EventLog.Event ev = named
+                                    ? new EventLog.Event(seq, x, y, z, before, after, sources[src], player, at, op, str(d),
+                                            str(d))
+                                    : new EventLog.Event(seq, x, y, z, before, after, sources[src], player, at, op);
+                            events.add(new Ev(ev, enq));
                             seqBase = Math.max(seqBase, seq);
                         }
                     }

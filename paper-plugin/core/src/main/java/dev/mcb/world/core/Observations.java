@@ -25,13 +25,21 @@ final class Observations {
     static final int MAX_PENDING = 262_144;
 
     interface Recorder {
-        void record(int x, int y, int z, String before, String after, Source source, String playerId);
+        void record(int x, int y, int z, String before, String after, Who who);
     }
 
-    private record Pending(int x, int y, int z, String before, Source source, String playerId, boolean neighbour,
-                           int deferred) {
-        Pending(int x, int y, int z, String before, Source source, String playerId, boolean neighbour) {
-            this(x, y, z, before, source, playerId, neighbour, 0);
+    /** Who changed a block: the source, and the player (id, name) or the environment's {@link Cause}. */
+    record Who(Source source, String playerId, String playerName, String cause) {
+        Who {
+            playerId = playerId == null ? "" : playerId;
+            playerName = playerName == null ? "" : playerName;
+            cause = Cause.of(source, cause);
+        }
+    }
+
+    private record Pending(int x, int y, int z, String before, Who who, boolean neighbour, int deferred) {
+        Pending(int x, int y, int z, String before, Who who, boolean neighbour) {
+            this(x, y, z, before, who, neighbour, 0);
         }
     }
 
@@ -66,22 +74,22 @@ final class Observations {
     }
 
     /** The position changes for {@code source}; {@code before} is its state before the change. */
-    void report(int x, int y, int z, String before, Source source, String playerId) {
+    void report(int x, int y, int z, String before, Who who) {
         long k = EventLog.key(x, y, z);
         Pending p = pending.get(k);
         if (p == null || p.neighbour()) {
             // The game reports a block that pops off (a torch, a door's upper half) as its own event with
             // no cause; when it is the neighbour of a change reported with a cause (a player breaking its
-            // support), that cause stays.
-            boolean inherit = p != null && source == Source.ENVIRONMENT && p.source() != Source.ENVIRONMENT;
-            put(k, new Pending(x, y, z, BatchExecutor.airNormalize(before), inherit ? p.source() : source,
-                    inherit ? p.playerId() : playerId == null ? "" : playerId, false));
+            // support, an explosion), that cause stays.
+            boolean inherit = p != null && who.source() == Source.ENVIRONMENT
+                    && (p.who().source() != Source.ENVIRONMENT || Cause.OTHER.equals(who.cause()));
+            put(k, new Pending(x, y, z, BatchExecutor.airNormalize(before), inherit ? p.who() : who, false));
         }
     }
 
     /** {@link #report} plus the six neighbours, whose current state is their "before". */
-    void reportAround(int x, int y, int z, String before, Source source, String playerId) {
-        report(x, y, z, before, source, playerId);
+    void reportAround(int x, int y, int z, String before, Who who) {
+        report(x, y, z, before, who);
         for (int[] d : SIX) {
             int nx = x + d[0];
             int ny = y + d[1];
@@ -90,8 +98,7 @@ final class Observations {
             if (ny < minY || ny > maxY || pending.containsKey(k) || !world.chunkLoaded(nx >> 4, nz >> 4)) {
                 continue;
             }
-            put(k, new Pending(nx, ny, nz, BatchExecutor.airNormalize(world.get(nx, ny, nz)), source,
-                    playerId == null ? "" : playerId, true));
+            put(k, new Pending(nx, ny, nz, BatchExecutor.airNormalize(world.get(nx, ny, nz)), who, true));
         }
     }
 
@@ -127,12 +134,12 @@ final class Observations {
             String after = BatchExecutor.airNormalize(world.get(p.x(), p.y(), p.z()));
             if (inMotion(after) && p.deferred() < MAX_DEFERRED_TICKS) {
                 // pending was emptied above and nothing reports during a flush: re-arm it for the next tick
-                put(EventLog.key(p.x(), p.y(), p.z()), new Pending(p.x(), p.y(), p.z(), p.before(), p.source(),
-                        p.playerId(), p.neighbour(), p.deferred() + 1));
+                put(EventLog.key(p.x(), p.y(), p.z()), new Pending(p.x(), p.y(), p.z(), p.before(), p.who(),
+                        p.neighbour(), p.deferred() + 1));
                 continue;
             }
             if (!after.equals(p.before())) {
-                recorder.record(p.x(), p.y(), p.z(), p.before(), after, p.source(), p.playerId());
+                recorder.record(p.x(), p.y(), p.z(), p.before(), after, p.who());
                 recorded++;
             }
         }

@@ -397,6 +397,12 @@ public final class WorldHostCore {
      * executor itself writes are ours and already recorded; they are ignored here.
      */
     public void observe(int x, int y, int z, String before, String after, Source source, String playerId) {
+        observe(x, y, z, before, after, source, playerId, "", "");
+    }
+
+    /** {@link #observe} with the player's name (source player) or the cause (source environment, {@link Cause}). */
+    public void observe(int x, int y, int z, String before, String after, Source source, String playerId,
+                        String playerName, String cause) {
         if (executor.writing() || source == Source.OURS) {
             return;
         }
@@ -406,13 +412,13 @@ public final class WorldHostCore {
             return;
         }
         revisions.bump(x >> 4, y >> 4, z >> 4);
-        events.record(x, y, z, b, a, source, playerId, "");
+        events.record(x, y, z, b, a, source, playerId, "", playerName, cause);
     }
 
     /** A foreign change the core recorded itself (observation re-reads, automation): bump and log. */
-    private void recordForeign(int x, int y, int z, String before, String after, Source source, String playerId) {
+    private void recordForeign(int x, int y, int z, String before, String after, Observations.Who who) {
         revisions.bump(x >> 4, y >> 4, z >> 4);
-        events.record(x, y, z, before, after, source, playerId, "");
+        events.record(x, y, z, before, after, who.source(), who.playerId(), "", who.playerName(), who.cause());
     }
 
     /**
@@ -422,10 +428,16 @@ public final class WorldHostCore {
      * report for a position within a tick wins (it holds the oldest "before"). Server thread only.
      */
     public void observeLater(int x, int y, int z, String before, Source source, String playerId) {
+        observeLater(x, y, z, before, source, playerId, "", "");
+    }
+
+    /** {@link #observeLater} with the player's name (source player) or the cause (source environment). */
+    public void observeLater(int x, int y, int z, String before, Source source, String playerId, String playerName,
+                             String cause) {
         if (executor.writing() || source == Source.OURS) {
             return;
         }
-        observations.report(x, y, z, before, source, playerId);
+        observations.report(x, y, z, before, new Observations.Who(source, playerId, playerName, cause));
     }
 
     /**
@@ -435,10 +447,16 @@ public final class WorldHostCore {
      * panes, walls and stairs changing shape. Server thread only.
      */
     public void observeAround(int x, int y, int z, String before, Source source, String playerId) {
+        observeAround(x, y, z, before, source, playerId, "", "");
+    }
+
+    /** {@link #observeAround} with the player's name (source player) or the cause (source environment). */
+    public void observeAround(int x, int y, int z, String before, Source source, String playerId, String playerName,
+                              String cause) {
         if (executor.writing() || source == Source.OURS) {
             return;
         }
-        observations.reportAround(x, y, z, before, source, playerId);
+        observations.reportAround(x, y, z, before, new Observations.Who(source, playerId, playerName, cause));
     }
 
     /**
@@ -472,7 +490,7 @@ public final class WorldHostCore {
         for (EventLog.Event e : page.events()) {
             r.addEvents(BlockEvent.newBuilder().setSeq(e.seq()).setX(e.x()).setY(e.y()).setZ(e.z()).setBefore(e.before())
                     .setAfter(e.after()).setSource(e.source().wire).setPlayerId(e.playerId()).setAtMillis(e.atMillis())
-                    .setOperationId(e.operationId()));
+                    .setOperationId(e.operationId()).setPlayerName(e.playerName()).setCause(e.cause()));
         }
         return r.build();
     }
@@ -513,11 +531,21 @@ public final class WorldHostCore {
             case "environment" -> Source.ENVIRONMENT;
             default -> null; // external: written silently (no event), like a plugin without events
         };
+        if (source != Source.PLAYER && !p.getPlayerName().isEmpty()) {
+            throw McbException.invalid("player_name is for actor \"player\" only");
+        }
+        if (source != Source.ENVIRONMENT && !p.getCause().isEmpty()) {
+            throw McbException.invalid("cause is for actor \"environment\" only");
+        }
+        Cause.checkPlayerName(p.getPlayerName());
+        Observations.Who who = source == null ? null : source == Source.PLAYER
+                ? new Observations.Who(source, player, p.getPlayerName().isEmpty() ? player : p.getPlayerName(), "")
+                : new Observations.Who(source, "", "", Cause.check(p.getCause()));
         int changed = reads.automationWrite(writes, (x, y, z, before, after) -> {
             if (source == null) {
                 revisions.bump(x >> 4, y >> 4, z >> 4);
             } else {
-                recordForeign(x, y, z, before, after, source, source == Source.PLAYER ? player : "");
+                recordForeign(x, y, z, before, after, who);
             }
         });
         return AutomationSetBlocksResult.newBuilder().setChanged(changed).build();

@@ -35,6 +35,10 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("protect", "pt_ab12")), p("protect pt_ab12"));
         assertEquals(Optional.of(cmd("protect", "pt_ab12", "off")), p("protect pt_ab12 OFF"));
         assertEquals(Optional.of(cmd("camera save", "front-door")), p("camera save front-door"));
+        assertEquals(Optional.of(cmd("who")), p("/ai who"));
+        assertEquals(Optional.of(cmd("who", "~-2", "64", "~", "3", "~1", "-7")), p("who ~-2 64 ~ 3 ~1 -7"));
+        assertEquals(Optional.empty(), p("who broke my wall"));
+        assertEquals(Optional.empty(), p("who 1 2 3"));
     }
 
     @Test

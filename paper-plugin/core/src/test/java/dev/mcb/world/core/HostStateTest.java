@@ -85,6 +85,21 @@ class HostStateTest {
     }
 
     @Test
+    void playerNamesAndCausesSurviveACleanRestart() throws Exception {
+        Proc a = new Proc(new FakeWorld());
+        String cursor = a.events.cursorNow();
+        a.events.record(5, 64, 5, AIR, GLASS, Source.PLAYER, "uuid-a", "", "Alice", "");
+        a.events.record(6, 64, 6, GLASS, AIR, Source.ENVIRONMENT, "", "", "", Cause.EXPLOSION);
+        a.events.record(7, 64, 7, GLASS, AIR, Source.ENVIRONMENT, "", "", "", ""); // no cause given: other
+        a.save();
+        a.state.close(true, 1);
+        Proc b = new Proc(new FakeWorld());
+        List<EventLog.Event> got = b.events.since(cursor, 100, null).events();
+        assertEquals(List.of("Alice", "", ""), got.stream().map(EventLog.Event::playerName).toList());
+        assertEquals(List.of("", "explosion", "other"), got.stream().map(EventLog.Event::cause).toList());
+    }
+
+    @Test
     void aCleanRestartKeepsPauseRecordsCursorsAndRevisions() throws Exception {
         Proc a = new Proc(new FakeWorld());
         assertEquals("none", a.state.restartInfo().getPreviousStop());

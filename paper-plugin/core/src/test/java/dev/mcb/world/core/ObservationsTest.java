@@ -84,6 +84,35 @@ class ObservationsTest {
     }
 
     @Test
+    void anExplosionsCauseStaysOnTheBlocksThatPopOffAndAPlayersNameTravelsWithTheEvent() {
+        // EntityExplodeEvent: each destroyed block reported around with cause explosion; the torch on one of
+        // them then pops off (Paper's BlockDestroyEvent, reported with cause other): the explosion stays
+        fake.set(0, 64, 0, "minecraft:stone");
+        fake.set(0, 65, 0, "minecraft:torch");
+        core.observeAround(0, 64, 0, "minecraft:stone", Source.ENVIRONMENT, "", "", Cause.EXPLOSION);
+        core.observeLater(0, 65, 0, "minecraft:torch", Source.ENVIRONMENT, "", "", Cause.OTHER);
+        fake.set(0, 64, 0, "minecraft:air");
+        fake.set(0, 65, 0, "minecraft:air");
+        // a player's edit carries the name the adapter gave
+        fake.set(4, 64, 4, "minecraft:dirt");
+        core.observeAround(4, 64, 4, "minecraft:dirt", Source.PLAYER, "uuid-b", "Bob", "");
+        fake.set(4, 64, 4, "minecraft:air");
+        // an environment report without a cause (an older adapter) is "other"
+        fake.set(-4, 64, -4, "minecraft:ice");
+        core.observeLater(-4, 64, -4, "minecraft:ice", Source.ENVIRONMENT, "");
+        fake.set(-4, 64, -4, "minecraft:water");
+        sched.tick();
+        Map<String, EventLog.Event> ev = events();
+        assertEquals("explosion", ev.get("0,64,0").cause(), ev.toString());
+        assertEquals("explosion", ev.get("0,65,0").cause());
+        assertEquals("", ev.get("0,64,0").playerName());
+        assertEquals("Bob", ev.get("4,64,4").playerName());
+        assertEquals("uuid-b", ev.get("4,64,4").playerId());
+        assertEquals("", ev.get("4,64,4").cause());
+        assertEquals("other", ev.get("-4,64,-4").cause());
+    }
+
+    @Test
     void anExplicitBeforeReplacesANeighboursGuessAndTheFirstExplicitReportWins() {
         // a bed placed by a player: both halves are already in the world when BlockMultiPlaceEvent fires
         fake.set(0, 64, 0, "minecraft:red_bed[part=foot]");

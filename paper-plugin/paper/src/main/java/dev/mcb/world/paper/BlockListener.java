@@ -1,6 +1,7 @@
 package dev.mcb.world.paper;
 
 import com.destroystokyo.paper.event.block.BlockDestroyEvent;
+import dev.mcb.world.core.Cause;
 import dev.mcb.world.core.Source;
 import dev.mcb.world.core.WorldHostCore;
 import java.util.List;
@@ -73,6 +74,16 @@ import org.bukkit.event.world.StructureGrowEvent;
  * re-reads a position in motion until it comes to rest (Observations#inMotion). Containers the game fills or
  * empties (hoppers, droppers, furnaces, brewing stands, campfires) are re-read after the events that precede
  * those changes, as {@code environment}.
+ *
+ * <p>Who: a player's change carries the player's id and name ({@link Player#getName()}); an environment
+ * change carries its {@link Cause}, taken from the event Paper fires for it (the javadoc of each event in
+ * PaperMC/Paper paper-api/src/main/java/org/bukkit/event/block/: BlockFadeEvent "fades, melts or disappears":
+ * snow and ice melting, fire burning out, coral dying; BlockFormEvent "formed ... based on world conditions";
+ * BlockSpreadEvent "Mushrooms spreading. Fire spreading." — fire when its source block is fire, else growth;
+ * BlockBurnEvent, BlockIgniteEvent: fire; LeavesDecayEvent: decay; BlockFromToEvent, FluidLevelChangeEvent,
+ * SpongeAbsorbEvent: flow; BlockGrowEvent, StructureGrowEvent, BlockFertilizeEvent: growth;
+ * BlockExplodeEvent, EntityExplodeEvent, TNTPrimeEvent: explosion; BlockPistonExtendEvent/RetractEvent:
+ * piston). Everything else the game does by itself is {@code other}.
  */
 final class BlockListener implements Listener {
     private final WorldHostCore core;
@@ -89,6 +100,10 @@ final class BlockListener implements Listener {
 
     private static String id(Player p) {
         return p == null ? "" : p.getUniqueId().toString();
+    }
+
+    private static String name(Player p) {
+        return p == null ? "" : p.getName();
     }
 
     private static Source by(Player p) {
@@ -111,17 +126,19 @@ final class BlockListener implements Listener {
         return PaperBlockEntities.read(b, b.getBlockData().getAsString());
     }
 
-    /** Only this position (fluids, levels): its current state is the state before. */
-    private void later(Block b, Source source, Player p) {
+    /** Only this position (fluids, levels): its current state is the state before. A player's change has no cause. */
+    private void later(Block b, Source source, Player p, String cause) {
         if (mine(b.getWorld())) {
-            core.observeLater(b.getX(), b.getY(), b.getZ(), full(b), source, id(p));
+            core.observeLater(b.getX(), b.getY(), b.getZ(), full(b), source, id(p), name(p),
+                    source == Source.ENVIRONMENT ? cause : "");
         }
     }
 
     /** The position and its six neighbours; the block's current state is the state before. */
-    private void around(Block b, Source source, Player p) {
+    private void around(Block b, Source source, Player p, String cause) {
         if (mine(b.getWorld())) {
-            core.observeAround(b.getX(), b.getY(), b.getZ(), full(b), source, id(p));
+            core.observeAround(b.getX(), b.getY(), b.getZ(), full(b), source, id(p), name(p),
+                    source == Source.ENVIRONMENT ? cause : "");
         }
     }
 
@@ -176,7 +193,8 @@ final class BlockListener implements Listener {
             }
             String after = full(b);
             if (!after.equals(en.getValue())) { // the contents changed: that player's edit of this block
-                core.observe(b.getX(), b.getY(), b.getZ(), en.getValue(), after, Source.PLAYER, id((Player) e.getPlayer()));
+                Player p = (Player) e.getPlayer();
+                core.observe(b.getX(), b.getY(), b.getZ(), en.getValue(), after, Source.PLAYER, id(p), name(p), "");
             }
         }
     }
@@ -185,7 +203,7 @@ final class BlockListener implements Listener {
     /** Each container block behind an inventory, re-read next tick: its contents are about to change. */
     private void containersLater(org.bukkit.inventory.Inventory inv) {
         for (Block b : containerBlocks(inv)) {
-            later(b, Source.ENVIRONMENT, null);
+            later(b, Source.ENVIRONMENT, null, Cause.OTHER);
         }
     }
 
@@ -208,40 +226,40 @@ final class BlockListener implements Listener {
      */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onCook(BlockCookEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     /** A furnace taking a fuel item. */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFurnaceBurn(FurnaceBurnEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     /** A brewing stand finishing its potions. */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBrew(BrewEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     /** A brewing stand taking blaze powder as fuel. */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBrewingFuel(BrewingStandFuelEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     /** The position of a state the event reports as the state before (a replaced block) and its neighbours. */
     private void aroundReplaced(BlockState before, Source source, Player p) {
         if (mine(before.getWorld())) {
             core.observeAround(before.getX(), before.getY(), before.getZ(), before.getBlockData().getAsString(),
-                    source, id(p));
+                    source, id(p), name(p), "");
         }
     }
 
     /** Positions an event lists with their NEW states: the world still holds the old ones when it fires. */
-    private void aroundListed(List<BlockState> newStates, Source source, Player p) {
+    private void aroundListed(List<BlockState> newStates, Source source, Player p, String cause) {
         for (BlockState s : newStates) {
             if (mine(s.getWorld())) {
-                around(s.getBlock(), source, p);
+                around(s.getBlock(), source, p, cause);
             }
         }
     }
@@ -261,17 +279,17 @@ final class BlockListener implements Listener {
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBreak(BlockBreakEvent e) {
-        around(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer(), "");
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBucketEmpty(PlayerBucketEmptyEvent e) {
-        around(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer(), "");
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBucketFill(PlayerBucketFillEvent e) {
-        around(e.getBlock(), Source.PLAYER, e.getPlayer());
+        around(e.getBlock(), Source.PLAYER, e.getPlayer(), "");
     }
 
     /**
@@ -283,34 +301,34 @@ final class BlockListener implements Listener {
     public void onInteract(PlayerInteractEvent e) {
         Block b = e.getClickedBlock();
         if (b != null && (e.getAction() == Action.RIGHT_CLICK_BLOCK || e.getAction() == Action.PHYSICAL)) {
-            around(b, Source.PLAYER, e.getPlayer());
+            around(b, Source.PLAYER, e.getPlayer(), "");
         }
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFertilize(BlockFertilizeEvent e) {
         // getBlocks() are the states bone meal will place; the world still holds the previous ones
-        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer());
+        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer(), Cause.GROWTH);
     }
 
     // ---- fluids ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFlow(BlockFromToEvent e) {
-        later(e.getToBlock(), Source.ENVIRONMENT, null);
+        later(e.getToBlock(), Source.ENVIRONMENT, null, Cause.FLOW);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFluidLevel(FluidLevelChangeEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.FLOW);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onSponge(SpongeAbsorbEvent e) {
         // the sponge turns wet after the event; getBlocks() are the NEW states (air) of the drained water
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.FLOW);
         for (BlockState s : e.getBlocks()) {
             if (mine(s.getWorld())) {
-                later(s.getBlock(), Source.ENVIRONMENT, null);
+                later(s.getBlock(), Source.ENVIRONMENT, null, Cause.FLOW);
             }
         }
     }
@@ -318,84 +336,84 @@ final class BlockListener implements Listener {
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onCauldron(CauldronLevelChangeEvent e) {
         Player p = playerOf(e.getEntity());
-        later(e.getBlock(), by(p), p);
+        later(e.getBlock(), by(p), p, Cause.OTHER);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onMoisture(MoistureChangeEvent e) {
-        later(e.getBlock(), Source.ENVIRONMENT, null);
+        later(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     // ---- fire ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBurn(BlockBurnEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.FIRE);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onIgnite(BlockIgniteEvent e) {
-        around(e.getBlock(), by(e.getPlayer()), e.getPlayer());
+        around(e.getBlock(), by(e.getPlayer()), e.getPlayer(), Cause.FIRE);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onTntPrime(TNTPrimeEvent e) {
         Player p = playerOf(e.getPrimingEntity());
-        around(e.getBlock(), by(p), p);
+        around(e.getBlock(), by(p), p, Cause.EXPLOSION);
     }
 
     // ---- growth, decay, forming (snow, ice, concrete, frost walker), spreading (grass, fire, vines) ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onGrow(BlockGrowEvent e) { // crops, sugar cane, cactus... (not BlockFormEvent: own handler list)
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.GROWTH);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onForm(BlockFormEvent e) { // also EntityBlockFormEvent (snow golems, frost walker)
         Player p = e instanceof EntityBlockFormEvent f ? playerOf(f.getEntity()) : null;
-        around(e.getBlock(), by(p), p);
+        around(e.getBlock(), by(p), p, Cause.FORM);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
-    public void onSpread(BlockSpreadEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+    public void onSpread(BlockSpreadEvent e) { // fire spreading (its source is fire), or grass, mycelium, vines...
+        around(e.getBlock(), Source.ENVIRONMENT, null, spreadCause(e.getSource().getType()));
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onFade(BlockFadeEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.FADE);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onDecay(LeavesDecayEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.DECAY);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onStructureGrow(StructureGrowEvent e) {
-        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer());
+        aroundListed(e.getBlocks(), by(e.getPlayer()), e.getPlayer(), Cause.GROWTH);
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onPortal(PortalCreateEvent e) {
         if (mine(e.getWorld())) {
             Player p = playerOf(e.getEntity());
-            aroundListed(e.getBlocks(), by(p), p);
+            aroundListed(e.getBlocks(), by(p), p, Cause.OTHER);
         }
     }
 
     /** Attached blocks that pop off, and other blocks the game destroys naturally (Paper). */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onDestroy(BlockDestroyEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.OTHER);
     }
 
     /** A dispenser or dropper: the item leaves its inventory, and it may place or take fluids or blocks in front of it. */
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onDispense(BlockDispenseEvent e) {
         Block b = e.getBlock();
-        later(b, Source.ENVIRONMENT, null);
+        later(b, Source.ENVIRONMENT, null, Cause.OTHER);
         if (b.getBlockData() instanceof Directional d) {
-            around(b.getRelative(d.getFacing()), Source.ENVIRONMENT, null);
+            around(b.getRelative(d.getFacing()), Source.ENVIRONMENT, null, Cause.OTHER);
         }
     }
 
@@ -403,22 +421,22 @@ final class BlockListener implements Listener {
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onEntityChange(EntityChangeBlockEvent e) {
         Player p = playerOf(e.getEntity());
-        around(e.getBlock(), by(p), p);
+        around(e.getBlock(), by(p), p, Cause.OTHER);
     }
 
     // ---- explosions ----
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onBlockExplode(BlockExplodeEvent e) {
-        around(e.getBlock(), Source.ENVIRONMENT, null);
+        around(e.getBlock(), Source.ENVIRONMENT, null, Cause.EXPLOSION);
         for (Block b : e.blockList()) {
-            around(b, Source.ENVIRONMENT, null);
+            around(b, Source.ENVIRONMENT, null, Cause.EXPLOSION);
         }
     }
 
     @EventHandler(priority = EventPriority.MONITOR, ignoreCancelled = true)
     public void onEntityExplode(EntityExplodeEvent e) {
         for (Block b : e.blockList()) {
-            around(b, Source.ENVIRONMENT, null);
+            around(b, Source.ENVIRONMENT, null, Cause.EXPLOSION);
         }
     }
 
@@ -434,11 +452,16 @@ final class BlockListener implements Listener {
     }
 
     private void piston(Block piston, List<Block> moved, BlockFace dir) {
-        around(piston, Source.ENVIRONMENT, null);
-        around(piston.getRelative(dir), Source.ENVIRONMENT, null);
+        around(piston, Source.ENVIRONMENT, null, Cause.PISTON);
+        around(piston.getRelative(dir), Source.ENVIRONMENT, null, Cause.PISTON);
         for (Block b : moved) {
-            around(b, Source.ENVIRONMENT, null);
-            around(b.getRelative(dir), Source.ENVIRONMENT, null);
+            around(b, Source.ENVIRONMENT, null, Cause.PISTON);
+            around(b.getRelative(dir), Source.ENVIRONMENT, null, Cause.PISTON);
         }
+    }
+
+    /** BlockSpreadEvent covers fire spreading and growth spreading (its javadoc): the source block tells which. */
+    static String spreadCause(org.bukkit.Material source) {
+        return source == org.bukkit.Material.FIRE || source == org.bukkit.Material.SOUL_FIRE ? Cause.FIRE : Cause.GROWTH;
     }
 }

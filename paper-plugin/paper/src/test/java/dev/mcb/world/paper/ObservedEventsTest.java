@@ -24,7 +24,13 @@ import org.bukkit.block.data.type.Farmland;
 import org.bukkit.block.data.type.Fence;
 import org.bukkit.event.Event;
 import org.bukkit.event.block.Action;
+import org.bukkit.ExplosionResult;
 import org.bukkit.event.block.BlockBreakEvent;
+import org.bukkit.event.block.BlockBurnEvent;
+import org.bukkit.event.block.BlockExplodeEvent;
+import org.bukkit.event.block.BlockFadeEvent;
+import org.bukkit.event.block.BlockFromToEvent;
+import org.bukkit.event.block.LeavesDecayEvent;
 import org.bukkit.event.block.BlockDispenseEvent;
 import org.bukkit.event.block.BlockFertilizeEvent;
 import org.bukkit.event.block.BlockFormEvent;
@@ -136,6 +142,62 @@ class ObservedEventsTest {
         assertEvent(ev.get("5,70,0"), "player", waterState, state(5, 70, 0));
         assertEquals(aliceId(), ev.get("5,70,0").get("playerId").getAsString());
         assertEquals(3, ev.size(), ev.keySet().toString());
+        // issue 32: the environment's cause, the player's name
+        assertEquals("form", ev.get("0,70,0").get("cause").getAsString());
+        assertEquals("growth", ev.get("2,64,0").get("cause").getAsString());
+        assertEquals("alice", ev.get("5,70,0").get("playerName").getAsString());
+        assertEquals("", ev.get("5,70,0").get("cause").getAsString());
+    }
+
+    /**
+     * Issue 32: each environment event carries the cause the event Paper fires names (BlockListener's
+     * javadoc cites the paper-api sources): an explosion and the torch it knocks off, fire burning a block and
+     * fire spreading (BlockSpreadEvent whose source is fire), ice melting (BlockFadeEvent), leaves decaying,
+     * water flowing; a player's break carries the player's name and no cause.
+     */
+    @Test
+    void environmentEventsCarryTheirCauseAndPlayersTheirName() throws Exception {
+        at(0, 64, 0).setType(Material.STONE);
+        at(0, 65, 0).setType(Material.TORCH);
+        at(1, 64, 0).setType(Material.STONE);
+        Block bomb = at(2, 64, 0);
+        bomb.setType(Material.RESPAWN_ANCHOR);
+        call(new BlockExplodeEvent(bomb, bomb.getState(), new ArrayList<>(List.of(at(0, 64, 0), at(1, 64, 0))), 1f,
+                ExplosionResult.DESTROY));
+        for (Block b : List.of(at(0, 64, 0), at(0, 65, 0), at(1, 64, 0), bomb)) {
+            b.setType(Material.AIR);
+        }
+        at(4, 64, 0).setType(Material.OAK_PLANKS);
+        call(new BlockBurnEvent(at(4, 64, 0), at(4, 65, 0)));
+        at(4, 64, 0).setType(Material.AIR);
+        at(4, 65, 0).setType(Material.FIRE); // the spread's source
+        call(new BlockSpreadEvent(at(6, 65, 0), at(4, 65, 0), newState(at(6, 65, 0), Material.FIRE.createBlockData())));
+        at(6, 65, 0).setType(Material.FIRE);
+        at(8, 64, 0).setType(Material.ICE);
+        call(new BlockFadeEvent(at(8, 64, 0), newState(at(8, 64, 0), Material.WATER.createBlockData())));
+        at(8, 64, 0).setType(Material.WATER);
+        at(10, 70, 0).setType(Material.OAK_LEAVES);
+        call(new LeavesDecayEvent(at(10, 70, 0)));
+        at(10, 70, 0).setType(Material.AIR);
+        call(new BlockFromToEvent(at(12, 70, 0), at(12, 69, 0)));
+        at(12, 69, 0).setType(Material.WATER);
+        at(14, 64, 0).setType(Material.DIRT);
+        call(new BlockBreakEvent(at(14, 64, 0), alice));
+        at(14, 64, 0).setType(Material.AIR);
+        Map<String, JsonObject> ev = events();
+        Map<String, String> causes = new LinkedHashMap<>();
+        for (String pos : List.of("0,64,0", "0,65,0", "1,64,0", "2,64,0", "4,64,0", "6,65,0", "8,64,0", "10,70,0",
+                "12,69,0", "14,64,0")) {
+            JsonObject e = ev.get(pos);
+            causes.put(pos, e == null ? "(none)" : e.get("source").getAsString() + ":" + e.get("cause").getAsString()
+                    + ":" + e.get("playerName").getAsString());
+        }
+        assertEquals(Map.of("0,64,0", "environment:explosion:", "0,65,0", "environment:explosion:",
+                "1,64,0", "environment:explosion:", "2,64,0", "environment:explosion:", "4,64,0", "environment:fire:",
+                "6,65,0", "environment:fire:", "8,64,0", "environment:fade:", "10,70,0", "environment:decay:",
+                "12,69,0", "environment:flow:", "14,64,0", "player::alice"), causes);
+        assertEquals("fire", BlockListener.spreadCause(Material.SOUL_FIRE));
+        assertEquals("growth", BlockListener.spreadCause(Material.MYCELIUM));
     }
 
     @Test

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from mcb_bridge.tools import camera_specs, validate_arguments
-from mcb_camera.server import MAX_FOV, MIN_FOV
+from mcb_camera.poses import MAX_FOV, MIN_FOV
 from mcb_common.errors import ErrorCode, McbError
 
 ROOT = Path(__file__).resolve().parents[2]

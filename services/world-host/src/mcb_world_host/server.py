@@ -99,6 +99,14 @@ def _no_camera_account(_params: Any) -> Any:
                    details={"reason": "no_camera_account"})
 
 
+def _no_previews(_params: Any) -> Any:
+    """chat_preview: client-side blocks need a game server with players (the Paper plugin); the
+    embedded host has none. A plan is seen here with camera_capture(plan_id) instead."""
+    raise McbError(ErrorCode.INVALID_REQUEST,
+                   "the embedded world host has no players to show a plan to; use camera_capture with plan_id, "
+                   "or a Paper server", details={"reason": "no_previews"})
+
+
 def create_app(host: Host, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="mcb world host", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY)
@@ -119,6 +127,7 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         "chat_reply": host.chat_reply,
         "player_context": host.player_context,
         "camera_account_pose": _no_camera_account,
+        "chat_preview": _no_previews,
     }
 
     @app.get("/health")

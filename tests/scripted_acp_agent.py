@@ -5,6 +5,7 @@ model. It follows fixed rules keyed on words in the request:
   "tower at X Y Z"   connect to the MCP servers handed to the session (stdio, as given), call
                      project_context, build_prepare (a hollow 3x5x3 stone-brick tower at X Y Z),
                      build_apply, operation_status until terminal; stream tool calls and text
+  "plan tower at X Y Z"  the same, but build_prepare only: the plan is left for the player to decide
   "slow"             stream a line, then wait up to 30 s, ending with stop reason "cancelled"
                      when the client cancels
   "ignore-cancel"    sleep 60 s and ignore cancel (the client must kill it)
@@ -139,7 +140,9 @@ class ScriptedAgent:
         await self.conn.session_update(session_id, update_agent_thought_text("secret thoughts never shown"))
         stop = "end_turn"
         answer = ""
-        if m := re.search(r"tower at (-?\d+) (-?\d+) (-?\d+)", request):
+        if m := re.search(r"plan tower at (-?\d+) (-?\d+) (-?\d+)", request):
+            answer = await self.build_tower(session_id, *(int(v) for v in m.groups()), apply=False)
+        elif m := re.search(r"tower at (-?\d+) (-?\d+) (-?\d+)", request):
             answer = await self.build_tower(session_id, *(int(v) for v in m.groups()))
         elif "ignore-cancel" in request:
             await self.say(session_id, "working slowly...")
@@ -167,7 +170,7 @@ class ScriptedAgent:
         _save(HOME / "sessions" / f"{session_id}.json", stored)
         return PromptResponse(stop_reason=stop)
 
-    async def build_tower(self, sid: str, x: int, y: int, z: int) -> str:
+    async def build_tower(self, sid: str, x: int, y: int, z: int, apply: bool = True) -> str:
         from mcp import Client, StdioServerParameters
 
         servers = self.sessions[sid].get("mcp") or []
@@ -203,6 +206,8 @@ class ScriptedAgent:
             async with Client(stdio_client(params, errlog=errlog)) as client:
                 await tool(client, "project_context", {})
                 plan = await tool(client, "build_prepare", {"recipe": recipe})
+                if not apply:
+                    return f"prepared {plan['plan_id']}, not applied"
                 op = await tool(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
                                                         "idempotency_key": f"scripted-{uuid.uuid4().hex}"})
                 for _ in range(600):

@@ -177,6 +177,10 @@ def _tokens_and_env(runtime: Path, automation: bool, pregen: str) -> tuple[Path,
     return secrets_dir, tokens, env, port
 
 
+# the player MockPaperHost has online (tests/e2e/test_chat_preview_e2e.py sees what its client shows)
+MOCK_PLAYER = "mock-player"
+
+
 # why the Anvil save test (test_world_host_durability.py) does not apply to a Java host
 NO_ANVIL = {
     "java-core": "java-core: an in-memory world saved in its own format (world.bin) every 300 s and at a clean stop, "
@@ -291,13 +295,16 @@ def paper_mock(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31"
     runtime = tmp / "runtime"
     secrets_dir, tokens, env, port = _tokens_and_env(runtime, automation, pregen)
     env["MCB_WORLD_DIR"] = str(runtime / "paper-world")
+    env["MCB_MOCK_PLAYER"] = MOCK_PLAYER  # online, its client view in paper-world/client-view.json
     scratch = tmp / "paper-mock-tmp"  # MockBukkit's temporary plugin folders (a kill -9 leaves them here)
     scratch.mkdir(parents=True, exist_ok=True)
     # the JSA is written at the first clean stop after a build and used by every start after it
     argv = [str(java), "-XX:+AutoCreateSharedArchive", f"-XX:SharedArchiveFile={PAPER_JARS / 'host.jsa'}",
             "-Xmx2g", "-XX:+UseSerialGC", f"-Djava.io.tmpdir={scratch}", "-cp", cp,
             "dev.mcb.world.paper.MockPaperHost"]
-    return _java_process_host("paper-mock", argv, tmp, env, port, tokens, automation, secrets_dir, timeout=120)
+    h = _java_process_host("paper-mock", argv, tmp, env, port, tokens, automation, secrets_dir, timeout=120)
+    h.extra["client_view"] = runtime / "paper-world" / "client-view.json"
+    return h
 
 
 def paper_live(tmp: Path, automation: bool = True) -> HostHandle:

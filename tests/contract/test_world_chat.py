@@ -87,6 +87,8 @@ TYPED = [
     ("stop", "cancel"), (" /AI Cancel ", "cancel"), ("resume", "command"), ("/ai status", "command"),
     ("project create Castle_2", "command"), ("project use castle", "command"), ("area set 24", "command"),
     ("area set ~-5 60 ~ 10 ~12 -3", "command"), ("undo", "command"), ("undo op_0123abcd", "command"),
+    ("protect pt_ab12 off", "command"), ("camera save front-door", "command"),
+    ("preview", "command"), ("/ai Apply", "command"), ("reject", "command"), ("apply the wall", "prompt"),
     ("protect pt_ab12 off", "command"), ("camera save front-door", "command"), ("who", "command"),
     ("/ai WHO ~-2 ~ ~-2 ~2 ~3 ~2", "command"), ("who broke my wall", "prompt"), ("who 1 2 3", "prompt"),
     ("stop the tower at y=80", "prompt"), ("status of the wall", "prompt"), ("project create my house", "prompt"),

@@ -15,6 +15,7 @@ and tests/contract/test_world_chat.py checks both hosts give every line the same
     protect PART [off]                     PART: pt_ + letters/digits
     camera save NAME
     who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
+    preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
 
 Values are only checked for their shape here; ranges and existence are the bridge's business.
 """
@@ -31,6 +32,7 @@ _FORM = re.compile(
     r"(?P<stop>stop|cancel)"
     r"|(?P<resume>resume)"
     r"|(?P<status>status)"
+    r"|(?P<plan>preview|apply|reject)"
     rf"|project\s+(?P<project>create|use)\s+(?P<pname>{NAME})"
     r"|area\s+set\s+(?P<radius>\d{1,8})"
     rf"|area\s+set\s+(?P<box>{_COORD}(?:\s+{_COORD}){{5}})"
@@ -41,7 +43,7 @@ _FORM = re.compile(
     r")", re.IGNORECASE | re.ASCII)
 
 NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save",
-         "who")
+         "who", "preview", "apply", "reject")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ def parse(text: str | None) -> Command | None:
         return Command("resume")
     if g["status"]:
         return Command("status")
+    if g["plan"]:
+        return Command(g["plan"].lower())
     if g["project"]:
         return Command("project " + g["project"].lower(), (g["pname"],))
     if g["radius"]:

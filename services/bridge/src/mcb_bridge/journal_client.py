@@ -136,6 +136,10 @@ class JournalClient:
         )
         return await self._call("BuildApply", req)
 
+    async def plan_entries(self, plan_id: str) -> journal_pb2.PlanEntriesResponse:
+        """A prepared plan's positions and desired states (the caller's project only)."""
+        return await self._call("PlanEntries", journal_pb2.PlanEntriesRequest(plan_id=plan_id))
+
     async def operation_status(self, operation_id: str) -> journal_pb2.OperationReport:
         return await self._call("OperationStatus", journal_pb2.OperationRef(operation_id=operation_id))
 

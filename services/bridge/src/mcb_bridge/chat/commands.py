@@ -22,6 +22,8 @@ projects they own.
   MAX_WHO_SIDE blocks a side): who or what changed it and when, newest first (the journal's
   region_history: a player's name, an environment cause, or an operation and who asked), WHO_LINES
   changes at most, then how to see the rest.
+- ``apply`` / ``reject`` / ``preview``: the player's pending plan (plans.py); ``apply`` is applied and
+  followed like an undo.
 """
 
 from __future__ import annotations
@@ -81,8 +83,13 @@ class Services:
     async def undo_prepare(self, project: str, player: str, op: str) -> journal_pb2.PlanSummary:
         return await self._with_journal(project, player, lambda jc: jc.operation_undo_prepare(op))
 
-    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary, key: str) -> journal_pb2.OperationReport:
-        return await self._with_journal(project, player, lambda jc: jc.build_apply(plan.plan_id, plan.plan_hash, key))
+    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary | Any, key: str,
+                    replace_player_blocks: bool = False) -> journal_pb2.OperationReport:
+        return await self._with_journal(project, player, lambda jc: jc.build_apply(
+            plan.plan_id, plan.plan_hash, key, replace_player_blocks))
+
+    async def plan_entries(self, project: str, player: str, plan_id: str) -> journal_pb2.PlanEntriesResponse:
+        return await self._with_journal(project, player, lambda jc: jc.plan_entries(plan_id))
 
     async def status(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
         return await self._with_journal(project, player, lambda jc: jc.operation_status(op))
@@ -316,16 +323,9 @@ class CommandRunner:
         await reply(f"undoing {op}: {plan.changed_blocks} blocks to restore")
         rep = await self.services.apply(project, player, plan, f"chat-undo-{item['id']}")
         started(rep.operation_id)
-        deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
-        cancel_sent = False
-        while rep.state not in FINISHED and rep.state != "recovery_required":
-            if asyncio.get_running_loop().time() > deadline:
-                return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
-            if cancelled() and not cancel_sent:
-                cancel_sent = True
-                await self.services.cancel(project, player, rep.operation_id)
-            await asyncio.sleep(0.25)
-            rep = await self.services.status(project, player, rep.operation_id)
+        rep = await self.follow(project, player, rep, cancelled)
+        if rep.state not in FINISHED and rep.state != "recovery_required":
+            return f"the undo {rep.operation_id} is still {rep.state}; see it with /ai status later"
         if rep.state == "applied":
             text = f"undone {op}: {rep.written} blocks restored"
         elif rep.state == "conflict":
@@ -335,6 +335,41 @@ class CommandRunner:
             text = f"undo of {op} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
                 f": {rep.error.message}" if rep.error.message else "")
         return text + (f"; {skipped}" if skipped else "")
+
+
+    async def follow(self, project: str, player: str, rep: journal_pb2.OperationReport,
+                     cancelled: Callable[[], bool] = lambda: False) -> journal_pb2.OperationReport:
+        """The operation's report once it ended (or when UNDO_WAIT_S passed); `cancelled` asks the
+        journal to cancel it (an own `/ai stop`)."""
+        deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
+        cancel_sent = False
+        while rep.state not in FINISHED and rep.state != "recovery_required":
+            if asyncio.get_running_loop().time() > deadline:
+                return rep
+            if cancelled() and not cancel_sent:
+                cancel_sent = True
+                await self.services.cancel(project, player, rep.operation_id)
+            await asyncio.sleep(0.25)
+            rep = await self.services.status(project, player, rep.operation_id)
+        return rep
+
+    async def apply_plan(self, plan: Any, key: str, reply: Reply, *, cancelled: Callable[[], bool] = lambda: False,
+                         started: Callable[[str], object] = lambda op: None) -> str:
+        """`/ai apply`: the player's pending plan (plans.PendingPlan), applied with their consent, also
+        to replacing the players' blocks the offer named; followed until it ends."""
+        rep = await self.services.apply(plan.project, plan.player, plan, key, replace_player_blocks=True)
+        started(rep.operation_id)
+        await reply(f"applying plan {plan.plan_id} as {rep.operation_id}...")
+        rep = await self.follow(plan.project, plan.player, rep, cancelled)
+        if rep.state == "applied":
+            return f"done: {rep.written} blocks placed" + (f", {rep.already} already in place" if rep.already else "")
+        if rep.state == "conflict":
+            return (f"stopped on a conflict after {rep.written} blocks: "
+                    + conflict_summary(list(rep.conflict_samples), rep.conflicts))
+        if rep.state not in FINISHED:
+            return f"{rep.operation_id} is still {rep.state}; see it with /ai status later"
+        return f"{rep.operation_id} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
+            f": {rep.error.message}" if rep.error.message else "")
 
 
 def error_text(exc: Exception) -> str:

@@ -1,4 +1,4 @@
-"""The world host's chat methods, with the ADMIN token (chat_poll, chat_reply, player_context).
+"""The world host's chat methods, with the ADMIN token (chat_poll, chat_reply, chat_preview, player_context).
 The fake in the unit tests implements the same three coroutines."""
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ class HostChat:
 
     async def chat_reply(self, params: world_pb2.ChatReplyParams) -> world_pb2.ChatReplyResult:
         return await self.client.call("chat_reply", params, world_pb2.ChatReplyResult)
+
+    async def chat_preview(self, params: world_pb2.ChatPreviewParams) -> world_pb2.ChatPreviewResult:
+        return await self.client.call("chat_preview", params, world_pb2.ChatPreviewResult)
 
     async def world_info(self) -> world_pb2.WorldInfo:
         return await self.client.world_info()

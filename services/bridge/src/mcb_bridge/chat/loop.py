@@ -11,6 +11,9 @@ exactly a command arrive as type "command" (commands.py): `stop` there stops onl
 requests (their waiting ones, their running turn and its journal operations; writes are not
 paused), `resume`/`status` answer at once, `undo` waits in the project's queue like a request.
 Each player's messages go to their chosen project (`/ai project use`), else the host's project.
+A turn that prepared a plan and ended without applying it leaves it pending for the player, shown
+in game where the host can (plans.py): `/ai apply` and `/ai reject` decide, `/ai preview` (answered
+by a Paper host itself) hides or shows it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from redis.exceptions import RedisError
 from .agent import AgentDied, AgentEvent, AgentNotLoggedIn, AgentProcess
 from .commands import CommandRunner, Services, error_text
 from .config import ChatConfig, ChatConfigError
+from .plans import PREPARE_TOOLS, PlanPreviews, pending_from
 from .projects import ProjectError, ProjectRegistry
 from .ratelimit import RateLimiter
 from .sessions import SessionRecord, SessionStore
@@ -63,6 +67,8 @@ class Turn:
     text: list[str] = field(default_factory=list)
     stages: set[str] = field(default_factory=set)
     operations: list[str] = field(default_factory=list)
+    prepared: list[dict[str, Any]] = field(default_factory=list)  # prepare tools' results, in order
+    applied_plans: set[str] = field(default_factory=set)
     cancelled: bool = False
     cancel_at: float | None = None
     prompt_sent: float | None = None
@@ -81,7 +87,10 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
     lines = [
         "You build in Minecraft for the player who wrote the request below, using the `minecraft` "
         "MCP tools (the project, the player and the world are fixed by the server). Answer briefly "
-        "in plain text: the answer is shown in the game chat.",
+        "in plain text: the answer is shown in the game chat. To let the player see a plan before it "
+        "is built (when they ask to see it first, or when build_apply refuses it with "
+        "player_blocks_would_be_replaced), call build_prepare and end your turn without build_apply: "
+        "the player sees the plan in game and decides with /ai apply or /ai reject.",
     ]
     pos = item.get("position")
     if pos:
@@ -131,6 +140,8 @@ class ChatLoop:
         self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token,
                                                 cfg.journal_admin_token)
         self.commands = CommandRunner(self.projects, self.services, self._world_range, self._world_uuid)
+        self.plans = PlanPreviews(host, self.client_id,
+                                  lambda project, player, plan: self.services.plan_entries(project, player, plan))
 
     # --- the poll loop ----------------------------------------------------------------
     async def start(self) -> None:
@@ -410,6 +421,7 @@ class ChatLoop:
             else:
                 if stop_reason not in ("end_turn", "StopReason.end_turn"):
                     final = (final + f" [{stop_reason}]").strip()
+                await self._offer_left_plan(turn)
                 await self.reply(turn.msg_id, turn.player, final or "done", done=True)
             if turn.agent is not None and turn.agent.tool_rtt_ms:
                 self.metrics.setdefault("tool_rtt_ms", []).extend(turn.agent.tool_rtt_ms)
@@ -433,8 +445,28 @@ class ChatLoop:
             n = (ev.data or {}).get("changed_blocks")
             if isinstance(n, (int, float, str)) and str(n).isdigit():
                 await self.stage(turn, f"plan:{n}", f"planned {int(n)} blocks")
+            if ev.tool in PREPARE_TOOLS and ev.data:
+                turn.prepared.append(ev.data)
+        elif ev.kind == "tool_result" and ev.tool == "build_apply" and (ev.data or {}).get("plan_id"):
+            plan_id = str(ev.data["plan_id"])  # type: ignore[index]
+            turn.applied_plans.add(plan_id)
+            await self.plans.clear(turn.player, plan_id)  # applied: the preview has done its job
         elif ev.kind == "permission_refused":
             await self.stage(turn, "permission", "the agent asked for an extra permission; the chat bridge refuses all such requests")
+
+    async def _offer_left_plan(self, turn: Turn) -> None:
+        """The turn's last prepared plan, when the agent left it unapplied, becomes the player's
+        pending plan (shown in game where the host can)."""
+        for data in reversed(turn.prepared):
+            plan = pending_from(turn.project, turn.player, data)
+            if plan is None:
+                continue
+            if plan.plan_id not in turn.applied_plans:
+                try:
+                    await self.reply(turn.msg_id, turn.player, await self.plans.offer(plan))
+                except Exception:  # noqa: BLE001 - the turn's answer must still be sent
+                    log.exception("offering plan %s failed", plan.plan_id)
+            return
 
     async def _watch_progress(self, turn: Turn) -> None:
         try:
@@ -523,6 +555,8 @@ class ChatLoop:
                         False: "writes stay paused: only the project owner may resume them"}[ok]
             elif cmd.name == "status":
                 text = await self.status_text(project, player)
+            elif cmd.name in ("apply", "reject", "preview"):
+                text = await self.plan_command(item, cmd.name)
             else:
                 handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
                            "area set": self.commands.area_set, "protect": self.commands.protect,
@@ -536,6 +570,28 @@ class ChatLoop:
             await self.reply(item["id"], player, "", done=True, error=f"the command failed ({exc.__class__.__name__})")
             return
         await self.reply(item["id"], player, text, done=True)
+
+    async def plan_command(self, item: dict[str, Any], name: str) -> str:
+        """`/ai apply`, `/ai reject`, and `/ai preview` where the host does not answer it itself."""
+        player = item["player_id"]
+        if name == "preview":
+            return await self.plans.toggle(player)
+        plan = self.plans.pending.get(player)
+        if plan is None:
+            return "no plan of yours is waiting: ask /ai for a build first"
+        if name == "reject":
+            await self.plans.clear(player, plan.plan_id)
+            return f"plan {plan.plan_id} dropped; nothing was written"
+        if item.get("seq", 0) > self.stop_seq.get(plan.project, 0):
+            await self.resume_writes(plan.project, player, f"/ai apply by the owner {player}")
+        try:
+            return await self.commands.apply_plan(
+                plan, f"chat-apply-{item['id']}", lambda line: self.reply(item["id"], player, line),
+                started=lambda op: self._spawn(self.plans.clear(player, plan.plan_id)))
+        except McbError as exc:
+            if PlanPreviews.gone(exc):
+                await self.plans.clear(player, plan.plan_id)
+            raise
 
     async def status_text(self, project: str, player: str) -> str:
         owner = self.projects.owner(project)

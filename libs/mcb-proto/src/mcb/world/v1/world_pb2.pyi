@@ -488,6 +488,40 @@ class ChatReplyResult(_message.Message):
     delivered: bool
     def __init__(self, delivered: _Optional[bool] = ...) -> None: ...
 
+class ChatPreviewParams(_message.Message):
+    __slots__ = ("client_id", "player_id", "plan_id", "clear", "palette", "xyz", "desired", "expires_at_millis", "show", "toggle")
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_FIELD_NUMBER: _ClassVar[int]
+    PALETTE_FIELD_NUMBER: _ClassVar[int]
+    XYZ_FIELD_NUMBER: _ClassVar[int]
+    DESIRED_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    SHOW_FIELD_NUMBER: _ClassVar[int]
+    TOGGLE_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    player_id: str
+    plan_id: str
+    clear: bool
+    palette: _containers.RepeatedScalarFieldContainer[str]
+    xyz: _containers.RepeatedScalarFieldContainer[int]
+    desired: _containers.RepeatedScalarFieldContainer[int]
+    expires_at_millis: int
+    show: bool
+    toggle: bool
+    def __init__(self, client_id: _Optional[str] = ..., player_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., clear: _Optional[bool] = ..., palette: _Optional[_Iterable[str]] = ..., xyz: _Optional[_Iterable[int]] = ..., desired: _Optional[_Iterable[int]] = ..., expires_at_millis: _Optional[int] = ..., show: _Optional[bool] = ..., toggle: _Optional[bool] = ...) -> None: ...
+
+class ChatPreviewResult(_message.Message):
+    __slots__ = ("online", "shown", "blocks")
+    ONLINE_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    online: bool
+    shown: bool
+    blocks: int
+    def __init__(self, online: _Optional[bool] = ..., shown: _Optional[bool] = ..., blocks: _Optional[int] = ...) -> None: ...
+
 class PlayerContextParams(_message.Message):
     __slots__ = ("player_id",)
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]

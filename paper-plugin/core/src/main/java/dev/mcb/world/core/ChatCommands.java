@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  *   undo [OP]                              OP: op_ + letters/digits
  *   protect PART [off]                     PART: pt_ + letters/digits
  *   camera save NAME
+ *   preview | apply | reject               the player's prepared plan (docs/chat.md, Previews)
  *   who | who X1 Y1 Z1 X2 Y2 Z2            the block looked at, or a box (integers, or ~ / ~N)
  * </pre>
  * Values are only checked for their shape here; ranges and existence are the bridge's business.
@@ -33,6 +34,7 @@ public final class ChatCommands {
             + "(?<stop>stop|cancel)"
             + "|(?<resume>resume)"
             + "|(?<status>status)"
+            + "|(?<plan>preview|apply|reject)"
             + "|project\\s+(?<project>create|use)\\s+(?<pname>" + NAME + ")"
             + "|area\\s+set\\s+(?<radius>\\d{1,8})"
             + "|area\\s+set\\s+(?<box>" + COORD + "(?:\\s+" + COORD + "){5})"
@@ -44,7 +46,7 @@ public final class ChatCommands {
 
     /** Command names on the wire and in the bridge. */
     public static final List<String> NAMES = List.of("stop", "resume", "status", "project create", "project use",
-            "area set", "undo", "protect", "camera save", "who");
+            "area set", "undo", "protect", "camera save", "who", "preview", "apply", "reject");
 
     /** A parsed command: {@code name} from {@link #NAMES}, its arguments in order (keywords lower-cased). */
     public record Command(String name, List<String> args) {
@@ -70,6 +72,9 @@ public final class ChatCommands {
         }
         if (m.group("status") != null) {
             return Optional.of(new Command("status", List.of()));
+        }
+        if (m.group("plan") != null) {
+            return Optional.of(new Command(m.group("plan").toLowerCase(Locale.ROOT), List.of()));
         }
         if (m.group("project") != null) {
             return Optional.of(new Command("project " + m.group("project").toLowerCase(Locale.ROOT),

@@ -23,6 +23,8 @@ import dev.mcb.proto.world.v1.ChunksExistParams;
 import dev.mcb.proto.world.v1.ChunksExistResult;
 import dev.mcb.proto.world.v1.ChatPollParams;
 import dev.mcb.proto.world.v1.ChatPollResult;
+import dev.mcb.proto.world.v1.ChatPreviewParams;
+import dev.mcb.proto.world.v1.ChatPreviewResult;
 import dev.mcb.proto.world.v1.ChatReplyParams;
 import dev.mcb.proto.world.v1.ChatReplyResult;
 import dev.mcb.proto.world.v1.Empty;
@@ -74,6 +76,7 @@ public final class WorldHostCore {
     private final Players players;
     private final String instance;
     private volatile String serverVersion = "";
+    private volatile Previews previews = new Previews(Previews.Port.NONE, System::currentTimeMillis);
     private volatile CameraAccount camera = new CameraAccount(CameraAccount.Settings.NONE, null, System::currentTimeMillis);
     private final EventLog events;
     private final SectionRevisions revisions;
@@ -133,10 +136,18 @@ public final class WorldHostCore {
             state.onFailure(reason -> executor.pause(reason + "; writes paused"));
         }
         this.chat = new ChatQueue(chatSink, m -> executor.stopActive("/ai stop by " + m.playerId()),
-                client -> executor.stopActive("a new AI bridge connected (client "
-                        + (client.length() > 60 ? client.substring(0, 60) : client) + ")"),
+                client -> {
+                    executor.stopActive("a new AI bridge connected (client "
+                            + (client.length() > 60 ? client.substring(0, 60) : client) + ")");
+                    // the old bridge's plans are no longer offered: no client keeps showing one
+                    scheduler.call(() -> {
+                        previews.clearAll("a new AI bridge connected");
+                        return null;
+                    });
+                },
                 System::currentTimeMillis);
         scheduler.everyTick(this::tick);
+        scheduler.everyTick(() -> previews.expire());
         handlers.put("world_info", m -> worldInfo());
         handlers.put("region_read", m -> regionRead((RegionReadParams) m));
         handlers.put("chunks_exist", m -> chunksExist((ChunksExistParams) m));
@@ -152,6 +163,7 @@ public final class WorldHostCore {
         handlers.put("chat_reply", m -> chatReply((ChatReplyParams) m));
         handlers.put("player_context", m -> playerContext((PlayerContextParams) m));
         handlers.put("camera_account_pose", m -> cameraAccountPose((CameraAccountPoseParams) m));
+        handlers.put("chat_preview", m -> chatPreview((ChatPreviewParams) m));
     }
 
     public HostConfig config() {
@@ -200,6 +212,7 @@ public final class WorldHostCore {
             case "ChatReplyParams" -> ChatReplyParams.newBuilder();
             case "PlayerContextParams" -> PlayerContextParams.newBuilder();
             case "CameraAccountPoseParams" -> CameraAccountPoseParams.newBuilder();
+            case "ChatPreviewParams" -> ChatPreviewParams.newBuilder();
             default -> null;
         };
     }
@@ -239,6 +252,9 @@ public final class WorldHostCore {
         }
         if (camera.configured()) {
             caps.add("camera_account_pose");
+        }
+        if (previews.supported()) {
+            caps.add("chat_preview");
         }
         WorldInfo.Builder b = WorldInfo.newBuilder().setWorldUuid(d.worldUuid()).setWorldName(d.worldName())
                 .setEpoch(d.epoch()).setDataVersion(d.dataVersion()).setMinecraftVersion(d.minecraftVersion())
@@ -689,6 +705,87 @@ public final class WorldHostCore {
     /** Position, look and target block of an online player, read on the server thread. */
     public Optional<Players.PlayerView> playerContext(String playerId) {
         return onServer(() -> players.find(playerId));
+    }
+
+    /** In-game plan previews (issue 32), set by the adapter with its client port before the server starts. */
+    public void previews(Previews.Port port) {
+        this.previews = new Previews(port, System::currentTimeMillis);
+    }
+
+    public Previews previews() {
+        return previews;
+    }
+
+    /**
+     * {@code chat_preview} (admin, the chat lease holder only): show a prepared plan to the player who asked,
+     * as client-side blocks ({@link Previews}); {@code clear} restores their view. Nothing is written.
+     */
+    public ChatPreviewResult chatPreview(ChatPreviewParams p) {
+        Previews pv = previews;
+        if (!pv.supported()) {
+            com.google.gson.JsonObject d = new com.google.gson.JsonObject();
+            d.addProperty("reason", "no_previews");
+            throw new McbException(ErrorCode.INVALID_REQUEST, "this world host has no players to show a plan to; "
+                    + "use camera_capture with plan_id", d);
+        }
+        if (p.getPlayerId().isEmpty()) {
+            throw McbException.invalid("chat_preview needs player_id");
+        }
+        String active = chat.activeClient();
+        if (active == null || !active.equals(p.getClientId())) {
+            throw new McbException(ErrorCode.PERMISSION_DENIED, "chat_preview: only the chat lease holder (the "
+                    + "client_id that polls chat) may show previews");
+        }
+        if (p.getToggle()) {
+            return onServer(() -> {
+                ChatPreviewResult.Builder r = ChatPreviewResult.newBuilder().setOnline(pv.online(p.getPlayerId()));
+                pv.toggle(p.getPlayerId()).ifPresent(v -> r.setShown(v.shown()).setBlocks(v.blocks().size()));
+                return r.build();
+            });
+        }
+        if (p.getClear()) {
+            return onServer(() -> {
+                pv.clear(p.getPlayerId(), p.getPlanId());
+                return ChatPreviewResult.newBuilder().setOnline(pv.online(p.getPlayerId())).build();
+            });
+        }
+        if (p.getPlanId().isEmpty()) {
+            throw McbException.invalid("chat_preview needs plan_id (or clear)");
+        }
+        int n = p.getDesiredCount();
+        if (p.getXyzCount() != 3 * n) {
+            throw McbException.invalid("chat_preview: xyz must hold 3 ints per desired entry (" + p.getXyzCount()
+                    + " for " + n + ")");
+        }
+        if (n > Previews.MAX_BLOCKS) {
+            com.google.gson.JsonObject d = new com.google.gson.JsonObject();
+            d.addProperty("limit", "preview_blocks");
+            d.addProperty("max", Previews.MAX_BLOCKS);
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "a preview shows at most " + Previews.MAX_BLOCKS
+                    + " blocks; this plan has " + n, d);
+        }
+        WorldDescriptor d = world.describe();
+        List<Previews.Block> blocks = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int idx = p.getDesired(i);
+            if (idx >= p.getPaletteCount()) {
+                throw McbException.invalid("chat_preview: desired[" + i + "] = " + idx + " is outside the palette ("
+                        + p.getPaletteCount() + " states)");
+            }
+            int y = p.getXyz(3 * i + 1);
+            if (y < d.minY() || y > d.maxY()) {
+                throw McbException.invalid("chat_preview: y " + y + " is outside the world (" + d.minY() + ".."
+                        + d.maxY() + ")");
+            }
+            String state = p.getPalette(idx);
+            int brace = state.indexOf('{');
+            blocks.add(new Previews.Block(p.getXyz(3 * i), y, p.getXyz(3 * i + 2),
+                    brace < 0 ? state : state.substring(0, brace)));
+        }
+        return onServer(() -> {
+            Previews.Preview v = pv.set(p.getPlayerId(), p.getPlanId(), blocks, p.getExpiresAtMillis(), p.getShow());
+            return ChatPreviewResult.newBuilder().setOnline(pv.online(p.getPlayerId())).setShown(v.shown()).setBlocks(v.blocks().size()).build();
+        });
     }
 
     /** The camera account (issue 17), set by the adapter from its configuration before the server starts. */

@@ -35,6 +35,9 @@ class ChatCommandsTest {
         assertEquals(Optional.of(cmd("protect", "pt_ab12")), p("protect pt_ab12"));
         assertEquals(Optional.of(cmd("protect", "pt_ab12", "off")), p("protect pt_ab12 OFF"));
         assertEquals(Optional.of(cmd("camera save", "front-door")), p("camera save front-door"));
+        assertEquals(Optional.of(cmd("preview")), p("/ai Preview"));
+        assertEquals(Optional.of(cmd("apply")), p("apply"));
+        assertEquals(Optional.of(cmd("reject")), p(" REJECT "));
         assertEquals(Optional.of(cmd("who")), p("/ai who"));
         assertEquals(Optional.of(cmd("who", "~-2", "64", "~", "3", "~1", "-7")), p("who ~-2 64 ~ 3 ~1 -7"));
         assertEquals(Optional.empty(), p("who broke my wall"));
@@ -47,7 +50,7 @@ class ChatCommandsTest {
                 "resume building", "project create my house", "project create", "project delete x",
                 "area set", "area set 1 2 3", "area set 1 2 3 4 5 6 7", "area set here", "undo the last wall",
                 "undo op_1 op_2", "undo 12", "protect tower", "protect pt_1 please", "camera save",
-                "camera save the front", "camera delete x", "/ai", "build a tower", "project use -x",
+                "camera save the front", "camera delete x", "apply it", "preview the tower", "reject op_1", "/ai", "build a tower", "project use -x",
                 "project use " + "a".repeat(41))) {
             assertEquals(Optional.empty(), p(prompt), prompt);
         }

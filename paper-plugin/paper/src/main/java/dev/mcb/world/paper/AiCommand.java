@@ -22,12 +22,14 @@ import org.bukkit.entity.Player;
  * {@code status} act on the core here and now ({@code status} also asks the bridge about the player's
  * project); {@code stop} pauses every write for holders of {@code mcb.ai.stop} and otherwise stops only the
  * player's own requests (the bridge does that); {@code project}, {@code area}, {@code undo},
- * {@code protect} and {@code camera} are answered by the bridge. Permissions are checked here (plugin.yml
+ * {@code protect} and {@code camera} are answered by the bridge. {@code preview} hides or shows the player's
+ * prepared plan here (client-side blocks, {@link dev.mcb.world.core.Previews}); {@code apply} and
+ * {@code reject} decide on it in the bridge, which then clears the preview. Permissions are checked here (plugin.yml
  * declares them); every reply is an Adventure component ({@link #line}).
  */
 final class AiCommand implements CommandExecutor, TabCompleter {
     static final List<String> FIRST_WORDS = List.of("stop", "resume", "status", "project", "area", "undo", "protect",
-            "camera");
+            "camera", "preview", "apply", "reject");
     private final WorldHostCore core;
 
     AiCommand(WorldHostCore core) {
@@ -73,7 +75,7 @@ final class AiCommand implements CommandExecutor, TabCompleter {
         if (text.isEmpty()) {
             tell(sender, ChatLine.info("/ai <request> talks to the AI builder; commands: stop, resume, status, "
                     + "project create|use <name>, area set <radius>|<x1 y1 z1 x2 y2 z2>, undo [op], "
-                    + "protect <part> [off], camera save <name>"));
+                    + "protect <part> [off], camera save <name>, preview, apply, reject"));
             return true;
         }
         Optional<ChatCommands.Command> parsed = ChatCommands.parse(text);
@@ -101,6 +103,12 @@ final class AiCommand implements CommandExecutor, TabCompleter {
                         core.chatFromServerThread(idOf(sender), text); // the bridge adds the player's project
                     }
                 }
+                case "preview" -> tell(sender, core.previews().toggle(idOf(sender))
+                        .map(v -> ChatLine.info(v.shown()
+                                ? "Showing plan " + v.planId() + " (" + v.blocks().size() + " blocks, only you see them). "
+                                + "/ai apply builds it, /ai reject drops it."
+                                : "Plan " + v.planId() + " hidden: you see the real blocks. /ai preview shows it again."))
+                        .orElse(ChatLine.info("No prepared plan to preview. Ask /ai for a build first.")));
                 default -> {
                     core.chatFromServerThread(idOf(sender), text);
                     tell(sender, new ChatLine("Sent to the AI bridge: " + text, ChatLine.Kind.PROGRESS));

@@ -101,6 +101,9 @@ public class McbPlugin extends JavaPlugin {
         check.start();
         core.chat().projectId(c.getString("project", "default"));
         core.cameraAccount(cameraAccount(c, world));
+        PaperPreviews previews = new PaperPreviews(world, players);
+        previews.core(core);
+        core.previews(previews);
         core.serverVersion(Bukkit.getName() + " " + Bukkit.getVersion());
         Path tokenDir = getDataFolder().toPath().resolve(c.getString("token-dir", "secrets"));
         try {
@@ -118,6 +121,7 @@ public class McbPlugin extends JavaPlugin {
         server.start();
         getServer().getPluginManager().registerEvents(new BlockListener(core, world), this);
         getServer().getPluginManager().registerEvents(new SaveListener(), this);
+        getServer().getPluginManager().registerEvents(previews, this);
         PluginCommand ai = getCommand("ai");
         if (ai != null) {
             AiCommand cmd = new AiCommand(core);

@@ -116,7 +116,8 @@ class AiCommandTest {
         assertEquals("[ai] You lack the permission mcb.ai.camera for /ai camera save.", plain(lines.get(1)));
         // tab completion offers only what bob may run
         assertEquals(List.of("stop", "status"), h.server.getCommandMap().tabComplete(bob, "ai s"));
-        assertEquals(List.of(), h.server.getCommandMap().tabComplete(bob, "ai p"));
+        // a plan of his own is his to preview (the bridge checks it is his)
+        assertEquals(List.of("preview"), h.server.getCommandMap().tabComplete(bob, "ai p"));
         PlayerMock carol = player("carol", "mcb.ai.manage");
         assertEquals(List.of("create", "use"), h.server.getCommandMap().tabComplete(carol, "ai project "));
         assertEquals(List.of("off"), h.server.getCommandMap().tabComplete(carol, "ai protect pt_1 o"));

@@ -159,8 +159,11 @@ public final class MockPaperHost {
                     .getRuntimeMXBean().getUptime() + " ms: server " + ms(tMock - t0) + ", world and plugin load "
                     + ms(tLoad - tMock) + ", warm-up " + ms(tWarm - tLoad) + ", enable " + ms(System.nanoTime() - tWarm)
                     + ")");
+            String name = env.getOrDefault("MCB_MOCK_PLAYER", "");
+            Runnable viewer = name.isBlank() || worldDir.isBlank() ? () -> { } : clientView(server, world, name,
+                    Path.of(worldDir, "client-view.json"));
             started.countDown();
-            drive(server, world);
+            drive(server, world, viewer);
         } finally {
             try {
                 // a server stop: disable plugins (the plugin saves the world and closes its state)
@@ -197,8 +200,41 @@ public final class MockPaperHost {
         }
     }
 
+    /**
+     * {@code MCB_MOCK_PLAYER}: a player of that name online at (0.5, 65, 0.5), whose client view (the fake blocks
+     * the plugin sent it, {@link HarnessPlayer}) the returned task writes to {@code file} (tmp + rename) whenever it
+     * changed, so the end-to-end tests can see what that player sees (tests/e2e/test_chat_preview_e2e.py).
+     */
+    private static Runnable clientView(ServerMock server, HostWorld world, String name, Path file) {
+        HarnessPlayer p = new HarnessPlayer(server, name);
+        server.addPlayer(p);
+        p.teleport(new org.bukkit.Location(world, 0.5, 65, 0.5));
+        List<String> last = new ArrayList<>(List.of("-"));
+        return () -> {
+            List<String> now = p.fakeBlocks();
+            if (now.equals(last)) {
+                return;
+            }
+            last.clear();
+            last.addAll(now);
+            com.google.gson.JsonObject o = new com.google.gson.JsonObject();
+            o.addProperty("player", name);
+            com.google.gson.JsonArray a = new com.google.gson.JsonArray();
+            now.forEach(a::add);
+            o.add("fake", a);
+            try {
+                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                Files.writeString(tmp, o.toString());
+                Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                System.err.println("mock paper host: cannot write " + file + ": " + e);
+            }
+        };
+    }
+
     /** 20 ticks a second on this thread until SIGTERM; a late tick runs at once (Paper catches up the same way). */
-    private static void drive(ServerMock server, HostWorld world) {
+    private static void drive(ServerMock server, HostWorld world, Runnable afterTick) {
         long next = System.nanoTime();
         long slow = 0;
         while (!stopping) {
@@ -206,6 +242,7 @@ public final class MockPaperHost {
             try {
                 world.tick(); // chunk loads finish on the server thread, before the scheduled tasks (HarnessWorld)
                 server.getScheduler().performOneTick();
+                afterTick.run();
             } catch (RuntimeException | AssertionError e) {
                 // Paper logs a task's exception and goes on (CraftScheduler#mainThreadHeartbeat); so do we, loudly
                 System.err.println("mock paper host: a task of tick " + server.getScheduler().getCurrentTick()

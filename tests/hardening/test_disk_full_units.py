@@ -121,14 +121,14 @@ def test_journal_verdict_on_a_disk_too_full_to_record_it(tmp_path):
         from mcb_common.diskfull import disk_full_error
 
         err = disk_full_error("the journal", "the apply stopped")
-        assert core.record_verdict("op1", OpState.RECOVERY_REQUIRED, err.message, err) is False
+        assert core.ctx.record_verdict("op1", OpState.RECOVERY_REQUIRED, err.message, err) is False
         rep = core.report("op1")  # told at once, though not yet on disk
         assert rep.state == "recovery_required" and rep.error.code == "unavailable"
         assert "op1" in core.pending_recovery()  # new applies are refused meanwhile
         assert db.one("SELECT state FROM operations WHERE op_id='op1'")["state"] == "applying"
         free(fs)
-        core.flush_unrecorded()
-        assert core.unrecorded == {}
+        core.ctx.flush_unrecorded()
+        assert core.ctx.unrecorded == {}
         row = db.one("SELECT state, error_json FROM operations WHERE op_id='op1'")
         assert row["state"] == "recovery_required" and json.loads(row["error_json"])["code"] == "unavailable"
         db.close()

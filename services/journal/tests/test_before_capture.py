@@ -71,7 +71,7 @@ def test_a_completed_capture_of_the_plans_region_is_linked_to_the_operation(tmp_
     core = make_core(tmp_path, cam)
     op_id, plan = queued_operation(core)
     assert core.report(op_id).before_capture_id == ""
-    assert asyncio.run(before.take(core, op_id, "p", plan)) == "cap-1"
+    assert asyncio.run(before.take(core.ctx, op_id, "p", plan)) == "cap-1"
     first = cam.requests[0]
     assert (first.project_id, first.view, first.before_operation_id, first.width, first.height) == (
         "p", "diagonal", op_id, before.BEFORE_WIDTH, before.BEFORE_HEIGHT)
@@ -90,7 +90,7 @@ def test_a_completed_capture_of_the_plans_region_is_linked_to_the_operation(tmp_
 def test_no_before_picture_is_linked_unless_it_completed_in_time(tmp_path, camera, seconds, calls):
     core = make_core(tmp_path, camera, seconds)
     op_id, plan = queued_operation(core)
-    assert asyncio.run(before.take(core, op_id, "p", plan)) == ""
+    assert asyncio.run(before.take(core.ctx, op_id, "p", plan)) == ""
     assert core.report(op_id).before_capture_id == ""
     assert core.db.one("SELECT 1 FROM op_captures WHERE op_id=?", op_id) is None
     if camera is not None and calls is not None:
@@ -105,4 +105,4 @@ def test_a_region_larger_than_a_capture_draws_gets_no_picture(tmp_path):
     op_id, _ = queued_operation(core)
     huge = Plan.from_entries([((0, 0, 0), "minecraft:air", "minecraft:stone"),
                               ((200, 100, 200), "minecraft:air", "minecraft:stone")], "w-1", 1, "r")
-    assert asyncio.run(before.take(core, op_id, "p", huge)) == "" and cam.requests == []
+    assert asyncio.run(before.take(core.ctx, op_id, "p", huge)) == "" and cam.requests == []

@@ -86,6 +86,8 @@ class StoneWorld(EventsJson):
                     for _x in range(lo.x, hi.x + 1):
                         idx += (1 if y == 64 else 0).to_bytes(2, "little")
             return world_pb2.RegionReadResult(palette=pal, indices=bytes(idx))
+        if method == "events_since":  # host instance "h", where nobody changes a block: an empty, complete page
+            return world_pb2.EventsSinceResult(next_cursor=params.cursor or "h:0", complete=True)
         assert method == "blocks_get"
         ys = params.xyz[1::3]
         return world_pb2.BlocksGetResult(palette=[AIR, STONE], state=[1 if y == 64 else 0 for y in ys])
@@ -142,15 +144,15 @@ def test_prepare_counts_by_source_and_apply_needs_consent(core):
         asyncio.run(core.build_apply(CALLER, req))
     assert exc.value.code == ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED
     assert exc.value.details["positions"] == [{"x": x, "y": 64, "z": 0} for x in (2, 3, 4)]
-    assert core.runnable() == [] and not core.wake.is_set()  # nothing created, nothing queued
+    assert core.ctx.runnable() == [] and not core.ctx.wake.is_set()  # nothing created, nothing queued
     req.replace_player_blocks = True
     rep = asyncio.run(core.build_apply(CALLER, req))
     # committed `queued` in SQLite (the executor's only queue) and the executor woken
-    assert rep.state == "queued" and core.runnable() == [rep.operation_id] and core.wake.is_set()
+    assert rep.state == "queued" and core.ctx.runnable() == [rep.operation_id] and core.ctx.wake.is_set()
     # a retry of that apply (answer lost) with the same key is the same operation, consent or not
     req.replace_player_blocks = False
     again = asyncio.run(core.build_apply(CALLER, req))
-    assert again.replayed and again.operation_id == rep.operation_id and core.runnable() == [rep.operation_id]
+    assert again.replayed and again.operation_id == rep.operation_id and core.ctx.runnable() == [rep.operation_id]
 
 
 def test_plan_without_player_blocks_applies_without_consent(core):

@@ -91,7 +91,7 @@ async def run_until(ex: Executor, done, timeout: float = 20) -> None:
                 await asyncio.sleep(0.01)
     finally:
         ex.stopping.set()
-        ex.core.wake.set()
+        ex.ctx.wake.set()
         await asyncio.wait_for(task, 5)
 
 
@@ -100,7 +100,7 @@ def test_build_apply_wakes_the_executor_which_runs_queued_operations_oldest_firs
     core = make_core(tmp_path, world)
 
     async def main():
-        ex = Executor(core)
+        ex = core.executor()
         task = asyncio.create_task(ex.run_forever())
         await asyncio.sleep(0.05)  # the executor idles: nothing is queued
         assert world.batches == []
@@ -109,7 +109,7 @@ def test_build_apply_wakes_the_executor_which_runs_queued_operations_oldest_firs
             while any(state(core, o) != "applied" for o in ops):
                 await asyncio.sleep(0.01)
         ex.stopping.set()
-        core.wake.set()
+        core.ctx.wake.set()
         await asyncio.wait_for(task, 5)
         return ops
 
@@ -126,8 +126,8 @@ def test_a_restart_runs_what_sqlite_says_is_queued_exactly_once(tmp_path):
     world2 = RecordingWorld()
     core2 = make_core(tmp_path, world2)  # the restarted journal: same files, no Redis involved
     assert core2.recover_at_start() == []
-    assert core2.runnable() == [op]
-    ex = Executor(core2)
+    assert core2.ctx.runnable() == [op]
+    ex = core2.executor()
     asyncio.run(run_until(ex, lambda: state(core2, op) == "applied"))
     assert world2.batches == [f"{op}.0"]
     # offered again (what a redelivered entry was): a settled operation is never run twice
@@ -145,9 +145,9 @@ def test_an_operation_applying_at_the_crash_is_never_resumed(tmp_path):
     world2 = RecordingWorld()
     core2 = make_core(tmp_path, world2)
     assert core2.recover_at_start() == [op]
-    assert core2.runnable() == []
+    assert core2.ctx.runnable() == []
     later = asyncio.run(queue_op_refused(core2))
-    ex = Executor(core2)
+    ex = core2.executor()
     asyncio.run(ex.run_operation(op))
     assert world2.batches == [] and state(core2, op) == "recovery_required" and later
 
@@ -168,7 +168,7 @@ def test_a_bug_in_one_operation_does_not_stop_the_dispatcher(tmp_path):
         bad = await queue_op(core, 64, "bad")
         good = await queue_op(core, 65, "good")
         world.bug_next_info = True  # strikes the oldest (bad) before any batch
-        await run_until(Executor(core), lambda: state(core, good) not in ("queued", "applying"))
+        await run_until(core.executor(), lambda: state(core, good) not in ("queued", "applying"))
         return bad, good
 
     bad, good = asyncio.run(main())
@@ -187,7 +187,7 @@ def test_a_bug_after_an_answered_batch_records_that_batch_and_fails_the_operatio
 
     async def main():
         op = await queue_op(core, 64, "two")
-        ex = Executor(core)
+        ex = core.executor()
         calls = 0
         real = ex._rights_refusal
 
@@ -262,7 +262,7 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
 
     async def main():
         op = await queue_op(core, 64, "pipe")
-        ex = Executor(core)
+        ex = core.executor()
         task = asyncio.create_task(ex.run_forever())
         on_disk_in_flight = []
         async with asyncio.timeout(20):
@@ -282,7 +282,7 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
             while state(core, op) != "applied":
                 await asyncio.sleep(0.01)
         ex.stopping.set()
-        core.wake.set()
+        core.ctx.wake.set()
         await asyncio.wait_for(task, 5)
         ex.close()
         return op, on_disk_in_flight
@@ -322,7 +322,7 @@ def test_a_graceful_stop_with_a_batch_at_the_host_aborts_the_intent_written_ahea
 
     async def main():
         op = await queue_op(core, 64, "stop")
-        ex = Executor(core)
+        ex = core.executor()
         task = asyncio.create_task(ex.run_forever())
         await world.arrived.wait()
         while core.db.one("SELECT 1 FROM batches WHERE op_id=? AND seq=1", op) is None:
@@ -343,7 +343,7 @@ def test_a_failing_writer_records_the_answered_batches_and_fails_the_operation(t
 
     async def main():
         op = await queue_op(core, 64, "w")
-        ex = Executor(core)
+        ex = core.executor()
         real = ex._commit_ahead
 
         def bad(plan, op_id, seq, size, answered):

@@ -24,7 +24,7 @@ class RestartingWorld(EventsJson):
     def __init__(self, affected: list[str], lost: int, stop: str = "unclean"):
         self.affected, self.lost, self.stop = affected, lost, stop
         self.info_calls = 0
-        self.instance = "a"
+        self.instance = "h"  # the host the journal's own observer met at its first prepare (test_plan_summary_size.AirWorld)
 
     async def world_info(self):
         self.info_calls += 1
@@ -53,7 +53,7 @@ def test_an_applied_operation_whose_blocks_rolled_back_gets_a_notice(tmp_path):
     operations.set_state(core.db, op, "applied", message="done")
     world = RestartingWorld([op, "op_of_another_journal"], lost=40)
     obs = Observer(core.db, world)
-    asyncio.run(obs.sync())  # first contact: a gap, but no restart seen yet
+    asyncio.run(obs.sync())  # the same host instance: no restart seen yet
     assert world.info_calls == 0
     world.instance = "b"  # the host crashed and came back
     for _ in range(4):

@@ -10,7 +10,6 @@ import asyncio
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
-from mcb_journal.executor import Executor
 
 from services.journal.tests.test_idempotency_race import CALLER, SlowWorld, make_core, prepare
 
@@ -48,7 +47,7 @@ def test_a_pause_before_the_first_batch_waits_and_runs_after_resume(tmp_path):
         plan = await prepare(core, "minecraft:stone")
         op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
                                                                   idempotency_key="k"))
-        ex = Executor(core)
+        ex = core.executor()
         await ex.run_operation(op.operation_id)
         waiting = core.report(op.operation_id)
         batches = core.db.all("SELECT * FROM batches WHERE op_id=?", op.operation_id)
@@ -87,7 +86,7 @@ def test_a_pause_after_the_first_batch_still_stops_the_operation(tmp_path):
         plan = await prepare(core, "minecraft:stone")
         op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
                                                                   idempotency_key="k"))
-        await Executor(core).run_operation(op.operation_id)
+        await core.executor().run_operation(op.operation_id)
         return core.report(op.operation_id)
 
     rep = asyncio.run(main())

@@ -18,7 +18,7 @@ OTHER = Caller("service", "q", "")
 
 
 def entries(core, req: jpb.PlanEntriesRequest, caller: Caller = CALLER) -> jpb.PlanEntriesResponse:  # noqa: F811
-    return asyncio.run(plan_entries(core, caller, req))
+    return asyncio.run(plan_entries(core.ctx, caller, req))
 
 
 def refused(core, req: jpb.PlanEntriesRequest, caller: Caller = CALLER) -> McbError:  # noqa: F811

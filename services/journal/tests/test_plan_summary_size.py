@@ -41,6 +41,8 @@ class AirWorld(EventsJson):
             lo, hi = params.min, params.max
             n = (hi.x - lo.x + 1) * (hi.y - lo.y + 1) * (hi.z - lo.z + 1)
             return world_pb2.RegionReadResult(palette=["minecraft:air"], indices=bytes(2 * n))
+        if method == "events_since":  # host instance "h", where nobody changes a block: an empty, complete page
+            return world_pb2.EventsSinceResult(next_cursor=params.cursor or "h:0", complete=True)
         assert method == "blocks_get"
         return world_pb2.BlocksGetResult(palette=["minecraft:air"], state=[0] * (len(params.xyz) // 3))
 

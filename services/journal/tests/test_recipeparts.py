@@ -16,10 +16,12 @@ from mcb_journal.projects import Caller
 from mcb_journal.recipeparts import part_ids
 from mcb_planner.servicer import compile_request
 
+from services.journal.tests.test_plan_summary_size import EventsJson
+
 STAIRS = "minecraft:oak_stairs[facing=north,half=bottom,shape=straight,waterlogged=false]"
 
 
-class AirWorld:
+class AirWorld(EventsJson):
     async def world_info(self):
         return world_pb2.WorldInfo(world_uuid="w-1", epoch=1, minecraft_version="1.21.11")
 
@@ -28,6 +30,8 @@ class AirWorld:
             lo, hi = params.min, params.max
             n = (hi.x - lo.x + 1) * (hi.y - lo.y + 1) * (hi.z - lo.z + 1)
             return world_pb2.RegionReadResult(palette=["minecraft:air"], indices=bytes(2 * n))
+        if method == "events_since":  # host instance "h", where nobody changes a block: an empty, complete page
+            return world_pb2.EventsSinceResult(next_cursor=params.cursor or "h:0", complete=True)
         return world_pb2.BlocksGetResult(palette=["minecraft:air"], state=[0] * (len(params.xyz) // 3))
 
 

@@ -9,7 +9,6 @@ import asyncio
 
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
-from mcb_journal.executor import Executor
 
 from services.journal.tests.test_idempotency_race import CALLER, make_core, prepare
 
@@ -33,7 +32,7 @@ def test_a_host_back_paused_cancels_instead_of_requiring_recovery(tmp_path):
                                                                    idempotency_key="k"))
         core.world = PausedHost()
         plan = core.load_plan(plan_summary.plan_id)
-        return await Executor(core)._reverify(op.operation_id, plan, 1, core.limits.batch_blocks)
+        return await core.executor()._reverify(op.operation_id, plan, 1, core.limits.batch_blocks)
 
     restored, stop = asyncio.run(main())
     assert restored == 0

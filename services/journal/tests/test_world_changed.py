@@ -15,7 +15,6 @@ from mcb_journal import operations, worldid
 from mcb_journal.blobs import BlobStore
 from mcb_journal.core import JournalCore
 from mcb_journal.db import Database
-from mcb_journal.executor import Executor
 from mcb_journal.projects import Caller
 
 from services.journal.tests.test_consent import Queue, StoneWorld
@@ -76,7 +75,7 @@ def test_a_plan_of_another_world_is_world_changed_even_at_the_same_epoch(core):
         apply(core, s, "k1")
     assert e.value.code == ErrorCode.WORLD_CHANGED and not e.value.retryable
     assert e.value.details == {"recorded_world": A, "current_world": B}
-    assert core.runnable() == []
+    assert core.ctx.runnable() == []
 
 
 def test_the_same_world_at_another_epoch_stays_stale_snapshot(core):
@@ -91,7 +90,7 @@ def test_a_queued_operation_of_the_old_world_fails_before_any_batch(core):
     rep = apply(core, prepare(core), "k3")
     assert rep.state == "queued"
     core.world.uuid = B
-    asyncio.run(Executor(core).run_operation(rep.operation_id))
+    asyncio.run(core.executor().run_operation(rep.operation_id))
     status = core.operation_status(CALLER, rep.operation_id)
     assert status.state == "failed" and core.world.batches == 0
     assert "world_changed" in json.dumps(json.loads(
@@ -109,13 +108,9 @@ def test_records_and_cursor_prefixes():
 
 
 def test_undo_and_part_define_of_an_old_world_operation_are_refused(core):
-    from mcb_journal.jobs import wire_jobs
-    from mcb_journal.observer import Observer
-
     rep = apply(core, prepare(core), "k4")
     operations.set_state(core.db, rep.operation_id, "applying")
     operations.set_state(core.db, rep.operation_id, "applied", message="applied")
-    wire_jobs(core, Observer(core.db, core.world))
     core.world.uuid = B
     for call in (lambda: core.undo.undo_prepare(CALLER, rep.operation_id),
                  lambda: core.parts.part_define(CALLER, "tower", rep.operation_id)):

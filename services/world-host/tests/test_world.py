@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
@@ -24,7 +26,7 @@ def vec(x, y, z):
 
 def test_region_read_yzx_order_and_missing_chunks(world):
     host = Host(world)
-    world.apply([Change(1, 64, 2, "minecraft:air", "minecraft:stone")], "b0", "h")
+    world.write_batch([Change(1, 64, 2, "minecraft:air", "minecraft:stone")], "b0", "h")
     r = host.region_read(world_pb2.RegionReadParams(min=vec(0, 63, 0), max=vec(2, 64, 3)))
     idx = list(memoryview(r.indices).cast("H"))
     assert len(idx) == 3 * 4 * 2
@@ -44,7 +46,7 @@ def test_region_read_yzx_order_and_missing_chunks(world):
 
 
 def test_heights_minus64_to_319(world):
-    world.apply([Change(0, -64, 0, "minecraft:bedrock", "minecraft:stone"),
+    world.write_batch([Change(0, -64, 0, "minecraft:bedrock", "minecraft:stone"),
                  Change(0, 319, 0, "minecraft:air", "minecraft:glass")], "b1", "h")
     assert world.get_block(0, -64, 0) == "minecraft:stone"
     assert world.get_block(0, 319, 0) == "minecraft:glass"
@@ -52,13 +54,17 @@ def test_heights_minus64_to_319(world):
         world.get_block(0, -65, 0)
 
 
-def test_begun_but_not_completed_batch_is_rolled_back_on_reopen(tmp_path, registry):
+def test_a_begun_batch_of_an_older_host_log_is_rolled_back_on_reopen(tmp_path, registry):
+    """Host logs from before the write-ahead design may hold ``begun`` rows (intent committed,
+    region writes maybe done): opening rolls them back, as that host did."""
     w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
-    # spans two chunks and two region files
-    changes = [Change(-1, 70, -1, "minecraft:air", "minecraft:stone"), Change(17, 70, 3, "minecraft:air", "minecraft:glass")]
-    w.apply(changes, "crashy", "h")  # intent + region writes, but never marked complete
-    assert w.get_block(-1, 70, -1) == "minecraft:stone"
-    w.close()
+    w.write_batch([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
+                   Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "crashy", "h")
+    w.close()  # the blocks are in the region files now
+    db = sqlite3.connect(tmp_path / "w" / "mcb" / "host.sqlite")
+    db.execute("UPDATE batches SET state='begun', result_json=NULL WHERE batch_id='crashy'")
+    db.commit()
+    db.close()
     w2 = World(tmp_path / "w", registry)
     assert w2.recovered == ["crashy"]
     assert w2.get_block(-1, 70, -1) == "minecraft:air"
@@ -66,11 +72,13 @@ def test_begun_but_not_completed_batch_is_rolled_back_on_reopen(tmp_path, regist
     assert w2.hostlog.get("crashy").state == "rolled_back"
     w2.close()
     w3 = World(tmp_path / "w", registry)
-    assert w3.recovered == []
+    assert w3.recovered == [] and w3.get_block(-1, 70, -1) == "minecraft:air"
     w3.close()
 
 
-def test_failure_mid_batch_leaves_nothing_written(tmp_path, registry, monkeypatch):
+def test_failed_checkpoint_keeps_the_log_and_the_next_one_writes_it(tmp_path, registry, monkeypatch):
+    """A region write failing mid-checkpoint (disk full) loses nothing: the batch answered from
+    the log, the log is not cut, a later checkpoint (or the next start's replay) writes it."""
     w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
     real = regionmod.RegionFile.write_chunks  # the two chunks lie in two regions: two calls
     calls = {"n": 0}
@@ -81,17 +89,52 @@ def test_failure_mid_batch_leaves_nothing_written(tmp_path, registry, monkeypatc
             raise OSError("disk full (simulated)")
         return real(self, chunks, **kw)
 
+    w.write_batch([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
+                   Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "b", "h")
     monkeypatch.setattr(regionmod.RegionFile, "write_chunks", flaky)
-    with pytest.raises(McbError) as ei:
-        w.apply([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
-                 Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "b", "h")
-    assert ei.value.code == ErrorCode.INTERNAL and "nothing was changed" in ei.value.message
-    assert w.get_block(-1, 70, -1) == "minecraft:air"
-    assert w.get_block(17, 70, 3) == "minecraft:air"
+    with pytest.raises(OSError):
+        w.checkpoint()
+    assert [r.batch_id for r in w.hostlog.redo_rows()] == ["b"]  # not cut
+    assert w.get_block(-1, 70, -1) == "minecraft:stone" and w.get_block(17, 70, 3) == "minecraft:glass"
     monkeypatch.setattr(regionmod.RegionFile, "write_chunks", real)
+    assert w.checkpoint() == 2
+    assert w.hostlog.redo_rows() == []
     w.close()
     w2 = World(tmp_path / "w", registry)
-    assert w2.get_block(-1, 70, -1) == "minecraft:air" and w2.get_block(17, 70, 3) == "minecraft:air"
+    assert w2.replayed == 0
+    assert w2.get_block(-1, 70, -1) == "minecraft:stone" and w2.get_block(17, 70, 3) == "minecraft:glass"
+    w2.close()
+
+
+def test_a_log_commit_that_fails_undoes_the_batch_and_every_later_one(tmp_path, registry, monkeypatch):
+    """The log refuses a commit (disk full): that batch and one validated against its writes are
+    undone in memory, newest first; both answer 'nothing was changed'; later batches work."""
+    w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
+    host = Host(w)
+    w.write_batch([Change(0, 70, 0, "minecraft:air", "minecraft:dirt")], "first", "h")
+    with w.lock:  # two batches queued together; the second builds on the first
+        w.apply([Change(0, 70, 0, "minecraft:dirt", "minecraft:stone")])
+        t1 = w.log_batch("one", "h", "", [Change(0, 70, 0, "minecraft:dirt", "minecraft:stone")], {})
+        w.apply([Change(0, 70, 0, "minecraft:stone", "minecraft:glass"), Change(1, 70, 0, "minecraft:air", "minecraft:glass")])
+        t2 = w.log_batch("two", "h", "", [Change(0, 70, 0, "minecraft:stone", "minecraft:glass"),
+                                          Change(1, 70, 0, "minecraft:air", "minecraft:glass")], {})
+
+    def full(_point):
+        raise OSError(28, "No space left on device")
+
+    w.hostlog.crash_hook = full
+    for t in (t1, t2):
+        with pytest.raises(McbError) as ei:
+            w.wait_durable(t)
+        assert ei.value.code == ErrorCode.UNAVAILABLE and "nothing was changed" in ei.value.message
+    assert w.hostlog.commits == 1  # "first" only: the failed group was one commit attempt
+    w.hostlog.crash_hook = None
+    assert w.get_block(0, 70, 0) == "minecraft:dirt" and w.get_block(1, 70, 0) == "minecraft:air"
+    assert w.hostlog.get("one") is None and w.hostlog.get("two") is None
+    assert host.batch_apply(batch("three", [(0, 70, 0, "dirt", "stone")])).status == "applied"
+    w.close()
+    w2 = World(tmp_path / "w", registry)
+    assert w2.get_block(0, 70, 0) == "minecraft:stone" and w2.get_block(1, 70, 0) == "minecraft:air"
     w2.close()
 
 

@@ -22,8 +22,6 @@ from . import worldid
 from .blobs import BlobStore
 from .core import JournalCore
 from .db import Database
-from .executor import Executor
-from .jobs import wire_jobs
 from .observer import Observer
 from .queue import ProgressStream
 from .servicer import JournalAdminServicer, JournalServicer
@@ -90,12 +88,11 @@ async def main_async() -> None:
     queue = ProgressStream(s.redis_url)  # progress events only; the apply work stays in SQLite
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
-    core = JournalCore(db=db, blobs=blobs, world=world, planner=planner, queue=queue, settings=tunables,
+    observer = Observer(db, world)
+    core = JournalCore(db, blobs, world, planner, queue, observer=observer, settings=tunables,
                        camera=GrpcCamera(s.camera_addr, read_token(s.secrets_dir, "service") or ""))
     core.projects.load(s.load_config().get("projects", []))
     core.projects.file = s.config_file
-    observer = Observer(db, world)
-    wire_jobs(core, observer)
     try:  # a new world (a reset save) is noted and logged now; its operations are refused later
         info = await world.world_info()
         worldid.note_world(db, info.world_uuid, info.epoch)
@@ -104,7 +101,7 @@ async def main_async() -> None:
     needing = core.recover_at_start()
     if needing:
         log.warning("operations need recovery before new writes: %s", ", ".join(needing))
-    executor = Executor(core)
+    executor = core.executor()
     # service: the camera worker reads OperationStatus (only that; see servicer.STATUS_READERS)
     tokens = TokenTable.load(s.secrets_dir, ("agent", "admin", "service"))
     tasks: list[asyncio.Task[Any]] = []

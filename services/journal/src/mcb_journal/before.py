@@ -27,7 +27,7 @@ from mcb_common.errors import McbError
 from .db import now_ms
 
 if TYPE_CHECKING:
-    from .core import JournalCore
+    from .context import JournalContext
     from .plans import Plan
 
 log = logging.getLogger("mcb.journal.before")
@@ -47,7 +47,7 @@ def plan_region(plan: Plan) -> common_pb2.Box | None:
                           max=common_pb2.Vec3(x=max(xs), y=max(ys), z=max(zs)))
 
 
-async def take(core: JournalCore, op_id: str, project_id: str, plan: Plan) -> str:
+async def take(core: JournalContext, op_id: str, project_id: str, plan: Plan) -> str:
     """Take and link the operation's Before picture; its capture id, or '' when none was linked."""
     seconds = core.settings.before_capture_s
     region = plan_region(plan)

@@ -33,6 +33,7 @@ from mcb_common.causes import CAUSES
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 
+from . import policy
 from .db import Database
 from .history import EVENT_INTS, EVENT_STRS, last_oid, unpack_rows
 from .projects import Caller
@@ -76,10 +77,10 @@ def entry_doc(r: dict[str, Any]) -> dict[str, Any]:
 
 def check_query(q: Query, area: Box) -> tuple[int, int, int]:
     """(limit, max_bytes, before oid) of a valid query, else an error a person can act on."""
-    if not (area.contains(q.box.min) and area.contains(q.box.max)):
-        raise McbError(ErrorCode.OUT_OF_BOUNDS, "region_history: the box is outside the project area "
-                                                f"{area.as_dict()}; ask about a box inside it",
-                       details={"area": area.as_dict()})
+    refused = policy.box_refusal(area, q.box, "region_history: the box is outside the project area "
+                                              f"{area.as_dict()}; ask about a box inside it")
+    if refused is not None:
+        raise refused
     if q.limit > PAGE_ENTRIES_MAX:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {PAGE_ENTRIES_MAX} (default {PAGE_ENTRIES})")
     max_bytes = q.max_bytes or PAGE_BYTES

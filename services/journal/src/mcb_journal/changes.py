@@ -15,7 +15,7 @@ from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 
 from . import feed, worldid
-from .core import JournalCore
+from .context import JournalContext
 from .db import Database
 from .history import History, Pos
 from .observer import Observer
@@ -42,16 +42,16 @@ async def classify(db: Database, observer: Observer, positions: list[Pos], since
 
 
 class Changes:
-    def __init__(self, core: JournalCore, observer: Observer, part_mask: Callable[[str], set[Pos]]):
-        self.core = core
-        self.db = core.db
-        self.observer = observer
+    def __init__(self, ctx: JournalContext, part_mask: Callable[[str], set[Pos]]):
+        self.ctx = ctx
+        self.db = ctx.db
+        self.observer = ctx.observer
         self.part_mask = part_mask  # parts.Parts.part_mask: which part a changed block belongs to
 
     async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int, source: str = "",
                              max_bytes: int = 0) -> dict[str, Any]:
         """The change feed; feed.py has the rules (ranges, people first, page size)."""
-        self.core.projects.project_for(caller)
+        self.ctx.projects.project_for(caller)
         if source not in feed.FILTERS:
             raise McbError(ErrorCode.INVALID_REQUEST, f"source {source!r} is unknown; use player, environment, ours, "
                                                       "foreign (player + environment) or leave it empty for all")
@@ -60,7 +60,7 @@ class Changes:
         if not feed.PAGE_BYTES_MIN <= max_bytes <= feed.PAGE_BYTES_MAX:
             raise McbError(ErrorCode.INVALID_REQUEST,
                            f"max_bytes is {feed.PAGE_BYTES_MIN}..{feed.PAGE_BYTES_MAX} (default {feed.PAGE_BYTES})")
-        info = await self.core.world.world_info()
+        info = await self.ctx.world.world_info()
         try:
             await self.observer.sync()
         except McbError as err:
@@ -96,7 +96,7 @@ class Changes:
                            f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
                            "empty since_cursor to start again",
                            details={"next_cursor": cursor(latest)})
-        rows = await self.core.reads.run(lambda db: feed.range_rows(db, box, since, upto))
+        rows = await self.ctx.reads.run(lambda db: feed.range_rows(db, box, since, upto))
         head = feed.summarise(self.db, caller.project_id, self.part_mask, rows, source)
         return feed.page_of(rows, source, phase, after, head, limit, max_bytes,
                             lambda ph, oid: cursor(upto) if ph is None else cursor(since, upto, ph, oid))

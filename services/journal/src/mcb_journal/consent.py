@@ -1,7 +1,7 @@
 """Who placed the blocks a plan would replace, and the consent rule (issue 13 item 1).
 
 Every prepare path (recipes, schematic imports, part regeneration, undo) ends in
-``Prepare.store_plan`` (prepare.py), which counts each non-air block the plan replaces by source:
+``store_plan`` (planstore.py), which counts each non-air block the plan replaces by source:
 
 * ``player``      — a person placed it (the world host observed a player event);
 * ``environment`` — the game placed it (growth, spread, flow, ...);
@@ -27,7 +27,7 @@ so compare-and-set stops the write as a conflict (never overwritten).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mcb_common.errors import ErrorCode, McbError
@@ -118,10 +118,11 @@ def classify(db: Database, replaced: Sequence[tuple[Pos, str]]) -> dict[Pos, str
     return out
 
 
-def refusal(replaced: dict[str, Any]) -> McbError | None:
+def refusal(replaced: Mapping[str, Any] | None) -> McbError | None:
     """The ``player_blocks_would_be_replaced`` error for a plan's stored ``replaced`` record
-    (see ``Prepare.store_plan``), None when it replaces no player block."""
-    player = (replaced or {}).get("by_source", {}).get("player")
+    (``PlanMeta.replaced``, planstore.py), None when it replaces no player block."""
+    replaced = replaced or {}
+    player = replaced.get("by_source", {}).get("player")
     if not player:
         return None
     n = player["count"]

@@ -22,7 +22,7 @@ from mcb_common.errors import ErrorCode, McbError
 
 log = logging.getLogger("mcb.journal.db")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 AUTO_VACUUM_INCREMENTAL = 2  # PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
 SCHEMA = """
@@ -37,6 +37,10 @@ CREATE TABLE IF NOT EXISTS plans (
   created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,
   changed INTEGER NOT NULL, already INTEGER NOT NULL, total INTEGER NOT NULL,
   summary_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS plan_origins (
+  plan_id TEXT PRIMARY KEY REFERENCES plans(plan_id),
+  undo_of TEXT, regenerates TEXT, design_sha TEXT, rollback_of_json TEXT
 );
 CREATE TABLE IF NOT EXISTS operations (
   op_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, plan_id TEXT NOT NULL,
@@ -129,6 +133,24 @@ def _settings(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA foreign_keys=ON")
 
 
+ORIGIN_KEYS = ("undo_of", "regenerates", "design_sha", "rollback_of")
+
+
+def _move_plan_origins(c: sqlite3.Connection) -> None:
+    """Schema v3 -> v4: the keys undo.py, parts.py and rollback.py added to ``plans.summary_json`` after the
+    plan's insert become the plan's ``plan_origins`` row, and leave the summary."""
+    for r in c.execute("SELECT plan_id, summary_json FROM plans").fetchall():  # once, at the upgrade
+        doc = json.loads(r["summary_json"] or "{}")
+        origin = {k: doc.pop(k, None) for k in ORIGIN_KEYS}
+        if not any(origin.values()):
+            continue
+        rollback_of = json.dumps(origin["rollback_of"]) if origin["rollback_of"] else None
+        c.execute("INSERT OR IGNORE INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
+                  " VALUES (?,?,?,?,?)", (r["plan_id"], origin["undo_of"], origin["regenerates"], origin["design_sha"],
+                                          rollback_of))
+        c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), r["plan_id"]))
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -165,10 +187,14 @@ class Database:
             self.conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
-        elif int(row["value"]) in (1, 2):
+        elif int(row["value"]) in (1, 2, 3):
             # v1 -> v2 -> v3 only add tables (created above by IF NOT EXISTS); a v2 journal's
             # live rows of finished operations are packed by the executor's first pass.
-            self.conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+            # v3 -> v4: what undo and regeneration wrote into a plan's summary_json after its insert
+            # moves to plan_origins (the summary keeps what prepare wrote).
+            with self.tx() as c:
+                _move_plan_origins(c)
+                c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         elif int(row["value"]) != SCHEMA_VERSION:
             raise SystemExit(
                 f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"

@@ -1,7 +1,7 @@
 """The batch executor: runs queued operations against the world host, one batch at a time.
 
 Queued operations come from SQLite only (``state='queued'``, oldest first): build_apply commits
-``queued`` and sets ``core.wake``; at start whatever SQLite says is queued runs (``applying``
+``queued`` and sets ``ctx.wake``; at start whatever SQLite says is queued runs (``applying``
 ones were already turned into ``recovery_required`` by ``recover_at_start``).
 
 For each batch of ≤ 512 entries (ARCHITECTURE §3):
@@ -55,11 +55,13 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
-from . import before, changes, worldid
-from .core import JournalCore
+from . import before, changes, policy, worldid
+from .context import JournalContext
 from .db import now_ms
 from .faults import fault_point
 from .operations import set_state
+from .parts import Parts
+from .plans import PlanMeta
 from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
@@ -75,9 +77,10 @@ REFUSALS = (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DEN
 
 
 class Executor:
-    def __init__(self, core: JournalCore):
-        self.core = core
-        self.db = core.db
+    def __init__(self, ctx: JournalContext, parts: Parts):
+        self.ctx = ctx
+        self.parts = parts  # required: a conflict names the part it hit (and its source, ctx.observer)
+        self.db = ctx.db
         self.stopping = asyncio.Event()
         self.link_lost = False  # set by _send when it had to retry: the host went away meanwhile
         self._next_pack = 0.0
@@ -100,7 +103,7 @@ class Executor:
 
     def close(self) -> None:
         """Let the writer's transaction in flight (if any) finish, then close its connection."""
-        self.core.packer.stop()
+        self.ctx.packer.stop()
         self._writer.shutdown(wait=True)
         self.wdb.close()
 
@@ -115,7 +118,7 @@ class Executor:
 
     async def _pack(self) -> None:
         try:
-            await self.core.packer.pack_due(self.core.settings.pack_after_s)
+            await self.ctx.packer.pack_due(self.ctx.settings.pack_after_s)
         except McbError as err:  # packing is housekeeping: it must not stop the dispatcher
             log.error("packing finished operations failed; their rows stay live: %s", err.message)
         except Exception:  # noqa: BLE001 - e.g. the child process could not start
@@ -123,15 +126,15 @@ class Executor:
 
     async def run_forever(self) -> None:
         """Take queued operations from SQLite, oldest first, one at a time; idle until
-        ``core.wake`` (set by build_apply right after it commits ``queued``) or 1 s passes.
+        ``ctx.wake`` (set by build_apply right after it commits ``queued``) or 1 s passes.
         SQLite is the only queue: what it says is queued at start runs, nothing else does."""
-        wake = self.core.wake
+        wake = self.ctx.wake
         stuck: set[str] = set()  # left queued by a run that could not settle them: not retried in a loop
         while not self.stopping.is_set():
-            self.core.flush_unrecorded()  # verdicts reached on a full disk, once there is room
+            self.ctx.flush_unrecorded()  # verdicts reached on a full disk, once there is room
             self.pack_pass()
             wake.clear()  # cleared before looking: a wake-up set after this look is not lost
-            op_id = next((o for o in self.core.runnable() if o not in stuck and o not in self.core.unrecorded), None)
+            op_id = next((o for o in self.ctx.runnable() if o not in stuck and o not in self.ctx.unrecorded), None)
             if op_id is None and await self.resume_waiting():
                 continue
             if op_id is None:
@@ -170,12 +173,12 @@ class Executor:
     async def resume_waiting(self) -> bool:
         """Queue the operations ``waiting_for_resume`` again, oldest first, once the host's writes
         are no longer paused (asked at most every PAUSE_CHECK_S). True when some were queued."""
-        waiting = self.core.waiting_for_resume()
+        waiting = self.ctx.waiting_for_resume()
         if not waiting or time.monotonic() < self._next_pause_check:
             return False
         self._next_pause_check = time.monotonic() + PAUSE_CHECK_S
         try:
-            info = await self.core.world.world_info()
+            info = await self.ctx.world.world_info()
         except McbError:
             return False  # the host is away: they keep waiting
         if info.paused:
@@ -185,7 +188,7 @@ class Executor:
             row = self.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
             if row is None or row["state"] != OpState.WAITING_FOR_RESUME:
                 continue  # cancelled meanwhile
-            set_state(self.core.db, op_id, OpState.QUEUED, message="queued: writes resumed")
+            set_state(self.ctx.db, op_id, OpState.QUEUED, message="queued: writes resumed")
             await self._progress(op_id)
             queued = True
         return queued
@@ -197,7 +200,7 @@ class Executor:
             pass
 
     async def run_operation(self, op_id: str) -> None:
-        core = self.core
+        core = self.ctx
         row = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         if row is None:
             log.warning("operation %s is unknown; nothing to run", op_id)
@@ -326,7 +329,7 @@ class Executor:
                 if last:
                     self._flush(op_id)
                     await self._progress(op_id)
-                if last and core.observer is not None:
+                if last:
                     try:  # a restart right before the last answer: let the observer see its gap
                         await core.observer.sync()
                     except McbError:
@@ -356,11 +359,11 @@ class Executor:
                 cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
                            "desired": e[4] if e else "", "source": "unknown",
                            "kind": p.result})
-            if core.observer is not None and core.parts is not None and cs:
+            if cs:
                 prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
-                prepared_oid = int(json.loads(prow["summary_json"] or "{}").get("observed_oid", 0)) if prow else 0
+                prepared_oid = PlanMeta.from_json(prow["summary_json"]).observed_oid if prow else 0
                 sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
-                parts = core.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
+                parts = self.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
                 for sample in cs:
                     sample["source"] = sources.get(tuple(sample["pos"]), "external")
                     sample["part_id"] = parts.get(tuple(sample["pos"]), "")
@@ -387,7 +390,7 @@ class Executor:
         starts at the same epoch."""
         self._host_paused = False
         try:
-            info = await self.core.world.world_info()
+            info = await self.ctx.world.world_info()
         except McbError:
             return False  # the batches meet the outage and handle it
         self._host_paused = bool(info.paused)
@@ -395,7 +398,7 @@ class Executor:
         if not plan.world_uuid or plan.world_uuid == info.world_uuid:
             return False
         err = worldid.changed(f"operation {op_id}", plan.world_uuid, info.world_uuid)
-        set_state(self.core.db, op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
+        set_state(self.ctx.db, op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
         await self._progress(op_id)
         return True
 
@@ -411,7 +414,7 @@ class Executor:
         err = McbError(ErrorCode.INTERNAL, f"journal internal error ({exc.__class__.__name__}); see the journal log")
         if row["state"] in (OpState.PREPARED, OpState.QUEUED) and new == OpState.RECOVERY_REQUIRED:
             new = OpState.FAILED
-        set_state(self.core.db, op_id, new, error=err, message=err.message)
+        set_state(self.ctx.db, op_id, new, error=err, message=err.message)
 
     def _fail_disk_full(self, op_id: str, state: str) -> None:
         """The journal's disk filled up: the write that failed was rolled back whole (SQLite), so
@@ -427,7 +430,7 @@ class Executor:
         err.retryable = False
         message = err.message
         log.error("operation %s: %s", op_id, message)
-        self.core.record_verdict(op_id, new, message, err)
+        self.ctx.record_verdict(op_id, new, message, err)
 
     @classmethod
     def _prepare(cls, plan, op_id: str, seq: int, size: int) -> tuple[list, bytes, str, dict]:  # noqa: ANN001
@@ -480,11 +483,11 @@ class Executor:
         return restored, None
 
     async def _send(self, params: dict) -> world_pb2.BatchApplyResult:
-        deadline = time.monotonic() + self.core.settings.link_retry_s
+        deadline = time.monotonic() + self.ctx.settings.link_retry_s
         delay = 0.1
         while True:
             try:
-                return await self.core.world.call("batch_apply", params, world_pb2.BatchApplyResult)
+                return await self.ctx.world.call("batch_apply", params, world_pb2.BatchApplyResult)
             except McbError as err:
                 if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
                     raise
@@ -547,7 +550,7 @@ class Executor:
         for seq, result, rows, _ in answered:
             self._settle_rows(c, op_id, seq, "done", result, rows)
         if answered:
-            set_state(self.core.db, op_id, OpState.APPLYING, conn=c, **answered[-1][3])
+            set_state(self.ctx.db, op_id, OpState.APPLYING, conn=c, **answered[-1][3])
 
     def _flush(self, op_id: str, keep_unsent: bool = False) -> None:
         """Before the operation stops, ends or re-checks (its own transaction): record the answered
@@ -582,24 +585,18 @@ class Executor:
 
     def _rights_refusal(self, project_id: str, op_id: str, entries: list) -> McbError | None:
         """Permissions and the area are checked again before every batch, not only at prepare."""
-        proj = self.db.one("SELECT owner_player_id, area_json FROM projects WHERE project_id=?", project_id)
-        if proj is None:
+        project = self.ctx.projects.get(project_id)
+        if project is None:
             return McbError(ErrorCode.PERMISSION_DENIED, f"project {project_id!r} no longer exists")
         extra = self.db.one("SELECT player_id FROM op_extra WHERE op_id=?", op_id)
-        if extra is not None and extra["player_id"] and extra["player_id"] != proj["owner_player_id"]:
-            return McbError(ErrorCode.PERMISSION_DENIED, "the player's rights in this project were revoked")
-        a = json.loads(proj["area_json"])
-        lo, hi = a["min"], a["max"]
-        for x, y, z, *_ in entries:
-            if not (lo["x"] <= x <= hi["x"] and lo["y"] <= y <= hi["y"] and lo["z"] <= z <= hi["z"]):
-                return McbError(ErrorCode.OUT_OF_BOUNDS, f"({x},{y},{z}) is outside the project area now")
-        return None
+        return policy.batch_refusal(project.owner_player_id, project.area, extra["player_id"] if extra is not None else "",
+                                    entries)
 
     async def _progress(self, op_id: str) -> None:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         if r is None:
             return
-        await self.core.queue.progress({
+        await self.ctx.queue.progress({
             "operation_id": op_id, "project_id": r["project_id"], "state": r["state"],
             "written": r["written"], "already": r["already"], "conflicts": r["conflicts"],
             "batches_done": r["batches_done"], "batches_total": r["batches_total"], "at_ms": now_ms(),

@@ -22,6 +22,7 @@ from typing import Any
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 
+from . import policy
 from .blame import _gap_note
 from .db import Database
 from .history import EVENT_INTS, EVENT_STRS, last_oid, unpack_rows
@@ -32,9 +33,10 @@ _FAR = 1 << 62
 
 
 def check(box: Box, area: Box) -> None:
-    if not (area.contains(box.min) and area.contains(box.max)):
-        raise McbError(ErrorCode.OUT_OF_BOUNDS, f"history map: the box is outside the project area {area.as_dict()}; "
-                                                "ask about a box inside it", details={"area": area.as_dict()})
+    refused = policy.box_refusal(area, box, f"history map: the box is outside the project area {area.as_dict()}; "
+                                            "ask about a box inside it")
+    if refused is not None:
+        raise refused
     w, d = box.max.x - box.min.x + 1, box.max.z - box.min.z + 1
     if w > MAX_SIDE or d > MAX_SIDE:
         raise McbError(ErrorCode.INVALID_REQUEST, f"history map: the box is {w} x {d} columns; at most {MAX_SIDE} x "

@@ -24,8 +24,8 @@ from mcb_common.errors import ErrorCode, McbError
 from . import worldid
 from .pbconv import box_pb
 
-if TYPE_CHECKING:  # the core imports the transports; this module only reads through it
-    from .core import JournalCore
+if TYPE_CHECKING:
+    from .context import JournalContext
 
 DEFAULT_LIMIT = 50
 INDEX_LIMIT = 100
@@ -33,7 +33,7 @@ MAX_LIMIT = 1000
 MATERIALS_LISTED = 32
 
 
-def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
+def operation_list(core: JournalContext, req: jpb.OperationListRequest) -> jpb.OperationListResponse:
     db = core.db
     if req.limit > MAX_LIMIT:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
@@ -84,7 +84,7 @@ def operation_list(core: JournalCore, req: jpb.OperationListRequest) -> jpb.Oper
     return out
 
 
-def _plan_detail(core: JournalCore, plan_id: str, plan: jpb.PlanSummary) -> None:
+def _plan_detail(core: JournalContext, plan_id: str, plan: jpb.PlanSummary) -> None:
     """Materials (states placed, by count) and the bounding box of the plan's positions."""
     try:
         p = core.load_plan(plan_id)
@@ -108,7 +108,7 @@ def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
                         block_count=r["count"], old_world=old_world)
 
 
-def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
+def project_index(core: JournalContext, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
     """One project's parts (by name) and operations (newest first, at most ``limit``), of the
     current world only: what the agent may still use (an earlier world's are refused
     ``world_changed``, so they are not offered as completions)."""
@@ -129,7 +129,7 @@ def project_index(core: JournalCore, project_id: str, req: jpb.ProjectIndexReque
     return out
 
 
-def project_list(core: JournalCore, req: jpb.ProjectListRequest | None = None) -> jpb.ProjectListResponse:
+def project_list(core: JournalContext, req: jpb.ProjectListRequest | None = None) -> jpb.ProjectListResponse:
     core.projects.refresh()
     out = jpb.ProjectListResponse()
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):

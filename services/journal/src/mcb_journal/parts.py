@@ -19,45 +19,43 @@ from mcb.planner.v1 import planner_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
-from . import changes, worldid
+from . import changes, policy, worldid
 from .blobs import BlobStore
-from .core import JournalCore
+from .context import JournalContext
 from .db import Database, now_ms
 from .history import History, Pos, box6_around, box_around
 from .merge import three_way
-from .observer import Observer
 from .pbconv import box_pb, vec
-from .plans import Plan
+from .plans import Plan, PlanOrigin
+from .planstore import plan_origin, store_plan, sync_events
 from .projects import Caller, Project
 from .states import OpState
 from .worldread import read_states
 
 
 class Parts:
-    def __init__(self, core: JournalCore, observer: Observer):
-        self.core = core
-        self.db = core.db
-        self.observer = observer
+    def __init__(self, ctx: JournalContext):
+        self.ctx = ctx
+        self.db = ctx.db
+        self.observer = ctx.observer
 
     async def part_define(self, caller: Caller, name: str, op_id: str) -> dict[str, Any]:
-        core = self.core
+        core = self.ctx
         project = core.projects.project_for(caller)
         name = name.strip()
         if not name or len(name) > 64:
             raise McbError(ErrorCode.INVALID_REQUEST, "part name must be 1–64 characters")
-        core._own_operation(caller, op_id)
+        core.own_operation(caller, op_id)
         worldid.check(f"operation {op_id}", worldid.of_operation(self.db, op_id),
                       (await core.world.world_info()).world_uuid)
-        op = self.db.row("SELECT state FROM operations WHERE op_id=?", op_id)  # _own_operation: it exists
+        op = self.db.row("SELECT plan_id, state FROM operations WHERE op_id=?", op_id)  # own_operation: it exists
         if op["state"] not in (OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED):
             raise McbError(ErrorCode.INVALID_REQUEST,
                            f"operation {op_id} is {op['state']}; a part is defined from a finished operation")
-        prow = self.db.one("SELECT p.summary_json FROM plans p JOIN operations o ON o.plan_id=p.plan_id"
-                           " WHERE o.op_id=?", op_id)
-        pdoc = json.loads(prow["summary_json"] or "{}") if prow is not None else {}
-        if pdoc.get("design_sha") and op["state"] == OpState.APPLIED:
+        origin = plan_origin(self.db, op["plan_id"]) if op["plan_id"] else None
+        if origin is not None and origin.design_sha and op["state"] == OpState.APPLIED:
             # A regeneration: the part is the whole new design (kept blocks included).
-            sha = pdoc["design_sha"]
+            sha = origin.design_sha
             positions = [tuple(p) for p in json.loads(core.blobs.get(sha))["positions"]]
         else:
             positions, sha = await core.reads.run(lambda db: _written_mask(db, core.blobs, op_id))
@@ -77,7 +75,7 @@ class Parts:
                                f"({other['part_id']}); parts may not overlap — redefine that part under its "
                                "own name, or build the extension as a separate operation",
                                details={"part_id": other["part_id"], "overlap": len(overlap)})
-        if same is not None and same["protected"] and caller.principal != "admin":
+        if same is not None and same["protected"] and not policy.overrides_protection(caller.principal):
             raise McbError(ErrorCode.PERMISSION_DENIED, f"part {name!r} is protected; only an admin can redefine it")
         part_id = same["part_id"] if same is not None else "pt_" + secrets.token_hex(6)
         with self.db.tx() as c:
@@ -105,11 +103,11 @@ class Parts:
         row = self.db.one("SELECT mask_sha256 FROM parts WHERE part_id=?", part_id)
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id} not found")
-        doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
+        doc = json.loads(self.ctx.blobs.get(row["mask_sha256"]))
         return {(x, y, z) for x, y, z in doc["positions"]}
 
     async def part_get(self, caller: Caller, part_id: str) -> dict[str, Any]:
-        project = self.core.projects.project_for(caller)
+        project = self.ctx.projects.project_for(caller)
         try:
             await self.observer.sync()
         except McbError:
@@ -120,7 +118,7 @@ class Parts:
         # a part of an earlier world is refused as build_prepare(regenerate_part_id) refuses it:
         # its blocks and change counts say nothing about the world served now
         try:
-            world = (await self.core.world.world_info()).world_uuid
+            world = (await self.ctx.world.world_info()).world_uuid
         except McbError:  # the host does not answer: the world this journal saw last
             world = worldid.current(self.db)
         worldid.check(f"part {part_id}", worldid.of_operation(self.db, row["op_id"]), world)
@@ -163,7 +161,7 @@ class Parts:
                                f"{len(outside)} block(s) fall outside part {part_id}'s exact mask, e.g. {sample}; "
                                "an extension needs a new part",
                                details={"outside": len(outside), "samples": [list(p) for p in sample]})
-        if caller.principal == "admin":
+        if policy.overrides_protection(caller.principal):
             return
         protected = self.db.all("SELECT part_id, name FROM parts WHERE project_id=? AND protected=1", project_id)
         written = positions() if protected else set()
@@ -182,7 +180,7 @@ class Parts:
         if row is None:
             raise McbError(ErrorCode.NOT_FOUND, f"part {part_id!r} not found in this project")
         worldid.check(f"part {part_id}", worldid.of_operation(self.db, row["op_id"]), info.world_uuid)
-        doc = json.loads(self.core.blobs.get(row["mask_sha256"]))
+        doc = json.loads(self.ctx.blobs.get(row["mask_sha256"]))
         g0: dict[Pos, str] = {}
         for k, st in doc["generated"].items():
             x, y, z = (int(v) for v in k.split(","))
@@ -193,11 +191,11 @@ class Parts:
         before: dict[Pos, str] = {}
         leaving = set(g0) - set(g1)
         if leaving:
-            before = await self.core.reads.run(lambda db: _first_befores(db, leaving))
+            before = await self.ctx.reads.run(lambda db: _first_befores(db, leaving))
         positions = sorted(set(g0) | set(g1), key=lambda p: (p[1], p[2], p[0]))
         flat = [c for p in positions for c in p]
-        current = dict(zip(positions, await read_states(self.core.world, flat), strict=True))
-        await self.core.prepare.sync_events()  # who placed what the merge replaces (consent.py)
+        current = dict(zip(positions, await read_states(self.ctx.world, flat), strict=True))
+        await sync_events(self.ctx)  # who placed what the merge replaces (consent.py)
         result = three_way(g0, before, current, g1)
         entries = sorted([(p, b, d) for p, (b, d) in result.writes.items()]
                          + [(p, current[p], current[p]) for p in result.already],
@@ -217,16 +215,12 @@ class Parts:
             f"their current state (design unchanged there; manual edits survive), {len(result.conflicts)} "
             "conflicts (both the design and the world changed) are left as they are"]
         bounds = box_pb(box_around(positions))
-        summary = await self.core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
         # The new design, for redefining the part from this operation once it is applied.
         design = {"positions": sorted([list(p) for p in g1]),
                   "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}
-        design_sha = self.core.blobs.put(json.dumps(design, sort_keys=True, separators=(",", ":")).encode())
-        prow = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
-        doc = json.loads(prow["summary_json"]) | {"regenerates": part_id, "design_sha": design_sha}
-        with self.db.tx() as tx:
-            tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
-        return summary
+        design_sha = self.ctx.blobs.put(json.dumps(design, sort_keys=True, separators=(",", ":")).encode())
+        return await store_plan(self.ctx, project, plan, bounds, warnings, conflicts,
+                                PlanOrigin(regenerates=part_id, design_sha=design_sha))
 
 
 def _first_befores(db: Database, positions: set[Pos]) -> dict[Pos, str]:

@@ -3,13 +3,16 @@
 A plan is the write set (position -> desired state) plus the base state B of every position
 read at prepare time, plus the declared dependencies (read set). It is stored once as a
 content-addressed blob; ``plan_hash`` is the sha256 of that blob, so the same recipe on the
-same world state gives the same hash. Plans never change after prepare.
+same world state gives the same hash. Plans never change after prepare: neither the blob nor
+the plan's row — its metadata (``PlanMeta``, the row's ``summary_json``) and what it was made
+from (``PlanOrigin``, the ``plan_origins`` table) are written once with it (planstore.py).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,6 +37,47 @@ def _int_list_json(v: Any) -> str:
         if not s.encode().translate(None, _INT_CHARS):
             return s
     return _dumps(v)
+
+
+@dataclass(frozen=True)
+class PlanMeta:
+    """What prepare knew besides the plan's blocks, stored as the row's ``summary_json``."""
+
+    conflicts: int = 0  # conflicts found at prepare (a regeneration's or an undo's)
+    observed_oid: int = 0  # the last observed event at prepare: later changes are someone else's
+    replaced: Mapping[str, Any] = field(default_factory=dict)  # consent.count_sources: who placed what it replaces
+
+    def to_json(self) -> str:
+        return json.dumps({"conflicts": self.conflicts, "observed_oid": self.observed_oid,
+                           "replaced": dict(self.replaced)})
+
+    @classmethod
+    def from_json(cls, raw: str | None) -> PlanMeta:
+        """A ``plans.summary_json`` (keys this version does not know are left out)."""
+        doc: dict[str, Any] = json.loads(raw or "{}")
+        return cls(conflicts=int(doc.get("conflicts", 0)), observed_oid=int(doc.get("observed_oid", 0)),
+                   replaced=doc.get("replaced") or {})
+
+
+@dataclass(frozen=True)
+class RollbackOf:
+    """Whose changes a rollback plan undoes (rollback.py): one player or one environment cause, since when."""
+
+    player: str
+    cause: str
+    since_millis: int
+
+
+@dataclass(frozen=True)
+class PlanOrigin:
+    """What a plan was made from when it is not a recipe or a schematic: the operation it undoes,
+    the part it regenerates and the new design's blob (the part's mask once it is applied), or the
+    changes it rolls back."""
+
+    undo_of: str | None = None
+    regenerates: str | None = None
+    design_sha: str | None = None
+    rollback_of: RollbackOf | None = None
 
 
 @dataclass

@@ -23,7 +23,7 @@ from .plans import Plan
 from .projects import Caller
 
 if TYPE_CHECKING:
-    from .core import JournalCore
+    from .context import JournalContext
 
 
 def entries_in(plan: Plan, box: tuple[int, int, int, int, int, int] | None) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +38,7 @@ def entries_in(plan: Plan, box: tuple[int, int, int, int, int, int] | None) -> t
     return xyz[keep], desired[keep]
 
 
-async def plan_entries(core: JournalCore, caller: Caller, req: jpb.PlanEntriesRequest) -> jpb.PlanEntriesResponse:
+async def plan_entries(core: JournalContext, caller: Caller, req: jpb.PlanEntriesRequest) -> jpb.PlanEntriesResponse:
     project = core.projects.project_for(caller)
     if not req.plan_id:
         raise McbError(ErrorCode.INVALID_REQUEST, "plan_id is required (from build_prepare)", details={"field": "plan_id"})

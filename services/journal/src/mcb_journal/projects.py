@@ -1,4 +1,4 @@
-"""Projects: who may build where. Trusted configuration (``config.json``'s ``projects``, written by
+"""Projects: who may build where (the decisions: policy.py). Trusted configuration (``config.json``'s ``projects``, written by
 ``mcb`` and by players' ``/ai project`` commands), never the model; re-read when the file changes."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Box
 
+from . import policy
 from .db import Database
 
 log = logging.getLogger("mcb.journal")
@@ -83,16 +84,20 @@ class Projects:
         self.refresh()
         if not caller.project_id:
             raise McbError(ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)")
-        row = self.db.one("SELECT * FROM projects WHERE project_id=?", caller.project_id)
-        if row is None:
+        project = self.get(caller.project_id)
+        if project is None:
             raise McbError(ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server")
-        # service: another of our services acting for the project (only allowed on read-only
-        # methods by the servicer, e.g. OperationStatus for the camera worker)
-        if caller.principal not in ("admin", "service") and caller.player_id != row["owner_player_id"]:
-            raise McbError(
-                ErrorCode.PERMISSION_DENIED,
-                f"player {caller.player_id or '(none)'} has no rights in project {caller.project_id!r}",
-            )
+        refused = policy.rights_refusal(caller.principal, caller.player_id, project.project_id, project.owner_player_id)
+        if refused is not None:
+            raise refused
+        return project
+
+    def get(self, project_id: str) -> Project | None:
+        """The project as the journal has it now (no rights asked: the executor's check before each
+        batch, policy.batch_refusal), None when it is not configured."""
+        row = self.db.one("SELECT * FROM projects WHERE project_id=?", project_id)
+        if row is None:
+            return None
         a = json.loads(row["area_json"])
         return Project(row["project_id"], row["name"], row["owner_player_id"],
                        Box.parse(a["min"], a["max"]), row["world_uuid"])

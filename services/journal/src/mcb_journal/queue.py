@@ -1,7 +1,7 @@
 """The journal's one Redis stream: operation progress events (``mcb:progress``).
 
 The apply work itself never goes through Redis: ``build_apply`` commits the operation as
-``queued`` in SQLite and wakes the executor in this process (``JournalCore.wake``); the
+``queued`` in SQLite and wakes the executor in this process (``JournalContext.wake``, context.py); the
 executor takes queued operations from SQLite, oldest first (executor.py). Redis carries only
 what crosses services — these progress events (capped; for dashboards, the bridge's chat
 progress and tests; not a system of record), camera jobs and chat turns (other services).

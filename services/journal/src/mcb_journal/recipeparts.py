@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from mcb.common.v1 import common_pb2
 from mcb_common.errors import ErrorCode, McbError
 
-if TYPE_CHECKING:  # it imports this module (through prepare.py)
-    from .core import JournalCore
+if TYPE_CHECKING:
+    from .context import JournalContext
 
 MAX_PARTS_PER_RECIPE = 64
 
@@ -39,7 +39,7 @@ def part_ids(recipe_json: str) -> list[str]:
     return sorted(found)
 
 
-def parts_for_recipe(core: JournalCore, project_id: str, recipe_json: str) -> dict[str, common_pb2.BlockList]:
+def parts_for_recipe(core: JournalContext, project_id: str, recipe_json: str) -> dict[str, common_pb2.BlockList]:
     ids = part_ids(recipe_json)
     if len(ids) > MAX_PARTS_PER_RECIPE:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,

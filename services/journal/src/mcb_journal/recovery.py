@@ -18,7 +18,7 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 
 from . import operations
-from .core import JournalCore
+from .context import JournalContext
 from .db import Database, now_ms
 from .history import History, Pos
 from .states import OpState
@@ -51,9 +51,34 @@ def mask_of(db: Database, op_id: str) -> dict[Pos, tuple[str, str]]:
 
 
 class Recovery:
-    def __init__(self, core: JournalCore):
-        self.core = core
-        self.db = core.db
+    def __init__(self, ctx: JournalContext):
+        self.ctx = ctx
+        self.db = ctx.db
+
+    def recover_at_start(self) -> list[str]:
+        """Decide what a previous process left behind. Returns ops now recovery_required.
+
+        - ``applying``: the process died while the operation was writing — inside a batch (an
+          intent without completion: its writes may or may not have happened) or between two
+          batches. Either way the operation becomes ``recovery_required``: an admin reviews the
+          live world over its mask and decides; nothing is replayed or resumed silently.
+        - ``prepared`` / ``queued``: nothing was written -> stays; the executor takes it (oldest first)
+          from SQLite as soon as it runs.
+        - ``waiting_for_resume``: nothing was written, no intent exists -> stays; queued again when
+          the executor sees the host's writes resumed.
+        """
+        needing = []
+        for r in self.ctx.db.all("SELECT op_id FROM operations WHERE state='applying'"):
+            open_intent = self.ctx.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"])
+            where = (f"while batch {open_intent['seq'] + 1} was being written" if open_intent is not None
+                     else "between two batches")
+            operations.set_state(
+                self.ctx.db, r["op_id"], OpState.RECOVERY_REQUIRED,
+                message=f"the journal stopped {where}; new writes are refused until an admin reviews it "
+                        "(mcb recovery review) and decides",
+            )
+            needing.append(r["op_id"])
+        return needing
 
     async def recovery_review(self, op_id: str) -> jpb.RecoveryReviewResponse:
         op = self.db.one("SELECT state, plan_id FROM operations WHERE op_id=?", op_id)
@@ -61,10 +86,10 @@ class Recovery:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
         if op["state"] != OpState.RECOVERY_REQUIRED:
             raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}, not recovery_required")
-        mask = await self.core.reads.run(lambda db: mask_of(db, op_id))
+        mask = await self.ctx.reads.run(lambda db: mask_of(db, op_id))
         positions = sorted(mask)
         flat = [c for p in positions for c in p]
-        current = await read_states(self.core.world, flat) if positions else []
+        current = await read_states(self.ctx.world, flat) if positions else []
         states = dict(zip(positions, current, strict=True))
         before = sum(1 for p in positions if states[p] == mask[p][0])
         after = sum(1 for p in positions if states[p] == mask[p][1] and mask[p][1] != mask[p][0])
@@ -80,7 +105,7 @@ class Recovery:
                            "the blocks of this operation changed since the review (digest differs); "
                            "run recovery review again and decide on the new digest",
                            details={"current_digest": review.current_digest})
-        mask = await self.core.reads.run(lambda db: mask_of(db, op_id))
+        mask = await self.ctx.reads.run(lambda db: mask_of(db, op_id))
         t = now_ms()
         with self.db.tx() as c:
             # Decision first, in the same transaction as its effects: durable before the answer.
@@ -100,4 +125,4 @@ class Recovery:
                 message=f"abandoned by an admin after a crash: blocks left as they are ({review.matches_after} match "
                         f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
                         "undo is forbidden for this operation")
-        return self.core.report(op_id)
+        return self.ctx.report(op_id)

@@ -18,10 +18,9 @@ player blocks the rollback would replace, so ``build_apply`` asks for ``replace_
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcb.common.v1 import common_pb2
 from mcb.journal.v1 import journal_pb2 as jpb
@@ -30,9 +29,13 @@ from mcb_common.errors import ErrorCode, McbError
 from . import blame
 from .history import Pos, box_around
 from .pbconv import box_pb, vec
-from .plans import Plan
+from .plans import Plan, PlanOrigin, RollbackOf
+from .planstore import store_plan
 from .projects import Caller
 from .worldread import read_states
+
+if TYPE_CHECKING:
+    from .context import JournalContext
 
 MAX_EVENTS = 200_000  # observed changes considered per rollback
 
@@ -93,7 +96,7 @@ def _events(db: Any, q: blame.Query) -> list[dict[str, Any]]:
     return list(reversed(rows))  # oldest first
 
 
-async def rollback_prepare(core: Any, caller: Caller, box: Any, player: str, cause: str,
+async def rollback_prepare(core: JournalContext, caller: Caller, box: Any, player: str, cause: str,
                            since_ms: int) -> jpb.PlanSummary:
     project = core.projects.project_for(caller)
     if bool(player) == bool(cause):
@@ -128,9 +131,5 @@ async def rollback_prepare(core: Any, caller: Caller, box: Any, player: str, cau
     info = await core.world.world_info()
     plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"rollback:{who}:{since_ms}")
     bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
-    summary = await core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
-    row = core.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
-    doc = json.loads(row["summary_json"]) | {"rollback_of": {"player": player, "cause": cause, "since_millis": since_ms}}
-    with core.db.tx() as tx:
-        tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
-    return summary
+    return await store_plan(core, project, plan, bounds, warnings, conflicts,
+                            PlanOrigin(rollback_of=RollbackOf(player=player, cause=cause, since_millis=since_ms)))

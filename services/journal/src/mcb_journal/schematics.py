@@ -12,7 +12,7 @@
   (world hosts never report players as entities). The planner writes the file; the library
   stores it under a new name (never overwrites).
 * ``schematic_import_prepare`` — the planner turns the file into a write set; from there it
-  is the ordinary prepare path (prepare.py: ``read_base`` → ``Plan`` → ``store_plan``), so
+  is the ordinary prepare path (prepare.py: ``read_base`` → ``Plan`` → planstore.py: ``store_plan``), so
   ``build_apply`` applies it with every check a recipe gets.
 """
 
@@ -30,9 +30,12 @@ from mcb_common.assets import AssetLibrary, check_name
 from mcb_common.errors import ErrorCode, McbError
 from mcb_common.geometry import Vec3
 
-from .core import JournalCore
+from . import policy
+from .context import JournalContext
 from .pbconv import box_from_pb, box_pb
 from .plans import Plan
+from .planstore import store_plan
+from .prepare import Prepare
 from .projects import Caller
 from .worldread import with_full_states
 
@@ -40,20 +43,20 @@ ENTITY_CAPABILITY = "region_read.entities"
 ENTITIES_LISTED = 20
 
 
-def library(core: JournalCore) -> AssetLibrary:
+def library(core: JournalContext) -> AssetLibrary:
     if core.assets is None:
         core.assets = AssetLibrary()  # the folder of MCB_ASSETS_DIR (mcb_common.assets)
     return core.assets
 
 
-async def asset_list(core: JournalCore, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
+async def asset_list(core: JournalContext, caller: Caller, req: jpb.AssetListRequest) -> dict[str, Any]:
     core.projects.project_for(caller)
     if len(req.query) > 64:
         raise McbError(ErrorCode.INVALID_REQUEST, "query is at most 64 characters")
     return await asyncio.to_thread(library(core).list, req.query, req.cursor)
 
 
-async def schematic_export(core: JournalCore, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
+async def schematic_export(core: JournalContext, caller: Caller, req: jpb.SchematicExportRequest) -> dict[str, Any]:
     project = core.projects.project_for(caller)
     name = check_name(req.name)
     if not req.HasField("min") or not req.HasField("max"):
@@ -61,9 +64,9 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     if req.format_version not in (0, 2, 3):
         raise McbError(ErrorCode.INVALID_REQUEST, "format_version is 3 (default) or 2")
     box = box_from_pb(req.min, req.max)
-    if not project.area.contains_box(box):
-        raise McbError(ErrorCode.OUT_OF_BOUNDS, "the export box must lie inside the project area",
-                       details={"box": box.as_dict(), "area": project.area.as_dict()})
+    refused = policy.box_refusal(project.area, box, "the export box must lie inside the project area")
+    if refused is not None:
+        raise refused
     limit = core.limits.max_changed_blocks
     if box.volume > limit:
         raise McbError(ErrorCode.BUDGET_EXCEEDED,
@@ -134,8 +137,9 @@ async def schematic_export(core: JournalCore, caller: Caller, req: jpb.Schematic
     return entry
 
 
-async def schematic_import_prepare(core: JournalCore, caller: Caller,
+async def schematic_import_prepare(prepare: Prepare, caller: Caller,
                                    req: jpb.SchematicImportPrepareRequest) -> jpb.PlanSummary:
+    core = prepare.ctx
     project = core.projects.project_for(caller)
     if not req.HasField("target"):
         raise McbError(ErrorCode.INVALID_REQUEST, "schematic_import_prepare needs target {x,y,z}")
@@ -154,10 +158,10 @@ async def schematic_import_prepare(core: JournalCore, caller: Caller,
     ))
     compiled = resp.compiled
     ws = compiled.write_set
-    xyz, palette, base = await core.prepare.read_base(caller, project, ws)
+    xyz, palette, base = await prepare.read_base(caller, project, ws)
     plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
                 world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
-    summary = await core.prepare.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
+    summary = await store_plan(core, project, plan, compiled.bounds, list(compiled.warnings))
     for lo in resp.left_out:
         summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))
     return summary

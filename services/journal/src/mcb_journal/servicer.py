@@ -17,7 +17,6 @@ from mcb_rpc.tokens import TokenTable
 from . import messages
 from .core import JournalCore
 from .history import journal_stats
-from .jobs import jobs_of
 from .pbconv import box_from_pb
 from .projects import Caller
 
@@ -70,41 +69,41 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         return self.core.operation_cancel(_caller(c), request.operation_id)
 
     async def OperationUndoPrepare(self, request: jpb.OperationRef, c):  # noqa: N802
-        return await jobs_of(self.core).undo.undo_prepare(_caller(c), request.operation_id)
+        return await self.core.undo.undo_prepare(_caller(c), request.operation_id)
 
     async def PartDefine(self, request: jpb.PartDefineRequest, c) -> jpb.PartDetail:  # noqa: N802
-        parts = jobs_of(self.core).parts
+        parts = self.core.parts
         return messages.part_detail(await parts.part_define(_caller(c), request.name, request.operation_id))
 
     async def PartGet(self, request: jpb.PartRef, c) -> jpb.PartDetail:  # noqa: N802
-        return messages.part_detail(await jobs_of(self.core).parts.part_get(_caller(c), request.part_id))
+        return messages.part_detail(await self.core.parts.part_get(_caller(c), request.part_id))
 
     async def RegionChanges(self, request: jpb.RegionChangesRequest, c) -> jpb.RegionChangesResponse:  # noqa: N802
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_changes needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return messages.region_changes(await jobs_of(self.core).changes.region_changes(
+        return messages.region_changes(await self.core.changes.region_changes(
             _caller(c), box, request.since_cursor, request.limit, request.source, request.max_bytes))
 
     async def AssetList(self, request: jpb.AssetListRequest, c) -> jpb.AssetListResponse:  # noqa: N802
         from . import schematics
 
-        return messages.asset_list(await schematics.asset_list(self.core, _caller(c), request))
+        return messages.asset_list(await schematics.asset_list(self.core.ctx, _caller(c), request))
 
     async def SchematicExport(self, request: jpb.SchematicExportRequest, c) -> jpb.SchematicExportResponse:  # noqa: N802
         from . import schematics
 
-        return messages.schematic_export(await schematics.schematic_export(self.core, _caller(c), request))
+        return messages.schematic_export(await schematics.schematic_export(self.core.ctx, _caller(c), request))
 
     async def SchematicImportPrepare(self, request: jpb.SchematicImportPrepareRequest, c):  # noqa: N802
         from . import schematics
 
-        return await schematics.schematic_import_prepare(self.core, _caller(c), request)
+        return await schematics.schematic_import_prepare(self.core.prepare, _caller(c), request)
 
     def ProjectIndex(self, request: jpb.ProjectIndexRequest, c) -> jpb.ProjectIndexResponse:  # noqa: N802
         from .overview import project_index
 
-        return project_index(self.core, self.core.projects.project_for(_caller(c)).project_id, request)
+        return project_index(self.core.ctx, self.core.projects.project_for(_caller(c)).project_id, request)
 
     async def RegionHistory(self, request: jpb.RegionHistoryRequest, c) -> jpb.RegionHistoryResponse:  # noqa: N802
         from . import blame
@@ -113,7 +112,7 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_history needs a region {min, max}")
         q = blame.Query(box_from_pb(request.region.min, request.region.max), request.cursor, request.limit,
                         request.max_bytes, request.since_millis, request.player, request.cause)
-        return messages.region_history(await blame.region_history(self.core, _caller(c), q))
+        return messages.region_history(await blame.region_history(self.core.ctx, _caller(c), q))
 
     async def RollbackPrepare(self, request: jpb.RollbackPrepareRequest, c) -> jpb.PlanSummary:  # noqa: N802
         from . import rollback
@@ -121,7 +120,7 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "rollback_prepare needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return await rollback.rollback_prepare(self.core, _caller(c), box, request.player, request.cause,
+        return await rollback.rollback_prepare(self.core.ctx, _caller(c), box, request.player, request.cause,
                                                request.since_millis)
 
     async def HistoryMap(self, request: jpb.HistoryMapRequest, c) -> jpb.HistoryMapResponse:  # noqa: N802
@@ -130,12 +129,12 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "the history map needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return messages.history_map(await history_map(self.core, _caller(c), box, request.until_millis))
+        return messages.history_map(await history_map(self.core.ctx, _caller(c), box, request.until_millis))
 
     async def PlanEntries(self, request: jpb.PlanEntriesRequest, c) -> jpb.PlanEntriesResponse:  # noqa: N802
         from .preview import plan_entries
 
-        return await plan_entries(self.core, _caller(c), request)
+        return await plan_entries(self.core.ctx, _caller(c), request)
 
 
 @grpc_boundary("journal", ADMIN_SCOPES, INTERNAL)
@@ -147,14 +146,14 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         self.tokens = tokens
 
     async def RecoveryReview(self, request: jpb.OperationRef, c) -> jpb.RecoveryReviewResponse:  # noqa: N802
-        return await jobs_of(self.core).recovery.recovery_review(request.operation_id)
+        return await self.core.recovery.recovery_review(request.operation_id)
 
     async def RecoveryAbandon(self, request: jpb.RecoveryAbandonRequest, c):  # noqa: N802
-        recovery = jobs_of(self.core).recovery
+        recovery = self.core.recovery
         return await recovery.recovery_abandon(request.operation_id, request.expected_digest, c.principal)
 
     def PartProtect(self, request: jpb.PartProtectRequest, c) -> jpb.PartProtectResponse:  # noqa: N802
-        jobs_of(self.core).parts.part_protect(request.part_id, request.protected)
+        self.core.parts.part_protect(request.part_id, request.protected)
         return jpb.PartProtectResponse(part_id=request.part_id, protected=request.protected)
 
     def JournalStats(self, request: jpb.JournalStatsRequest, c) -> jpb.JournalStatsResponse:  # noqa: N802
@@ -166,9 +165,9 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
     def OperationList(self, request: jpb.OperationListRequest, c):  # noqa: N802
         from .overview import operation_list
 
-        return operation_list(self.core, request)
+        return operation_list(self.core.ctx, request)
 
     def ProjectList(self, request: jpb.ProjectListRequest, c):  # noqa: N802
         from .overview import project_list
 
-        return project_list(self.core, request)
+        return project_list(self.core.ctx, request)

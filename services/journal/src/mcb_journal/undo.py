@@ -10,7 +10,6 @@ conflicts left as they are. ``Undo.undo_prepare`` gathers those facts from the j
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,16 +19,16 @@ from mcb.journal.v1 import journal_pb2 as jpb
 from mcb_common.errors import ErrorCode, McbError
 
 from . import worldid
+from .context import JournalContext
 from .history import History, Pos, box6_around, box_around
 from .pbconv import box_pb, vec
-from .plans import Plan
+from .plans import Plan, PlanOrigin
+from .planstore import store_plan
 from .states import OpState
 from .worldread import read_states
 
 if TYPE_CHECKING:
-    from .core import JournalCore
     from .db import Database
-    from .observer import Observer
     from .projects import Caller
 
 MAX_MASK = 200_000
@@ -82,15 +81,15 @@ def undo_rule(writes: Iterable[UndoWrite]) -> tuple[list[tuple[Pos, str, str]], 
 
 
 class Undo:
-    def __init__(self, core: JournalCore, observer: Observer):
-        self.core = core
-        self.db = core.db
-        self.observer = observer
+    def __init__(self, ctx: JournalContext):
+        self.ctx = ctx
+        self.db = ctx.db
+        self.observer = ctx.observer
 
     async def undo_prepare(self, caller: Caller, op_id: str) -> jpb.PlanSummary:
-        core = self.core
+        core = self.ctx
         project = core.projects.project_for(caller)
-        core._own_operation(caller, op_id)
+        core.own_operation(caller, op_id)
         op = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         assert op is not None
         extra = self.db.one("SELECT * FROM op_extra WHERE op_id=?", op_id)
@@ -129,12 +128,7 @@ class Undo:
                             "(world host restart or link loss): for those moments only the current state was checked")
         plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
-        summary = await core.prepare.store_plan(project, plan, bounds, warnings, conflicts)
-        row = self.db.row("SELECT summary_json FROM plans WHERE plan_id=?", summary.plan_id)
-        doc = json.loads(row["summary_json"]) | {"undo_of": op_id}
-        with self.db.tx() as tx:
-            tx.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), summary.plan_id))
-        return summary
+        return await store_plan(core, project, plan, bounds, warnings, conflicts, PlanOrigin(undo_of=op_id))
 
 
 def _undo_writes(db: Database, op_id: str, rows: list[dict[str, Any]], current: list[str]) -> list[UndoWrite]:

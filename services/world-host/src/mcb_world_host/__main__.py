@@ -9,11 +9,14 @@ Environment (besides mcb_rpc.settings' MCB_RUNTIME_DIR / MCB_SECRETS_DIR / MCB_B
   MCB_WORLD_PREGEN            "minX,minZ,maxX,maxZ" block area to pre-generate in a flat world
                               (default -64,-64,63,63; "none" to skip)
   MCB_ALLOW_LOCAL_AUTOMATION  1 to enable automation_set_blocks / automation_chat
+  MCB_WORLD_CHECKPOINT_S      seconds between checkpoints while blocks wait in the write-ahead log (default 5)
+  MCB_WORLD_CHECKPOINT_MB     checkpoint as soon as the log holds this many MB of batch records (default 64)
   MCB_WORLD_HOST_PORT         the port; else config.json "ports.world_host" (what `mcb up` saved),
                               else 8765 — the same place every service takes its port from
                               (mcb_rpc.settings.Settings.port)
 The chat queue's project_id is the first project in the runner's config.json (MCB_CONFIG), else "default".
-Stops cleanly on SIGTERM/SIGINT (region files and the host log are flushed and closed).
+Stops cleanly on SIGTERM/SIGINT: a last checkpoint writes every logged block into the region files,
+the log is cut, files are closed. After a crash the next start replays the log first.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from mcb_rpc.tokens import TokenTable
 from .existing import SessionLock, check_save
 from .host import Host
 from .server import create_app
-from .world import World
+from .world import CHECKPOINT_EVERY_S, CHECKPOINT_LOG_MB, World
 
 log = logging.getLogger("mcb.world")
 
@@ -73,6 +76,19 @@ async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
     await server.serve()
 
 
+def _env_float(name: str, default: float) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SystemExit(f"{name} must be a number (got {text!r})") from None
+    if value <= 0:
+        raise SystemExit(f"{name} must be above 0 (got {text!r})")
+    return value
+
+
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s world-host %(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env()
@@ -82,6 +98,8 @@ def main() -> None:
         raise SystemExit(f"MCB_WORLD_CREATE must be 'flat' (got {create!r})")
     pregen = parse_pregen(os.environ.get("MCB_WORLD_PREGEN"))
     allow = os.environ.get("MCB_ALLOW_LOCAL_AUTOMATION", "") in ("1", "true", "yes")
+    every_s = _env_float("MCB_WORLD_CHECKPOINT_S", CHECKPOINT_EVERY_S)
+    log_mb = _env_float("MCB_WORLD_CHECKPOINT_MB", CHECKPOINT_LOG_MB)
     # environment > config.json "ports" > default, like every other service: a plain `mcb up` after
     # a run on other ports waits on the saved port, so the host must listen there (issue 31 item 1)
     port = settings.port("world_host")
@@ -102,6 +120,9 @@ def main() -> None:
         if session is not None:
             session.close()
         raise SystemExit(2) from None
+    if world.replayed:
+        log.warning("replayed %d logged batch(es) onto the region files after an unclean stop", world.replayed)
+    world.start_checkpointer(every_s, log_mb)
     if world.recovered:
         log.warning("rolled back %d interrupted batch(es): %s", len(world.recovered), ", ".join(world.recovered))
     projects = settings.load_config().get("projects") or [{}]

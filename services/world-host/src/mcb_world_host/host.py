@@ -17,7 +17,6 @@ from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.causes import check_cause, check_player_name
-from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
 from mcb_rpc import pbjson
@@ -66,6 +65,7 @@ class Host:
         self.events = EventLog(self.instance)
         reason = world.hostlog.pause_reason()  # a pause survives restarts and crashes
         self.state = LiveState(paused=reason is not None, pause_reason=reason or "")
+        world.on_undone = lambda changes, op: self.events.record_many(changes, "ours", operation_id=op)
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
 
     # -- health / info ---------------------------------------------------------------------------
@@ -188,6 +188,7 @@ class Host:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch declares at most {MAX_BATCH_DEPENDENCIES} dependencies")
         digest = self._content_hash(p)
         with w.lock:
+            w.settle_failed()  # no batch validates against writes the log could not take
             row = w.hostlog.get(p.batch_id)
             if row is not None and row.state == "complete":
                 if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
@@ -251,26 +252,19 @@ class Host:
                 res.conflicts = len(problems)
                 res.problems.extend(problems)
                 res.applied_at_millis = _now_ms()
-                w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
-                return res
-            revs = w.apply(writes, p.batch_id, digest, p.operation_id) if writes else []
-            res.status = "applied"
-            res.written = len(writes)
-            res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
-            res.applied_at_millis = _now_ms()
-            if writes:
-                try:
-                    w.hostlog.complete(p.batch_id, self._to_dict(res))
-                except Exception as exc:  # not recorded: not done (a restart would roll it back)
-                    w.undo_batch(p.batch_id, [(c.x, c.y, c.z, c.before, c.after) for c in writes])
-                    if is_disk_full(exc):
-                        raise disk_full_error("the world host", "nothing was changed") from exc
-                    raise
+                writes = []  # nothing written; the answer is logged for replay by id
             else:
-                w.hostlog.record_answer(p.batch_id, digest, p.operation_id, self._to_dict(res))
+                revs = w.apply(writes) if writes else []
+                res.status = "applied"
+                res.written = len(writes)
+                res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
+                res.applied_at_millis = _now_ms()
+            ticket = w.log_batch(p.batch_id, digest, p.operation_id, writes, self._to_dict(res))
             self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours",
                                     operation_id=p.operation_id)
-            return res
+        # outside the lock: batches arriving together share one fsync; the answer comes after it
+        w.wait_durable(ticket)
+        return res
 
     @staticmethod
     def _to_dict(msg) -> dict:
@@ -303,6 +297,7 @@ class Host:
             self.state.paused = True
             self.state.pause_reason = reason[:500]
             self.world.hostlog.set_paused(self.state.pause_reason)
+        self.world.request_checkpoint()  # the region files catch up off the answer path
 
     def resume(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
         with self.world.lock:
@@ -331,13 +326,16 @@ class Host:
         if p.actor != "environment" and p.cause:
             raise invalid("cause is for actor \"environment\" only")
         cause = check_cause(p.cause) if p.actor == "environment" else ""
-        changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}")
-        if p.actor in ("player", "environment"):
-            # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
-            self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
-                                    player_id=player if p.actor == "player" else "",
-                                    player_name=(p.player_name or player) if p.actor == "player" else "",
-                                    cause=cause)
+
+        def observed(changes: list[Change]) -> None:
+            if p.actor in ("player", "environment"):
+                # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
+                self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
+                                        player_id=player if p.actor == "player" else "",
+                                        player_name=(p.player_name or player) if p.actor == "player" else "",
+                                        cause=cause)
+
+        changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}", observed)
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))
 
     def automation_chat(self, p: world_pb2.AutomationChatParams) -> world_pb2.AutomationChatResult:

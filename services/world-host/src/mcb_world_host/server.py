@@ -1,4 +1,5 @@
-"""HTTP for the world protocol: ``GET /health`` and ``POST /v1/rpc`` (see world.proto).
+"""HTTP for the world protocol: ``GET /health``, ``POST /v1/rpc`` (see world.proto) and the
+embedded host's own ``POST /v1/save`` (a checkpoint: the region files complete when it answers).
 
 Request checks, in order (each failure is a structured error, HTTP status from
 ``mcb_rpc.errors.HTTP_STATUS``, nothing executed):
@@ -133,6 +134,32 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
     async def health() -> JSONResponse:
         body = _to_json(host.health())
         return JSONResponse({**body, **health_fields(body.get("version", ""))})
+
+    @app.post("/v1/save")
+    async def save(request: Request) -> Response:
+        """Checkpoint now: when this answers, the region files hold every block answered before
+        the call (a person opening the save sees them). Not a world-protocol method (the Java host
+        saves with the game); the admin or service token. ``{"ok", "result": {"saved",
+        "chunksWritten"}}``."""
+        try:
+            principal = tokens.principal_for(bearer(request.headers.get("authorization")))
+            if principal is None:
+                raise McbError(ErrorCode.UNAUTHENTICATED,
+                               "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)")
+            if principal not in ("admin", "service"):
+                raise McbError(ErrorCode.PERMISSION_DENIED, f"the {principal} token may not save (admin or service)")
+            n = await run_in_threadpool(host.world.checkpoint, "save")
+            return JSONResponse({"ok": True, "result": {"saved": True, "chunksWritten": n}})
+        except McbError as err:
+            record_error(err)
+            return _error(err, None)
+        except Exception as exc:  # noqa: BLE001 - the boundary: every failure is structured
+            record_exception(exc)
+            if is_disk_full(exc):
+                return _error(disk_full_error("the world host", "the save is incomplete; every answered batch is kept "
+                                              "in the write-ahead log and written by a later save"), None)
+            log.exception("internal error in /v1/save")
+            return _error(McbError(ErrorCode.INTERNAL, f"save failed ({exc.__class__.__name__}); see the world host log"), None)
 
     @app.post("/v1/rpc")
     async def rpc(request: Request) -> Response:

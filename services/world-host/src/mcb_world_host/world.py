@@ -6,13 +6,17 @@
     <world>/region/r.X.Z.mca     vanilla Anvil regions (region.py, chunk.py)
     <world>/entities/r.X.Z.mca   vanilla entity regions (1.17+): read only, never written
     <world>/mcb/world.json       ours: {"worldUuid", "epoch", ...} (not in level.dat)
-    <world>/mcb/host.sqlite      ours: the batch log (hostlog.py)
+    <world>/mcb/host.sqlite      ours: the write-ahead batch log (hostlog.py)
 
 Reads never generate chunks: a missing chunk is ``not_found`` with ``missingChunks``.
 Writes go only into existing ``minecraft:full`` chunks (a proto-chunk would be regenerated
-over by the game). ``apply`` changes a set of blocks all-or-nothing across chunks and region
-files: intent (before/after) is committed to the host log first, then each changed chunk is
-written copy-on-write (one fsync pair per region per batch), then the batch is marked complete.
+over by the game). A batch (``apply`` + ``log_batch`` + ``wait_durable``) changes its blocks in
+the decoded chunks, which stay in memory, and is durable once its record (every block's before and
+after) is committed to the write-ahead log; batches arriving together share that commit. A
+checkpoint (``checkpoint``: every few seconds, after so many MB of log, at pause, at stop) encodes
+each changed chunk once, writes it copy-on-write into its region file (one fsync pair per region)
+and then cuts the log. Opening the world replays the log's batches that a checkpoint may not have
+written (``redo``) before anything is served, so a crash loses no answered batch.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,12 +41,14 @@ from mcb_common.registry import AIR, AIR_NAMES, Registry
 
 from . import level as levelmod
 from .chunk import Chunk, flat_chunk
-from .hostlog import HostLog, Undo
+from .hostlog import HostLog, Ticket, Undo
 from .region import REGION_NAME, RegionFile, region_coords, region_name
 
 log = logging.getLogger("mcb.world")
 
 MAX_CACHED_CHUNKS = 4096
+CHECKPOINT_EVERY_S = 5.0  # a checkpoint this often while there is something to write
+CHECKPOINT_LOG_MB = 64.0  # ... and as soon as the log holds this much
 
 
 @dataclass
@@ -112,7 +118,19 @@ class World:
         # Set when a failed batch could not even be rolled back (disk full): every later write is
         # refused with this message until a restart rolls the batch back (``_recover``).
         self.write_blocked = ""
+        self._unsaved: set[tuple[int, int]] = set()  # chunks changed since the last checkpoint's snapshot
+        self._saving: set[tuple[int, int]] = set()  # chunks the running checkpoint is writing
+        self._checkpoint_lock = threading.Lock()
+        self._checkpoint_now = threading.Event()
+        self._closing = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        self._last_checkpoint = time.monotonic()
+        self.checkpoints = 0
+        self.crash_hook: Callable[[str], None] | None = None  # tests: crash points (kill the process)
+        # called (under the lock) with the reverse changes of batches the log could not take
+        self.on_undone: Callable[[list[tuple[int, int, int, str, str]], str], None] | None = None
         self.recovered = self._recover()
+        self.replayed = self._replay()
 
     # -- creation ------------------------------------------------------------------------------
     @classmethod
@@ -215,7 +233,7 @@ class World:
             self._chunks[(cx, cz)] = c
             while len(self._chunks) > MAX_CACHED_CHUNKS:
                 k, old = next(iter(self._chunks.items()))
-                if old.dirty:
+                if old.dirty or k in self._unsaved or k in self._saving:
                     break
                 self._chunks.popitem(last=False)
             return c
@@ -452,36 +470,82 @@ class World:
         except McbError:
             return state.strip()
 
-    def apply(self, changes: list[Change], log_id: str, content_hash: str, operation_id: str = "") -> list[tuple[int, int, int, int]]:
-        """Write ``changes`` (their ``before`` checked by the caller under ``self.lock``)
-        all-or-nothing; returns the bumped section revisions. The caller holds ``self.lock``."""
+    def apply(self, changes: list[Change]) -> list[tuple[int, int, int, int]]:
+        """Write ``changes`` (their ``before`` checked by the caller under ``self.lock``) into the
+        decoded chunks, all-or-nothing; returns the bumped section revisions. Nothing is durable
+        until the batch's record is logged (``log_batch``, ``wait_durable``). The caller holds
+        ``self.lock``."""
         if self.write_blocked:
             raise McbError(ErrorCode.UNAVAILABLE, self.write_blocked)
-        undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
-        try:
-            self.hostlog.begin(log_id, content_hash, operation_id, undo)
-        except Exception as exc:
-            if is_disk_full(exc):
-                raise disk_full_error("the world host", "nothing was changed") from exc
-            raise
+        self.settle_failed()
         try:
             self._write_states([(c.x, c.y, c.z, c.after) for c in changes])
         except BaseException as exc:
-            log.error("batch %s failed while writing (%s); rolling back", log_id, exc)
-            self.undo_batch(log_id, undo)
+            self._write_states([(c.x, c.y, c.z, c.before) for c in reversed(changes)])
             if isinstance(exc, McbError):
                 raise
-            if is_disk_full(exc):
-                raise disk_full_error("the world host", "nothing was changed") from exc
             raise McbError(ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed") from exc
+        return self._bump([(c.x, c.y, c.z) for c in changes])
+
+    def write_batch(self, changes: list[Change], batch_id: str, content_hash: str, operation_id: str = "",
+                    result: dict | None = None) -> list[tuple[int, int, int, int]]:
+        """``apply`` + ``log_batch`` + ``wait_durable``: durable when this returns."""
+        with self.lock:
+            revs = self.apply(changes)
+            t = self.log_batch(batch_id, content_hash, operation_id, changes, result or {})
+        self.wait_durable(t)
+        return revs
+
+    def _bump(self, positions: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
         revs = {}
-        for c in changes:
-            key = (c.x >> 4, c.y >> 4, c.z >> 4)
+        for x, y, z in positions:
+            key = (x >> 4, y >> 4, z >> 4)
             self.revisions[key] = self.revisions.get(key, 0) + 1
             revs[key] = self.revisions[key]
         return [(cx, sy, cz, r) for (cx, sy, cz), r in sorted(revs.items())]
 
+    def log_batch(self, batch_id: str, content_hash: str, operation_id: str, changes: list[Change],
+                  result: dict) -> Ticket:
+        """Queue the batch's record for the write-ahead log (caller holds ``self.lock``; then
+        ``wait_durable`` without it, so batches arriving together share one fsync)."""
+        undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
+        return self.hostlog.submit_batch(batch_id, content_hash, operation_id, undo, result)
+
+    def wait_durable(self, ticket: Ticket) -> None:
+        """Return once the record is in the log and fsynced. If the log could not take it (disk
+        full), its writes (and those of every batch logged after it) are undone in memory and
+        this raises: nothing was changed."""
+        self.hostlog.wait(ticket)
+        if ticket.error is None:
+            return
+        with self.lock:
+            self.settle_failed()
+        ticket.undone.wait()
+        exc = ticket.error
+        if is_disk_full(exc):
+            raise disk_full_error("the world host", "nothing was changed") from exc
+        raise McbError(ErrorCode.INTERNAL, f"the write-ahead log could not take the batch ({exc.__class__.__name__}: "
+                                           f"{exc}); nothing was changed") from exc
+
+    def settle_failed(self) -> None:
+        """Undo, newest first, the writes of batches whose log commit failed (caller holds
+        ``self.lock``: no batch validates against them any more once this returns)."""
+        if not self.hostlog.has_failed():
+            return
+        for t in self.hostlog.take_failed():
+            if t.batch is not None and t.batch.undo:
+                undo = t.batch.undo
+                log.error("batch %s was not logged (%s): undoing its %d writes in memory", t.batch.batch_id, t.error, len(undo))
+                self._write_states([(x, y, z, before) for x, y, z, before, _ in reversed(undo)])
+                self._bump((x, y, z) for x, y, z, _, _ in undo)
+                if self.on_undone is not None:
+                    self.on_undone([(x, y, z, after, before) for x, y, z, before, after in reversed(undo)],
+                                   t.batch.operation_id)
+            t.undone.set()
+
     def _write_states(self, items: list[tuple[int, int, int, str]]) -> None:
+        """Set blocks (and their block entities) in the decoded chunks; the chunks are kept in
+        memory (never evicted) until a checkpoint has written them into their region files."""
         touched: dict[tuple[int, int], Chunk] = {}
         parsed: dict[str, tuple[str, str, str | None]] = {}  # a batch names few states
         for x, y, z, state in items:
@@ -495,54 +559,135 @@ class World:
                 hit = parsed[state] = (s, data, self.blockinfo.block_entity(s))
             s, data, be_id = hit
             c.set_block(x, y, z, s)
-            c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
+            if be_id is not None or not isinstance(bes := c.root.get("block_entities"), list) or bes:
+                c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
+            # (else: no block entity in the chunk and none to put: set_block_entity would do nothing)
             touched[key] = c
-        # The touched chunks stay decoded in ``_chunks`` between batches (a dirty one is never
-        # evicted); each region gets all of this batch's chunks with one fsync pair.
-        by_region: dict[tuple[int, int], list[tuple[int, int, bytes]]] = {}
-        for (cx, cz), c in sorted(touched.items()):
-            if c.dirty:
-                by_region.setdefault(region_coords(cx, cz), []).append((cx, cz, c.encode()))
-        for chunks in by_region.values():
-            region = self._region(chunks[0][0], chunks[0][1], create=True)
-            assert region is not None
-            region.write_chunks(chunks)
+            self._unsaved.add(key)
+
+    # -- checkpoints -------------------------------------------------------------------------------
+    def checkpoint(self, why: str = "") -> int:
+        """Write every chunk changed by logged batches into its region file (each chunk encoded
+        once; one fsync pair per region), then cut the log. Off the answer path: the world lock is
+        held only while the chunks are encoded. Returns the number of chunks written."""
+        with self._checkpoint_lock:
+            for _ in range(1000):
+                self.hostlog.flush()  # every queued record committed (no world lock: see wait_durable)
+                with self.lock:
+                    self.settle_failed()
+                    if self.hostlog.in_flight():
+                        continue  # a batch was queued meanwhile; commit it first
+                    lsn = self.hostlog.last_lsn
+                    keys, self._unsaved = self._unsaved, set()
+                    self._saving = keys
+                    by_region: dict[tuple[int, int], list[tuple[int, int, bytes]]] = {}
+                    regions: dict[tuple[int, int], RegionFile] = {}
+                    try:
+                        for cx, cz in sorted(keys):
+                            c = self._chunks[(cx, cz)]
+                            rk = region_coords(cx, cz)
+                            if rk not in regions:
+                                r = self._region(cx, cz, create=True)
+                                assert r is not None
+                                regions[rk] = r
+                            by_region.setdefault(rk, []).append((cx, cz, c.encode()))
+                    except BaseException:
+                        self._unsaved |= keys
+                        self._saving = set()
+                        raise
+                    break
+            else:
+                raise McbError(ErrorCode.BUSY, "the checkpoint could not find a moment without a batch in flight")
+            try:
+                if self.crash_hook is not None and by_region:
+                    self.crash_hook("checkpoint_start")
+                for n, (rk, chunks) in enumerate(sorted(by_region.items())):
+                    regions[rk].write_chunks(chunks)
+                    if self.crash_hook is not None and n == 0 and len(by_region) > 1:
+                        self.crash_hook("checkpoint_mid")  # one region written, the others not
+                if self.crash_hook is not None and by_region:
+                    self.crash_hook("checkpoint_before_cut")
+                self.hostlog.cut(lsn)
+            except BaseException as exc:
+                with self.lock:
+                    self._unsaved |= keys  # the log still holds them: written by the next checkpoint
+                log.error("checkpoint%s failed (%s); the write-ahead log keeps every batch", f" ({why})" if why else "", exc)
+                if is_disk_full(exc):
+                    raise disk_full_error("the world host", "every answered batch is kept in its write-ahead log") from exc
+                raise
+            finally:
+                self._saving = set()
+            self.checkpoints += 1
+            return len(keys)
+
+    def request_checkpoint(self) -> None:
+        """Ask the background checkpointer for a checkpoint now (pause does)."""
+        self._checkpoint_now.set()
+
+    def start_checkpointer(self, every_s: float = CHECKPOINT_EVERY_S, log_mb: float = CHECKPOINT_LOG_MB) -> None:
+        """Checkpoint every ``every_s`` seconds while there is something to write, as soon as the
+        log holds ``log_mb`` MB, or when asked (``request_checkpoint``)."""
+        if self._checkpointer is not None:
+            return
+
+        def loop() -> None:
+            while not self._closing.is_set():
+                if self._checkpoint_now.wait(min(every_s, 0.25)):
+                    self._checkpoint_now.clear()
+                elif not (self.hostlog.logged_bytes >= log_mb * 1_000_000
+                          or time.monotonic() - self._last_checkpoint >= every_s):
+                    continue
+                if self._closing.is_set():
+                    break
+                self._last_checkpoint = time.monotonic()
+                if not self._unsaved:
+                    continue
+                try:
+                    self.checkpoint("periodic")
+                except Exception:  # noqa: BLE001 - logged by checkpoint; retried next time
+                    pass
+
+        self._checkpointer = threading.Thread(target=loop, name="world-checkpoint", daemon=True)
+        self._checkpointer.start()
 
     def undo_batch(self, log_id: str, undo: Undo) -> None:
-        """Roll a begun batch back now. If that fails too (the disk is still full), the batch log
-        keeps it ``begun``, every later write is refused (``write_blocked``) and the next start
-        rolls it back; the error says so."""
-        try:
-            self._rollback(undo)
-            self.hostlog.mark_rolled_back(log_id)
-        except Exception as exc:
-            why = "the world host's disk is full (disk full)" if is_disk_full(exc) else exc.__class__.__name__
-            self.write_blocked = (f"batch {log_id} failed and could not be rolled back ({why}); writes are refused "
-                                  "until the world host restarts, which rolls it back — free disk space first")
-            log.error("%s", self.write_blocked)
-            raise McbError(ErrorCode.UNAVAILABLE, self.write_blocked,
-                           details={"reason": "disk_full"} if is_disk_full(exc) else {}) from exc
+        """Put a batch's ``before`` states back (newest first) and log that as its own record."""
+        back = [Change(x, y, z, after, before) for x, y, z, before, after in reversed(undo)]
+        self.write_batch(back, f"undo-of-{log_id}-{uuid.uuid4().hex[:8]}", "undo", "", {"undo": log_id})
 
-    def _rollback(self, undo: Undo) -> None:
-        """Put every ``before`` back (cache dropped first so disk is the truth)."""
-        keys = {(x >> 4, z >> 4) for x, _, z, _, _ in undo}
-        for k in keys:
-            self._chunks.pop(k, None)
-        self._write_states([(x, y, z, before) for x, y, z, before, _ in undo])
+    def _replay(self) -> int:
+        """Start-up: write every logged batch the region files may lack (``redo``) again, in log
+        order, then checkpoint and cut the log. Redo sets ``after`` states only, so running it
+        again (a crash during this) ends the same."""
+        rows = self.hostlog.redo_rows()
+        with self.lock:
+            for row in rows:
+                self._write_states([(x, y, z, after) for x, y, z, _, after in row.undo])
+        if rows:
+            log.warning("replayed %d logged batch(es) onto the region files", len(rows))
+        self.checkpoint("replay")
+        return len(rows)
 
     def _recover(self) -> list[str]:
+        """Batches ``begun`` in a log of a host before the write-ahead design: rolled back."""
         done = []
         for row in self.hostlog.pending():
             log.warning("rolling back batch %s: it was begun but never completed (%d blocks)", row.batch_id, len(row.undo))
             with self.lock:
-                self._rollback(row.undo)
-                self.hostlog.mark_rolled_back(row.batch_id)
+                for k in {(x >> 4, z >> 4) for x, _, z, _, _ in row.undo}:
+                    self._chunks.pop(k, None)  # the region files are the truth for these
+                self._write_states([(x, y, z, before) for x, y, z, before, _ in row.undo])
+            self.checkpoint("rollback")
+            self.hostlog.mark_rolled_back(row.batch_id)
             done.append(row.batch_id)
         return done
 
-    def set_blocks_direct(self, items: list[tuple[int, int, int, str]], log_id: str) -> list[Change]:
-        """Automation writes (not a caller's batch): same durability, no compare-and-set."""
+    def set_blocks_direct(self, items: list[tuple[int, int, int, str]], log_id: str,
+                          on_applied: Callable[[list[Change]], None] | None = None) -> list[Change]:
+        """Automation writes (not a caller's batch): same durability, no compare-and-set.
+        ``on_applied`` runs under the world lock once the blocks are written in memory."""
         with self.lock:
+            self.settle_failed()
             ys = [y for _, y, _ in ((i[0], i[1], i[2]) for i in items)]
             if ys:
                 self.check_height(min(ys), max(ys))
@@ -557,12 +702,25 @@ class World:
             for ch in uniq:
                 ch.before = self.get_block(ch.x, ch.y, ch.z)
             real = [ch for ch in uniq if ch.before != ch.after]
-            if real:
-                self.apply(real, log_id, "automation")
-                self.hostlog.complete(log_id, {"changed": len(real)})
-            return real
+            if not real:
+                return real
+            self.apply(real)
+            ticket = self.log_batch(log_id, "automation", "", real, {"changed": len(real)})
+            if on_applied is not None:
+                on_applied(real)
+        self.wait_durable(ticket)
+        return real
 
     def close(self) -> None:
+        """Stop: checkpoint (the region files then hold every logged block), cut the log, close."""
+        self._closing.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(30)
+        try:
+            if not self.write_blocked:
+                self.checkpoint("stop")
+        except Exception as exc:  # noqa: BLE001 - the log keeps the batches: the next start replays them
+            log.error("the checkpoint at stop failed (%s); the next start replays the write-ahead log", exc)
         with self.lock:
             for r in self._regions.values():
                 if r is not None:

@@ -20,8 +20,10 @@ proto:
 proto-check:
 	@$(UV) run --frozen python scripts/gen_proto.py --check
 
+# ruff's linter, and its formatter in check mode (`uv run --frozen ruff format .` formats the tree)
 lint:
 	@$(UV) run --frozen ruff check .
+	@$(UV) run --frozen ruff format --check .
 
 # mypy over libs/ and every service under services/ ([tool.mypy] in pyproject.toml: what is checked,
 # the exclusions)

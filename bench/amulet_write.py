@@ -26,5 +26,15 @@ t2 = time.perf_counter()
 level.save()
 t3 = time.perf_counter()
 level.close()
-print(json.dumps({"blocks": n, "open_s": t1 - t0, "set_s": t2 - t1, "save_s": t3 - t2,
-                  "set_save_s": t3 - t1, "version": str(version)}))
+print(
+    json.dumps(
+        {
+            "blocks": n,
+            "open_s": t1 - t0,
+            "set_s": t2 - t1,
+            "save_s": t3 - t2,
+            "set_save_s": t3 - t1,
+            "version": str(version),
+        }
+    )
+)

@@ -65,7 +65,13 @@ def cpu_by_process(root_pid: int) -> dict[str, float]:
         except OSError:
             continue
         words = [a.decode(errors="replace") for a in argv if a]
-        name = words[words.index("-m") + 1] if "-m" in words[:-1] else Path(words[0].split()[0]).name if words else str(pid)
+        name = (
+            words[words.index("-m") + 1]
+            if "-m" in words[:-1]
+            else Path(words[0].split()[0]).name
+            if words
+            else str(pid)
+        )
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
     return out
 
@@ -74,8 +80,11 @@ async def timed_apply(client, recipe) -> dict:
     t0 = time.perf_counter()
     plan = await call(client, "build_prepare", {"recipe": recipe})
     t1 = time.perf_counter()
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": str(uuid.uuid4())})
+    op = await call(
+        client,
+        "build_apply",
+        {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+    )
     while True:
         st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
         if st["state"] not in ("prepared", "queued", "applying"):
@@ -85,9 +94,13 @@ async def timed_apply(client, recipe) -> dict:
         await anyio.sleep(0.1)
     t2 = time.perf_counter()
     assert st["state"] == "applied", st
-    return {"changed_blocks": plan["changed_blocks"], "prepare_s": round(t1 - t0, 3),
-            "apply_s": round(t2 - t1, 3), "blocks_per_s": round(plan["changed_blocks"] / (t2 - t1)),
-            "batches": st["batches_total"]}
+    return {
+        "changed_blocks": plan["changed_blocks"],
+        "prepare_s": round(t1 - t0, 3),
+        "apply_s": round(t2 - t1, 3),
+        "blocks_per_s": round(plan["changed_blocks"] / (t2 - t1)),
+        "batches": st["batches_total"],
+    }
 
 
 def host_alone(tmp: Path, pristine_world: Path) -> dict:
@@ -105,21 +118,40 @@ def host_alone(tmp: Path, pristine_world: Path) -> dict:
         save_s = time.perf_counter() - t0 if r.status_code == 200 else 0.0
     finally:
         proc.stop()
-    return {"blocks": 100_000, "apply_s": round(secs, 3), "save_s": round(save_s, 3),
-            "apply_save_s": round(secs + save_s, 3), "batches": -(-100_000 // 512),
-            "save": "POST /v1/save" if save_s else "none (regions written before each answer)"}
+    return {
+        "blocks": 100_000,
+        "apply_s": round(secs, 3),
+        "save_s": round(save_s, 3),
+        "apply_save_s": round(secs + save_s, 3),
+        "batches": -(-100_000 // 512),
+        "save": "POST /v1/save" if save_s else "none (regions written before each answer)",
+    }
 
 
 def main() -> int:
-    out: dict = {"machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count(),
-                             "platform": platform.platform()}}
+    out: dict = {
+        "machine": {
+            "python": platform.python_version(),
+            "cpu_count": __import__("os").cpu_count(),
+            "platform": platform.platform(),
+        }
+    }
     with tempfile.TemporaryDirectory() as tmp:
         runtime = Path(tmp) / "runtime"
         stack = start_stack(runtime)
         try:
             x0, y0, z0, x1, y1, z1 = BOX
-            box = {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                                  "max": {"x": x1, "y": y1, "z": z1}, "block": "minecraft:stone"}]}
+            box = {
+                "version": 1,
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": x0, "y": y0, "z": z0},
+                        "max": {"x": x1, "y": y1, "z": z1},
+                        "block": "minecraft:stone",
+                    }
+                ],
+            }
 
             async def run():
                 async with http_client(stack.mcp_url, stack.token("agent")) as client:
@@ -127,8 +159,11 @@ def main() -> int:
                     before = cpu_by_process(stack.popen.pid)
                     out["box_100k"] = await timed_apply(client, box)
                     after = cpu_by_process(stack.popen.pid)
-                    out["box_100k"]["cpu_s_by_process"] = {k: round(v - before.get(k, 0.0), 2)
-                                                           for k, v in sorted(after.items()) if v - before.get(k, 0.0) >= 0.05}
+                    out["box_100k"]["cpu_s_by_process"] = {
+                        k: round(v - before.get(k, 0.0), 2)
+                        for k, v in sorted(after.items())
+                        if v - before.get(k, 0.0) >= 0.05
+                    }
 
             anyio.run(run)
         finally:
@@ -142,8 +177,12 @@ def main() -> int:
         if amulet_py.exists():
             world = Path(tmp) / "amulet-world"
             shutil.copytree(fresh / "world", world)
-            r = subprocess.run([str(amulet_py), str(ROOT / "bench" / "amulet_write.py"), str(world), *map(str, BOX)],
-                               capture_output=True, text=True, timeout=1800)
+            r = subprocess.run(
+                [str(amulet_py), str(ROOT / "bench" / "amulet_write.py"), str(world), *map(str, BOX)],
+                capture_output=True,
+                text=True,
+                timeout=1800,
+            )
             if r.returncode == 0:
                 am = json.loads(r.stdout.strip().splitlines()[-1])
                 out["amulet_core_100k"] = am
@@ -156,9 +195,11 @@ def main() -> int:
         am = out["amulet_core_100k"]
         if "set_save_s" in am:
             out["ratio_world_host_alone_over_amulet_set_save"] = round(
-                out["world_host_alone_100k"]["apply_s"] / am["set_save_s"], 2)
+                out["world_host_alone_100k"]["apply_s"] / am["set_save_s"], 2
+            )
             out["ratio_world_host_alone_with_save_over_amulet_set_save"] = round(
-                out["world_host_alone_100k"]["apply_save_s"] / am["set_save_s"], 2)
+                out["world_host_alone_100k"]["apply_save_s"] / am["set_save_s"], 2
+            )
     dest = ROOT / "bench" / "out"
     dest.mkdir(exist_ok=True)
     (dest / "apply_throughput.json").write_text(json.dumps(out, indent=2))

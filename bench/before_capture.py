@@ -28,9 +28,17 @@ from e2e.mcpclient import call, http_client, wait_terminal  # noqa: E402
 
 
 def recipe(x: int, z: int, size: int, height: int) -> dict:
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 64, "z": z},
-                                          "max": {"x": x + size - 1, "y": 63 + height, "z": z + size - 1},
-                                          "block": "minecraft:stone_bricks"}]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": x, "y": 64, "z": z},
+                "max": {"x": x + size - 1, "y": 63 + height, "z": z + size - 1},
+                "block": "minecraft:stone_bricks",
+            }
+        ],
+    }
 
 
 async def run(url: str, token: str, shapes: list[tuple[str, dict]]) -> dict[str, list[tuple[float, bool]]]:
@@ -39,8 +47,11 @@ async def run(url: str, token: str, shapes: list[tuple[str, dict]]) -> dict[str,
         for name, r in shapes:
             plan = await call(client, "build_prepare", {"recipe": r})
             t0 = time.perf_counter()
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": uuid.uuid4().hex})
+            op = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": uuid.uuid4().hex},
+            )
             st = await wait_terminal(client, op["operation_id"], timeout=300)
             took = time.perf_counter() - t0
             assert st["state"] == "applied", st
@@ -64,14 +75,17 @@ def main() -> None:
                     z = -60 + 12 * i + (60 if mode == "off" else 0)
                     shapes.append(("small 5x7x5 (175 blocks)", recipe(-60, z, 5, 7)))
                     # the same columns each time, one layer higher: every apply writes 36,864+ blocks
-                    shapes.append(("large 48x16x48 (36,864+ blocks)", recipe(-20, -60 if mode == "on" else 10,
-                                                                           48, 16 + i)))
+                    shapes.append(
+                        ("large 48x16x48 (36,864+ blocks)", recipe(-20, -60 if mode == "on" else 10, 48, 16 + i))
+                    )
                 got = anyio.run(run, comp.mcp_url, comp.token("agent"), shapes)
                 for name, rows in got.items():
                     times = [t for t, _ in rows]
                     linked = sum(1 for _, b in rows if b)
-                    print(f"before picture {mode:3}  {name:32} median {statistics.median(times) * 1000:7.0f} ms  "
-                          f"min {min(times) * 1000:7.0f}  max {max(times) * 1000:7.0f}  linked {linked}/{len(rows)}")
+                    print(
+                        f"before picture {mode:3}  {name:32} median {statistics.median(times) * 1000:7.0f} ms  "
+                        f"min {min(times) * 1000:7.0f}  max {max(times) * 1000:7.0f}  linked {linked}/{len(rows)}"
+                    )
         finally:
             comp.stop_all()
 

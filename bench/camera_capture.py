@@ -88,13 +88,29 @@ def scene_blocks() -> list[dict]:
     # a cobblestone wall, torches, carpets, slabs and a meadow of plants
     for x in range(-30, 30):
         gate = x % 10 == 0
-        put(x, 64, -31, "minecraft:oak_fence_gate[facing=north,open=false,in_wall=false,powered=false]" if gate else
-            "minecraft:oak_fence[east=true,north=false,south=false,west=true,waterlogged=false]")
-        put(x, 64, 30, "minecraft:cobblestone_wall[up=%s,east=low,north=none,south=none,west=low,waterlogged=false]"
-            % ("true" if x % 8 == 0 else "false"))
+        put(
+            x,
+            64,
+            -31,
+            "minecraft:oak_fence_gate[facing=north,open=false,in_wall=false,powered=false]"
+            if gate
+            else "minecraft:oak_fence[east=true,north=false,south=false,west=true,waterlogged=false]",
+        )
+        put(
+            x,
+            64,
+            30,
+            "minecraft:cobblestone_wall[up=%s,east=low,north=none,south=none,west=low,waterlogged=false]"
+            % ("true" if x % 8 == 0 else "false"),
+        )
     for i in range(8):
         for x in range(22, 30):
-            put(x, 64 + i, 10 + i, "minecraft:stone_brick_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]")
+            put(
+                x,
+                64 + i,
+                10 + i,
+                "minecraft:stone_brick_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]",
+            )
     for y in range(64, 68):
         for z in range(-8, 8):
             put(-30, y, z, "minecraft:glass_pane[east=false,north=true,south=true,west=false,waterlogged=false]")
@@ -102,7 +118,13 @@ def scene_blocks() -> list[dict]:
         put(x, 66, 3, "minecraft:wall_torch[facing=south]")
         put(x, 64, 4, "minecraft:red_carpet")
         put(x + 1, 64, 4, "minecraft:oak_slab[type=bottom,waterlogged=false]")
-    flowers = ("minecraft:short_grass", "minecraft:dandelion", "minecraft:poppy", "minecraft:fern", "minecraft:cornflower")
+    flowers = (
+        "minecraft:short_grass",
+        "minecraft:dandelion",
+        "minecraft:poppy",
+        "minecraft:fern",
+        "minecraft:cornflower",
+    )
     for x in range(-12, 8):
         for z in range(-30, -20):
             if (x * 7 + z * 3) % 4 == 0:
@@ -122,23 +144,60 @@ def main() -> None:
     tokens = {p: ensure_token(secrets, p) for p in PRINCIPALS}
     wport, gport, hport = free_port(), free_port(), free_port()
     world_url = f"http://127.0.0.1:{wport}"
-    base = {"MCB_RUNTIME_DIR": str(runtime), "MCB_SECRETS_DIR": str(secrets), "MCB_BIND_HOST": "127.0.0.1",
-            "MCB_REDIS_URL": redis_url, "MCB_WORLD_HOST_URL": world_url, "PYTHONUNBUFFERED": "1",
-            **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS}}
+    base = {
+        "MCB_RUNTIME_DIR": str(runtime),
+        "MCB_SECRETS_DIR": str(secrets),
+        "MCB_BIND_HOST": "127.0.0.1",
+        "MCB_REDIS_URL": redis_url,
+        "MCB_WORLD_HOST_URL": world_url,
+        "PYTHONUNBUFFERED": "1",
+        **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS},
+    }
     try:
-        procs.append(start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmp / "logs", env={
-            **base, "MCB_WORLD_DIR": str(runtime / "world"), "MCB_WORLD_CREATE": "flat",
-            "MCB_WORLD_PREGEN": "-64,-64,63,63", "MCB_WORLD_HOST_PORT": str(wport),
-            "MCB_ALLOW_LOCAL_AUTOMATION": "1"}, health_url=f"{world_url}/health", timeout=120))
+        procs.append(
+            start_process(
+                "world-host",
+                [sys.executable, "-m", "mcb_world_host"],
+                tmp / "logs",
+                env={
+                    **base,
+                    "MCB_WORLD_DIR": str(runtime / "world"),
+                    "MCB_WORLD_CREATE": "flat",
+                    "MCB_WORLD_PREGEN": "-64,-64,63,63",
+                    "MCB_WORLD_HOST_PORT": str(wport),
+                    "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+                },
+                health_url=f"{world_url}/health",
+                timeout=120,
+            )
+        )
         blocks = scene_blocks()
         for i in range(0, len(blocks), 30000):
-            r = httpx.post(f"{world_url}/v1/rpc", headers={"Authorization": f"Bearer {tokens['automation']}"},
-                           json={"method": "automation_set_blocks",
-                                 "params": {"actor": "external", "blocks": blocks[i:i + 30000]}}, timeout=120)
+            r = httpx.post(
+                f"{world_url}/v1/rpc",
+                headers={"Authorization": f"Bearer {tokens['automation']}"},
+                json={
+                    "method": "automation_set_blocks",
+                    "params": {"actor": "external", "blocks": blocks[i : i + 30000]},
+                },
+                timeout=120,
+            )
             assert r.json()["ok"], r.text
-        procs.append(start_process("camera-worker", [sys.executable, "-m", "mcb_camera"], tmp / "logs", env={
-            **base, "MCB_CAMERA_GRPC_PORT": str(gport), "MCB_CAMERA_HEALTH_PORT": str(hport),
-            "MCB_CAMERA_INLINE_WAIT_S": "30"}, health_url=f"http://127.0.0.1:{hport}/health", timeout=60))
+        procs.append(
+            start_process(
+                "camera-worker",
+                [sys.executable, "-m", "mcb_camera"],
+                tmp / "logs",
+                env={
+                    **base,
+                    "MCB_CAMERA_GRPC_PORT": str(gport),
+                    "MCB_CAMERA_HEALTH_PORT": str(hport),
+                    "MCB_CAMERA_INLINE_WAIT_S": "30",
+                },
+                health_url=f"http://127.0.0.1:{hport}/health",
+                timeout=60,
+            )
+        )
         md = call_metadata(tokens["agent"], "bench", "bench")
         ch = grpc.insecure_channel(f"127.0.0.1:{gport}", options=[("grpc.max_receive_message_length", 64 << 20)])
         stub = camera_pb2_grpc.CameraStub(ch)
@@ -168,29 +227,47 @@ def main() -> None:
                 warm.append(t)
                 wmetas.append(m)
             results[name] = {
-                "positions": (region.max.x - region.min.x + 1) * (region.max.y - region.min.y + 1)
+                "positions": (region.max.x - region.min.x + 1)
+                * (region.max.y - region.min.y + 1)
                 * (region.max.z - region.min.z + 1),
-                "faces": cmeta["faces"], "sections": cmeta["sections"],
-                "cold_s": round(cold, 3), "cold_worker_ms": cmeta["timings_ms"],
-                "warm_s": {"median": round(statistics.median(warm), 3), "min": round(min(warm), 3),
-                           "max": round(max(warm), 3)},
-                "warm_worker_ms_last": wmetas[-1]["timingsMs"], "warm_cache": wmetas[-1]["cache"],
+                "faces": cmeta["faces"],
+                "sections": cmeta["sections"],
+                "cold_s": round(cold, 3),
+                "cold_worker_ms": cmeta["timings_ms"],
+                "warm_s": {
+                    "median": round(statistics.median(warm), 3),
+                    "min": round(min(warm), 3),
+                    "max": round(max(warm), 3),
+                },
+                "warm_worker_ms_last": wmetas[-1]["timingsMs"],
+                "warm_cache": wmetas[-1]["cache"],
                 "png_bytes": len(img),
             }
             print(name, json.dumps(results[name]), flush=True)
         if args.pictures:
             args.pictures.mkdir(parents=True, exist_ok=True)
-            _, m1, p1 = shoot(camera_pb2.CaptureRequest(
-                pose=camera_pb2.Pose(x=-30, y=74, z=26, yaw=-135, pitch=18), region=cases["64^3"][0]))
+            _, m1, p1 = shoot(
+                camera_pb2.CaptureRequest(
+                    pose=camera_pb2.Pose(x=-30, y=74, z=26, yaw=-135, pitch=18), region=cases["64^3"][0]
+                )
+            )
             (args.pictures / "camera-builtin-perspective.png").write_bytes(p1)
-            _, m2, p2 = shoot(camera_pb2.CaptureRequest(region=cases["64^3"][0], view="top",
-                                                        pose=camera_pb2.Pose(width=1280, height=720)))
+            _, m2, p2 = shoot(
+                camera_pb2.CaptureRequest(
+                    region=cases["64^3"][0], view="top", pose=camera_pb2.Pose(width=1280, height=720)
+                )
+            )
             (args.pictures / "camera-builtin-top.png").write_bytes(p2)
             _, _, p3 = shoot(camera_pb2.CaptureRequest(region=box(-10, 64, -10, 2, 82, 2), view="diagonal"))
             (args.pictures / "camera-builtin-auto-diagonal.png").write_bytes(p3)
         health = httpx.get(f"http://127.0.0.1:{hport}/health", timeout=5).json()
-        out = {"resolution": "1280x720", "runs": args.runs, "results": results,
-               "renderer": health.get("renderer"), "note": "2 shared CPU cores, Mesa llvmpipe (no GPU)"}
+        out = {
+            "resolution": "1280x720",
+            "runs": args.runs,
+            "results": results,
+            "renderer": health.get("renderer"),
+            "note": "2 shared CPU cores, Mesa llvmpipe (no GPU)",
+        }
         dest = ROOT / "bench" / "out" / "camera_capture.json"
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(json.dumps(out, indent=1) + "\n")

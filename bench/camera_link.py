@@ -53,33 +53,84 @@ def main() -> None:
     (secrets / "camera-link.token").write_text("bench-link-key\n")
     wport, gport, hport, lport = free_port(), free_port(), free_port(), free_port()
     world_url = f"http://127.0.0.1:{wport}"
-    base = {"MCB_RUNTIME_DIR": str(runtime), "MCB_SECRETS_DIR": str(secrets), "MCB_BIND_HOST": "127.0.0.1",
-            "MCB_REDIS_URL": redis_url, "MCB_WORLD_HOST_URL": world_url, "PYTHONUNBUFFERED": "1",
-            **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS}}
+    base = {
+        "MCB_RUNTIME_DIR": str(runtime),
+        "MCB_SECRETS_DIR": str(secrets),
+        "MCB_BIND_HOST": "127.0.0.1",
+        "MCB_REDIS_URL": redis_url,
+        "MCB_WORLD_HOST_URL": world_url,
+        "PYTHONUNBUFFERED": "1",
+        **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS},
+    }
     try:
-        procs.append(start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmp / "logs", env={
-            **base, "MCB_WORLD_DIR": str(runtime / "world"), "MCB_WORLD_CREATE": "flat",
-            "MCB_WORLD_PREGEN": "-32,-32,31,31", "MCB_WORLD_HOST_PORT": str(wport)},
-            health_url=f"{world_url}/health", timeout=120))
-        procs.append(start_process("camera-worker", [sys.executable, "-m", "mcb_camera"], tmp / "logs", env={
-            **base, "MCB_CAMERA_GRPC_PORT": str(gport), "MCB_CAMERA_HEALTH_PORT": str(hport),
-            "MCB_CAMERA_INLINE_WAIT_S": "30", "MCB_CAMERA_DRIVER": "fabric", "MCB_CAMERA_LINK_PORT": str(lport)},
-            health_url=f"http://127.0.0.1:{hport}/health", timeout=60))
+        procs.append(
+            start_process(
+                "world-host",
+                [sys.executable, "-m", "mcb_world_host"],
+                tmp / "logs",
+                env={
+                    **base,
+                    "MCB_WORLD_DIR": str(runtime / "world"),
+                    "MCB_WORLD_CREATE": "flat",
+                    "MCB_WORLD_PREGEN": "-32,-32,31,31",
+                    "MCB_WORLD_HOST_PORT": str(wport),
+                },
+                health_url=f"{world_url}/health",
+                timeout=120,
+            )
+        )
+        procs.append(
+            start_process(
+                "camera-worker",
+                [sys.executable, "-m", "mcb_camera"],
+                tmp / "logs",
+                env={
+                    **base,
+                    "MCB_CAMERA_GRPC_PORT": str(gport),
+                    "MCB_CAMERA_HEALTH_PORT": str(hport),
+                    "MCB_CAMERA_INLINE_WAIT_S": "30",
+                    "MCB_CAMERA_DRIVER": "fabric",
+                    "MCB_CAMERA_LINK_PORT": str(lport),
+                },
+                health_url=f"http://127.0.0.1:{hport}/health",
+                timeout=60,
+            )
+        )
         log = tmp / "logs" / "java-client.log"
-        procs.append(start_process("java-client", [
-            str(jdk / "bin" / "java"), "-Xmx128m", "-XX:+UseSerialGC", "-jar", str(JAR),
-            "--url", f"ws://127.0.0.1:{lport}/", "--key-file", str(secrets / "camera-link.token"),
-            "--world-url", world_url, "--world-token-file", str(secrets / "service.token"),
-            "--area", "-64,0,-64,63,320,63"], tmp / "logs",
-            ready=lambda: log.exists() and "CONNECTED" in log.read_text(errors="replace"), timeout=60))
+        procs.append(
+            start_process(
+                "java-client",
+                [
+                    str(jdk / "bin" / "java"),
+                    "-Xmx128m",
+                    "-XX:+UseSerialGC",
+                    "-jar",
+                    str(JAR),
+                    "--url",
+                    f"ws://127.0.0.1:{lport}/",
+                    "--key-file",
+                    str(secrets / "camera-link.token"),
+                    "--world-url",
+                    world_url,
+                    "--world-token-file",
+                    str(secrets / "service.token"),
+                    "--area",
+                    "-64,0,-64,63,320,63",
+                ],
+                tmp / "logs",
+                ready=lambda: log.exists() and "CONNECTED" in log.read_text(errors="replace"),
+                timeout=60,
+            )
+        )
         md = call_metadata(tokens["agent"], "bench", "bench")
         ch = grpc.insecure_channel(f"127.0.0.1:{gport}", options=[("grpc.max_receive_message_length", 64 << 20)])
         stub = camera_pb2_grpc.CameraStub(ch)
         region = common_pb2.Box(min=common_pb2.Vec3(x=-32, y=56, z=-32), max=common_pb2.Vec3(x=31, y=119, z=31))
 
         def shoot(w: int, h: int) -> tuple[float, dict]:
-            req = camera_pb2.CaptureRequest(pose=camera_pb2.Pose(x=-40, y=82, z=-40, yaw=-45, pitch=25,
-                                                                 width=w, height=h), region=region)
+            req = camera_pb2.CaptureRequest(
+                pose=camera_pb2.Pose(x=-40, y=82, z=-40, yaw=-45, pitch=25, width=w, height=h), region=region
+            )
             t = time.perf_counter()
             r = stub.Capture(req, metadata=md, timeout=120)
             while r.status != "completed":
@@ -94,12 +145,21 @@ def main() -> None:
             times = [t for t, _ in runs]
             last = runs[-1][1]
             results[f"{w}x{h}"] = {
-                "round_trip_s": {"median": round(statistics.median(times), 3), "min": round(min(times), 3),
-                                 "max": round(max(times), 3)},
-                "client_report_last": last["client_report"], "sections": last["client_report"].get("sectionsChecked")}
+                "round_trip_s": {
+                    "median": round(statistics.median(times), 3),
+                    "min": round(min(times), 3),
+                    "max": round(max(times), 3),
+                },
+                "client_report_last": last["client_report"],
+                "sections": last["client_report"].get("sectionsChecked"),
+            }
             print(f"{w}x{h}", json.dumps(results[f"{w}x{h}"]), flush=True)
-        out = {"runs": args.runs, "region": "64^3", "results": results,
-               "note": "2 shared CPU cores; headless platform frame time 16 ms, 3 stable frames"}
+        out = {
+            "runs": args.runs,
+            "region": "64^3",
+            "results": results,
+            "note": "2 shared CPU cores; headless platform frame time 16 ms, 3 stable frames",
+        }
         dest = ROOT / "bench" / "out" / "camera_link.json"
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(json.dumps(out, indent=1) + "\n")

@@ -39,7 +39,7 @@ def scene(box: tuple[int, ...]) -> tuple[list[str], np.ndarray]:
     x0, y0, z0, x1, y1, z1 = box
     pal = ["minecraft:air", "minecraft:dirt", "minecraft:grass_block"]
     a = np.zeros((y1 - y0 + 1, z1 - z0 + 1, x1 - x0 + 1), np.uint16)
-    a[:63 - y0] = 1
+    a[: 63 - y0] = 1
     a[63 - y0] = 2
     index = {s: i for i, s in enumerate(pal)}
     for b in scene_blocks():
@@ -73,9 +73,14 @@ def main() -> None:
             t_mesh.append(t1 - t0)
             t_draw.append(t2 - t1)
             t_png.append(t3 - t2)
-        res = {"faces": m.faces, **{k: round(statistics.median(v) * 1000, 1) for k, v in
-                                    (("mesh_ms", t_mesh), ("draw_ms", t_draw), ("png_ms", t_png))},
-               "draw_ms_min_max": [round(min(t_draw) * 1000, 1), round(max(t_draw) * 1000, 1)]}
+        res = {
+            "faces": m.faces,
+            **{
+                k: round(statistics.median(v) * 1000, 1)
+                for k, v in (("mesh_ms", t_mesh), ("draw_ms", t_draw), ("png_ms", t_png))
+            },
+            "draw_ms_min_max": [round(min(t_draw) * 1000, 1), round(max(t_draw) * 1000, 1)],
+        }
         out["results"][name] = res
         print(name, json.dumps(res), flush=True)
     dest = Path(__file__).resolve().parent / "out" / "camera_render.json"

@@ -60,8 +60,15 @@ async def rounds(url: str, token: str, n: int) -> list[tuple[float, int]]:
         for i in range(n):
             plan = await call(client, "build_prepare", {"recipe": shifted(OFFSETS[i % len(OFFSETS)])})
             start = time.perf_counter()
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": f"bench-{uuid.uuid4()}"})
+            op = await call(
+                client,
+                "build_apply",
+                {
+                    "plan_id": plan["plan_id"],
+                    "plan_hash": plan["plan_hash"],
+                    "idempotency_key": f"bench-{uuid.uuid4()}",
+                },
+            )
             while True:
                 st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
                 if st["state"] not in ("prepared", "queued", "applying"):
@@ -75,8 +82,18 @@ async def rounds(url: str, token: str, n: int) -> list[tuple[float, int]]:
 
 def report(name: str, res: list[tuple[float, int]]) -> None:
     secs = [s for s, _ in res]
-    print(json.dumps({"stack": name, "rounds": len(res), "blocks": res[0][1], "median_s": round(statistics.median(secs), 3),
-                      "min_s": round(min(secs), 3), "max_s": round(max(secs), 3)}))
+    print(
+        json.dumps(
+            {
+                "stack": name,
+                "rounds": len(res),
+                "blocks": res[0][1],
+                "median_s": round(statistics.median(secs), 3),
+                "min_s": round(min(secs), 3),
+                "max_s": round(max(secs), 3),
+            }
+        )
+    )
 
 
 def processes(n: int) -> None:
@@ -92,15 +109,24 @@ def processes(n: int) -> None:
 
 def containers(n: int) -> None:
     bridge, world = free_ports(2)
-    env = {**os.environ, "COMPOSE_PROJECT_NAME": f"mcb-bench-{uuid.uuid4().hex[:8]}",
-           "MCB_BRIDGE_PUBLISH_PORT": str(bridge), "MCB_WORLD_HOST_PUBLISH_PORT": str(world)}
+    env = {
+        **os.environ,
+        "COMPOSE_PROJECT_NAME": f"mcb-bench-{uuid.uuid4().hex[:8]}",
+        "MCB_BRIDGE_PUBLISH_PORT": str(bridge),
+        "MCB_WORLD_HOST_PUBLISH_PORT": str(world),
+    }
     dc = ["docker", "compose", "-f", str(ROOT / "compose.yaml")]
     try:
         start = time.perf_counter()
         subprocess.run([*dc, "up", "--detach", "--wait", "--no-build"], env=env, check=True, capture_output=True)
         print(json.dumps({"stack": "containers", "up_wait_s": round(time.perf_counter() - start, 1)}))
-        token = subprocess.run([*dc, "exec", "-T", "bridge", "cat", "/secrets/agent.token"], env=env, check=True,
-                               capture_output=True, text=True).stdout.strip()
+        token = subprocess.run(
+            [*dc, "exec", "-T", "bridge", "cat", "/secrets/agent.token"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         report("containers", anyio.run(rounds, f"http://127.0.0.1:{bridge}/mcp", token, n))
     finally:
         subprocess.run([*dc, "down", "--volumes"], env=env, capture_output=True)

@@ -33,8 +33,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 from e2e.components import start_components  # noqa: E402
 from harness import PY, free_port, start_process, wait_until  # noqa: E402
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def rss_kib(pid: int) -> int:
@@ -57,11 +65,24 @@ async def make_ops(comp, n: int) -> float:
         stub = journal_pb2_grpc.JournalStub(ch)
         for i in range(n):
             x, z = -60 + i % 100, -60 + i // 100
-            recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 120, "z": z},
-                                                    "max": {"x": x, "y": 120, "z": z}, "block": "minecraft:stone"}]}
+            recipe = {
+                "version": 1,
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": x, "y": 120, "z": z},
+                        "max": {"x": x, "y": 120, "z": z},
+                        "block": "minecraft:stone",
+                    }
+                ],
+            }
             plan = await stub.BuildPrepare(jpb.BuildPrepareRequest(recipe_json=json.dumps(recipe)), metadata=md)
-            await stub.BuildApply(jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                        idempotency_key=str(uuid.uuid4())), metadata=md)
+            await stub.BuildApply(
+                jpb.BuildApplyRequest(
+                    plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key=str(uuid.uuid4())
+                ),
+                metadata=md,
+            )
     return time.perf_counter() - t0
 
 
@@ -73,13 +94,24 @@ async def apply_20k(comp) -> str:
 
     owner = json.loads((comp.runtime / "config.json").read_text())["projects"][0]["owner_player_id"]
     md = call_metadata(comp.token("agent"), "default", owner)
-    recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": -40, "y": 64, "z": -40},
-                                            "max": {"x": -1, "y": 83, "z": -16}, "block": "minecraft:bricks"}]}
+    recipe = {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": -40, "y": 64, "z": -40},
+                "max": {"x": -1, "y": 83, "z": -16},
+                "block": "minecraft:bricks",
+            }
+        ],
+    }
     async with grpc.aio.insecure_channel(f"127.0.0.1:{comp.ports['journal_grpc']}") as ch:
         stub = journal_pb2_grpc.JournalStub(ch)
         plan = await stub.BuildPrepare(jpb.BuildPrepareRequest(recipe_json=json.dumps(recipe)), metadata=md)
-        op = await stub.BuildApply(jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                         idempotency_key=str(uuid.uuid4())), metadata=md)
+        op = await stub.BuildApply(
+            jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key=str(uuid.uuid4())),
+            metadata=md,
+        )
     return op.operation_id
 
 
@@ -92,9 +124,14 @@ def main() -> int:
         comp = start_components(Path(tmp) / "rt")
         try:
             port = free_port()
-            dash = start_process("dashboard", [PY, "-m", "mcb_dashboard"], comp.runtime / "logs",
-                                 env=dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)},
-                                 health_url=f"http://127.0.0.1:{port}/health", timeout=60)
+            dash = start_process(
+                "dashboard",
+                [PY, "-m", "mcb_dashboard"],
+                comp.runtime / "logs",
+                env=dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)},
+                health_url=f"http://127.0.0.1:{port}/health",
+                timeout=60,
+            )
             comp.procs["dashboard"] = dash
             base = f"http://127.0.0.1:{port}"
             out["rss_kib_idle"] = rss_kib(dash.popen.pid)
@@ -114,20 +151,25 @@ def main() -> int:
             out["http_get_ms_median"] = round(statistics.median(times), 1)
             out["http_get_ms_max"] = round(max(times), 1)
             out["html_bytes"] = sizes[-1]
-            out["static_bytes"] = sum(len(httpx.get(f"{base}/static/{n}").content) for n in ("dashboard.js", "dashboard.css"))
+            out["static_bytes"] = sum(
+                len(httpx.get(f"{base}/static/{n}").content) for n in ("dashboard.js", "dashboard.css")
+            )
             out["rss_kib_1000_ops"] = rss_kib(dash.popen.pid)
             chromium = shutil.which("chromium")
             if chromium:
                 from playwright.sync_api import sync_playwright
 
                 with sync_playwright() as pw:
-                    ctx = pw.chromium.launch_persistent_context(str(Path(tmp) / "profile"), executable_path=chromium,
-                                                                headless=True, args=ARGS)
+                    ctx = pw.chromium.launch_persistent_context(
+                        str(Path(tmp) / "profile"), executable_path=chromium, headless=True, args=ARGS
+                    )
                     page = ctx.new_page()
                     loads, transferred = [], []
                     got: list[int] = []
-                    page.on("response", lambda r: got.append(
-                        len(r.body()) if r.status == 200 and "/events" not in r.url else 0))
+                    page.on(
+                        "response",
+                        lambda r: got.append(len(r.body()) if r.status == 200 and "/events" not in r.url else 0),
+                    )
                     for _ in range(5):
                         got.clear()
                         page.goto(base + "/", wait_until="load")
@@ -143,8 +185,15 @@ def main() -> int:
                     t.start()
                     t.join(120)
                     op_id = holder[0]
-                    wait_until(lambda: (page.evaluate(f"(window.mcbProgress||{{}})[{op_id!r}]||[]")[-1:] or [[0, ""]])[0][1]
-                               == "applied", 120, "the 20k apply", interval=0.05)
+                    wait_until(
+                        lambda: (
+                            (page.evaluate(f"(window.mcbProgress||{{}})[{op_id!r}]||[]")[-1:] or [[0, ""]])[0][1]
+                            == "applied"
+                        ),
+                        120,
+                        "the 20k apply",
+                        interval=0.05,
+                    )
                     events = page.evaluate(f"window.mcbProgress[{op_id!r}]")
                     lat = sorted(e[3] - e[2] for e in events)
                     out["progress_events"] = len(lat)

@@ -36,8 +36,10 @@ def main() -> int:
         try:
             x0, y0, z0, x1, y1, z1 = BOX
             region = {"min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}}
-            recipe = {"version": 1, "operations": [{"type": "box", "min": region["min"], "max": region["max"],
-                                                    "block": "minecraft:stone"}]}
+            recipe = {
+                "version": 1,
+                "operations": [{"type": "box", "min": region["min"], "max": region["max"], "block": "minecraft:stone"}],
+            }
             edits: dict[tuple[int, int, int], str] = {}
             stop = threading.Event()
 
@@ -45,9 +47,15 @@ def main() -> int:
                 while not stop.is_set():
                     p = (rng.randint(x0, x1), rng.randint(y0, y1), rng.randint(z0, z1))
                     state = rng.choice(["minecraft:glass", "minecraft:gold_block", "minecraft:oak_planks"])
-                    comp.world_rpc("automation_set_blocks", {"actor": "player", "playerId": "bench-player",
-                                                             "blocks": [{"x": p[0], "y": p[1], "z": p[2], "state": state}]},
-                                   principal="automation")
+                    comp.world_rpc(
+                        "automation_set_blocks",
+                        {
+                            "actor": "player",
+                            "playerId": "bench-player",
+                            "blocks": [{"x": p[0], "y": p[1], "z": p[2], "state": state}],
+                        },
+                        principal="automation",
+                    )
                     edits[p] = state
                     stop.wait(0.05)
 
@@ -58,8 +66,15 @@ def main() -> int:
                     fresh = await call(c, "region_changes", {"region": region, "since_cursor": ""})
                     plan = await call(c, "build_prepare", {"recipe": recipe})
                     t0 = time.perf_counter()
-                    op = await call(c, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                       "idempotency_key": str(uuid.uuid4())})
+                    op = await call(
+                        c,
+                        "build_apply",
+                        {
+                            "plan_id": plan["plan_id"],
+                            "plan_hash": plan["plan_hash"],
+                            "idempotency_key": str(uuid.uuid4()),
+                        },
+                    )
                     th = threading.Thread(target=player, daemon=True)
                     th.start()
                     while True:
@@ -88,12 +103,20 @@ def main() -> int:
                 if res["palette"][res["state"][0]] != state:
                     overwritten += 1
             st = out["status"]
-            print(json.dumps({
-                "total_s": round(out["seconds"], 2), "state": st["state"], "written": st["written"],
-                "player_edits": len(edits), "edited_blocks_overwritten": overwritten,
-                "player_changes_reported_by_region_changes": out["reported_player_changes"],
-                "stopping_conflict": (st.get("conflict_samples") or [None])[0],
-            }, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "total_s": round(out["seconds"], 2),
+                        "state": st["state"],
+                        "written": st["written"],
+                        "player_edits": len(edits),
+                        "edited_blocks_overwritten": overwritten,
+                        "player_changes_reported_by_region_changes": out["reported_player_changes"],
+                        "stopping_conflict": (st.get("conflict_samples") or [None])[0],
+                    },
+                    indent=2,
+                )
+            )
         finally:
             comp.stop_all()
     return 0

@@ -40,18 +40,21 @@ def main() -> int:
             for r in range(args.rounds):
                 res = run_round(comp, r, rng, VICTIMS[r % len(VICTIMS)])
                 results.append(res)
-                print(f"round {r:>3} kill -9 {res.victim:<10} after {res.delay_s:5.2f} s: {res.state:<17} "
-                      f"written {res.written:>5} (host log {res.host_written:>5}) lost {res.lost} "
-                      f"dup {res.duplicated} clobbered {res.clobbered} player edits {res.player_edits}"
-                      f"{' reviewed+abandoned' if res.reviewed else ''}{' PROBLEMS ' + str(res.problems) if res.problems else ''}",
-                      flush=True)
+                print(
+                    f"round {r:>3} kill -9 {res.victim:<10} after {res.delay_s:5.2f} s: {res.state:<17} "
+                    f"written {res.written:>5} (host log {res.host_written:>5}) lost {res.lost} "
+                    f"dup {res.duplicated} clobbered {res.clobbered} player edits {res.player_edits}"
+                    f"{' reviewed+abandoned' if res.reviewed else ''}{' PROBLEMS ' + str(res.problems) if res.problems else ''}",
+                    flush=True,
+                )
         finally:
             comp.stop_all()
     s = summary(results) | {"seed": args.seed, "seconds": round(time.monotonic() - t0, 1)}
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
-    (out / "fault_rounds.json").write_text(json.dumps({"summary": s, "rounds": [x.as_dict() for x in results]},
-                                                      indent=1))
+    (out / "fault_rounds.json").write_text(
+        json.dumps({"summary": s, "rounds": [x.as_dict() for x in results]}, indent=1)
+    )
     print(json.dumps(s, indent=1))
     return 0 if not s["problems"] and (s["lost"], s["duplicated"], s["clobbered"]) == (0, 0, 0) else 1
 

@@ -33,10 +33,30 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from harness import free_port  # noqa: E402
 from mcpclient import call, http_client, wait_terminal  # noqa: E402
 
-PORTS = ("WORLD_HOST", "BRIDGE", "PLANNER_GRPC", "JOURNAL_GRPC", "CAMERA_GRPC", "PLANNER_HEALTH",
-         "JOURNAL_HEALTH", "CAMERA_HEALTH", "REDIS", "DASHBOARD")
-RECIPE = {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 70, "z": 4},
-                                        "block": "minecraft:stone_bricks", "hollow": True}]}
+PORTS = (
+    "WORLD_HOST",
+    "BRIDGE",
+    "PLANNER_GRPC",
+    "JOURNAL_GRPC",
+    "CAMERA_GRPC",
+    "PLANNER_HEALTH",
+    "JOURNAL_HEALTH",
+    "CAMERA_HEALTH",
+    "REDIS",
+    "DASHBOARD",
+)
+RECIPE = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 4, "y": 70, "z": 4},
+            "block": "minecraft:stone_bricks",
+            "hollow": True,
+        }
+    ],
+}
 
 
 def timed(label: str, times: dict[str, float], argv: list[str], cwd: Path, env: dict[str, str]) -> None:
@@ -50,8 +70,11 @@ async def first_build(url: str, token: str) -> dict:
     async with http_client(url, token) as client:
         await call(client, "project_context")
         plan = await call(client, "build_prepare", {"recipe": RECIPE})
-        rep = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                 "idempotency_key": "first-build"})
+        rep = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": "first-build"},
+        )
         return await wait_terminal(client, rep["operation_id"], timeout=120)
 
 
@@ -64,8 +87,15 @@ def main() -> None:
         timed("bootstrap", times, ["scripts/bootstrap.sh"], clone, env)
         env |= {"MCB_RUNTIME_DIR": str(clone / ".runtime"), **{f"MCB_{p}_PORT": str(free_port()) for p in PORTS}}
         t = time.perf_counter()
-        up = subprocess.Popen(["uv", "run", "--frozen", "mcb", "up", "--quiet"], cwd=clone, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        up = subprocess.Popen(
+            ["uv", "run", "--frozen", "mcb", "up", "--quiet"],
+            cwd=clone,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         try:
             assert up.stdout is not None
             for line in up.stdout:
@@ -79,8 +109,10 @@ def main() -> None:
             t = time.perf_counter()
             status = asyncio.run(first_build(f"http://127.0.0.1:{env['MCB_BRIDGE_PORT']}/mcp", token))
             times["build"] = time.perf_counter() - t
-            print(f"{'build':<10} {times['build']:7.1f} s  ({status['state']}, {status.get('written')} written)",
-                  flush=True)
+            print(
+                f"{'build':<10} {times['build']:7.1f} s  ({status['state']}, {status.get('written')} written)",
+                flush=True,
+            )
             assert status["state"] == "applied", status
         finally:
             if up.poll() is None:

@@ -37,15 +37,36 @@ def fill(db: Database, per_column: int) -> int:
                 t += 1
                 i = (x * 7 + z * 13 + k) % 3
                 src = ("player", "environment", "ours")[i]
-                rows.append(("event", "h", 0, x, 64 + k, z, "minecraft:air", "minecraft:stone", src,
-                             f"uuid-{(x + z) % 50}" if i == 0 else "", f"op_{(x // 13) % 20}" if i == 2 else "", t,
-                             f"P{(x + z) % 50}" if i == 0 else "", CAUSES[(x + k) % len(CAUSES)] if i == 1 else ""))
+                rows.append(
+                    (
+                        "event",
+                        "h",
+                        0,
+                        x,
+                        64 + k,
+                        z,
+                        "minecraft:air",
+                        "minecraft:stone",
+                        src,
+                        f"uuid-{(x + z) % 50}" if i == 0 else "",
+                        f"op_{(x // 13) % 20}" if i == 2 else "",
+                        t,
+                        f"P{(x + z) % 50}" if i == 0 else "",
+                        CAUSES[(x + k) % len(CAUSES)] if i == 1 else "",
+                    )
+                )
     with db.tx() as c:
-        c.executemany("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                      " op_id, at_ms, player_name, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        c.executemany(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+            " op_id, at_ms, player_name, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
         for n in range(20):
-            c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
-                      " updated_ms) VALUES (?,?,?,?,?,?,?,?)", (f"op_{n}", "p1", "pl", "h", f"op_{n}", "applied", 0, 0))
+            c.execute(
+                "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+                " updated_ms) VALUES (?,?,?,?,?,?,?,?)",
+                (f"op_{n}", "p1", "pl", "h", f"op_{n}", "applied", 0, 0),
+            )
     return t
 
 
@@ -75,9 +96,15 @@ def main() -> None:
             win = dmap.window({"min": {"x": 0, "y": -64, "z": 0}, "max": {"x": SIDE - 1, "y": 319, "z": SIDE - 1}})
             png_ms, png = timed(lambda doc=doc, win=win: dmap.png(win, doc))
             assert isinstance(png, bytes)
-            result[name] = {"query_ms": round(ms, 1), "changed_columns": len(doc["x"]), "legend": len(doc["legend"]),
-                            "answer_bytes": len(pb), "png_ms": round(png_ms, 1), "png_bytes": len(png),
-                            "png_pixels": f"{win.width * win.scale}x{win.depth * win.scale}"}
+            result[name] = {
+                "query_ms": round(ms, 1),
+                "changed_columns": len(doc["x"]),
+                "legend": len(doc["legend"]),
+                "answer_bytes": len(pb),
+                "png_ms": round(png_ms, 1),
+                "png_bytes": len(png),
+                "png_pixels": f"{win.width * win.scale}x{win.depth * win.scale}",
+            }
         db.close()
     print(json.dumps(result, indent=2))
 

@@ -96,11 +96,19 @@ def phase(name: str, urls: dict[str, str], work, prepare=None) -> dict:
         halt.set()
         samples = out.get(timeout=30)
         prober.join(10)
-    out = {"phase": name, "seconds": round(time.monotonic() - t0, 1), "note": note,
-           "load": (round(load0, 2), round(os.getloadavg()[0], 2)), "services": {}}
+    out = {
+        "phase": name,
+        "seconds": round(time.monotonic() - t0, 1),
+        "note": note,
+        "load": (round(load0, 2), round(os.getloadavg()[0], 2)),
+        "services": {},
+    }
     for svc, xs in samples.items():
-        out["services"][svc] = {"max_ms": round(max(xs) * 1000, 1), "p50_ms": round(statistics.median(xs) * 1000, 1),
-                                "n": len(xs)}
+        out["services"][svc] = {
+            "max_ms": round(max(xs) * 1000, 1),
+            "p50_ms": round(statistics.median(xs) * 1000, 1),
+            "n": len(xs),
+        }
     return out
 
 
@@ -111,8 +119,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the guessing and slow-client phases")
     ap.add_argument("--json", default="", help="also write the results here")
     opts = ap.parse_args()
-    print(f"# {platform.node()} {platform.machine()} cpus={os.cpu_count()} python={platform.python_version()}",
-          flush=True)
+    print(
+        f"# {platform.node()} {platform.machine()} cpus={os.cpu_count()} python={platform.python_version()}", flush=True
+    )
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         comp = start_components(Path(tmp) / "rt")
@@ -121,9 +130,14 @@ def main() -> int:
             comp.start("dashboard")
             p = comp.ports
             dash = f"http://127.0.0.1:{p['dashboard']}"
-            health_ports = {"world-host": p["world_host"], "bridge": p["bridge"], "planner": p["planner_health"],
-                            "journal": p["journal_health"], "camera-worker": p["camera_health"],
-                            "dashboard": p["dashboard"]}
+            health_ports = {
+                "world-host": p["world_host"],
+                "bridge": p["bridge"],
+                "planner": p["planner_health"],
+                "journal": p["journal_health"],
+                "camera-worker": p["camera_health"],
+                "dashboard": p["dashboard"],
+            }
             urls = {n: f"http://127.0.0.1:{port}/health" for n, port in health_ports.items()}
             db_path = comp.runtime / "journal" / "journal.sqlite"
 
@@ -154,30 +168,43 @@ def main() -> int:
 
             def bodies() -> str:
                 agent = comp.token("agent")
-                targets = [("world-host", "/v1/rpc", WORLD_MAX, ""),
-                           ("bridge", "/mcp", BRIDGE_MAX, f"Authorization: Bearer {agent}\r\n"),
-                           ("planner", "/health", HEALTH_MAX_BODY, ""), ("journal", "/health", HEALTH_MAX_BODY, ""),
-                           ("camera-worker", "/health", HEALTH_MAX_BODY, ""),
-                           ("dashboard", "/login", MAX_FORM_BYTES, f"Origin: {dash}\r\n")]
+                targets = [
+                    ("world-host", "/v1/rpc", WORLD_MAX, ""),
+                    ("bridge", "/mcp", BRIDGE_MAX, f"Authorization: Bearer {agent}\r\n"),
+                    ("planner", "/health", HEALTH_MAX_BODY, ""),
+                    ("journal", "/health", HEALTH_MAX_BODY, ""),
+                    ("camera-worker", "/health", HEALTH_MAX_BODY, ""),
+                    ("dashboard", "/login", MAX_FORM_BYTES, f"Origin: {dash}\r\n"),
+                ]
                 statuses = []
                 for svc, path, limit, extra in targets:
                     port = health_ports[svc]
-                    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{extra}"
+                    head = (
+                        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{extra}"
+                    )
                     s1, _, _ = push(port, head + f"Content-Length: {DECLARED}\r\n\r\n", False, 64 * MIB)
                     s2, _, _ = push(port, head + "Transfer-Encoding: chunked\r\n\r\n", True, limit + 64 * MIB)
                     statuses.append(f"{svc} {s1}/{s2}")
                 return "declared/chunked: " + ", ".join(statuses)
 
             def guesses() -> str:
-                out = subprocess.run([PY, "-c", GUESSER, dash, str(opts.seconds)], capture_output=True, text=True,
-                                     timeout=opts.seconds + 120)
+                out = subprocess.run(
+                    [PY, "-c", GUESSER, dash, str(opts.seconds)],
+                    capture_output=True,
+                    text=True,
+                    timeout=opts.seconds + 120,
+                )
                 got = json.loads(out.stdout)
                 return f"{got['tries']} wrong tokens, {got['refused']} refused"
 
             def slow() -> str:
                 opened: list[int] = []
-                threads = [threading.Thread(target=lambda port=port: opened.append(
-                    slow_clients(port, opts.slow, opts.seconds))) for port in health_ports.values()]
+                threads = [
+                    threading.Thread(
+                        target=lambda port=port: opened.append(slow_clients(port, opts.slow, opts.seconds))
+                    )
+                    for port in health_ports.values()
+                ]
                 for t in threads:
                     t.start()
                 for t in threads:
@@ -188,10 +215,14 @@ def main() -> int:
                 time.sleep(opts.seconds)
                 return "nothing but the probes: the machine's floor"
 
-            for name, work, prepare in (("idle", idle, None), ("packing", packing, seed),
-                                        ("hostile MCP inputs", hostile_inputs, None),
-                                        ("over-size bodies", bodies, None), ("wrong admin tokens", guesses, None),
-                                        ("slow clients", slow, None)):
+            for name, work, prepare in (
+                ("idle", idle, None),
+                ("packing", packing, seed),
+                ("hostile MCP inputs", hostile_inputs, None),
+                ("over-size bodies", bodies, None),
+                ("wrong admin tokens", guesses, None),
+                ("slow clients", slow, None),
+            ):
                 r = phase(name, urls, work, prepare)
                 results.append(r)
                 print(f"\n## {name} ({r['seconds']} s; load {r['load'][0]} -> {r['load'][1]}): {r['note']}")

@@ -53,16 +53,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         comp = start_components(Path(tmp) / "rt")
         try:
-            print(f"{'input':34} {'call s':>7} {'health max':>10} {'health p50':>10} {'read max':>9} "
-                  f"{'read p50':>9}  answer")
+            print(
+                f"{'input':34} {'call s':>7} {'health max':>10} {'health p50':>10} {'read max':>9} "
+                f"{'read p50':>9}  answer"
+            )
             worst_h = worst_r = 0.0
             for name, action in cases(comp).items():
                 if opts.only not in name:
                     continue
                 m = anyio.run(while_running, comp, action)
                 worst_h, worst_r = max(worst_h, m.health_max), max(worst_r, m.read_max)
-                print(f"{name:34} {m.seconds:7.2f} {m.health_max:10.3f} {statistics.median(m.health):10.3f} "
-                      f"{m.read_max:9.3f} {statistics.median(m.read):9.3f}  {_answer(m.outcome)}", flush=True)
+                print(
+                    f"{name:34} {m.seconds:7.2f} {m.health_max:10.3f} {statistics.median(m.health):10.3f} "
+                    f"{m.read_max:9.3f} {statistics.median(m.read):9.3f}  {_answer(m.outcome)}",
+                    flush=True,
+                )
             print(f"worst /health {worst_h:.3f} s, worst concurrent read {worst_r:.3f} s")
         finally:
             comp.stop_all()

@@ -35,8 +35,18 @@ from mcb.journal.v1 import journal_pb2 as jpb  # noqa: E402
 from mcb.journal.v1 import journal_pb2_grpc  # noqa: E402
 from mcb_rpc.auth import call_metadata  # noqa: E402
 
-BLOCKS = ["stone", "oak_planks", "cobblestone", "spruce_planks", "bricks", "sandstone", "glass",
-          "oak_stairs[facing=east,half=bottom]", "white_wool", "andesite"]
+BLOCKS = [
+    "stone",
+    "oak_planks",
+    "cobblestone",
+    "spruce_planks",
+    "bricks",
+    "sandstone",
+    "glass",
+    "oak_stairs[facing=east,half=bottom]",
+    "white_wool",
+    "andesite",
+]
 
 
 def v(x: int, y: int, z: int) -> dict:
@@ -52,13 +62,21 @@ def recipe_for(i: int) -> dict:
     if kind == 0:  # solid box 14 × 12 × 14
         ops = [{"type": "box", "min": v(cx, y0, cz), "max": v(cx + 13, y0 + 11, cz + 13), "block": block}]
     elif kind == 1:  # hollow box 16 × 20 × 16 (a house shell) with a floor of another block
-        ops = [{"type": "box", "min": v(cx, y0, cz), "max": v(cx + 15, y0 + 19, cz + 15), "block": block,
-                "hollow": True},
-               {"type": "box", "min": v(cx + 1, y0, cz + 1), "max": v(cx + 14, y0, cz + 14), "block": "oak_planks"}]
+        ops = [
+            {"type": "box", "min": v(cx, y0, cz), "max": v(cx + 15, y0 + 19, cz + 15), "block": block, "hollow": True},
+            {"type": "box", "min": v(cx + 1, y0, cz + 1), "max": v(cx + 14, y0, cz + 14), "block": "oak_planks"},
+        ]
     else:  # replace over the cell the previous operation built
         px, pz = -64 + 16 * ((i - 1) % 8), -64 + 16 * (((i - 1) // 8) % 8)
-        ops = [{"type": "replace", "min": v(px, y0, pz), "max": v(px + 15, y0 + 19, pz + 15),
-                "from": "*", "to": BLOCKS[(i + 3) % len(BLOCKS)]}]
+        ops = [
+            {
+                "type": "replace",
+                "min": v(px, y0, pz),
+                "max": v(px + 15, y0 + 19, pz + 15),
+                "from": "*",
+                "to": BLOCKS[(i + 3) % len(BLOCKS)],
+            }
+        ]
     return {"version": 1, "operations": ops}
 
 
@@ -95,13 +113,16 @@ class Agent:
         self.stub = journal_pb2_grpc.JournalStub(self.ch)
 
     async def apply(self, plan: jpb.PlanSummary) -> dict:
-        op = await self.stub.BuildApply(jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                              idempotency_key=uuid.uuid4().hex), metadata=self.md)
+        op = await self.stub.BuildApply(
+            jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key=uuid.uuid4().hex),
+            metadata=self.md,
+        )
         for _ in range(6000):
             st = await self.stub.OperationStatus(jpb.OperationRef(operation_id=op.operation_id), metadata=self.md)
             if st.state not in ("prepared", "queued", "applying"):
-                return json_format.MessageToDict(st, preserving_proto_field_name=True,
-                                                 always_print_fields_with_no_presence=True)
+                return json_format.MessageToDict(
+                    st, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+                )
             await anyio.sleep(0.05)
         raise TimeoutError(op.operation_id)
 
@@ -110,13 +131,20 @@ class Agent:
         return await self.apply(plan)
 
     async def undo(self, op_id: str) -> dict:
-        return await self.apply(await self.stub.OperationUndoPrepare(jpb.OperationRef(operation_id=op_id),
-                                                                     metadata=self.md))
+        return await self.apply(
+            await self.stub.OperationUndoPrepare(jpb.OperationRef(operation_id=op_id), metadata=self.md)
+        )
 
 
 def mcb(stack, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcb_cli.main", *args], env=stack.env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", *args],
+        env=stack.env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def main() -> int:
@@ -129,6 +157,7 @@ def main() -> int:
         runtime = Path(tmp) / "runtime"
         stack = start_stack(runtime)
         try:
+
             async def run() -> dict:
                 written = applied = undone = 0
                 t0 = time.perf_counter()
@@ -146,8 +175,12 @@ def main() -> int:
                         undone += 1
                     last = st["operation_id"]
                 await agent.ch.close()
-                return {"operations": applied + undone, "undos": undone, "written_blocks": written,
-                        "apply_s": round(time.perf_counter() - t0, 1)}
+                return {
+                    "operations": applied + undone,
+                    "undos": undone,
+                    "written_blocks": written,
+                    "apply_s": round(time.perf_counter() - t0, 1),
+                }
 
             out.update(anyio.run(run))
             time.sleep(1.0)  # let the observer drain the host's last events
@@ -161,7 +194,9 @@ def main() -> int:
                 out["compact"] = json.loads(comp.stdout) if comp.returncode == 0 else {"error": comp.stderr[-2000:]}
                 out["after_compact"] = journal_bytes(runtime)
                 out["after_compact"]["tables"] = table_bytes(runtime)
-                out["after_compact"]["bytes_per_block"] = round(out["after_compact"]["total"] / out["written_blocks"], 1)
+                out["after_compact"]["bytes_per_block"] = round(
+                    out["after_compact"]["total"] / out["written_blocks"], 1
+                )
             else:
                 out["stats"] = {"skipped": (stats.stderr or stats.stdout)[-500:]}
         finally:

@@ -68,30 +68,59 @@ class Queue:
 
 
 def run(side: int, tmp: Path, who: str = "player") -> dict:
-    core = JournalCore(db=Database(tmp / f"j{side}{who}.sqlite"), blobs=BlobStore(tmp / f"b{side}{who}"),
-                       world=LayerWorld(),
-                       planner=Planner(), queue=Queue())
-    core.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                         "area": {"min": {"x": -400, "y": -64, "z": -400}, "max": {"x": 400, "y": 319, "z": 400}}}])
+    core = JournalCore(
+        db=Database(tmp / f"j{side}{who}.sqlite"),
+        blobs=BlobStore(tmp / f"b{side}{who}"),
+        world=LayerWorld(),
+        planner=Planner(),
+        queue=Queue(),
+    )
+    core.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -400, "y": -64, "z": -400}, "max": {"x": 400, "y": 319, "z": 400}},
+            }
+        ]
+    )
     layer = [(x, z) for x in range(side) for z in range(side)]
     with core.db.tx() as c:  # who placed every block of the layer ("unknown": nobody recorded, terrain)
         if who == "player":
-            c.executemany("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
-                          " player_id, op_id, at_ms) VALUES ('event','h',?,?,64,?,?,?,'player','p-1','',0)",
-                          [(i, x, z, AIR, STONE) for i, (x, z) in enumerate(layer)])
+            c.executemany(
+                "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
+                " player_id, op_id, at_ms) VALUES ('event','h',?,?,64,?,?,?,'player','p-1','',0)",
+                [(i, x, z, AIR, STONE) for i, (x, z) in enumerate(layer)],
+            )
         elif who == "ours":  # one finished operation of ours wrote them; packed as the journal does
-            c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state,"
-                      " created_ms, updated_ms) VALUES ('op_b','p','pl_b','h','k0','applied',0,0)")
-            c.executemany("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms)"
-                          " VALUES ('op_b',?,64,?,?,?,0,0)", [(x, z, AIR, STONE) for x, z in layer])
-            c.executemany("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
-                          " player_id, op_id, at_ms) VALUES ('event','h',?,?,64,?,?,?,'ours','','op_b',0)",
-                          [(i, x, z, AIR, STONE) for i, (x, z) in enumerate(layer)])
+            c.execute(
+                "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state,"
+                " created_ms, updated_ms) VALUES ('op_b','p','pl_b','h','k0','applied',0,0)"
+            )
+            c.executemany(
+                "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_b',?,64,?,?,?,0,0)",
+                [(x, z, AIR, STONE) for x, z in layer],
+            )
+            c.executemany(
+                "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
+                " player_id, op_id, at_ms) VALUES ('event','h',?,?,64,?,?,?,'ours','','op_b',0)",
+                [(i, x, z, AIR, STONE) for i, (x, z) in enumerate(layer)],
+            )
     if who == "ours":
         pack_operation(core.db, "op_b")
-    recipe = json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 64, "z": 0},
-                                                       "max": {"x": side - 1, "y": 64, "z": side - 1},
-                                                       "block": "minecraft:glass"}]})
+    recipe = json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 0, "y": 64, "z": 0},
+                    "max": {"x": side - 1, "y": 64, "z": side - 1},
+                    "block": "minecraft:glass",
+                }
+            ],
+        }
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     summary = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe)))
     prepare_s, prepare_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -102,19 +131,31 @@ def run(side: int, tmp: Path, who: str = "player") -> dict:
     text = render.dumps(render.plan_summary(summary))
     refusal = ""
     try:
-        asyncio.run(core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=summary.plan_id,
-                                                                    plan_hash=summary.plan_hash, idempotency_key="k")))
+        asyncio.run(
+            core.build_apply(
+                CALLER, jpb.BuildApplyRequest(plan_id=summary.plan_id, plan_hash=summary.plan_hash, idempotency_key="k")
+            )
+        )
         if who == "player":
             raise SystemExit("build_apply was not refused")
     except McbError as err:
         refusal = render.dumps(error_payload(err))
     assert (summary.replaced.by_source[0].source, summary.replaced.by_source[0].count) == (who, side * side)
-    return {"replaced": side * side, "source": {"player": "player", "ours": "ours (one packed operation)",
-                                                "unknown": "unknown (terrain, no events)"}[who],
-            "summary_bytes": len(text.encode()),
-            "summary_proto_bytes": len(summary.SerializeToString()), "refusal_bytes": len(refusal.encode()),
-            "prepare_s": round(prepare_s, 3), "prepare_cpu_s": round(prepare_cpu, 3),
-            "count_by_source_s": round(count_s, 3), "count_by_source_cpu_s": round(count_cpu, 3)}
+    return {
+        "replaced": side * side,
+        "source": {
+            "player": "player",
+            "ours": "ours (one packed operation)",
+            "unknown": "unknown (terrain, no events)",
+        }[who],
+        "summary_bytes": len(text.encode()),
+        "summary_proto_bytes": len(summary.SerializeToString()),
+        "refusal_bytes": len(refusal.encode()),
+        "prepare_s": round(prepare_s, 3),
+        "prepare_cpu_s": round(prepare_cpu, 3),
+        "count_by_source_s": round(count_s, 3),
+        "count_by_source_cpu_s": round(count_cpu, 3),
+    }
 
 
 def main() -> int:

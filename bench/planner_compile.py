@@ -45,42 +45,88 @@ def v(x: int, y: int, z: int) -> dict[str, int]:
 
 
 def box_recipe(sx: int, sy: int, sz: int) -> dict:
-    return {"version": 1, "operations": [
-        {"type": "box", "min": v(0, 0, 0), "max": v(sx - 1, sy - 1, sz - 1), "block": "minecraft:stone"}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": v(0, 0, 0), "max": v(sx - 1, sy - 1, sz - 1), "block": "minecraft:stone"}
+        ],
+    }
 
 
 def tower_recipe(r: int) -> dict:
     h = 4 * r
-    return {"version": 1, "operations": [
-        {"type": "box", "min": v(-r - 2, 0, -r - 2), "max": v(r + 2, 2, r + 2),
-         "block": "minecraft:cobblestone", "hollow": True},
-        {"type": "cylinder", "center": v(0, 3, 0), "radius": r, "height": h,
-         "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "repeat", "count": max(h // 5, 1), "offset": v(0, 5, 0), "operations": [
-            {"type": "cylinder", "center": v(0, 3, 0), "radius": r - 1, "height": 1,
-             "block": "minecraft:oak_planks"}]},
-        {"type": "repeat", "count": 4, "offset": v(0, 0, 0), "operations": [
-            {"type": "line", "from": v(-r, 3, -r), "to": v(r, 3 + h - 1, r), "block": "minecraft:oak_log"},
-            {"type": "line", "from": v(r, 3, -r), "to": v(-r, 3 + h - 1, r), "block": "minecraft:oak_log"}]},
-    ]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": v(-r - 2, 0, -r - 2),
+                "max": v(r + 2, 2, r + 2),
+                "block": "minecraft:cobblestone",
+                "hollow": True,
+            },
+            {
+                "type": "cylinder",
+                "center": v(0, 3, 0),
+                "radius": r,
+                "height": h,
+                "block": "minecraft:stone_bricks",
+                "hollow": True,
+            },
+            {
+                "type": "repeat",
+                "count": max(h // 5, 1),
+                "offset": v(0, 5, 0),
+                "operations": [
+                    {
+                        "type": "cylinder",
+                        "center": v(0, 3, 0),
+                        "radius": r - 1,
+                        "height": 1,
+                        "block": "minecraft:oak_planks",
+                    }
+                ],
+            },
+            {
+                "type": "repeat",
+                "count": 4,
+                "offset": v(0, 0, 0),
+                "operations": [
+                    {"type": "line", "from": v(-r, 3, -r), "to": v(r, 3 + h - 1, r), "block": "minecraft:oak_log"},
+                    {"type": "line", "from": v(r, 3, -r), "to": v(-r, 3 + h - 1, r), "block": "minecraft:oak_log"},
+                ],
+            },
+        ],
+    }
 
 
 def rev2_recipe(n: int) -> dict:
     """Four stair-topped walls of length n made from one wall turned about the centre."""
     wall = [
-        {"type": "box", "min": v("-half", "base", "-half"), "max": v("half", "base + h - 1", "-half"),
-         "block": "$wall"},
-        {"type": "box", "min": v("-half", "base + h", "-half"), "max": v("half", "base + h", "-half"),
-         "block": "$cap"},
+        {
+            "type": "box",
+            "min": v("-half", "base", "-half"),
+            "max": v("half", "base + h - 1", "-half"),
+            "block": "$wall",
+        },
+        {"type": "box", "min": v("-half", "base + h", "-half"), "max": v("half", "base + h", "-half"), "block": "$cap"},
     ]
-    return {"version": 1, "seed": 3,
-            "params": {"n": n, "half": "floor(n / 2)", "h": 10, "base": 0},
-            "palette": {"wall": [{"block": "stone_bricks", "weight": 5},
-                                 {"block": "mossy_stone_bricks", "weight": 2},
-                                 {"block": "cracked_stone_bricks", "weight": 1}],
-                        "cap": "stone_brick_stairs[facing=north]"},
-            "operations": [{"type": "transform", "rotate": deg, "anchor": v(0, 0, 0), "operations": wall}
-                           for deg in (0, 90, 180, 270)]}
+    return {
+        "version": 1,
+        "seed": 3,
+        "params": {"n": n, "half": "floor(n / 2)", "h": 10, "base": 0},
+        "palette": {
+            "wall": [
+                {"block": "stone_bricks", "weight": 5},
+                {"block": "mossy_stone_bricks", "weight": 2},
+                {"block": "cracked_stone_bricks", "weight": 1},
+            ],
+            "cap": "stone_brick_stairs[facing=north]",
+        },
+        "operations": [
+            {"type": "transform", "rotate": deg, "anchor": v(0, 0, 0), "operations": wall} for deg in (0, 90, 180, 270)
+        ],
+    }
 
 
 def rev2_near(target: int) -> dict:
@@ -131,18 +177,30 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         gp, hp = free_port(), free_port()
-        env = {"MCB_PLANNER_GRPC_PORT": str(gp), "MCB_PLANNER_HEALTH_PORT": str(hp),
-               "MCB_BIND_HOST": "127.0.0.1", "MCB_RUNTIME_DIR": tmp}
+        env = {
+            "MCB_PLANNER_GRPC_PORT": str(gp),
+            "MCB_PLANNER_HEALTH_PORT": str(hp),
+            "MCB_BIND_HOST": "127.0.0.1",
+            "MCB_RUNTIME_DIR": tmp,
+        }
         md = call_metadata(ensure_token(Path(tmp) / "secrets", "service"))  # the journal's principal
-        proc = start_process("planner", [PY, "-m", "mcb_planner"], Path(tmp) / "logs", env=env,
-                             health_url=f"http://127.0.0.1:{hp}/health")
+        proc = start_process(
+            "planner",
+            [PY, "-m", "mcb_planner"],
+            Path(tmp) / "logs",
+            env=env,
+            health_url=f"http://127.0.0.1:{hp}/health",
+        )
         try:
-            channel = grpc.insecure_channel(f"127.0.0.1:{gp}", options=[
-                ("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+            channel = grpc.insecure_channel(
+                f"127.0.0.1:{gp}", options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+            )
             grpc.channel_ready_future(channel).result(timeout=15)
             stub = planner_pb2_grpc.PlannerStub(channel)
-            print(f"{'recipe':<16} {'blocks':>8} {'examined':>9} {'core ms':>8} {'+proto ms':>9} "
-                  f"{'gRPC ms':>8} {'Mblk/s core':>11} {'resp KiB':>8}")
+            print(
+                f"{'recipe':<16} {'blocks':>8} {'examined':>9} {'core ms':>8} {'+proto ms':>9} "
+                f"{'gRPC ms':>8} {'Mblk/s core':>11} {'resp KiB':>8}"
+            )
             for name, doc in cases:
                 text = json.dumps(doc)
                 r = compile_recipe(text)
@@ -151,8 +209,10 @@ def main() -> None:
                 req = planner_pb2.CompileRequest(recipe_json=text)
                 over_grpc = median_ms(lambda q=req: stub.Compile(q, timeout=60, metadata=md), args.repeat)
                 size = len(stub.Compile(req, timeout=60, metadata=md).SerializeToString())
-                print(f"{name:<16} {len(r):>8} {r.examined:>9} {core:>8.1f} {with_proto:>9.1f} "
-                      f"{over_grpc:>8.1f} {len(r) / core / 1000:>11.1f} {size / 1024:>8.0f}")
+                print(
+                    f"{name:<16} {len(r):>8} {r.examined:>9} {core:>8.1f} {with_proto:>9.1f} "
+                    f"{over_grpc:>8.1f} {len(r) / core / 1000:>11.1f} {size / 1024:>8.0f}"
+                )
             channel.close()
         finally:
             proc.stop()
@@ -169,8 +229,10 @@ def stack_bench(repeat: int) -> None:
     from e2e.mcpclient import call, http_client
 
     def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone"):
-        return {"version": 1, "operations": [{"type": "box", "min": v(x0, y0, z0), "max": v(x1, y1, z1),
-                                              "block": block}]}
+        return {
+            "version": 1,
+            "operations": [{"type": "box", "min": v(x0, y0, z0), "max": v(x1, y1, z1), "block": block}],
+        }
 
     prepares = [
         ("box 1k", box(-5, 70, -5, 4, 79, 4)),
@@ -189,6 +251,7 @@ def stack_bench(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         stack = start_stack(Path(tmp) / "runtime")
         try:
+
             async def run():
                 async with http_client(stack.mcp_url, stack.token("agent")) as client:
                     print(f"\n{'through the services (MCP)':<28} {'blocks':>8} {'median ms':>10} {'answer B':>9}")
@@ -199,8 +262,10 @@ def stack_bench(repeat: int) -> None:
                             plan = await call(client, "build_prepare", {"recipe": recipe})
                             times.append(time.perf_counter() - t0)
                         size = len(json.dumps(plan, separators=(",", ":")))
-                        print(f"prepare {name:<20} {plan['total_positions']:>8} "
-                              f"{statistics.median(times) * 1000:>10.0f} {size:>9}")
+                        print(
+                            f"prepare {name:<20} {plan['total_positions']:>8} "
+                            f"{statistics.median(times) * 1000:>10.0f} {size:>9}"
+                        )
                     for name, args in inspects:
                         times, out = [], None
                         for _ in range(max(2, repeat // 2)):
@@ -209,9 +274,11 @@ def stack_bench(repeat: int) -> None:
                             times.append(time.perf_counter() - t0)
                         size = len(json.dumps(out, separators=(",", ":")))
                         unknown = out.get("unknown_chunk_count", 0)
-                        print(f"inspect {name:<20} {out['positions']:>8} "
-                              f"{statistics.median(times) * 1000:>10.0f} {size:>9}"
-                              f"{f'  ({unknown} chunks unknown)' if unknown else ''}")
+                        print(
+                            f"inspect {name:<20} {out['positions']:>8} "
+                            f"{statistics.median(times) * 1000:>10.0f} {size:>9}"
+                            f"{f'  ({unknown} chunks unknown)' if unknown else ''}"
+                        )
 
             anyio.run(run)
         finally:

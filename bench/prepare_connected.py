@@ -54,17 +54,19 @@ VARIANTS = {
 
 def recipe(variant: str) -> dict:
     fence, chest = VARIANTS[variant]
-    return {"version": 1, "operations": [
-        {"type": "box", "min": v(-50, 70, -50), "max": v(48, 79, 49), "block": fence},
-        {"type": "box", "min": v(-50, 80, -50), "max": v(49, 80, -41), "block": chest},
-    ]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": v(-50, 70, -50), "max": v(48, 79, 49), "block": fence},
+            {"type": "box", "min": v(-50, 80, -50), "max": v(49, 80, -41), "block": chest},
+        ],
+    }
 
 
 def flat_world(box):
     """The flat world of the e2e stack: grass at y 63, air above (what region_read answers)."""
     layer = box.size.x * box.size.z
-    idx = np.concatenate([np.full(layer, 0 if y > 63 else 1, dtype=np.uint16)
-                          for y in range(box.min.y, box.max.y + 1)])
+    idx = np.concatenate([np.full(layer, 0 if y > 63 else 1, dtype=np.uint16) for y in range(box.min.y, box.max.y + 1)])
     return ["minecraft:air", "minecraft:grass_block[snowy=false]"], idx
 
 
@@ -93,6 +95,7 @@ def stack(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         s = start_stack(Path(tmp) / "runtime")
         try:
+
             async def run():
                 async with http_client(s.mcp_url, s.token("agent")) as client:
                     for name in VARIANTS:
@@ -102,9 +105,11 @@ def stack(repeat: int) -> None:
                             plan = await call(client, "build_prepare", {"recipe": recipe(name)})
                             times.append(time.perf_counter() - t0)
                         size = len(json.dumps(plan, separators=(",", ":")))
-                        print(f"build_prepare via MCP {name:<12} "
-                              f"{plan['changed_blocks']:>7} blocks  median {statistics.median(times) * 1000:>6.0f} ms"
-                              f"  min {min(times) * 1000:>6.0f} ms  (answer {size} B)")
+                        print(
+                            f"build_prepare via MCP {name:<12} "
+                            f"{plan['changed_blocks']:>7} blocks  median {statistics.median(times) * 1000:>6.0f} ms"
+                            f"  min {min(times) * 1000:>6.0f} ms  (answer {size} B)"
+                        )
 
             anyio.run(run)
         finally:

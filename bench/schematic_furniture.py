@@ -30,8 +30,14 @@ SIZES = {"1k chests": (16, 8, 16), "2k chests": (16, 16, 16)}
 
 def chest(i: int) -> str:
     items = [{"count": 1 + (i + s) % 64, "id": "minecraft:cobblestone", "slot": s} for s in range(26)]
-    items.append({"components": {"minecraft:custom_name": f"Kit {i}", "minecraft:lore": ["a", "b"]},
-                  "count": 1, "id": "minecraft:iron_sword", "slot": 26})
+    items.append(
+        {
+            "components": {"minecraft:custom_name": f"Kit {i}", "minecraft:lore": ["a", "b"]},
+            "count": 1,
+            "id": "minecraft:iron_sword",
+            "slot": 26,
+        }
+    )
     return CHEST + blockentity.dumps({"items": items})
 
 
@@ -52,8 +58,13 @@ def furnished(size, repeats: int = 3) -> dict:
         assert len(r.compiled) == n
         t_exp.append(t1 - t0)
         t_imp.append(t2 - t1)
-    return {"positions": n, "block_entities": n // 2, "file_bytes": len(data),
-            "export_s": round(statistics.median(t_exp), 4), "import_s": round(statistics.median(t_imp), 4)}
+    return {
+        "positions": n,
+        "block_entities": n // 2,
+        "file_bytes": len(data),
+        "export_s": round(statistics.median(t_exp), 4),
+        "import_s": round(statistics.median(t_imp), 4),
+    }
 
 
 def fixture(name: str, repeats: int = 5) -> dict | None:
@@ -70,8 +81,11 @@ def fixture(name: str, repeats: int = 5) -> dict | None:
 
 
 def main() -> int:
-    result: dict = {"machine": {"python": platform.python_version(), "cpu_count": os.cpu_count(),
-                                "platform": platform.platform()}, "furnished": {}, "fixtures": {}}
+    result: dict = {
+        "machine": {"python": platform.python_version(), "cpu_count": os.cpu_count(), "platform": platform.platform()},
+        "furnished": {},
+        "fixtures": {},
+    }
     for name, size in SIZES.items():
         result["furnished"][name] = furnished(size)
         print(name, result["furnished"][name], flush=True)

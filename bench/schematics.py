@@ -42,24 +42,53 @@ SIZES = {
 SRC_X = SRC_Z = -60
 DST = (60, 10)  # rotated 90°: x in DST.x-(len-1)..DST.x, z in DST.z..DST.z+(w-1)
 STAIRS = "minecraft:oak_stairs[facing=east,half=bottom,shape=straight,waterlogged=false]"
-STATES = ["minecraft:air", "minecraft:oak_planks", "minecraft:stone_bricks", STAIRS,
-          "minecraft:oak_log[axis=x]", "minecraft:glass"]
+STATES = [
+    "minecraft:air",
+    "minecraft:oak_planks",
+    "minecraft:stone_bricks",
+    STAIRS,
+    "minecraft:oak_log[axis=x]",
+    "minecraft:glass",
+]
 
 
 def recipe(size, y0) -> dict:
     sx, sy, sz = size
     lo = {"x": SRC_X, "y": y0, "z": SRC_Z}
     hi = {"x": SRC_X + sx - 1, "y": y0 + sy - 1, "z": SRC_Z + sz - 1}
-    return {"version": 1, "operations": [
-        {"type": "box", "min": lo, "max": hi, "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "box", "min": {**lo, "y": y0 + 2}, "max": {**hi, "y": y0 + 2}, "block": "minecraft:oak_planks"},
-        {"type": "repeat", "count": sz // 4, "offset": {"x": 0, "y": 0, "z": 4}, "operations": [
-            {"type": "line", "from": {"x": SRC_X + 1, "y": y0 + 1, "z": SRC_Z + 1},
-             "to": {"x": SRC_X + sx - 2, "y": y0 + 1, "z": SRC_Z + 1}, "block": STAIRS}]},
-        {"type": "repeat", "count": sx // 5, "offset": {"x": 5, "y": 0, "z": 0}, "operations": [
-            {"type": "line", "from": {"x": SRC_X, "y": y0 + 3, "z": SRC_Z},
-             "to": {"x": SRC_X, "y": y0 + sy - 1, "z": SRC_Z}, "block": "minecraft:oak_log[axis=y]"}]},
-    ]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": lo, "max": hi, "block": "minecraft:stone_bricks", "hollow": True},
+            {"type": "box", "min": {**lo, "y": y0 + 2}, "max": {**hi, "y": y0 + 2}, "block": "minecraft:oak_planks"},
+            {
+                "type": "repeat",
+                "count": sz // 4,
+                "offset": {"x": 0, "y": 0, "z": 4},
+                "operations": [
+                    {
+                        "type": "line",
+                        "from": {"x": SRC_X + 1, "y": y0 + 1, "z": SRC_Z + 1},
+                        "to": {"x": SRC_X + sx - 2, "y": y0 + 1, "z": SRC_Z + 1},
+                        "block": STAIRS,
+                    }
+                ],
+            },
+            {
+                "type": "repeat",
+                "count": sx // 5,
+                "offset": {"x": 5, "y": 0, "z": 0},
+                "operations": [
+                    {
+                        "type": "line",
+                        "from": {"x": SRC_X, "y": y0 + 3, "z": SRC_Z},
+                        "to": {"x": SRC_X, "y": y0 + sy - 1, "z": SRC_Z},
+                        "block": "minecraft:oak_log[axis=y]",
+                    }
+                ],
+            },
+        ],
+    }
 
 
 def core_bench(size, repeats: int = 3) -> dict:
@@ -78,8 +107,13 @@ def core_bench(size, repeats: int = 3) -> dict:
         assert len(r.compiled) == n
         t_exp.append(t1 - t0)
         t_imp.append(t2 - t1)
-    return {"positions": n, "file_bytes": len(data), "export_s": round(statistics.median(t_exp), 4),
-            "import_s": round(statistics.median(t_imp), 4), "content": "random 6-state mix (worst case for gzip)"}
+    return {
+        "positions": n,
+        "file_bytes": len(data),
+        "export_s": round(statistics.median(t_exp), 4),
+        "import_s": round(statistics.median(t_imp), 4),
+        "content": "random 6-state mix (worst case for gzip)",
+    }
 
 
 async def stack_bench(stack) -> dict:
@@ -87,8 +121,11 @@ async def stack_bench(stack) -> dict:
     async with http_client(stack.mcp_url, stack.token("agent")) as client:
         for name, (size, y0) in SIZES.items():
             plan = await call(client, "build_prepare", {"recipe": recipe(size, y0)})
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": str(uuid.uuid4())})
+            op = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+            )
             while True:
                 st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
                 if st["state"] not in ("prepared", "queued", "applying"):
@@ -101,25 +138,34 @@ async def stack_bench(stack) -> dict:
             t0 = time.perf_counter()
             meta = await call(client, "schematic_export", {"name": f"bench_{name}", "min": lo, "max": hi})
             t1 = time.perf_counter()
-            imp = await call(client, "schematic_import_prepare",
-                             {"asset_id": f"bench_{name}", "target": {"x": DST[0], "y": y0, "z": DST[1]},
-                              "rotation": 90})
+            imp = await call(
+                client,
+                "schematic_import_prepare",
+                {"asset_id": f"bench_{name}", "target": {"x": DST[0], "y": y0, "z": DST[1]}, "rotation": 90},
+            )
             t2 = time.perf_counter()
             t_list0 = time.perf_counter()
             await call(client, "asset_list", {"query": "bench"})
             t_list1 = time.perf_counter()
             assert imp["total_positions"] == sx * sy * sz
-            out[name] = {"positions": sx * sy * sz, "file_bytes": meta["bytes"],
-                         "schematic_export_s": round(t1 - t0, 3), "schematic_import_prepare_s": round(t2 - t1, 3),
-                         "changed_blocks": imp["changed_blocks"], "asset_list_s": round(t_list1 - t_list0, 3)}
+            out[name] = {
+                "positions": sx * sy * sz,
+                "file_bytes": meta["bytes"],
+                "schematic_export_s": round(t1 - t0, 3),
+                "schematic_import_prepare_s": round(t2 - t1, 3),
+                "changed_blocks": imp["changed_blocks"],
+                "asset_list_s": round(t_list1 - t_list0, 3),
+            }
             print(name, out[name], flush=True)
     return out
 
 
 def main() -> int:
-    result: dict = {"machine": {"python": platform.python_version(), "cpu_count": os.cpu_count(),
-                                "platform": platform.platform()},
-                    "core": {}, "stack": {}}
+    result: dict = {
+        "machine": {"python": platform.python_version(), "cpu_count": os.cpu_count(), "platform": platform.platform()},
+        "core": {},
+        "stack": {},
+    }
     for name, (size, _) in SIZES.items():
         result["core"][name] = core_bench(size)
         print("core", name, result["core"][name], flush=True)

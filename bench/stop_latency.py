@@ -54,16 +54,31 @@ def main() -> int:
                 mode = "cancel" if i % 2 == 0 else "pause"
                 y0 = 64 + (i % 4) * 12
                 x0 = -64 + (i // 4) * 40
-                recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": -64},
-                                                        "max": {"x": x0 + 39, "y": y0 + 9, "z": 63},
-                                                        "block": "minecraft:stone"}]}
+                recipe = {
+                    "version": 1,
+                    "operations": [
+                        {
+                            "type": "box",
+                            "min": {"x": x0, "y": y0, "z": -64},
+                            "max": {"x": x0 + 39, "y": y0 + 9, "z": 63},
+                            "block": "minecraft:stone",
+                        }
+                    ],
+                }
                 out: dict = {}
 
                 async def run():
                     async with http_client(comp.mcp_url, comp.token("agent")) as c:
                         plan = await call(c, "build_prepare", {"recipe": recipe})
-                        op = await call(c, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                           "idempotency_key": str(uuid.uuid4())})
+                        op = await call(
+                            c,
+                            "build_apply",
+                            {
+                                "plan_id": plan["plan_id"],
+                                "plan_hash": plan["plan_hash"],
+                                "idempotency_key": str(uuid.uuid4()),
+                            },
+                        )
                         await anyio.sleep(rng.uniform(0.5, 1.5))
                         out["t_stop_ms"] = time.time() * 1000
                         if mode == "cancel":
@@ -84,30 +99,50 @@ def main() -> int:
                 if mode == "pause":
                     comp.world_rpc("resume", {"reason": "bench"})
                 hostlog = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
-                rows = hostlog.execute("SELECT begun_ms, finished_ms FROM batches WHERE operation_id=? AND"
-                                       " state='complete' AND undo_json != '[]'", (out["op"],)).fetchall()
+                rows = hostlog.execute(
+                    "SELECT begun_ms, finished_ms FROM batches WHERE operation_id=? AND"
+                    " state='complete' AND undo_json != '[]'",
+                    (out["op"],),
+                ).fetchall()
                 hostlog.close()
                 last_write = max((r[1] for r in rows), default=out["t_stop_ms"])
-                results[mode].append({"latency_ms": out["t_seen_ms"] - out["t_stop_ms"],
-                                      "last_write_ms": max(0.0, last_write - out["t_stop_ms"]),
-                                      "batches_after_stop": sum(1 for r in rows if r[0] >= out["t_ack_ms"]),
-                                      "state": out["state"]})
+                results[mode].append(
+                    {
+                        "latency_ms": out["t_seen_ms"] - out["t_stop_ms"],
+                        "last_write_ms": max(0.0, last_write - out["t_stop_ms"]),
+                        "batches_after_stop": sum(1 for r in rows if r[0] >= out["t_ack_ms"]),
+                        "state": out["state"],
+                    }
+                )
             hostlog = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
-            per_batch = [r[1] - r[0] for r in hostlog.execute(
-                "SELECT begun_ms, finished_ms FROM batches WHERE state='complete' AND finished_ms IS NOT NULL"
-                " AND undo_json != '[]'")]
+            per_batch = [
+                r[1] - r[0]
+                for r in hostlog.execute(
+                    "SELECT begun_ms, finished_ms FROM batches WHERE state='complete' AND finished_ms IS NOT NULL"
+                    " AND undo_json != '[]'"
+                )
+            ]
         finally:
             comp.stop_all()
     report = {}
     for mode, rs in results.items():
         lat = [r["latency_ms"] for r in rs]
-        report[mode] = {"runs": len(rs), "median_ms": round(statistics.median(lat)), "max_ms": round(max(lat)),
-                        "last_write_ms": {"median": round(statistics.median(r["last_write_ms"] for r in rs)),
-                                          "max": round(max(r["last_write_ms"] for r in rs))},
-                        "max_batches_after_stop": max(r["batches_after_stop"] for r in rs),
-                        "states": sorted({r["state"] for r in rs})}
-    report["host_batch_write_ms"] = {"median": statistics.median(per_batch), "max": max(per_batch),
-                                     "batches": len(per_batch)}
+        report[mode] = {
+            "runs": len(rs),
+            "median_ms": round(statistics.median(lat)),
+            "max_ms": round(max(lat)),
+            "last_write_ms": {
+                "median": round(statistics.median(r["last_write_ms"] for r in rs)),
+                "max": round(max(r["last_write_ms"] for r in rs)),
+            },
+            "max_batches_after_stop": max(r["batches_after_stop"] for r in rs),
+            "states": sorted({r["state"] for r in rs}),
+        }
+    report["host_batch_write_ms"] = {
+        "median": statistics.median(per_batch),
+        "max": max(per_batch),
+        "batches": len(per_batch),
+    }
     print(json.dumps(report, indent=2))
     return 0
 

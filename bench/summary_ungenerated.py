@@ -52,8 +52,10 @@ class Counting(WorldClient):
 async def one(world: Counting, box: Box, fallback: bool) -> tuple[float, dict[str, int], jpb.RegionInspectResponse]:
     original = insp.existing_chunks
     if fallback:
+
         async def none(*a, **k):  # noqa: ANN002, ANN003
             return None
+
         insp.existing_chunks = none
     world.calls = {}
     resp = jpb.RegionInspectResponse()
@@ -69,14 +71,17 @@ async def run(url: str, token: str, runs: int, fallback: bool) -> None:
     world = Counting(url, token, timeout=300)
     try:
         for name, box in CASES.items():
-            for mode in (["chunks_exist", "fallback"] if fallback else ["chunks_exist"]):
+            for mode in ["chunks_exist", "fallback"] if fallback else ["chunks_exist"]:
                 times, calls, resp = [], {}, None
                 for _ in range(runs if mode == "chunks_exist" else 1):
                     t, calls, resp = await one(world, box, mode == "fallback")
                     times.append(t)
-                print(f"{name:<19} {mode:<12} {box.volume:>9,} positions  median {statistics.median(times):7.3f} s "
-                      f"(min {min(times):.3f}, max {max(times):.3f}, n={len(times)})  calls {calls}  "
-                      f"unknown chunks {resp.unknown_chunk_count}  non-air {resp.non_air:,}", flush=True)
+                print(
+                    f"{name:<19} {mode:<12} {box.volume:>9,} positions  median {statistics.median(times):7.3f} s "
+                    f"(min {min(times):.3f}, max {max(times):.3f}, n={len(times)})  calls {calls}  "
+                    f"unknown chunks {resp.unknown_chunk_count}  non-air {resp.non_air:,}",
+                    flush=True,
+                )
     finally:
         await world.aclose()
 
@@ -91,12 +96,24 @@ def main() -> None:
         secrets = tmpd / "secrets"
         token = ensure_token(secrets, "service")
         port = free_port()
-        env = {"MCB_RUNTIME_DIR": str(tmpd), "MCB_SECRETS_DIR": str(secrets), "MCB_WORLD_CREATE": "flat",
-               "MCB_WORLD_DIR": str(tmpd / "world"), "MCB_WORLD_PREGEN": "-64,-64,63,63",
-               "MCB_WORLD_HOST_PORT": str(port), "MCB_SERVICE_TOKEN": ""}
+        env = {
+            "MCB_RUNTIME_DIR": str(tmpd),
+            "MCB_SECRETS_DIR": str(secrets),
+            "MCB_WORLD_CREATE": "flat",
+            "MCB_WORLD_DIR": str(tmpd / "world"),
+            "MCB_WORLD_PREGEN": "-64,-64,63,63",
+            "MCB_WORLD_HOST_PORT": str(port),
+            "MCB_SERVICE_TOKEN": "",
+        }
         url = f"http://127.0.0.1:{port}"
-        proc = start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmpd / "logs", env=env,
-                             health_url=f"{url}/health", timeout=60)
+        proc = start_process(
+            "world-host",
+            [sys.executable, "-m", "mcb_world_host"],
+            tmpd / "logs",
+            env=env,
+            health_url=f"{url}/health",
+            timeout=60,
+        )
         try:
             asyncio.run(run(url, token, args.runs, not args.no_fallback))
         finally:

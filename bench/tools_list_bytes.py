@@ -45,8 +45,14 @@ def in_process() -> None:
     rows = []
     for t in tools:
         d = t.model_dump(by_alias=True, exclude_none=True, mode="json")
-        rows.append((len(json.dumps(d, separators=(",", ":"))), t.name, len(d.get("description", "")),
-                     len(json.dumps(d["inputSchema"], separators=(",", ":")))))
+        rows.append(
+            (
+                len(json.dumps(d, separators=(",", ":"))),
+                t.name,
+                len(d.get("description", "")),
+                len(json.dumps(d["inputSchema"], separators=(",", ":"))),
+            )
+        )
     desc = sum(r[2] for r in rows)
     schema = sum(r[3] for r in rows)
     print(f"descriptions {desc:,} bytes, input schemas {schema:,} bytes")
@@ -62,8 +68,19 @@ def over_http(url: str, token: str) -> int:
 
     h = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
     with httpx.Client(headers=h, timeout=20) as http:
-        init = http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+        init = http.post(
+            url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "0"},
+                },
+            },
+        )
         init.raise_for_status()
         sid = init.headers.get("mcp-session-id")
         extra = {"mcp-session-id": sid} if sid else {}
@@ -72,8 +89,10 @@ def over_http(url: str, token: str) -> int:
     body = r.text
     if r.headers.get("content-type", "").startswith("text/event-stream"):
         body = "".join(line[6:] for line in body.splitlines() if line.startswith("data: "))
-    print(f"tools/list JSON-RPC answer over HTTP: {len(body.encode()):,} bytes, "
-          f"{len(json.loads(body)['result']['tools'])} tools")
+    print(
+        f"tools/list JSON-RPC answer over HTTP: {len(body.encode()):,} bytes, "
+        f"{len(json.loads(body)['result']['tools'])} tools"
+    )
     return len(body.encode())
 
 
@@ -95,8 +114,9 @@ def _wait(url: str, proc: subprocess.Popen, seconds: float = 30) -> None:
 @contextlib.contextmanager
 def oni_sim() -> Iterator[str]:
     """The real simulator process on a free port; its URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "oni_sim", "--port", "0", "--tick", "0"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "oni_sim", "--port", "0", "--tick", "0"], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline()  # "oni-sim listening on http://127.0.0.1:P"
         if "listening on" not in line:
@@ -120,14 +140,23 @@ def bridge_over_http() -> None:
         secrets.mkdir()
         (secrets / "agent.token").write_text(token + "\n")
         (secrets / "agent.token").chmod(0o600)
-        Path(tmp, "config.json").write_text(json.dumps(
-            {"projects": [{"project_id": "bench", "owner_player_id": "bench", "name": "bench"}]}))
-        env = os.environ | {"MCB_RUNTIME_DIR": tmp, "MCB_SECRETS_DIR": str(secrets),
-                            "MCB_CONFIG": str(Path(tmp, "config.json")), "MCB_JOURNAL_ADDR": "127.0.0.1:9",
-                            "MCB_BIND_HOST": "127.0.0.1", "MCB_BRIDGE_PORT": str(port),
-                            "MCB_AGENT_TOKEN": "", "MCB_PROJECT_ID": "", "MCB_PLAYER_ID": ""}
-        proc = subprocess.Popen([sys.executable, "-m", "mcb_bridge", "http"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        Path(tmp, "config.json").write_text(
+            json.dumps({"projects": [{"project_id": "bench", "owner_player_id": "bench", "name": "bench"}]})
+        )
+        env = os.environ | {
+            "MCB_RUNTIME_DIR": tmp,
+            "MCB_SECRETS_DIR": str(secrets),
+            "MCB_CONFIG": str(Path(tmp, "config.json")),
+            "MCB_JOURNAL_ADDR": "127.0.0.1:9",
+            "MCB_BIND_HOST": "127.0.0.1",
+            "MCB_BRIDGE_PORT": str(port),
+            "MCB_AGENT_TOKEN": "",
+            "MCB_PROJECT_ID": "",
+            "MCB_PLAYER_ID": "",
+        }
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mcb_bridge", "http"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             _wait(f"http://127.0.0.1:{port}/health", proc)
             over_http(f"http://127.0.0.1:{port}/mcp", token)

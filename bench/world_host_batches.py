@@ -32,13 +32,24 @@ def serve_world(tmpd: Path, world_dir: Path | None = None) -> tuple[Proc, str, s
     secrets = tmpd / "secrets"
     token = ensure_token(secrets, "service")
     port = free_port()
-    env = {"MCB_RUNTIME_DIR": str(tmpd), "MCB_SECRETS_DIR": str(secrets), "MCB_WORLD_HOST_PORT": str(port),
-           "MCB_SERVICE_TOKEN": "", "MCB_WORLD_DIR": str(world_dir or tmpd / "world")}
+    env = {
+        "MCB_RUNTIME_DIR": str(tmpd),
+        "MCB_SECRETS_DIR": str(secrets),
+        "MCB_WORLD_HOST_PORT": str(port),
+        "MCB_SERVICE_TOKEN": "",
+        "MCB_WORLD_DIR": str(world_dir or tmpd / "world"),
+    }
     if world_dir is None:
         env.update({"MCB_WORLD_CREATE": "flat", "MCB_WORLD_PREGEN": "-64,-64,63,63"})
     url = f"http://127.0.0.1:{port}"
-    proc = start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmpd / "logs", env=env,
-                         health_url=f"{url}/health", timeout=60)
+    proc = start_process(
+        "world-host",
+        [sys.executable, "-m", "mcb_world_host"],
+        tmpd / "logs",
+        env=env,
+        health_url=f"{url}/health",
+        timeout=60,
+    )
     return proc, url, token
 
 
@@ -51,10 +62,17 @@ def apply_box(url: str, token: str, box: tuple[int, int, int, int, int, int], bl
         epoch = c.post("/v1/rpc", json={"method": "world_info", "params": {}}).json()["result"]["epoch"]
         t0 = time.perf_counter()
         for b in range(0, len(pos), BATCH):
-            entries = [{"x": x, "y": y, "z": z, "expected": "minecraft:air", "desired": block}
-                       for x, y, z in pos[b:b + BATCH]]
-            r = c.post("/v1/rpc", json={"method": "batch_apply", "params": {
-                "batchId": f"box-{b // BATCH}", "worldEpoch": epoch, "entries": entries}}).json()
+            entries = [
+                {"x": x, "y": y, "z": z, "expected": "minecraft:air", "desired": block}
+                for x, y, z in pos[b : b + BATCH]
+            ]
+            r = c.post(
+                "/v1/rpc",
+                json={
+                    "method": "batch_apply",
+                    "params": {"batchId": f"box-{b // BATCH}", "worldEpoch": epoch, "entries": entries},
+                },
+            ).json()
             assert r["ok"] and r["result"]["status"] == "applied", r
         return time.perf_counter() - t0
 
@@ -74,10 +92,20 @@ def main() -> None:
             for b in range(args.batches):
                 ox, oz = -64 + (b % 16) * 8, -64 + ((b // 16) % 16) * 8
                 oy = 64 + (b // 256) * 8
-                entries = [{"x": ox + i % 8, "y": oy + (i // 64), "z": oz + (i // 8) % 8, "expected": "minecraft:air",
-                            "desired": "minecraft:stone" if i % 2 else "minecraft:glass"} for i in range(BATCH)]
-                body = {"method": "batch_apply", "params": {"batchId": f"bench-{b}", "worldEpoch": epoch,
-                                                            "entries": entries}}
+                entries = [
+                    {
+                        "x": ox + i % 8,
+                        "y": oy + (i // 64),
+                        "z": oz + (i // 8) % 8,
+                        "expected": "minecraft:air",
+                        "desired": "minecraft:stone" if i % 2 else "minecraft:glass",
+                    }
+                    for i in range(BATCH)
+                ]
+                body = {
+                    "method": "batch_apply",
+                    "params": {"batchId": f"bench-{b}", "worldEpoch": epoch, "entries": entries},
+                }
                 t0 = time.perf_counter()
                 r = c.post("/v1/rpc", json=body).json()
                 times.append(time.perf_counter() - t0)
@@ -86,11 +114,13 @@ def main() -> None:
             secs = sum(times)
             p50 = statistics.median(times) * 1000
             p95 = sorted(times)[int(len(times) * 0.95) - 1] * 1000
-            print(f"embedded world host: {args.batches} batches x {BATCH} blocks = {total} blocks in {secs:.2f} s "
-                  f"-> {total / secs:,.0f} blocks/s over HTTP (batch latency p50 {p50:.1f} ms, p95 {p95:.1f} ms). "
-                  "Each batch is compare-and-set per entry, intent committed to SQLite (WAL, synchronous=FULL) "
-                  "before the region write, every changed chunk written copy-on-write with two fsyncs "
-                  "(payload, then header), then completion committed: the answer 'applied' means durable.")
+            print(
+                f"embedded world host: {args.batches} batches x {BATCH} blocks = {total} blocks in {secs:.2f} s "
+                f"-> {total / secs:,.0f} blocks/s over HTTP (batch latency p50 {p50:.1f} ms, p95 {p95:.1f} ms). "
+                "Each batch is compare-and-set per entry, intent committed to SQLite (WAL, synchronous=FULL) "
+                "before the region write, every changed chunk written copy-on-write with two fsyncs "
+                "(payload, then header), then completion committed: the answer 'applied' means durable."
+            )
         finally:
             proc.stop()
 

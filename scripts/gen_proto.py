@@ -25,8 +25,14 @@ def generate(out: Path) -> None:
     files = sorted(str(p.relative_to(PROTO)) for p in PROTO.rglob("*.proto"))
     out.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO}",
-        f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}", *files,
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"-I{PROTO}",
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        *files,
     ]
     subprocess.run(cmd, check=True, cwd=PROTO)
     for py in out.rglob("*.py*"):
@@ -57,8 +63,7 @@ def main() -> int:
             generate(Path(tmp))
             fresh, committed = tree(Path(tmp)), tree(OUT)
             stale = sorted(fresh ^ committed)
-            stale += sorted(f for f in fresh & committed
-                            if not filecmp.cmp(Path(tmp) / f, OUT / f, shallow=False))
+            stale += sorted(f for f in fresh & committed if not filecmp.cmp(Path(tmp) / f, OUT / f, shallow=False))
             if stale:
                 print("generated proto code is stale; run `make proto`:", *stale, sep="\n  ")
                 return 1

@@ -102,8 +102,9 @@ def start_process(
     full_env.update(env or {})
     logf = open(log_path, "ab")  # noqa: SIM115 - owned by the child for its lifetime
     # SIGKILL if the test process dies, so no server outlives a run
-    popen = subprocess.Popen(with_parent_death_signal(argv), stdout=logf, stderr=subprocess.STDOUT,
-                             env=full_env, cwd=ROOT)
+    popen = subprocess.Popen(
+        with_parent_death_signal(argv), stdout=logf, stderr=subprocess.STDOUT, env=full_env, cwd=ROOT
+    )
     proc = Proc(name, popen, log_path, env or {})
 
     def _ready() -> bool:
@@ -154,8 +155,21 @@ def start_redis(tmp: Path) -> tuple[Proc, str]:
     port = free_port()
     data = tmp / "redis"
     data.mkdir(parents=True, exist_ok=True)
-    argv = [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
-            "--save", "", "--appendonly", "no", "--protected-mode", "yes"]
+    argv = [
+        exe,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(data),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+    ]
 
     def ping() -> bool:
         return redis_ping(port)

@@ -72,11 +72,15 @@ class ScriptedAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kw: Any):
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kw: Any
+    ):
         _save(HOME / "env.json", dict(os.environ))
-        return InitializeResponse(protocol_version=PROTOCOL_VERSION,
-                                  agent_capabilities=AgentCapabilities(load_session=True),
-                                  agent_info=Implementation(name="scripted-acp-agent", version="0"))
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(load_session=True),
+            agent_info=Implementation(name="scripted-acp-agent", version="0"),
+        )
 
     def _remember(self, sid: str, mcp_servers: list[Any]) -> None:
         servers = [s.model_dump(mode="json") for s in mcp_servers or []]
@@ -101,8 +105,13 @@ class ScriptedAgent:
 
     def _model_option(self, current: str) -> SessionConfigOptionSelect:
         return SessionConfigOptionSelect(
-            id="model", name="Model", category="model", type="select", current_value=current,
-            options=[SessionConfigSelectOption(value=v, name=v) for v in ("scripted-small", "scripted-large")])
+            id="model",
+            name="Model",
+            category="model",
+            type="select",
+            current_value=current,
+            options=[SessionConfigSelectOption(value=v, name=v) for v in ("scripted-small", "scripted-large")],
+        )
 
     async def set_config_option(self, config_id: str, session_id: str, value: Any, **kw: Any):
         _save(HOME / "config-options.json", {"config_id": config_id, "session_id": session_id, "value": value})
@@ -157,9 +166,13 @@ class ScriptedAgent:
                 answer = "slow done"
         elif "permission" in request:
             resp = await self.conn.request_permission(
-                session_id, ToolCallUpdate(tool_call_id="perm-1", title="shell: rm -rf /"),
-                [PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-                 PermissionOption(option_id="reject", name="Reject", kind="reject_once")])
+                session_id,
+                ToolCallUpdate(tool_call_id="perm-1", title="shell: rm -rf /"),
+                [
+                    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                ],
+            )
             answer = f"permission outcome: {resp.outcome.model_dump(mode='json')}"
         else:
             answer = f"echo: {request}" + (" summary-seen" if "Summary of the earlier conversation" in text else "")
@@ -179,23 +192,34 @@ class ScriptedAgent:
         s = servers[0]
         env = {e["name"]: e["value"] for e in s.get("env", [])}
         params = StdioServerParameters(command=s["command"], args=s.get("args", []), env=env)
-        recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": y, "z": z},
-                                                 "max": {"x": x + 2, "y": y + 4, "z": z + 2},
-                                                 "block": "minecraft:stone_bricks", "hollow": True}]}
+        recipe = {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": x, "y": y, "z": z},
+                    "max": {"x": x + 2, "y": y + 4, "z": z + 2},
+                    "block": "minecraft:stone_bricks",
+                    "hollow": True,
+                }
+            ],
+        }
         n = 0
 
         async def tool(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
             nonlocal n
             n += 1
             tid = f"call-{n}"
-            await self.conn.session_update(sid, start_tool_call(tid, f"minecraft.{name}", kind="other",
-                                                                status="in_progress", raw_input=args))
+            await self.conn.session_update(
+                sid, start_tool_call(tid, f"minecraft.{name}", kind="other", status="in_progress", raw_input=args)
+            )
             result = await client.call_tool(name, args)
             data = result.structured_content
             if data is None:
                 data = json.loads(next(c.text for c in result.content if getattr(c, "type", "") == "text"))
-            await self.conn.session_update(sid, update_tool_call(tid, status="failed" if result.is_error else "completed",
-                                                                 raw_output=data))
+            await self.conn.session_update(
+                sid, update_tool_call(tid, status="failed" if result.is_error else "completed", raw_output=data)
+            )
             if result.is_error:
                 raise RuntimeError(f"{name} failed: {data}")
             return data
@@ -208,8 +232,15 @@ class ScriptedAgent:
                 plan = await tool(client, "build_prepare", {"recipe": recipe})
                 if not apply:
                     return f"prepared {plan['plan_id']}, not applied"
-                op = await tool(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                        "idempotency_key": f"scripted-{uuid.uuid4().hex}"})
+                op = await tool(
+                    client,
+                    "build_apply",
+                    {
+                        "plan_id": plan["plan_id"],
+                        "plan_hash": plan["plan_hash"],
+                        "idempotency_key": f"scripted-{uuid.uuid4().hex}",
+                    },
+                )
                 for _ in range(600):
                     st = await tool(client, "operation_status", {"operation_id": op["operation_id"]})
                     if st["state"] in ("applied", "conflict", "cancelled", "failed", "recovery_required"):

@@ -39,8 +39,11 @@ def main(lockfile: str, dest: str) -> int:
     base = name.split("/")[1]
     registry = os.environ.get("NPM_CONFIG_REGISTRY", "").rstrip("/")
     if not entry.get("resolved") and not registry:
-        print("fetch_codex_acp: no npm registry: set NPM_CONFIG_REGISTRY (compose: MCB_NPM_REGISTRY, e.g. the"
-              " output of `npm config get registry` on the machine)", file=sys.stderr)
+        print(
+            "fetch_codex_acp: no npm registry: set NPM_CONFIG_REGISTRY (compose: MCB_NPM_REGISTRY, e.g. the"
+            " output of `npm config get registry` on the machine)",
+            file=sys.stderr,
+        )
         return 1
     url = entry.get("resolved") or f"{registry}/{name}/-/{base}-{version}.tgz"
     with urllib.request.urlopen(url, timeout=300) as r:

@@ -49,11 +49,16 @@ def run(args: Any) -> int:
         if args.cmd == "recovery" and args.action == "review":
             resp = asyncio.run(_admin_call("RecoveryReview", jpb.OperationRef(operation_id=args.operation_id)))
         elif args.cmd == "recovery" and args.action == "abandon":
-            resp = asyncio.run(_admin_call("RecoveryAbandon", jpb.RecoveryAbandonRequest(
-                operation_id=args.operation_id, expected_digest=args.digest)))
+            resp = asyncio.run(
+                _admin_call(
+                    "RecoveryAbandon",
+                    jpb.RecoveryAbandonRequest(operation_id=args.operation_id, expected_digest=args.digest),
+                )
+            )
         elif args.cmd == "part" and args.action == "protect":
-            resp = asyncio.run(_admin_call("PartProtect", jpb.PartProtectRequest(
-                part_id=args.part_id, protected=not args.off)))
+            resp = asyncio.run(
+                _admin_call("PartProtect", jpb.PartProtectRequest(part_id=args.part_id, protected=not args.off))
+            )
         elif args.cmd == "journal" and args.action == "stats":
             resp = asyncio.run(_admin_call("JournalStats", jpb.JournalStatsRequest()))
         elif args.cmd == "journal" and args.action == "compact":

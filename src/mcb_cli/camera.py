@@ -26,10 +26,16 @@ def add_parser(sub: Any) -> None:
     sv = csub.add_parser("save", help="save (create or replace) a camera: a pose, or a region's automatic view")
     sv.add_argument("camera_id", help="1-64 characters [A-Za-z0-9_-]")
     where = sv.add_mutually_exclusive_group(required=True)
-    where.add_argument("--pose", help="x,y,z,yaw,pitch[,fov] (feet position, Minecraft yaw/pitch; fov 30-110, default 70)")
+    where.add_argument(
+        "--pose", help="x,y,z,yaw,pitch[,fov] (feet position, Minecraft yaw/pitch; fov 30-110, default 70)"
+    )
     where.add_argument("--region", help="x0,y0,z0,x1,y1,z1: use the automatic viewpoint of this box")
-    sv.add_argument("--view", choices=["entrance", "opposite", "diagonal"], default="entrance",
-                    help="which automatic viewpoint of --region (default entrance)")
+    sv.add_argument(
+        "--view",
+        choices=["entrance", "opposite", "diagonal"],
+        default="entrance",
+        help="which automatic viewpoint of --region (default entrance)",
+    )
     sv.add_argument("--name", default="")
     sv.add_argument("--width", type=int, default=0)
     sv.add_argument("--height", type=int, default=0)
@@ -41,8 +47,10 @@ def _numbers(text: str, counts: tuple[int, ...], what: str) -> list[float]:
     except ValueError:
         values = []
     if len(values) not in counts:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{what} needs {' or '.join(map(str, counts))} comma-separated "
-                       f"numbers, got {text!r}")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{what} needs {' or '.join(map(str, counts))} comma-separated numbers, got {text!r}",
+        )
     return values
 
 
@@ -54,8 +62,10 @@ def _project(settings: Any) -> str:
         projects = settings.load_config().get("projects") or []
         project = str((projects[0] if projects and isinstance(projects[0], dict) else {}).get("project_id") or "")
     if not project:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"no project: set MCB_PROJECT_ID or run `mcb up` "
-                       f"({settings.config_file} has no projects[0])")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"no project: set MCB_PROJECT_ID or run `mcb up` ({settings.config_file} has no projects[0])",
+        )
     return project
 
 
@@ -79,10 +89,13 @@ async def _save(args: argparse.Namespace) -> Any:
         try:
             if args.region:
                 v = [int(n) for n in _numbers(args.region, (6,), "--region")]
-                box = common_pb2.Box(min=common_pb2.Vec3(x=min(v[0], v[3]), y=min(v[1], v[4]), z=min(v[2], v[5])),
-                                     max=common_pb2.Vec3(x=max(v[0], v[3]), y=max(v[1], v[4]), z=max(v[2], v[5])))
-                vps = await stub.AutoViewpoints(camera_pb2.AutoViewpointsRequest(project_id=project, region=box),
-                                                metadata=md, timeout=30)
+                box = common_pb2.Box(
+                    min=common_pb2.Vec3(x=min(v[0], v[3]), y=min(v[1], v[4]), z=min(v[2], v[5])),
+                    max=common_pb2.Vec3(x=max(v[0], v[3]), y=max(v[1], v[4]), z=max(v[2], v[5])),
+                )
+                vps = await stub.AutoViewpoints(
+                    camera_pb2.AutoViewpointsRequest(project_id=project, region=box), metadata=md, timeout=30
+                )
                 pose = next(vp.pose for vp in vps.viewpoints if vp.name == args.view)
             else:
                 p = _numbers(args.pose, (5, 6), "--pose")
@@ -91,8 +104,14 @@ async def _save(args: argparse.Namespace) -> Any:
                 pose.width = args.width
             if args.height:
                 pose.height = args.height
-            return await stub.SaveCamera(camera_pb2.SaveCameraRequest(project_id=project, camera=camera_pb2.CameraInfo(
-                camera_id=args.camera_id, name=args.name, pose=pose)), metadata=md, timeout=10)
+            return await stub.SaveCamera(
+                camera_pb2.SaveCameraRequest(
+                    project_id=project,
+                    camera=camera_pb2.CameraInfo(camera_id=args.camera_id, name=args.name, pose=pose),
+                ),
+                metadata=md,
+                timeout=10,
+            )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "camera-worker", 30) from None
 
@@ -104,7 +123,23 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"error": err.to_dict()}, indent=2), file=sys.stderr)
         return 1
     p = cam.pose
-    print(json.dumps({"camera_id": cam.camera_id, "name": cam.name, "pose": {
-        "x": p.x, "y": p.y, "z": p.z, "yaw": p.yaw, "pitch": p.pitch, "fov": p.fov, "width": p.width,
-        "height": p.height}}, indent=2))
+    print(
+        json.dumps(
+            {
+                "camera_id": cam.camera_id,
+                "name": cam.name,
+                "pose": {
+                    "x": p.x,
+                    "y": p.y,
+                    "z": p.z,
+                    "yaw": p.yaw,
+                    "pitch": p.pitch,
+                    "fov": p.fov,
+                    "width": p.width,
+                    "height": p.height,
+                },
+            },
+            indent=2,
+        )
+    )
     return 0

@@ -50,8 +50,9 @@ def since_millis(text: str, now: float | None = None) -> int:
     try:
         t = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"--since {text!r}: use 30m, 2h, 1d or an ISO-8601 time "
-                                                  "such as 2026-12-02T14:00") from None
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"--since {text!r}: use 30m, 2h, 1d or an ISO-8601 time such as 2026-12-02T14:00"
+        ) from None
     return int((t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp() * 1000)
 
 
@@ -99,9 +100,14 @@ async def _entries(args: Any) -> tuple[list[dict[str, Any]], str]:
     if not token:
         raise McbError(ErrorCode.UNAUTHENTICATED, f"no admin token in {s.secrets_dir} (or MCB_ADMIN_TOKEN)")
     md = call_metadata(token, args.project or _project(s))
-    req = jpb.RegionHistoryRequest(region=common_pb2.Box(min=common_pb2.Vec3(**mn), max=common_pb2.Vec3(**mx)),
-                                   player=args.player, cause=args.cause, since_millis=since_millis(args.since),
-                                   limit=100, max_bytes=32768)
+    req = jpb.RegionHistoryRequest(
+        region=common_pb2.Box(min=common_pb2.Vec3(**mn), max=common_pb2.Vec3(**mx)),
+        player=args.player,
+        cause=args.cause,
+        since_millis=since_millis(args.since),
+        limit=100,
+        max_bytes=32768,
+    )
     out: list[dict[str, Any]] = []
     notes: list[str] = []
     async with grpc.aio.insecure_channel(s.journal_addr) as ch:
@@ -117,7 +123,7 @@ async def _entries(args: Any) -> tuple[list[dict[str, Any]], str]:
             if resp.complete:
                 break
             req.cursor = resp.next_cursor
-    return out[:max(args.limit, 0)], "; ".join(notes)
+    return out[: max(args.limit, 0)], "; ".join(notes)
 
 
 def run(args: Any) -> int:

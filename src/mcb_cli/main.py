@@ -1,17 +1,17 @@
 """``mcb``: the command line.
 
-  mcb up        start Redis and every service as local processes on the embedded world
-                (--world-host URL --world-host-token-file F: on a Paper server instead)
-  mcb status    each service's /health
-  mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
-  mcb chat      talk to the agent from a terminal against the embedded world (runs the chat loop)
-  mcb doctor    JSON diagnostics: host health, chat config, pinned versions, isolation
-  mcb login [status]   device-code login of the chat agent's own Codex home (explicit only)
-  mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
-  mcb part protect PART [--off]                      admin: part protection
-  mcb journal stats | compact                        admin: journal size; pack finished operations now
-  mcb world reset [--keep-journal]                   a new embedded world (the old one moves to backups/)
-  mcb history BOX [--player P|--cause C] [--since 2h] who or what changed the blocks of a box, and when
+mcb up        start Redis and every service as local processes on the embedded world
+              (--world-host URL --world-host-token-file F: on a Paper server instead)
+mcb status    each service's /health
+mcb mcp       the MCP server over stdio (for MCP clients that spawn a command)
+mcb chat      talk to the agent from a terminal against the embedded world (runs the chat loop)
+mcb doctor    JSON diagnostics: host health, chat config, pinned versions, isolation
+mcb login [status]   device-code login of the chat agent's own Codex home (explicit only)
+mcb recovery review OP | abandon OP --digest D     admin: crash-recovery decisions
+mcb part protect PART [--off]                      admin: part protection
+mcb journal stats | compact                        admin: journal size; pack finished operations now
+mcb world reset [--keep-journal]                   a new embedded world (the old one moves to backups/)
+mcb history BOX [--player P|--cause C] [--since 2h] who or what changed the blocks of a box, and when
 """
 
 from __future__ import annotations
@@ -37,26 +37,45 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start the whole stack locally (Ctrl-C stops it)")
     up.add_argument("--quiet", action="store_true", help="print no connection help")
-    up.add_argument("--world-host", metavar="URL",
-                    help="use an external world host (a Paper server with the plugin, e.g. http://127.0.0.1:8765) "
-                         "instead of the embedded one; saved in config.json for later runs")
-    up.add_argument("--world-host-token-file", metavar="FILE",
-                    help="the service token that world host accepts (e.g. plugins/MinecraftBuilderMcp/secrets/"
-                         "service.token); an admin.token beside it is used for chat. Default: this stack's own tokens")
-    up.add_argument("--embedded", action="store_true",
-                    help="go back to the embedded world host (forgets a saved --world-host)")
+    up.add_argument(
+        "--world-host",
+        metavar="URL",
+        help="use an external world host (a Paper server with the plugin, e.g. http://127.0.0.1:8765) "
+        "instead of the embedded one; saved in config.json for later runs",
+    )
+    up.add_argument(
+        "--world-host-token-file",
+        metavar="FILE",
+        help="the service token that world host accepts (e.g. plugins/MinecraftBuilderMcp/secrets/"
+        "service.token); an admin.token beside it is used for chat. Default: this stack's own tokens",
+    )
+    up.add_argument(
+        "--embedded", action="store_true", help="go back to the embedded world host (forgets a saved --world-host)"
+    )
     world_opt = up.add_mutually_exclusive_group()
-    world_opt.add_argument("--world", metavar="PATH",
-                           help="open your own Minecraft 1.21.11 single-player save (its folder, e.g. "
-                                "~/.minecraft/saves/MyWorld) instead of the runtime's flat world: refused while the "
-                                "game has it open; backed up to .runtime/backups/ first; saved in config.json")
-    world_opt.add_argument("--own-world", action="store_true",
-                           help="go back to the runtime's own flat world (forgets a saved --world)")
-    up.add_argument("--area", metavar="minX,minY,minZ,maxX,maxY,maxZ",
-                    help="the build area of the default project (same as `mcb area set`)")
+    world_opt.add_argument(
+        "--world",
+        metavar="PATH",
+        help="open your own Minecraft 1.21.11 single-player save (its folder, e.g. "
+        "~/.minecraft/saves/MyWorld) instead of the runtime's flat world: refused while the "
+        "game has it open; backed up to .runtime/backups/ first; saved in config.json",
+    )
+    world_opt.add_argument(
+        "--own-world", action="store_true", help="go back to the runtime's own flat world (forgets a saved --world)"
+    )
+    up.add_argument(
+        "--area",
+        metavar="minX,minY,minZ,maxX,maxY,maxZ",
+        help="the build area of the default project (same as `mcb area set`)",
+    )
     chat_opt = up.add_mutually_exclusive_group()
-    chat_opt.add_argument("--chat", dest="chat", action="store_true", default=None,
-                          help="run the in-game chat loop (default: on when an external host offers chat)")
+    chat_opt.add_argument(
+        "--chat",
+        dest="chat",
+        action="store_true",
+        default=None,
+        help="run the in-game chat loop (default: on when an external host offers chat)",
+    )
     chat_opt.add_argument("--no-chat", dest="chat", action="store_false", help="do not run the chat loop")
     sub.add_parser("status", help="show each service's health and the world host's identity")
     sub.add_parser("mcp", help="serve the MCP tools over stdio")
@@ -82,8 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     jr = sub.add_parser("journal", help="admin: the journal's size on disk and its retention (docs/journal-format.md)")
     jsub = jr.add_subparsers(dest="action", required=True)
     jsub.add_parser("stats", help="sizes, operations, bytes per written block, what compaction would free")
-    jsub.add_parser("compact", help="pack every finished operation now, then shrink the files (blocks the journal "
-                                    "while it runs)")
+    jsub.add_parser(
+        "compact", help="pack every finished operation now, then shrink the files (blocks the journal while it runs)"
+    )
     from .camera import add_parser as add_camera_parser
 
     add_camera_parser(sub)
@@ -93,15 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     ar = sub.add_parser("area", help="the build area: where the agent may build")
     asub = ar.add_subparsers(dest="action", required=True)
     aset = asub.add_parser("set", help="set a project's build area (config.json; a running stack picks it up)")
-    aset.add_argument("area", nargs="+", metavar="minX,minY,minZ,maxX,maxY,maxZ",
-                      help="six integers, with commas or spaces (negative numbers: `mcb area set -- -20,-64,...`)")
+    aset.add_argument(
+        "area",
+        nargs="+",
+        metavar="minX,minY,minZ,maxX,maxY,maxZ",
+        help="six integers, with commas or spaces (negative numbers: `mcb area set -- -20,-64,...`)",
+    )
     aset.add_argument("--project", help="project id (default: the first project)")
     wr = sub.add_parser("world", help="the embedded world: start over on a new one")
     wsub = wr.add_subparsers(dest="action", required=True)
     wreset = wsub.add_parser("reset", help="move world/ (and journal/) to backups/<time>/, new world uuid, next epoch")
-    wreset.add_argument("--keep-journal", action="store_true",
-                        help="keep the journal's history; the old world's operations, parts and cursors are refused "
-                             "(world_changed)")
+    wreset.add_argument(
+        "--keep-journal",
+        action="store_true",
+        help="keep the journal's history; the old world's operations, parts and cursors are refused (world_changed)",
+    )
     args = ap.parse_args(argv)
     if args.cmd == "area":
         from mcb_common.errors import McbError
@@ -136,9 +162,16 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.embedded and args.world_host:
             ap.error("--embedded and --world-host exclude each other")
-        return run_up(quiet=args.quiet, world_host=args.world_host, world_host_token_file=args.world_host_token_file,
-                      embedded=args.embedded, chat=args.chat, world=args.world, own_world=args.own_world,
-                      area=args.area)
+        return run_up(
+            quiet=args.quiet,
+            world_host=args.world_host,
+            world_host_token_file=args.world_host_token_file,
+            embedded=args.embedded,
+            chat=args.chat,
+            world=args.world,
+            own_world=args.own_world,
+            area=args.area,
+        )
     if args.cmd == "status":
         from .runner import run_status
 
@@ -146,8 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "chat":
         from mcb_bridge.chat.terminal import main as chat_main
 
-        return chat_main([*(["--player", args.player] if args.player else []),
-                          *(["--no-loop"] if args.no_loop else []), "--wait", str(args.wait)])
+        return chat_main(
+            [
+                *(["--player", args.player] if args.player else []),
+                *(["--no-loop"] if args.no_loop else []),
+                "--wait",
+                str(args.wait),
+            ]
+        )
     if args.cmd == "login":
         from mcb_bridge.chat.login import run as login_run
 

@@ -74,8 +74,9 @@ class WorldHostTarget:
         return read_token_file(self.token_file or token_path(s.secrets_dir, "service"))
 
 
-def resolve_world_host(s: Settings, url: str | None = None, token_file: str | None = None,
-                       embedded: bool = False) -> WorldHostTarget:
+def resolve_world_host(
+    s: Settings, url: str | None = None, token_file: str | None = None, embedded: bool = False
+) -> WorldHostTarget:
     """Flags, then the environment given to `mcb up`, then config.json ``world_host``. Flags are
     saved into config.json so every later `mcb` command (status, mcp, doctor) uses the same host;
     ``--embedded`` removes that setting. Raises McbError (invalid_request) for a bad URL."""
@@ -97,8 +98,11 @@ def resolve_world_host(s: Settings, url: str | None = None, token_file: str | No
     if not raw_url:
         return WorldHostTarget()
     raw_tf = os.environ.get("MCB_WORLD_HOST_TOKEN_FILE", "").strip() or str(section.get("token_file") or "")
-    return WorldHostTarget(check_url(raw_url), Path(raw_tf).expanduser() if raw_tf else None,
-                           "MCB_WORLD_HOST_URL" if env_url else f"{s.config_file} world_host")
+    return WorldHostTarget(
+        check_url(raw_url),
+        Path(raw_tf).expanduser() if raw_tf else None,
+        "MCB_WORLD_HOST_URL" if env_url else f"{s.config_file} world_host",
+    )
 
 
 def _save_config(s: Settings, cfg: dict) -> None:
@@ -111,12 +115,14 @@ def write_default_config(s: Settings) -> dict:
         return json.loads(path.read_text())
     cfg = {
         "comment": "Non-secret configuration written by `mcb up`. Tokens live in secrets/.",
-        "projects": [{
-            "project_id": "default",
-            "name": "Default project",
-            "owner_player_id": str(uuid.uuid4()),
-            "area": DEFAULT_AREA,
-        }],
+        "projects": [
+            {
+                "project_id": "default",
+                "name": "Default project",
+                "owner_player_id": str(uuid.uuid4()),
+                "area": DEFAULT_AREA,
+            }
+        ],
         "world": {"create": "flat", "pregenerate": [-64, -64, 63, 63]},
     }
     _save_config(s, cfg)
@@ -125,8 +131,11 @@ def write_default_config(s: Settings) -> dict:
 
 def _env_for(s: Settings, target: WorldHostTarget) -> dict[str, str]:
     host = "127.0.0.1"
-    world = {"MCB_WORLD_HOST_URL": target.url} if target.external else {
-        "MCB_WORLD_HOST_URL": f"http://{host}:{s.port('world_host')}"}
+    world = (
+        {"MCB_WORLD_HOST_URL": target.url}
+        if target.external
+        else {"MCB_WORLD_HOST_URL": f"http://{host}:{s.port('world_host')}"}
+    )
     # Children read the world host's tokens from this file (mcb_rpc.tokens.world_host_token);
     # empty means the stack's own secrets/ (what the embedded host also reads).
     world["MCB_WORLD_HOST_TOKEN_FILE"] = str(target.token_file) if target.external and target.token_file else ""
@@ -162,8 +171,14 @@ def services(s: Settings, target: WorldHostTarget | None = None, chat: bool = Fa
         "MCB_ALLOW_LOCAL_AUTOMATION": "1",
     }
     if cfg.get("path"):  # a person's own save (`mcb up --world PATH`): never created or extended
-        world_env.update({"MCB_WORLD_DIR": str(cfg["path"]), "MCB_WORLD_CREATE": "", "MCB_WORLD_PREGEN": "none",
-                          "MCB_WORLD_EXISTING": "1"})
+        world_env.update(
+            {
+                "MCB_WORLD_DIR": str(cfg["path"]),
+                "MCB_WORLD_CREATE": "",
+                "MCB_WORLD_PREGEN": "none",
+                "MCB_WORLD_EXISTING": "1",
+            }
+        )
     out = [
         Service("world-host", "mcb_world_host", [], f"{h}:{s.port('world_host')}/health", world_env),
         Service("planner", "mcb_planner", [], f"{h}:{s.port('planner_health')}/health", {}),
@@ -214,8 +229,13 @@ class Stack:
     of run_up) is checked at safe points between steps: the handler never raises, so a signal that
     lands inside fork/exec of a service cannot lose a child or interrupt the stopping."""
 
-    def __init__(self, s: Settings, target: WorldHostTarget | None = None, chat: bool | None = None,
-                 stop_requested: threading.Event | None = None):
+    def __init__(
+        self,
+        s: Settings,
+        target: WorldHostTarget | None = None,
+        chat: bool | None = None,
+        stop_requested: threading.Event | None = None,
+    ):
         self.stop_requested = stop_requested or threading.Event()
         self.s = s
         self.target = target or WorldHostTarget()
@@ -230,8 +250,13 @@ class Stack:
         full = dict(os.environ)
         full.update(env)
         # SIGTERM when the runner dies, even by SIGKILL, so no service outlives `mcb up`
-        p = subprocess.Popen(with_parent_death_signal(argv, signal.SIGTERM), stdout=log,
-                             stderr=subprocess.STDOUT, env=full, start_new_session=True)
+        p = subprocess.Popen(
+            with_parent_death_signal(argv, signal.SIGTERM),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full,
+            start_new_session=True,
+        )
         self.procs.append((name, p))
         return p
 
@@ -276,8 +301,23 @@ class Stack:
         if _redis_ping(rport):
             raise RuntimeError(f"something already answers on Redis port {rport}; stop it or set MCB_REDIS_PORT")
         (s.runtime_dir / "redis").mkdir(parents=True, exist_ok=True)
-        p = self._spawn("redis", [exe, "--port", str(rport), "--bind", "127.0.0.1", "--dir",
-                                  str(s.runtime_dir / "redis"), "--appendonly", "yes", "--save", ""], {})
+        p = self._spawn(
+            "redis",
+            [
+                exe,
+                "--port",
+                str(rport),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(s.runtime_dir / "redis"),
+                "--appendonly",
+                "yes",
+                "--save",
+                "",
+            ],
+            {},
+        )
         self._wait("redis", p, lambda: _redis_ping(rport))
         print(f"  redis          ok  127.0.0.1:{rport}", flush=True)
         for svc in services(s, self.target, chat):
@@ -295,8 +335,10 @@ class Stack:
                     print(f"                     warning: {PAUSED_WARNING}", flush=True)
             else:
                 self._wait(svc.name, p, lambda n=svc.name, line=svc.ready_line: self._logged(n, line))
-                print(f"  {svc.name:<14} ok  polling {self.target.url or 'the embedded host'} for /ai messages",
-                      flush=True)
+                print(
+                    f"  {svc.name:<14} ok  polling {self.target.url or 'the embedded host'} for /ai messages",
+                    flush=True,
+                )
 
     def _logged(self, name: str, line: str) -> bool:
         try:
@@ -333,8 +375,7 @@ class HostWatch:
     restarted (a new host instance). The stack keeps running: the journal retries a batch with
     the same id while the host is away and leaves an interrupted apply `recovery_required`."""
 
-    def __init__(self, s: Settings, target: WorldHostTarget, ident: WorldHostIdentity | None,
-                 every: float = 2.0):
+    def __init__(self, s: Settings, target: WorldHostTarget, ident: WorldHostIdentity | None, every: float = 2.0):
         self.s, self.target, self.every = s, target, every
         self.instance = ident.host_instance if ident else ""
         self.world = ident.world_uuid if ident else ""
@@ -347,26 +388,36 @@ class HostWatch:
             return
         self.next = now + self.every
         try:
-            ident = probe(self.target.url or "", self.target.token(self.s), self.target.token_source(self.s), timeout=2.0)
+            ident = probe(
+                self.target.url or "", self.target.token(self.s), self.target.token_source(self.s), timeout=2.0
+            )
         except McbError as exc:
             if self.down_since is None:
                 self.down_since = now
-                print(f"\n  world host     DOWN {self.target.url}: {exc.message}\n"
-                      "                     writes wait: the journal retries the same batch for "
-                      f"{os.environ.get('MCB_LINK_RETRY_SECONDS') or EXTERNAL_LINK_RETRY_SECONDS} s "
-                      "(MCB_LINK_RETRY_SECONDS), then leaves the apply recovery_required (mcb recovery review OP)",
-                      flush=True)
+                print(
+                    f"\n  world host     DOWN {self.target.url}: {exc.message}\n"
+                    "                     writes wait: the journal retries the same batch for "
+                    f"{os.environ.get('MCB_LINK_RETRY_SECONDS') or EXTERNAL_LINK_RETRY_SECONDS} s "
+                    "(MCB_LINK_RETRY_SECONDS), then leaves the apply recovery_required (mcb recovery review OP)",
+                    flush=True,
+                )
             return
         if self.down_since is not None:
             print(f"  world host     back after {now - self.down_since:.0f} s", flush=True)
             self.down_since = None
         if ident.world_uuid != self.world:
-            print(f"  world host     now serves ANOTHER world ({ident.world_uuid}, was {self.world}): plans and cursors "
-                  "of the old world are refused", flush=True)
+            print(
+                f"  world host     now serves ANOTHER world ({ident.world_uuid}, was {self.world}): plans and cursors "
+                "of the old world are refused",
+                flush=True,
+            )
             self.world = ident.world_uuid
         if ident.host_instance != self.instance:
-            print("  world host     restarted (new host instance): cursors of the change feed answer resync_required; "
-                  f"{ident.line()}", flush=True)
+            print(
+                "  world host     restarted (new host instance): cursors of the change feed answer resync_required; "
+                f"{ident.line()}",
+                flush=True,
+            )
             if ident.restart_line():
                 print(f"                     {ident.restart_line()}", flush=True)
             self.instance = ident.host_instance
@@ -374,9 +425,11 @@ class HostWatch:
 
 def connection_help(s: Settings, target: WorldHostTarget | None = None) -> str:
     target = target or WorldHostTarget()
-    world_line = (f"World: the server at {target.url} (its own save; blocks reach disk at the server's save)"
-                  if target.external else
-                  f"World save (open it in Minecraft Java 1.21.11 after stopping): {s.runtime_dir / 'world'}")
+    world_line = (
+        f"World: the server at {target.url} (its own save; blocks reach disk at the server's save)"
+        if target.external
+        else f"World save (open it in Minecraft Java 1.21.11 after stopping): {s.runtime_dir / 'world'}"
+    )
     url = mcp_url(s)
     tok = s.secrets_dir / "agent.token"
     c = client_configs(s)
@@ -410,8 +463,8 @@ or over stdio (it passes the server only the variables given with -e):
   {c["inspector_stdio"]}
 
 {world_line}
-Ops dashboard: http://127.0.0.1:{s.port('dashboard')}/ (actions need the admin token: {s.secrets_dir / 'admin.token'})
-Logs: {s.runtime_dir / 'logs'}    Health: `mcb status`    Stop: Ctrl-C
+Ops dashboard: http://127.0.0.1:{s.port("dashboard")}/ (actions need the admin token: {s.secrets_dir / "admin.token"})
+Logs: {s.runtime_dir / "logs"}    Health: `mcb status`    Stop: Ctrl-C
 """
 
 
@@ -435,19 +488,21 @@ def client_configs(s: Settings) -> dict[str, str]:
     toml_str = json.dumps  # a TOML basic string accepts JSON's escapes for these paths
     return {
         "claude_code_http": f"claude mcp add --transport http minecraft {url} "
-                            '--header "Authorization: Bearer $MCB_AGENT_TOKEN"',
+        '--header "Authorization: Bearer $MCB_AGENT_TOKEN"',
         "claude_code_stdio": f"claude mcp add --transport stdio --env MCB_RUNTIME_DIR={q(rt)} minecraft -- {q(mcb)} mcp",
         "codex_http": f'[mcp_servers.minecraft]\nurl = {toml_str(url)}\nbearer_token_env_var = "MCB_AGENT_TOKEN"',
-        "codex_stdio": f"[mcp_servers.minecraft]\ncommand = {toml_str(mcb)}\nargs = [\"mcp\"]\n"
-                       f"env = {{ MCB_RUNTIME_DIR = {toml_str(rt)} }}",
-        "cursor_http": json.dumps({"mcpServers": {"minecraft": {
-            "url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}}),
-        "cursor_stdio": json.dumps({"mcpServers": {"minecraft": {
-            "command": mcb, "args": ["mcp"], "env": {"MCB_RUNTIME_DIR": rt}}}}),
+        "codex_stdio": f'[mcp_servers.minecraft]\ncommand = {toml_str(mcb)}\nargs = ["mcp"]\n'
+        f"env = {{ MCB_RUNTIME_DIR = {toml_str(rt)} }}",
+        "cursor_http": json.dumps(
+            {"mcpServers": {"minecraft": {"url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}}
+        ),
+        "cursor_stdio": json.dumps(
+            {"mcpServers": {"minecraft": {"command": mcb, "args": ["mcp"], "env": {"MCB_RUNTIME_DIR": rt}}}}
+        ),
         "inspector_http": f"npx -y @modelcontextprotocol/inspector@{INSPECTOR} --cli {url} --transport http "
-                          '--header "Authorization: Bearer $MCB_AGENT_TOKEN" --method tools/list',
+        '--header "Authorization: Bearer $MCB_AGENT_TOKEN" --method tools/list',
         "inspector_stdio": f"npx -y @modelcontextprotocol/inspector@{INSPECTOR} --cli -e MCB_RUNTIME_DIR={q(rt)} "
-                           f"{q(mcb)} mcp --method tools/list",
+        f"{q(mcb)} mcp --method tools/list",
     }
 
 
@@ -482,11 +537,13 @@ def parse_area(text: str) -> dict:
     try:
         v = [int(p) for p in parts]
     except ValueError:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ "
-                       f"(got {text!r})") from None
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ (got {text!r})"
+        ) from None
     if len(v) != 6:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ "
-                       f"(got {len(v)})")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"the area must be 6 integers minX,minY,minZ,maxX,maxY,maxZ (got {len(v)})"
+        )
     box = Box.parse({"x": v[0], "y": v[1], "z": v[2]}, {"x": v[3], "y": v[4], "z": v[5]}, "area")
     if box.min.y < -64 or box.max.y > 319:
         raise McbError(ErrorCode.OUT_OF_BOUNDS, f"the area's y must lie within -64..319 (got {box.min.y}..{box.max.y})")
@@ -498,16 +555,22 @@ def set_area(s: Settings, text: str, project_id: str | None = None) -> str:
     area = parse_area(text)
     cfg = write_default_config(s)
     projects = cfg.get("projects") or []
-    target = next((p for p in projects if isinstance(p, dict) and (project_id is None or p.get("project_id") == project_id)),
-                  None)
+    target = next(
+        (p for p in projects if isinstance(p, dict) and (project_id is None or p.get("project_id") == project_id)), None
+    )
     if target is None:
-        raise McbError(ErrorCode.NOT_FOUND, f"no project {project_id!r} in {s.config_file}",
-                       details={"projects": [p.get("project_id") for p in projects if isinstance(p, dict)]})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"no project {project_id!r} in {s.config_file}",
+            details={"projects": [p.get("project_id") for p in projects if isinstance(p, dict)]},
+        )
     target["area"] = area
     _save_config(s, cfg)
     a, b = area["min"], area["max"]
-    return (f"project {target.get('project_id')}: build area x {a['x']}..{b['x']}, y {a['y']}..{b['y']}, "
-            f"z {a['z']}..{b['z']}")
+    return (
+        f"project {target.get('project_id')}: build area x {a['x']}..{b['x']}, y {a['y']}..{b['y']}, "
+        f"z {a['z']}..{b['z']}"
+    )
 
 
 def use_world(s: Settings, world: str | None, own_world: bool) -> None:
@@ -537,13 +600,22 @@ def prepare_existing_world(s: Settings) -> str | None:
     info = check_save(Path(path))
     refuse_if_locked(Path(path))
     dest = backup(Path(path), s.runtime_dir / "backups")
-    return (f"Opening your save {path} ({info['name'] or 'unnamed'}, Minecraft {info['minecraftVersion']}); "
-            f"backed up first to {dest}")
+    return (
+        f"Opening your save {path} ({info['name'] or 'unnamed'}, Minecraft {info['minecraftVersion']}); "
+        f"backed up first to {dest}"
+    )
 
 
-def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_file: str | None = None,
-           embedded: bool = False, chat: bool | None = None, world: str | None = None, own_world: bool = False,
-           area: str | None = None) -> int:
+def run_up(
+    quiet: bool = False,
+    world_host: str | None = None,
+    world_host_token_file: str | None = None,
+    embedded: bool = False,
+    chat: bool | None = None,
+    world: str | None = None,
+    own_world: bool = False,
+    area: str | None = None,
+) -> int:
     stop_requested = threading.Event()
 
     def _sig(signum, frame):  # noqa: ANN001
@@ -564,8 +636,11 @@ def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_
         try:
             target = resolve_world_host(s, world_host, world_host_token_file, embedded)
             if world is not None and target.external:
-                raise McbError(ErrorCode.INVALID_REQUEST, "--world opens a save with the embedded world host; "
-                               f"this stack uses the external host {target.url} (add --embedded)")
+                raise McbError(
+                    ErrorCode.INVALID_REQUEST,
+                    "--world opens a save with the embedded world host; "
+                    f"this stack uses the external host {target.url} (add --embedded)",
+                )
             if world is not None:  # a wrong path or version is never remembered
                 from mcb_world_host.existing import check_save
 
@@ -581,9 +656,12 @@ def run_up(quiet: bool = False, world_host: str | None = None, world_host_token_
             print(opened, flush=True)
             if area is None:
                 a = (s.load_config().get("projects") or [{}])[0].get("area") or DEFAULT_AREA
-                print(f"Build area x {a['min']['x']}..{a['max']['x']}, y {a['min']['y']}..{a['max']['y']}, "
-                      f"z {a['min']['z']}..{a['max']['z']} — choose where the agent may build with --area or "
-                      "`mcb area set minX,minY,minZ,maxX,maxY,maxZ`", flush=True)
+                print(
+                    f"Build area x {a['min']['x']}..{a['max']['x']}, y {a['min']['y']}..{a['max']['y']}, "
+                    f"z {a['min']['z']}..{a['max']['z']} — choose where the agent may build with --area or "
+                    "`mcb area set minX,minY,minZ,maxX,maxY,maxZ`",
+                    flush=True,
+                )
         record_addresses(s, target)
         stack = Stack(s, target, chat, stop_requested)
     except KeyboardInterrupt:  # a signal before the handlers above were installed
@@ -629,8 +707,10 @@ def run_status() -> int:
         return 1
     try:
         ident = probe(target.url or s.world_host_url, target.token(s), target.token_source(s), timeout=2.0)
-        print(f"{'world host':<14} {'ok':<9} {ident.url} ({'external' if target.external else 'embedded'})\n"
-              f"{'':<24} {ident.line()}")
+        print(
+            f"{'world host':<14} {'ok':<9} {ident.url} ({'external' if target.external else 'embedded'})\n"
+            f"{'':<24} {ident.line()}"
+        )
         for w in ident.warnings:
             print(f"{'':<24} warning: {w}")
         if ident.restart_line():

@@ -56,8 +56,14 @@ def embedded(tmp: Path, automation: bool = True) -> HostHandle:
     state: dict[str, Proc] = {}
 
     def start() -> None:
-        state["proc"] = start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmp / "logs",
-                                      env=env, health_url=f"{url}/health", timeout=60)
+        state["proc"] = start_process(
+            "world-host",
+            [sys.executable, "-m", "mcb_world_host"],
+            tmp / "logs",
+            env=env,
+            health_url=f"{url}/health",
+            timeout=60,
+        )
 
     def restart(kill9: bool) -> None:
         proc = state["proc"]
@@ -78,8 +84,13 @@ def embedded(tmp: Path, automation: bool = True) -> HostHandle:
 ROOT = Path(__file__).resolve().parents[2]
 JAVA_PROJECT = ROOT / "paper-plugin"
 JAVA_JAR = JAVA_PROJECT / "testhost" / "target" / "mcb-world-testhost.jar"
-JAVA_INPUTS = (JAVA_PROJECT / "pom.xml", JAVA_PROJECT / "core", JAVA_PROJECT / "testhost", ROOT / "proto",
-               ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data")
+JAVA_INPUTS = (
+    JAVA_PROJECT / "pom.xml",
+    JAVA_PROJECT / "core",
+    JAVA_PROJECT / "testhost",
+    ROOT / "proto",
+    ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data",
+)
 _java_state: dict[str, object] = {}
 
 
@@ -120,8 +131,10 @@ def _need_jdk_and_maven() -> tuple[Path, str]:
     jdk = find_jdk()
     mvn = shutil.which("mvn")
     if jdk is None or mvn is None:
-        _java_state["skip"] = ("Java host not run: needs a JDK >= 21 and Maven (scripts/bootstrap.sh says how); "
-                               f"found JDK={jdk}, mvn={mvn}")
+        _java_state["skip"] = (
+            "Java host not run: needs a JDK >= 21 and Maven (scripts/bootstrap.sh says how); "
+            f"found JDK={jdk}, mvn={mvn}"
+        )
         pytest.skip(str(_java_state["skip"]))
     return jdk, mvn
 
@@ -184,22 +197,32 @@ MOCK_PLAYER = "mock-player"
 # why the Anvil save test (test_world_host_durability.py) does not apply to a Java host
 NO_ANVIL = {
     "java-core": "java-core: an in-memory world saved in its own format (world.bin) every 300 s and at a clean stop, "
-                 "as a game server: an applied batch does not survive a kill -9 and there are no Anvil region files",
+    "as a game server: an applied batch does not survive a kill -9 and there are no Anvil region files",
     "paper-mock": "paper-mock: MockBukkit keeps the world in memory (HostWorld saves it in its own format only when the "
-                  "plugin saves at disable): an applied batch does not survive a kill -9 and there are no Anvil region "
-                  "files",
+    "plugin saves at disable): an applied batch does not survive a kill -9 and there are no Anvil region "
+    "files",
 }
 
 
-def _java_process_host(kind: str, argv: list[str], tmp: Path, env: dict[str, str], port: int, tokens: dict[str, str],
-                       automation: bool, secrets_dir: Path, timeout: float = 60) -> HostHandle:
+def _java_process_host(
+    kind: str,
+    argv: list[str],
+    tmp: Path,
+    env: dict[str, str],
+    port: int,
+    tokens: dict[str, str],
+    automation: bool,
+    secrets_dir: Path,
+    timeout: float = 60,
+) -> HostHandle:
     """Start ``argv`` as the host ``kind`` and wrap it: restart(kill9), stop, extra ``proc`` and ``secrets_dir``."""
     url = f"http://127.0.0.1:{port}"
     state: dict = {"secrets_dir": secrets_dir, "no_save": NO_ANVIL[kind]}
 
     def start() -> None:
-        state["proc"] = start_process(f"{kind}-host", argv, tmp / "logs", env=env, health_url=f"{url}/health",
-                                      timeout=timeout)
+        state["proc"] = start_process(
+            f"{kind}-host", argv, tmp / "logs", env=env, health_url=f"{url}/health", timeout=timeout
+        )
 
     def restart(kill9: bool) -> None:
         proc = state["proc"]
@@ -225,7 +248,8 @@ def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31")
     env |= {
         "MCB_WORLD_DIR": str(runtime / "java-world"),
         # a simulated spectator camera account (testhost SimulatedCamera; test_camera_account_pose.py)
-        "MCB_CAMERA_ACCOUNT": "mcb-camera", "MCB_CAMERA_AREAS": "-64,-64,-64,63,320,63",
+        "MCB_CAMERA_ACCOUNT": "mcb-camera",
+        "MCB_CAMERA_AREAS": "-64,-64,-64,63,320,63",
     }
     argv = [str(java), "-Xmx256m", "-XX:+UseSerialGC", "-jar", str(jar)]
     return _java_process_host("java-core", argv, tmp, env, port, tokens, automation, secrets_dir)
@@ -235,8 +259,13 @@ def java_core(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31")
 PAPER_MODULE = JAVA_PROJECT / "paper"
 PAPER_CLASSPATH = PAPER_MODULE / "target" / "mock-host.classpath"
 PAPER_JARS = PAPER_MODULE / "target" / "mock-host"  # test.jar, main.jar, core.jar and host.jsa
-PAPER_INPUTS = (JAVA_PROJECT / "pom.xml", JAVA_PROJECT / "core", PAPER_MODULE, ROOT / "proto",
-                ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data")
+PAPER_INPUTS = (
+    JAVA_PROJECT / "pom.xml",
+    JAVA_PROJECT / "core",
+    PAPER_MODULE,
+    ROOT / "proto",
+    ROOT / "libs" / "mcb-common" / "src" / "mcb_common" / "data",
+)
 BUILD_SH = JAVA_PROJECT / "build.sh"
 
 
@@ -252,25 +281,42 @@ def paper_mock_classpath() -> tuple[Path, str]:
     r = subprocess.run([str(BUILD_SH), "--paper-api"], capture_output=True, text=True)
     version = r.stdout.strip()
     if r.returncode == 1:
-        _java_state["paper_skip"] = (f"paper-mock host not run: paper-api {version} does not resolve (it is not on "
-                                     "Maven Central) and ../shared/vendor/paper-api-1.21.11 is absent; "
-                                     "paper-plugin/README.md says how to install it")
+        _java_state["paper_skip"] = (
+            f"paper-mock host not run: paper-api {version} does not resolve (it is not on "
+            "Maven Central) and ../shared/vendor/paper-api-1.21.11 is absent; "
+            "paper-plugin/README.md says how to install it"
+        )
         pytest.skip(str(_java_state["paper_skip"]))
     assert r.returncode == 0, f"paper-plugin/build.sh --paper-api failed ({r.returncode}):\n{r.stderr[-4000:]}"
-    if (not PAPER_CLASSPATH.exists() or not (PAPER_JARS / "core.jar").exists()
-            or PAPER_CLASSPATH.stat().st_mtime < _newest_input(PAPER_INPUTS)):
+    if (
+        not PAPER_CLASSPATH.exists()
+        or not (PAPER_JARS / "core.jar").exists()
+        or PAPER_CLASSPATH.stat().st_mtime < _newest_input(PAPER_INPUTS)
+    ):
         # build.sh takes the Maven lock itself (and the JDK, MCB_M2_REPO); offline first, then Maven Central
-        args = ["-Ppaper", f"-Dpaper.api.version={version}", "-pl", "paper", "-am", "test-compile",
-                "dependency:build-classpath", "-Dmdep.outputFile=target/mock-host.classpath", "-Dmdep.includeScope=test"]
+        args = [
+            "-Ppaper",
+            f"-Dpaper.api.version={version}",
+            "-pl",
+            "paper",
+            "-am",
+            "test-compile",
+            "dependency:build-classpath",
+            "-Dmdep.outputFile=target/mock-host.classpath",
+            "-Dmdep.includeScope=test",
+        ]
         b = subprocess.run([str(BUILD_SH), "-o", *args], capture_output=True, text=True)
         if b.returncode != 0:
             b = subprocess.run([str(BUILD_SH), *args], capture_output=True, text=True)
         assert b.returncode == 0, f"building the paper-mock host failed:\n{b.stdout[-4000:]}\n{b.stderr[-4000:]}"
         _jar_classes(jdk)
         PAPER_CLASSPATH.touch()
-    cp = os.pathsep.join([*(str(PAPER_JARS / f"{n}.jar") for n in ("test", "main", "core")),
-                          *(e for e in PAPER_CLASSPATH.read_text().strip().split(os.pathsep)
-                            if e and not e.endswith("classes"))])
+    cp = os.pathsep.join(
+        [
+            *(str(PAPER_JARS / f"{n}.jar") for n in ("test", "main", "core")),
+            *(e for e in PAPER_CLASSPATH.read_text().strip().split(os.pathsep) if e and not e.endswith("classes")),
+        ]
+    )
     _java_state["java"], _java_state["paper_cp"] = jdk / "bin" / "java", cp
     return jdk / "bin" / "java", cp
 
@@ -280,10 +326,16 @@ def _jar_classes(jdk: Path) -> None:
     on this 2-core machine under load: a start to healthy in 6-10 s with it, 12-15 s without."""
     shutil.rmtree(PAPER_JARS, ignore_errors=True)
     PAPER_JARS.mkdir(parents=True)
-    for name, classes in (("test", PAPER_MODULE / "target" / "test-classes"), ("main", PAPER_MODULE / "target" / "classes"),
-                          ("core", JAVA_PROJECT / "core" / "target" / "classes")):
-        r = subprocess.run([str(jdk / "bin" / "jar"), "--create", "--file", str(PAPER_JARS / f"{name}.jar"),
-                            "-C", str(classes), "."], capture_output=True, text=True)
+    for name, classes in (
+        ("test", PAPER_MODULE / "target" / "test-classes"),
+        ("main", PAPER_MODULE / "target" / "classes"),
+        ("core", JAVA_PROJECT / "core" / "target" / "classes"),
+    ):
+        r = subprocess.run(
+            [str(jdk / "bin" / "jar"), "--create", "--file", str(PAPER_JARS / f"{name}.jar"), "-C", str(classes), "."],
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0, f"jar of {classes} failed: {r.stderr[-2000:]}"
 
 
@@ -299,9 +351,17 @@ def paper_mock(tmp: Path, automation: bool = True, pregen: str = "-32,-32,31,31"
     scratch = tmp / "paper-mock-tmp"  # MockBukkit's temporary plugin folders (a kill -9 leaves them here)
     scratch.mkdir(parents=True, exist_ok=True)
     # the JSA is written at the first clean stop after a build and used by every start after it
-    argv = [str(java), "-XX:+AutoCreateSharedArchive", f"-XX:SharedArchiveFile={PAPER_JARS / 'host.jsa'}",
-            "-Xmx2g", "-XX:+UseSerialGC", f"-Djava.io.tmpdir={scratch}", "-cp", cp,
-            "dev.mcb.world.paper.MockPaperHost"]
+    argv = [
+        str(java),
+        "-XX:+AutoCreateSharedArchive",
+        f"-XX:SharedArchiveFile={PAPER_JARS / 'host.jsa'}",
+        "-Xmx2g",
+        "-XX:+UseSerialGC",
+        f"-Djava.io.tmpdir={scratch}",
+        "-cp",
+        cp,
+        "dev.mcb.world.paper.MockPaperHost",
+    ]
     h = _java_process_host("paper-mock", argv, tmp, env, port, tokens, automation, secrets_dir, timeout=120)
     h.extra["client_view"] = runtime / "paper-world" / "client-view.json"
     return h
@@ -320,7 +380,10 @@ def paper_live(tmp: Path, automation: bool = True) -> HostHandle:
     return HostHandle("paper-live", os.environ["MCB_LIVE_WORLD_URL"].rstrip("/"), tokens, True)  # type: ignore[arg-type]
 
 
-FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {"embedded": embedded, "java-core": java_core,
-                                                            "paper-mock": paper_mock}
+FACTORIES: dict[str, Callable[[Path, bool], HostHandle]] = {
+    "embedded": embedded,
+    "java-core": java_core,
+    "paper-mock": paper_mock,
+}
 if os.environ.get("MCB_LIVE_WORLD_URL"):
     FACTORIES = {"paper-live": paper_live}  # only the live server: its world must be fresh and flat

@@ -152,8 +152,14 @@ def test_kill9_at_random_moments_loses_duplicates_and_clobbers_nothing(tmp_path,
                 if not p:
                     clobber = bid
                     x, y, z = entries[0][:3]
-                    auto.ok("automation_set_blocks", {"actor": "player", "playerId": "alice",
-                                                      "blocks": [{"x": x, "y": y, "z": z, "state": "minecraft:dirt"}]})
+                    auto.ok(
+                        "automation_set_blocks",
+                        {
+                            "actor": "player",
+                            "playerId": "alice",
+                            "blocks": [{"x": x, "y": y, "z": z, "state": "minecraft:dirt"}],
+                        },
+                    )
                     break
 
             # replay every batch id: the original answers, lost blocks written again, nothing twice
@@ -190,15 +196,25 @@ def test_kill9_at_random_moments_loses_duplicates_and_clobbers_nothing(tmp_path,
         h.restart(True)
         info = c.ok("world_info")
         assert info["paused"] is True, seed
-        c.err("batch_apply", {"batchId": "while-paused", "worldEpoch": epoch, "entries": [
-            {"x": 0, "y": 200, "z": 0, "expected": AIR, "desired": STONE}]}, 423, "paused")
+        c.err(
+            "batch_apply",
+            {
+                "batchId": "while-paused",
+                "worldEpoch": epoch,
+                "entries": [{"x": 0, "y": 200, "z": 0, "expected": AIR, "desired": STONE}],
+            },
+            423,
+            "paused",
+        )
         c.ok("resume", {"reason": "go on"})
         replay_all(c, epoch, done, seed)  # what the last replays wrote may have been lost again
 
         # a clean stop saves the world and keeps cursors, revisions and records
         page_cursor = c.ok("events_since", {"cursor": ""})["nextCursor"]
-        auto.ok("automation_set_blocks", {"actor": "player", "playerId": "bob",
-                                          "blocks": [{"x": 1, "y": 250, "z": 1, "state": "minecraft:glass"}]})
+        auto.ok(
+            "automation_set_blocks",
+            {"actor": "player", "playerId": "bob", "blocks": [{"x": 1, "y": 250, "z": 1, "state": "minecraft:glass"}]},
+        )
         r = apply(c, "clean-1", [(2, 250, 2, AIR, STONE)], epoch).json()["result"]
         assert r["status"] == "applied"
         instance = c.ok("world_info")["hostInstance"]

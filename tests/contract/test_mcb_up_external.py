@@ -18,8 +18,18 @@ import pytest
 from contract.hosts import java_core
 from harness import ROOT, free_ports, interrupt, wait_until
 
-PORTS = ["bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health", "journal_health",
-         "camera_health", "redis", "world_host", "dashboard"]
+PORTS = [
+    "bridge",
+    "planner_grpc",
+    "journal_grpc",
+    "camera_grpc",
+    "planner_health",
+    "journal_health",
+    "camera_health",
+    "redis",
+    "world_host",
+    "dashboard",
+]
 
 
 class Up:
@@ -36,9 +46,14 @@ class Up:
         env["MCB_ACP_ARGS"] = json.dumps([str(ROOT / "tests" / "scripted_acp_agent.py")])
         self.env = env
         self.log_path = runtime / "mcb-up.log"
-        self.popen = subprocess.Popen([sys.executable, "-m", "mcb_cli.main", "up", *args],
-                                      stdout=open(self.log_path, "ab"), stderr=subprocess.STDOUT,  # noqa: SIM115
-                                      env=env, cwd=ROOT, start_new_session=True)
+        self.popen = subprocess.Popen(
+            [sys.executable, "-m", "mcb_cli.main", "up", *args],
+            stdout=open(self.log_path, "ab"),
+            stderr=subprocess.STDOUT,  # noqa: SIM115
+            env=env,
+            cwd=ROOT,
+            start_new_session=True,
+        )
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -57,8 +72,14 @@ class Up:
         wait_until(seen, timeout, f"{text!r} in the mcb up log", interval=0.2)
 
     def status(self) -> str:
-        r = subprocess.run([sys.executable, "-m", "mcb_cli.main", "status"], env=self.env, cwd=ROOT,
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "status"],
+            env=self.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         return r.stdout + r.stderr
 
     def stop(self) -> int:
@@ -95,9 +116,12 @@ def test_stack_runs_against_the_external_host(java_host, tmp_path: Path):
         cfg = json.loads((tmp_path / "rt" / "config.json").read_text())
         assert cfg["world_host"]["url"] == java_host.base_url
         _build_seed(up)
-        got = httpx.post(f"{java_host.base_url}/v1/rpc", json={"method": "blocks_get", "params": {
-            "xyz": [0, 64, 0, 1, 65, 1]}, "requestId": "t"},
-            headers={"Authorization": f"Bearer {java_host.tokens['service']}"}, timeout=30).json()
+        got = httpx.post(
+            f"{java_host.base_url}/v1/rpc",
+            json={"method": "blocks_get", "params": {"xyz": [0, 64, 0, 1, 65, 1]}, "requestId": "t"},
+            headers={"Authorization": f"Bearer {java_host.tokens['service']}"},
+            timeout=30,
+        ).json()
         assert got["ok"], got
         palette, idx = got["result"]["palette"], got["result"]["state"]
         assert [palette[i] for i in idx] == ["minecraft:stone_bricks", "minecraft:air"], got["result"]
@@ -115,9 +139,18 @@ def _build_seed(up: Up) -> None:
     from e2e.mcpclient import apply_and_wait, call, http_client
 
     token = (up.runtime / "secrets" / "agent.token").read_text().strip()
-    recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 64, "z": 0},
-                                            "max": {"x": 2, "y": 66, "z": 2}, "block": "minecraft:stone_bricks",
-                                            "hollow": True}]}
+    recipe = {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 64, "z": 0},
+                "max": {"x": 2, "y": 66, "z": 2},
+                "block": "minecraft:stone_bricks",
+                "hollow": True,
+            }
+        ],
+    }
 
     async def main() -> None:
         async with http_client(f"http://127.0.0.1:{up.ports['bridge']}/mcp", token) as client:
@@ -161,9 +194,18 @@ class _SkewedHost(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self._send({"ok": True, "result": {"worldUuid": "u", "dataVersion": 4325, "minecraftVersion": "1.21.5",
-                                           "protocolVersion": "mcb.world.v1", "capabilities": [
-                                               "region_read", "blocks_get", "batch_apply", "events_since", "pause"]}})
+        self._send(
+            {
+                "ok": True,
+                "result": {
+                    "worldUuid": "u",
+                    "dataVersion": 4325,
+                    "minecraftVersion": "1.21.5",
+                    "protocolVersion": "mcb.world.v1",
+                    "capabilities": ["region_read", "blocks_get", "batch_apply", "events_since", "pause"],
+                },
+            }
+        )
 
     def log_message(self, *a):  # noqa: D102
         pass
@@ -175,8 +217,13 @@ def test_version_skew_is_refused(tmp_path: Path):
     try:
         tf = tmp_path / "service.token"
         tf.write_text("t\n")
-        up = Up(tmp_path / "rt", "--world-host", f"http://127.0.0.1:{srv.server_address[1]}",
-                "--world-host-token-file", str(tf))
+        up = Up(
+            tmp_path / "rt",
+            "--world-host",
+            f"http://127.0.0.1:{srv.server_address[1]}",
+            "--world-host-token-file",
+            str(tf),
+        )
         assert up.wait_exit() == 1
         assert "Minecraft 1.21.5 (data version 4325)" in up.log()
     finally:

@@ -24,8 +24,9 @@ def poll(host, client_id: str, max_messages: int = 0) -> dict:
 
 
 def reply(host, client_id: str, mid: str, player: str, text: str = "", done: bool = False, error: str = ""):
-    return Client(host, "admin").call("chat_reply", {"id": mid, "playerId": player, "text": text, "done": done,
-                                                     "error": error, "clientId": client_id})
+    return Client(host, "admin").call(
+        "chat_reply", {"id": mid, "playerId": player, "text": text, "done": done, "error": error, "clientId": client_id}
+    )
 
 
 def outbox(host, player: str) -> list[str]:
@@ -37,9 +38,11 @@ def paused(host) -> bool:
 
 
 def test_poll_is_fifo_with_context_and_types(world_host):
-    ids = [say(world_host, "alice", "build a tower here", position=POS, targetBlock=TARGET),
-           say(world_host, "bob", "add windows"),
-           say(world_host, "alice", "and a roof")]
+    ids = [
+        say(world_host, "alice", "build a tower here", position=POS, targetBlock=TARGET),
+        say(world_host, "bob", "add windows"),
+        say(world_host, "alice", "and a roof"),
+    ]
     assert len(set(ids)) == 3
     first = poll(world_host, "bridge-1", max_messages=2)
     assert first["tookOver"] is False
@@ -64,9 +67,16 @@ def test_cancel_pauses_writes_at_once_without_a_bridge(world_host):
     assert paused(world_host) is False
     mid = say(world_host, "alice", "  /AI Stop ")
     assert paused(world_host) is True  # nobody polled: the host paused by itself
-    e = c.err("batch_apply", {"batchId": "chat-c1", "worldEpoch": epoch,
-                              "entries": [{"x": 11, "y": 64, "z": 11, "expected": AIR, "desired": STONE}]},
-              423, "paused")
+    e = c.err(
+        "batch_apply",
+        {
+            "batchId": "chat-c1",
+            "worldEpoch": epoch,
+            "entries": [{"x": 11, "y": 64, "z": 11, "expected": AIR, "desired": STONE}],
+        },
+        423,
+        "paused",
+    )
     assert e["retryable"] is True
     say(world_host, "bob", "stop")
     msgs = poll(world_host, "bridge-1")["messages"]
@@ -84,19 +94,44 @@ def test_cancel_pauses_writes_at_once_without_a_bridge(world_host):
 # One rule on every host (ChatCommands.java / mcb_common.chatcommands): a line is a command only
 # when it is exactly one; "stop" is a cancel (the host pauses), other commands are "command".
 TYPED = [
-    ("stop", "cancel"), (" /AI Cancel ", "cancel"), ("resume", "command"), ("/ai status", "command"),
-    ("project create Castle_2", "command"), ("project use castle", "command"), ("area set 24", "command"),
-    ("area set ~-5 60 ~ 10 ~12 -3", "command"), ("undo", "command"), ("undo op_0123abcd", "command"),
-    ("protect pt_ab12 off", "command"), ("camera save front-door", "command"),
-    ("preview", "command"), ("/ai Apply", "command"), ("reject", "command"), ("apply the wall", "prompt"),
-    ("protect pt_ab12 off", "command"), ("camera save front-door", "command"), ("who", "command"),
-    ("/ai WHO ~-2 ~ ~-2 ~2 ~3 ~2", "command"), ("who broke my wall", "prompt"), ("who 1 2 3", "prompt"),
-    ("stop the tower at y=80", "prompt"), ("status of the wall", "prompt"), ("project create my house", "prompt"),
-    ("area set here", "prompt"), ("area set 1 2 3", "prompt"), ("undo the last wall", "prompt"),
-    ("protect tower", "prompt"), ("camera save the front", "prompt"), ("resume building", "prompt"),
-    ("rollback Griefer", "command"), ("/ai ROLLBACK griefer SINCE 2H ~-8 60 ~-8 ~8 80 ~8", "command"),
-    ("rollback explosion since 30m 16", "command"), ("rollback confirm pl_ab12", "prompt"),
-    ("rollback the griefer", "prompt"), ("rollback Bob since 2 days", "prompt"), ("rollback Bob 1 2 3", "prompt"),
+    ("stop", "cancel"),
+    (" /AI Cancel ", "cancel"),
+    ("resume", "command"),
+    ("/ai status", "command"),
+    ("project create Castle_2", "command"),
+    ("project use castle", "command"),
+    ("area set 24", "command"),
+    ("area set ~-5 60 ~ 10 ~12 -3", "command"),
+    ("undo", "command"),
+    ("undo op_0123abcd", "command"),
+    ("protect pt_ab12 off", "command"),
+    ("camera save front-door", "command"),
+    ("preview", "command"),
+    ("/ai Apply", "command"),
+    ("reject", "command"),
+    ("apply the wall", "prompt"),
+    ("protect pt_ab12 off", "command"),
+    ("camera save front-door", "command"),
+    ("who", "command"),
+    ("/ai WHO ~-2 ~ ~-2 ~2 ~3 ~2", "command"),
+    ("who broke my wall", "prompt"),
+    ("who 1 2 3", "prompt"),
+    ("stop the tower at y=80", "prompt"),
+    ("status of the wall", "prompt"),
+    ("project create my house", "prompt"),
+    ("area set here", "prompt"),
+    ("area set 1 2 3", "prompt"),
+    ("undo the last wall", "prompt"),
+    ("protect tower", "prompt"),
+    ("camera save the front", "prompt"),
+    ("resume building", "prompt"),
+    ("rollback Griefer", "command"),
+    ("/ai ROLLBACK griefer SINCE 2H ~-8 60 ~-8 ~8 80 ~8", "command"),
+    ("rollback explosion since 30m 16", "command"),
+    ("rollback confirm pl_ab12", "prompt"),
+    ("rollback the griefer", "prompt"),
+    ("rollback Bob since 2 days", "prompt"),
+    ("rollback Bob 1 2 3", "prompt"),
 ]
 
 
@@ -133,8 +168,12 @@ def test_reply_goes_to_the_initiator_only_from_the_lease_holder(world_host):
     assert r.json()["result"]["delivered"] is True
     r = reply(world_host, "bridge-1", mid, "alice", "", done=True, error="conflict at 1,64,2")
     assert r.json()["result"]["delivered"] is True
-    assert outbox(world_host, "alice") == ["inspecting the area", "planned 40 blocks", "applying 50%",
-                                           "[ai] error: conflict at 1,64,2"]
+    assert outbox(world_host, "alice") == [
+        "inspecting the area",
+        "planned 40 blocks",
+        "applying 50%",
+        "[ai] error: conflict at 1,64,2",
+    ]
     assert outbox(world_host, "bob") == []
     # done ended the lease
     r = reply(world_host, "bridge-1", mid, "alice", "again")
@@ -193,8 +232,16 @@ def test_new_client_takes_over_pauses_and_fails_leased_messages(world_host):
     assert res["tookOver"] is True
     assert [m["id"] for m in res["messages"]] == [waiting]  # the unleased one goes to the new bridge
     assert paused(world_host) is True
-    c.err("batch_apply", {"batchId": "chat-t1", "worldEpoch": epoch,
-                          "entries": [{"x": 12, "y": 64, "z": 12, "expected": AIR, "desired": STONE}]}, 423, "paused")
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "chat-t1",
+            "worldEpoch": epoch,
+            "entries": [{"x": 12, "y": 64, "z": 12, "expected": AIR, "desired": STONE}],
+        },
+        423,
+        "paused",
+    )
     (notice,) = outbox(world_host, "alice")
     assert notice.startswith("[ai] ") and "bridge restarted" in notice and "build a bridge" in notice
     assert outbox(world_host, "bob") == []
@@ -222,8 +269,10 @@ def test_player_context(world_host):
 
 def test_chat_scopes_and_validation(world_host):
     svc, admin, auto = Client(world_host), Client(world_host, "admin"), Client(world_host, "automation")
-    for method, params in (("chat_poll", {"clientId": "b"}),
-                           ("chat_reply", {"id": "m", "playerId": "p", "clientId": "b"})):
+    for method, params in (
+        ("chat_poll", {"clientId": "b"}),
+        ("chat_reply", {"id": "m", "playerId": "p", "clientId": "b"}),
+    ):
         svc.err(method, params, 403, "permission_denied")
         auto.err(method, params, 403, "permission_denied")
         svc.err(method, params, 401, "unauthenticated", token=world_host.tokens["agent"])

@@ -15,11 +15,15 @@ import anvil_check as indie  # noqa: E402
 
 def test_applied_batch_survives_kill9_and_is_a_real_save(world_host):
     if world_host.restart is None or world_host.world_dir is None:
-        pytest.skip(world_host.extra.get("no_save") or  # the host's own reason (hosts.py)
-                    f"host-specific ({world_host.name}): needs a restartable host that writes a save on this machine")
+        pytest.skip(
+            world_host.extra.get("no_save")  # the host's own reason (hosts.py)
+            or f"host-specific ({world_host.name}): needs a restartable host that writes a save on this machine"
+        )
     c = Client(world_host)
     epoch = c.ok("world_info")["epoch"]
-    entries = [(x, 64 + (x % 3), z, AIR, STONE if (x + z) % 2 else GLASS) for x in range(-20, 20, 3) for z in range(-20, 20, 5)]
+    entries = [
+        (x, 64 + (x % 3), z, AIR, STONE if (x + z) % 2 else GLASS) for x in range(-20, 20, 3) for z in range(-20, 20, 5)
+    ]
     r = apply(c, "durable", entries, epoch).json()["result"]
     assert r["status"] == "applied" and r["written"] == len(entries)
     uuid_before = c.ok("world_info")["worldUuid"]
@@ -54,17 +58,24 @@ def test_save_completes_the_region_files_while_the_host_runs_and_kill9_before_a_
     epoch = c.ok("world_info")["epoch"]
     first = [(x, 90, z, AIR, GLASS) for x in range(-30, 30, 7) for z in range(-30, 30, 11)]
     assert apply(c, "before-save", first, epoch).json()["result"]["status"] == "applied"
-    denied = httpx.post(f"{world_host.base_url}/v1/save", headers={"Authorization": f"Bearer {world_host.tokens['automation']}"},
-                        timeout=60)
+    denied = httpx.post(
+        f"{world_host.base_url}/v1/save",
+        headers={"Authorization": f"Bearer {world_host.tokens['automation']}"},
+        timeout=60,
+    )
     assert denied.status_code == 403 and denied.json()["error"]["code"] == "permission_denied"
-    r = httpx.post(f"{world_host.base_url}/v1/save", headers={"Authorization": f"Bearer {world_host.tokens['admin']}"},
-                   timeout=60)
+    r = httpx.post(
+        f"{world_host.base_url}/v1/save", headers={"Authorization": f"Bearer {world_host.tokens['admin']}"}, timeout=60
+    )
     assert r.status_code == 200 and r.json()["result"]["saved"] is True, r.text
     assert r.json()["result"]["chunksWritten"] >= 1
     world = world_host.world_dir
     for x, y, z, _, d in first:  # read while the host runs
         cx, cz = x >> 4, z >> 4
-        assert indie.get(indie.chunk(indie.open_region(world / "region" / f"r.{cx >> 5}.{cz >> 5}.mca"), cx, cz), x, y, z) == d
+        assert (
+            indie.get(indie.chunk(indie.open_region(world / "region" / f"r.{cx >> 5}.{cz >> 5}.mca"), cx, cz), x, y, z)
+            == d
+        )
     second = [(x, 91, z, AIR, STONE) for x in range(-30, 30, 5) for z in range(-30, 30, 9)]
     assert apply(c, "before-kill", second, epoch).json()["result"]["status"] == "applied"
     world_host.restart(True)  # kill -9 at once: no checkpoint ran since the answer
@@ -73,4 +84,7 @@ def test_save_completes_the_region_files_while_the_host_runs_and_kill9_before_a_
     world_host.stop()
     for x, y, z, _, d in first + second:
         cx, cz = x >> 4, z >> 4
-        assert indie.get(indie.chunk(indie.open_region(world / "region" / f"r.{cx >> 5}.{cz >> 5}.mca"), cx, cz), x, y, z) == d
+        assert (
+            indie.get(indie.chunk(indie.open_region(world / "region" / f"r.{cx >> 5}.{cz >> 5}.mca"), cx, cz), x, y, z)
+            == d
+        )

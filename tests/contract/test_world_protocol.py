@@ -73,24 +73,48 @@ def block(c: Client, x, y, z) -> str:
 
 
 def apply(c: Client, bid: str, entries, epoch: int, deps=()) -> httpx.Response:
-    return c.call("batch_apply", {
-        "batchId": bid, "worldEpoch": epoch, "operationId": "op-" + bid,
-        "entries": [{"x": x, "y": y, "z": z, "expected": e, "desired": d} for x, y, z, e, d in entries],
-        "dependencies": [{"x": x, "y": y, "z": z, "expected": e} for x, y, z, e in deps],
-    })
+    return c.call(
+        "batch_apply",
+        {
+            "batchId": bid,
+            "worldEpoch": epoch,
+            "operationId": "op-" + bid,
+            "entries": [{"x": x, "y": y, "z": z, "expected": e, "desired": d} for x, y, z, e, d in entries],
+            "dependencies": [{"x": x, "y": y, "z": z, "expected": e} for x, y, z, e in deps],
+        },
+    )
 
 
 # ---- health, info ----------------------------------------------------------------------------
 def test_health_and_world_info(world_host):
     h = httpx.get(f"{world_host.base_url}/health", timeout=10).json()
     assert h["status"] == "ok" and h["protocolVersion"] == "mcb.world.v1"
-    assert set(h) <= {"status", "service", "version", "protocolVersion", "paused",
-                      "uptime_s", "started_at", "last_error"}  # the shared fields (docs/world-protocol.md)
+    assert set(h) <= {
+        "status",
+        "service",
+        "version",
+        "protocolVersion",
+        "paused",
+        "uptime_s",
+        "started_at",
+        "last_error",
+    }  # the shared fields (docs/world-protocol.md)
     assert isinstance(h["uptime_s"], int | float) and h["uptime_s"] >= 0 and h["started_at"].endswith("Z")
     assert h["last_error"] is None or set(h["last_error"]) == {"code", "message", "at"}
     info = Client(world_host).ok("world_info")
-    for key in ("worldUuid", "worldName", "epoch", "dataVersion", "minecraftVersion", "minY", "maxY",
-                "registry", "hostInstance", "paused", "capabilities"):
+    for key in (
+        "worldUuid",
+        "worldName",
+        "epoch",
+        "dataVersion",
+        "minecraftVersion",
+        "minY",
+        "maxY",
+        "registry",
+        "hostInstance",
+        "paused",
+        "capabilities",
+    ):
         assert key in info, key
     uuid.UUID(info["worldUuid"])
     assert info["minY"] == -64 and info["maxY"] == 319 and info["epoch"] >= 1
@@ -104,7 +128,10 @@ def test_region_read_flat_ground_and_errors(world_host):
     blocks = read_region(c, (-2, 62, -2), (1, 64, 1))
     assert blocks[(0, 64, 0)] == AIR and blocks[(-2, 63, 1)] == GRASS and blocks[(1, 62, -2)] == "minecraft:dirt"
     res = c.ok("region_read", {"min": v(-32, -64, -32), "max": v(-28, -60, -28)})
-    assert set(res["palette"]) == {AIR, "minecraft:bedrock", STONE} or set(res["palette"]) == {"minecraft:bedrock", STONE}
+    assert set(res["palette"]) == {AIR, "minecraft:bedrock", STONE} or set(res["palette"]) == {
+        "minecraft:bedrock",
+        STONE,
+    }
     assert res["revisions"] and {"cx", "sy", "cz", "revision"} <= set(res["revisions"][0])
     e = c.err("region_read", {"min": v(1000, 0, 1000), "max": v(1017, 0, 1000)}, 404, "not_found")
     assert sorted(map(tuple, e["details"]["missingChunks"])) == [(62, 62), (63, 62)]
@@ -125,8 +152,11 @@ def test_chunks_exist_answers_which_chunks_are_stored_without_generating(world_h
     width = hi[0] - lo[0] + 1
     bits = base64.b64decode(res["bitmap"])
     assert len(bits) == (width * (hi[1] - lo[1] + 1) + 7) // 8
-    said = {(lo[0] + i % width, lo[1] + i // width) for i in range(width * (hi[1] - lo[1] + 1))
-            if bits[i >> 3] >> (i & 7) & 1}
+    said = {
+        (lo[0] + i % width, lo[1] + i // width)
+        for i in range(width * (hi[1] - lo[1] + 1))
+        if bits[i >> 3] >> (i & 7) & 1
+    }
     readable = set()
     for cx in range(lo[0], hi[0] + 1):
         for cz in range(lo[1], hi[1] + 1):
@@ -137,7 +167,9 @@ def test_chunks_exist_answers_which_chunks_are_stored_without_generating(world_h
                 assert r["error"]["code"] == "not_found", r
     assert said == readable and res["count"] == len(said)
     assert 0 < len(said) < width * (hi[1] - lo[1] + 1)  # the range has both kinds
-    assert c.ok("chunks_exist", {"minCx": lo[0], "minCz": lo[1], "maxCx": hi[0], "maxCz": hi[1]}) == res  # nothing generated
+    assert (
+        c.ok("chunks_exist", {"minCx": lo[0], "minCz": lo[1], "maxCx": hi[0], "maxCz": hi[1]}) == res
+    )  # nothing generated
     none = c.ok("chunks_exist", {"minCx": 5000, "minCz": 5000, "maxCx": 5255, "maxCz": 5255})  # 65,536 chunks
     assert none["count"] == 0 and set(base64.b64decode(none["bitmap"])) == {0}
     c.err("chunks_exist", {"minCx": 0, "minCz": 0, "maxCx": 256, "maxCz": 255}, 413, "budget_exceeded")
@@ -164,9 +196,18 @@ def test_a_request_proposing_an_h2c_upgrade_is_read_whole(world_host):
     u = urlsplit(world_host.base_url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     body = json.dumps({"method": "blocks_get", "params": {"xyz": [0, 63, 0]}, "requestId": "h2c-1"})
-    conn.request("POST", "/v1/rpc", body=body, headers={
-        "Authorization": f"Bearer {c.token}", "Content-Type": "application/json",
-        "Connection": "Upgrade, HTTP2-Settings", "Upgrade": "h2c", "HTTP2-Settings": "AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA"})
+    conn.request(
+        "POST",
+        "/v1/rpc",
+        body=body,
+        headers={
+            "Authorization": f"Bearer {c.token}",
+            "Content-Type": "application/json",
+            "Connection": "Upgrade, HTTP2-Settings",
+            "Upgrade": "h2c",
+            "HTTP2-Settings": "AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA",
+        },
+    )
     r = conn.getresponse()
     got = json.loads(r.read())
     conn.close()
@@ -196,18 +237,58 @@ def test_batch_written_already_conflict_all_or_nothing(world_host):
     body = apply(c, "b4", [(20, 64, 20, AIR, GLASS), (-20, 64, -20, AIR, GLASS)], epoch).json()["result"]
     assert body["status"] == "applied" and body["written"] == 2 and len(body["revisions"]) == 2
     # bad input: nothing written
-    c.err("batch_apply", {"batchId": "b5", "worldEpoch": epoch, "entries": [
-        {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
-        {"x": 4, "y": 64, "z": 0, "expected": AIR, "desired": "minecraft:no_such_block"}]}, 400, "unsupported_block")
-    c.err("batch_apply", {"batchId": "b6", "worldEpoch": epoch, "entries": [
-        {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
-        {"x": 3, "y": 400, "z": 0, "expected": AIR, "desired": STONE}]}, 400, "out_of_bounds")
-    c.err("batch_apply", {"batchId": "b7", "worldEpoch": epoch, "entries": [
-        {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
-        {"x": 900, "y": 64, "z": 0, "expected": AIR, "desired": STONE}]}, 404, "not_found")
-    c.err("batch_apply", {"batchId": "b8", "worldEpoch": epoch + 5, "entries": [
-        {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE}]}, 409, "stale_snapshot")
-    big = [{"x": i % 32, "y": 70 + i // 1024, "z": (i // 32) % 32, "expected": AIR, "desired": STONE} for i in range(513)]
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "b5",
+            "worldEpoch": epoch,
+            "entries": [
+                {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
+                {"x": 4, "y": 64, "z": 0, "expected": AIR, "desired": "minecraft:no_such_block"},
+            ],
+        },
+        400,
+        "unsupported_block",
+    )
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "b6",
+            "worldEpoch": epoch,
+            "entries": [
+                {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
+                {"x": 3, "y": 400, "z": 0, "expected": AIR, "desired": STONE},
+            ],
+        },
+        400,
+        "out_of_bounds",
+    )
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "b7",
+            "worldEpoch": epoch,
+            "entries": [
+                {"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
+                {"x": 900, "y": 64, "z": 0, "expected": AIR, "desired": STONE},
+            ],
+        },
+        404,
+        "not_found",
+    )
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "b8",
+            "worldEpoch": epoch + 5,
+            "entries": [{"x": 3, "y": 64, "z": 0, "expected": AIR, "desired": STONE}],
+        },
+        409,
+        "stale_snapshot",
+    )
+    big = [
+        {"x": i % 32, "y": 70 + i // 1024, "z": (i // 32) % 32, "expected": AIR, "desired": STONE} for i in range(513)
+    ]
     c.err("batch_apply", {"batchId": "b9", "worldEpoch": epoch, "entries": big}, 413, "budget_exceeded")
     assert block(c, 3, 64, 0) == AIR
 
@@ -229,8 +310,16 @@ def test_pause_resume(world_host):
     epoch = c.ok("world_info")["epoch"]
     assert c.ok("pause", {"reason": "stop"})["paused"] is True
     assert httpx.get(f"{world_host.base_url}/health").json()["paused"] is True
-    e = c.err("batch_apply", {"batchId": "p1", "worldEpoch": epoch,
-                              "entries": [{"x": 6, "y": 64, "z": 6, "expected": AIR, "desired": STONE}]}, 423, "paused")
+    e = c.err(
+        "batch_apply",
+        {
+            "batchId": "p1",
+            "worldEpoch": epoch,
+            "entries": [{"x": 6, "y": 64, "z": 6, "expected": AIR, "desired": STONE}],
+        },
+        423,
+        "paused",
+    )
     assert e["retryable"] is True
     assert block(c, 6, 64, 6) == AIR
     assert c.ok("resume")["paused"] is False
@@ -248,8 +337,16 @@ def test_a_pause_survives_a_kill9_restart(world_host):
     world_host.restart(True)  # kill -9 right after the answer, then start again
     info = c.ok("world_info")
     assert info["paused"] is True and httpx.get(f"{world_host.base_url}/health").json()["paused"] is True
-    c.err("batch_apply", {"batchId": "after-crash", "worldEpoch": info["epoch"],
-                          "entries": [{"x": 7, "y": 64, "z": 7, "expected": AIR, "desired": STONE}]}, 423, "paused")
+    c.err(
+        "batch_apply",
+        {
+            "batchId": "after-crash",
+            "worldEpoch": info["epoch"],
+            "entries": [{"x": 7, "y": 64, "z": 7, "expected": AIR, "desired": STONE}],
+        },
+        423,
+        "paused",
+    )
     assert c.ok("resume", {"reason": "checked"})["paused"] is False
     world_host.restart(False)  # a resume survives too
     assert c.ok("world_info")["paused"] is False
@@ -263,8 +360,15 @@ def test_an_events_page_holds_a_thousand(world_host):
     """limit 0 (what the journal's observer asks) is the host's page, 1,000 events; 1,000 may be asked."""
     c, auto = Client(world_host), Client(world_host, "automation")
     cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
-    auto.ok("automation_set_blocks", {"actor": "player", "blocks": [
-        {"x": x, "y": y, "z": z, "state": "stone"} for x in range(30) for y in range(66, 70) for z in range(10)]})
+    auto.ok(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "blocks": [
+                {"x": x, "y": y, "z": z, "state": "stone"} for x in range(30) for y in range(66, 70) for z in range(10)
+            ],
+        },
+    )
     big = c.ok("events_since", {"cursor": cur})
     assert len(big["events"]) == 1000 and big["complete"] is False
     rest = c.ok("events_since", {"cursor": big["nextCursor"], "limit": 1000})
@@ -277,10 +381,19 @@ def test_events_player_external_ours_and_resync(world_host):
     c = Client(world_host)
     auto = Client(world_host, "automation")
     cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
-    assert auto.ok("automation_set_blocks", {"actor": "player", "playerId": "alice",
-                                             "blocks": [{"x": 7, "y": 64, "z": 7, "state": "stone"}]})["changed"] == 1
-    assert auto.ok("automation_set_blocks", {"actor": "external",
-                                             "blocks": [{"x": 8, "y": 64, "z": 8, "state": "glass"}]})["changed"] == 1
+    assert (
+        auto.ok(
+            "automation_set_blocks",
+            {"actor": "player", "playerId": "alice", "blocks": [{"x": 7, "y": 64, "z": 7, "state": "stone"}]},
+        )["changed"]
+        == 1
+    )
+    assert (
+        auto.ok(
+            "automation_set_blocks", {"actor": "external", "blocks": [{"x": 8, "y": 64, "z": 8, "state": "glass"}]}
+        )["changed"]
+        == 1
+    )
     epoch = c.ok("world_info")["epoch"]
     apply(c, "ev1", [(9, 64, 9, AIR, STONE)], epoch)
     page = c.ok("events_since", {"cursor": cur, "limit": 100})
@@ -291,8 +404,10 @@ def test_events_player_external_ours_and_resync(world_host):
     assert page["complete"] is True and page["resyncRequired"] is False
     assert block(c, 8, 64, 8) == GLASS  # the external write happened, silently
     # paging
-    auto.ok("automation_set_blocks", {"actor": "player", "blocks": [
-        {"x": x, "y": 65, "z": 0, "state": "stone"} for x in range(5)]})
+    auto.ok(
+        "automation_set_blocks",
+        {"actor": "player", "blocks": [{"x": x, "y": 65, "z": 0, "state": "stone"} for x in range(5)]},
+    )
     p1 = c.ok("events_since", {"cursor": page["nextCursor"], "limit": 2})
     assert len(p1["events"]) == 2 and p1["complete"] is False
     p2 = c.ok("events_since", {"cursor": p1["nextCursor"], "limit": 100})
@@ -316,12 +431,18 @@ def test_environment_changes_are_their_own_source(world_host):
     c = Client(world_host)
     auto = Client(world_host, "automation")
     cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
-    auto.ok("automation_set_blocks", {"actor": "environment",
-                                      "blocks": [{"x": 11, "y": 64, "z": 11, "state": "minecraft:water"}]})
+    auto.ok(
+        "automation_set_blocks",
+        {"actor": "environment", "blocks": [{"x": 11, "y": 64, "z": 11, "state": "minecraft:water"}]},
+    )
     evs = c.ok("events_since", {"cursor": cur, "limit": 100})["events"]
     assert [(e["x"], e["source"], e["playerId"]) for e in evs] == [(11, "environment", "")]
-    auto.err("automation_set_blocks", {"actor": "wizard", "blocks": [{"x": 1, "y": 64, "z": 1, "state": "stone"}]},
-             400, "invalid_request")
+    auto.err(
+        "automation_set_blocks",
+        {"actor": "wizard", "blocks": [{"x": 1, "y": 64, "z": 1, "state": "stone"}]},
+        400,
+        "invalid_request",
+    )
 
 
 def test_events_carry_the_player_name_and_the_environment_cause(world_host):
@@ -329,27 +450,52 @@ def test_events_carry_the_player_name_and_the_environment_cause(world_host):
     closed vocabulary of mcb_common.causes); other sources carry neither. Every field is printed."""
     c, auto = Client(world_host), Client(world_host, "automation")
     cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
-    auto.ok("automation_set_blocks", {"actor": "player", "playerId": "0f6a-uuid", "playerName": "Alice_2",
-                                      "blocks": [{"x": 21, "y": 64, "z": 21, "state": "stone"}]})
-    auto.ok("automation_set_blocks", {"actor": "environment", "cause": "explosion",
-                                      "blocks": [{"x": 22, "y": 64, "z": 21, "state": "stone"}]})
-    auto.ok("automation_set_blocks", {"actor": "environment",
-                                      "blocks": [{"x": 23, "y": 64, "z": 21, "state": "stone"}]})
+    auto.ok(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "playerId": "0f6a-uuid",
+            "playerName": "Alice_2",
+            "blocks": [{"x": 21, "y": 64, "z": 21, "state": "stone"}],
+        },
+    )
+    auto.ok(
+        "automation_set_blocks",
+        {"actor": "environment", "cause": "explosion", "blocks": [{"x": 22, "y": 64, "z": 21, "state": "stone"}]},
+    )
+    auto.ok(
+        "automation_set_blocks", {"actor": "environment", "blocks": [{"x": 23, "y": 64, "z": 21, "state": "stone"}]}
+    )
     apply(c, "named-1", [(24, 64, 21, AIR, STONE)], c.ok("world_info")["epoch"])
     evs = c.ok("events_since", {"cursor": cur, "limit": 100})["events"]
     assert [(e["x"], e["source"], e["playerId"], e["playerName"], e["cause"]) for e in evs] == [
-        (21, "player", "0f6a-uuid", "Alice_2", ""), (22, "environment", "", "", "explosion"),
-        (23, "environment", "", "", "other"), (24, "ours", "", "", "")]
-    for bad in ({"actor": "environment", "cause": "lightning"}, {"actor": "player", "cause": "fire"},
-                {"actor": "environment", "playerName": "Bob"}, {"actor": "player", "playerName": "no spaces!"}):
-        auto.err("automation_set_blocks", bad | {"blocks": [{"x": 25, "y": 64, "z": 21, "state": "stone"}]},
-                 400, "invalid_request")
+        (21, "player", "0f6a-uuid", "Alice_2", ""),
+        (22, "environment", "", "", "explosion"),
+        (23, "environment", "", "", "other"),
+        (24, "ours", "", "", ""),
+    ]
+    for bad in (
+        {"actor": "environment", "cause": "lightning"},
+        {"actor": "player", "cause": "fire"},
+        {"actor": "environment", "playerName": "Bob"},
+        {"actor": "player", "playerName": "no spaces!"},
+    ):
+        auto.err(
+            "automation_set_blocks",
+            bad | {"blocks": [{"x": 25, "y": 64, "z": 21, "state": "stone"}]},
+            400,
+            "invalid_request",
+        )
 
 
 def test_automation_disabled(world_host_no_automation):
     auto = Client(world_host_no_automation, "automation")
-    e = auto.err("automation_set_blocks", {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},
-                 403, "permission_denied")
+    e = auto.err(
+        "automation_set_blocks",
+        {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},
+        403,
+        "permission_denied",
+    )
     assert "MCB_ALLOW_LOCAL_AUTOMATION" in e["message"] or "automation" in e["message"]
     auto.err("automation_chat", {"playerId": "a", "text": "hi"}, 403, "permission_denied")
     assert "local_automation" not in Client(world_host_no_automation).ok("world_info")["capabilities"]
@@ -358,10 +504,18 @@ def test_automation_disabled(world_host_no_automation):
 def test_automation_enabled_chat_and_validation(world_host):
     auto = Client(world_host, "automation")
     assert auto.ok("automation_chat", {"playerId": "alice", "text": "/ai build a tower"})["messageId"]
-    auto.err("automation_set_blocks", {"actor": "robot", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},
-             400, "invalid_request")
-    auto.err("automation_set_blocks", {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "nope"}]},
-             400, "unsupported_block")
+    auto.err(
+        "automation_set_blocks",
+        {"actor": "robot", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "stone"}]},
+        400,
+        "invalid_request",
+    )
+    auto.err(
+        "automation_set_blocks",
+        {"actor": "player", "blocks": [{"x": 0, "y": 64, "z": 0, "state": "nope"}]},
+        400,
+        "unsupported_block",
+    )
     # the automation token is not a service token
     auto.err("batch_apply", {"batchId": "x"}, 403, "permission_denied")
 

@@ -28,8 +28,14 @@ def cli_env(runtime: Path, **extra: str) -> dict[str, str]:
 
 
 def mcb(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcb_cli.main", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_doctor_fails_with_a_clear_line_when_the_chat_agent_has_no_credentials(tmp_path: Path):
@@ -39,8 +45,10 @@ def test_doctor_fails_with_a_clear_line_when_the_chat_agent_has_no_credentials(t
     doc = json.loads(r.stdout)
     creds = doc["config"]["agent"]["credentials"]
     assert creds["api_key"] is False and creds["codex_login"] is False
-    assert any(line.startswith("mcb doctor: the chat agent has no credentials: set MCB_OPENAI_API_KEY")
-               for line in r.stderr.splitlines()), r.stderr
+    assert any(
+        line.startswith("mcb doctor: the chat agent has no credentials: set MCB_OPENAI_API_KEY")
+        for line in r.stderr.splitlines()
+    ), r.stderr
     # with a key (never printed) that problem is gone
     r2 = mcb(["doctor"], cli_env(tmp_path, MCB_OPENAI_API_KEY="sk-test-not-a-secret-19b", **down))
     assert "no credentials" not in r2.stdout + r2.stderr and "sk-test-not-a-secret-19b" not in r2.stdout + r2.stderr
@@ -49,6 +57,7 @@ def test_doctor_fails_with_a_clear_line_when_the_chat_agent_has_no_credentials(t
 
 # -- ports and addresses stick (config.json "ports") ---------------------------------------------
 
+
 def test_ports_saved_by_mcb_up_are_read_by_every_later_command(tmp_path: Path, monkeypatch):
     from mcb_rpc.settings import DEFAULT_PORTS, Settings
 
@@ -56,8 +65,14 @@ def test_ports_saved_by_mcb_up_are_read_by_every_later_command(tmp_path: Path, m
 
     for name in DEFAULT_PORTS:
         monkeypatch.delenv(f"MCB_{name.upper()}_PORT", raising=False)
-    for var in ("MCB_CONFIG", "MCB_WORLD_HOST_URL", "MCB_JOURNAL_ADDR", "MCB_PLANNER_ADDR", "MCB_CAMERA_ADDR",
-                "MCB_REDIS_URL"):
+    for var in (
+        "MCB_CONFIG",
+        "MCB_WORLD_HOST_URL",
+        "MCB_JOURNAL_ADDR",
+        "MCB_PLANNER_ADDR",
+        "MCB_CAMERA_ADDR",
+        "MCB_REDIS_URL",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MCB_RUNTIME_DIR", str(tmp_path))
     monkeypatch.setenv("MCB_BRIDGE_PORT", "28787")  # `mcb up` started with a non-default port …
@@ -80,8 +95,9 @@ def test_ports_saved_by_mcb_up_are_read_by_every_later_command(tmp_path: Path, m
 def test_bad_saved_ports_are_ignored(tmp_path: Path):
     from mcb_rpc.settings import DEFAULT_PORTS, saved_ports
 
-    assert saved_ports({"ports": {"bridge": "8787", "redis": 0, "journal_grpc": True, "nope": 1,
-                                  "planner_grpc": 50000}}) == {"planner_grpc": 50000}
+    assert saved_ports(
+        {"ports": {"bridge": "8787", "redis": 0, "journal_grpc": True, "nope": 1, "planner_grpc": 50000}}
+    ) == {"planner_grpc": 50000}
     assert saved_ports({"ports": []}) == {} and saved_ports({}) == {}
     assert "bridge" in DEFAULT_PORTS
 
@@ -107,8 +123,9 @@ def test_mcb_status_in_a_new_shell_finds_a_stack_on_saved_ports(tmp_path: Path):
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         port = srv.server_address[1]
-        (tmp_path / "config.json").write_text(json.dumps({"ports": {"bridge": port, "world_host": free_port(),
-                                                                    "redis": free_port()}}))
+        (tmp_path / "config.json").write_text(
+            json.dumps({"ports": {"bridge": port, "world_host": free_port(), "redis": free_port()}})
+        )
         r = mcb(["status"], cli_env(tmp_path))
     finally:
         srv.shutdown()
@@ -137,12 +154,14 @@ def test_printed_client_configs_parse_and_point_at_this_stack(tmp_path: Path, mo
     stdio = shlex.split(c["claude_code_stdio"])
     assert stdio[stdio.index("--env") + 1] == f"MCB_RUNTIME_DIR={rt}" and stdio[-1] == "mcp"
     assert stdio[stdio.index("--") - 1] == "minecraft" and stdio[-2].endswith("/mcb")
-    assert tomllib.loads(c["codex_http"]) == {"mcp_servers": {"minecraft": {
-        "url": url, "bearer_token_env_var": "MCB_AGENT_TOKEN"}}}
+    assert tomllib.loads(c["codex_http"]) == {
+        "mcp_servers": {"minecraft": {"url": url, "bearer_token_env_var": "MCB_AGENT_TOKEN"}}
+    }
     codex_stdio = tomllib.loads(c["codex_stdio"])["mcp_servers"]["minecraft"]
     assert codex_stdio["args"] == ["mcp"] and codex_stdio["env"] == {"MCB_RUNTIME_DIR": str(rt)}
-    assert json.loads(c["cursor_http"]) == {"mcpServers": {"minecraft": {
-        "url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}}
+    assert json.loads(c["cursor_http"]) == {
+        "mcpServers": {"minecraft": {"url": url, "headers": {"Authorization": "Bearer ${env:MCB_AGENT_TOKEN}"}}}
+    }
     assert json.loads(c["cursor_stdio"])["mcpServers"]["minecraft"]["env"] == {"MCB_RUNTIME_DIR": str(rt)}
     text = connection_help(s)
     for value in c.values():
@@ -152,10 +171,13 @@ def test_printed_client_configs_parse_and_point_at_this_stack(tmp_path: Path, mo
     assert "last release" not in text and "0.15.0" not in text
     insp = shlex.split(c["inspector_http"])
     assert insp[insp.index("--header") + 1] == "Authorization: Bearer $MCB_AGENT_TOKEN" and url in insp
-    assert shlex.split(c["inspector_stdio"])[shlex.split(c["inspector_stdio"]).index("-e") + 1] == f"MCB_RUNTIME_DIR={rt}"
+    assert (
+        shlex.split(c["inspector_stdio"])[shlex.split(c["inspector_stdio"]).index("-e") + 1] == f"MCB_RUNTIME_DIR={rt}"
+    )
 
 
 # -- mcb world reset -------------------------------------------------------------------------------
+
 
 def _old_runtime(tmp_path: Path) -> Path:
     rt = tmp_path / "rt"
@@ -206,8 +228,11 @@ def test_world_reset_refuses_while_the_stack_runs_or_for_a_server_world(tmp_path
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = mcb(["world", "reset"], cli_env(rt, MCB_WORLD_HOST_PORT=str(port), MCB_JOURNAL_HEALTH_PORT=str(free_port())),
-                timeout=60)
+        r = mcb(
+            ["world", "reset"],
+            cli_env(rt, MCB_WORLD_HOST_PORT=str(port), MCB_JOURNAL_HEALTH_PORT=str(free_port())),
+            timeout=60,
+        )
     assert r.returncode == 2 and "stop `mcb up`" in r.stdout and not (rt / "backups").exists()
     (rt / "config.json").write_text(json.dumps({"world_host": {"url": "http://127.0.0.1:8765"}}))
     r = mcb(["world", "reset"], cli_env(rt, **_quiet_ports()))

@@ -35,8 +35,9 @@ def _slow_and_missing_calls(delay: float, timeout: float):
 
     async def go():
         server = grpc.aio.server()
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-            "t.Slow", {"Call": grpc.unary_unary_rpc_method_handler(slow)}),))
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("t.Slow", {"Call": grpc.unary_unary_rpc_method_handler(slow)}),)
+        )
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         out = []
@@ -92,8 +93,19 @@ def test_the_java_error_table_is_the_python_one_in_full():
     import pathlib
     import re
 
-    java = (pathlib.Path(__file__).resolve().parents[2] / "paper-plugin" / "core" / "src" / "main" / "java"
-            / "dev" / "mcb" / "world" / "core" / "ErrorCode.java").read_text()
+    java = (
+        pathlib.Path(__file__).resolve().parents[2]
+        / "paper-plugin"
+        / "core"
+        / "src"
+        / "main"
+        / "java"
+        / "dev"
+        / "mcb"
+        / "world"
+        / "core"
+        / "ErrorCode.java"
+    ).read_text()
     rows = re.findall(r'^\s*([A-Z_]+)\("([a-z_]+)",\s*(\d+),\s*(true|false)\)[,;]', java, re.MULTILINE)
     got = {name: (wire, int(status), flag == "true") for name, wire, status, flag in rows}
     want = {c.name: (c.value, HTTP_STATUS[c], RETRYABLE[c]) for c in ErrorCode}

@@ -37,9 +37,14 @@ def _save(path: Path, data_version: int = levelmod.DATA_VERSION) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("1,2,3", "6 integers"), ("a,b,c,d,e,f", "6 integers"), ("0,-65,0,10,10,10", "within -64..319"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("1,2,3", "6 integers"),
+        ("a,b,c,d,e,f", "6 integers"),
+        ("0,-65,0,10,10,10", "within -64..319"),
+    ],
+)
 def test_bad_areas_are_refused_with_the_reason(text, words):
     with pytest.raises(McbError) as ei:
         parse_area(text)

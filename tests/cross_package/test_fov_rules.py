@@ -36,8 +36,9 @@ def test_worker_tool_schema_and_java_core_share_the_games_fov_range() -> None:
 
 
 @pytest.mark.parametrize("name", ["camera_capture", "camera_save"])
-@pytest.mark.parametrize(("fov", "ok"), [(29.9, False), (30, True), (70, True), (110, True), (110.1, False),
-                                         (10, False), (170, False)])
+@pytest.mark.parametrize(
+    ("fov", "ok"), [(29.9, False), (30, True), (70, True), (110, True), (110.1, False), (10, False), (170, False)]
+)
 def test_the_mcp_tools_refuse_a_fov_outside_30_to_110(name: str, fov: float, ok: bool) -> None:
     args = {"pose": {"x": 0, "y": 80, "z": 0, "yaw": 0, "pitch": 0, "fov": fov}}
     if name == "camera_save":

@@ -39,25 +39,37 @@ def test_payload_has_version_uptime_start_and_no_error_at_first(state):
 
 
 def test_only_server_side_failures_are_recorded(state):
-    for code in (ErrorCode.INVALID_REQUEST, ErrorCode.NOT_FOUND, ErrorCode.UNAUTHENTICATED,
-                 ErrorCode.PERMISSION_DENIED, ErrorCode.CONFLICT, ErrorCode.BUDGET_EXCEEDED):
+    for code in (
+        ErrorCode.INVALID_REQUEST,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.UNAUTHENTICATED,
+        ErrorCode.PERMISSION_DENIED,
+        ErrorCode.CONFLICT,
+        ErrorCode.BUDGET_EXCEEDED,
+    ):
         assert not state.record(McbError(code, "the caller's fault"))
     assert state.last_error is None
     assert state.record(McbError(ErrorCode.UNAVAILABLE, "world host unreachable at http://127.0.0.1:1: ConnectError"))
-    assert state.last_error == {"code": "unavailable", "at": "2027-01-15T08:00:00Z",
-                                "message": "world host unreachable at http://127.0.0.1:1: ConnectError"}
+    assert state.last_error == {
+        "code": "unavailable",
+        "at": "2027-01-15T08:00:00Z",
+        "message": "world host unreachable at http://127.0.0.1:1: ConnectError",
+    }
     assert state.record(McbError(ErrorCode.INTERNAL, "boom"))
     assert state.last_error["code"] == "internal"
 
 
-@pytest.mark.parametrize("text", [
-    f"connect failed with token {TOKEN}",
-    f"Authorization: Bearer {TOKEN}",
-    f"bad header bearer {TOKEN[:12]}",
-    "token=hunter2 rejected",
-    "could not read /run/mcb/secrets/admin.token",
-    "open('/home/u/.config/mcb/service.token') failed",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"connect failed with token {TOKEN}",
+        f"Authorization: Bearer {TOKEN}",
+        f"bad header bearer {TOKEN[:12]}",
+        "token=hunter2 rejected",
+        "could not read /run/mcb/secrets/admin.token",
+        "open('/home/u/.config/mcb/service.token') failed",
+    ],
+)
 def test_exception_text_with_a_secret_is_recorded_redacted_and_short(state, text):
     state.record_exception(RuntimeError(text + "\n" + "x " * 500))
     err = state.last_error
@@ -69,8 +81,11 @@ def test_exception_text_with_a_secret_is_recorded_redacted_and_short(state, text
 
 
 def test_plain_messages_are_kept():
-    for text in ("world host unreachable at http://127.0.0.1:8765: ConnectError",
-                 "the journal service took longer than 30 s to answer", "KeyError: 'minecraft:stone'"):
+    for text in (
+        "world host unreachable at http://127.0.0.1:8765: ConnectError",
+        "the journal service took longer than 30 s to answer",
+        "KeyError: 'minecraft:stone'",
+    ):
         assert health.redact(text) == text
 
 

@@ -13,32 +13,54 @@ from mcb_rpc.worldhost import check_url, compatibility_problems, read_token_file
 
 from mcb_cli.runner import WorldHostTarget, resolve_world_host, services
 
-GOOD = {"protocolVersion": "mcb.world.v1", "dataVersion": 4671, "minecraftVersion": "1.21.11",
-        "worldUuid": "w-1", "capabilities": ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "chat"]}
+GOOD = {
+    "protocolVersion": "mcb.world.v1",
+    "dataVersion": 4671,
+    "minecraftVersion": "1.21.11",
+    "worldUuid": "w-1",
+    "capabilities": ["region_read", "blocks_get", "batch_apply", "events_since", "pause", "chat"],
+}
 
 
 def test_a_matching_host_is_accepted_without_warnings():
     assert compatibility_problems(GOOD) == ([], [])
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    ({"dataVersion": 4440, "minecraftVersion": "1.21.5"}, "Minecraft 1.21.5 (data version 4440)"),
-    ({"protocolVersion": "mcb.world.v2"}, "speaks mcb.world.v2"),
-    ({"capabilities": ["region_read"]}, "lacks blocks_get, batch_apply, events_since, pause"),
-    ({"worldUuid": ""}, "no world uuid"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"dataVersion": 4440, "minecraftVersion": "1.21.5"}, "Minecraft 1.21.5 (data version 4440)"),
+        ({"protocolVersion": "mcb.world.v2"}, "speaks mcb.world.v2"),
+        ({"capabilities": ["region_read"]}, "lacks blocks_get, batch_apply, events_since, pause"),
+        ({"worldUuid": ""}, "no world uuid"),
+    ],
+)
 def test_version_skew_and_missing_capabilities_are_refused(change, words):
     refusals, _ = compatibility_problems({**GOOD, **change})
     assert len(refusals) == 1 and words in refusals[0]
 
 
 def test_automation_and_pause_are_warnings():
-    _, warnings = compatibility_problems({**GOOD, "paused": True, "capabilities": [*GOOD["capabilities"], "local_automation"]})
+    _, warnings = compatibility_problems(
+        {**GOOD, "paused": True, "capabilities": [*GOOD["capabilities"], "local_automation"]}
+    )
     assert any("local automation is ON" in w for w in warnings) and any("/ai resume" in w for w in warnings)
 
 
-@pytest.mark.parametrize("url", ["ftp://h:1", "127.0.0.1:8765", "http://", "http://u:p@h:1", "http://h:1/v1/rpc",
-                                 "http://h:1?x=1", "http://127.0.0.1:abc", "http://[::1", "http://h:99999"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://h:1",
+        "127.0.0.1:8765",
+        "http://",
+        "http://u:p@h:1",
+        "http://h:1/v1/rpc",
+        "http://h:1?x=1",
+        "http://127.0.0.1:abc",
+        "http://[::1",
+        "http://h:99999",
+    ],
+)
 def test_bad_urls_are_invalid_requests(url):
     with pytest.raises(McbError) as e:
         check_url(url)
@@ -127,13 +149,24 @@ def test_restart_line_tells_a_person_what_a_crash_cost():
 
     clean = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {"previousStop": "clean"}})
     assert clean.restart_line() == ""
-    crash = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {
-        "previousStop": "unclean", "lostWrites": 12, "doubtfulBatches": 3, "affectedOperationIds": ["op_a"]}})
+    crash = WorldHostIdentity.from_world_info(
+        "http://h:1",
+        {
+            **GOOD,
+            "lastRestart": {
+                "previousStop": "unclean",
+                "lostWrites": 12,
+                "doubtfulBatches": 3,
+                "affectedOperationIds": ["op_a"],
+            },
+        },
+    )
     line = crash.restart_line()
     assert "previous stop was unclean" in line and "12 of our block writes were rolled back" in line
     assert "op_a" in line and "3 batches are re-checked" in line
-    damaged = WorldHostIdentity.from_world_info("http://h:1", {**GOOD, "lastRestart": {
-        "previousStop": "clean", "stateProblem": "checksum mismatch at 4096"}})
+    damaged = WorldHostIdentity.from_world_info(
+        "http://h:1", {**GOOD, "lastRestart": {"previousStop": "clean", "stateProblem": "checksum mismatch at 4096"}}
+    )
     assert "damaged" in damaged.restart_line() and "paused" in damaged.restart_line()
 
 
@@ -142,6 +175,8 @@ def test_an_external_host_gets_a_longer_link_retry(settings: Settings, monkeypat
 
     monkeypatch.delenv("MCB_LINK_RETRY_SECONDS", raising=False)
     assert "MCB_LINK_RETRY_SECONDS" not in _env_for(settings, WorldHostTarget())
-    assert _env_for(settings, WorldHostTarget("http://h:1"))["MCB_LINK_RETRY_SECONDS"] == str(EXTERNAL_LINK_RETRY_SECONDS)
+    assert _env_for(settings, WorldHostTarget("http://h:1"))["MCB_LINK_RETRY_SECONDS"] == str(
+        EXTERNAL_LINK_RETRY_SECONDS
+    )
     monkeypatch.setenv("MCB_LINK_RETRY_SECONDS", "7")
     assert "MCB_LINK_RETRY_SECONDS" not in _env_for(settings, WorldHostTarget("http://h:1"))  # inherited as set

@@ -62,11 +62,21 @@ STACK_TIMEOUT_S = 300  # after the images are built
 PROBE_TIMEOUT_S = 2.0
 # A box big enough to be still applying when the journal is killed (the seed build takes under a
 # second): 86,400 blocks (the planner's limit is 100,000 per plan), inside the default project area.
-BIG_BOX = {"version": 1, "operations": [{"type": "box", "min": {"x": -60, "y": 80, "z": -60},
-                                         "max": {"x": 59, "y": 85, "z": 59}, "block": "minecraft:stone"}]}
+BIG_BOX = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": -60, "y": 80, "z": -60},
+            "max": {"x": 59, "y": 85, "z": 59},
+            "block": "minecraft:stone",
+        }
+    ],
+}
 
 
 # ----------------------------------------------------------------------------- engine probe
+
 
 def _ping(endpoint: str) -> bool:
     """GET /_ping on a Docker engine endpoint (unix:// or tcp://), bounded by PROBE_TIMEOUT_S."""
@@ -104,16 +114,21 @@ def docker_engine() -> tuple[str | None, str]:
         candidates.append(f"unix://{Path.home()}/.docker/run/docker.sock")
     endpoint = next((c for c in candidates if _ping(c)), None)
     if endpoint is None:
-        return None, (f"no Docker engine is reachable (tried {', '.join(candidates)}); "
-                      "scripts/docker_env.sh starts one when run as root")
+        return None, (
+            f"no Docker engine is reachable (tried {', '.join(candidates)}); "
+            "scripts/docker_env.sh starts one when run as root"
+        )
     try:
-        r = subprocess.run([docker, "compose", "version"], capture_output=True, timeout=20,
-                           env={**os.environ, "DOCKER_HOST": endpoint})
+        r = subprocess.run(
+            [docker, "compose", "version"], capture_output=True, timeout=20, env={**os.environ, "DOCKER_HOST": endpoint}
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None, "`docker compose version` did not answer"
     if r.returncode != 0:
-        return None, ("a Docker engine is reachable but the `docker compose` plugin is not installed "
-                      "(scripts/docker_env.sh builds it as root)")
+        return None, (
+            "a Docker engine is reachable but the `docker compose` plugin is not installed "
+            "(scripts/docker_env.sh builds it as root)"
+        )
     return endpoint, ""
 
 
@@ -150,6 +165,7 @@ def _npm_registry() -> str:
 
 # ----------------------------------------------------------------------------- the stack
 
+
 class Stack:
     """One compose project: DockerCompose for up/down/exec, plus the few calls it lacks."""
 
@@ -163,12 +179,14 @@ class Stack:
         # every long-running service of the default profile (whatever compose.yaml adds later)
         self.services = [s for s in self.run("config", "--services").stdout.split() if s != "secrets-init"]
         assert {"redis", *HEALTH_IN_CONTAINER} <= set(self.services), self.services
-        self.images = sorted({i for i in self.run("config", "--images").stdout.split()
-                              if i.startswith("minecraft-builder-mcp/")})
+        self.images = sorted(
+            {i for i in self.run("config", "--images").stdout.split() if i.startswith("minecraft-builder-mcp/")}
+        )
 
     def run(self, *args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess[str]:
-        r = subprocess.run([*self.compose.compose_command_property, *args], cwd=ROOT, text=True,
-                           capture_output=True, timeout=timeout)
+        r = subprocess.run(
+            [*self.compose.compose_command_property, *args], cwd=ROOT, text=True, capture_output=True, timeout=timeout
+        )
         if check and r.returncode != 0:
             raise AssertionError(f"docker compose {' '.join(args)} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
         return r
@@ -263,6 +281,7 @@ def stack() -> Iterator[Stack]:
 
 # ----------------------------------------------------------------------------- 1. health
 
+
 @pytest.mark.docker
 @pytest.mark.timeout(2700)  # the first test pays the image build
 def test_services_healthy_loopback_only_not_root(stack: Stack) -> None:
@@ -271,27 +290,42 @@ def test_services_healthy_loopback_only_not_root(stack: Stack) -> None:
     for service in stack.services:
         assert rows[service]["State"] == "running" and rows[service]["Health"] == "healthy", rows[service]
     for service, url in HEALTH_IN_CONTAINER.items():
-        code = f"import sys, urllib.request; sys.stdout.write(urllib.request.urlopen('{url}', timeout=4).read().decode())"
+        code = (
+            f"import sys, urllib.request; sys.stdout.write(urllib.request.urlopen('{url}', timeout=4).read().decode())"
+        )
         body = json.loads(stack.exec(service, "python", "-c", code).stdout)
         assert body.get("ok", True) is not False, (service, body)
-    health = json.loads(stack.exec("camera-worker", "python", "-c",
-                                   "import urllib.request; print(urllib.request.urlopen("
-                                   "'http://127.0.0.1:8794/health', timeout=4).read().decode())").stdout)
+    health = json.loads(
+        stack.exec(
+            "camera-worker",
+            "python",
+            "-c",
+            "import urllib.request; print(urllib.request.urlopen("
+            "'http://127.0.0.1:8794/health', timeout=4).read().decode())",
+        ).stdout
+    )
     # the built-in renderer (Mesa llvmpipe) is in the image: ready without a Minecraft client
     assert health["worker_state"] == "ready" and health["redis"] == {"ok": True}, health
     assert stack.exec("redis", "redis-cli", "ping").stdout.strip() == "PONG"
 
     published: list[tuple[str, str]] = []
     for service in stack.services:
-        info = json.loads(subprocess.run(["docker", "inspect", stack.container_id(service)], text=True,
-                                         capture_output=True, check=True).stdout)[0]
+        info = json.loads(
+            subprocess.run(
+                ["docker", "inspect", stack.container_id(service)], text=True, capture_output=True, check=True
+            ).stdout
+        )[0]
         for bindings in (info["HostConfig"].get("PortBindings") or {}).values():
             published += [(service, b["HostIp"]) for b in bindings or []]
         for bindings in (info["NetworkSettings"].get("Ports") or {}).values():
             published += [(service, b["HostIp"]) for b in bindings or []]
         # every process of the container, as the engine sees it (docker top): none is root
-        top = subprocess.run(["docker", "top", stack.container_id(service), "-eo", "pid,uid,comm"], text=True,
-                             capture_output=True, check=True).stdout.splitlines()[1:]
+        top = subprocess.run(
+            ["docker", "top", stack.container_id(service), "-eo", "pid,uid,comm"],
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.splitlines()[1:]
         uids = {line.split()[1] for line in top if line.strip()}
         assert uids and "0" not in uids, (service, top)
         if service != "redis":
@@ -303,6 +337,7 @@ def test_services_healthy_loopback_only_not_root(stack: Stack) -> None:
 
 
 # ----------------------------------------------------------------------------- 2. MCP + seed build
+
 
 @pytest.mark.docker
 def test_mcp_seed_build_read_back_from_the_world_volume(stack: Stack, tmp_path: Path) -> None:
@@ -321,15 +356,19 @@ def test_mcp_seed_build_read_back_from_the_world_volume(stack: Stack, tmp_path: 
         assert before["non_air"] == 0
         plan = await call(client, "build_prepare", {"recipe": SEED_RECIPE})
         start = time.monotonic()
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": f"docker-{uuid.uuid4()}"})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": f"docker-{uuid.uuid4()}"},
+        )
         done = await wait_terminal(client, op["operation_id"])
         stack.timings["seed apply"] = round(time.monotonic() - start, 3)
         assert done["state"] == "applied" and done["written"] == plan["changed_blocks"], done
         after = await call(client, "region_inspect", {**REGION, "detail": "summary"})
         assert after["non_air"] == plan["changed_blocks"]
-        meta = await call(client, "schematic_export", {"name": "docker_seed", "min": REGION["min"],
-                                                       "max": REGION["max"]})
+        meta = await call(
+            client, "schematic_export", {"name": "docker_seed", "min": REGION["min"], "max": REGION["max"]}
+        )
         return {"op": op["operation_id"], "written": done["written"], "asset": meta}
 
     result = stack.mcp(scenario)
@@ -343,6 +382,7 @@ def test_mcp_seed_build_read_back_from_the_world_volume(stack: Stack, tmp_path: 
 
 # ----------------------------------------------------------------------------- 3. restart, down/up
 
+
 def _state(stack: Stack) -> dict[str, Any]:
     """What must survive: tokens, the journal's record of the seed build, the asset, the world."""
     op = stack.seed["op"]  # type: ignore[attr-defined]
@@ -351,12 +391,16 @@ def _state(stack: Stack) -> dict[str, Any]:
         st = await call(client, "operation_status", {"operation_id": op})
         assets = await call(client, "asset_list", {"query": "docker_seed"})
         world = await call(client, "region_inspect", {**REGION, "detail": "summary"})
-        return {"op": (st["state"], st["written"]),
-                "assets": sorted(a.get("asset_id") for a in assets.get("assets", [])),
-                "world": (world["non_air"], sorted((p["state"], p["count"]) for p in world["palette"]))}
+        return {
+            "op": (st["state"], st["written"]),
+            "assets": sorted(a.get("asset_id") for a in assets.get("assets", [])),
+            "world": (world["non_air"], sorted((p["state"], p["count"]) for p in world["palette"])),
+        }
 
-    return {"tokens": {k: hashlib.sha256(v.encode()).hexdigest() for k, v in stack.tokens().items()},
-            **stack.mcp(scenario)}
+    return {
+        "tokens": {k: hashlib.sha256(v.encode()).hexdigest() for k, v in stack.tokens().items()},
+        **stack.mcp(scenario),
+    }
 
 
 @pytest.mark.docker
@@ -380,18 +424,25 @@ def test_restart_and_down_up_keep_world_journal_assets_tokens(stack: Stack) -> N
 
 # ----------------------------------------------------------------------------- 4. kill mid-apply
 
+
 @pytest.mark.docker
 def test_docker_kill_of_the_journal_mid_apply_needs_recovery(stack: Stack) -> None:
     async def start_apply(client: Any) -> dict[str, Any]:
         plan = await call(client, "build_prepare", {"recipe": BIG_BOX})
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": f"docker-kill-{uuid.uuid4()}"})
+        op = await call(
+            client,
+            "build_apply",
+            {
+                "plan_id": plan["plan_id"],
+                "plan_hash": plan["plan_hash"],
+                "idempotency_key": f"docker-kill-{uuid.uuid4()}",
+            },
+        )
         with anyio.fail_after(60):
             while True:  # kill once the journal has written part of it (a batch done, not all)
                 st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
                 if st["state"] == "applying" and st["written"] > 0:
-                    subprocess.run(["docker", "kill", stack.container_id("journal")], check=True,
-                                   capture_output=True)
+                    subprocess.run(["docker", "kill", stack.container_id("journal")], check=True, capture_output=True)
                     return {"op": op["operation_id"], "planned": plan["changed_blocks"], "at": st["written"]}
                 assert st["state"] in ("queued", "applying"), st
                 await anyio.sleep(0.02)
@@ -421,6 +472,7 @@ def test_docker_kill_of_the_journal_mid_apply_needs_recovery(stack: Stack) -> No
 
 # ----------------------------------------------------------------------------- 4b. chat profile
 
+
 @pytest.mark.docker
 @pytest.mark.timeout(900)
 def test_chat_loop_runs_as_a_service_of_the_chat_profile(stack: Stack) -> None:
@@ -430,25 +482,46 @@ def test_chat_loop_runs_as_a_service_of_the_chat_profile(stack: Stack) -> None:
     stack.run("--profile", "chat", "build", "chat", timeout=1200)
     stack.timings["build chat"] = round(time.monotonic() - start, 1)
     try:
-        stack.run("--profile", "chat", "up", "--detach", "--wait", "--wait-timeout", str(STACK_TIMEOUT_S), "chat",
-                  timeout=STACK_TIMEOUT_S + 60)
+        stack.run(
+            "--profile",
+            "chat",
+            "up",
+            "--detach",
+            "--wait",
+            "--wait-timeout",
+            str(STACK_TIMEOUT_S),
+            "chat",
+            timeout=STACK_TIMEOUT_S + 60,
+        )
         cid = stack.run("--profile", "chat", "ps", "-q", "chat").stdout.strip()
         assert cid
-        _until(lambda: "chat loop polling http://world-host:8765" in stack.run(
-            "--profile", "chat", "logs", "--no-color", "chat").stdout, 60, "the chat loop to poll")
-        top = subprocess.run(["docker", "top", cid, "-eo", "pid,uid,comm"], text=True, capture_output=True,
-                             check=True).stdout.splitlines()[1:]
+        _until(
+            lambda: (
+                "chat loop polling http://world-host:8765"
+                in stack.run("--profile", "chat", "logs", "--no-color", "chat").stdout
+            ),
+            60,
+            "the chat loop to poll",
+        )
+        top = subprocess.run(
+            ["docker", "top", cid, "-eo", "pid,uid,comm"], text=True, capture_output=True, check=True
+        ).stdout.splitlines()[1:]
         assert {line.split()[1] for line in top if line.strip()} == {"10001"}, top
-        acp = stack.run("--profile", "chat", "exec", "-T", "chat", "/opt/codex-acp/codex-acp", "--help",
-                        check=False, timeout=60)
+        acp = stack.run(
+            "--profile", "chat", "exec", "-T", "chat", "/opt/codex-acp/codex-acp", "--help", check=False, timeout=60
+        )
         assert acp.returncode == 0, (acp.stdout, acp.stderr)
-        info = json.loads(subprocess.run(["docker", "inspect", cid], text=True, capture_output=True,
-                                         check=True).stdout)[0]
+        info = json.loads(
+            subprocess.run(["docker", "inspect", cid], text=True, capture_output=True, check=True).stdout
+        )[0]
         assert not info["HostConfig"].get("PortBindings"), "the chat loop publishes no port"
         tokens = stack.tokens()
-        history = subprocess.run(["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}",
-                                  "minecraft-builder-mcp/chat:local"], text=True, capture_output=True,
-                                 check=True).stdout
+        history = subprocess.run(
+            ["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}", "minecraft-builder-mcp/chat:local"],
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout
         assert not [k for k, v in tokens.items() if v in history]
     finally:
         stack.run("--profile", "chat", "rm", "--stop", "--force", "chat", check=False)
@@ -481,8 +554,12 @@ def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: P
 
     host = external_host("java-core", tmp_path / "java")  # skips with the reason without a JDK/Maven
     host.proc  # noqa: B018 - started
-    env = {**os.environ, "COMPOSE_PROJECT_NAME": f"{stack.project}-paper", "MCB_WORLD_HOST_URL": host.url,
-           "MCB_WORLD_HOST_TOKEN_DIR": str(host.secrets)}
+    env = {
+        **os.environ,
+        "COMPOSE_PROJECT_NAME": f"{stack.project}-paper",
+        "MCB_WORLD_HOST_URL": host.url,
+        "MCB_WORLD_HOST_TOKEN_DIR": str(host.secrets),
+    }
     dc = ["docker", "compose", "-f", "compose.yaml", "-f", "compose.paper.yaml"]
 
     def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -498,37 +575,53 @@ def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: P
         services = run("ps", "--format", "{{.Service}}").stdout.split()
         assert "world-host" not in services and {"bridge", "journal", "chat"} <= set(services), services
         for cid in run("ps", "-q").stdout.split():
-            info = json.loads(subprocess.run(["docker", "inspect", cid], text=True, capture_output=True,
-                                             check=True).stdout)[0]
+            info = json.loads(
+                subprocess.run(["docker", "inspect", cid], text=True, capture_output=True, check=True).stdout
+            )[0]
             assert info["HostConfig"]["NetworkMode"] == "host" and not info["HostConfig"].get("PortBindings")
         listening = subprocess.run(["ss", "-Hltn"], text=True, capture_output=True, check=True).stdout.split("\n")
         for port in PAPER_HOST_PORTS:
-            addrs = {line.split()[3].rsplit(":", 1)[0] for line in listening
-                     if line.strip() and line.split()[3].endswith(f":{port}")}
+            addrs = {
+                line.split()[3].rsplit(":", 1)[0]
+                for line in listening
+                if line.strip() and line.split()[3].endswith(f":{port}")
+            }
             assert addrs and addrs <= {"127.0.0.1", "[::ffff:127.0.0.1]"}, (port, addrs)  # loopback only
         token = run("exec", "-T", "bridge", "cat", "/secrets/agent.token").stdout.strip()
 
         async def scenario() -> None:
             async with http_client("http://127.0.0.1:8787/mcp", token) as client:
                 plan = await call(client, "build_prepare", {"recipe": SEED_RECIPE})
-                op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                        "idempotency_key": f"paper-{uuid.uuid4()}"})
+                op = await call(
+                    client,
+                    "build_apply",
+                    {
+                        "plan_id": plan["plan_id"],
+                        "plan_hash": plan["plan_hash"],
+                        "idempotency_key": f"paper-{uuid.uuid4()}",
+                    },
+                )
                 done = await wait_terminal(client, op["operation_id"])
                 assert done["state"] == "applied" and done["written"] == plan["changed_blocks"], done
 
         anyio.run(scenario)
         got = host.rpc("blocks_get", {"xyz": [c for pos in EXPECTED for c in pos]})
         assert dict(zip(EXPECTED, (got["palette"][i] for i in got["state"]), strict=True)) == EXPECTED
-        _until(lambda: f"chat loop polling {host.url}" in run("logs", "--no-color", "chat").stdout, 60,
-               "the chat loop to poll the external host")
+        _until(
+            lambda: f"chat loop polling {host.url}" in run("logs", "--no-color", "chat").stdout,
+            60,
+            "the chat loop to poll the external host",
+        )
     except BaseException:
         print(run("logs", "--no-color", "--tail", "100", check=False).stdout[-15000:])
         # who holds a port of the override's (a service that cannot bind says only "in use"): with
         # the host's network, a loopback connection made earlier may have been given it as its
         # own, ephemeral, port (50061-50064 lie in Linux's default 32768-60999)
         sockets = subprocess.run(["ss", "-Htanp"], text=True, capture_output=True).stdout.splitlines()
-        print("\n".join(line for line in sockets
-                        if any(f":{port} " in f"{line} " for port in PAPER_HOST_PORTS)) or "ss: none of the ports")
+        print(
+            "\n".join(line for line in sockets if any(f":{port} " in f"{line} " for port in PAPER_HOST_PORTS))
+            or "ss: none of the ports"
+        )
         raise
     finally:
         run("--profile", "embedded-world", "down", "--volumes", check=False)
@@ -536,6 +629,7 @@ def test_paper_override_runs_on_an_external_world_host(stack: Stack, tmp_path: P
 
 
 # ----------------------------------------------------------------------------- 5. no token in images
+
 
 def _scan(stream: Any, needles: list[bytes]) -> set[bytes]:
     """Needles found anywhere in a byte stream (chunked, with overlap across chunk borders)."""
@@ -557,11 +651,16 @@ def test_no_token_in_any_image_layer(stack: Stack, tmp_path: Path) -> None:
     assert len(stack.images) >= len(HEALTH_IN_CONTAINER), stack.images
     images = [*stack.images, "python:3.11-slim", "redis:7.4-alpine"]
     for image in images:
-        history = subprocess.run(["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
-                                 text=True, capture_output=True, check=True).stdout
+        history = subprocess.run(
+            ["docker", "history", "--no-trunc", "--format", "{{.CreatedBy}}", image],
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout
         assert history.strip() and not [t for t in tokens.values() if t in history], image
-        config = subprocess.run(["docker", "image", "inspect", image], text=True, capture_output=True,
-                                check=True).stdout
+        config = subprocess.run(
+            ["docker", "image", "inspect", image], text=True, capture_output=True, check=True
+        ).stdout
         assert not [t for t in tokens.values() if t in config], image
     # Every layer's files, as `docker save` exports them: no token bytes, no *.token file. A known
     # string of our code (the journal's admin CLI) must be found: the scan really reads the files.
@@ -598,6 +697,7 @@ def test_no_token_in_any_image_layer(stack: Stack, tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- probe (always runs)
 
+
 def test_engine_probe_is_bounded_and_says_why() -> None:
     """The probe answers quickly with a reason on a machine without an engine."""
     start = time.monotonic()
@@ -608,4 +708,5 @@ def test_engine_probe_is_bounded_and_says_why() -> None:
     assert not _ping("ftp://example.invalid")
     # this folder must stay a non-package, or it would shadow the Docker SDK
     import docker as sdk
+
     assert hasattr(sdk, "from_env"), f"`import docker` found {sdk!r}, not the Docker SDK"

@@ -21,8 +21,16 @@ from websockets.asyncio.client import connect
 
 async def main(url: str, key: str, mode: str) -> None:
     async with connect(url, additional_headers={"Authorization": f"Bearer {key}"}) as ws:
-        await ws.send(json.dumps({"type": "hello", "protocol": "mcb.camera-link.v1",
-                                  "client": "scripted-stub", "minecraftVersion": "1.21.11"}))
+        await ws.send(
+            json.dumps(
+                {
+                    "type": "hello",
+                    "protocol": "mcb.camera-link.v1",
+                    "client": "scripted-stub",
+                    "minecraftVersion": "1.21.11",
+                }
+            )
+        )
         welcome = json.loads(await ws.recv())
         assert welcome["type"] == "welcome", welcome
         print("CONNECTED", flush=True)
@@ -35,9 +43,17 @@ async def main(url: str, key: str, mode: str) -> None:
                 print("DROPPING", flush=True)
                 return
             if mode == "notready":
-                await ws.send(json.dumps({"type": "failed", "id": cid, "code": "capture_not_ready",
-                                          "message": "chunks still loading after the timeout",
-                                          "details": {"chunksPending": 3}}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "failed",
+                            "id": cid,
+                            "code": "capture_not_ready",
+                            "message": "chunks still loading after the timeout",
+                            "details": {"chunksPending": 3},
+                        }
+                    )
+                )
                 continue
             await ws.send(json.dumps({"type": "progress", "id": cid, "stage": "loading_chunks"}))
             w, h = int(pose["width"]), int(pose["height"])
@@ -45,10 +61,24 @@ async def main(url: str, key: str, mode: str) -> None:
             img[:, :, 0] = int(pose["yaw"]) % 256
             img[:, :, 1] = np.linspace(0, 255, w, dtype=np.uint8)[None, :]
             data = png.encode(img)
-            await ws.send(json.dumps({"type": "captured", "id": cid, "mimeType": "image/png",
-                                      "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                                      "metadata": {"chunksLoaded": 49, "chunksPending": 0, "stableFrames": 3,
-                                                   "hudHidden": True, "serverRevisionVerified": False}}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "captured",
+                        "id": cid,
+                        "mimeType": "image/png",
+                        "bytes": len(data),
+                        "sha256": hashlib.sha256(data).hexdigest(),
+                        "metadata": {
+                            "chunksLoaded": 49,
+                            "chunksPending": 0,
+                            "stableFrames": 3,
+                            "hudHidden": True,
+                            "serverRevisionVerified": False,
+                        },
+                    }
+                )
+            )
             await ws.send(data)
 
 

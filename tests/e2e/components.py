@@ -42,8 +42,9 @@ class Components(OnWorldHost):
         }[name]
         env = dict(self.env)
         env.update(extra_env or {})
-        proc = start_process(name, [PY, "-m", module, *args], self.runtime / "logs", env=env,
-                             health_url=health, timeout=60)
+        proc = start_process(
+            name, [PY, "-m", module, *args], self.runtime / "logs", env=env, health_url=health, timeout=60
+        )
         self.procs[name] = proc
         return proc
 
@@ -73,17 +74,42 @@ def start_components(runtime: Path, host: str = "embedded") -> Components:
     for principal in PRINCIPALS:
         ensure_token(runtime / "secrets", principal)
     player = str(uuid.uuid4())
-    (runtime / "config.json").write_text(json.dumps({"projects": [{
-        "project_id": "default", "name": "Default", "owner_player_id": player,
-        "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}}]}))
-    names = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health",
-             "journal_health", "camera_health", "dashboard"]
+    (runtime / "config.json").write_text(
+        json.dumps(
+            {
+                "projects": [
+                    {
+                        "project_id": "default",
+                        "name": "Default",
+                        "owner_player_id": player,
+                        "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}},
+                    }
+                ]
+            }
+        )
+    )
+    names = [
+        "world_host",
+        "bridge",
+        "planner_grpc",
+        "journal_grpc",
+        "camera_grpc",
+        "planner_health",
+        "journal_health",
+        "camera_health",
+        "dashboard",
+    ]
     ports = dict(zip(names, free_ports(len(names)), strict=True))
-    env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_WORLD_CREATE": "flat",
-           "MCB_WORLD_PREGEN": PREGEN, "MCB_ALLOW_LOCAL_AUTOMATION": "1",
-           "MCB_WORLD_DIR": str(runtime / "world"), "PYTHONUNBUFFERED": "1",
-           # a restarted world host on a loaded 2-core CI machine may take longer than 10 s
-           "MCB_LINK_RETRY_SECONDS": "60"}
+    env = {
+        "MCB_RUNTIME_DIR": str(runtime),
+        "MCB_WORLD_CREATE": "flat",
+        "MCB_WORLD_PREGEN": PREGEN,
+        "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+        "MCB_WORLD_DIR": str(runtime / "world"),
+        "PYTHONUNBUFFERED": "1",
+        # a restarted world host on a loaded 2-core CI machine may take longer than 10 s
+        "MCB_LINK_RETRY_SECONDS": "60",
+    }
     for n, p in ports.items():
         env[f"MCB_{n.upper()}_PORT"] = str(p)
     procs: dict[str, Proc] = {}

@@ -31,8 +31,19 @@ from e2e.worldhost import (
 )
 from harness import ROOT, free_ports, interrupt, wait_until
 
-PORT_NAMES = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc",
-              "planner_health", "journal_health", "camera_health", "redis", "dashboard", "camera_link"]
+PORT_NAMES = [
+    "world_host",
+    "bridge",
+    "planner_grpc",
+    "journal_grpc",
+    "camera_grpc",
+    "planner_health",
+    "journal_health",
+    "camera_health",
+    "redis",
+    "dashboard",
+    "camera_link",
+]
 
 
 @dataclass
@@ -54,8 +65,9 @@ class Stack(OnWorldHost):
         return interrupt(self.popen)
 
 
-def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool = False,
-                extra_args: tuple[str, ...] = ()) -> Stack:
+def start_stack(
+    runtime: Path, world: WorldHost | None = None, saved_ports: bool = False, extra_args: tuple[str, ...] = ()
+) -> Stack:
     """`mcb up` in ``runtime``: with its embedded host, or pointed at ``world`` (an external host,
     already running) with ``--world-host URL --world-host-token-file F``. ``saved_ports``: no
     ``MCB_*_PORT`` in the environment at all (a new shell): the stack takes the ports an earlier
@@ -71,16 +83,34 @@ def start_stack(runtime: Path, world: WorldHost | None = None, saved_ports: bool
         ports = dict(zip(PORT_NAMES, free_ports(len(PORT_NAMES)), strict=True))
         for name, port in ports.items():
             env[f"MCB_{name.upper()}_PORT"] = str(port)
-    for k in ("MCB_SECRETS_DIR", "MCB_CONFIG", "MCB_AGENT_TOKEN", "MCB_ADMIN_TOKEN", "MCB_SERVICE_TOKEN",
-              "MCB_AUTOMATION_TOKEN", "MCB_WORLD_HOST_URL", "MCB_WORLD_HOST_TOKEN_FILE", "MCB_PLANNER_ADDR",
-              "MCB_JOURNAL_ADDR", "MCB_CAMERA_ADDR", "MCB_REDIS_URL", "MCB_PROJECT_ID", "MCB_PLAYER_ID"):
+    for k in (
+        "MCB_SECRETS_DIR",
+        "MCB_CONFIG",
+        "MCB_AGENT_TOKEN",
+        "MCB_ADMIN_TOKEN",
+        "MCB_SERVICE_TOKEN",
+        "MCB_AUTOMATION_TOKEN",
+        "MCB_WORLD_HOST_URL",
+        "MCB_WORLD_HOST_TOKEN_FILE",
+        "MCB_PLANNER_ADDR",
+        "MCB_JOURNAL_ADDR",
+        "MCB_CAMERA_ADDR",
+        "MCB_REDIS_URL",
+        "MCB_PROJECT_ID",
+        "MCB_PLAYER_ID",
+    ):
         env.pop(k, None)
     argv = [sys.executable, "-m", "mcb_cli.main", "up", *extra_args]
     if world is not None and world.external:
         # the README's command for a Paper server; saved in config.json for later `mcb` commands.
         # --no-chat: the chat tests run the loop themselves (`mcb chat`), one loop per host.
-        argv += ["--world-host", world.url, "--world-host-token-file", world.stack_env()["MCB_WORLD_HOST_TOKEN_FILE"],
-                 "--no-chat"]
+        argv += [
+            "--world-host",
+            world.url,
+            "--world-host-token-file",
+            world.stack_env()["MCB_WORLD_HOST_TOKEN_FILE"],
+            "--no-chat",
+        ]
     else:
         world = WorldHost("embedded", f"http://127.0.0.1:{ports['world_host']}", runtime / "secrets")
     runtime.mkdir(parents=True, exist_ok=True)
@@ -116,8 +146,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         elif name in PAPER_MOCK_SUBSET:
             param, kept = PAPER_MOCK_SUBSET[name]
             if callspec.params.get(param) not in kept:
-                item.add_marker(pytest.mark.skip(reason=f"paper-mock runs {name} for {param} in {kept} only (CI time; "
-                                                        "the other cases run on embedded and java-core)"))
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"paper-mock runs {name} for {param} in {kept} only (CI time; "
+                        "the other cases run on embedded and java-core)"
+                    )
+                )
 
 
 @pytest.fixture(scope="session", params=HOSTS)
@@ -149,4 +183,3 @@ def stack(host: str, tmp_path_factory: pytest.TempPathFactory):
         world.stop()
     assert code == 0, f"mcb up did not stop cleanly (exit {code}):\n{s.log()}"
     assert "Stopped." in s.log()
-

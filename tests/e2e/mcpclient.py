@@ -59,6 +59,9 @@ async def wait_terminal(client: Client, op_id: str, timeout: float = 60) -> dict
 
 async def apply_and_wait(client: Client, plan: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
     """build_apply a prepared plan with a fresh key and wait for its terminal state."""
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": str(uuid.uuid4())})
+    op = await call(
+        client,
+        "build_apply",
+        {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+    )
     return await wait_terminal(client, op["operation_id"], timeout)

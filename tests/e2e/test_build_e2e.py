@@ -19,15 +19,40 @@ from e2e.mcpclient import ToolError, call, http_client, stdio_client, wait_termi
 SEED_RECIPE = {
     "version": 1,
     "operations": [
-        {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 70, "z": 4},
-         "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "line", "from": {"x": 0, "y": 64, "z": 0}, "to": {"x": 8, "y": 64, "z": 8},
-         "block": "minecraft:stone"},
-        {"type": "cylinder", "center": {"x": 12, "y": 64, "z": 12}, "radius": 3, "height": 8,
-         "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "repeat", "count": 3, "offset": {"x": 6, "y": 0, "z": 0}, "operations": [
-            {"type": "box", "min": {"x": 0, "y": 64, "z": 20}, "max": {"x": 1, "y": 67, "z": 21},
-             "block": "minecraft:oak_log[axis=y]"}]},
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 4, "y": 70, "z": 4},
+            "block": "minecraft:stone_bricks",
+            "hollow": True,
+        },
+        {
+            "type": "line",
+            "from": {"x": 0, "y": 64, "z": 0},
+            "to": {"x": 8, "y": 64, "z": 8},
+            "block": "minecraft:stone",
+        },
+        {
+            "type": "cylinder",
+            "center": {"x": 12, "y": 64, "z": 12},
+            "radius": 3,
+            "height": 8,
+            "block": "minecraft:stone_bricks",
+            "hollow": True,
+        },
+        {
+            "type": "repeat",
+            "count": 3,
+            "offset": {"x": 6, "y": 0, "z": 0},
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 0, "y": 64, "z": 20},
+                    "max": {"x": 1, "y": 67, "z": 21},
+                    "block": "minecraft:oak_log[axis=y]",
+                }
+            ],
+        },
     ],
 }
 REGION = {"min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 15, "y": 71, "z": 21}}
@@ -59,8 +84,7 @@ def test_seed_recipe_over_http(stack):
     async def scenario():
         async with http_client(stack.mcp_url, stack.token("agent")) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            assert {"project_context", "region_inspect", "build_prepare", "build_apply",
-                    "operation_status"} <= tools
+            assert {"project_context", "region_inspect", "build_prepare", "build_apply", "operation_status"} <= tools
             ctx = await call(client, "project_context")
             assert ctx["project"]["project_id"] == "default"
             before = await call(client, "region_inspect", {**REGION, "detail": "summary"})
@@ -69,8 +93,11 @@ def test_seed_recipe_over_http(stack):
             plan = await call(client, "build_prepare", {"recipe": SEED_RECIPE})
             assert plan["changed_blocks"] > 0
             key = f"e2e-{uuid.uuid4()}"
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": key})
+            op = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key},
+            )
             done = await wait_terminal(client, op["operation_id"])
             assert done["state"] == "applied", done
             assert done["written"] == plan["changed_blocks"]
@@ -84,8 +111,11 @@ def test_seed_recipe_over_http(stack):
 
             # Retry after a "timeout": same key -> same operation, no second write.
             writes_before = ours_events(stack)
-            again = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                       "idempotency_key": key})
+            again = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key},
+            )
             assert again["operation_id"] == op["operation_id"]
             assert again.get("replayed") is True
             st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
@@ -93,18 +123,38 @@ def test_seed_recipe_over_http(stack):
             assert ours_events(stack) == writes_before
 
             # Same key, different plan -> a structured error, nothing written.
-            other = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                {"type": "box", "min": {"x": 30, "y": 64, "z": 30}, "max": {"x": 31, "y": 64, "z": 31},
-                 "block": "minecraft:stone"}]}})
+            other = await call(
+                client,
+                "build_prepare",
+                {
+                    "recipe": {
+                        "version": 1,
+                        "operations": [
+                            {
+                                "type": "box",
+                                "min": {"x": 30, "y": 64, "z": 30},
+                                "max": {"x": 31, "y": 64, "z": 31},
+                                "block": "minecraft:stone",
+                            }
+                        ],
+                    }
+                },
+            )
             with pytest.raises(ToolError) as exc:
-                await call(client, "build_apply", {"plan_id": other["plan_id"], "plan_hash": other["plan_hash"],
-                                                   "idempotency_key": key})
+                await call(
+                    client,
+                    "build_apply",
+                    {"plan_id": other["plan_id"], "plan_hash": other["plan_hash"], "idempotency_key": key},
+                )
             assert exc.value.error["code"] == "invalid_request"
             assert ours_events(stack) == writes_before
 
             # Exact states read back through MCP.
-            blocks = await call(client, "region_inspect", {"min": {"x": 0, "y": 64, "z": 20},
-                                                           "max": {"x": 1, "y": 64, "z": 21}, "detail": "blocks"})
+            blocks = await call(
+                client,
+                "region_inspect",
+                {"min": {"x": 0, "y": 64, "z": 20}, "max": {"x": 1, "y": 64, "z": 21}, "detail": "blocks"},
+            )
             assert "minecraft:oak_log[axis=y]" in blocks["legend"].values()
 
     anyio.run(scenario)
@@ -120,8 +170,11 @@ def test_seed_recipe_over_http(stack):
 
 
 def test_bad_token_is_refused(stack):
-    r = httpx.post(stack.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                   headers={"Authorization": "Bearer wrong", "Accept": "application/json, text/event-stream"})
+    r = httpx.post(
+        stack.mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Authorization": "Bearer wrong", "Accept": "application/json, text/event-stream"},
+    )
     assert r.status_code == 401
     assert stack.token("agent") not in r.text
 
@@ -130,15 +183,43 @@ def test_structured_errors_through_mcp(stack):
     async def scenario():
         async with http_client(stack.mcp_url, stack.token("agent")) as client:
             with pytest.raises(ToolError) as exc:
-                await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                    {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 1, "y": 64, "z": 1},
-                     "block": "minecraft:stone_brick"}]}})
+                await call(
+                    client,
+                    "build_prepare",
+                    {
+                        "recipe": {
+                            "version": 1,
+                            "operations": [
+                                {
+                                    "type": "box",
+                                    "min": {"x": 0, "y": 64, "z": 0},
+                                    "max": {"x": 1, "y": 64, "z": 1},
+                                    "block": "minecraft:stone_brick",
+                                }
+                            ],
+                        }
+                    },
+                )
             assert exc.value.error["code"] == "unsupported_block"
             assert "stone_bricks" in exc.value.error["message"]
             with pytest.raises(ToolError) as exc:
-                await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                    {"type": "box", "min": {"x": 1000, "y": 64, "z": 0}, "max": {"x": 1001, "y": 64, "z": 1},
-                     "block": "minecraft:stone"}]}})
+                await call(
+                    client,
+                    "build_prepare",
+                    {
+                        "recipe": {
+                            "version": 1,
+                            "operations": [
+                                {
+                                    "type": "box",
+                                    "min": {"x": 1000, "y": 64, "z": 0},
+                                    "max": {"x": 1001, "y": 64, "z": 1},
+                                    "block": "minecraft:stone",
+                                }
+                            ],
+                        }
+                    },
+                )
             assert exc.value.error["code"] == "out_of_bounds"
             with pytest.raises(ToolError) as exc:
                 await call(client, "operation_status", {"operation_id": "op_doesnotexist"})
@@ -165,8 +246,9 @@ def test_stdio_transport(stack):
 def test_status_command(stack):
     import subprocess
 
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "status"], env=stack.env,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "status"], env=stack.env, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     for name in ("redis", "world host", "planner", "journal", "camera-worker", "bridge", "dashboard"):
         assert name in out.stdout

@@ -17,16 +17,25 @@ from mcb_camera import gl, png
 POSE = {"x": -14.5, "y": 66, "z": -14.5, "yaw": -45, "pitch": 12}
 SIZE = {"width": 640, "height": 360}
 REGION = {"min": {"x": -16, "y": 60, "z": -16}, "max": {"x": 15, "y": 79, "z": 15}}
-TOWER = {"version": 1, "operations": [
-    {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 72, "z": 4},
-     "block": "minecraft:red_wool"}]}
+TOWER = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 4, "y": 72, "z": 4},
+            "block": "minecraft:red_wool",
+        }
+    ],
+}
 
 
 def project(point: tuple[float, float, float]) -> tuple[int, int]:
     """Where a world point lands in the picture (the renderer's own camera math)."""
     eye = np.array([POSE["x"], POSE["y"] + gl.EYE_HEIGHT, POSE["z"]])
     vp = gl.perspective(70, SIZE["width"] / SIZE["height"], 0.05, 512) @ gl.look_at(
-        eye, gl.look_dir(POSE["yaw"], POSE["pitch"]))
+        eye, gl.look_dir(POSE["yaw"], POSE["pitch"])
+    )
     c = vp @ np.array([*point, 1.0])
     x, y = c[0] / c[3], c[1] / c[3]
     return int((x + 1) / 2 * SIZE["width"]), int((1 - y) / 2 * SIZE["height"])
@@ -56,7 +65,7 @@ async def capture(client, args: dict) -> tuple[dict, bytes, list]:
 
 
 def patch(img: np.ndarray, cx: int, cy: int, r: int = 6) -> np.ndarray:
-    return img[max(cy - r, 0):cy + r, max(cx - r, 0):cx + r].astype(np.int16)
+    return img[max(cy - r, 0) : cy + r, max(cx - r, 0) : cx + r].astype(np.int16)
 
 
 def test_capture_after_operation_shows_the_change(stack):
@@ -71,11 +80,19 @@ def test_capture_after_operation_shows_the_change(stack):
             assert before_meta["stale"] is False and before_meta["server_revision_verified"] is True
 
             plan = await call(client, "build_prepare", {"recipe": TOWER})
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": f"cam-{uuid.uuid4().hex[:8]}"})
+            op = await call(
+                client,
+                "build_apply",
+                {
+                    "plan_id": plan["plan_id"],
+                    "plan_hash": plan["plan_hash"],
+                    "idempotency_key": f"cam-{uuid.uuid4().hex[:8]}",
+                },
+            )
             # no polling of operation_status here: the camera waits for the operation itself
             after_meta, after_png, _ = await capture(
-                client, {"pose": POSE, **SIZE, "region": REGION, "after_operation_id": op["operation_id"]})
+                client, {"pose": POSE, **SIZE, "region": REGION, "after_operation_id": op["operation_id"]}
+            )
             assert after_meta["operation"]["state"] == "applied"
             assert after_meta["operation"]["operation_id"] == op["operation_id"]
             assert after_meta["capture_id"] != before_meta["capture_id"]
@@ -100,8 +117,10 @@ def test_capture_after_operation_shows_the_change(stack):
             assert old_png == before_png and old_png != after_png
 
             # an auto viewpoint of the tower's box (diagonal from above) sees red
-            auto_meta, auto_png, _ = await capture(client, {"region": {
-                "min": {"x": -4, "y": 63, "z": -4}, "max": {"x": 8, "y": 74, "z": 8}}, "view": "diagonal"})
+            auto_meta, auto_png, _ = await capture(
+                client,
+                {"region": {"min": {"x": -4, "y": 63, "z": -4}, "max": {"x": 8, "y": 74, "z": 8}}, "view": "diagonal"},
+            )
             img = png.decode(auto_png)
             reds = (img[:, :, 0].astype(int) > img[:, :, 1].astype(int) + 40).mean()
             assert reds > 0.02, reds
@@ -151,9 +170,10 @@ def test_service_token_reads_operation_status_only(stack):
             raise AssertionError("expected not_found")
         except grpc.RpcError as exc:
             assert from_rpc_error(exc, "journal").code is ErrorCode.NOT_FOUND
-        for call_, req in ((stub.BuildApply, journal_pb2.BuildApplyRequest(plan_id="p", plan_hash="h",
-                                                                            idempotency_key="k")),
-                           (stub.ProjectContext, journal_pb2.ProjectContextRequest())):
+        for call_, req in (
+            (stub.BuildApply, journal_pb2.BuildApplyRequest(plan_id="p", plan_hash="h", idempotency_key="k")),
+            (stub.ProjectContext, journal_pb2.ProjectContextRequest()),
+        ):
             try:
                 call_(req, metadata=md, timeout=10)
                 raise AssertionError("the service token must not be allowed here")

@@ -46,29 +46,62 @@ class Env:
         self.tokens = {p: ensure_token(self.secrets, p) for p in PRINCIPALS}
         port = free_port()
         self.world_url = f"http://127.0.0.1:{port}"
-        self.base = {"MCB_RUNTIME_DIR": str(self.runtime), "MCB_SECRETS_DIR": str(self.secrets),
-                     "MCB_BIND_HOST": "127.0.0.1", "MCB_REDIS_URL": self.redis_url,
-                     "MCB_WORLD_HOST_URL": self.world_url, "PYTHONUNBUFFERED": "1",
-                     **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS}}
-        self.procs.append(start_process("world-host", [sys.executable, "-m", "mcb_world_host"], tmp / "logs", env={
-            **self.base, "MCB_WORLD_DIR": str(self.runtime / "world"), "MCB_WORLD_CREATE": "flat",
-            "MCB_WORLD_PREGEN": "-32,-32,31,31", "MCB_WORLD_HOST_PORT": str(port),
-            "MCB_ALLOW_LOCAL_AUTOMATION": "1"}, health_url=f"{self.world_url}/health", timeout=60))
+        self.base = {
+            "MCB_RUNTIME_DIR": str(self.runtime),
+            "MCB_SECRETS_DIR": str(self.secrets),
+            "MCB_BIND_HOST": "127.0.0.1",
+            "MCB_REDIS_URL": self.redis_url,
+            "MCB_WORLD_HOST_URL": self.world_url,
+            "PYTHONUNBUFFERED": "1",
+            **{f"MCB_{p.upper()}_TOKEN": "" for p in PRINCIPALS},
+        }
+        self.procs.append(
+            start_process(
+                "world-host",
+                [sys.executable, "-m", "mcb_world_host"],
+                tmp / "logs",
+                env={
+                    **self.base,
+                    "MCB_WORLD_DIR": str(self.runtime / "world"),
+                    "MCB_WORLD_CREATE": "flat",
+                    "MCB_WORLD_PREGEN": "-32,-32,31,31",
+                    "MCB_WORLD_HOST_PORT": str(port),
+                    "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+                },
+                health_url=f"{self.world_url}/health",
+                timeout=60,
+            )
+        )
 
     def worker(self, name: str, **env: str) -> tuple[Proc, str]:
         g, h = free_port(), free_port()
-        e = {**self.base, "MCB_CAMERA_GRPC_PORT": str(g), "MCB_CAMERA_HEALTH_PORT": str(h),
-             "MCB_CAMERA_INLINE_WAIT_S": "0", "MCB_JOURNAL_ADDR": f"127.0.0.1:{free_port()}",
-             "MCB_RUNTIME_DIR": str(self.runtime / name), **env}
-        p = start_process(name, [sys.executable, "-m", "mcb_camera"], self.tmp / "logs", env=e,
-                          health_url=f"http://127.0.0.1:{h}/health", timeout=60)
+        e = {
+            **self.base,
+            "MCB_CAMERA_GRPC_PORT": str(g),
+            "MCB_CAMERA_HEALTH_PORT": str(h),
+            "MCB_CAMERA_INLINE_WAIT_S": "0",
+            "MCB_JOURNAL_ADDR": f"127.0.0.1:{free_port()}",
+            "MCB_RUNTIME_DIR": str(self.runtime / name),
+            **env,
+        }
+        p = start_process(
+            name,
+            [sys.executable, "-m", "mcb_camera"],
+            self.tmp / "logs",
+            env=e,
+            health_url=f"http://127.0.0.1:{h}/health",
+            timeout=60,
+        )
         self.procs.append(p)
         return p, f"127.0.0.1:{g}"
 
     def set_blocks(self, blocks: list[dict], actor: str = "external") -> None:
-        r = httpx.post(f"{self.world_url}/v1/rpc", headers={"Authorization": f"Bearer {self.tokens['automation']}"},
-                       json={"method": "automation_set_blocks", "params": {"actor": actor, "blocks": blocks}},
-                       timeout=30)
+        r = httpx.post(
+            f"{self.world_url}/v1/rpc",
+            headers={"Authorization": f"Bearer {self.tokens['automation']}"},
+            json={"method": "automation_set_blocks", "params": {"actor": actor, "blocks": blocks}},
+            timeout=30,
+        )
         assert r.json()["ok"], r.text
 
     def close(self) -> None:
@@ -95,7 +128,8 @@ POSE = camera_pb2.Pose(x=-20, y=72, z=-20, yaw=-45, pitch=25, width=320, height=
 def capture(addr: str, token: str, **kw) -> camera_pb2.CaptureResponse:
     with grpc.insecure_channel(addr) as ch:
         return camera_pb2_grpc.CameraStub(ch).Capture(
-            camera_pb2.CaptureRequest(**kw), metadata=call_metadata(token, "p1", "pl"), timeout=30)
+            camera_pb2.CaptureRequest(**kw), metadata=call_metadata(token, "p1", "pl"), timeout=30
+        )
 
 
 def poll_until_done(addr: str, token: str, cid: str, timeout: float = 40) -> camera_pb2.CaptureResponse:
@@ -121,7 +155,12 @@ def test_capture_during_change_is_stale_and_next_is_fresh(env: Env) -> None:
     first = capture(addr, tok, pose=POSE, region=REGION)
     assert first.status == "pending" and first.capture_id
     # wait until the worker has read the scene and holds before drawing
-    wait_until(lambda: capture(addr, tok, capture_id=first.capture_id).metadata.stage == "holding", 20, "the worker to hold after reading", interval=0.05)
+    wait_until(
+        lambda: capture(addr, tok, capture_id=first.capture_id).metadata.stage == "holding",
+        20,
+        "the worker to hold after reading",
+        interval=0.05,
+    )
     env.set_blocks([{"x": 0, "y": 64, "z": 0, "state": "minecraft:gold_block"}])  # silent: no event
     done = poll_until_done(addr, tok, first.capture_id)
     meta = done.metadata
@@ -144,14 +183,20 @@ def test_scene_that_cannot_become_ready_is_capture_not_ready(env: Env) -> None:
     _, addr = env.worker("cam-notready", MCB_CAMERA_READINESS_TIMEOUT_S="2")
     tok = env.tokens["agent"]
     started = time.monotonic()
-    r = capture(addr, tok, pose=camera_pb2.Pose(x=5000, y=80, z=5000, width=64, height=64),
-                region=box(5000, 60, 5000, 5031, 70, 5031))
+    r = capture(
+        addr,
+        tok,
+        pose=camera_pb2.Pose(x=5000, y=80, z=5000, width=64, height=64),
+        region=box(5000, 60, 5000, 5031, 70, 5031),
+    )
+
     def failed() -> bool:
         try:
             capture(addr, tok, capture_id=r.capture_id)
             return False
         except grpc.RpcError:
             return True
+
     wait_until(failed, 20, "the capture to fail", interval=0.1)
     err = error_of(lambda: capture(addr, tok, capture_id=r.capture_id))
     assert err.code is ErrorCode.CAPTURE_NOT_READY, err
@@ -163,9 +208,13 @@ def test_scene_that_cannot_become_ready_is_capture_not_ready(env: Env) -> None:
 
 def _client(env: Env, url: str, key: str, mode: str, name: str) -> Proc:
     out = env.tmp / "logs" / f"{name}.log"
-    p = start_process(name, [sys.executable, str(HERE / "camera_client_stub.py"), url, key, mode], env.tmp / "logs",
-                      ready=lambda: "CONNECTED" in out.read_text(errors="replace") if out.exists() else False,
-                      timeout=20)
+    p = start_process(
+        name,
+        [sys.executable, str(HERE / "camera_client_stub.py"), url, key, mode],
+        env.tmp / "logs",
+        ready=lambda: "CONNECTED" in out.read_text(errors="replace") if out.exists() else False,
+        timeout=20,
+    )
     env.procs.append(p)
     return p
 
@@ -182,6 +231,7 @@ def test_fabric_link(env: Env) -> None:
     # a wrong key is refused before the WebSocket opens
     from websockets.exceptions import InvalidStatus
     from websockets.sync.client import connect
+
     with pytest.raises(InvalidStatus):
         connect(url, additional_headers={"Authorization": "Bearer nope"}, open_timeout=5)
     # a working client: the PNG it made comes back with its metadata, unverified
@@ -191,6 +241,7 @@ def test_fabric_link(env: Env) -> None:
     assert meta.driver == "fabric" and meta.HasField("server_revision_verified") and not meta.server_revision_verified
     assert meta.client_report["stableFrames"] == 3 and meta.width == 320
     from mcb_camera import png
+
     assert int(png.decode(r.image)[0, 0, 0]) == int(POSE.yaw) % 256
     ok.stop()
     # the client times out on readiness -> capture_not_ready
@@ -222,30 +273,50 @@ def test_saved_camera_auto_viewpoints_and_diff(env: Env) -> None:
     with grpc.insecure_channel(addr) as ch:
         stub = camera_pb2_grpc.CameraStub(ch)
         md = call_metadata(admin, "p1", "pl")
-        saved = stub.SaveCamera(camera_pb2.SaveCameraRequest(project_id="p1", camera=camera_pb2.CameraInfo(
-            camera_id="front", name="Front", pose=POSE)), metadata=md, timeout=10)
+        saved = stub.SaveCamera(
+            camera_pb2.SaveCameraRequest(
+                project_id="p1", camera=camera_pb2.CameraInfo(camera_id="front", name="Front", pose=POSE)
+            ),
+            metadata=md,
+            timeout=10,
+        )
         assert saved.pose.width == 320 and saved.pose.fov == 70
         listed = stub.ListCameras(camera_pb2.ListCamerasRequest(), metadata=call_metadata(tok, "p1", "pl"), timeout=10)
         assert [c.camera_id for c in listed.cameras] == ["front"] and listed.driver == "builtin"
         # a bunker around where a viewpoint would stand: the pose must be moved out of it
-        env.set_blocks([{"x": x, "y": y, "z": z, "state": "minecraft:stone"}
-                        for x in range(-2, 3) for y in range(64, 71) for z in range(10, 17)])
-        vps = stub.AutoViewpoints(camera_pb2.AutoViewpointsRequest(region=box(-4, 64, -4, 4, 70, 4)),
-                                  metadata=md, timeout=20).viewpoints
+        env.set_blocks(
+            [
+                {"x": x, "y": y, "z": z, "state": "minecraft:stone"}
+                for x in range(-2, 3)
+                for y in range(64, 71)
+                for z in range(10, 17)
+            ]
+        )
+        vps = stub.AutoViewpoints(
+            camera_pb2.AutoViewpointsRequest(region=box(-4, 64, -4, 4, 70, 4)), metadata=md, timeout=20
+        ).viewpoints
         assert [v.name for v in vps] == ["entrance", "opposite", "diagonal"]
         for v in vps:
             feet = (int(v.pose.x // 1), int(v.pose.y // 1), int(v.pose.z // 1))
-            r = httpx.post(f"{env.world_url}/v1/rpc", headers={"Authorization": f"Bearer {env.tokens['service']}"},
-                           json={"method": "blocks_get", "params": {"xyz": [*feet, feet[0], feet[1] + 1, feet[2]]}},
-                           timeout=10).json()["result"]
+            r = httpx.post(
+                f"{env.world_url}/v1/rpc",
+                headers={"Authorization": f"Bearer {env.tokens['service']}"},
+                json={"method": "blocks_get", "params": {"xyz": [*feet, feet[0], feet[1] + 1, feet[2]]}},
+                timeout=10,
+            ).json()["result"]
             assert all(not r["palette"][i].startswith("minecraft:stone") for i in r["state"]), (v, r)
         assert any("moved" in v.note for v in vps), [v.note for v in vps]
     a = poll_until_done(addr, tok, capture(addr, tok, camera_id="front", region=REGION).capture_id)
-    env.set_blocks([{"x": x, "y": 64 + y, "z": 0, "state": "minecraft:lime_wool"} for x in range(-3, 4) for y in range(6)])
+    env.set_blocks(
+        [{"x": x, "y": 64 + y, "z": 0, "state": "minecraft:lime_wool"} for x in range(-3, 4) for y in range(6)]
+    )
     b = poll_until_done(addr, tok, capture(addr, tok, camera_id="front", region=REGION).capture_id)
     with grpc.insecure_channel(addr) as ch:
-        d = camera_pb2_grpc.CameraStub(ch).DiffCaptures(camera_pb2.DiffCapturesRequest(
-            capture_a=a.capture_id, capture_b=b.capture_id), metadata=call_metadata(tok, "p1", "pl"), timeout=20)
+        d = camera_pb2_grpc.CameraStub(ch).DiffCaptures(
+            camera_pb2.DiffCapturesRequest(capture_a=a.capture_id, capture_b=b.capture_id),
+            metadata=call_metadata(tok, "p1", "pl"),
+            timeout=20,
+        )
     assert 0.001 < d.changed_fraction < 0.5 and len(d.bbox) == 4 and d.image.startswith(b"\x89PNG")
 
 
@@ -270,9 +341,10 @@ def test_side_view_is_perpendicular_to_the_entrance(env: Env) -> None:
         return poll_until_done(addr, tok, capture(addr, tok, region=region, view=view, width=w, height=h).capture_id)
 
     before = {v: shoot(v) for v in ("side", "entrance")}
-    env.set_blocks([{"x": x, "y": y, "z": -24, "state": "minecraft:stone_bricks"}
-                    for x in range(16, 28) for y in range(64, 67)]
-                   + [{"x": 16, "y": y, "z": -23, "state": "minecraft:red_concrete"} for y in range(64, 72)])
+    env.set_blocks(
+        [{"x": x, "y": y, "z": -24, "state": "minecraft:stone_bricks"} for x in range(16, 28) for y in range(64, 67)]
+        + [{"x": 16, "y": y, "z": -23, "state": "minecraft:red_concrete"} for y in range(64, 72)]
+    )
     after = {v: shoot(v) for v in ("side", "entrance")}
 
     side_meta = after["side"].metadata
@@ -290,16 +362,15 @@ def test_side_view_is_perpendicular_to_the_entrance(env: Env) -> None:
         return bool(mask[int(r), int(c)])
 
     m = changed["side"]
-    assert at(sv, m, (16.5, 71.5, -22.5))          # the pillar's top, on the right (south)
-    assert not at(sv, m, (16.5, 71.5, -23.5))      # above the wall's end, left (north): sky
-    assert at(sv, m, (16.5, 65.5, -23.5))          # the wall's end face
+    assert at(sv, m, (16.5, 71.5, -22.5))  # the pillar's top, on the right (south)
+    assert not at(sv, m, (16.5, 71.5, -23.5))  # above the wall's end, left (north): sky
+    assert at(sv, m, (16.5, 65.5, -23.5))  # the wall's end face
     cols = np.flatnonzero(m.any(axis=0))
     per_block = h / (2 * (size[1] / 2 + 1))
     assert abs((cols.max() - cols.min() + 1) - 2 * per_block) <= 4, (cols.min(), cols.max(), per_block)
     # entrance: perspective from the south; the pillar stands at the west (left) end
     pose = ent_meta.pose
-    ev = gl.perspective_view((pose.x, pose.y, pose.z), pose.yaw, pose.pitch, pose.fov, w, h,
-                             (0, 0, 0), 256)
+    ev = gl.perspective_view((pose.x, pose.y, pose.z), pose.yaw, pose.pitch, pose.fov, w, h, (0, 0, 0), 256)
     m = changed["entrance"]
     assert at(ev, m, (16.5, 71.5, -22.5), (0, 0, 0))  # the pillar's top
     assert not at(ev, m, (27.5, 71.5, -23.0), (0, 0, 0))  # the wall's east end is low: sky there
@@ -316,8 +387,14 @@ def test_pose_inside_a_solid_block_is_refused_with_a_suggestion(env: Env) -> Non
     with the nearest free pose along the view ray; that pose works."""
     _, addr = env.worker("cam-inside")
     tok, admin = env.tokens["agent"], env.tokens["admin"]
-    env.set_blocks([{"x": x, "y": y, "z": z, "state": "minecraft:dirt"}
-                    for x in range(-26, -23) for y in range(64, 67) for z in range(22, 25)])
+    env.set_blocks(
+        [
+            {"x": x, "y": y, "z": z, "state": "minecraft:dirt"}
+            for x in range(-26, -23)
+            for y in range(64, 67)
+            for z in range(22, 25)
+        ]
+    )
     inside = camera_pb2.Pose(x=-24.5, y=63.5, z=23.5, yaw=180, pitch=0, width=64, height=64)  # eye (-25, 65, 23)
     err = error_of(lambda: capture(addr, tok, pose=inside))
     assert err.code is ErrorCode.INVALID_REQUEST, err
@@ -332,14 +409,18 @@ def test_pose_inside_a_solid_block_is_refused_with_a_suggestion(env: Env) -> Non
     assert ok.image.startswith(b"\x89PNG")
     # a saved camera inside the block: the same refusal, naming the camera
     with grpc.insecure_channel(addr) as ch:
-        camera_pb2_grpc.CameraStub(ch).SaveCamera(camera_pb2.SaveCameraRequest(camera=camera_pb2.CameraInfo(
-            camera_id="buried", pose=inside)), metadata=call_metadata(admin, "p1", "pl"), timeout=10)
+        camera_pb2_grpc.CameraStub(ch).SaveCamera(
+            camera_pb2.SaveCameraRequest(camera=camera_pb2.CameraInfo(camera_id="buried", pose=inside)),
+            metadata=call_metadata(admin, "p1", "pl"),
+            timeout=10,
+        )
     err = error_of(lambda: capture(addr, tok, camera_id="buried"))
     assert err.code is ErrorCode.INVALID_REQUEST and err.details["camera_id"] == "buried", err
     assert "camera_save" in err.message
     # orthographic views have no eye: a pose with view side is drawn along its yaw
-    ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, view="side",
-                                            region=box(-26, 64, 22, -24, 66, 24)).capture_id)
+    ok = poll_until_done(
+        addr, tok, capture(addr, tok, pose=inside, view="side", region=box(-26, 64, 22, -24, 66, 24)).capture_id
+    )
     assert ok.metadata.view == "side"
     # the built-in renderer drawing only a region the eye is outside of: nothing hides the view
     ok = poll_until_done(addr, tok, capture(addr, tok, pose=inside, region=box(-26, 60, 10, -20, 70, 20)).capture_id)

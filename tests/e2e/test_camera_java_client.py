@@ -35,8 +35,10 @@ def _java() -> Path:
     if jdk is None:
         pytest.skip("the Java camera client was not run: needs a JDK >= 21 (scripts/bootstrap.sh says how)")
     if not JAR.exists():
-        pytest.skip(f"the Java camera client was not run: {JAR.relative_to(ROOT)} is not built "
-                    "(make java-test, or paper-plugin/build.sh -pl ../camera-mod/core -am package)")
+        pytest.skip(
+            f"the Java camera client was not run: {JAR.relative_to(ROOT)} is not built "
+            "(make java-test, or paper-plugin/build.sh -pl ../camera-mod/core -am package)"
+        )
     return jdk / "bin" / "java"
 
 
@@ -50,12 +52,31 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
 
 def _client(env: Env, java: Path, lport: int, name: str, *extra: str, wait: bool = True) -> Proc:
     out = env.tmp / "logs" / f"{name}.log"
-    argv = [str(java), "-Xmx128m", "-XX:+UseSerialGC", "-jar", str(JAR), "--url", f"ws://127.0.0.1:{lport}/",
-            "--key-file", str(env.secrets / "camera-link.token"), "--world-url", env.world_url,
-            "--world-token-file", str(env.secrets / "service.token"), *extra]
-    p = start_process(name, argv, env.tmp / "logs",
-                      ready=(lambda: "CONNECTED" in out.read_text(errors="replace") if out.exists() else False)
-                      if wait else (lambda: out.exists()), timeout=30)
+    argv = [
+        str(java),
+        "-Xmx128m",
+        "-XX:+UseSerialGC",
+        "-jar",
+        str(JAR),
+        "--url",
+        f"ws://127.0.0.1:{lport}/",
+        "--key-file",
+        str(env.secrets / "camera-link.token"),
+        "--world-url",
+        env.world_url,
+        "--world-token-file",
+        str(env.secrets / "service.token"),
+        *extra,
+    ]
+    p = start_process(
+        name,
+        argv,
+        env.tmp / "logs",
+        ready=(lambda: "CONNECTED" in out.read_text(errors="replace") if out.exists() else False)
+        if wait
+        else (lambda: out.exists()),
+        timeout=30,
+    )
     env.procs.append(p)
     return p
 
@@ -69,8 +90,13 @@ def test_java_client_reconnects_and_captures(env: Env) -> None:
     # the client first: nothing listens yet, it retries with backoff
     (env.secrets / "camera-link.token").write_text("java-client-link-key\n")
     client = _client(env, java, lport, "java-cam", "--area", AREA, wait=False)
-    _, addr = env.worker("cam-java", MCB_CAMERA_DRIVER="fabric", MCB_CAMERA_LINK_PORT=str(lport),
-                         MCB_CAMERA_LINK_KEY="java-client-link-key", MCB_CAMERA_READINESS_TIMEOUT_S="3")
+    _, addr = env.worker(
+        "cam-java",
+        MCB_CAMERA_DRIVER="fabric",
+        MCB_CAMERA_LINK_PORT=str(lport),
+        MCB_CAMERA_LINK_KEY="java-client-link-key",
+        MCB_CAMERA_READINESS_TIMEOUT_S="3",
+    )
     log = env.tmp / "logs" / "java-cam.log"
     wait_until(lambda: "CONNECTED" in log.read_text(errors="replace"), 30, "the Java client to connect")
     assert log.read_text().count("CONNECTING") >= 2  # it did retry
@@ -83,6 +109,7 @@ def test_java_client_reconnects_and_captures(env: Env) -> None:
     assert report["stableFrames"] == 3 and report["sectionsChecked"] >= 4 and report["chunksPending"] == 0
     assert meta.width == 320 and first.image.startswith(b"\x89PNG")
     from mcb_camera import png
+
     img = png.decode(first.image)
     assert img.shape == (180, 320, 3)
     assert img[0, 160, 2] == 255 and img[-1, 160, 2] < 120  # sky on top, ground below (pitch 25)
@@ -103,8 +130,13 @@ def test_java_client_reconnects_and_captures(env: Env) -> None:
 def test_java_client_behind_the_asked_revisions_is_capture_not_ready(env: Env) -> None:
     java = _java()
     lport = free_port()
-    _, addr = env.worker("cam-java-lag", MCB_CAMERA_DRIVER="fabric", MCB_CAMERA_LINK_PORT=str(lport),
-                         MCB_CAMERA_LINK_KEY="java-client-link-key", MCB_CAMERA_READINESS_TIMEOUT_S="1")
+    _, addr = env.worker(
+        "cam-java-lag",
+        MCB_CAMERA_DRIVER="fabric",
+        MCB_CAMERA_LINK_PORT=str(lport),
+        MCB_CAMERA_LINK_KEY="java-client-link-key",
+        MCB_CAMERA_READINESS_TIMEOUT_S="1",
+    )
     (env.secrets / "camera-link.token").write_text("java-client-link-key\n")
     _client(env, java, lport, "java-cam-lag", "--area", AREA, "--lag-revisions", "1")
     tok = env.tokens["agent"]

@@ -19,12 +19,36 @@ SIZE = {"width": 480, "height": 270}
 REGION = {"min": {"x": -12, "y": 60, "z": -12}, "max": {"x": 12, "y": 76, "z": 12}}
 # Over the ground (the grass layer at y 63 is replaced: the overlay must hide what stands there)
 # and into the air: a floor, walls with a window and a roof of other blocks.
-HOUSE = {"version": 1, "operations": [
-    {"type": "box", "min": {"x": 0, "y": 63, "z": 0}, "max": {"x": 6, "y": 63, "z": 6}, "block": "minecraft:stone_bricks"},
-    {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 6, "y": 67, "z": 0}, "block": "minecraft:oak_planks"},
-    {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 0, "y": 67, "z": 6}, "block": "minecraft:bricks"},
-    {"type": "box", "min": {"x": 2, "y": 65, "z": 0}, "max": {"x": 4, "y": 66, "z": 0}, "block": "minecraft:glass"},
-    {"type": "box", "min": {"x": 0, "y": 68, "z": 0}, "max": {"x": 6, "y": 68, "z": 6}, "block": "minecraft:red_wool"}]}
+HOUSE = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 63, "z": 0},
+            "max": {"x": 6, "y": 63, "z": 6},
+            "block": "minecraft:stone_bricks",
+        },
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 6, "y": 67, "z": 0},
+            "block": "minecraft:oak_planks",
+        },
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 0, "y": 67, "z": 6},
+            "block": "minecraft:bricks",
+        },
+        {"type": "box", "min": {"x": 2, "y": 65, "z": 0}, "max": {"x": 4, "y": 66, "z": 0}, "block": "minecraft:glass"},
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 68, "z": 0},
+            "max": {"x": 6, "y": 68, "z": 6},
+            "block": "minecraft:red_wool",
+        },
+    ],
+}
 TOP = {"region": {"min": {"x": -2, "y": 60, "z": -2}, "max": {"x": 8, "y": 70, "z": 8}}, "view": "top", **SIZE}
 
 
@@ -56,8 +80,15 @@ def test_preview_matches_the_applied_plan_pixel_for_pixel(stack):
             assert again_meta["revision_digest"] == now_meta["revision_digest"] == pre_meta["revision_digest"]
             assert again_png == now_png
 
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": f"pre-{uuid.uuid4().hex[:8]}"})
+            op = await call(
+                client,
+                "build_apply",
+                {
+                    "plan_id": plan["plan_id"],
+                    "plan_hash": plan["plan_hash"],
+                    "idempotency_key": f"pre-{uuid.uuid4().hex[:8]}",
+                },
+            )
             after_meta, after_png, _ = await capture(client, {**view, "after_operation_id": op["operation_id"]})
             assert after_meta["operation"]["state"] == "applied"
             assert after_meta["revision_digest"] != now_meta["revision_digest"]

@@ -20,11 +20,27 @@ def _states(stack) -> list[str]:
 def test_project_create_build_undo_camera_area_and_protect(stack) -> None:
     owner = stack.config()["projects"][0]["owner_player_id"]
     # the player's position, as Paper would send it with every line (the host keeps it for them)
-    stack.world_rpc("automation_chat", {"playerId": owner, "text": "status",
-                                        "position": {"x": 40.5, "y": 64.0, "z": 40.5, "yaw": 90.0, "pitch": 15.0}},
-                    principal="automation")
-    r = _chat(stack, ["project create castle", "build a tower at 40 64 40", "undo", "camera save front",
-                      "protect pt_0000", "area set 6", "undo the last wall please"])
+    stack.world_rpc(
+        "automation_chat",
+        {
+            "playerId": owner,
+            "text": "status",
+            "position": {"x": 40.5, "y": 64.0, "z": 40.5, "yaw": 90.0, "pitch": 15.0},
+        },
+        principal="automation",
+    )
+    r = _chat(
+        stack,
+        [
+            "project create castle",
+            "build a tower at 40 64 40",
+            "undo",
+            "camera save front",
+            "protect pt_0000",
+            "area set 6",
+            "undo the last wall please",
+        ],
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout.splitlines()
     assert any(line.startswith("project castle created, area x 8..72, y -64..319, z 8..72") for line in out), r.stdout
@@ -53,5 +69,6 @@ def test_project_create_build_undo_camera_area_and_protect(stack) -> None:
     assert all(res["palette"][i].startswith("minecraft:air") for i in res["state"]), res
     assert any(line.startswith("project castle (yours); writes ") for line in r.stdout.splitlines()), r.stdout
     # status lists the owner's latest operations: the ids `/ai undo <op>` takes (the undo is the newest)
-    assert any(line.startswith("recent operations: op_") and "applied (42 blocks)" in line
-               for line in r.stdout.splitlines()), r.stdout
+    assert any(
+        line.startswith("recent operations: op_") and "applied (42 blocks)" in line for line in r.stdout.splitlines()
+    ), r.stdout

@@ -18,15 +18,24 @@ from harness import ROOT
 SCRIPTED = ROOT / "tests" / "scripted_acp_agent.py"
 
 
-def _chat(stack, lines: list[str], timeout: float = 180, agent_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+def _chat(
+    stack, lines: list[str], timeout: float = 180, agent_args: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
     env = dict(stack.env)
     env["MCB_ACP_COMMAND"] = sys.executable
     env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED), *agent_args])
     env["OPENAI_API_KEY"] = "inherited-must-not-reach-the-agent"
     if stack.world.external:  # the test host's automation principal (a Paper server has none)
         env["MCB_AUTOMATION_TOKEN"] = stack.world.token("automation")
-    return subprocess.run([sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"], input="\n".join(lines) + "\n",
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"],
+        input="\n".join(lines) + "\n",
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _why(stack, r: subprocess.CompletedProcess) -> str:
@@ -35,8 +44,11 @@ def _why(stack, r: subprocess.CompletedProcess) -> str:
     turn's traceback is)."""
     tails = []
     chat = stack.runtime / "chat"
-    for path in (chat / "agent-home" / "mcp-server.log", *sorted((chat / "logs").glob("agent-*.log")),
-                 stack.runtime / "logs" / "bridge.log"):
+    for path in (
+        chat / "agent-home" / "mcp-server.log",
+        *sorted((chat / "logs").glob("agent-*.log")),
+        stack.runtime / "logs" / "bridge.log",
+    ):
         if path.exists():
             tails.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-4000:])
     return "\n".join([r.stdout, *tails, "--- mcb chat stderr\n" + r.stderr[-6000:]])
@@ -74,8 +86,10 @@ def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
     session.write_text(json.dumps(rec))
     r = _chat(stack, ["hello"])
     assert r.returncode == 0, r.stderr[-3000:]
-    assert any("was interrupted" in line and f"{rec['operations'][0]} (applied, 42 written)" in line
-               for line in r.stdout.splitlines()), r.stdout
+    assert any(
+        "was interrupted" in line and f"{rec['operations'][0]} (applied, 42 written)" in line
+        for line in r.stdout.splitlines()
+    ), r.stdout
     assert r.stdout.splitlines()[-1] == "echo: hello", r.stdout
 
 
@@ -95,8 +109,14 @@ def test_an_agent_not_logged_in_gets_one_line_that_says_how(stack) -> None:
 
 
 def test_doctor_reports_the_running_stack(stack) -> None:
-    r = subprocess.run([sys.executable, "-m", "mcb_cli.main", "doctor"], env=stack.env, cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "doctor"],
+        env=stack.env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     doc = json.loads(r.stdout)
     assert doc["world_host"]["health"]["status"] == "ok"
     assert doc["redis"]["ok"] is True

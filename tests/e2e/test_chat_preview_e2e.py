@@ -43,9 +43,15 @@ class Chat:
         env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED)])
         if stack.world.external:
             env["MCB_AUTOMATION_TOKEN"] = stack.world.token("automation")
-        self.proc = subprocess.Popen([sys.executable, "-m", "mcb_cli.main", "chat", "--player", player, "--wait", "60"],
-                                     env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mcb_cli.main", "chat", "--player", player, "--wait", "60"],
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -71,11 +77,19 @@ class Chat:
                 return line
         stderr = self.close()[-4000:]
         chat = self.stack.runtime / "chat"
-        tails = [f"--- {p.name}\n" + p.read_text(errors="replace")[-3000:]
-                 for p in (chat / "agent-home" / "mcp-server.log", *sorted((chat / "logs").glob("agent-*.log")))
-                 if p.exists()]
-        raise AssertionError(f"no line starting {until!r} after {text!r}; the player saw:\n" + "\n".join(self.seen)
-                             + "\n--- stderr\n" + stderr + "\n" + "\n".join(tails))
+        tails = [
+            f"--- {p.name}\n" + p.read_text(errors="replace")[-3000:]
+            for p in (chat / "agent-home" / "mcp-server.log", *sorted((chat / "logs").glob("agent-*.log")))
+            if p.exists()
+        ]
+        raise AssertionError(
+            f"no line starting {until!r} after {text!r}; the player saw:\n"
+            + "\n".join(self.seen)
+            + "\n--- stderr\n"
+            + stderr
+            + "\n"
+            + "\n".join(tails)
+        )
 
     def close(self) -> str:
         if self.proc.poll() is None and self.proc.stdin is not None:
@@ -119,8 +133,9 @@ def test_a_prepared_plan_is_previewed_then_applied_or_rejected(stack) -> None:
         with open(stack.runtime / "config.json.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             doc = json.loads((stack.runtime / "config.json").read_text())
-            doc["projects"].append({"project_id": PROJECT, "name": PROJECT, "owner_player_id": MOCK_PLAYER,
-                                    "area": AREA})
+            doc["projects"].append(
+                {"project_id": PROJECT, "name": PROJECT, "owner_player_id": MOCK_PLAYER, "area": AREA}
+            )
             atomic_write(stack.runtime / "config.json", json.dumps(doc, indent=2) + "\n")
     registry.use(MOCK_PLAYER, PROJECT)
     chat = Chat(stack, MOCK_PLAYER)

@@ -23,8 +23,16 @@ WATCHED = [*WALL, (30, 65, 31), (31, 65, 31), (32, 66, 31), (33, 65, 30), (34, 6
 
 
 def _set(stack, blocks, player_id: str, name: str) -> None:
-    stack.world_rpc("automation_set_blocks", {"actor": "player", "playerId": player_id, "playerName": name, "blocks": [
-        {"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]}, principal="automation")
+    stack.world_rpc(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "playerId": player_id,
+            "playerName": name,
+            "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks],
+        },
+        principal="automation",
+    )
 
 
 def _states(stack) -> dict[tuple[int, int, int], str]:
@@ -40,6 +48,7 @@ def _reader(proc: subprocess.Popen) -> queue.Queue:
         for line in proc.stdout:
             lines.put(line.rstrip("\n"))
         lines.put(None)
+
     threading.Thread(target=pump, daemon=True).start()
     return lines
 
@@ -62,15 +71,28 @@ def _read_until(lines: queue.Queue, want, seen: list[str], timeout: float = 120)
 
 def test_rollback_from_chat_restores_exactly_the_griefers_blocks_after_confirmation(stack) -> None:
     alice = ("uuid-alice", "Alice")
-    _set(stack, [(x, y, z, "minecraft:stone_bricks") for x, y, z in WALL]
-         + [(30, 65, 31, "minecraft:oak_planks"), (31, 65, 31, "minecraft:oak_planks")], *alice)
+    _set(
+        stack,
+        [(x, y, z, "minecraft:stone_bricks") for x, y, z in WALL]
+        + [(30, 65, 31, "minecraft:oak_planks"), (31, 65, 31, "minecraft:oak_planks")],
+        *alice,
+    )
     time.sleep(0.05)
     grief = ("uuid-g2", "Griefer2")
-    _set(stack, [(30, 64, 30, "minecraft:air"), (31, 64, 30, "minecraft:air"), (30, 65, 31, "minecraft:air"),
-                 (33, 65, 30, "minecraft:tnt"), (34, 65, 30, "minecraft:tnt")], *grief)
-    _set(stack, [(32, 66, 31, "minecraft:glass")], *alice)                    # Alice, meanwhile
+    _set(
+        stack,
+        [
+            (30, 64, 30, "minecraft:air"),
+            (31, 64, 30, "minecraft:air"),
+            (30, 65, 31, "minecraft:air"),
+            (33, 65, 30, "minecraft:tnt"),
+            (34, 65, 30, "minecraft:tnt"),
+        ],
+        *grief,
+    )
+    _set(stack, [(32, 66, 31, "minecraft:glass")], *alice)  # Alice, meanwhile
     _set(stack, [(32, 64, 30, "minecraft:air")], *grief)
-    _set(stack, [(32, 64, 30, "minecraft:cobblestone")], *alice)              # Alice repairs one: hers now
+    _set(stack, [(32, 64, 30, "minecraft:cobblestone")], *alice)  # Alice repairs one: hers now
     before = _states(stack)
 
     env = dict(stack.env)
@@ -78,24 +100,34 @@ def test_rollback_from_chat_restores_exactly_the_griefers_blocks_after_confirmat
     env["MCB_ACP_ARGS"] = json.dumps([str(SCRIPTED)])
     if stack.world.external:
         env["MCB_AUTOMATION_TOKEN"] = stack.world.token("automation")
-    proc = subprocess.Popen([sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True, bufsize=1)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcb_cli.main", "chat", "--wait", "120"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+        text=True,
+        bufsize=1,
+    )
     seen: list[str] = []
     lines = _reader(proc)
     try:
         proc.stdin.write("rollback griefer2 since 1h 28 63 28 37 68 33\n")
         proc.stdin.flush()
         offer = _read_until(lines, lambda line: "/ai apply agrees to that" in line or "rror" in line, seen)
-        assert "rollback of player griefer2 since 1h ago in x 28..37, y 63..68, z 28..33: 5 block(s) to restore" \
-            in seen, seen
+        assert (
+            "rollback of player griefer2 since 1h ago in x 28..37, y 63..68, z 28..33: 5 block(s) to restore" in seen
+        ), seen
         assert "1 block(s) changed since by others stay as they are: Alice at 32 64 30" in seen, seen
         assert offer.startswith("plan pl_") and ": 5 blocks to change, not built yet." in offer, offer
         assert offer.endswith("It replaces 2 block(s) placed by players: /ai apply agrees to that."), offer
         assert _states(stack) == before, "the offer wrote nothing"
         proc.stdin.write("apply\n")
         proc.stdin.flush()
-        done = _read_until(lines, lambda line: line.startswith(("done:", "stopped")) or "rror" in line
-                           or "replace" in line, seen)
+        done = _read_until(
+            lines, lambda line: line.startswith(("done:", "stopped")) or "rror" in line or "replace" in line, seen
+        )
         assert done == "done: 5 blocks placed", seen
         proc.stdin.close()
         proc.wait(timeout=180)
@@ -105,9 +137,10 @@ def test_rollback_from_chat_restores_exactly_the_griefers_blocks_after_confirmat
             proc.wait()
     assert proc.returncode == 0, proc.stderr.read()[-3000:]
     after = _states(stack)
-    assert [after[p] for p in WALL] == ["minecraft:stone_bricks"] * 2 + ["minecraft:cobblestone"] + \
-        ["minecraft:stone_bricks"] * 3                                       # the wall is back; Alice's repair stays
-    assert after[(30, 65, 31)] == "minecraft:oak_planks"                    # Alice's planks are back
-    assert after[(33, 65, 30)] == after[(34, 65, 30)] == "minecraft:air"    # the tnt is gone
-    for p in [(31, 65, 31), (32, 66, 31), (32, 64, 30)]:                   # nothing else changed
+    assert [after[p] for p in WALL] == ["minecraft:stone_bricks"] * 2 + ["minecraft:cobblestone"] + [
+        "minecraft:stone_bricks"
+    ] * 3  # the wall is back; Alice's repair stays
+    assert after[(30, 65, 31)] == "minecraft:oak_planks"  # Alice's planks are back
+    assert after[(33, 65, 30)] == after[(34, 65, 30)] == "minecraft:air"  # the tnt is gone
+    for p in [(31, 65, 31), (32, 66, 31), (32, 64, 30)]:  # nothing else changed
         assert after[p] == before[p], p

@@ -23,8 +23,10 @@ STONE, GLASS, PLANKS = "minecraft:stone", "minecraft:glass", "minecraft:oak_plan
 
 
 def by_source(plan: dict) -> dict[str, tuple[int, list[tuple[int, int, int]]]]:
-    return {s["source"]: (s["count"], [(p["x"], p["y"], p["z"]) for p in s.get("positions", [])])
-            for s in plan["replaced"].get("by_source", [])}
+    return {
+        s["source"]: (s["count"], [(p["x"], p["y"], p["z"]) for p in s.get("positions", [])])
+        for s in plan["replaced"].get("by_source", [])
+    }
 
 
 async def apply(client, plan, consent: bool | None = None) -> dict:
@@ -37,15 +39,21 @@ async def apply(client, plan, consent: bool | None = None) -> dict:
 
 def test_recipe_over_player_blocks_needs_consent(comp):
     async def scenario(client):
-        ours = await apply_and_wait(client, await call(client, "build_prepare", {"recipe": box(0, 70, 0, 1, 70, 0, STONE)}))
+        ours = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": box(0, 70, 0, 1, 70, 0, STONE)})
+        )
         assert ours["state"] == "applied"
         automation(comp, "player", [(2, 70, 0, STONE), (3, 70, 0, STONE)])
         automation(comp, "environment", [(4, 70, 0, STONE)])
         automation(comp, "external", [(5, 70, 0, STONE)])  # no event: never called a player
         plan = await call(client, "build_prepare", {"recipe": box(0, 70, 0, 6, 70, 0, GLASS)})
         assert plan["replaced"]["total"] == 6 and plan["changed_blocks"] == 7
-        assert by_source(plan) == {"player": (2, [(2, 70, 0), (3, 70, 0)]), "environment": (1, [(4, 70, 0)]),
-                                   "ours": (2, [(0, 70, 0), (1, 70, 0)]), "unknown": (1, [(5, 70, 0)])}
+        assert by_source(plan) == {
+            "player": (2, [(2, 70, 0), (3, 70, 0)]),
+            "environment": (1, [(4, 70, 0)]),
+            "ours": (2, [(0, 70, 0), (1, 70, 0)]),
+            "unknown": (1, [(5, 70, 0)]),
+        }
         assert [s["source"] for s in plan["replaced"]["by_source"]][0] == "player"  # people first
         assert any("placed by a player" in w for w in plan["warnings"])
         for consent in (None, False):
@@ -83,12 +91,16 @@ def test_player_block_placed_after_prepare_is_a_conflict_not_a_consent_question(
 
 def test_schematic_import_over_player_blocks_needs_consent(comp):
     async def scenario(client):
-        built = await apply_and_wait(client, await call(client, "build_prepare",
-                                                        {"recipe": box(20, 70, 0, 21, 71, 1, PLANKS)}))
+        built = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": box(20, 70, 0, 21, 71, 1, PLANKS)})
+        )
         assert built["state"] == "applied"
         name = f"consent_{uuid.uuid4().hex[:6]}"
-        await call(client, "schematic_export", {"name": name, "min": {"x": 20, "y": 70, "z": 0},
-                                                "max": {"x": 21, "y": 71, "z": 1}})
+        await call(
+            client,
+            "schematic_export",
+            {"name": name, "min": {"x": 20, "y": 70, "z": 0}, "max": {"x": 21, "y": 71, "z": 1}},
+        )
         automation(comp, "player", [(30, 71, 1, GLASS)])
         plan = await call(client, "schematic_import_prepare", {"asset_id": name, "target": {"x": 30, "y": 70, "z": 0}})
         assert by_source(plan) == {"player": (1, [(30, 71, 1)])}
@@ -134,8 +146,9 @@ def test_change_feed_puts_people_first_with_range_totals_and_small_pages(comp):
         fresh = await call(client, "region_changes", {"region": region, "since_cursor": ""})
         automation(comp, "player", [(-30, 70, -30, GLASS)])
         # our own writes after the player's edit: 6 x 6 x 6 = 216 events
-        ours = await apply_and_wait(client, await call(client, "build_prepare",
-                                                       {"recipe": box(-38, 70, -38, -33, 75, -33, STONE)}))
+        ours = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": box(-38, 70, -38, -33, 75, -33, STONE)})
+        )
         assert ours["state"] == "applied"
         automation(comp, "environment", [(-25, 70, -25, STONE)])
         automation(comp, "player", [(-24, 70, -24, GLASS), (-23, 70, -23, GLASS)])
@@ -147,8 +160,11 @@ def test_change_feed_puts_people_first_with_range_totals_and_small_pages(comp):
         # people first: every player edit leads the first page, then the environment, then ours
         sources = [e["source"] for e in first["events"]]
         assert sources[:4] == ["player", "player", "player", "environment"] and set(sources[4:]) == {"ours"}
-        assert [e["pos"] for e in first["events"][:3]] == [{"x": -30, "y": 70, "z": -30}, {"x": -24, "y": 70, "z": -24},
-                                                           {"x": -23, "y": 70, "z": -23}]
+        assert [e["pos"] for e in first["events"][:3]] == [
+            {"x": -30, "y": 70, "z": -30},
+            {"x": -24, "y": 70, "z": -24},
+            {"x": -23, "y": 70, "z": -23},
+        ]
         assert page_bytes(first) <= 4096 and not first["complete"]
         # page through the range: same totals on every page, each page <= 4 KB, every event once
         seen, page, pages = [*first["events"]], first, 1
@@ -159,27 +175,36 @@ def test_change_feed_puts_people_first_with_range_totals_and_small_pages(comp):
             seen += page["events"]
             pages += 1
             assert page["remaining"] == 220 - len(seen)
-        assert len(seen) == 220 and len({json.dumps(e["pos"], sort_keys=True) for e in seen if e["source"] == "ours"}) == 216
+        assert (
+            len(seen) == 220
+            and len({json.dumps(e["pos"], sort_keys=True) for e in seen if e["source"] == "ours"}) == 216
+        )
         assert pages >= 220 * 100 // 4096  # ~150 bytes an event: the byte limit, not the count, cut the pages
-        print(f"\nregion_changes: 220 events in {pages} pages; first page {len(first['events'])} events, "
-              f"{page_bytes(first)} bytes")
+        print(
+            f"\nregion_changes: 220 events in {pages} pages; first page {len(first['events'])} events, "
+            f"{page_bytes(first)} bytes"
+        )
         # a larger page on request
-        big = await call(client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"],
-                                                    "max_bytes": 32768})
+        big = await call(
+            client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"], "max_bytes": 32768}
+        )
         assert 4096 < page_bytes(big) <= 32768 and len(big["events"]) > len(first["events"])
         # the source filter: only people (foreign) or only players; totals still cover every source
-        foreign = await call(client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"],
-                                                        "source": "foreign"})
+        foreign = await call(
+            client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"], "source": "foreign"}
+        )
         assert foreign["changes"] == 4 and foreign["complete"] and len(foreign["events"]) == 4
         assert foreign["by_source"] == first["by_source"]
-        player = await call(client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"],
-                                                       "source": "player"})
+        player = await call(
+            client, "region_changes", {"region": region, "since_cursor": fresh["next_cursor"], "source": "player"}
+        )
         assert [e["source"] for e in player["events"]] == ["player"] * 3 and player["changes"] == 3
         assert player["bounding_box"] == {"min": {"x": -30, "y": 70, "z": -30}, "max": {"x": -23, "y": 70, "z": -23}}
         # an open cursor is read with any filter; a next-page cursor only with its own (and region)
         with pytest.raises(ToolError) as exc:
-            await call(client, "region_changes", {"region": region, "since_cursor": first["next_cursor"],
-                                                  "source": "player"})
+            await call(
+                client, "region_changes", {"region": region, "since_cursor": first["next_cursor"], "source": "player"}
+            )
         assert exc.value.error["code"] == "invalid_request"
         other = {"min": region["min"], "max": {"x": -21, "y": 80, "z": -20}}
         with pytest.raises(ToolError) as exc:

@@ -30,16 +30,30 @@ from harness import PY, wait_until
 from mcb_common.procs import with_parent_death_signal
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
-                                "(scripts/test_deps.sh installs it as root: apt-get install chromium)")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed (scripts/test_deps.sh installs it as root: apt-get install chromium)",
+)
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TIMEOUT_MS = 60_000
 
 
 def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone_bricks"):
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}, "block": block}
+        ],
+    }
 
 
 def in_thread(comp, scenario) -> None:
@@ -72,14 +86,25 @@ def dash(tmp_path_factory):
         shots.mkdir(parents=True, exist_ok=True)
         with playwright.sync_playwright() as pw:
             ctx = pw.chromium.launch_persistent_context(
-                str(tmp / "profile"), executable_path=CHROMIUM, headless=True, args=ARGS,
-                viewport={"width": 1280, "height": 900})
+                str(tmp / "profile"),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=ARGS,
+                viewport={"width": 1280, "height": 900},
+            )
             requests: list[str] = []
             ctx.on("request", lambda r: requests.append(r.url))
             page = ctx.new_page()
             page.set_default_timeout(TIMEOUT_MS)
-            yield {"comp": comp, "base": f"http://127.0.0.1:{port}", "page": page, "ctx": ctx,
-                   "requests": requests, "shots": shots, "port": port}
+            yield {
+                "comp": comp,
+                "base": f"http://127.0.0.1:{port}",
+                "page": page,
+                "ctx": ctx,
+                "requests": requests,
+                "shots": shots,
+                "port": port,
+            }
             ctx.close()
     finally:
         comp.stop_all()
@@ -130,8 +155,11 @@ def test_the_page_has_a_favicon_the_browser_can_draw(dash):
     href = page.locator('link[rel="icon"]').get_attribute("href")
     assert href == "/static/favicon.svg"
     # drawn by the browser under the page's CSP: an <img> of it has a size
-    width = page.evaluate("""href => new Promise(ok => { const i = new Image(); i.onload = () => ok(i.naturalWidth);
-                                                         i.onerror = () => ok(-1); i.src = href; })""", href)
+    width = page.evaluate(
+        """href => new Promise(ok => { const i = new Image(); i.onload = () => ok(i.naturalWidth);
+                                                         i.onerror = () => ok(-1); i.src = href; })""",
+        href,
+    )
     assert width > 0, width
     for path in (href, "/favicon.ico"):
         r = httpx.get(dash["base"] + path, timeout=30)
@@ -160,9 +188,15 @@ def test_progress_bar_of_a_20k_block_apply_moves_live_to_100(dash):
     in_thread(comp, prepare)
 
     async def apply(client):
-        holder["op"] = await call(client, "build_apply", {
-            "plan_id": holder["plan"]["plan_id"], "plan_hash": holder["plan"]["plan_hash"],
-            "idempotency_key": str(uuid.uuid4())})
+        holder["op"] = await call(
+            client,
+            "build_apply",
+            {
+                "plan_id": holder["plan"]["plan_id"],
+                "plan_hash": holder["plan"]["plan_hash"],
+                "idempotency_key": str(uuid.uuid4()),
+            },
+        )
 
     in_thread(comp, apply)
     op_id = holder["op"]["operation_id"]
@@ -174,7 +208,9 @@ def test_progress_bar_of_a_20k_block_apply_moves_live_to_100(dash):
     def finished() -> bool:
         nonlocal shot_taken
         if not shot_taken:
-            v = page.evaluate(f"(() => {{ const b = document.getElementById('bar-{op_id}'); return b ? b.value : -1; }})()")
+            v = page.evaluate(
+                f"(() => {{ const b = document.getElementById('bar-{op_id}'); return b ? b.value : -1; }})()"
+            )
             if 10 <= v <= 90:
                 shot(dash, "progress")
                 shot_taken = True
@@ -202,8 +238,15 @@ def test_conflict_by_a_player_shows_position_and_source(dash):
 
     async def scenario(client):
         plan = await call(client, "build_prepare", {"recipe": box(10, 64, 40, 13, 64, 43, "minecraft:oak_planks")})
-        comp.world_rpc("automation_set_blocks", {"actor": "player", "playerId": "player-7", "blocks": [
-            {"x": 12, "y": 64, "z": 42, "state": "minecraft:glass"}]}, principal="automation")
+        comp.world_rpc(
+            "automation_set_blocks",
+            {
+                "actor": "player",
+                "playerId": "player-7",
+                "blocks": [{"x": 12, "y": 64, "z": 42, "state": "minecraft:glass"}],
+            },
+            principal="automation",
+        )
         holder["st"] = await apply_and_wait(client, plan)
 
     in_thread(comp, scenario)
@@ -242,17 +285,25 @@ def test_operation_page_shows_its_own_before_picture_and_after(dash):
     """Issue 31 item 7: "Before" is the picture the journal took of the operation's region when it
     started (before its first batch), not the project's latest earlier capture of another place."""
     page, comp = dash["page"], dash["comp"]
-    view = {"region": {"min": {"x": 40, "y": 63, "z": 40}, "max": {"x": 50, "y": 72, "z": 50}},
-            "view": "diagonal", "width": 320, "height": 180}
+    view = {
+        "region": {"min": {"x": 40, "y": 63, "z": 40}, "max": {"x": 50, "y": 72, "z": 50}},
+        "view": "diagonal",
+        "width": 320,
+        "height": 180,
+    }
     holder: dict = {}
 
     async def scenario(client):
         # a capture of another place, 30 blocks away, just before the operation
-        holder["elsewhere"] = await capture(client, {**view, "region": {"min": {"x": 10, "y": 63, "z": 10},
-                                                                        "max": {"x": 20, "y": 72, "z": 20}}})
+        holder["elsewhere"] = await capture(
+            client, {**view, "region": {"min": {"x": 10, "y": 63, "z": 10}, "max": {"x": 20, "y": 72, "z": 20}}}
+        )
         plan = await call(client, "build_prepare", {"recipe": box(43, 64, 43, 47, 70, 47, "minecraft:red_wool")})
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         holder["op"] = op["operation_id"]
         holder["after"] = await capture(client, {**view, "after_operation_id": op["operation_id"]})
         holder["status"] = await call(client, "operation_status", {"operation_id": op["operation_id"]})
@@ -270,9 +321,13 @@ def test_operation_page_shows_its_own_before_picture_and_after(dash):
         assert img.evaluate("i => i.complete && i.naturalWidth") == width, which
     assert page.locator(f'img[alt="capture {holder["elsewhere"]["capture_id"]}"]').count() == 0
     # the Before picture predates the writes: no red wool in it; the After picture shows it
-    pngs = {which: httpx.get(f"{dash['base']}/captures/{cid}.png?project=default", timeout=30).content
-            for which, cid in (("before", before_id), ("after", holder["after"]["capture_id"]))}
-    assert red_pixels(pngs["before"]) == 0 and red_pixels(pngs["after"]) > 500, {k: red_pixels(v) for k, v in pngs.items()}
+    pngs = {
+        which: httpx.get(f"{dash['base']}/captures/{cid}.png?project=default", timeout=30).content
+        for which, cid in (("before", before_id), ("after", holder["after"]["capture_id"]))
+    }
+    assert red_pixels(pngs["before"]) == 0 and red_pixels(pngs["after"]) > 500, {
+        k: red_pixels(v) for k, v in pngs.items()
+    }
     shot(dash, "captures")
 
 
@@ -287,7 +342,9 @@ def test_a_prepared_plans_page_shows_its_preview(dash):
     where = {"min": {"x": -40, "y": 64, "z": 30}, "max": {"x": -36, "y": 70, "z": 34}}
 
     async def scenario(client):
-        holder["plan"] = await call(client, "build_prepare", {"recipe": box(-40, 64, 30, -36, 70, 34, "minecraft:red_wool")})
+        holder["plan"] = await call(
+            client, "build_prepare", {"recipe": box(-40, 64, 30, -36, 70, 34, "minecraft:red_wool")}
+        )
 
     in_thread(comp, scenario)
     plan_id = holder["plan"]["plan_id"]
@@ -296,8 +353,11 @@ def test_a_prepared_plans_page_shows_its_preview(dash):
     img = page.locator('figure[data-capture="preview"] img')
     img.wait_for()
     assert img.get_attribute("alt") == f"preview of plan {plan_id}"
-    page.wait_for_function("() => { const i = document.querySelector('figure[data-capture=\"preview\"] img');"
-                           " return i && i.complete && i.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('figure[data-capture=\"preview\"] img');"
+        " return i && i.complete && i.naturalWidth > 0 }",
+        timeout=TIMEOUT_MS,
+    )
     assert img.evaluate("i => i.naturalWidth") == 960  # two halves of 480
     shot(dash, "plan-preview")
     png = httpx.get(f"{dash['base']}/plans/{plan_id}/preview.png?project=default", timeout=60)
@@ -328,10 +388,17 @@ def test_no_before_picture_when_switched_off_never_another_capture(dash):
     comp.start("journal", {"MCB_JOURNAL_BEFORE_CAPTURE_S": "0"})
     holder: dict = {}
     try:
+
         async def scenario(client):
-            holder["earlier"] = await capture(client, {"region": {"min": {"x": 20, "y": 63, "z": -30},
-                                                                  "max": {"x": 26, "y": 70, "z": -24}},
-                                                       "view": "diagonal", "width": 160, "height": 90})
+            holder["earlier"] = await capture(
+                client,
+                {
+                    "region": {"min": {"x": 20, "y": 63, "z": -30}, "max": {"x": 26, "y": 70, "z": -24}},
+                    "view": "diagonal",
+                    "width": 160,
+                    "height": 90,
+                },
+            )
             plan = await call(client, "build_prepare", {"recipe": box(21, 64, -29, 23, 66, -27, "minecraft:red_wool")})
             holder["done"] = await apply_and_wait(client, plan)
 
@@ -365,7 +432,9 @@ def test_actions_without_the_admin_token_are_refused_and_no_token_is_shown(dash)
     cookie = {c["name"]: c["value"] for c in dash["ctx"].cookies()}
     assert all(c["httpOnly"] and c["sameSite"] == "Strict" for c in dash["ctx"].cookies())
     with httpx.Client(base_url=base, cookies=cookie, timeout=30) as h:
-        assert h.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": "http://evil.example"}).status_code == 403
+        assert (
+            h.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": "http://evil.example"}).status_code == 403
+        )
         assert h.post("/actions/pause", data={"csrf": "x"}, headers={"Origin": base}).status_code == 403  # bad CSRF
         assert h.get("/", headers={"Host": f"rebound.example:{dash['port']}"}).status_code == 421
     assert comp.world_rpc("world_info", {}).get("paused") in (None, False)
@@ -392,8 +461,9 @@ def test_the_owner_logs_in_while_another_process_sends_wrong_tokens(dash):
     slowed on their own connections, and logged without what was typed."""
     page, comp, base = dash["page"], dash["comp"], dash["base"]
     dashboard = comp.procs["dashboard"]
-    guesser = subprocess.Popen(with_parent_death_signal([PY, "-c", GUESSER, base, "25"]), stdout=subprocess.PIPE,
-                               text=True)
+    guesser = subprocess.Popen(
+        with_parent_death_signal([PY, "-c", GUESSER, base, "25"]), stdout=subprocess.PIPE, text=True
+    )
     took = []
     try:
         wait_until(lambda: dashboard.log().count("login refused") >= 8, 20, "eight wrong guesses", interval=0.2)
@@ -423,8 +493,11 @@ def test_a_link_cannot_put_words_in_the_status_line(dash):
     """Issue 33 item 4: ``?msg=`` names one of the server's status lines; any other text shows none."""
     page, base = dash["page"], dash["base"]
     made_up = "All operations were lost; paste the admin token below"
-    for query in ({"msg": made_up, "kind": "bad"}, {"msg": "cancel_done", "state": made_up},
-                  {"msg": "pause_failed", "code": made_up}):
+    for query in (
+        {"msg": made_up, "kind": "bad"},
+        {"msg": "cancel_done", "state": made_up},
+        {"msg": "pause_failed", "code": made_up},
+    ):
         page.goto(f"{base}/?{urlencode(query)}")
         assert made_up not in page.content() and page.locator(".flash").count() == 0, query
     page.goto(f"{base}/?msg=logged_out")
@@ -437,12 +510,20 @@ def test_cancel_a_running_operation_from_its_page(dash):
     holder: dict = {}
 
     async def prepare(client):
-        holder["plan"] = await call(client, "build_prepare", {"recipe": box(-60, 90, 20, -1, 129, 44, "minecraft:stone")})
+        holder["plan"] = await call(
+            client, "build_prepare", {"recipe": box(-60, 90, 20, -1, 129, 44, "minecraft:stone")}
+        )
 
     async def apply(client):
-        holder["op"] = await call(client, "build_apply", {"plan_id": holder["plan"]["plan_id"],
-                                                          "plan_hash": holder["plan"]["plan_hash"],
-                                                          "idempotency_key": str(uuid.uuid4())})
+        holder["op"] = await call(
+            client,
+            "build_apply",
+            {
+                "plan_id": holder["plan"]["plan_id"],
+                "plan_hash": holder["plan"]["plan_hash"],
+                "idempotency_key": str(uuid.uuid4()),
+            },
+        )
 
     in_thread(comp, prepare)  # 60,000 blocks: 118 batches, seconds of writing
     in_thread(comp, apply)
@@ -470,8 +551,11 @@ def test_journal_killed_mid_apply_shows_recovery_and_abandon_completes(dash):
     async def crash(client):
         plan = await call(client, "build_prepare", {"recipe": box(20, 80, 0, 35, 87, 15, "minecraft:stone")})
         assert plan["batches"] == 4
-        await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                           "idempotency_key": str(uuid.uuid4())})
+        await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
 
     in_thread(comp, crash)
     wait_until(lambda: not journal.alive(), 60, "the journal to die at the fault point")
@@ -498,8 +582,9 @@ def test_a_server_side_failure_is_the_services_own_last_error_on_the_page(dash):
     comp.procs["world-host"].stop()
 
     async def read(client):
-        result = await client.call_tool("region_inspect", {"min": {"x": 0, "y": 60, "z": 0},
-                                                           "max": {"x": 3, "y": 63, "z": 3}, "detail": "summary"})
+        result = await client.call_tool(
+            "region_inspect", {"min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 3, "y": 63, "z": 3}, "detail": "summary"}
+        )
         assert result.is_error and payload(result)["error"]["code"] == "unavailable", payload(result)
 
     in_thread(comp, read)

@@ -15,8 +15,10 @@ from e2e.components import start_components
 from e2e.mcpclient import apply_and_wait, call
 from e2e.test_dashboard import ARGS, CHROMIUM, TIMEOUT_MS, in_thread
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
-                                "(scripts/test_deps.sh installs it as root: apt-get install chromium)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed (scripts/test_deps.sh installs it as root: apt-get install chromium)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,27 +29,40 @@ def dash(tmp_path_factory):
     try:
         comp.start("dashboard")
         with playwright.sync_playwright() as pw:
-            ctx = pw.chromium.launch_persistent_context(str(tmp / "profile"), executable_path=CHROMIUM, headless=True,
-                                                        args=ARGS, viewport={"width": 1280, "height": 1100})
+            ctx = pw.chromium.launch_persistent_context(
+                str(tmp / "profile"),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=ARGS,
+                viewport={"width": 1280, "height": 1100},
+            )
             requests: list[str] = []
             ctx.on("request", lambda r: requests.append(r.url))
             page = ctx.new_page()
             page.set_default_timeout(TIMEOUT_MS)
-            yield {"comp": comp, "base": f"http://127.0.0.1:{comp.ports['dashboard']}", "page": page,
-                   "requests": requests, "tmp": tmp}
+            yield {
+                "comp": comp,
+                "base": f"http://127.0.0.1:{comp.ports['dashboard']}",
+                "page": page,
+                "requests": requests,
+                "tmp": tmp,
+            }
             ctx.close()
     finally:
         comp.stop_all()
 
 
 def automation(comp, x, y, z, state, **who):
-    comp.world_rpc("automation_set_blocks", who | {"blocks": [{"x": x, "y": y, "z": z, "state": state}]},
-                   principal="automation")
+    comp.world_rpc(
+        "automation_set_blocks", who | {"blocks": [{"x": x, "y": y, "z": z, "state": state}]}, principal="automation"
+    )
 
 
 def legend(page) -> dict[str, str]:
-    return {li.get_attribute("data-who"): li.get_attribute("data-colour")
-            for li in page.locator("#history-legend li[data-colour]").all()}
+    return {
+        li.get_attribute("data-who"): li.get_attribute("data-colour")
+        for li in page.locator("#history-legend li[data-colour]").all()
+    }
 
 
 def map_pixel(base: str, src: str, x: int, z: int, x0: int, z0: int, scale: int) -> str:
@@ -69,9 +84,23 @@ def test_the_map_colours_who_changed_each_column_the_slider_goes_back_and_a_clic
             automation(comp, x, 64, 7, "minecraft:glass", actor="player", playerId="uuid-alex", playerName="Alex")
         automation(comp, 9, 64, 7, "minecraft:stone", actor="external")  # silent: not in the history
         automation(comp, 9, 64, 7, "minecraft:air", actor="environment", cause="explosion")
-        plan = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-            {"type": "box", "min": {"x": 6, "y": 66, "z": 7}, "max": {"x": 6, "y": 66, "z": 7},
-             "block": "minecraft:oak_planks"}]}})  # above Alex's second glass: that column's last change
+        plan = await call(
+            client,
+            "build_prepare",
+            {
+                "recipe": {
+                    "version": 1,
+                    "operations": [
+                        {
+                            "type": "box",
+                            "min": {"x": 6, "y": 66, "z": 7},
+                            "max": {"x": 6, "y": 66, "z": 7},
+                            "block": "minecraft:oak_planks",
+                        }
+                    ],
+                }
+            },
+        )  # above Alex's second glass: that column's last change
         holder["st"] = await apply_and_wait(client, plan)
 
     in_thread(comp, scenario)
@@ -96,8 +125,10 @@ def test_the_map_colours_who_changed_each_column_the_slider_goes_back_and_a_clic
     page.screenshot(path=str(dash["tmp"] / "history-now.png"), full_page=True)
 
     # the slider just before the operation (the newest change): its column shows Alex again
-    ends = json.loads(page.evaluate("""() => JSON.stringify([document.getElementById('until').min,
-                                                             document.getElementById('until').max])"""))
+    ends = json.loads(
+        page.evaluate("""() => JSON.stringify([document.getElementById('until').min,
+                                                             document.getElementById('until').max])""")
+    )
     assert int(ends[0]) < int(ends[1])
     page.evaluate("""() => { const s = document.getElementById('until'); s.value = String(Number(s.max) - 1);
                              s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); }""")

@@ -57,8 +57,9 @@ class _GameLock:
     def __init__(self, save: Path):
         if shutil.which("java") is None:
             pytest.skip("java is not installed (the game's lock is modelled with the JDK's FileChannel)")
-        self.p = subprocess.Popen(["java", str(HOLD), str(save)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True)
+        self.p = subprocess.Popen(
+            ["java", str(HOLD), str(save)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         assert self.p.stdout is not None
         self.answer = self.p.stdout.readline().strip()
 
@@ -71,12 +72,29 @@ class _GameLock:
 def _mcb_up_refused(runtime: Path, save: Path) -> tuple[int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
     env["MCB_RUNTIME_DIR"] = str(runtime)
-    names = ["world_host", "bridge", "planner_grpc", "journal_grpc", "camera_grpc", "planner_health",
-             "journal_health", "camera_health", "redis", "dashboard", "camera_link"]
+    names = [
+        "world_host",
+        "bridge",
+        "planner_grpc",
+        "journal_grpc",
+        "camera_grpc",
+        "planner_health",
+        "journal_health",
+        "camera_health",
+        "redis",
+        "dashboard",
+        "camera_link",
+    ]
     for name, port in zip(names, free_ports(len(names)), strict=True):
         env[f"MCB_{name.upper()}_PORT"] = str(port)
-    p = subprocess.run([sys.executable, "-m", "mcb_cli.main", "up", "--world", str(save)], env=env, cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "up", "--world", str(save)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return p.returncode, p.stdout + p.stderr
 
 
@@ -104,32 +122,92 @@ def test_open_build_stop_read_back(tmp_path: Path):
 
         async def build():
             async with http_client(stack.mcp_url, stack.token("agent")) as client:
-                plan = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                    {"type": "box", "min": BOX[0], "max": BOX[1], "block": "minecraft:stone_bricks", "hollow": True}]}})
+                plan = await call(
+                    client,
+                    "build_prepare",
+                    {
+                        "recipe": {
+                            "version": 1,
+                            "operations": [
+                                {
+                                    "type": "box",
+                                    "min": BOX[0],
+                                    "max": BOX[1],
+                                    "block": "minecraft:stone_bricks",
+                                    "hollow": True,
+                                }
+                            ],
+                        }
+                    },
+                )
                 st = await apply_and_wait(client, plan)
                 assert st["state"] == "applied", st
                 with pytest.raises(ToolError) as ei:  # outside the chosen area
-                    await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                        {"type": "box", "min": {"x": 0, "y": 150, "z": 0}, "max": {"x": 1, "y": 150, "z": 1},
-                         "block": "minecraft:stone"}]}})
+                    await call(
+                        client,
+                        "build_prepare",
+                        {
+                            "recipe": {
+                                "version": 1,
+                                "operations": [
+                                    {
+                                        "type": "box",
+                                        "min": {"x": 0, "y": 150, "z": 0},
+                                        "max": {"x": 1, "y": 150, "z": 1},
+                                        "block": "minecraft:stone",
+                                    }
+                                ],
+                            }
+                        },
+                    )
                 assert ei.value.error["code"] == "out_of_bounds"
 
         anyio.run(build)
         # the owner moves the area while the stack runs (`mcb area set`): the journal follows config.json
         env = {**stack.env}
-        out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "area", "set", "--", "-16,100,-16,-1,200,-1"],
-                             env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "area", "set", "--", "-16,100,-16,-1,200,-1"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0 and "x -16..-1, y 100..200, z -16..-1" in out.stdout, out.stdout + out.stderr
 
         async def moved():
             async with http_client(stack.mcp_url, stack.token("agent")) as client:
-                ok = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                    {"type": "box", "min": {"x": -4, "y": 150, "z": -4}, "max": {"x": -3, "y": 150, "z": -3},
-                     "block": "minecraft:stone"}]}})
+                ok = await call(
+                    client,
+                    "build_prepare",
+                    {
+                        "recipe": {
+                            "version": 1,
+                            "operations": [
+                                {
+                                    "type": "box",
+                                    "min": {"x": -4, "y": 150, "z": -4},
+                                    "max": {"x": -3, "y": 150, "z": -3},
+                                    "block": "minecraft:stone",
+                                }
+                            ],
+                        }
+                    },
+                )
                 assert ok["changed_blocks"] == 4
                 with pytest.raises(ToolError) as ei:  # the old area is no longer the project's
-                    await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                        {"type": "box", "min": BOX[0], "max": BOX[0], "block": "minecraft:stone"}]}})
+                    await call(
+                        client,
+                        "build_prepare",
+                        {
+                            "recipe": {
+                                "version": 1,
+                                "operations": [
+                                    {"type": "box", "min": BOX[0], "max": BOX[0], "block": "minecraft:stone"}
+                                ],
+                            }
+                        },
+                    )
                 assert ei.value.error["code"] == "out_of_bounds"
 
         anyio.run(moved)
@@ -158,11 +236,16 @@ def test_refused_while_the_game_holds_the_lock(tmp_path: Path):
         assert "Minecraft has the world" in out and "session.lock is locked" in out, out
         assert not (tmp_path / "runtime" / "backups").exists(), "nothing is copied before the checks pass"
         # the host refuses on its own too (the game may open the world between the check and the start)
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("MCB_")},
-               "MCB_RUNTIME_DIR": str(tmp_path / "runtime"), "MCB_WORLD_DIR": str(save), "MCB_WORLD_EXISTING": "1",
-               "MCB_WORLD_HOST_PORT": str(free_ports(1)[0])}
-        p = subprocess.run([sys.executable, "-m", "mcb_world_host"], env=env, cwd=ROOT, capture_output=True,
-                           text=True, timeout=60)
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("MCB_")},
+            "MCB_RUNTIME_DIR": str(tmp_path / "runtime"),
+            "MCB_WORLD_DIR": str(save),
+            "MCB_WORLD_EXISTING": "1",
+            "MCB_WORLD_HOST_PORT": str(free_ports(1)[0]),
+        }
+        p = subprocess.run(
+            [sys.executable, "-m", "mcb_world_host"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
         assert p.returncode == 2 and "session.lock is locked" in p.stderr, p.stderr
     finally:
         game.close()

@@ -71,8 +71,19 @@ async def capture(client: Any, args: dict) -> tuple[dict, Any]:
 def test_tools_list_size_and_every_guide_and_prompt(stack) -> None:
     headers = {"Authorization": f"Bearer {stack.token('agent')}", "Accept": "application/json, text/event-stream"}
     with httpx.Client(headers=headers, timeout=20) as http:
-        init = http.post(stack.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "0"}}})
+        init = http.post(
+            stack.mcp_url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "e2e", "version": "0"},
+                },
+            },
+        )
         sid = init.headers.get("mcp-session-id")
         h = {"mcp-session-id": sid} if sid else {}
         http.post(stack.mcp_url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
@@ -133,12 +144,22 @@ def test_every_tool_answers_in_snake_case_and_cameras(stack, tmp_path) -> None:
             if stack.host == "embedded":  # the flat world: grass at y = 63
                 assert ground["typical_y"] == 63 and ground["build_from_y"] == 64, ground
             for detail in ("summary", "blocks", "heightmap"):
-                await record(client, "region_inspect", {"min": {"x": 0, "y": 62, "z": 0},
-                                                        "max": {"x": 3, "y": 65, "z": 3}, "detail": detail})
+                await record(
+                    client,
+                    "region_inspect",
+                    {"min": {"x": 0, "y": 62, "z": 0}, "max": {"x": 3, "y": 65, "z": 3}, "detail": detail},
+                )
             ex = dict(EXAMPLE.findall((await client.read_resource("mcb://guides/examples")).contents[0].text))
             plan = await record(client, "build_prepare", {"recipe": json.loads(ex["house"])})
-            op = await record(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                      "idempotency_key": f"house-{uuid.uuid4().hex[:8]}"})
+            op = await record(
+                client,
+                "build_apply",
+                {
+                    "plan_id": plan["plan_id"],
+                    "plan_hash": plan["plan_hash"],
+                    "idempotency_key": f"house-{uuid.uuid4().hex[:8]}",
+                },
+            )
             done = await wait_terminal(client, op["operation_id"])
             assert done["state"] == "applied", done
             st = await record(client, "operation_status", {"operation_id": op["operation_id"]})
@@ -151,12 +172,20 @@ def test_every_tool_answers_in_snake_case_and_cameras(stack, tmp_path) -> None:
             assert hist["entries"] and hist["entries"][0]["operation_id"] == op["operation_id"], hist
             await record(client, "rollback_prepare", {"region": HOUSE, "cause": "explosion", "since_millis": 1})
             await record(client, "operation_undo_prepare", {"operation_id": op["operation_id"]})
-            await record(client, "schematic_export", {"name": f"fh_{stack.host.replace('-', '_')}",
-                                                      "min": {"x": 0, "y": 64, "z": 20},
-                                                      "max": {"x": 2, "y": 65, "z": 21}})
+            await record(
+                client,
+                "schematic_export",
+                {
+                    "name": f"fh_{stack.host.replace('-', '_')}",
+                    "min": {"x": 0, "y": 64, "z": 20},
+                    "max": {"x": 2, "y": 65, "z": 21},
+                },
+            )
             assets = await record(client, "asset_list", {})
             asset_id = assets["assets"][0]["asset_id"]
-            await record(client, "schematic_import_prepare", {"asset_id": asset_id, "target": {"x": 30, "y": 64, "z": 30}})
+            await record(
+                client, "schematic_import_prepare", {"asset_id": asset_id, "target": {"x": 30, "y": 64, "z": 30}}
+            )
             await record(client, "camera_list")
 
             # the entrance view looks at the door's wall from outside (door in the south wall,
@@ -169,20 +198,38 @@ def test_every_tool_answers_in_snake_case_and_cameras(stack, tmp_path) -> None:
             assert image_of(result)[2] == (320, 180)
 
             # size and format for every kind of capture
-            mime, data, size = image_of((await capture(client, {
-                "pose": {"x": 4.5, "y": 66, "z": 40.5, "yaw": 180, "pitch": 10}, "region": HOUSE,
-                "width": 200, "height": 120, "format": "jpeg"}))[1])
+            mime, data, size = image_of(
+                (
+                    await capture(
+                        client,
+                        {
+                            "pose": {"x": 4.5, "y": 66, "z": 40.5, "yaw": 180, "pitch": 10},
+                            "region": HOUSE,
+                            "width": 200,
+                            "height": 120,
+                            "format": "jpeg",
+                        },
+                    )
+                )[1]
+            )
             assert (mime, size) == ("image/jpeg", (200, 120)) and data.startswith(b"\xff\xd8")
-            mime, data, size = image_of((await capture(client, {
-                "region": HOUSE, "view": "top", "width": 128, "height": 96, "format": "png"}))[1])
+            mime, data, size = image_of(
+                (await capture(client, {"region": HOUSE, "view": "top", "width": 128, "height": 96, "format": "png"}))[
+                    1
+                ]
+            )
             assert (mime, size) == ("image/png", (128, 96))
-            saved = await record(client, "camera_save", {"camera_id": "front", "name": "Front door",
-                                                          "pose": {**pose, "width": 240, "height": 135}})
+            saved = await record(
+                client,
+                "camera_save",
+                {"camera_id": "front", "name": "Front door", "pose": {**pose, "width": 240, "height": 135}},
+            )
             assert saved["pose"]["width"] == 240
             assert "front" in [c["camera_id"] for c in (await record(client, "camera_list"))["cameras"]]
             assert image_of((await capture(client, {"camera_id": "front"}))[1])[2] == (240, 135)
-            mime, _, size = image_of((await capture(client, {"camera_id": "front", "width": 160, "height": 90,
-                                                             "format": "jpeg"}))[1])
+            mime, _, size = image_of(
+                (await capture(client, {"camera_id": "front", "width": 160, "height": 90, "format": "jpeg"}))[1]
+            )
             assert (mime, size) == ("image/jpeg", (160, 90))
             return listed
 
@@ -193,9 +240,29 @@ def test_every_tool_answers_in_snake_case_and_cameras(stack, tmp_path) -> None:
 
     # `mcb camera save` (admin) saves the same kind of camera, from a region's entrance view
     env = dict(stack.env)
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "camera", "save", "cli-front", "--region",
-                          "0,64,20,8,67,26", "--view", "entrance", "--width", "320", "--height", "180"],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcb_cli.main",
+            "camera",
+            "save",
+            "cli-front",
+            "--region",
+            "0,64,20,8,67,26",
+            "--view",
+            "entrance",
+            "--width",
+            "320",
+            "--height",
+            "180",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     cam = json.loads(out.stdout)
     assert cam["camera_id"] == "cli-front" and cam["pose"]["z"] > HOUSE["max"]["z"] + 1 and cam["pose"]["width"] == 320

@@ -45,8 +45,11 @@ def test_every_operation_example_of_the_guide_builds(comp) -> None:
                 assets[op["asset"]] = blocks_of(box)
             plan = await call(client, "build_prepare", {"recipe": recipe})
             assert plan["changed_blocks"] > 0 and not plan.get("conflicts"), (name, plan)
-            applied = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                          "idempotency_key": f"guide-{name}"})
+            applied = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": f"guide-{name}"},
+            )
             st = await wait_terminal(client, applied["operation_id"], timeout=120)
             assert st["state"] == "applied", (name, st)
             summary = await call(client, "region_inspect", {**plan["region"], "detail": "summary"})

@@ -16,9 +16,15 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
 
 
 def automation(comp, blocks):
-    comp.world_rpc("automation_set_blocks", {"actor": "player", "playerId": "player-1",
-                                             "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]},
-                   principal="automation")
+    comp.world_rpc(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "playerId": "player-1",
+            "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks],
+        },
+        principal="automation",
+    )
 
 
 def example(name: str) -> dict:
@@ -33,8 +39,11 @@ def test_house_example_prepares_and_applies_with_turned_states(comp):
     async def scenario(client):
         plan = await call(client, "build_prepare", {"recipe": house})
         assert plan["changed_blocks"] == 372 and not plan.get("conflicts")
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": "house-1"})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": "house-1"},
+        )
         for _ in range(600):
             st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
             if st["state"] not in ("prepared", "queued", "applying"):
@@ -49,14 +58,21 @@ def test_house_example_prepares_and_applies_with_turned_states(comp):
     assert "facing=south" in states[0] and "facing=north" in states[1]
 
 
-@pytest.mark.parametrize("block, reason, code", [
-    ("minecraft:spawner", "unsupported_block_entity", "unsupported_block"),
-    ("minecraft:water", "places_fluid", "unsupported_block"),
-    ("minecraft:sand", "unsupported_gravity", "unsupported_block"),
-])
+@pytest.mark.parametrize(
+    "block, reason, code",
+    [
+        ("minecraft:spawner", "unsupported_block_entity", "unsupported_block"),
+        ("minecraft:water", "places_fluid", "unsupported_block"),
+        ("minecraft:sand", "unsupported_gravity", "unsupported_block"),
+    ],
+)
 def test_placing_outside_the_guaranteed_set_is_refused(comp, block, reason, code):
-    recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": 30, "y": 90, "z": 30},
-                                            "max": {"x": 31, "y": 90, "z": 30}, "block": block}]}
+    recipe = {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": 30, "y": 90, "z": 30}, "max": {"x": 31, "y": 90, "z": 30}, "block": block}
+        ],
+    }
 
     async def scenario(client):
         with pytest.raises(ToolError) as ei:
@@ -68,13 +84,27 @@ def test_placing_outside_the_guaranteed_set_is_refused(comp, block, reason, code
 
 
 def test_overwriting_a_chest_or_water_is_a_conflict_before_any_write(comp):
-    automation(comp, [(20, 80, 20, "minecraft:chest[facing=north,type=single,waterlogged=false]"),
-                      (22, 80, 20, "minecraft:water[level=0]")])
+    automation(
+        comp,
+        [
+            (20, 80, 20, "minecraft:chest[facing=north,type=single,waterlogged=false]"),
+            (22, 80, 20, "minecraft:water[level=0]"),
+        ],
+    )
 
     async def scenario(client):
         for x, reason in ((20, "overwrites_block_entity"), (22, "into_fluid")):
-            recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 80, "z": 20},
-                                                    "max": {"x": x, "y": 80, "z": 20}, "block": "stone"}]}
+            recipe = {
+                "version": 1,
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": x, "y": 80, "z": 20},
+                        "max": {"x": x, "y": 80, "z": 20},
+                        "block": "stone",
+                    }
+                ],
+            }
             with pytest.raises(ToolError) as ei:
                 await call(client, "build_prepare", {"recipe": recipe})
             assert ei.value.error["code"] == "conflict" and reason in json.dumps(ei.value.error)
@@ -86,14 +116,19 @@ def test_overwriting_a_chest_or_water_is_a_conflict_before_any_write(comp):
 
 def test_region_inspect_summary_heightmap_and_unknown_chunks(comp):
     async def scenario(client):
-        s = await call(client, "region_inspect", {"min": {"x": -64, "y": -64, "z": -64},
-                                                  "max": {"x": 63, "y": 57, "z": 63}, "detail": "summary"})
+        s = await call(
+            client,
+            "region_inspect",
+            {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 57, "z": 63}, "detail": "summary"},
+        )
         assert s["positions"] == 1_998_848 and s["non_air"] > 0
         assert 0 < len(s["occupied"]) <= 32 and s["heightmap"]["rows"]
         assert len(json.dumps(s)) < 8192
-        h = await call(client, "region_inspect", {"min": {"x": 0, "y": -64, "z": 0},
-                                                  "max": {"x": 95, "y": 100, "z": 15}, "detail": "heightmap",
-                                                  "step": 4})
+        h = await call(
+            client,
+            "region_inspect",
+            {"min": {"x": 0, "y": -64, "z": 0}, "max": {"x": 95, "y": 100, "z": 15}, "detail": "heightmap", "step": 4},
+        )
         rows = h["heightmap"]["rows"]
         assert len(rows) == 4 and len(rows[0]) == 24
         assert rows[0][0] is not None and rows[0][0] != "?"  # generated ground

@@ -16,8 +16,18 @@ from harness import free_port, redis_ping
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/status")
-PORTS = ("WORLD_HOST", "BRIDGE", "PLANNER_GRPC", "JOURNAL_GRPC", "CAMERA_GRPC", "PLANNER_HEALTH",
-         "JOURNAL_HEALTH", "CAMERA_HEALTH", "REDIS", "DASHBOARD")
+PORTS = (
+    "WORLD_HOST",
+    "BRIDGE",
+    "PLANNER_GRPC",
+    "JOURNAL_GRPC",
+    "CAMERA_GRPC",
+    "PLANNER_HEALTH",
+    "JOURNAL_HEALTH",
+    "CAMERA_HEALTH",
+    "REDIS",
+    "DASHBOARD",
+)
 
 
 def _catches_sigterm(pid: int) -> bool:
@@ -32,18 +42,28 @@ def _catches_sigterm(pid: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("after", "signals"), [
-    ("main", [signal.SIGINT]),                  # in main(), importing the runner
-    ("Starting", [signal.SIGINT, signal.SIGINT]),  # twice, as a terminal sends it to make/uv/mcb
-    ("redis ", [signal.SIGTERM]),
-    ("world-host ", [signal.SIGINT, signal.SIGTERM]),
-])
+@pytest.mark.parametrize(
+    ("after", "signals"),
+    [
+        ("main", [signal.SIGINT]),  # in main(), importing the runner
+        ("Starting", [signal.SIGINT, signal.SIGINT]),  # twice, as a terminal sends it to make/uv/mcb
+        ("redis ", [signal.SIGTERM]),
+        ("world-host ", [signal.SIGINT, signal.SIGTERM]),
+    ],
+)
 def test_mcb_up_stops_without_a_traceback(tmp_path: Path, after, signals):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
     env["MCB_RUNTIME_DIR"] = str(tmp_path)
     env.update({f"MCB_{n}_PORT": str(free_port()) for n in PORTS})
-    p = subprocess.Popen([sys.executable, "-m", "mcb_cli.main", "up", "--quiet"], env=env, cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "mcb_cli.main", "up", "--quiet"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     seen: list[str] = []
     try:
         if after == "main":  # a signal during interpreter start-up is CPython's, not ours

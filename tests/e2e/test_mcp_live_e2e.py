@@ -39,8 +39,17 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 CTX = "mcb://project/context"
-PANE = {"version": 1, "operations": [{"type": "box", "min": {"x": 5, "y": 90, "z": 5}, "max": {"x": 5, "y": 90, "z": 5},
-                                      "block": "minecraft:glass_pane[north=true,east=false,south=false,west=false]"}]}
+PANE = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 5, "y": 90, "z": 5},
+            "max": {"x": 5, "y": 90, "z": 5},
+            "block": "minecraft:glass_pane[north=true,east=false,south=false,west=false]",
+        }
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +63,17 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Components]:
 
 
 def _box(x: int, block: str = "minecraft:stone_bricks", side: int = 2) -> dict:
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 80, "z": 20},
-                                          "max": {"x": x + side - 1, "y": 80 + side - 1, "z": 20 + side - 1},
-                                          "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": x, "y": 80, "z": 20},
+                "max": {"x": x + side - 1, "y": 80 + side - 1, "z": 20 + side - 1},
+                "block": block,
+            }
+        ],
+    }
 
 
 async def _apply(client: Client, recipe: dict, **kw: Any) -> dict:
@@ -84,8 +101,11 @@ class Inbox:
             self.updated.append(str(message.params.uri))
 
     def outcomes(self, op_id: str) -> list[tuple[str, str]]:
-        return [(e.level, e.data["state"]) for e in self.logs
-                if isinstance(e.data, dict) and e.data.get("operation_id") == op_id]
+        return [
+            (e.level, e.data["state"])
+            for e in self.logs
+            if isinstance(e.data, dict) and e.data.get("operation_id") == op_id
+        ]
 
     async def until(self, what: Any, timeout: float = 30) -> None:
         with anyio.fail_after(timeout):
@@ -95,13 +115,21 @@ class Inbox:
 
 def _legacy_http(comp: Components, inbox: Inbox) -> Client:
     headers = {"Authorization": f"Bearer {comp.token('agent')}"}
-    return Client(streamable_http_client(comp.mcp_url, http_client=create_mcp_http_client(headers=headers)),
-                  mode="legacy", logging_callback=inbox.on_log, message_handler=inbox.on_message)
+    return Client(
+        streamable_http_client(comp.mcp_url, http_client=create_mcp_http_client(headers=headers)),
+        mode="legacy",
+        logging_callback=inbox.on_log,
+        message_handler=inbox.on_message,
+    )
 
 
 def _legacy_stdio(comp: Components, inbox: Inbox) -> Client:
-    return Client(StdioServerParameters(command=sys.executable, args=["-m", "mcb_cli.main", "mcp"], env=dict(comp.env)),
-                  mode="legacy", logging_callback=inbox.on_log, message_handler=inbox.on_message)
+    return Client(
+        StdioServerParameters(command=sys.executable, args=["-m", "mcb_cli.main", "mcp"], env=dict(comp.env)),
+        mode="legacy",
+        logging_callback=inbox.on_log,
+        message_handler=inbox.on_message,
+    )
 
 
 async def _set_level(client: Client, level: str) -> None:
@@ -127,8 +155,9 @@ async def _logging_scenario(comp: Components, client: Client, inbox: Inbox, x: i
     await _set_level(client, "warning")
     # a plan's warnings, on the call's own stream
     await call(client, "build_prepare", {"recipe": PANE})
-    await inbox.until(lambda: any(isinstance(e.data, dict) and e.data.get("event") == "plan_warnings"
-                                  for e in inbox.logs))
+    await inbox.until(
+        lambda: any(isinstance(e.data, dict) and e.data.get("event") == "plan_warnings" for e in inbox.logs)
+    )
     warned = next(e for e in inbox.logs if e.data.get("event") == "plan_warnings")
     assert warned.level == "warning" and warned.logger == "mcb.plans" and "pane" in json.dumps(warned.data)
     # paused writes: the apply waits (warning, logged); when it then applies (info) nothing comes at "warning"
@@ -143,8 +172,9 @@ async def _logging_scenario(comp: Components, client: Client, inbox: Inbox, x: i
     await _set_level(client, "info")
     applied = await _apply(client, _box(x + 6))
     await inbox.until(lambda: ("info", "applied") in inbox.outcomes(applied["operation_id"]))
-    entry = next(e for e in inbox.logs if isinstance(e.data, dict)
-                 and e.data.get("operation_id") == applied["operation_id"])
+    entry = next(
+        e for e in inbox.logs if isinstance(e.data, dict) and e.data.get("operation_id") == applied["operation_id"]
+    )
     assert entry.logger == "mcb.operations" and entry.data["written"] == 8 and entry.data["planned"] == 8
     assert inbox.outcomes(waiting["operation_id"]) == [("warning", "waiting_for_resume")]  # its "applied" was below
     assert not inbox.outcomes(op["operation_id"])
@@ -164,8 +194,11 @@ def test_logging_on_2026_rides_the_call_that_opted_in(live: Components) -> None:
     async def main() -> None:
         inbox = Inbox()
         headers = {"Authorization": f"Bearer {live.token('agent')}"}
-        async with Client(streamable_http_client(live.mcp_url, http_client=create_mcp_http_client(headers=headers)),
-                          logging_callback=inbox.on_log, log_level="info") as client:
+        async with Client(
+            streamable_http_client(live.mcp_url, http_client=create_mcp_http_client(headers=headers)),
+            logging_callback=inbox.on_log,
+            log_level="info",
+        ) as client:
             assert client.protocol_version == "2026-07-28"
 
             async def progress(*_: Any) -> None:
@@ -188,12 +221,16 @@ async def _subscribe_scenario(comp: Components, client: Client, inbox: Inbox, x:
     plan = await call(client, "build_prepare", {"recipe": _box(x, side=4)})
     assert comp.world_rpc("pause", {"reason": "live test"})["paused"] is True
     try:  # paused: the operation waits, so its subscription starts before it changes
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         uri = f"mcb://operations/{op['operation_id']}"
         with anyio.fail_after(30):
-            while (await call(client, "operation_status", {"operation_id": op["operation_id"]}))["state"] \
-                    != "waiting_for_resume":
+            while (await call(client, "operation_status", {"operation_id": op["operation_id"]}))[
+                "state"
+            ] != "waiting_for_resume":
                 await anyio.sleep(0.05)
         await _subscribe(client, uri)
         await inbox.until(lambda: CTX in inbox.updated)  # a new recent operation
@@ -239,8 +276,11 @@ def test_subscriptions_listen_on_2026(live: Components) -> None:
             assert client.protocol_version == "2026-07-28"
             plan = await call(client, "build_prepare", {"recipe": _box(44, side=4)})
             async with client.listen(resource_subscriptions=[CTX]) as sub:
-                await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                   "idempotency_key": str(uuid.uuid4())})
+                await call(
+                    client,
+                    "build_apply",
+                    {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+                )
                 with anyio.fail_after(30):
                     async for event in sub:
                         assert event.uri == CTX
@@ -262,13 +302,21 @@ async def _completion_scenario(client: Client, x: int) -> None:
     await wait_terminal(client, op["operation_id"])
     op_id = op["operation_id"]
     await call(client, "part_define", {"name": f"tower-{x}", "operation_id": op_id})
-    await call(client, "camera_save", {"camera_id": f"front-{x}", "name": f"Door {x} view",
-                                       "pose": {"x": 0, "y": 90, "z": -30, "yaw": 0, "pitch": 20}})
+    await call(
+        client,
+        "camera_save",
+        {
+            "camera_id": f"front-{x}",
+            "name": f"Door {x} view",
+            "pose": {"x": 0, "y": 90, "z": -30, "yaw": 0, "pitch": 20},
+        },
+    )
     undo = types.PromptReference(name="undo_safely")
-    got = await _complete(client, undo, "operation_id", op_id[:len(op_id) - 2])
+    got = await _complete(client, undo, "operation_id", op_id[: len(op_id) - 2])
     assert op_id in got.values, got
-    got = await _complete(client, types.ResourceTemplateReference(uri="mcb://operations/{operation_id}"),
-                          "operation_id", "")
+    got = await _complete(
+        client, types.ResourceTemplateReference(uri="mcb://operations/{operation_id}"), "operation_id", ""
+    )
     assert got.values[0] == op_id and got.total >= 1  # newest first
     rework = types.PromptReference(name="rework_part")
     assert (await _complete(client, rework, "part", f"TOWER-{x}")).values == [f"tower-{x}"]
@@ -285,8 +333,12 @@ async def _completion_scenario(client: Client, x: int) -> None:
         await _complete(client, types.PromptReference(name="nope"), "part", "")
     # the templates, read
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-    assert templates == {"mcb://operations/{operation_id}", "mcb://parts/{part}", "mcb://cameras/{camera_id}",
-                         "mcb://blocks/{block_id}"}
+    assert templates == {
+        "mcb://operations/{operation_id}",
+        "mcb://parts/{part}",
+        "mcb://cameras/{camera_id}",
+        "mcb://blocks/{block_id}",
+    }
 
     async def read(uri: str) -> dict:
         return json.loads((await client.read_resource(uri)).contents[0].text)
@@ -299,8 +351,12 @@ async def _completion_scenario(client: Client, x: int) -> None:
     stairs = await read("mcb://blocks/oak_stairs")
     assert stairs["properties"]["facing"] == ["north", "south", "west", "east"]
     assert stairs["default_state"].startswith("minecraft:oak_stairs[")
-    for uri, code in (("mcb://blocks/oak_stair", "unsupported_block"), ("mcb://parts/nope", "not_found"),
-                      ("mcb://cameras/nope", "not_found"), ("mcb://operations/op_nope", "not_found")):
+    for uri, code in (
+        ("mcb://blocks/oak_stair", "unsupported_block"),
+        ("mcb://parts/nope", "not_found"),
+        ("mcb://cameras/nope", "not_found"),
+        ("mcb://operations/op_nope", "not_found"),
+    ):
         with pytest.raises(Exception, match=code):
             await client.read_resource(uri)
 
@@ -332,8 +388,20 @@ def _events(lines: Iterator[str]) -> Iterator[dict[str, str]]:
 
 def _session(http: httpx.Client, url: str) -> dict[str, str]:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    r = http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    r = http.post(
+        url,
+        headers=headers,
+        json={
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+    )
     r.raise_for_status()
     headers |= {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
     http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}).raise_for_status()
@@ -341,8 +409,12 @@ def _session(http: httpx.Client, url: str) -> dict[str, str]:
 
 
 def _tool(http: httpx.Client, url: str, headers: dict, rid: int, name: str, args: dict) -> dict:
-    with http.stream("POST", url, headers=headers, json={"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                                                          "params": {"name": name, "arguments": args}}) as r:
+    with http.stream(
+        "POST",
+        url,
+        headers=headers,
+        json={"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": args}},
+    ) as r:
         for e in _events(r.iter_lines()):
             if e.get("data"):
                 return json.loads(e["data"])["result"]["structuredContent"]
@@ -354,9 +426,16 @@ def test_sse_priming_event_retry_and_last_event_id_replay(live: Components) -> N
     with httpx.Client(headers={"Authorization": f"Bearer {live.token('agent')}"}, timeout=60) as http:
         headers = _session(http, url)
         plan = _tool(http, url, headers, 1, "build_prepare", {"recipe": _box(-60, side=16)})  # 8 batches
-        call_ = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "build_apply", "_meta": {"progressToken": "p1"},
-            "arguments": {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": "sse-1"}}}
+        call_ = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "build_apply",
+                "_meta": {"progressToken": "p1"},
+                "arguments": {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": "sse-1"},
+            },
+        }
         with http.stream("POST", url, headers=headers, json=call_) as r:
             events = _events(r.iter_lines())
             priming = next(events)
@@ -385,8 +464,9 @@ def test_sse_priming_event_retry_and_last_event_id_replay(live: Components) -> N
         assert seen[-1]["result"]["structuredContent"]["state"] == "applied"
         # another session's stream never replays this one's events
         other = _session(http, url)
-        with http.stream("GET", url, headers=other | {"Accept": "text/event-stream",
-                                                      "Last-Event-ID": priming["id"]}) as r:
+        with http.stream(
+            "GET", url, headers=other | {"Accept": "text/event-stream", "Last-Event-ID": priming["id"]}
+        ) as r:
             replayed = [e for e in _events(r.iter_lines()) if e.get("data")]
         assert replayed == []
 
@@ -411,18 +491,31 @@ def test_sdk_client_gets_the_priming_event_and_resumes_with_its_token(live: Comp
             async def progress(p: float, *_: Any) -> None:
                 seen.append(p)
 
-            request = types.CallToolRequest(params=types.CallToolRequestParams(
-                name="build_apply", arguments={"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                               "idempotency_key": str(uuid.uuid4())}))
-            first = await client.session.send_request(request, types.CallToolResult, progress_callback=progress,
-                                                      metadata=ClientMessageMetadata(on_resumption_token_update=token))
+            request = types.CallToolRequest(
+                params=types.CallToolRequestParams(
+                    name="build_apply",
+                    arguments={
+                        "plan_id": plan["plan_id"],
+                        "plan_hash": plan["plan_hash"],
+                        "idempotency_key": str(uuid.uuid4()),
+                    },
+                )
+            )
+            first = await client.session.send_request(
+                request,
+                types.CallToolResult,
+                progress_callback=progress,
+                metadata=ClientMessageMetadata(on_resumption_token_update=token),
+            )
             assert first.structured_content["state"] == "applied"
             # an event id for the priming event (no message), each progress notification and the answer
             assert len(tokens) == 1 + len(seen) + 1 and len(set(tokens)) == len(tokens), (tokens, seen)
             assert seen[-1] == 9
             resumed = await client.session.send_request(
                 types.CallToolRequest(params=types.CallToolRequestParams(name="never_sent", arguments={})),
-                types.CallToolResult, metadata=ClientMessageMetadata(resumption_token=tokens[1]))
+                types.CallToolResult,
+                metadata=ClientMessageMetadata(resumption_token=tokens[1]),
+            )
             assert resumed.structured_content == first.structured_content
 
     anyio.run(main)

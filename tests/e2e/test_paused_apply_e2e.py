@@ -16,14 +16,21 @@ from harness import PY, free_port, start_process, wait_until
 
 
 def _box(x: int, block: str) -> dict:
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 70, "z": 30},
-                                          "max": {"x": x + 1, "y": 71, "z": 31}, "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x, "y": 70, "z": 30}, "max": {"x": x + 1, "y": 71, "z": 31}, "block": block}
+        ],
+    }
 
 
 async def _prepare_and_apply(client, x: int, block: str) -> str:
     plan = await call(client, "build_prepare", {"recipe": _box(x, block)})
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": str(uuid.uuid4())})
+    op = await call(
+        client,
+        "build_apply",
+        {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+    )
     return op["operation_id"]
 
 
@@ -39,9 +46,14 @@ async def _until_state(client, op_id: str, state: str, timeout: float = 60) -> d
 
 def test_an_apply_made_while_paused_waits_and_runs_when_writes_resume(comp) -> None:
     port = free_port()
-    dash = start_process("dashboard", [PY, "-m", "mcb_dashboard"], comp.runtime / "logs",
-                         env=dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)},
-                         health_url=f"http://127.0.0.1:{port}/health", timeout=60)
+    dash = start_process(
+        "dashboard",
+        [PY, "-m", "mcb_dashboard"],
+        comp.runtime / "logs",
+        env=dict(comp.env) | {"MCB_DASHBOARD_PORT": str(port)},
+        health_url=f"http://127.0.0.1:{port}/health",
+        timeout=60,
+    )
     ops: dict[str, str] = {}
     try:
         assert comp.world_rpc("pause", {"reason": "owner said stop"})["paused"] is True
@@ -62,6 +74,7 @@ def test_an_apply_made_while_paused_waits_and_runs_when_writes_resume(comp) -> N
             html = httpx.get(f"http://127.0.0.1:{port}/", timeout=10).text
             active = html.split('id="active-ops"', 1)[-1].split("</table>", 1)[0]
             return ops["kept"] in active and "waiting_for_resume" in active and ops["dropped"] not in active
+
         wait_until(shows_waiting, 30, "the dashboard to show the waiting operation")
 
         # a journal killed while it waits: nothing was written, no intent, so nothing to recover

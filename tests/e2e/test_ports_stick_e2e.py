@@ -32,15 +32,22 @@ def test_a_plain_mcb_up_after_a_run_on_other_ports_uses_the_saved_ports(tmp_path
         assert again.ports == first.ports
         assert again.world_rpc("world_info", {})["worldUuid"]  # the host answers on the saved port
         host_log = (runtime / "logs" / "world-host.log").read_text(errors="replace")
-        assert f"world host on http://127.0.0.1:{first.ports['world_host']} " in host_log.split(
-            "world host stopped")[-1], host_log
+        assert (
+            f"world host on http://127.0.0.1:{first.ports['world_host']} " in host_log.split("world host stopped")[-1]
+        ), host_log
         for name in ("bridge", "dashboard", "planner_health", "journal_health", "camera_health"):
             r = httpx.get(f"http://127.0.0.1:{first.ports[name]}/health", timeout=5)
             assert r.status_code == 200, (name, r.text)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
         env["MCB_RUNTIME_DIR"] = str(runtime)
-        status = subprocess.run([sys.executable, "-m", "mcb_cli.main", "status"], env=env, cwd=ROOT,
-                                capture_output=True, text=True, timeout=60)
+        status = subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "status"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert status.returncode == 0, status.stdout + status.stderr
         assert f"127.0.0.1:{first.ports['world_host']}" in status.stdout, status.stdout
         assert again.config()["ports"] == saved  # the second run saved the same ports again

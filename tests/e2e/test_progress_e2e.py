@@ -18,13 +18,21 @@ from e2e.components import Components
 from e2e.mcpclient import call, http_client, payload, stdio_client, wait_terminal
 
 SIDE = 24  # a 24×24×24 box: 13,824 blocks, 27 batches of 512
-BATCHES = SIDE ** 3 // 512
+BATCHES = SIDE**3 // 512
 
 
 def _box(x0: int, side: int = SIDE) -> dict:
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": 80, "z": -60},
-                                          "max": {"x": x0 + side - 1, "y": 80 + side - 1, "z": -60 + side - 1},
-                                          "block": "minecraft:stone_bricks"}]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": x0, "y": 80, "z": -60},
+                "max": {"x": x0 + side - 1, "y": 80 + side - 1, "z": -60 + side - 1},
+                "block": "minecraft:stone_bricks",
+            }
+        ],
+    }
 
 
 async def _apply_with_progress(client, x0: int) -> tuple[dict, list[tuple[float, float | None, str | None]]]:
@@ -34,15 +42,17 @@ async def _apply_with_progress(client, x0: int) -> tuple[dict, list[tuple[float,
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
 
-    result = await client.call_tool("build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": str(uuid.uuid4())},
-                                    progress_callback=on_progress)
+    result = await client.call_tool(
+        "build_apply",
+        {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        progress_callback=on_progress,
+    )
     assert not result.is_error, result
     return payload(result), seen
 
 
 def _check(op: dict, seen: list) -> None:
-    n = SIDE ** 3
+    n = SIDE**3
     assert op["state"] == "applied" and op["written"] == n, op  # it answered when the operation ended
     assert len(seen) >= 3, seen  # queued at 0, some batches, the end
     values = [p for p, _, _ in seen]
@@ -57,8 +67,11 @@ def test_build_apply_reports_progress_over_http_and_stdio(comp: Components) -> N
             _check(*await _apply_with_progress(client, -60))  # x -60..-37
             # without a progress token: at once, as before (the operation goes on)
             plan = await call(client, "build_prepare", {"recipe": _box(-36, 16)})  # x -36..-21
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": str(uuid.uuid4())})
+            op = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+            )
             assert op["state"] in ("queued", "applying"), op
             assert (await wait_terminal(client, op["operation_id"], timeout=120))["state"] == "applied"
 

@@ -18,8 +18,9 @@ def v(x, y, z):
 
 
 async def apply(client, plan, key):
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": key})
+    op = await call(
+        client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}
+    )
     for _ in range(600):
         st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
         if st["state"] not in ("prepared", "queued", "applying"):
@@ -35,9 +36,13 @@ def states(comp, positions):
 
 def test_replace_and_paste_over_mcp(comp):
     # a 3 × 1 × 2 patch at y 80: stone, with one top-half stair facing east at (11, 80, 10)
-    base = {"version": 1, "operations": [
-        {"type": "box", "min": v(10, 80, 10), "max": v(12, 80, 11), "block": "stone"},
-        {"type": "box", "min": v(11, 80, 10), "max": v(11, 80, 10), "block": OAK_E}]}
+    base = {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": v(10, 80, 10), "max": v(12, 80, 11), "block": "stone"},
+            {"type": "box", "min": v(11, 80, 10), "max": v(11, 80, 10), "block": OAK_E},
+        ],
+    }
     out = {}
 
     async def scenario(client):
@@ -54,41 +59,90 @@ def test_replace_and_paste_over_mcp(comp):
         out["part"] = part["part_id"]
 
         # replace: stairs → spruce stairs (facing/half kept), stone → stone bricks; air untouched
-        rep = {"version": 1, "operations": [
-            {"type": "replace", "min": v(9, 80, 9), "max": v(13, 81, 12), "from": "oak_stairs",
-             "to": "spruce_stairs"},
-            {"type": "replace", "min": v(9, 80, 9), "max": v(13, 81, 12), "from": ["*", "!spruce_stairs"],
-             "to": "stone_bricks"}]}
+        rep = {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "replace",
+                    "min": v(9, 80, 9),
+                    "max": v(13, 81, 12),
+                    "from": "oak_stairs",
+                    "to": "spruce_stairs",
+                },
+                {
+                    "type": "replace",
+                    "min": v(9, 80, 9),
+                    "max": v(13, 81, 12),
+                    "from": ["*", "!spruce_stairs"],
+                    "to": "stone_bricks",
+                },
+            ],
+        }
         plan = await call(client, "build_prepare", {"recipe": rep})
         assert plan["changed_blocks"] == 6 and plan["total_positions"] == 6, plan
         assert (await apply(client, plan, "rp-replace"))["state"] == "applied"
 
         # paste the part (as generated: stone + oak stairs) turned 90° at (30, 80, 30)
-        pasted = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-            {"type": "paste", "part": out["part"], "at": v(30, 80, 30), "rotation": 90}]}})
+        pasted = await call(
+            client,
+            "build_prepare",
+            {
+                "recipe": {
+                    "version": 1,
+                    "operations": [{"type": "paste", "part": out["part"], "at": v(30, 80, 30), "rotation": 90}],
+                }
+            },
+        )
         assert pasted["changed_blocks"] == 6, pasted
         assert (await apply(client, pasted, "rp-paste-part"))["state"] == "applied"
 
         # an unknown part is refused before anything is stored
         with pytest.raises(ToolError) as ei:
-            await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                {"type": "paste", "part": "pt_000000000000", "at": v(0, 90, 0)}]}})
+            await call(
+                client,
+                "build_prepare",
+                {
+                    "recipe": {
+                        "version": 1,
+                        "operations": [{"type": "paste", "part": "pt_000000000000", "at": v(0, 90, 0)}],
+                    }
+                },
+            )
         assert ei.value.error["code"] == "not_found", ei.value.error
 
         # paste a library asset exported from the replaced patch, inside a transform
         await call(client, "schematic_export", {"name": "rp_patch", "min": v(10, 80, 10), "max": v(12, 80, 11)})
-        asset = await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-            {"type": "transform", "translate": v(0, 0, 10), "operations": [
-                {"type": "paste", "asset": "rp_patch", "at": v(10, 80, 30)}]}]}})
+        asset = await call(
+            client,
+            "build_prepare",
+            {
+                "recipe": {
+                    "version": 1,
+                    "operations": [
+                        {
+                            "type": "transform",
+                            "translate": v(0, 0, 10),
+                            "operations": [{"type": "paste", "asset": "rp_patch", "at": v(10, 80, 30)}],
+                        }
+                    ],
+                }
+            },
+        )
         assert asset["changed_blocks"] == 6, asset
         assert (await apply(client, asset, "rp-paste-asset"))["state"] == "applied"
 
     run(comp, scenario)
     spruce = OAK_E.replace("oak_", "spruce_")
     assert states(comp, [(10, 80, 10), (11, 80, 10), (12, 80, 11), (11, 81, 10)]) == [
-        "minecraft:stone_bricks", spruce, "minecraft:stone_bricks", "minecraft:air"]
+        "minecraft:stone_bricks",
+        spruce,
+        "minecraft:stone_bricks",
+        "minecraft:air",
+    ]
     # turned 90° about (30, 80, 30): local (1, 0, 0) → (0, 0, 1); east → south
-    assert states(comp, [(30, 80, 31), (30, 80, 30), (29, 80, 32)]) == [
-        OAK_E.replace("east", "south"), STONE, STONE]
+    assert states(comp, [(30, 80, 31), (30, 80, 30), (29, 80, 32)]) == [OAK_E.replace("east", "south"), STONE, STONE]
     assert states(comp, [(10, 80, 40), (11, 80, 40), (12, 80, 41)]) == [
-        "minecraft:stone_bricks", spruce, "minecraft:stone_bricks"]
+        "minecraft:stone_bricks",
+        spruce,
+        "minecraft:stone_bricks",
+    ]

@@ -25,15 +25,30 @@ TIMEOUT = 60
 
 
 def box(x0, y0, z0, x1, y1, z1, block="minecraft:stone_bricks", hollow=False):
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block,
-                                          "hollow": hollow}]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": x0, "y": y0, "z": z0},
+                "max": {"x": x1, "y": y1, "z": z1},
+                "block": block,
+                "hollow": hollow,
+            }
+        ],
+    }
 
 
 def automation(comp, actor, blocks, player_id="player-1"):
-    comp.world_rpc("automation_set_blocks", {"actor": actor, "playerId": player_id,
-                                             "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]},
-                   principal="automation")
+    comp.world_rpc(
+        "automation_set_blocks",
+        {
+            "actor": actor,
+            "playerId": player_id,
+            "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks],
+        },
+        principal="automation",
+    )
 
 
 def state_at(comp, x, y, z) -> str:
@@ -69,8 +84,8 @@ def test_2_edit_of_a_later_batch_stops_there_with_an_exact_report(comp):
         assert c["pos"] == {"x": 15, "y": 73, "z": 15}
         assert c["source"] == "external"  # no event was emitted: never called a player
         assert state_at(comp, 15, 73, 15) == "minecraft:gold_block"
-        assert state_at(comp, 10, 64, 10) == "minecraft:stone"   # batch 1 written
-        assert state_at(comp, 19, 73, 19) == "minecraft:air"     # batch 2 not written
+        assert state_at(comp, 10, 64, 10) == "minecraft:stone"  # batch 1 written
+        assert state_at(comp, 19, 73, 19) == "minecraft:air"  # batch 2 not written
 
     run(comp, scenario)
 
@@ -78,18 +93,28 @@ def test_2_edit_of_a_later_batch_stops_there_with_an_exact_report(comp):
 def test_3_changed_dependency_requires_replanning(comp):
     async def scenario(client):
         support = {"x": 30, "y": 63, "z": 30}
-        plan = await call(client, "build_prepare", {
-            "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
-            "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}]})
+        plan = await call(
+            client,
+            "build_prepare",
+            {
+                "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
+                "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}],
+            },
+        )
         automation(comp, "external", [(30, 63, 30, "minecraft:air")])
         st = await apply_and_wait(client, plan)
         assert st["state"] == "conflict"
         assert st["written"] == 0
         assert state_at(comp, 30, 64, 30) == "minecraft:air"
         with pytest.raises(ToolError) as exc:  # re-planning sees the changed support at once
-            await call(client, "build_prepare", {
-                "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
-                "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}]})
+            await call(
+                client,
+                "build_prepare",
+                {
+                    "recipe": box(30, 64, 30, 30, 66, 30, "minecraft:oak_planks"),
+                    "dependencies": [{"pos": support, "state": "minecraft:grass_block[snowy=false]"}],
+                },
+            )
         assert exc.value.error["code"] == "conflict"
 
     run(comp, scenario)
@@ -100,9 +125,9 @@ def test_4_undo_respects_manual_edits_and_aba(comp):
         plan = await call(client, "build_prepare", {"recipe": box(40, 64, 40, 42, 64, 42, "minecraft:bricks")})
         st = await apply_and_wait(client, plan)
         assert st["state"] == "applied" and st["written"] == 9
-        automation(comp, "player", [(40, 64, 40, "minecraft:glass")])           # a manual edit
-        automation(comp, "player", [(42, 64, 42, "minecraft:glass")])           # A → B …
-        automation(comp, "player", [(42, 64, 42, "minecraft:bricks")])          # … → A again (ABA)
+        automation(comp, "player", [(40, 64, 40, "minecraft:glass")])  # a manual edit
+        automation(comp, "player", [(42, 64, 42, "minecraft:glass")])  # A → B …
+        automation(comp, "player", [(42, 64, 42, "minecraft:bricks")])  # … → A again (ABA)
         undo = await call(client, "operation_undo_prepare", {"operation_id": st["operation_id"]})
         conflicts = {(c["pos"]["x"], c["pos"]["z"]): c for c in undo["conflicts"]}
         assert set(conflicts) == {(40, 40), (42, 42)}
@@ -111,9 +136,9 @@ def test_4_undo_respects_manual_edits_and_aba(comp):
         assert undo["changed_blocks"] == 7
         done = await apply_and_wait(client, undo)
         assert done["state"] == "applied" and done["written"] == 7
-        assert state_at(comp, 40, 64, 40) == "minecraft:glass"   # the manual value stays
+        assert state_at(comp, 40, 64, 40) == "minecraft:glass"  # the manual value stays
         assert state_at(comp, 42, 64, 42) == "minecraft:bricks"  # ABA: refused, left as is
-        assert state_at(comp, 41, 64, 41) == "minecraft:air"     # ours: restored
+        assert state_at(comp, 41, 64, 41) == "minecraft:air"  # ours: restored
         # Undoing the same operation again: every block now has a later write of ours.
         again = await call(client, "operation_undo_prepare", {"operation_id": st["operation_id"]})
         assert again["changed_blocks"] == 0
@@ -142,8 +167,11 @@ def test_parts_mask_and_protection(comp):
         with pytest.raises(ToolError) as exc:
             await call(client, "build_prepare", {"recipe": box(2, 65, 42, 2, 65, 42), "part_id": part["part_id"]})
         assert exc.value.error["code"] == "out_of_bounds"
-        ok = await call(client, "build_prepare", {"recipe": box(0, 64, 40, 0, 64, 40, "minecraft:stone"),
-                                                  "part_id": part["part_id"]})
+        ok = await call(
+            client,
+            "build_prepare",
+            {"recipe": box(0, 64, 40, 0, 64, 40, "minecraft:stone"), "part_id": part["part_id"]},
+        )
         assert ok["changed_blocks"] == 1
         automation(comp, "player", [(4, 66, 44, "minecraft:glass")])
         # Parts do not overlap.
@@ -153,9 +181,13 @@ def test_parts_mask_and_protection(comp):
         got = await call(client, "part_get", {"part_id": part["part_id"]})
         assert got["external_changes_since"]["by_source"] == {"player": 1}
         # Protection is admin-only and then refuses agent writes.
-        out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "part", "protect", part["part_id"]],
-                             env=comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"},
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "part", "protect", part["part_id"]],
+            env=comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
         with pytest.raises(ToolError) as exc:
             await call(client, "build_prepare", {"recipe": box(0, 64, 40, 0, 64, 40, "minecraft:stone")})
@@ -175,14 +207,16 @@ def test_11_agent_token_cannot_call_admin_or_spoof_identity(comp):
         async with grpc.aio.insecure_channel(addr) as ch:
             admin = journal_pb2_grpc.JournalAdminStub(ch)
             with pytest.raises(grpc.RpcError) as exc:
-                await admin.RecoveryReview(jpb.OperationRef(operation_id="x"),
-                                           metadata=call_metadata(comp.token("agent")))
+                await admin.RecoveryReview(
+                    jpb.OperationRef(operation_id="x"), metadata=call_metadata(comp.token("agent"))
+                )
             assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED
             stub = journal_pb2_grpc.JournalStub(ch)
             for project, player in (("other-project", "p"), ("default", "not-the-owner")):
                 with pytest.raises(grpc.RpcError) as exc:
-                    await stub.ProjectContext(jpb.ProjectContextRequest(),
-                                              metadata=call_metadata(comp.token("agent"), project, player))
+                    await stub.ProjectContext(
+                        jpb.ProjectContextRequest(), metadata=call_metadata(comp.token("agent"), project, player)
+                    )
                 assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
     anyio.run(main)
@@ -250,8 +284,11 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
     async def crash(client):
         plan = await call(client, "build_prepare", {"recipe": box(x0, 80, z0, x0 + 15, 87, z0 + 15, "minecraft:stone")})
         assert plan["batches"] == 4
-        await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                           "idempotency_key": str(uuid.uuid4())})
+        await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         with anyio.fail_after(TIMEOUT):
             while journal.alive():
                 await anyio.sleep(0.05)
@@ -268,14 +305,22 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
         op_holder["op"] = stuck[0]["operation_id"]
         plan = await call(client, "build_prepare", {"recipe": box(x0, 90, z0, x0, 90, z0)})
         with pytest.raises(ToolError) as exc:
-            await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                               "idempotency_key": str(uuid.uuid4())})
+            await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+            )
         assert exc.value.error["code"] == "recovery_required"
 
     run(comp, after)
     op_id = op_holder["op"]
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id], env=env_admin,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
+        env=env_admin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     review = json.loads(out.stdout)
     # (batches with an intent, {batches possibly written}): the review counts each block of them
@@ -295,15 +340,32 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
     if review["positions"]:  # (an empty mask — crash before the first intent — has nothing to change)
         # A foreign change after the review makes the digest stale: refused.
         automation(comp, "external", [(x0, 80, z0, "minecraft:glass")])
-        stale = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
-                                digest], env=env_admin, capture_output=True, text=True, timeout=60)
+        stale = subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest", digest],
+            env=env_admin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert stale.returncode == 1 and "invalid_request" in stale.stderr
-        review2 = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
-                                            env=env_admin, capture_output=True, text=True, timeout=60).stdout)
+        review2 = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "mcb_cli.main", "recovery", "review", op_id],
+                env=env_admin,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            ).stdout
+        )
         assert review2["current_digest"] != digest and review2["foreign_states"] == 1
         digest = review2["current_digest"]
-    done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest",
-                           digest], env=env_admin, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest", digest],
+        env=env_admin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["state"] == "failed"
     if review["positions"]:
@@ -322,12 +384,26 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
 
 def test_regenerate_tower_keeps_hand_made_windows(comp):
     """The main scenario: "keep my windows, add two floors, redo the roof"."""
+
     def tower(top: int, roof: str) -> dict:
-        return {"version": 1, "operations": [
-            {"type": "box", "min": {"x": -20, "y": 64, "z": 50}, "max": {"x": -16, "y": top, "z": 54},
-             "block": "minecraft:stone_bricks", "hollow": True},
-            {"type": "box", "min": {"x": -20, "y": top + 1, "z": 50}, "max": {"x": -16, "y": top + 1, "z": 54},
-             "block": roof}]}
+        return {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": -20, "y": 64, "z": 50},
+                    "max": {"x": -16, "y": top, "z": 54},
+                    "block": "minecraft:stone_bricks",
+                    "hollow": True,
+                },
+                {
+                    "type": "box",
+                    "min": {"x": -20, "y": top + 1, "z": 50},
+                    "max": {"x": -16, "y": top + 1, "z": 54},
+                    "block": roof,
+                },
+            ],
+        }
 
     async def scenario(client):
         v1 = await call(client, "build_prepare", {"recipe": tower(68, "minecraft:oak_planks")})
@@ -335,8 +411,11 @@ def test_regenerate_tower_keeps_hand_made_windows(comp):
         assert st["state"] == "applied"
         part = await call(client, "part_define", {"name": "tower", "operation_id": st["operation_id"]})
         automation(comp, "player", [(-20, 66, 52, "minecraft:glass"), (-16, 66, 52, "minecraft:glass")])
-        v2 = await call(client, "build_prepare", {"recipe": tower(70, "minecraft:spruce_planks"),
-                                                  "regenerate_part_id": part["part_id"]})
+        v2 = await call(
+            client,
+            "build_prepare",
+            {"recipe": tower(70, "minecraft:spruce_planks"), "regenerate_part_id": part["part_id"]},
+        )
         assert not v2.get("conflicts"), v2
         done = await apply_and_wait(client, v2)
         assert done["state"] == "applied", done
@@ -344,12 +423,12 @@ def test_regenerate_tower_keeps_hand_made_windows(comp):
         again = await call(client, "part_define", {"name": "tower", "operation_id": done["operation_id"]})
         assert again["part_id"] == part["part_id"]
         assert again["block_count"] == (5 * 7 * 5 - 3 * 5 * 3) + 25  # the whole new design, windows' places too
-        assert state_at(comp, -20, 66, 52) == "minecraft:glass"        # the windows survive
+        assert state_at(comp, -20, 66, 52) == "minecraft:glass"  # the windows survive
         assert state_at(comp, -16, 66, 52) == "minecraft:glass"
         assert state_at(comp, -20, 70, 50) == "minecraft:stone_bricks"  # two more floors
         assert state_at(comp, -18, 71, 52) == "minecraft:spruce_planks"  # the new roof
-        assert state_at(comp, -18, 69, 52) == "minecraft:air"           # the old roof is gone
-        assert state_at(comp, -18, 68, 52) == "minecraft:air"           # the old top face is gone
+        assert state_at(comp, -18, 69, 52) == "minecraft:air"  # the old roof is gone
+        assert state_at(comp, -18, 68, 52) == "minecraft:air"  # the old top face is gone
         assert state_at(comp, -20, 69, 50) == "minecraft:stone_bricks"  # old roof edge became wall
 
     run(comp, scenario)
@@ -374,8 +453,11 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
         async def start(client):
             plan = await call(client, "build_prepare", {"recipe": recipe})
             holder["plan"] = plan
-            op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                    "idempotency_key": str(uuid.uuid4())})
+            op = await call(
+                client,
+                "build_apply",
+                {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+            )
             holder["op"] = op["operation_id"]
             await anyio.sleep(rng.uniform(0.05, 1.0))  # the fault's timing, not a synchronisation
 
@@ -411,8 +493,9 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
         # operation completes with every block written exactly once.
         assert st["state"] == "applied", st
         assert st["written"] == holder["plan"]["changed_blocks"] == 6400
-        got = comp.world_rpc("region_read", {"min": {"x": x0, "y": 90, "z": z0},
-                                             "max": {"x": x0 + 15, "y": 129, "z": z0 + 9}})
+        got = comp.world_rpc(
+            "region_read", {"min": {"x": x0, "y": 90, "z": z0}, "max": {"x": x0 + 15, "y": 129, "z": z0 + 9}}
+        )
         idx = array.array("H")
         idx.frombytes(base64.b64decode(got["indices"]))
         assert len(idx) == 6400
@@ -424,6 +507,7 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
             lost = sum(1 for x in states if x != "minecraft:andesite")
             assert set(states) <= {"minecraft:andesite", "minecraft:air"}, round_
             if lost:
+
                 def checked() -> bool:
                     holder["last"] = comp.world_rpc("world_info", {}).get("lastRestart", {})
                     return bool(holder["last"].get("writesChecked"))
@@ -436,8 +520,9 @@ def test_world_host_killed_mid_apply_loses_and_duplicates_nothing(comp, how):
 
                 # ... and the journal tells the agent: the operation's status carries a notice
                 async def notices(client):
-                    holder["notices"] = (await call(client, "operation_status",
-                                                    {"operation_id": holder["op"]})).get("notices", [])
+                    holder["notices"] = (await call(client, "operation_status", {"operation_id": holder["op"]})).get(
+                        "notices", []
+                    )
 
                 def noticed() -> bool:
                     run(comp, notices)
@@ -457,8 +542,11 @@ def test_lost_world_host_link_stops_and_requires_recovery(comp):
 
     async def apply(client):
         plan = await call(client, "build_prepare", {"recipe": box(-64, 140, -64, -25, 149, -25)})  # 16,000
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         holder["op"] = op["operation_id"]
 
     run(comp, apply)
@@ -477,14 +565,35 @@ def test_lost_world_host_link_stops_and_requires_recovery(comp):
     st = holder["st"]
     assert st["state"] == "recovery_required", st  # no new batch, nothing replayed blindly
     comp.start("world-host")
-    review = json.loads(subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "review", holder["op"]],
-                                       env=env_admin, capture_output=True, text=True, timeout=60).stdout)
+    review = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "mcb_cli.main", "recovery", "review", holder["op"]],
+            env=env_admin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    )
     assert review["foreign_states"] == 0
     assert review["matches_before"] + review["matches_after"] == review["positions"]
     assert review["matches_after"] >= st["written"]
     assert review["positions"] - st["written"] <= 512  # confirmed writes + at most one unfinished batch
-    done = subprocess.run([sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", holder["op"], "--digest",
-                           review["current_digest"]], env=env_admin, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcb_cli.main",
+            "recovery",
+            "abandon",
+            holder["op"],
+            "--digest",
+            review["current_digest"],
+        ],
+        env=env_admin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     comp.procs["journal"].stop()
     comp.start("journal")

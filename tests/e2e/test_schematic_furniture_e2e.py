@@ -28,8 +28,12 @@ FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / 
 Y = 64
 ROW = [  # (x, z, block, block_entity)
     (-40, -40, "chest[facing=north]", {"items": [{"id": "bread", "count": 3}, {"slot": 13, "id": "iron_sword"}]}),
-    (-39, -40, "oak_sign[rotation=2]", {"text": {"front": ["Welcome", "home"],
-                                                        "back": {"lines": ["b"], "color": "red", "glowing": True}}}),
+    (
+        -39,
+        -40,
+        "oak_sign[rotation=2]",
+        {"text": {"front": ["Welcome", "home"], "back": {"lines": ["b"], "color": "red", "glowing": True}}},
+    ),
     (-38, -40, "red_banner[rotation=4]", {"patterns": [{"pattern": "stripe_top", "color": "white"}]}),
     (-40, -39, "player_head[rotation=4]", {"profile": "Notch"}),
     (-39, -39, "red_bed[facing=east,part=foot]", None),
@@ -51,17 +55,27 @@ def test_furnished_build_exported_and_imported_turned(comp):
     got: dict[str, object] = {}
 
     async def scenario(client):
-        ops = [{"type": "box", "min": {"x": x, "y": Y, "z": z}, "max": {"x": x, "y": Y, "z": z}, "block": b,
-                **({"block_entity": d} if d else {})} for x, z, b, d in ROW]
-        st = await apply_and_wait(client, await call(client, "build_prepare",
-                                                     {"recipe": {"version": 1, "operations": ops}}))
+        ops = [
+            {
+                "type": "box",
+                "min": {"x": x, "y": Y, "z": z},
+                "max": {"x": x, "y": Y, "z": z},
+                "block": b,
+                **({"block_entity": d} if d else {}),
+            }
+            for x, z, b, d in ROW
+        ]
+        st = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": {"version": 1, "operations": ops}})
+        )
         assert st["state"] == "applied", st
         got["source"] = states(comp, pts)
         meta = await call(client, "schematic_export", {"name": "furnished", "min": LO, "max": HI, "origin": LO})
         assert meta["block_entities"] == len(ROW), meta
         target = {"x": -20, "y": Y, "z": -40}
-        plan = await call(client, "schematic_import_prepare", {"asset_id": "furnished", "target": target,
-                                                               "rotation": 90})
+        plan = await call(
+            client, "schematic_import_prepare", {"asset_id": "furnished", "target": target, "rotation": 90}
+        )
         assert not plan.get("left_out"), plan
         st = await apply_and_wait(client, plan)
         assert st["state"] == "applied", st
@@ -95,10 +109,13 @@ def _block_entities(world: Path, lo: tuple[int, int], hi: tuple[int, int]) -> di
 
 
 @pytest.mark.fixtures
-@pytest.mark.parametrize("name, target", [
-    ("nucleation_new_chest_test_v2", {"x": 10, "y": 70, "z": -60}),
-    ("prismarine_smallhouse1_v2", {"x": 30, "y": 64, "z": 40}),
-])
+@pytest.mark.parametrize(
+    "name, target",
+    [
+        ("nucleation_new_chest_test_v2", {"x": 10, "y": 70, "z": -60}),
+        ("prismarine_smallhouse1_v2", {"x": 30, "y": 64, "z": 40}),
+    ],
+)
 def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict):
     src = FIXTURES / f"{name}.schem"
     if not src.is_file():
@@ -110,9 +127,11 @@ def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict)
     embedded = comp.world.kind == "embedded"
     lore = name.startswith("nucleation_new_chest")  # a shulker box item with lore (an item component)
     if comp.world.kind == "paper-mock" and not lore:
-        pytest.skip("paper-mock: MockBukkit refuses the house's minecraft:stone_brick_wall[east=low,north=none,"
-                    "south=low,up=true,...] as an unknown block state (a gap of the mock's block data, not of "
-                    "the schematic); java-core and embedded place the house")
+        pytest.skip(
+            "paper-mock: MockBukkit refuses the house's minecraft:stone_brick_wall[east=low,north=none,"
+            "south=low,up=true,...] as an unknown block state (a gap of the mock's block data, not of "
+            "the schematic); java-core and embedded place the house"
+        )
     got: dict[str, object] = {}
 
     async def scenario(client):
@@ -132,11 +151,14 @@ def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict)
     assert st["state"] == "applied", json.dumps(st)[:3000]
     if not embedded:  # the Java hosts: every block entity position holds its block (the save is the embedded's)
         ox, oy, oz = s.offset
-        pts = [(target["x"] + ox + b["pos"][0], target["y"] + oy + b["pos"][1], target["z"] + oz + b["pos"][2])
-               for b in s.block_entities]
+        pts = [
+            (target["x"] + ox + b["pos"][0], target["y"] + oy + b["pos"][1], target["z"] + oz + b["pos"][2])
+            for b in s.block_entities
+        ]
         names = [st_.split("[")[0].split("{")[0] for st_ in states(comp, pts)]
-        assert names == [S.legacy_state(s.state_at(*b["pos"]) or "", s.data_version).split("[")[0]
-                         for b in s.block_entities]
+        assert names == [
+            S.legacy_state(s.state_at(*b["pos"]) or "", s.data_version).split("[")[0] for b in s.block_entities
+        ]
         return
     run(comp, scenario)
     ox, oy, oz = s.offset
@@ -152,8 +174,9 @@ def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict)
             assert tag["id"].value == b["id"], (pos, tag["id"].value, b["id"])
         items = b["nbt"].get("Items")
         if items is not None:  # every stack, count for count (the file: pre-1.20.5 Count bytes)
-            assert [(i["Slot"].value, i["id"].value, i["count"].value) for i in tag["Items"]] == \
-                [(int(i["Slot"]), i["id"], int(i["Count"])) for i in items]
+            assert [(i["Slot"].value, i["id"].value, i["count"].value) for i in tag["Items"]] == [
+                (int(i["Slot"]), i["id"], int(i["Count"])) for i in items
+            ]
             for i, it in zip(tag["Items"], items, strict=True):
                 lore = ((it.get("tag") or {}).get("display") or {}).get("Lore")
                 if lore:

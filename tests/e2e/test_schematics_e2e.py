@@ -31,20 +31,31 @@ FENCE = "minecraft:oak_fence[east=false,north=true,south=false,waterlogged=false
 SLAB = "minecraft:stone_slab[type=top,waterlogged=false]"
 MIN = {"x": 20, "y": 64, "z": 20}
 MAX = {"x": 23, "y": 66, "z": 22}
-RECIPE = {"version": 1, "operations": [
-    {"type": "box", "min": {"x": 20, "y": 64, "z": 20}, "max": {"x": 23, "y": 64, "z": 22}, "block": "minecraft:stone"},
-    {"type": "box", "min": {"x": 20, "y": 65, "z": 20}, "max": {"x": 20, "y": 65, "z": 20}, "block": STAIRS},
-    {"type": "box", "min": {"x": 21, "y": 65, "z": 20}, "max": {"x": 22, "y": 65, "z": 20}, "block": LOG},
-    {"type": "box", "min": {"x": 23, "y": 65, "z": 21}, "max": {"x": 23, "y": 65, "z": 21}, "block": DOOR},
-    {"type": "box", "min": {"x": 23, "y": 66, "z": 21}, "max": {"x": 23, "y": 66, "z": 21}, "block": DOOR_TOP},
-    {"type": "box", "min": {"x": 20, "y": 65, "z": 22}, "max": {"x": 20, "y": 65, "z": 22}, "block": FENCE},
-    {"type": "box", "min": {"x": 21, "y": 66, "z": 22}, "max": {"x": 21, "y": 66, "z": 22}, "block": SLAB},
-]}
+RECIPE = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 20, "y": 64, "z": 20},
+            "max": {"x": 23, "y": 64, "z": 22},
+            "block": "minecraft:stone",
+        },
+        {"type": "box", "min": {"x": 20, "y": 65, "z": 20}, "max": {"x": 20, "y": 65, "z": 20}, "block": STAIRS},
+        {"type": "box", "min": {"x": 21, "y": 65, "z": 20}, "max": {"x": 22, "y": 65, "z": 20}, "block": LOG},
+        {"type": "box", "min": {"x": 23, "y": 65, "z": 21}, "max": {"x": 23, "y": 65, "z": 21}, "block": DOOR},
+        {"type": "box", "min": {"x": 23, "y": 66, "z": 21}, "max": {"x": 23, "y": 66, "z": 21}, "block": DOOR_TOP},
+        {"type": "box", "min": {"x": 20, "y": 65, "z": 22}, "max": {"x": 20, "y": 65, "z": 22}, "block": FENCE},
+        {"type": "box", "min": {"x": 21, "y": 66, "z": 22}, "max": {"x": 21, "y": 66, "z": 22}, "block": SLAB},
+    ],
+}
 
 
 async def apply(client, plan: dict) -> dict:
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": f"e2e-schem-{uuid.uuid4()}"})
+    op = await call(
+        client,
+        "build_apply",
+        {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": f"e2e-schem-{uuid.uuid4()}"},
+    )
     return await wait_terminal(client, op["operation_id"])
 
 
@@ -77,8 +88,7 @@ def test_export_list_import_rotated(stack):
             assert built["state"] == "applied", built
             source = read_world(stack, MIN, MAX)
 
-            meta = await call(client, "schematic_export", {"name": "e2e_house", "min": MIN, "max": MAX,
-                                                           "origin": MIN})
+            meta = await call(client, "schematic_export", {"name": "e2e_house", "min": MIN, "max": MAX, "origin": MIN})
             assert (meta["asset_id"], meta["width"], meta["height"], meta["length"]) == ("e2e_house", 4, 3, 3)
             assert meta["block_count"] == sum(1 for s in source.values() if s != "minecraft:air")
             assert meta["offset"] == {"x": 0, "y": 0, "z": 0} and len(meta["sha256"]) == 64
@@ -94,8 +104,9 @@ def test_export_list_import_rotated(stack):
             assert listing["assets"][0]["sha256"] == meta["sha256"]
 
             target = {"x": -30, "y": 70, "z": -30}
-            plan = await call(client, "schematic_import_prepare",
-                              {"asset_id": "e2e_house", "target": target, "rotation": 90})
+            plan = await call(
+                client, "schematic_import_prepare", {"asset_id": "e2e_house", "target": target, "rotation": 90}
+            )
             assert plan["total_positions"] == 4 * 3 * 3
             assert any("air" in w for w in plan.get("warnings", []))
             done = await apply(client, plan)
@@ -107,15 +118,18 @@ def test_export_list_import_rotated(stack):
                 dx, dz = x - MIN["x"], z - MIN["z"]
                 expected[(target["x"] - dz, target["y"] + y - MIN["y"], target["z"] + dx)] = rotate(st, 1, registry)
             xs, ys, zs = zip(*expected, strict=False)
-            got = read_world(stack, {"x": min(xs), "y": min(ys), "z": min(zs)},
-                             {"x": max(xs), "y": max(ys), "z": max(zs)})
+            got = read_world(
+                stack, {"x": min(xs), "y": min(ys), "z": min(zs)}, {"x": max(xs), "y": max(ys), "z": max(zs)}
+            )
             assert {p: got[p] for p in expected} == expected
-            assert got[(target["x"], target["y"] + 1, target["z"])].startswith(
-                "minecraft:oak_stairs[facing=east"), "stairs facing north turn to face east"
+            assert got[(target["x"], target["y"] + 1, target["z"])].startswith("minecraft:oak_stairs[facing=east"), (
+                "stairs facing north turn to face east"
+            )
 
             # re-importing the same plan target again: everything is already there
-            again = await call(client, "schematic_import_prepare",
-                               {"asset_id": "e2e_house", "target": target, "rotation": 90})
+            again = await call(
+                client, "schematic_import_prepare", {"asset_id": "e2e_house", "target": target, "rotation": 90}
+            )
             assert again["changed_blocks"] == 0 and again["already_blocks"] == 36
 
     anyio.run(scenario)
@@ -141,34 +155,46 @@ def test_bad_files_and_block_entities(stack):
             assert by_id["statue.nbt"]["read_only"]
             assert not by_id["huge"]["valid"] and "limit" in by_id["huge"]["reason"]
             with pytest.raises(ToolError) as ei:
-                await call(client, "schematic_import_prepare",
-                           {"asset_id": "huge", "target": {"x": 40, "y": 70, "z": 40}})
+                await call(
+                    client, "schematic_import_prepare", {"asset_id": "huge", "target": {"x": 40, "y": 70, "z": 40}}
+                )
             assert ei.value.error["code"] == "budget_exceeded"
             with pytest.raises(ToolError) as ei:
-                await call(client, "schematic_import_prepare",
-                           {"asset_id": "../secrets/agent", "target": {"x": 40, "y": 70, "z": 40}})
+                await call(
+                    client,
+                    "schematic_import_prepare",
+                    {"asset_id": "../secrets/agent", "target": {"x": 40, "y": 70, "z": 40}},
+                )
             assert ei.value.error["code"] == "invalid_request"
             # a jigsaw block is refused (with its position and reason) unless the opt-in leaves it out
             with pytest.raises(ToolError) as ei:
-                await call(client, "schematic_import_prepare",
-                           {"asset_id": "farm.nbt", "target": {"x": 40, "y": 70, "z": 40}})
+                await call(
+                    client, "schematic_import_prepare", {"asset_id": "farm.nbt", "target": {"x": 40, "y": 70, "z": 40}}
+                )
             assert ei.value.error["code"] == "unsupported_block" and "jigsaw" in ei.value.error["message"]
             assert ei.value.error["details"]["block_entities"][0]["pos"] == [0, 0, 4]
             with pytest.raises(ToolError) as ei:
-                await call(client, "schematic_import_prepare",
-                           {"asset_id": "statue.nbt", "target": {"x": 40, "y": 70, "z": 40}})
+                await call(
+                    client,
+                    "schematic_import_prepare",
+                    {"asset_id": "statue.nbt", "target": {"x": 40, "y": 70, "z": 40}},
+                )
             assert "entities" in ei.value.error["message"]
             with pytest.raises(ToolError) as ei:
-                await call(client, "schematic_import_prepare",
-                           {"asset_id": "broken", "target": {"x": 40, "y": 70, "z": 40}})
+                await call(
+                    client, "schematic_import_prepare", {"asset_id": "broken", "target": {"x": 40, "y": 70, "z": 40}}
+                )
             assert ei.value.error["code"] == "invalid_request"
-            plan = await call(client, "schematic_import_prepare",  # on the ground: its sand needs support
-                              {"asset_id": "farm.nbt", "target": {"x": 40, "y": 64, "z": 40},
-                               "allow_drop_block_entities": True})
+            plan = await call(
+                client,
+                "schematic_import_prepare",  # on the ground: its sand needs support
+                {"asset_id": "farm.nbt", "target": {"x": 40, "y": 64, "z": 40}, "allow_drop_block_entities": True},
+            )
             assert plan["left_out"] == [{"pos": {"x": 40, "y": 64, "z": 44}, "id": "minecraft:jigsaw"}]
             # chests and shulker boxes with items import with their contents (test_schematic_furniture_e2e.py)
-            plan = await call(client, "schematic_import_prepare",
-                              {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40}})
+            plan = await call(
+                client, "schematic_import_prepare", {"asset_id": "chests", "target": {"x": 40, "y": 70, "z": 40}}
+            )
             assert not plan.get("left_out") and plan["total_positions"] == 7 * 5 * 12
 
     anyio.run(scenario)
@@ -179,19 +205,29 @@ def test_export_refuses_entities(stack):
     layout, written here with our NBT codec while the host runs: it only ever reads them)
     make schematic_export refuse with the list; the box beside them exports."""
     if stack.host != "embedded":
-        pytest.skip(f"{stack.host} reports no entities (no 'region_read.entities' capability: java-core's in-memory "
-                    "world has no entity storage, the Paper plugin lists none) and this test writes them into the "
-                    "embedded host's region files; test_export_says_when_the_host_reports_no_entities covers it")
+        pytest.skip(
+            f"{stack.host} reports no entities (no 'region_read.entities' capability: java-core's in-memory "
+            "world has no entity storage, the Paper plugin lists none) and this test writes them into the "
+            "embedded host's region files; test_export_says_when_the_host_reports_no_entities covers it"
+        )
     from mcb_common import nbt
     from mcb_world_host.region import RegionFile, region_name
 
     def ent(eid, pos):
-        return nbt.Compound(id=nbt.String(eid), Pos=nbt.List(nbt.DOUBLE, [nbt.Double(v) for v in pos]),
-                            UUID=nbt.IntArray([1, 2, 3, len(eid)]))
+        return nbt.Compound(
+            id=nbt.String(eid),
+            Pos=nbt.List(nbt.DOUBLE, [nbt.Double(v) for v in pos]),
+            UUID=nbt.IntArray([1, 2, 3, len(eid)]),
+        )
 
-    root = nbt.Compound(DataVersion=nbt.Int(4671), Position=nbt.IntArray([0, -1]),
-                        Entities=nbt.List(nbt.COMPOUND, [ent("minecraft:armor_stand", (1.5, 64.0, -10.5)),
-                                                         ent("minecraft:item_frame", (2.5, 65.5, -9.03125))]))
+    root = nbt.Compound(
+        DataVersion=nbt.Int(4671),
+        Position=nbt.IntArray([0, -1]),
+        Entities=nbt.List(
+            nbt.COMPOUND,
+            [ent("minecraft:armor_stand", (1.5, 64.0, -10.5)), ent("minecraft:item_frame", (2.5, 65.5, -9.03125))],
+        ),
+    )
     r = RegionFile(stack.runtime / "world" / "entities" / region_name(0, -1), create=True)
     try:
         r.write_chunk(0, -1, nbt.write(root))
@@ -211,8 +247,11 @@ def test_export_refuses_entities(stack):
             assert [e["id"] for e in err["details"]["entities"]] == ["minecraft:armor_stand", "minecraft:item_frame"]
             assert err["details"]["entities_count"] == 2
             assert not (stack.runtime / "assets" / "e2e_with_stand.schem").exists()
-            meta = await call(client, "schematic_export", {"name": "e2e_beside_stand", "min": {"x": 4, "y": 64, "z": -12},
-                                                           "max": {"x": 6, "y": 66, "z": -9}})
+            meta = await call(
+                client,
+                "schematic_export",
+                {"name": "e2e_beside_stand", "min": {"x": 4, "y": 64, "z": -12}, "max": {"x": 6, "y": 66, "z": -9}},
+            )
             assert meta["asset_id"] == "e2e_beside_stand" and "players are never exported" in meta["warnings"]
 
     anyio.run(scenario)
@@ -225,9 +264,15 @@ def test_export_says_when_the_host_reports_no_entities(stack):
 
     async def scenario():
         async with http_client(stack.mcp_url, stack.token("agent")) as client:
-            meta = await call(client, "schematic_export", {"name": f"e2e_{stack.host.replace('-', '_')}_caps",
-                                                           "min": {"x": 8, "y": 64, "z": -12},
-                                                           "max": {"x": 9, "y": 65, "z": -11}})
+            meta = await call(
+                client,
+                "schematic_export",
+                {
+                    "name": f"e2e_{stack.host.replace('-', '_')}_caps",
+                    "min": {"x": 8, "y": 64, "z": -12},
+                    "max": {"x": 9, "y": 65, "z": -11},
+                },
+            )
             unchecked = [w for w in meta["warnings"] if "does not report entities" in w]
             assert bool(unchecked) == (not sees_entities), meta["warnings"]
             assert "players are never exported" in meta["warnings"]

@@ -17,8 +17,18 @@ from e2e.mcpclient import ToolError, call
 DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
 SHAPES = dict(re.findall(r"<!-- shape: (\w+) -->\n```json\n(.*?)\n```", DOC.read_text(), re.S))
 # services/planner/tests/test_solids.py pins the same numbers on a flat world
-COUNTS = {"sphere": 278, "ellipsoid": 443, "dome": 314, "cone": 106, "pyramid": 286, "cylinder": 192,
-          "polygon": 156, "overlay": 121, "foundation": 175, "connected": 70}
+COUNTS = {
+    "sphere": 278,
+    "ellipsoid": 443,
+    "dome": 314,
+    "cone": 106,
+    "pyramid": 286,
+    "cylinder": 192,
+    "polygon": 156,
+    "overlay": 121,
+    "foundation": 175,
+    "connected": 70,
+}
 
 # what the connected example must hold (no property of these is spelled out in the recipe)
 EXPECTED = {
@@ -40,8 +50,9 @@ EXPECTED = {
 
 async def build(client, recipe: dict, key: str) -> dict:
     plan = await call(client, "build_prepare", {"recipe": recipe})
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": key})
+    op = await call(
+        client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}
+    )
     for _ in range(1200):
         st = await call(client, "operation_status", {"operation_id": op["operation_id"]})
         if st["state"] not in ("prepared", "queued", "applying"):
@@ -67,8 +78,11 @@ def test_every_shape_example_builds_with_its_exact_count(comp):
     assert [got["palette"][i] for i in got["state"]] == ["minecraft:glass", "minecraft:glass", "minecraft:air"]
     # the foundation reached the flat world's grass (y 63) under the platform
     got = comp.world_rpc("blocks_get", {"xyz": [12, 64, -33, 12, 69, -33, 12, 63, -33]})
-    assert [got["palette"][i] for i in got["state"]] == ["minecraft:cobblestone", "minecraft:cobblestone",
-                                                         "minecraft:grass_block[snowy=false]"]
+    assert [got["palette"][i] for i in got["state"]] == [
+        "minecraft:cobblestone",
+        "minecraft:cobblestone",
+        "minecraft:grass_block[snowy=false]",
+    ]
 
 
 def test_connected_blocks_come_out_joined_and_read_back_independently(comp):
@@ -87,19 +101,58 @@ def test_connected_blocks_come_out_joined_and_read_back_independently(comp):
 
 
 def test_a_new_fence_joins_an_existing_one_and_a_blocked_door_is_refused(comp):
-    comp.world_rpc("automation_set_blocks", {"actor": "player", "playerId": "player-1", "blocks": [
-        {"x": 30, "y": 64, "z": 30, "state": "minecraft:oak_fence[east=false,north=false,south=false,"
-                                             "waterlogged=false,west=false]"},
-        {"x": 34, "y": 65, "z": 30, "state": "minecraft:stone"}]}, principal="automation")
+    comp.world_rpc(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "playerId": "player-1",
+            "blocks": [
+                {
+                    "x": 30,
+                    "y": 64,
+                    "z": 30,
+                    "state": "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]",
+                },
+                {"x": 34, "y": 65, "z": 30, "state": "minecraft:stone"},
+            ],
+        },
+        principal="automation",
+    )
 
     async def scenario(client):
-        await build(client, {"version": 1, "operations": [
-            {"type": "line", "from": {"x": 31, "y": 64, "z": 30}, "to": {"x": 32, "y": 64, "z": 30},
-             "block": "oak_fence"}]}, "fence-extend")
+        await build(
+            client,
+            {
+                "version": 1,
+                "operations": [
+                    {
+                        "type": "line",
+                        "from": {"x": 31, "y": 64, "z": 30},
+                        "to": {"x": 32, "y": 64, "z": 30},
+                        "block": "oak_fence",
+                    }
+                ],
+            },
+            "fence-extend",
+        )
         with pytest.raises(ToolError) as ei:
-            await call(client, "build_prepare", {"recipe": {"version": 1, "operations": [
-                {"type": "line", "from": {"x": 34, "y": 64, "z": 30}, "to": {"x": 34, "y": 64, "z": 30},
-                 "block": "oak_door[facing=north]"}]}})
+            await call(
+                client,
+                "build_prepare",
+                {
+                    "recipe": {
+                        "version": 1,
+                        "operations": [
+                            {
+                                "type": "line",
+                                "from": {"x": 34, "y": 64, "z": 30},
+                                "to": {"x": 34, "y": 64, "z": 30},
+                                "block": "oak_door[facing=north]",
+                            }
+                        ],
+                    }
+                },
+            )
         assert ei.value.error["code"] == "conflict" and "other_half_blocked" in json.dumps(ei.value.error)
 
     run(comp, scenario)

@@ -22,14 +22,25 @@ from harness import ROOT
 
 
 def box(x: int, block: str) -> dict:
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x, "y": 64, "z": 10},
-                                          "max": {"x": x + 1, "y": 65, "z": 11}, "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x, "y": 64, "z": 10}, "max": {"x": x + 1, "y": 65, "z": 11}, "block": block}
+        ],
+    }
 
 
 async def build_and_name(client, x: int, block: str, name: str) -> tuple[str, str]:
     plan = await call(client, "build_prepare", {"recipe": box(x, block)})
-    op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                            "idempotency_key": f"{name}-{uuid.uuid4().hex[:6]}"})
+    op = await call(
+        client,
+        "build_apply",
+        {
+            "plan_id": plan["plan_id"],
+            "plan_hash": plan["plan_hash"],
+            "idempotency_key": f"{name}-{uuid.uuid4().hex[:6]}",
+        },
+    )
     assert (await wait_terminal(client, op["operation_id"]))["state"] == "applied"
     part = await call(client, "part_define", {"name": name, "operation_id": op["operation_id"]})
     return op["operation_id"], part["part_id"]
@@ -40,6 +51,7 @@ def test_views_after_a_reset_that_keeps_the_journal(tmp_path) -> None:
     ids: dict[str, str] = {}
     stack = start_stack(runtime)
     try:
+
         async def old_world() -> None:
             async with http_client(stack.mcp_url, stack.token("agent")) as client:
                 ids["old_op"], ids["old_part"] = await build_and_name(client, 0, "minecraft:stone_bricks", "old_hut")
@@ -48,13 +60,20 @@ def test_views_after_a_reset_that_keeps_the_journal(tmp_path) -> None:
     finally:
         assert stack.stop() == 0, stack.log()
     env = {k: v for k, v in stack.env.items() if not k.endswith("_PORT")}  # a new shell: the saved ports
-    r = subprocess.run([sys.executable, "-m", "mcb_cli.main", "world", "reset", "--keep-journal"], env=env, cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "world", "reset", "--keep-journal"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     # start_stack appends to mcb-up.log and waits for READY in it: the second run writes a fresh one
     (runtime / "mcb-up.log").rename(runtime / "mcb-up-old-world.log")
     stack = start_stack(runtime, saved_ports=True)
     try:
+
         async def new_world() -> None:
             async with http_client(stack.mcp_url, stack.token("agent")) as client:
                 ids["new_op"], ids["new_part"] = await build_and_name(client, 4, "minecraft:oak_planks", "new_hut")
@@ -70,10 +89,11 @@ def test_views_after_a_reset_that_keeps_the_journal(tmp_path) -> None:
                 assert marked[ids["old_op"]] is True and marked[ids["new_op"]] is False, ctx
                 assert ctx.get("old_world_operations", 0) == 0
                 # part_get: the old world's part is refused as build_prepare(regenerate_part_id) refuses it
-                for tool, args in (("part_get", {"part_id": ids["old_part"]}),
-                                   ("build_prepare", {"recipe": box(0, "minecraft:glass"),
-                                                      "regenerate_part_id": ids["old_part"]}),
-                                   ("operation_undo_prepare", {"operation_id": ids["old_op"]})):
+                for tool, args in (
+                    ("part_get", {"part_id": ids["old_part"]}),
+                    ("build_prepare", {"recipe": box(0, "minecraft:glass"), "regenerate_part_id": ids["old_part"]}),
+                    ("operation_undo_prepare", {"operation_id": ids["old_op"]}),
+                ):
                     with pytest.raises(ToolError) as ei:
                         await call(client, tool, args)
                     assert ei.value.error["code"] == "world_changed", (tool, ei.value.error)
@@ -90,10 +110,10 @@ def test_views_after_a_reset_that_keeps_the_journal(tmp_path) -> None:
         assert "1 operations of earlier worlds" in page and "1 parts of earlier worlds" in page
         page = httpx.get(base + "/?old_worlds=1", timeout=30).text
         for key in ("old_op", "old_part"):
-            row = page[page.index(f'"{ids[key]}"'):][:600]
+            row = page[page.index(f'"{ids[key]}"') :][:600]
             assert "earlier world" in row, (key, row)
         for key in ("new_op", "new_part"):
-            row = page[page.index(f'"{ids[key]}"'):][:400]
+            row = page[page.index(f'"{ids[key]}"') :][:400]
             assert "earlier world" not in row.split("</li>")[0].split("</tr>")[0], (key, row)
         fragment = httpx.get(base + "/fragments/operations", timeout=30).text
         assert ids["old_op"] not in fragment and ids["new_op"] in fragment

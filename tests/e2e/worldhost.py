@@ -24,8 +24,10 @@ HOSTS = ("embedded", "java-core", "paper-mock")
 EXTERNAL = ("java-core", "paper-mock")  # started by the tests, outside the stack (a Paper server's place)
 PREGEN = "-64,-64,63,63"  # the default project area's chunks (`mcb up` pre-generates the same)
 # why a test that needs the embedded host's files cannot run on the Java hosts
-NO_SAVE = ("java-core and paper-mock keep their worlds in their own save formats (no Anvil region files): "
-           "nothing on disk to read back with an independent reader")
+NO_SAVE = (
+    "java-core and paper-mock keep their worlds in their own save formats (no Anvil region files): "
+    "nothing on disk to read back with an independent reader"
+)
 
 
 # hosts whose world reaches disk only at a save, as a game server's: a kill -9 rolls the world back to it
@@ -33,9 +35,11 @@ ROLLS_BACK = ("java-core", "paper-mock")
 
 # Tests that need what MockBukkit 4.116.3 cannot model, with the reason; conftest skips them on paper-mock
 # (only there: they run on the other hosts). Each reason names what differs from Paper 1.21.11.
-_NO_BLOCK_DATA = ("MockBukkit 4.116.3 has no block data for glass_pane, iron_bars, cobblestone_wall or lantern: "
-                  "Bukkit.createBlockData refuses their states ('unknown block state'), while Paper 1.21.11 has a "
-                  "CraftBlockData for every block state of the registry")
+_NO_BLOCK_DATA = (
+    "MockBukkit 4.116.3 has no block data for glass_pane, iron_bars, cobblestone_wall or lantern: "
+    "Bukkit.createBlockData refuses their states ('unknown block state'), while Paper 1.21.11 has a "
+    "CraftBlockData for every block state of the registry"
+)
 PAPER_MOCK_UNMODELLED = {
     "test_house_example_prepares_and_applies_with_turned_states": _NO_BLOCK_DATA + " (the house has glass panes)",
     "test_every_tool_answers_in_snake_case_and_cameras": _NO_BLOCK_DATA + " (it builds the house example)",
@@ -44,7 +48,8 @@ PAPER_MOCK_UNMODELLED = {
         "MockBukkit makes and keeps a block object for every position read (WorldMock#createBlock, and "
         "HarnessWorld's strict copy): the 2M-position summary's region_read took 13.8 s with 6.8 s of GC on an idle "
         "machine (bench/REPORT.md, MockBukkitTickBench) and more than the bridge's 30 s tool-call limit under CI load; "
-        "Paper reads chunk sections without an object per block"),
+        "Paper reads chunk sections without an object per block"
+    ),
 }
 
 # CI time (a 2-core machine; the whole `make test` stays well under 45 min): on paper-mock a test whose host part
@@ -66,8 +71,12 @@ class WorldHost:
         return (self.secrets / f"{principal}.token").read_text().strip()
 
     def rpc(self, method: str, params: dict, principal: str = "service") -> dict:
-        r = httpx.post(f"{self.url}/v1/rpc", json={"method": method, "params": params, "requestId": "t"},
-                       headers={"Authorization": f"Bearer {self.token(principal)}"}, timeout=60)
+        r = httpx.post(
+            f"{self.url}/v1/rpc",
+            json={"method": method, "params": params, "requestId": "t"},
+            headers={"Authorization": f"Bearer {self.token(principal)}"},
+            timeout=60,
+        )
         body = r.json()
         assert body["ok"], body
         return body["result"]

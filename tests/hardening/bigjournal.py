@@ -26,15 +26,20 @@ def seed_finished_operation(path: Path, op_id: str, blocks: int, project_id: str
         return i % side, 64 + (i // (side * side)) % 256, (i // side) % side
 
     conn.execute("BEGIN")
-    conn.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
-                 " written, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                 (op_id, project_id, "plan_big", "0" * 64, "big-" + op_id, "applied", blocks, blocks, now,
-                  now + 86_400_000))  # due only after make_due
-    conn.executemany("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES (?,?,?,?,?,?,0,?)",
-                     ((op_id, *pos(i), "minecraft:air", states[i % 4], now + i // 512) for i in range(blocks)))
-    conn.executemany("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                     " op_id, at_ms) VALUES ('event','host-1',?,?,?,?,?,?,'ours','',?,?)",
-                     ((i + 1, *pos(i), "minecraft:air", states[i % 4], op_id, now + i // 512) for i in range(blocks)))
+    conn.execute(
+        "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
+        " written, created_ms, updated_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (op_id, project_id, "plan_big", "0" * 64, "big-" + op_id, "applied", blocks, blocks, now, now + 86_400_000),
+    )  # due only after make_due
+    conn.executemany(
+        "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES (?,?,?,?,?,?,0,?)",
+        ((op_id, *pos(i), "minecraft:air", states[i % 4], now + i // 512) for i in range(blocks)),
+    )
+    conn.executemany(
+        "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+        " op_id, at_ms) VALUES ('event','host-1',?,?,?,?,?,?,'ours','',?,?)",
+        ((i + 1, *pos(i), "minecraft:air", states[i % 4], op_id, now + i // 512) for i in range(blocks)),
+    )
     conn.execute("COMMIT")
     conn.close()
 

@@ -38,8 +38,9 @@ def push(port: int, head: str, chunked: bool, total: int) -> tuple[int, dict | s
                 head_end = got.find(b"\r\n\r\n")
                 if head_end >= 0:
                     headers = got[:head_end].decode("latin-1").lower()
-                    length = next((int(h.split(":")[1]) for h in headers.split("\r\n")
-                                   if h.startswith("content-length:")), None)
+                    length = next(
+                        (int(h.split(":")[1]) for h in headers.split("\r\n") if h.startswith("content-length:")), None
+                    )
                     if length is not None and len(got) >= head_end + 4 + length:
                         return
         except OSError:
@@ -63,8 +64,9 @@ def push(port: int, head: str, chunked: bool, total: int) -> tuple[int, dict | s
     assert "\r\n\r\n" in text, f"no answer after {sent:,} body bytes: {text[:200]!r}"
     status_line, _, rest = text.partition("\r\n")
     headers, body = rest.split("\r\n\r\n", 1)
-    length = next((int(h.split(":")[1]) for h in headers.lower().split("\r\n") if h.startswith("content-length:")),
-                  None)
+    length = next(
+        (int(h.split(":")[1]) for h in headers.lower().split("\r\n") if h.startswith("content-length:")), None
+    )
     body = body if length is None else bytes(got).split(b"\r\n\r\n", 1)[1][:length].decode("utf-8", "replace")
     try:
         parsed: dict | str = json.loads(body)

@@ -16,11 +16,14 @@ import pytest
 @contextlib.contextmanager
 def tmpfs(path: Path, size: str) -> Iterator[Path]:
     path.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True, text=True
+    )
     if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip() or r.returncode}); "
-                    "the ENOSPC unit tests cover the same paths")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({r.stderr.strip() or r.returncode}); "
+            "the ENOSPC unit tests cover the same paths"
+        )
     try:
         yield path
     finally:

@@ -97,9 +97,15 @@ class Player(threading.Thread):
             pos = (self.rng.randint(x0, x1), self.rng.randint(y0, top), self.rng.randint(z0, z1))
             state = self.rng.choice(PLAYER_BLOCKS)
             try:
-                got = self.comp.world_rpc("automation_set_blocks", {
-                    "actor": "player", "playerId": "player-1",
-                    "blocks": [{"x": pos[0], "y": pos[1], "z": pos[2], "state": state}]}, principal="automation")
+                got = self.comp.world_rpc(
+                    "automation_set_blocks",
+                    {
+                        "actor": "player",
+                        "playerId": "player-1",
+                        "blocks": [{"x": pos[0], "y": pos[1], "z": pos[2], "state": state}],
+                    },
+                    principal="automation",
+                )
             except Exception:  # noqa: BLE001 - the host is down: this edit may or may not have happened
                 self.uncertain.add(pos)
                 continue
@@ -113,8 +119,9 @@ def restart(comp: Components, victim: str) -> None:
         argv = list(old.popen.args)
         port = int(argv[argv.index("--port") + 1])
 
-        comp.procs["redis"] = start_process("redis", argv, comp.runtime / "logs", ready=lambda: redis_ping(port),
-                                            timeout=30)
+        comp.procs["redis"] = start_process(
+            "redis", argv, comp.runtime / "logs", ready=lambda: redis_ping(port), timeout=30
+        )
     else:
         comp.start(victim)
 
@@ -124,8 +131,9 @@ def host_log_writes(comp: Components, op_id: str) -> dict[tuple[int, int, int], 
     db = comp.runtime / "world" / "mcb" / "host.sqlite"
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
-        rows = conn.execute("SELECT undo_json FROM batches WHERE operation_id=? AND state='complete'",
-                            (op_id,)).fetchall()
+        rows = conn.execute(
+            "SELECT undo_json FROM batches WHERE operation_id=? AND state='complete'", (op_id,)
+        ).fetchall()
     finally:
         conn.close()
     counts: dict[tuple[int, int, int], int] = {}
@@ -152,8 +160,9 @@ def read_box(comp: Components, box: tuple[int, ...]) -> dict[tuple[int, int, int
 
 def admin(comp: Components, *args: str) -> dict:
     env = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True, timeout=60
+    )
     if out.returncode != 0:
         raise RuntimeError(f"mcb {' '.join(args)}: {out.stderr.strip()}")
     return json.loads(out.stdout)
@@ -164,16 +173,23 @@ def run_round(comp: Components, r: int, rng: random.Random, victim: str | None =
     res = RoundResult(r, victim, round(rng.uniform(0.05, 1.5), 3))
     box = region(r)
     x0, y0, z0, x1, y1, z1 = box
-    recipe = {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                            "max": {"x": x1, "y": y1, "z": z1}, "block": BLOCK}]}
+    recipe = {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}, "block": BLOCK}
+        ],
+    }
     held: dict = {}
     player = Player(comp, box, random.Random(rng.random()))
 
     async def start(client):
         plan = await call(client, "build_prepare", {"recipe": recipe})
         held["plan"] = plan
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         held["op"] = op["operation_id"]
         player.start()
         await anyio.sleep(res.delay_s)  # the fault's timing, not a synchronisation
@@ -237,10 +253,15 @@ def summary(results: list[RoundResult]) -> dict:
     for x in results:
         by_state[x.state] = by_state.get(x.state, 0) + 1
         by_victim[x.victim] = by_victim.get(x.victim, 0) + 1
-    return {"rounds": len(results), "lost": sum(x.lost for x in results),
-            "duplicated": sum(x.duplicated for x in results), "clobbered": sum(x.clobbered for x in results),
-            "by_state": by_state, "by_victim": by_victim,
-            "host_written": sum(x.host_written for x in results),
-            "player_edits": sum(x.player_edits for x in results),
-            "problems": [f"round {x.round} ({x.victim}): {p}" for x in results for p in x.problems],
-            "at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+    return {
+        "rounds": len(results),
+        "lost": sum(x.lost for x in results),
+        "duplicated": sum(x.duplicated for x in results),
+        "clobbered": sum(x.clobbered for x in results),
+        "by_state": by_state,
+        "by_victim": by_victim,
+        "host_written": sum(x.host_written for x in results),
+        "player_edits": sum(x.player_edits for x in results),
+        "problems": [f"round {x.round} ({x.victim}): {p}" for x in results for p in x.problems],
+        "at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+    }

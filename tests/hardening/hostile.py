@@ -16,16 +16,26 @@ from mcb_common import nbt
 DATA_VERSION = 3953  # Minecraft 1.21
 
 
-def sponge_v3(width: int = 1, height: int = 1, length: int = 1, data: bytes = b"\x00",
-              palette: dict[str, int] | None = None, data_version: int = DATA_VERSION,
-              version: int = 3, **extra: Any) -> bytes:
+def sponge_v3(
+    width: int = 1,
+    height: int = 1,
+    length: int = 1,
+    data: bytes = b"\x00",
+    palette: dict[str, int] | None = None,
+    data_version: int = DATA_VERSION,
+    version: int = 3,
+    **extra: Any,
+) -> bytes:
     """Uncompressed NBT of a Sponge v3 schematic whose fields are exactly what is given."""
     pal = nbt.Compound((k, nbt.Int(v)) for k, v in (palette or {"minecraft:stone": 0}).items())
-    sch = nbt.Compound(Version=nbt.Int(version), DataVersion=nbt.Int(data_version),
-                       Width=nbt.Short(width - 0x10000 if width > 0x7FFF else width),
-                       Height=nbt.Short(height - 0x10000 if height > 0x7FFF else height),
-                       Length=nbt.Short(length - 0x10000 if length > 0x7FFF else length),
-                       Blocks=nbt.Compound(Palette=pal, Data=nbt.ByteArray(data)))
+    sch = nbt.Compound(
+        Version=nbt.Int(version),
+        DataVersion=nbt.Int(data_version),
+        Width=nbt.Short(width - 0x10000 if width > 0x7FFF else width),
+        Height=nbt.Short(height - 0x10000 if height > 0x7FFF else height),
+        Length=nbt.Short(length - 0x10000 if length > 0x7FFF else length),
+        Blocks=nbt.Compound(Palette=pal, Data=nbt.ByteArray(data)),
+    )
     sch.update(extra)
     return nbt.write(nbt.Compound(Schematic=sch))
 
@@ -42,11 +52,16 @@ def deep_nbt(levels: int = 600) -> bytes:
 def hostile_files() -> dict[str, tuple[str, bytes]]:
     """name → (kind 'schem'|'nbt', file bytes); every one must be refused, none is `internal`."""
     good = gz(sponge_v3())
-    structure_bad_types = nbt.write(nbt.Compound(
-        DataVersion=nbt.Int(DATA_VERSION), size=nbt.List(nbt.INT, [nbt.Int(1)] * 3),
-        palette=nbt.List(nbt.STRING, [nbt.String("minecraft:stone")]),  # entries must be compounds
-        blocks=nbt.List(nbt.COMPOUND, [nbt.Compound(pos=nbt.List(nbt.INT, [nbt.Int(0)] * 3),
-                                                    state=nbt.String("zero"))])))
+    structure_bad_types = nbt.write(
+        nbt.Compound(
+            DataVersion=nbt.Int(DATA_VERSION),
+            size=nbt.List(nbt.INT, [nbt.Int(1)] * 3),
+            palette=nbt.List(nbt.STRING, [nbt.String("minecraft:stone")]),  # entries must be compounds
+            blocks=nbt.List(
+                nbt.COMPOUND, [nbt.Compound(pos=nbt.List(nbt.INT, [nbt.Int(0)] * 3), state=nbt.String("zero"))]
+            ),
+        )
+    )
     return {
         "empty": ("schem", b""),
         "not-gzip": ("schem", b"hello, this is not a schematic"),
@@ -70,8 +85,12 @@ def hostile_files() -> dict[str, tuple[str, bytes]]:
 
 
 def box_op(i: int = 0) -> dict[str, Any]:
-    return {"type": "box", "min": {"x": 0, "y": 64, "z": i % 8}, "max": {"x": 1, "y": 65, "z": i % 8},
-            "block": "minecraft:stone"}
+    return {
+        "type": "box",
+        "min": {"x": 0, "y": 64, "z": i % 8},
+        "max": {"x": 1, "y": 65, "z": i % 8},
+        "block": "minecraft:stone",
+    }
 
 
 def recipe_of(n_ops: int) -> dict[str, Any]:

@@ -40,8 +40,11 @@ async def while_running(comp: Any, action: Action, min_probes: int = 3) -> Measu
     token = comp.token("agent")
     health_url = f"http://127.0.0.1:{comp.ports['bridge']}/health"
     out = Measured(None, 0.0)
-    async with http_client(comp.mcp_url, token) as a, http_client(comp.mcp_url, token) as b, \
-            httpx.AsyncClient(timeout=120) as h:
+    async with (
+        http_client(comp.mcp_url, token) as a,
+        http_client(comp.mcp_url, token) as b,
+        httpx.AsyncClient(timeout=120) as h,
+    ):
         await call(b, "project_context")  # both sessions open and warm before the hostile call
         await call(a, "project_context")
         done = anyio.Event()
@@ -80,14 +83,21 @@ def recipe_action(args: dict[str, Any]) -> Action:
 
 def raw_post_action(comp: Any, args: dict[str, Any]) -> Action:
     """A tools/call POSTed as raw HTTP (bodies too large for a polite client)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "build_prepare", "arguments": args}}).encode()
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "build_prepare", "arguments": args}}
+    ).encode()
 
     async def act(_client: Any) -> Any:
         async with httpx.AsyncClient(timeout=300) as h:
-            r = await h.post(comp.mcp_url, content=body, headers={
-                "Authorization": f"Bearer {comp.token('agent')}", "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream"})
+            r = await h.post(
+                comp.mcp_url,
+                content=body,
+                headers={
+                    "Authorization": f"Bearer {comp.token('agent')}",
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
         return {"status": r.status_code, "body": r.text[:500], "bytes": len(body)}
 
     return act
@@ -109,8 +119,9 @@ def file_action(assets: Path, name: str, kind: str, data: bytes | None) -> Actio
             path.write_bytes(data)
         outcome: dict[str, Any] = {}
         try:
-            outcome["import"] = await call(client, "schematic_import_prepare",
-                                           {"asset_id": asset_id, "target": {"x": 0, "y": 64, "z": 0}})
+            outcome["import"] = await call(
+                client, "schematic_import_prepare", {"asset_id": asset_id, "target": {"x": 0, "y": 64, "z": 0}}
+            )
         except ToolError as err:
             outcome["import"] = {"error": err.error}
         listing = await call(client, "asset_list", {"query": name})

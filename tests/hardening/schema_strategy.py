@@ -17,10 +17,18 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63),
-                      st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=40))
-ANY_JSON = st.recursive(JSON_LEAF, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=12)
+JSON_LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+)
+ANY_JSON = st.recursive(
+    JSON_LEAF,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=12,
+)
 SMUGGLED_KEYS = ["project_id", "player_id", "world", "__proto__", "recipe_json", ""]
 
 
@@ -36,8 +44,12 @@ def from_schema(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchS
         return ANY_JSON
     if "$ref" in schema:
         if depth > 6 and schema["$ref"].endswith(("/operations", "/operation")):  # stop the recursion
-            box = {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 0, "y": 64, "z": 0},
-                   "block": "minecraft:stone"}
+            box = {
+                "type": "box",
+                "min": {"x": 0, "y": 64, "z": 0},
+                "max": {"x": 0, "y": 64, "z": 0},
+                "block": "minecraft:stone",
+            }
             return st.just([box] if schema["$ref"].endswith("s") else box)
         target = _resolve(root, schema["$ref"])
         return from_schema({**target, **{k: v for k, v in schema.items() if k != "$ref"}}, root, depth + 1)
@@ -84,8 +96,7 @@ def from_schema(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchS
         props = schema.get("properties", {})
         required = [k for k in schema.get("required", []) if k in props]
         optional = {k: from_schema(v, root, depth + 1) for k, v in props.items() if k not in required}
-        return st.fixed_dictionaries({k: from_schema(props[k], root, depth + 1) for k in required},
-                                     optional=optional)
+        return st.fixed_dictionaries({k: from_schema(props[k], root, depth + 1) for k in required}, optional=optional)
     return ANY_JSON
 
 

@@ -29,14 +29,36 @@ from mcb_rpc.auth import call_metadata
 PRINCIPALS = ("none", "wrong", "agent", "admin", "service", "automation")
 AGENT = {"agent", "admin"}
 EXPECTED: dict[tuple[str, str], set[str]] = {}
-for m in ("ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "OperationCancel",
-          "OperationUndoPrepare", "PartDefine", "PartGet", "RegionChanges", "RegionHistory", "RollbackPrepare",
-          "HistoryMap", "AssetList", "SchematicExport", "SchematicImportPrepare", "ProjectIndex"):
+for m in (
+    "ProjectContext",
+    "RegionInspect",
+    "BuildPrepare",
+    "BuildApply",
+    "OperationCancel",
+    "OperationUndoPrepare",
+    "PartDefine",
+    "PartGet",
+    "RegionChanges",
+    "RegionHistory",
+    "RollbackPrepare",
+    "HistoryMap",
+    "AssetList",
+    "SchematicExport",
+    "SchematicImportPrepare",
+    "ProjectIndex",
+):
     EXPECTED[("journal", m)] = AGENT
 EXPECTED[("journal", "OperationStatus")] = AGENT | {"service"}  # the camera worker waits for operations
 EXPECTED[("journal", "PlanEntries")] = AGENT | {"service"}  # the camera worker draws a plan preview
-for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact", "OperationList",
-          "ProjectList"):
+for m in (
+    "RecoveryReview",
+    "RecoveryAbandon",
+    "PartProtect",
+    "JournalStats",
+    "JournalCompact",
+    "OperationList",
+    "ProjectList",
+):
     EXPECTED[("journal-admin", m)] = {"admin"}
 for m in ("Compile", "ImportSchematic", "ExportSchematic"):
     EXPECTED[("planner", m)] = {"service", "admin"}  # the journal (service); an admin's tools
@@ -45,12 +67,34 @@ for m in ("ListCameras", "Capture", "AutoViewpoints", "DiffCaptures"):
 EXPECTED[("camera", "SaveCamera")] = {"agent", "admin"}
 
 V = common_pb2.Vec3
-RECIPE = json.dumps({"version": 1, "operations": [
-    {"type": "box", "min": {"x": 0, "y": 70, "z": 0}, "max": {"x": 1, "y": 70, "z": 1}, "block": "minecraft:stone"}]})
+RECIPE = json.dumps(
+    {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 70, "z": 0},
+                "max": {"x": 1, "y": 70, "z": 1},
+                "block": "minecraft:stone",
+            }
+        ],
+    }
+)
 # replace reads live blocks through the planner's own service token: only its callers may ask
-REPLACE = json.dumps({"version": 1, "operations": [
-    {"type": "replace", "min": {"x": 0, "y": -64, "z": 0}, "max": {"x": 3, "y": -60, "z": 3},
-     "from": "minecraft:bedrock", "to": "minecraft:stone"}]})
+REPLACE = json.dumps(
+    {
+        "version": 1,
+        "operations": [
+            {
+                "type": "replace",
+                "min": {"x": 0, "y": -64, "z": 0},
+                "max": {"x": 3, "y": -60, "z": 3},
+                "from": "minecraft:bedrock",
+                "to": "minecraft:stone",
+            }
+        ],
+    }
+)
 REGION = common_pb2.Box(min=V(x=0, y=60, z=0), max=V(x=3, y=63, z=3))
 
 REQUESTS = {
@@ -81,8 +125,9 @@ REQUESTS = {
     ("journal-admin", "ProjectList"): jpb.ProjectListRequest(),
     ("planner", "Compile"): planner_pb2.CompileRequest(recipe_json=REPLACE, minecraft_version="1.21.11"),
     ("planner", "ImportSchematic"): planner_pb2.ImportSchematicRequest(data=b"not a schematic"),
-    ("planner", "ExportSchematic"): planner_pb2.ExportSchematicRequest(width=1, height=1, length=1,
-                                                                       palette=["minecraft:air"], indices=b"\x00\x00"),
+    ("planner", "ExportSchematic"): planner_pb2.ExportSchematicRequest(
+        width=1, height=1, length=1, palette=["minecraft:air"], indices=b"\x00\x00"
+    ),
     ("camera", "ListCameras"): camera_pb2.ListCamerasRequest(),
     ("camera", "Capture"): camera_pb2.CaptureRequest(),
     ("camera", "SaveCamera"): camera_pb2.SaveCameraRequest(),
@@ -98,8 +143,13 @@ def stack(tmp_path_factory):
     try:
         env = dict(comp.env, MCB_CAMERA_DRIVER="none")
         comp.procs["camera"] = start_process(
-            "camera", [PY, "-m", "mcb_camera"], comp.runtime / "logs", env=env,
-            health_url=f"http://127.0.0.1:{comp.ports['camera_health']}/health", timeout=60)
+            "camera",
+            [PY, "-m", "mcb_camera"],
+            comp.runtime / "logs",
+            env=env,
+            health_url=f"http://127.0.0.1:{comp.ports['camera_health']}/health",
+            timeout=60,
+        )
         yield comp
     finally:
         comp.stop_all()
@@ -108,10 +158,18 @@ def stack(tmp_path_factory):
 def test_every_cell_of_the_principal_method_matrix(stack):
     assert set(REQUESTS) == set(EXPECTED)
     player = json.loads((stack.runtime / "config.json").read_text())["projects"][0]["owner_player_id"]
-    ports = {"journal": "journal_grpc", "journal-admin": "journal_grpc", "planner": "planner_grpc",
-             "camera": "camera_grpc"}
-    stubs = {"journal": journal_pb2_grpc.JournalStub, "journal-admin": journal_pb2_grpc.JournalAdminStub,
-             "planner": planner_pb2_grpc.PlannerStub, "camera": camera_pb2_grpc.CameraStub}
+    ports = {
+        "journal": "journal_grpc",
+        "journal-admin": "journal_grpc",
+        "planner": "planner_grpc",
+        "camera": "camera_grpc",
+    }
+    stubs = {
+        "journal": journal_pb2_grpc.JournalStub,
+        "journal-admin": journal_pb2_grpc.JournalAdminStub,
+        "planner": planner_pb2_grpc.PlannerStub,
+        "camera": camera_pb2_grpc.CameraStub,
+    }
     channels = {k: grpc.insecure_channel(f"127.0.0.1:{stack.ports[p]}") for k, p in ports.items()}
     wrong_cells, held = [], 0
     try:
@@ -119,9 +177,13 @@ def test_every_cell_of_the_principal_method_matrix(stack):
             stub = stubs[service](channels[service])
             for who in PRINCIPALS:
                 token = {"none": None, "wrong": "not-a-token-" + "x" * 20}.get(who) or (
-                    stack.token(who) if who not in ("none", "wrong") else None)
-                md = call_metadata(token, "default", player) if token else (
-                    ("x-mcb-project-id", "default"), ("x-mcb-player-id", player))
+                    stack.token(who) if who not in ("none", "wrong") else None
+                )
+                md = (
+                    call_metadata(token, "default", player)
+                    if token
+                    else (("x-mcb-project-id", "default"), ("x-mcb-player-id", player))
+                )
                 try:
                     getattr(stub, method)(req, metadata=md, timeout=30)
                     code, detail = grpc.StatusCode.OK, ""

@@ -34,15 +34,18 @@ def stack(tmp_path_factory):
         comp.start("camera-worker")
         comp.start("dashboard")
         comp.procs["oni-sim"] = start_process(
-            "oni-sim", [PY, "-m", "oni_sim", "--port", str(oni_port), "--tick", "0"], comp.runtime / "logs",
-            health_url=f"http://127.0.0.1:{oni_port}/health", timeout=30)
+            "oni-sim",
+            [PY, "-m", "oni_sim", "--port", str(oni_port), "--tick", "0"],
+            comp.runtime / "logs",
+            health_url=f"http://127.0.0.1:{oni_port}/health",
+            timeout=30,
+        )
         yield comp, {"dashboard": comp.ports["dashboard"], "oni-sim": oni_port}
     finally:
         comp.stop_all()
 
 
-def check(comp, name: str, port: int, path: str, limit: int, code: str = "budget_exceeded",
-          headers: str = "") -> None:
+def check(comp, name: str, port: int, path: str, limit: int, code: str = "budget_exceeded", headers: str = "") -> None:
     pid = comp.procs[name].popen.pid
     before = rss(pid)
     base = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{headers}"
@@ -70,8 +73,14 @@ def test_bridge(stack):
 
     comp, _ = stack
     token = (comp.runtime / "secrets" / "agent.token").read_text().strip()
-    check(comp, "bridge", comp.ports["bridge"], "/mcp", MAX_BODY_BYTES,
-          headers=f"Authorization: Bearer {token}\r\nAccept: application/json, text/event-stream\r\n")
+    check(
+        comp,
+        "bridge",
+        comp.ports["bridge"],
+        "/mcp",
+        MAX_BODY_BYTES,
+        headers=f"Authorization: Bearer {token}\r\nAccept: application/json, text/event-stream\r\n",
+    )
 
 
 @pytest.mark.parametrize("name", ["planner", "journal", "camera-worker"])
@@ -79,8 +88,9 @@ def test_health_endpoints_of_the_grpc_services(stack, name):
     from mcb_rpc.bodylimit import HEALTH_MAX_BODY
 
     comp, _ = stack
-    port = comp.ports[{"planner": "planner_health", "journal": "journal_health",
-                       "camera-worker": "camera_health"}[name]]
+    port = comp.ports[
+        {"planner": "planner_health", "journal": "journal_health", "camera-worker": "camera_health"}[name]
+    ]
     check(comp, name, port, "/health", HEALTH_MAX_BODY)
 
 

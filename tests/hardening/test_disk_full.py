@@ -25,14 +25,19 @@ DISK_FULL = re.compile(r"disk (is )?full")
 
 
 def box(x0, y0, z0, x1, y1, z1, block):
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}, "block": block}
+        ],
+    }
 
 
 def admin(comp, *args):
     env = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -53,12 +58,21 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
     held: dict = {}
 
     async def full_refusals(client):
-        held["plan"] = await call(client, "build_prepare", {"recipe": box(-60, 70, -60, -45, 109, -51,
-                                                                          "minecraft:andesite")})  # 6400 blocks
+        held["plan"] = await call(
+            client, "build_prepare", {"recipe": box(-60, 70, -60, -45, 109, -51, "minecraft:andesite")}
+        )  # 6400 blocks
         fill(jdir)
-        for name, args in (("build_prepare", {"recipe": box(0, 70, 0, 3, 70, 3, "minecraft:stone")}),
-                           ("build_apply", {"plan_id": held["plan"]["plan_id"], "plan_hash": held["plan"]["plan_hash"],
-                                            "idempotency_key": "k-full"})):
+        for name, args in (
+            ("build_prepare", {"recipe": box(0, 70, 0, 3, 70, 3, "minecraft:stone")}),
+            (
+                "build_apply",
+                {
+                    "plan_id": held["plan"]["plan_id"],
+                    "plan_hash": held["plan"]["plan_hash"],
+                    "idempotency_key": "k-full",
+                },
+            ),
+        ):
             with pytest.raises(ToolError) as exc:
                 await call(client, name, args)
             assert exc.value.error["code"] == "unavailable", (name, exc.value.error)
@@ -66,8 +80,11 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
         free(jdir)
         # room again: the same key now applies (nothing of the refused call was recorded)
         free_some = 48 * 1024
-        op = await call(client, "build_apply", {"plan_id": held["plan"]["plan_id"],
-                                                "plan_hash": held["plan"]["plan_hash"], "idempotency_key": "k-full"})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": held["plan"]["plan_id"], "plan_hash": held["plan"]["plan_hash"], "idempotency_key": "k-full"},
+        )
         assert not op.get("replayed")
         fill(jdir, leave=free_some)  # runs out part-way through the 13 batches
         held["op"] = op["operation_id"]
@@ -113,8 +130,11 @@ def test_journal_disk_full_is_unavailable_and_recovery_required(journal_on_tmpfs
 
     async def unblocked(client):
         plan = await call(client, "build_prepare", {"recipe": box(0, 120, 0, 1, 120, 1, "minecraft:stone")})
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         assert (await wait_terminal(client, op["operation_id"]))["state"] == "applied"
 
     run(comp, unblocked)
@@ -144,8 +164,11 @@ def test_world_host_disk_full_mid_apply(world_on_tmpfs):
         plan = await call(client, "build_prepare", {"recipe": box(-64, 200, -64, -1, 219, -1, "minecraft:stone")})
         held["plan"] = plan  # 64 x 20 x 64 = 81,920 blocks over 16 chunks' fresh sections
         fill(wdir, leave=64 * 1024)
-        op = await call(client, "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"],
-                                                "idempotency_key": str(uuid.uuid4())})
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
         held["st"] = await wait_terminal(client, op["operation_id"], timeout=180)
 
     run(comp, apply)

@@ -34,9 +34,14 @@ def assert_disk_full(err: McbError) -> None:
 
 def spread_batch(bid: str, block: str, before: str = "minecraft:air") -> world_pb2.BatchApplyParams:
     """512 blocks over 64 chunks (8 x 8), so a batch needs many region writes."""
-    entries = [world_pb2.BatchEntry(x=cx * 16 + i % 8, y=70 + i // 64, z=cz * 16 + (i // 8) % 8,
-                                    expected=before, desired=block)
-               for cx in range(-4, 4) for cz in range(-4, 4) for i in range(8)]
+    entries = [
+        world_pb2.BatchEntry(
+            x=cx * 16 + i % 8, y=70 + i // 64, z=cz * 16 + (i // 8) % 8, expected=before, desired=block
+        )
+        for cx in range(-4, 4)
+        for cz in range(-4, 4)
+        for i in range(8)
+    ]
     return world_pb2.BatchApplyParams(batch_id=bid, world_epoch=1, entries=entries)
 
 
@@ -109,8 +114,10 @@ def test_journal_verdict_on_a_disk_too_full_to_record_it(tmp_path):
         db = Database(fs / "j.sqlite")
         core = JournalCore(db=db, blobs=BlobStore(fs / "blobs"), world=None, planner=None, queue=None)
         with db.tx() as c:
-            c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state,"
-                      " created_ms, updated_ms) VALUES ('op1','p','pl','h','k','applying',0,0)")
+            c.execute(
+                "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state,"
+                " created_ms, updated_ms) VALUES ('op1','p','pl','h','k','applying',0,0)"
+            )
         fill(fs)
         # use up what SQLite still has in hand (WAL pages) until a write really fails
         with pytest.raises(McbError) as exc:

@@ -37,16 +37,19 @@ from mcb_planner.servicer import import_request
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 CODES = {str(c) for c in ErrorCode} - {"internal"}
-FUZZ = settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=EXAMPLES, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+)
 TOOLS = sorted(build_specs())
 
 
 @pytest.fixture(scope="module")
 def mcp(hostile_stack):
     """A blocking MCP client on the stack (the Hypothesis tests are synchronous)."""
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-            http_client(hostile_stack.mcp_url, hostile_stack.token("agent"))) as client:
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(http_client(hostile_stack.mcp_url, hostile_stack.token("agent"))) as client,
+    ):
 
         def call(name: str, args: dict[str, Any]) -> Any:
             return portal.call(client.call_tool, name, args)
@@ -128,9 +131,13 @@ def hostile_schematic(draw) -> bytes:
     data = b"".join(_varint(v) for v in values)
     if draw(st.booleans()):
         data += b"\xff" * draw(st.integers(1, 6))  # a varint that never ends
-    raw = sponge_v3(*dims, data=data, palette=palette,
-                    data_version=draw(st.sampled_from([-1, 0, 3953, 2**31 - 1, -(2**31)])),
-                    version=draw(st.sampled_from([1, 2, 3, 99])))
+    raw = sponge_v3(
+        *dims,
+        data=data,
+        palette=palette,
+        data_version=draw(st.sampled_from([-1, 0, 3953, 2**31 - 1, -(2**31)])),
+        version=draw(st.sampled_from([1, 2, 3, 99])),
+    )
     depth = draw(st.sampled_from([0, 0, 20, 600]))
     if depth:  # the schematic nested inside `depth` compounds
         raw = b"\x0a\x00\x00" + b"\x0a\x00\x01a" * depth + raw[3:-1] + b"\x00" * (depth + 1)
@@ -164,15 +171,17 @@ def _clear_refusal(fn, *args, gzipped: bool) -> None:
         assert gzipped, "an uncompressed file was accepted as a schematic"
 
 
-@settings(max_examples=EXAMPLES * 20, derandomize=True, database=None, deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES * 20, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+)
 @given(mutated_file())
 def test_mutated_files_are_read_or_refused_in_process(f):
     kind, data = f
     gzipped = data[:2] == b"\x1f\x8b"
     _clear_refusal(S.read_bytes, data, kind, gzipped=gzipped)
-    req = planner_pb2.ImportSchematicRequest(data=data, kind=kind, target=common_pb2.Vec3(x=0, y=64, z=0),
-                                             world_data_version=3953)
+    req = planner_pb2.ImportSchematicRequest(
+        data=data, kind=kind, target=common_pb2.Vec3(x=0, y=64, z=0), world_data_version=3953
+    )
     _clear_refusal(import_request, req, gzipped=gzipped)
 
 
@@ -189,8 +198,10 @@ def test_mutated_files_through_the_stack(mcp, hostile_stack):
         name = f"fuzz{n['i']}"
         (assets / f"{name}.{kind}").write_bytes(data)
         asset_id = name if kind == "schem" else f"{name}.nbt"
-        check_answer("schematic_import_prepare", mcp("schematic_import_prepare", {
-            "asset_id": asset_id, "target": {"x": 0, "y": 64, "z": 0}}))
+        check_answer(
+            "schematic_import_prepare",
+            mcp("schematic_import_prepare", {"asset_id": asset_id, "target": {"x": 0, "y": 64, "z": 0}}),
+        )
         listing = mcp("asset_list", {"query": name})
         check_answer("asset_list", listing)
         assert any(e["asset_id"] == asset_id for e in payload(listing)["assets"]), "missing from the listing"
@@ -200,15 +211,35 @@ def test_mutated_files_through_the_stack(mcp, hostile_stack):
 
 def test_services_are_healthy_afterwards(mcp, hostile_stack):
     ports = hostile_stack.ports
-    for url in (f"http://127.0.0.1:{ports['bridge']}/health", f"http://127.0.0.1:{ports['journal_health']}/health",
-                f"http://127.0.0.1:{ports['planner_health']}/health", f"{hostile_stack.world_url}/health"):
+    for url in (
+        f"http://127.0.0.1:{ports['bridge']}/health",
+        f"http://127.0.0.1:{ports['journal_health']}/health",
+        f"http://127.0.0.1:{ports['planner_health']}/health",
+        f"{hostile_stack.world_url}/health",
+    ):
         assert httpx.get(url, timeout=5).status_code == 200, url
     for name, proc in hostile_stack.procs.items():
         assert proc.alive(), f"{name} died during the fuzz run"
-    bad = [p.name for p in (hostile_stack.runtime / "assets").iterdir()
-           if any(ord(ch) < 32 or ord(ch) == 127 for ch in p.name)]
+    bad = [
+        p.name
+        for p in (hostile_stack.runtime / "assets").iterdir()
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in p.name)
+    ]
     assert not bad, f"files with control characters in their names were created: {bad!r}"
-    ok = mcp("build_prepare", {"recipe": {"version": 1, "operations": [{
-        "type": "box", "min": {"x": 0, "y": 70, "z": 0}, "max": {"x": 1, "y": 70, "z": 1},
-        "block": "minecraft:stone"}]}})
+    ok = mcp(
+        "build_prepare",
+        {
+            "recipe": {
+                "version": 1,
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": 0, "y": 70, "z": 0},
+                        "max": {"x": 1, "y": 70, "z": 1},
+                        "block": "minecraft:stone",
+                    }
+                ],
+            }
+        },
+    )
     assert not ok.is_error and payload(ok)["changed_blocks"] == 4, payload(ok)

@@ -36,8 +36,9 @@ def test_every_hostile_file_is_a_clear_refusal_at_read_and_import(name):
     if name not in ACCEPTED_BY_THE_READER:
         err = refusal(S.read_bytes, data, kind)
         assert err.code in (ErrorCode.INVALID_REQUEST, ErrorCode.BUDGET_EXCEEDED), err
-    req = planner_pb2.ImportSchematicRequest(data=data, kind=kind, target=common_pb2.Vec3(x=0, y=64, z=0),
-                                             world_data_version=3953)
+    req = planner_pb2.ImportSchematicRequest(
+        data=data, kind=kind, target=common_pb2.Vec3(x=0, y=64, z=0), world_data_version=3953
+    )
     refusal(import_request, req)
 
 
@@ -121,8 +122,10 @@ def test_sockets_directories_devices_and_symlinks_are_refused(tmp_path):
             blocked, out = _in_thread(lambda n=name: lib.read(n))
             assert not blocked, f"reading {name} blocked"
             err = out.get("error")
-            assert isinstance(err, McbError) and err.code in (ErrorCode.INVALID_REQUEST,
-                                                              ErrorCode.PERMISSION_DENIED), (name, out)
+            assert isinstance(err, McbError) and err.code in (ErrorCode.INVALID_REQUEST, ErrorCode.PERMISSION_DENIED), (
+                name,
+                out,
+            )
             assert what in err.message, err.message
         listed = {e["asset_id"]: e for e in lib.list()["assets"]}
         assert listed["good"]["valid"] is True

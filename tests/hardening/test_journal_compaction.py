@@ -23,8 +23,12 @@ REGION = {"min": {"x": 30, "y": 64, "z": 30}, "max": {"x": 37, "y": 68, "z": 37}
 
 
 def box(x0, y0, z0, x1, y1, z1, block):
-    return {"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": y0, "z": z0},
-                                          "max": {"x": x1, "y": y1, "z": z1}, "block": block}]}
+    return {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}, "block": block}
+        ],
+    }
 
 
 @pytest.fixture
@@ -37,16 +41,23 @@ def comp(tmp_path, monkeypatch):
 
 def admin(comp, *args: str) -> dict:
     env = dict(comp.env) | {"MCB_SECRETS_DIR": str(comp.runtime / "secrets")}
-    out = subprocess.run([sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", *args], env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
 def automation(comp, actor, blocks):
-    comp.world_rpc("automation_set_blocks", {"actor": actor, "playerId": "player-1",
-                                             "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks]},
-                   principal="automation")
+    comp.world_rpc(
+        "automation_set_blocks",
+        {
+            "actor": actor,
+            "playerId": "player-1",
+            "blocks": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in blocks],
+        },
+        principal="automation",
+    )
 
 
 def states(comp, positions):
@@ -58,9 +69,12 @@ async def answers(client, ops: dict, cursor: str) -> dict:
     out: dict = {}
     for name in ("a", "b"):
         up = await call(client, "operation_undo_prepare", {"operation_id": ops[name]})
-        out[f"undo_{name}"] = {"plan_hash": up["plan_hash"], "changed": up["changed_blocks"],
-                               "conflicts": sorted(json.dumps(c, sort_keys=True) for c in up.get("conflicts", [])),
-                               "warnings": up.get("warnings", [])}
+        out[f"undo_{name}"] = {
+            "plan_hash": up["plan_hash"],
+            "changed": up["changed_blocks"],
+            "conflicts": sorted(json.dumps(c, sort_keys=True) for c in up.get("conflicts", [])),
+            "warnings": up.get("warnings", []),
+        }
         out[f"plan_{name}"] = up
     events, cur = [], cursor
     for _ in range(50):
@@ -81,10 +95,12 @@ def test_compaction_keeps_undo_feed_and_parts_exact(comp):
 
     async def scenario(client):
         fresh = await call(client, "region_changes", {"region": REGION, "since_cursor": ""})
-        a = await apply_and_wait(client, await call(client, "build_prepare", {"recipe": box(30, 64, 30, 35, 66, 35,
-                                                                                           "minecraft:stone")}))
-        b = await apply_and_wait(client, await call(client, "build_prepare", {"recipe": box(33, 66, 30, 37, 68, 37,
-                                                                                           "minecraft:bricks")}))
+        a = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": box(30, 64, 30, 35, 66, 35, "minecraft:stone")})
+        )
+        b = await apply_and_wait(
+            client, await call(client, "build_prepare", {"recipe": box(33, 66, 30, 37, 68, 37, "minecraft:bricks")})
+        )
         assert a["state"] == b["state"] == "applied"
         ops.update(a=a["operation_id"], b=b["operation_id"])
         ops["part"] = (await call(client, "part_define", {"name": "shell", "operation_id": ops["b"]}))["part_id"]

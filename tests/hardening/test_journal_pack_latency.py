@@ -49,9 +49,20 @@ def test_health_and_grpc_stay_fast_while_a_million_block_operation_packs(tmp_pat
     owner = str(uuid.uuid4())
     for principal in PRINCIPALS:
         ensure_token(runtime / "secrets", principal)
-    (runtime / "config.json").write_text(json.dumps({"projects": [{
-        "project_id": "default", "name": "Default", "owner_player_id": owner,
-        "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 127, "y": 319, "z": 127}}}]}))
+    (runtime / "config.json").write_text(
+        json.dumps(
+            {
+                "projects": [
+                    {
+                        "project_id": "default",
+                        "name": "Default",
+                        "owner_player_id": owner,
+                        "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 127, "y": 319, "z": 127}},
+                    }
+                ]
+            }
+        )
+    )
     db_path = runtime / "journal" / "journal.sqlite"
     op_id = "op_" + uuid.uuid4().hex[:12]
     seed_finished_operation(db_path, op_id, BLOCKS)
@@ -59,12 +70,19 @@ def test_health_and_grpc_stay_fast_while_a_million_block_operation_packs(tmp_pat
     seed_finished_operation(db_path, undo_op, UNDO_BLOCKS)
     grpc_port, health_port, world_port = free_ports(3)
     redis, redis_url = start_redis(tmp_path)
-    env = {"MCB_RUNTIME_DIR": str(runtime), "MCB_REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1",
-           "MCB_JOURNAL_GRPC_PORT": str(grpc_port), "MCB_JOURNAL_HEALTH_PORT": str(health_port),
-           "MCB_WORLD_HOST_PORT": str(world_port), "MCB_JOURNAL_PACK_AFTER_S": "0"}
+    env = {
+        "MCB_RUNTIME_DIR": str(runtime),
+        "MCB_REDIS_URL": redis_url,
+        "PYTHONUNBUFFERED": "1",
+        "MCB_JOURNAL_GRPC_PORT": str(grpc_port),
+        "MCB_JOURNAL_HEALTH_PORT": str(health_port),
+        "MCB_WORLD_HOST_PORT": str(world_port),
+        "MCB_JOURNAL_PACK_AFTER_S": "0",
+    }
     url = f"http://127.0.0.1:{health_port}/health"
-    journal = start_process("journal", [PY, "-m", "mcb_journal"], tmp_path / "logs", env=env, health_url=url,
-                            timeout=60)
+    journal = start_process(
+        "journal", [PY, "-m", "mcb_journal"], tmp_path / "logs", env=env, health_url=url, timeout=60
+    )
     agent = (runtime / "secrets" / "agent.token").read_text().strip()
     channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
     stub = journal_pb2_grpc.JournalStub(channel)
@@ -113,10 +131,14 @@ def test_health_and_grpc_stay_fast_while_a_million_block_operation_packs(tmp_pat
         channel.close()
         journal.stop()
         redis.stop()
-    print(f"\n{BLOCKS:,} blocks packed in {done_at - started:.1f} s; worst /health {worst['health']:.1f} ms, "
-          f"worst OperationStatus {worst['grpc']:.1f} ms; {during} rounds during the packing")
-    print(f"undo over the packed {UNDO_BLOCKS:,}-block operation: worst /health {undo_worst:.1f} ms over "
-          f"{undo_rounds} probes; answer: {undo_error}")
+    print(
+        f"\n{BLOCKS:,} blocks packed in {done_at - started:.1f} s; worst /health {worst['health']:.1f} ms, "
+        f"worst OperationStatus {worst['grpc']:.1f} ms; {during} rounds during the packing"
+    )
+    print(
+        f"undo over the packed {UNDO_BLOCKS:,}-block operation: worst /health {undo_worst:.1f} ms over "
+        f"{undo_rounds} probes; answer: {undo_error}"
+    )
     assert worst["health"] < LIMIT_MS, worst
     assert worst["grpc"] < LIMIT_MS, worst
     assert during >= 5, "the packing was not watched: it must start after the journal answers"

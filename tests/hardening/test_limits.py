@@ -24,12 +24,15 @@ def nested_list(levels: int):
     return doc
 
 
-@pytest.mark.parametrize(("doc", "limit"), [
-    (recipe_of(MAX_RECIPE_OPERATIONS + 1), "recipe_operations"),
-    ({"version": 1, "operations": [{"x": nested_list(100_000)}]}, "json_depth"),  # no RecursionError
-    ({"version": 1, "operations": [{"x": [0] * 300_000}]}, "json_values"),
-    ({"version": 1, "operations": [{"x": "a" * (2 * 1024 * 1024)}]}, "recipe_bytes"),
-])
+@pytest.mark.parametrize(
+    ("doc", "limit"),
+    [
+        (recipe_of(MAX_RECIPE_OPERATIONS + 1), "recipe_operations"),
+        ({"version": 1, "operations": [{"x": nested_list(100_000)}]}, "json_depth"),  # no RecursionError
+        ({"version": 1, "operations": [{"x": [0] * 300_000}]}, "json_values"),
+        ({"version": 1, "operations": [{"x": "a" * (2 * 1024 * 1024)}]}, "recipe_bytes"),
+    ],
+)
 def test_structural_limits_name_the_limit(doc, limit):
     err = refused(check_shape, doc)
     assert err.details["limit"] == limit and err.details["value"] > err.details["max"], err.details

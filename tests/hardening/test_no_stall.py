@@ -17,8 +17,11 @@ from hardening.latency import cases, while_running
 
 BOUND = 1.0
 READER_ACCEPTS = {"data-version-newer"}  # refused at import (version_mismatch), valid in the listing
-NAMES = ([f"recipe:{k}" for k in hostile_recipes()] + ["recipe:ops-40000 (raw HTTP)", "file:fifo"]
-         + [f"file:{k}" for k in hostile_files()])
+NAMES = (
+    [f"recipe:{k}" for k in hostile_recipes()]
+    + ["recipe:ops-40000 (raw HTTP)", "file:fifo"]
+    + [f"file:{k}" for k in hostile_files()]
+)
 
 
 def _error(outcome):

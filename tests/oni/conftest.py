@@ -62,8 +62,9 @@ def manual_sim() -> Iterator[SimServer]:
 @pytest.fixture(scope="session")
 def mono_host_exe() -> pathlib.Path:
     if not shutil.which("mcs") or not shutil.which("mono"):
-        pytest.skip("mcs/mono not installed (oni-mod/install_mono.sh installs mono-devel as root; "
-                    "`make test-deps` runs it)")
+        pytest.skip(
+            "mcs/mono not installed (oni-mod/install_mono.sh installs mono-devel as root; `make test-deps` runs it)"
+        )
     subprocess.run([str(MOD / "build.sh")], check=True, capture_output=True, timeout=120)
     return MOD / "build" / "OniAgentMod.TestHost.exe"
 
@@ -71,8 +72,13 @@ def mono_host_exe() -> pathlib.Path:
 @contextlib.contextmanager
 def mono_host(exe: pathlib.Path, *args: str) -> Iterator[str]:
     """The test host as a real process; its URL. It ends when its stdin closes."""
-    proc = subprocess.Popen(["mono", str(exe), "--port", "0", *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["mono", str(exe), "--port", "0", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()  # "[oni-agent] listening on http://127.0.0.1:P"
         if "listening on" not in line:

@@ -15,13 +15,15 @@ from oni_agent.client import ModClient
 GOLDEN = pathlib.Path(__file__).with_name("golden") / "plans.json"
 
 CASES = {f"{name}@6,30": (name, 6, 30) for name in BLUEPRINTS}
-CASES.update({
-    "bedroom@28,24 (occupied by the printing pod)": ("bedroom", 28, 24),
-    "toilets@60,10 (outside the map)": ("toilets", 60, 10),
-    "farm@0,5 (neutronium border in the dig area)": ("farm", 0, 5),
-    "toilets@36,24 (half in the open cavity)": ("toilets", 36, 24),
-    "cooling@34,24 (open cavity east of the pod, research missing)": ("cooling", 34, 24),
-})
+CASES.update(
+    {
+        "bedroom@28,24 (occupied by the printing pod)": ("bedroom", 28, 24),
+        "toilets@60,10 (outside the map)": ("toilets", 60, 10),
+        "farm@0,5 (neutronium border in the dig area)": ("farm", 0, 5),
+        "toilets@36,24 (half in the open cavity)": ("toilets", 36, 24),
+        "cooling@34,24 (open cavity east of the pod, research missing)": ("cooling", 34, 24),
+    }
+)
 
 
 @pytest.mark.parametrize("name", sorted(BLUEPRINTS))
@@ -30,17 +32,25 @@ def test_blueprint_data(name: str) -> None:
     areas, no overlaps, a floor under every building, known ids and techs."""
     bp = BLUEPRINTS[name]
     x, y, w, h = bounds(bp)
-    world = {"width": 100, "height": 100, "completed": list(TECHS), "buildings": [],
-             "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100}}
+    world = {
+        "width": 100,
+        "height": 100,
+        "completed": list(TECHS),
+        "buildings": [],
+        "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100},
+    }
     p = plan(name, 50, 50, world)
     assert p["ok"], p["problems"]
     dug = {(50 + dx + i, 50 + dy + j) for dx, dy, dw, dh in bp["dig"] for i in range(dw) for j in range(dh)}
     for b in bp["build"]:
         assert b["id"] in BUILDINGS
         assert set(footprint(b["id"], 50 + b["x"], 50 + b["y"])) <= dug, b
-    assert [a["action"] for a in p["actions"]] == (["dig"] * len(bp["dig"]) + ["build"] * len(bp["build"])
-                                                   + ["utility"] * len(bp.get("utilities", []))
-                                                   + ["plant"] * len(bp.get("plant", [])))
+    assert [a["action"] for a in p["actions"]] == (
+        ["dig"] * len(bp["dig"])
+        + ["build"] * len(bp["build"])
+        + ["utility"] * len(bp.get("utilities", []))
+        + ["plant"] * len(bp.get("plant", []))
+    )
     plots = {(b["x"], b["y"]) for b in bp["build"] if BUILDINGS[b["id"]].plot}
     assert all((pl["x"], pl["y"]) in plots for pl in bp.get("plant", [])), "a seed outside a plot"
     for u in bp.get("utilities", []):  # wires lie inside the room
@@ -64,8 +74,13 @@ def test_planner_checks_the_map_and_research(manual_sim) -> None:
 
 def test_planner_refuses_a_floor_of_liquid_or_gas() -> None:
     rows = ["#" * 20] * 5 + ["." * 20] * 15  # y 0..4 rock, above open: origin (2,10) floats
-    world = {"width": 20, "height": 20, "completed": [], "buildings": [],
-             "map": {"x": 0, "y": 0, "width": 20, "height": 20, "rows": rows}}
+    world = {
+        "width": 20,
+        "height": 20,
+        "completed": [],
+        "buildings": [],
+        "map": {"x": 0, "y": 0, "width": 20, "height": 20, "rows": rows},
+    }
     p = plan("bedroom", 2, 10, world)
     assert {x["kind"] for x in p["problems"]} == {"no_floor"}
     assert [a["action"] for a in p["actions"]] == ["build"] * 5  # nothing solid to dig
@@ -74,13 +89,23 @@ def test_planner_refuses_a_floor_of_liquid_or_gas() -> None:
 
 # Checked against the game's decompile (build U56-674504): <Id>Config.cs for the footprint,
 # Database/Techs.cs for the tech whose list names the building (oni_agent.catalog's module doc).
-GAME = {"MicrobeMusher": ((2, 3), None), "RanchStation": ((2, 3), "Ranching"), "Headquarters": ((4, 4), None),
-        "FarmTile": ((1, 1), "FineDining"), "AlgaeHabitat": ((1, 2), "FarmingTech"), "PlanterBox": ((1, 1), "FarmingTech"),
-        "RationBox": ((2, 2), "FarmingTech"), "WaterPurifier": ((4, 3), "Distillation"),
-        "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"), "LuxuryBed": ((4, 2), "Luxury"),
-        "AirConditioner": ((2, 2), "HVAC"), "SpaceHeater": ((2, 2), "TemperatureModulation"),
-        "Electrolyzer": ((2, 2), "ImprovedOxygen"), "Generator": ((3, 3), "Combustion"),
-        "GasVent": ((1, 1), "GasPiping")}
+GAME = {
+    "MicrobeMusher": ((2, 3), None),
+    "RanchStation": ((2, 3), "Ranching"),
+    "Headquarters": ((4, 4), None),
+    "FarmTile": ((1, 1), "FineDining"),
+    "AlgaeHabitat": ((1, 2), "FarmingTech"),
+    "PlanterBox": ((1, 1), "FarmingTech"),
+    "RationBox": ((2, 2), "FarmingTech"),
+    "WaterPurifier": ((4, 3), "Distillation"),
+    "HydrogenGenerator": ((4, 3), "AdvancedPowerRegulation"),
+    "LuxuryBed": ((4, 2), "Luxury"),
+    "AirConditioner": ((2, 2), "HVAC"),
+    "SpaceHeater": ((2, 2), "TemperatureModulation"),
+    "Electrolyzer": ((2, 2), "ImprovedOxygen"),
+    "Generator": ((3, 3), "Combustion"),
+    "GasVent": ((1, 1), "GasPiping"),
+}
 
 
 @pytest.mark.parametrize("building_id", sorted(GAME))
@@ -95,10 +120,17 @@ def test_planner_plans_against_the_live_catalog() -> None:
     """With the game's catalog (/api/state/catalog) the planner takes sizes, techs and availability
     from it, not from the local copy: a game where a Cot is 3 wide and needs a tech, and the Door is
     deprecated."""
-    world = {"width": 100, "height": 100, "completed": [], "buildings": [],
-             "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100},
-             "catalog": {"Bed": {"id": "Bed", "width": 3, "height": 2, "tech": "Dreams", "available": True},
-                         "Door": {"id": "Door", "width": 1, "height": 2, "tech": None, "available": False}}}
+    world = {
+        "width": 100,
+        "height": 100,
+        "completed": [],
+        "buildings": [],
+        "map": {"x": 0, "y": 0, "width": 100, "height": 100, "rows": ["#" * 100] * 100},
+        "catalog": {
+            "Bed": {"id": "Bed", "width": 3, "height": 2, "tech": "Dreams", "available": True},
+            "Door": {"id": "Door", "width": 1, "height": 2, "tech": None, "available": False},
+        },
+    }
     kinds = sorted({(p["kind"], p.get("techId", "")) for p in plan("bedroom", 50, 50, world)["problems"]})
     assert ("needs_research", "Dreams") in kinds and ("unavailable", "") in kinds and ("overlap", "") in kinds
     assert plan("bedroom", 50, 50, {**world, "catalog": {}})["ok"]  # the local copy: fine

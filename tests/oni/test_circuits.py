@@ -21,8 +21,9 @@ def _post(url: str, path: str, body: dict[str, Any]) -> Any:
 
 
 def _working(c: ModClient) -> dict[tuple[str, int, int], bool]:
-    return {(b["id"], b["x"], b["y"]): b["isOperational"] for b in c.state_all("buildings")
-            if not b["underConstruction"]}
+    return {
+        (b["id"], b["x"], b["y"]): b["isOperational"] for b in c.state_all("buildings") if not b["underConstruction"]
+    }
 
 
 def test_a_consumer_runs_only_on_a_powered_circuit(manual_sim) -> None:

@@ -15,11 +15,20 @@ import pytest
 
 from .conftest import CONTRACT, schema_validator
 
-STATE_SCHEMAS = {"game": ("Game", False), "resources": ("Resource", True), "duplicants": ("Duplicant", True),
-                 "buildings": ("Building", True), "research": ("Research", False), "geysers": ("Geyser", True),
-                 "alert": ("Alert", True), "critters": ("Critter", True), "catalog": ("CatalogEntry", True),
-                 "actions": ("ActionOutcome", True), "schedules": ("Schedule", True),
-                 "reports": ("DailyReport", True)}
+STATE_SCHEMAS = {
+    "game": ("Game", False),
+    "resources": ("Resource", True),
+    "duplicants": ("Duplicant", True),
+    "buildings": ("Building", True),
+    "research": ("Research", False),
+    "geysers": ("Geyser", True),
+    "alert": ("Alert", True),
+    "critters": ("Critter", True),
+    "catalog": ("CatalogEntry", True),
+    "actions": ("ActionOutcome", True),
+    "schedules": ("Schedule", True),
+    "reports": ("DailyReport", True),
+}
 ERROR = schema_validator("Error")
 
 
@@ -63,8 +72,9 @@ def test_catalog_is_the_games_buildings(mod_url: str) -> None:
 def test_contract_lists_every_seed_endpoint() -> None:
     paths = set(CONTRACT["paths"])
     assert {"/health"} | {f"/api/state/{s}" for s in STATE_SCHEMAS} <= paths
-    assert {f"/api/action/{a}" for a in ("dig", "build", "deconstruct", "prioritize", "research", "schedule",
-                                         "wardrobe")} <= paths
+    assert {
+        f"/api/action/{a}" for a in ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe")
+    } <= paths
     assert CONTRACT["servers"][0]["url"] == "http://127.0.0.1:23876"
 
 
@@ -153,26 +163,47 @@ def test_seed_examples_verbatim(mod_url: str) -> None:
     dig = call(mod_url, "POST", "/api/action/dig", {"x": 10, "y": 5, "width": 8, "height": 6})[1]
     assert isinstance(dig.pop("actionId"), int)
     assert dig == {"result": "dig_queued", "x": 10, "y": 5, "width": 8, "height": 6}
-    build = call(mod_url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": 10, "y": 5, "rotation": None})[1]
+    build = call(
+        mod_url, "POST", "/api/action/build", {"buildingId": "Electrolyzer", "x": 10, "y": 5, "rotation": None}
+    )[1]
     assert build.pop("actionId") > 0
     assert build == {"result": "build_queued", "buildingId": "Electrolyzer", "x": 10, "y": 5}
 
 
 def test_duplicant_actions(mod_url: str) -> None:
     name = call(mod_url, "GET", "/api/state/duplicants")[1][0]["name"]
-    status, out, _ = call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 20 + ["sleep"] * 4})
+    status, out, _ = call(
+        mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 20 + ["sleep"] * 4}
+    )
     assert status == 200 and out.pop("actionId") > 0 and out == {"result": "schedule_queued", "duplicant": name}
     # the game cannot dress a duplicant (suits are put on at a suit dock): validated, then not_implemented
-    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "AtmoSuit"}),
-                501, "not_implemented")
-    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": "Nobody", "item": "None"}),
-                400, "invalid_request", "duplicant")
-    check_error(call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "Hat"}),
-                400, "invalid_request", "item")
-    check_error(call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 23}),
-                400, "invalid_request", "blocks")
-    check_error(call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["party"] * 24}),
-                400, "invalid_request", "blocks")
+    check_error(
+        call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "AtmoSuit"}), 501, "not_implemented"
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": "Nobody", "item": "None"}),
+        400,
+        "invalid_request",
+        "duplicant",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/wardrobe", {"duplicant": name, "item": "Hat"}),
+        400,
+        "invalid_request",
+        "item",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["work"] * 23}),
+        400,
+        "invalid_request",
+        "blocks",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/schedule", {"duplicant": name, "blocks": ["party"] * 24}),
+        400,
+        "invalid_request",
+        "blocks",
+    )
 
 
 BAD = [
@@ -185,8 +216,8 @@ BAD = [
     ("dig", {"x": 1, "y": 5, "width": 129, "height": 6}, "invalid_request", "width"),
     ("dig", {"x": 1, "y": 5, "width": 8}, "invalid_request", "height"),
     ("dig", {"x": 1, "y": 5, "width": 8, "height": 6, "z": 1}, "invalid_request", "z"),
-    ("dig", {"x": "W-4", "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),   # out of the map
-    ("dig", {"x": 1, "y": "H-1", "width": 1, "height": 2}, "invalid_request", "y"),   # out of the map
+    ("dig", {"x": "W-4", "y": 5, "width": 8, "height": 6}, "invalid_request", "x"),  # out of the map
+    ("dig", {"x": 1, "y": "H-1", "width": 1, "height": 2}, "invalid_request", "y"),  # out of the map
     ("build", {"buildingId": "NoSuchBuilding", "x": 10, "y": 5}, "unknown_building", None),
     ("build", {"buildingId": "", "x": 10, "y": 5}, "invalid_request", "buildingId"),
     ("build", {"buildingId": 7, "x": 10, "y": 5}, "invalid_request", "buildingId"),
@@ -216,20 +247,32 @@ BAD = [
     ("utility", {"path": [[1, 1]]}, "invalid_request", "kind"),
     ("utility", {"kind": "wire"}, "invalid_request", "path"),
     ("utility", {"kind": "wire", "path": []}, "invalid_request", "path"),
-    ("utility", {"kind": "wire", "path": [[1, 1], [3, 1]]}, "invalid_request", "path"),     # not neighbours
-    ("utility", {"kind": "wire", "path": [[1, 1], [2, 2]]}, "invalid_request", "path"),     # diagonal
+    ("utility", {"kind": "wire", "path": [[1, 1], [3, 1]]}, "invalid_request", "path"),  # not neighbours
+    ("utility", {"kind": "wire", "path": [[1, 1], [2, 2]]}, "invalid_request", "path"),  # diagonal
     ("utility", {"kind": "wire", "path": [[1, 1], [2, 1], [1, 1]]}, "invalid_request", "path"),  # twice
     ("utility", {"kind": "wire", "path": [[1, 1.0]]}, "invalid_request", "path"),
     ("utility", {"kind": "wire", "path": [[1, 1, 1]]}, "invalid_request", "path"),
-    ("utility", {"kind": "wire", "path": [["W", 1]]}, "invalid_request", "path"),           # out of the map
+    ("utility", {"kind": "wire", "path": [["W", 1]]}, "invalid_request", "path"),  # out of the map
 ]
 
 
 @pytest.mark.parametrize("action,body,error,field", BAD)
 def test_bad_input(mod_url: str, action: str, body: dict, error: str, field: str | None) -> None:
     w, h = world(mod_url)
+
     def fill(v: Any) -> Any:
-        return [fill(x) for x in v] if isinstance(v, list) else w - 4 if v == "W-4" else w if v == "W" else h - 1 if v == "H-1" else v
+        return (
+            [fill(x) for x in v]
+            if isinstance(v, list)
+            else w - 4
+            if v == "W-4"
+            else w
+            if v == "W"
+            else h - 1
+            if v == "H-1"
+            else v
+        )
+
     body = {k: fill(v) for k, v in body.items()}
     res = call(mod_url, "POST", f"/api/action/{action}", body)
     check_error(res, 400, error, field)
@@ -240,7 +283,7 @@ def test_bad_input(mod_url: str, action: str, body: dict, error: str, field: str
         assert out["techId"] == "Teleportation"
 
 
-@pytest.mark.parametrize("raw", [b"", b"{", b"[1,2]", b"\"text\"", b"{\"x\": 01}", b"\xff\xfe"])
+@pytest.mark.parametrize("raw", [b"", b"{", b"[1,2]", b'"text"', b'{"x": 01}', b"\xff\xfe"])
 def test_unparseable_bodies(mod_url: str, raw: bytes) -> None:
     check_error(call(mod_url, "POST", "/api/action/dig", raw=raw), 400, "invalid_request")
 
@@ -255,8 +298,10 @@ def test_a_body_that_never_comes_is_dropped(mod_url: str) -> None:
     timeout (5 s), not a request thread forever."""
     host, port = mod_url.split("//", 1)[1].rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=15) as s:
-        s.sendall(b"POST /api/action/dig HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                  b"Content-Length: 50\r\n\r\n{")
+        s.sendall(
+            b"POST /api/action/dig HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 50\r\n\r\n{"
+        )
         started = time.monotonic()
         while s.recv(4096):  # whatever it answers, it closes the connection
             pass
@@ -275,10 +320,12 @@ def _until(check: Any, seconds: float = 5) -> Any:
 def test_every_order_takes_a_priority(mod_url: str) -> None:
     """dig, build, deconstruct and utility take a priority 1..9 (5 when absent, the game's default)
     and echo it when given; the seed's answers are unchanged without one."""
-    for action, body in (("dig", {"x": 10, "y": 5, "width": 1, "height": 1}),
-                         ("build", {"buildingId": "Tile", "x": 10, "y": 5}),
-                         ("deconstruct", {"x": 10, "y": 5}),
-                         ("utility", {"kind": "wire", "path": [[10, 5]]})):
+    for action, body in (
+        ("dig", {"x": 10, "y": 5, "width": 1, "height": 1}),
+        ("build", {"buildingId": "Tile", "x": 10, "y": 5}),
+        ("deconstruct", {"x": 10, "y": 5}),
+        ("utility", {"kind": "wire", "path": [[10, 5]]}),
+    ):
         status, out, _ = call(mod_url, "POST", f"/api/action/{action}", {**body, "priority": 8})
         assert status == 200 and out["priority"] == 8, out
         assert "priority" not in call(mod_url, "POST", f"/api/action/{action}", body)[1]
@@ -287,10 +334,13 @@ def test_every_order_takes_a_priority(mod_url: str) -> None:
 def test_named_schedules(mod_url: str) -> None:
     """Schedules are shared by name, as in the game: a new named schedule, a duplicant moved onto it,
     and blocks set through that duplicant change the schedule for everyone on it."""
+
     def schedules() -> dict[str, dict]:
         return {x["name"]: x for x in call(mod_url, "GET", "/api/state/schedules")[1]}
 
-    name = call(mod_url, "POST", "/api/action/schedule", {"schedule": "Night Shift", "blocks": ["sleep"] * 12 + ["work"] * 12})
+    name = call(
+        mod_url, "POST", "/api/action/schedule", {"schedule": "Night Shift", "blocks": ["sleep"] * 12 + ["work"] * 12}
+    )
     assert name[0] == 200 and name[1]["schedule"] == "Night Shift"
     assert _until(lambda: "Night Shift" in schedules())
     dupe = call(mod_url, "GET", "/api/state/duplicants")[1][0]["name"]
@@ -301,7 +351,13 @@ def test_named_schedules(mod_url: str) -> None:
     call(mod_url, "POST", "/api/action/schedule", {"duplicant": dupe, "blocks": ["bathtime"] + ["work"] * 23})
     assert _until(lambda: schedules()["Night Shift"]["blocks"][0] == "bathtime")
     aid = call(mod_url, "POST", "/api/action/schedule", {"duplicant": dupe, "schedule": "Nowhere"})[1]["actionId"]
-    out = _until(lambda: (o := {o["id"]: o for o in call(mod_url, "GET", "/api/state/actions?limit=1000")[1]}[aid])["state"] != "queued" and o)
+    out = _until(
+        lambda: (
+            (o := {o["id"]: o for o in call(mod_url, "GET", "/api/state/actions?limit=1000")[1]}[aid])["state"]
+            != "queued"
+            and o
+        )
+    )
     assert out["state"] == "refused" and out["reason"].startswith("unknown_schedule")
     for body in ({"duplicant": dupe}, {"schedule": "X"}, {"duplicant": dupe, "schedule": "X", "blocks": ["work"] * 24}):
         check_error(call(mod_url, "POST", "/api/action/schedule", body), 400, "invalid_request")
@@ -357,7 +413,9 @@ def test_actions_run_on_the_game_thread(mod_url: str) -> None:
     assert call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": x, "y": y})[0] == 200
     end = time.monotonic() + 5
     while time.monotonic() < end:
-        if any(b["id"] == "Tile" and (b["x"], b["y"]) == (x, y) for b in call(mod_url, "GET", "/api/state/buildings")[1]):
+        if any(
+            b["id"] == "Tile" and (b["x"], b["y"]) == (x, y) for b in call(mod_url, "GET", "/api/state/buildings")[1]
+        ):
             break
         time.sleep(0.05)
     else:

@@ -13,7 +13,9 @@ from oni_agent.client import ModClient
 
 from tests.oni.test_sim_pipes_rooms_orders import SPOM_AT, _step
 
-POWERED = sorted(n for n, bp in {**BLUEPRINTS, **STARTERS}.items() if any(BUILDINGS[b["id"]].power for b in bp["build"]))
+POWERED = sorted(
+    n for n, bp in {**BLUEPRINTS, **STARTERS}.items() if any(BUILDINGS[b["id"]].power for b in bp["build"])
+)
 
 
 def test_the_powered_blueprints_are_known() -> None:
@@ -38,12 +40,12 @@ def test_every_powered_blueprint_runs_on_the_simulator(manual_sim, name: str) ->
     powered = {b["id"] for b in layout(name)["build"] if BUILDINGS[b["id"]].power}
     got = [b for b in c.state_all("buildings") if b["id"] in powered]
     assert {b["id"] for b in got} == powered, got
-    idle = [(b["id"], b["x"], b["y"], b.get("status")) for b in got
-            if b["underConstruction"] or not b["isOperational"]]
+    idle = [(b["id"], b["x"], b["y"], b.get("status")) for b in got if b["underConstruction"] or not b["isOperational"]]
     power = c.state("game")["power"]
     print(f"{name}: phases {phases}; power {power}")
     assert not idle, idle
     # its generators cover its consumers (not a battery draining slowly), and no one is left unwired
-    assert power["circuits"] and all(i["generatedW"] >= i["neededW"] and i["unpowered"] == 0
-                                     for i in power["circuits"]), power
+    assert power["circuits"] and all(
+        i["generatedW"] >= i["neededW"] and i["unpowered"] == 0 for i in power["circuits"]
+    ), power
     assert not any(power["unconnected"].values()), power

@@ -35,15 +35,40 @@ def _sdk() -> str:
 @pytest.fixture(scope="module")
 def stubs_dll(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     out = tmp_path_factory.mktemp("stubs") / "OniGameStubs.dll"
-    r = subprocess.run([_mcs(), "-nologo", "-warnaserror", f"-sdk:{_sdk()}", "-target:library", f"-out:{out}",
-                        *map(str, sorted(STUBS.glob("*.cs")))], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            _mcs(),
+            "-nologo",
+            "-warnaserror",
+            f"-sdk:{_sdk()}",
+            "-target:library",
+            f"-out:{out}",
+            *map(str, sorted(STUBS.glob("*.cs"))),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return out
 
 
 def compile_against(refs: list[str], sources: list[pathlib.Path], out: pathlib.Path) -> subprocess.CompletedProcess:
-    return subprocess.run([_mcs(), "-nologo", "-warnaserror", f"-sdk:{_sdk()}", "-target:library", f"-out:{out}",
-                           *(f"-r:{r}" for r in refs), *map(str, sources)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            _mcs(),
+            "-nologo",
+            "-warnaserror",
+            f"-sdk:{_sdk()}",
+            "-target:library",
+            f"-out:{out}",
+            *(f"-r:{r}" for r in refs),
+            *map(str, sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_glue_compiles_against_the_reference_stubs(stubs_dll: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -60,7 +85,7 @@ WRONG = {
     "geysers are kept per world": "class M { object F() { return Components.Geysers.Items; } }",
     "Geyser.emitter is private": "class M { object F(Geyser g) { return g.emitter; } }",
     "no NotificationManager.GetNotifications": "class M { object F() { return NotificationManager.Instance.GetNotifications(); } }",
-    "amounts need Klei.AI": "class M { float F(MinionIdentity m) { return m.GetAmounts().GetValue(\"Stress\"); } }",
+    "amounts need Klei.AI": 'class M { float F(MinionIdentity m) { return m.GetAmounts().GetValue("Stress"); } }',
     # the traps of issue 28's later readers: what the game keeps to itself
     "CircuitManager keeps its circuits private": "class M { object F() { return Game.Instance.circuitManager.circuitInfo; } }",
     "IsPowered is set by the consumer only": "class M { void F(EnergyConsumer e) { e.IsPowered = true; } }",
@@ -79,7 +104,9 @@ def test_stubs_refuse_what_the_game_does_not_have(stubs_dll: pathlib.Path, tmp_p
 
 def test_harmony_patches_name_methods_the_stubs_declare() -> None:
     stubs = "\n".join(p.read_text() for p in STUBS.glob("*.cs"))
-    patches = re.findall(r'\[HarmonyPatch\(typeof\((\w+)\), "(\w+)"\)\]', "\n".join(p.read_text() for p in GLUE.glob("*.cs")))
+    patches = re.findall(
+        r'\[HarmonyPatch\(typeof\((\w+)\), "(\w+)"\)\]', "\n".join(p.read_text() for p in GLUE.glob("*.cs"))
+    )
     assert patches
     for cls, method in patches:
         body = re.search(rf"\bclass {cls}\b[^{{]*\{{(.*?)\n\}}", stubs, re.S)
@@ -92,19 +119,24 @@ def test_every_stub_type_says_where_its_signature_was_seen() -> None:
         lines = path.read_text().splitlines()
         for i, line in enumerate(lines):
             if re.match(r"\s*public (static |sealed |abstract )*(class|struct|enum) ", line):
-                above = [x.strip() for x in lines[max(0, i - 8):i]]
-                assert any(x.startswith("//") for x in above) or path.name == "Stub.cs", \
+                above = [x.strip() for x in lines[max(0, i - 8) : i]]
+                assert any(x.startswith("//") for x in above) or path.name == "Stub.cs", (
                     f"{path.name}:{i + 1}: {line.strip()} has no comment saying where it was seen"
+                )
 
 
 def test_glue_compiles_against_a_real_install(tmp_path: pathlib.Path) -> None:
     managed = os.environ.get("ONI_MANAGED")
     if not managed:
-        pytest.skip("ONI_MANAGED is not set: set it to <game>/OxygenNotIncluded_Data/Managed of an installed "
-                    "game to compile the glue against the real assemblies (none here: the game is proprietary)")
+        pytest.skip(
+            "ONI_MANAGED is not set: set it to <game>/OxygenNotIncluded_Data/Managed of an installed "
+            "game to compile the glue against the real assemblies (none here: the game is proprietary)"
+        )
     m = pathlib.Path(managed)
     names = ["Assembly-CSharp", "Assembly-CSharp-firstpass", "UnityEngine", "UnityEngine.CoreModule", "0Harmony"]
-    refs = [str(m / f"{n}.dll") for n in names] + ([str(m / "netstandard.dll")] if (m / "netstandard.dll").exists() else [])
+    refs = [str(m / f"{n}.dll") for n in names] + (
+        [str(m / "netstandard.dll")] if (m / "netstandard.dll").exists() else []
+    )
     missing = [r for r in refs if not pathlib.Path(r).exists()]
     assert not missing, f"not in ONI_MANAGED: {missing}"
     sources = sorted((MOD / "core").glob("*.cs")) + sorted(GLUE.glob("*.cs"))
@@ -120,7 +152,11 @@ def test_foreach_over_components_never_casts() -> None:
     stubs = (STUBS / "AssemblyCSharp.cs").read_text()
     element = dict((name, t) for t, name in re.findall(r"Components\.Cmps(?:ByWorld)?<(\w+)> (\w+);", stubs))
     assert element["Brains"] == "Brain"
-    loops = re.findall(r"foreach \((\w+) \w+ in Components\.(\w+)\.", "\n".join(p.read_text() for p in GLUE.glob("*.cs")))
+    loops = re.findall(
+        r"foreach \((\w+) \w+ in Components\.(\w+)\.", "\n".join(p.read_text() for p in GLUE.glob("*.cs"))
+    )
     assert loops
     for declared, name in loops:
-        assert declared == element[name], f"foreach ({declared} ... in Components.{name}): the elements are {element[name]}"
+        assert declared == element[name], (
+            f"foreach ({declared} ... in Components.{name}): the elements are {element[name]}"
+        )

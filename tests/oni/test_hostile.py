@@ -84,38 +84,55 @@ def test_loopback_hosts_are_served(mod_url: str, host: str) -> None:
     assert status == 200, body
 
 
-@pytest.mark.parametrize("ctype", [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                                   "application/jsonx"])
+@pytest.mark.parametrize(
+    "ctype",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"],
+)
 def test_a_post_that_is_not_json_is_refused(mod_url: str, ctype: str | None) -> None:
     """The cross-origin 'simple request' of a page (text/plain, no preflight) never reaches the queue."""
     headers = {"Content-Type": ctype} if ctype else {}
-    json_error(mod_url, request("POST", "/api/action/deconstruct", b'{"x": 1, "y": 1}', headers), 415, "invalid_request")
+    json_error(
+        mod_url, request("POST", "/api/action/deconstruct", b'{"x": 1, "y": 1}', headers), 415, "invalid_request"
+    )
 
 
 def test_json_content_type_with_charset_is_served(mod_url: str) -> None:
-    status, _, body = raw_request(mod_url, request("POST", "/api/action/dig", DIG,
-                                                   {"Content-Type": "Application/JSON; charset=utf-8"}))
+    status, _, body = raw_request(
+        mod_url, request("POST", "/api/action/dig", DIG, {"Content-Type": "Application/JSON; charset=utf-8"})
+    )
     assert status == 200, body
 
 
-@pytest.mark.parametrize("raw", [b'{"x": 1e400, "y": 1, "width": 1, "height": 1}', b'{"x": -1e400}',
-                                 b'{"x": NaN}', b'{"x": Infinity}', b"[" * 2000 + b"]" * 2000,
-                                 b'{"a":' * 2000 + b"1" + b"}" * 2000])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"x": 1e400, "y": 1, "width": 1, "height": 1}',
+        b'{"x": -1e400}',
+        b'{"x": NaN}',
+        b'{"x": Infinity}',
+        b"[" * 2000 + b"]" * 2000,
+        b'{"a":' * 2000 + b"1" + b"}" * 2000,
+    ],
+)
 def test_out_of_range_and_deep_json_is_a_400(mod_url: str, raw: bytes) -> None:
     json_error(mod_url, request("POST", "/api/action/dig", raw, JSON), 400, "invalid_request")
 
 
 @pytest.mark.parametrize("length", ["abc", "-1", "+5", "1 2", "0x10", "99999999999999999999", ""])
 def test_a_bad_content_length_is_a_400(mod_url: str, length: str) -> None:
-    json_error(mod_url, request("POST", "/api/action/dig", DIG, {**JSON, "Content-Length": length}), 400, "invalid_request")
+    json_error(
+        mod_url, request("POST", "/api/action/dig", DIG, {**JSON, "Content-Length": length}), 400, "invalid_request"
+    )
 
 
 def test_duplicate_content_length_is_a_400(mod_url: str) -> None:
     """Two lengths (equal or not) are refused, never guessed between (request smuggling; issue 33 item 5)."""
     n = str(len(DIG))
     for second in (n, "5"):
-        data = (f"POST /api/action/dig HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {n}\r\nContent-Length: {second}\r\n\r\n").encode() + DIG
+        data = (
+            f"POST /api/action/dig HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {n}\r\nContent-Length: {second}\r\n\r\n"
+        ).encode() + DIG
         json_error(mod_url, data, 400, "invalid_request")
 
 
@@ -189,8 +206,13 @@ def test_busy_port_is_logged_and_retried(mono_host_exe) -> None:
     holder.bind(("127.0.0.1", 0))
     holder.listen(1)
     port = holder.getsockname()[1]
-    proc = subprocess.Popen(["mono", str(mono_host_exe), "--port", str(port), "--retry-ms", "200"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["mono", str(mono_host_exe), "--port", str(port), "--retry-ms", "200"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         err = proc.stderr.readline()
         assert f"cannot listen on 127.0.0.1:{port}" in err and "trying again" in err, err

@@ -24,8 +24,16 @@ def no_runtime_config(tmp_path, monkeypatch) -> None:
 
 
 def bridge() -> Bridge:
-    return Bridge(BridgeConfig(project_id="p", player_id="u", journal_addr="127.0.0.1:9", bind_host="127.0.0.1",
-                               port=0, agent_token="t" * 32))
+    return Bridge(
+        BridgeConfig(
+            project_id="p",
+            player_id="u",
+            journal_addr="127.0.0.1:9",
+            bind_host="127.0.0.1",
+            port=0,
+            agent_token="t" * 32,
+        )
+    )
 
 
 def run(body: Any) -> Any:
@@ -67,8 +75,9 @@ def test_not_listed_without_an_oni_endpoint() -> None:
 
 
 def test_listed_from_config_json(tmp_path, monkeypatch, sim) -> None:
-    (tmp_path / "config.json").write_text(json.dumps({"projects": [], "oni": {"modHost": "127.0.0.1",
-                                                                             "modPort": sim.port, "timeout": 5}}))
+    (tmp_path / "config.json").write_text(
+        json.dumps({"projects": [], "oni": {"modHost": "127.0.0.1", "modPort": sim.port, "timeout": 5}})
+    )
 
     async def body(c: Client) -> None:
         tools = {t.name: t for t in (await c.list_tools()).tools}
@@ -111,7 +120,14 @@ def test_state_actions_errors_and_blueprint(monkeypatch, sim) -> None:
         assert e["code"] == "invalid_request" and "does not take x" in e["message"]
 
         assert {b["name"] for b in ok(await c.call_tool("oni_blueprint", {"action": "list"}))["blueprints"]} >= {
-            "spom", "toilets", "ranch", "farm", "cooling", "bedroom", "power"}
+            "spom",
+            "toilets",
+            "ranch",
+            "farm",
+            "cooling",
+            "bedroom",
+            "power",
+        }
         p = ok(await c.call_tool("oni_blueprint", {"action": "plan", "name": "bedroom", "x": 6, "y": 30}))
         assert p["ok"] and p["actions"][0]["action"] == "dig"
         phases = []
@@ -150,7 +166,9 @@ def test_oni_action_takes_every_order(monkeypatch, sim) -> None:
             return ok(await c.call_tool("oni_action", args))
 
         q = await act({"action": "utility", "kind": "wire", "path": [[24, 24], [25, 24]], "priority": 3, "world_id": 0})
-        assert (q["result"], q["cells"], q["priority"], q["world_id"]) == ("utility_queued", 2, 3, 0) and q["action_id"] >= 1
+        assert (q["result"], q["cells"], q["priority"], q["world_id"]) == ("utility_queued", 2, 3, 0) and q[
+            "action_id"
+        ] >= 1
         assert (await act({"action": "speed", "paused": True, "speed": 3}))["result"] == "speed_queued"
         assert (await act({"action": "cancel", "x": 24, "y": 24, "width": 2}))["result"] == "cancel_queued"
         assert (await act({"action": "schedule", "schedule": "Night", "blocks": blocks}))["result"] == "schedule_queued"
@@ -169,8 +187,11 @@ def test_oni_action_takes_every_order(monkeypatch, sim) -> None:
 
         e = err(await c.call_tool("oni_action", {"action": "speed"}))
         assert e["code"] == "invalid_request" and "paused" in e["message"]
-        e = err(await c.call_tool("oni_action", {"action": "schedule", "duplicant": "Ada", "schedule": "Night",
-                                                 "blocks": blocks}))
+        e = err(
+            await c.call_tool(
+                "oni_action", {"action": "schedule", "duplicant": "Ada", "schedule": "Night", "blocks": blocks}
+            )
+        )
         assert e["code"] == "invalid_request" and "assign" in e["message"]
         e = err(await c.call_tool("oni_action", {"action": "plant", "x": 24, "y": 24}))
         assert e["code"] == "invalid_request" and "needs seed" in e["message"]
@@ -178,7 +199,9 @@ def test_oni_action_takes_every_order(monkeypatch, sim) -> None:
         assert "does not take priority" in e["message"]
         e = err(await c.call_tool("oni_action", {"action": "utility", "kind": "wire", "path": [[1, 1], [3, 1]]}))
         assert e["details"]["oni_error"] == "invalid_request" and e["details"]["field"] == "path"
-        e = err(await c.call_tool("oni_action", {"action": "build", "building_id": "Door", "x": 25, "y": 26, "flip": True}))
+        e = err(
+            await c.call_tool("oni_action", {"action": "build", "building_id": "Door", "x": 25, "y": 26, "flip": True})
+        )
         assert e["details"]["field"] == "flip" and "R90" in e["message"]
         e = err(await c.call_tool("oni_action", {"action": "mop", "x": 1, "y": 1, "world_id": 4}))
         assert e["code"] == "invalid_request" and e["details"]["oni_error"] == "unknown_world"

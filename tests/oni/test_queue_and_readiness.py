@@ -17,8 +17,12 @@ QUEUE_MAX = 256
 
 
 def call(url: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode() if body is not None else None,
-                                 method=method, headers={"Content-Type": "application/json"} if body is not None else {})
+    req = urllib.request.Request(
+        url + path,
+        data=json.dumps(body).encode() if body is not None else None,
+        method=method,
+        headers={"Content-Type": "application/json"} if body is not None else {},
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status, json.loads(r.read())
@@ -29,9 +33,12 @@ def call(url: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
 def test_mod_core_health_without_a_game(mono_host_exe) -> None:
     with mono_host(mono_host_exe, "--no-game") as url:
         assert call(url, "GET", "/health") == (200, {"status": "ok", "service": "oni-agent-mod (test host)"})
-        for method, path, body in (("GET", "/api/state/game", None), ("GET", "/api/state/buildings", None),
-                                   ("POST", "/api/action/research", {"techId": "FarmingTech"}),
-                                   ("POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1})):
+        for method, path, body in (
+            ("GET", "/api/state/game", None),
+            ("GET", "/api/state/buildings", None),
+            ("POST", "/api/action/research", {"techId": "FarmingTech"}),
+            ("POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1}),
+        ):
             status, out = call(url, method, path, body)
             assert (status, out["error"]) == (503, "not_ready"), (path, out)
             ERROR.validate(out)
@@ -80,7 +87,9 @@ def test_simulator_outcomes_follow_the_game(manual_sim) -> None:
     research = call(url, "POST", "/api/action/research", {"techId": "Combustion"})[1]["actionId"]
     assert call(url, "POST", "/sim/step", {"ticks": 1})[0] == 200
     by_id = {o["id"]: o for o in call(url, "GET", "/api/state/actions")[1]}
-    assert by_id[build]["state"] == "refused" and by_id[build]["reason"] == "not_researched: research ImprovedOxygen first"
+    assert (
+        by_id[build]["state"] == "refused" and by_id[build]["reason"] == "not_researched: research ImprovedOxygen first"
+    )
     assert by_id[research]["state"] == "applied"
     assert call(url, "GET", "/api/state/research")[1]["current"] == "PowerRegulation"  # the prerequisite first
 

@@ -20,8 +20,11 @@ SPOM_AT = (10, 10)  # rock with a solid floor row under it (seed 1)
 
 
 def _working(c: ModClient) -> dict[str, bool]:
-    return {b["id"]: b["isOperational"] for b in c.state_all("buildings")
-            if not b["underConstruction"] and b["id"] not in ("Wire", "GasConduit", "LiquidConduit")}
+    return {
+        b["id"]: b["isOperational"]
+        for b in c.state_all("buildings")
+        if not b["underConstruction"] and b["id"] not in ("Wire", "GasConduit", "LiquidConduit")
+    }
 
 
 def _outcome(c: ModClient, aid: int) -> dict[str, Any]:
@@ -38,8 +41,11 @@ def _build_spom(url: str, c: ModClient, skip: str | None = None) -> list[str]:
             p = plan("spom", *SPOM_AT, world_view(c, "spom", *SPOM_AT))
             assert p["ok"], p
             digs = [a for a in p["actions"] if a["action"] == "dig"]
-            todo = digs or [a for a in p["actions"] if a["action"] != "dig"
-                            and not (a["action"] == "utility" and a["body"]["kind"] == skip)]
+            todo = digs or [
+                a
+                for a in p["actions"]
+                if a["action"] != "dig" and not (a["action"] == "utility" and a["body"]["kind"] == skip)
+            ]
             for a in todo:
                 c.action(a["action"], a["body"])
             r = {"phase": "digging" if digs else "done"}
@@ -66,25 +72,33 @@ def test_spom_makes_oxygen_with_its_wires_and_pipes(manual_sim) -> None:
     _step(url, 300)
     after = c.state("game")
     w = _working(c)
-    assert all(w[b] for b in ("Electrolyzer", "GasPump", "LiquidPump", "HydrogenGenerator", "ManualGenerator", "Battery")), w
+    assert all(
+        w[b] for b in ("Electrolyzer", "GasPump", "LiquidPump", "HydrogenGenerator", "ManualGenerator", "Battery")
+    ), w
     (circuit,) = after["power"]["circuits"]
     assert (circuit["generators"], circuit["consumers"], circuit["batteries"], circuit["unpowered"]) == (2, 3, 1, 0)
     assert circuit["generatedW"] == 1200 and circuit["usedW"] == 600 <= circuit["maxSafeW"]
     made = c.state("reports")[-1]["oxygenKg"]["produced"]
     assert after["oxygen"]["breathableKg"] > before["oxygen"]["breathableKg"] and made > 0
-    print(f"SPOM on the simulator at {SPOM_AT}: phases {phases}; working {w}; circuit {circuit}; oxygen "
-          f"{before['oxygen']['breathableKg']:.1f} -> {after['oxygen']['breathableKg']:.1f} kg in 300 s "
-          f"({made:.1f} kg made this cycle)")
+    print(
+        f"SPOM on the simulator at {SPOM_AT}: phases {phases}; working {w}; circuit {circuit}; oxygen "
+        f"{before['oxygen']['breathableKg']:.1f} -> {after['oxygen']['breathableKg']:.1f} kg in 300 s "
+        f"({made:.1f} kg made this cycle)"
+    )
 
 
-@pytest.mark.parametrize("skip,dead,running,watts", [
-    # the gas pump has no pipe to a taker, the generator none from a source; the rest runs on 400 W
-    ("gas", ("HydrogenGenerator", "GasPump"), ("LiquidPump", "Electrolyzer"), 400),
-    # no water reaches the electrolyzer: no hydrogen, the generator starves too; nothing takes the pump's water
-    ("liquid", ("Electrolyzer", "LiquidPump", "HydrogenGenerator"), (), 400),
-])
-def test_a_missing_pipe_stops_what_it_joins(manual_sim, skip: str, dead: tuple[str, ...], running: tuple[str, ...],
-                                            watts: float) -> None:
+@pytest.mark.parametrize(
+    "skip,dead,running,watts",
+    [
+        # the gas pump has no pipe to a taker, the generator none from a source; the rest runs on 400 W
+        ("gas", ("HydrogenGenerator", "GasPump"), ("LiquidPump", "Electrolyzer"), 400),
+        # no water reaches the electrolyzer: no hydrogen, the generator starves too; nothing takes the pump's water
+        ("liquid", ("Electrolyzer", "LiquidPump", "HydrogenGenerator"), (), 400),
+    ],
+)
+def test_a_missing_pipe_stops_what_it_joins(
+    manual_sim, skip: str, dead: tuple[str, ...], running: tuple[str, ...], watts: float
+) -> None:
     url = f"http://127.0.0.1:{manual_sim.port}"
     c = ModClient(url)
     manual_sim.colony.completed += SPOM_TECHS
@@ -173,8 +187,8 @@ def test_mop_takes_a_puddle_on_a_floor_only(manual_sim) -> None:
     url = f"http://127.0.0.1:{manual_sim.port}"
     c = ModClient(url)
     col = manual_sim.colony
-    col.cells[24][25] = "~"   # on the floor row (y 23 is rock)
-    col.cells[26][27] = "~"   # in the air: nothing solid under it
+    col.cells[24][25] = "~"  # on the floor row (y 23 is rock)
+    col.cells[26][27] = "~"  # in the air: nothing solid under it
     water = col.resources["Water"]
     aid = c.action("mop", {"x": 27, "y": 26})["actionId"]
     _step(url, 1)
@@ -214,18 +228,53 @@ def test_plant_a_seed_and_harvest_it(manual_sim) -> None:
 
 def test_analysis_reads_circuits_and_rooms() -> None:
     """An overloaded circuit (W used above its wires' safe W) is critical, a hot occupied room too."""
-    game = {"power": {"produced": 2000, "consumed": 1500, "stored": 0, "capacity": 0,
-                      "circuits": [{"id": 3, "generatedW": 2000, "usedW": 1500, "neededW": 1500, "storedJ": 0,
-                                    "capacityJ": 0, "maxSafeW": 1000, "generators": 2, "consumers": 5,
-                                    "batteries": 0, "unpowered": 0}],
-                      "unconnected": {"generators": 0, "consumers": 0, "batteries": 0}},
-            "temperature": {"average": 26, "max": 27, "rooms": [
-                {"room": "Bedroom", "x": 3, "y": 4, "width": 8, "height": 3, "cells": 24, "temperature": 41.5,
-                 "duplicants": 2}]}}
+    game = {
+        "power": {
+            "produced": 2000,
+            "consumed": 1500,
+            "stored": 0,
+            "capacity": 0,
+            "circuits": [
+                {
+                    "id": 3,
+                    "generatedW": 2000,
+                    "usedW": 1500,
+                    "neededW": 1500,
+                    "storedJ": 0,
+                    "capacityJ": 0,
+                    "maxSafeW": 1000,
+                    "generators": 2,
+                    "consumers": 5,
+                    "batteries": 0,
+                    "unpowered": 0,
+                }
+            ],
+            "unconnected": {"generators": 0, "consumers": 0, "batteries": 0},
+        },
+        "temperature": {
+            "average": 26,
+            "max": 27,
+            "rooms": [
+                {
+                    "room": "Bedroom",
+                    "x": 3,
+                    "y": 4,
+                    "width": 8,
+                    "height": 3,
+                    "cells": 24,
+                    "temperature": 41.5,
+                    "duplicants": 2,
+                }
+            ],
+        },
+    }
     found = {f["metric"]: f for f in analysis.analyze({"game": game})["findings"]}
     assert found["circuit_load"]["level"] == "critical" and found["circuit_load"]["value"] == 1.5
     assert found["room_temperature_c"]["level"] == "critical" and "Bedroom" in found["room_temperature_c"]["message"]
-    dead = {**game["power"], "circuits": [{**game["power"]["circuits"][0], "generatedW": 0, "usedW": 0, "unpowered": 5}]}
+    dead = {
+        **game["power"],
+        "circuits": [{**game["power"]["circuits"][0], "generatedW": 0, "usedW": 0, "unpowered": 5}],
+    }
     found = {f["metric"]: f for f in analysis.analyze({"game": {"power": dead}})["findings"]}
     assert found["unpowered_consumers"]["level"] == "critical"
 
@@ -248,7 +297,9 @@ def test_the_farm_blueprint_plants_its_tiles(manual_sim) -> None:
     plants = [o for o in c.state_all("actions") if o["action"] == "plant"]
     assert len(plants) == 6 and all(o["state"] == "applied" for o in plants)
     tiles = [b for b in c.state_all("buildings") if b["id"] == "FarmTile"]
-    assert sum(b["isOperational"] for b in tiles) == 4 and manual_sim.colony.resources["BasicSingleHarvestPlantSeed"] == 0
+    assert (
+        sum(b["isOperational"] for b in tiles) == 4 and manual_sim.colony.resources["BasicSingleHarvestPlantSeed"] == 0
+    )
 
 
 def test_a_wall_of_tiles_splits_the_room(manual_sim) -> None:

@@ -65,12 +65,15 @@ def test_cli_status_analyze_and_actions(url, capsys) -> None:
     assert (rc, out) == (0, "build_queued: Tile at (30,28)\n")
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["build", "NoSuchBuilding", "1", "1"], "unknown_building"),
-    (["research", "Teleportation"], "unknown_tech"),
-    (["dig", "60", "1", "8", "2"], "outside the map"),
-    (["build", "Tile", "1", "4000"], "outside the map"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["build", "NoSuchBuilding", "1", "1"], "unknown_building"),
+        (["research", "Teleportation"], "unknown_tech"),
+        (["dig", "60", "1", "8", "2"], "outside the map"),
+        (["build", "Tile", "1", "4000"], "outside the map"),
+    ],
+)
 def test_cli_bad_input_gets_the_mods_error(url, capsys, argv, needle) -> None:
     rc, _, err = run(capsys, "--url", url, *argv)
     assert rc == 2 and needle in err
@@ -80,8 +83,12 @@ def test_blueprint_apply_until_done(url, capsys) -> None:
     rc, out, _ = run(capsys, "--url", url, "blueprint", "plan", "toilets", "6", "30")
     assert rc == 0 and "dig" in out
     rc, out, _ = run(capsys, "--url", url, "blueprint", "apply", "toilets", "6", "30", "--wait", "20", "--poll", "0.05")
-    assert rc == 0 and "toilets: digging" in out and "toilets: building" in out and out.rstrip().endswith(
-        "toilets: done - nothing left to do")
+    assert (
+        rc == 0
+        and "toilets: digging" in out
+        and "toilets: building" in out
+        and out.rstrip().endswith("toilets: done - nothing left to do")
+    )
     placed = {(b["id"], b["x"], b["y"]) for b in ModClient(url).state_all("buildings")}
     assert {("Outhouse", 6, 30), ("Outhouse", 8, 30), ("WashBasin", 10, 30), ("Door", 12, 30)} <= placed
     rc, out, _ = run(capsys, "--url", url, "blueprint", "apply", "spom", "20", "36")
@@ -104,19 +111,35 @@ def test_watch_reports_refused_actions_and_changes(url, capsys) -> None:
 
 
 def test_console_script(url) -> None:
-    out = subprocess.run([sys.executable, "-m", "oni_agent.cli", "--url", url, "blueprint", "list"],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-m", "oni_agent.cli", "--url", url, "blueprint", "list"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert out.returncode == 0 and "spom" in out.stdout and "bedroom" in out.stdout
 
 
 def view(**kw: Any) -> dict[str, Any]:
-    base = {"game": {"cycle": 3, "power": {"produced": 400, "consumed": 120, "stored": 5000, "capacity": 10000},
-                     "temperature": {"average": 24, "max": 30}},
-            "resources": [{"tag": "Oxygen", "amount": 300}, {"tag": "Food", "amount": 9000},
-                          {"tag": "Water", "amount": 5000}],
-            "duplicants": [{"name": "A", "oxygen": 100, "calories": 900_000}] * 3,
-            "buildings": [{"id": "MineralDeoxidizer", "isOperational": True}, {"id": "Battery", "isOperational": True},
-                          {"id": "Electrolyzer", "isOperational": True}], "alert": []}
+    base = {
+        "game": {
+            "cycle": 3,
+            "power": {"produced": 400, "consumed": 120, "stored": 5000, "capacity": 10000},
+            "temperature": {"average": 24, "max": 30},
+        },
+        "resources": [
+            {"tag": "Oxygen", "amount": 300},
+            {"tag": "Food", "amount": 9000},
+            {"tag": "Water", "amount": 5000},
+        ],
+        "duplicants": [{"name": "A", "oxygen": 100, "calories": 900_000}] * 3,
+        "buildings": [
+            {"id": "MineralDeoxidizer", "isOperational": True},
+            {"id": "Battery", "isOperational": True},
+            {"id": "Electrolyzer", "isOperational": True},
+        ],
+        "alert": [],
+    }
     base.update(kw)
     return base
 
@@ -131,19 +154,53 @@ def levels(rep: dict[str, Any]) -> dict[str, str]:
 
 def test_analysis_thresholds() -> None:
     assert analysis.analyze(view())["status"] == "ok"
-    assert levels(analysis.analyze(view(resources=[{"tag": "Oxygen", "amount": 12}, {"tag": "Food", "amount": 9000},
-                                                   {"tag": "Water", "amount": 5000}])))["oxygen"] == "critical"
-    low_food = analysis.analyze(view(resources=[{"tag": "Oxygen", "amount": 300}, {"tag": "Food", "amount": 6000},
-                                                {"tag": "Water", "amount": 5000}]))
+    assert (
+        levels(
+            analysis.analyze(
+                view(
+                    resources=[
+                        {"tag": "Oxygen", "amount": 12},
+                        {"tag": "Food", "amount": 9000},
+                        {"tag": "Water", "amount": 5000},
+                    ]
+                )
+            )
+        )["oxygen"]
+        == "critical"
+    )
+    low_food = analysis.analyze(
+        view(
+            resources=[
+                {"tag": "Oxygen", "amount": 300},
+                {"tag": "Food", "amount": 6000},
+                {"tag": "Water", "amount": 5000},
+            ]
+        )
+    )
     f = next(x for x in low_food["findings"] if x["metric"] == "food_cycles")
     assert (f["level"], f["threshold"], f["value"]) == ("warning", 3.0, 2.0) and "MicrobeMusher" in f["recommendation"]
-    deficit = analysis.analyze(view(game={"power": {"produced": 0, "consumed": 240, "stored": 1000, "capacity": 10000},
-                                          "temperature": {"average": 40, "max": 30}}))
+    deficit = analysis.analyze(
+        view(
+            game={
+                "power": {"produced": 0, "consumed": 240, "stored": 1000, "capacity": 10000},
+                "temperature": {"average": 40, "max": 30},
+            }
+        )
+    )
     assert levels(deficit)["power"] == "critical" and levels(deficit)["temperature"] == "critical"
-    dry = analysis.analyze(view(resources=[{"tag": "Oxygen", "amount": 300}, {"tag": "Food", "amount": 9000},
-                                           {"tag": "Water", "amount": 900}]))
+    dry = analysis.analyze(
+        view(
+            resources=[
+                {"tag": "Oxygen", "amount": 300},
+                {"tag": "Food", "amount": 9000},
+                {"tag": "Water", "amount": 900},
+            ]
+        )
+    )
     assert levels(dry)["water"] == "warning"  # 900 kg / 600 kg per cycle (one electrolyzer) = 1.5 cycles
-    assert levels(analysis.analyze(view(alert=[{"type": "x", "message": "y", "severity": "bad"}])))["alerts"] == "critical"
+    assert (
+        levels(analysis.analyze(view(alert=[{"type": "x", "message": "y", "severity": "bad"}])))["alerts"] == "critical"
+    )
 
 
 def test_state_all_stops_at_a_next_offset_that_does_not_advance() -> None:

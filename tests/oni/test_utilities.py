@@ -29,8 +29,12 @@ def sim_proc() -> Iterator[str]:
 
 @contextlib.contextmanager
 def oni_sim(tick: str) -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "oni_sim", "--port", "0", "--tick", tick],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "oni_sim", "--port", "0", "--tick", tick],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert "listening on" in line, proc.stderr.read()
@@ -89,10 +93,13 @@ def test_setup_writes_config_checks_health_and_refuses_bad_values(sim_proc, tmp_
     assert rc == 0 and out["game"]["worldName"] == "Terra"
 
     before = cfg.read_text()
-    for args, field in ((["--port", "70000"], "modPort"), (["--host", "0.0.0.0"], "modHost"),
-                        (["--timeout", "0"], "timeout")):
+    for args, field in (
+        (["--port", "70000"], "modPort"),
+        (["--host", "0.0.0.0"], "modHost"),
+        (["--timeout", "0"], "timeout"),
+    ):
         rc, _, err = run(capsys, "--json", "--config", str(cfg), "setup", *args)
-        payload = json.loads(err[err.index(' ({"error"') + 2:].strip()[:-1])
+        payload = json.loads(err[err.index(' ({"error"') + 2 :].strip()[:-1])
         assert rc == 4 and payload["error"] == "invalid_config" and payload["field"] == field, err
     assert cfg.read_text() == before  # nothing written on a bad value
     cfg.write_text("{not json")
@@ -103,9 +110,26 @@ def test_setup_writes_config_checks_health_and_refuses_bad_values(sim_proc, tmp_
 
 def test_auto_analyze_reports_trends_as_cycles_advance(sim_proc, tmp_path) -> None:
     report = tmp_path / "report.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "oni_agent.cli", "--url", sim_proc, "--json", "auto_analyze",
-                             "--count", "2", "--interval", "1.5", "--report", str(report)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "oni_agent.cli",
+            "--url",
+            sim_proc,
+            "--json",
+            "auto_analyze",
+            "--count",
+            "2",
+            "--interval",
+            "1.5",
+            "--report",
+            str(report),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = json.loads(proc.stdout.readline())
     step(sim_proc, 700)  # a cycle and more, between the two samples
     rest, err = proc.communicate(timeout=30)
@@ -121,8 +145,12 @@ def test_auto_analyze_reports_trends_as_cycles_advance(sim_proc, tmp_path) -> No
     assert [json.loads(x)["kind"] for x in report.read_text().splitlines()] == ["sample", "sample", "summary"]
 
     # until stopped: SIGTERM ends it with the summary
-    proc = subprocess.Popen([sys.executable, "-m", "oni_agent.cli", "--url", sim_proc, "--json", "auto-analyze",
-                             "--interval", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "oni_agent.cli", "--url", sim_proc, "--json", "auto-analyze", "--interval", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     proc.stdout.readline()
     proc.stdout.readline()
     proc.send_signal(signal.SIGTERM)
@@ -146,7 +174,9 @@ def test_auto_repair_dry_run_apply_and_no_second_time(sim_proc, tmp_path, capsys
     assert [a["action"] for a in keys["oxygen"]["actions"]] == ["build"] * 3 + ["utility"]
     # the kitchen starter (musher 2 x 3 as in the game, no ration box: that needs FarmingTech) fits there too
     assert [a["action"] for a in keys["food"]["actions"]] == ["build"] * 3 + ["utility"]
-    assert keys["research:PowerRegulation"]["actions"] == [{"action": "research", "body": {"techId": "PowerRegulation"}}]
+    assert keys["research:PowerRegulation"]["actions"] == [
+        {"action": "research", "body": {"techId": "PowerRegulation"}}
+    ]
     assert pending(sim_proc) == [] and not state.exists()  # a dry run queues nothing
 
     rc, out, _ = run(capsys, *base, "--apply", "--max-actions", "2")
@@ -184,8 +214,21 @@ def test_auto_repair_bad_input(sim_proc, tmp_path, capsys) -> None:
 
 def test_auto_repair_wait_steps_until_the_remedies_stand(tmp_path, capsys) -> None:
     with oni_sim("0.002") as url:  # the game runs by itself, 500 ticks a second at most
-        argv = ["--json", "--url", url, "auto-repair", "--state", str(tmp_path / "s.json"), "--apply",
-                "--wait", "30", "--poll", "0.05", "--max-actions", "20"]
+        argv = [
+            "--json",
+            "--url",
+            url,
+            "auto-repair",
+            "--state",
+            str(tmp_path / "s.json"),
+            "--apply",
+            "--wait",
+            "30",
+            "--poll",
+            "0.05",
+            "--max-actions",
+            "20",
+        ]
         rc, out, _ = run(capsys, *argv)
         status = {r["key"]: r["status"] for r in out["remedies"]}
         assert rc == 0 and status["oxygen"] == "done" and status["food"] == "done", out["remedies"]

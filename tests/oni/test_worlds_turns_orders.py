@@ -23,7 +23,11 @@ def test_every_world_answers_for_itself(mod_url: str) -> None:
     assert [w["id"] for w in worlds if w["active"]] == [game["worldId"]]
     for w in worlds:
         status, g, _ = call(mod_url, "GET", f"/api/state/game?worldId={w['id']}")
-        assert status == 200 and g["worldId"] == w["id"] and (g["worldWidth"], g["worldHeight"]) == (w["width"], w["height"])
+        assert (
+            status == 200
+            and g["worldId"] == w["id"]
+            and (g["worldWidth"], g["worldHeight"]) == (w["width"], w["height"])
+        )
         m = call(mod_url, "GET", f"/api/state/map?worldId={w['id']}&x=0&y=0&width={min(64, w['width'])}&height=1")
         assert m[0] == 200 and len(m[1]["rows"][0]) == min(64, w["width"])
         assert call(mod_url, "GET", f"/api/state/buildings?worldId={w['id']}")[0] == 200
@@ -31,10 +35,18 @@ def test_every_world_answers_for_itself(mod_url: str) -> None:
     check_error(call(mod_url, "GET", f"/api/state/game?worldId={missing}"), 400, "unknown_world", "worldId")
     check_error(call(mod_url, "GET", "/api/state/buildings?worldId=x"), 400, "invalid_request", "worldId")
     assert call(mod_url, "GET", f"/api/state/actions?worldId={missing}")[0] == 200  # the mod's record: no world
-    check_error(call(mod_url, "POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1, "worldId": missing}),
-                400, "unknown_world", "worldId")
-    check_error(call(mod_url, "POST", "/api/action/research", {"techId": "FarmingTech", "worldId": "0"}),
-                400, "invalid_request", "worldId")
+    check_error(
+        call(mod_url, "POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1, "worldId": missing}),
+        400,
+        "unknown_world",
+        "worldId",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/research", {"techId": "FarmingTech", "worldId": "0"}),
+        400,
+        "invalid_request",
+        "worldId",
+    )
     ok = call(mod_url, "POST", "/api/action/dig", {"x": 1, "y": 1, "width": 1, "height": 1, "worldId": game["worldId"]})
     assert ok[0] == 200 and ok[1]["worldId"] == game["worldId"], ok
 
@@ -43,11 +55,26 @@ def test_a_small_world_bounds_its_own_calls(mono_url: str) -> None:
     """The test host has a second world (16 x 12): its map and its orders are bounded by its own size,
     and a build there lands in it, not in the active world."""
     w1 = next(w for w in call(mono_url, "GET", "/api/state/game")[1]["worlds"] if not w["active"])
-    check_error(call(mono_url, "GET", f"/api/state/map?worldId={w1['id']}&x=0&y=0&width={w1['width'] + 1}&height=1"),
-                400, "invalid_request", "x")
-    check_error(call(mono_url, "POST", "/api/action/dig", {"x": w1["width"], "y": 1, "width": 1, "height": 1,
-                                                         "worldId": w1["id"]}), 400, "invalid_request", "x")
-    aid = call(mono_url, "POST", "/api/action/build", {"buildingId": "Bed", "x": 2, "y": 1, "worldId": w1["id"]})[1]["actionId"]
+    check_error(
+        call(mono_url, "GET", f"/api/state/map?worldId={w1['id']}&x=0&y=0&width={w1['width'] + 1}&height=1"),
+        400,
+        "invalid_request",
+        "x",
+    )
+    check_error(
+        call(
+            mono_url,
+            "POST",
+            "/api/action/dig",
+            {"x": w1["width"], "y": 1, "width": 1, "height": 1, "worldId": w1["id"]},
+        ),
+        400,
+        "invalid_request",
+        "x",
+    )
+    aid = call(mono_url, "POST", "/api/action/build", {"buildingId": "Bed", "x": 2, "y": 1, "worldId": w1["id"]})[1][
+        "actionId"
+    ]
     deadline = __import__("time").monotonic() + 5
     while __import__("time").monotonic() < deadline:
         out = {o["id"]: o for o in call(mono_url, "GET", "/api/state/actions?limit=1000")[1]}[aid]
@@ -64,42 +91,76 @@ def test_turns_are_the_ones_the_game_allows(mod_url: str) -> None:
     allows it (Door R90, FlushToilet FlipH, Tile none); the catalog says which."""
     by_id = {e["id"]: e for e in call(mod_url, "GET", "/api/state/catalog?limit=1000")[1]}
     assert (by_id["Door"]["rotations"], by_id["FlushToilet"]["rotations"]) == ("R90", "FlipH")
-    status, out, _ = call(mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "rotation": 90})
+    status, out, _ = call(
+        mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "rotation": 90}
+    )
     assert status == 200 and out["orientation"] == "R90", out
-    status, out, _ = call(mod_url, "POST", "/api/action/build", {"buildingId": "FlushToilet", "x": 26, "y": 26, "flip": True})
+    status, out, _ = call(
+        mod_url, "POST", "/api/action/build", {"buildingId": "FlushToilet", "x": 26, "y": 26, "flip": True}
+    )
     assert status == 200 and out["orientation"] == "FlipH", out
-    assert "orientation" not in call(mod_url, "POST", "/api/action/build", {"buildingId": "Bed", "x": 26, "y": 28, "rotation": 0})[1]
-    check_error(call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": 24, "y": 26, "rotation": 90}),
-                400, "invalid_request", "rotation")
-    check_error(call(mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "flip": True}),
-                400, "invalid_request", "flip")
-    check_error(call(mod_url, "POST", "/api/action/build", {"buildingId": "FlushToilet", "x": 24, "y": 26, "flip": True,
-                                                          "rotation": 180}), 400, "invalid_request", "rotation")
-    check_error(call(mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "flip": 1}),
-                400, "invalid_request", "flip")
+    assert (
+        "orientation"
+        not in call(mod_url, "POST", "/api/action/build", {"buildingId": "Bed", "x": 26, "y": 28, "rotation": 0})[1]
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/build", {"buildingId": "Tile", "x": 24, "y": 26, "rotation": 90}),
+        400,
+        "invalid_request",
+        "rotation",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "flip": True}),
+        400,
+        "invalid_request",
+        "flip",
+    )
+    check_error(
+        call(
+            mod_url,
+            "POST",
+            "/api/action/build",
+            {"buildingId": "FlushToilet", "x": 24, "y": 26, "flip": True, "rotation": 180},
+        ),
+        400,
+        "invalid_request",
+        "rotation",
+    )
+    check_error(
+        call(mod_url, "POST", "/api/action/build", {"buildingId": "Door", "x": 24, "y": 26, "flip": 1}),
+        400,
+        "invalid_request",
+        "flip",
+    )
 
 
-@pytest.mark.parametrize("action,body,field", [
-    ("plant", {"x": 24, "y": 24}, "seed"),
-    ("plant", {"x": 24, "y": 24, "seed": ""}, "seed"),
-    ("plant", {"x": 24, "y": 24, "seed": "MushroomSeed", "priority": 10}, "priority"),
-    ("plant", {"x": 9999, "y": 24, "seed": "MushroomSeed"}, "x"),
-    ("mop", {"y": 24}, "x"),
-    ("mop", {"x": 24, "y": 24, "width": 0}, "width"),
-    ("sweep", {"x": 24, "y": 24, "height": 129}, "height"),
-    ("sweep", {"x": 24, "y": 24, "colour": "red"}, "colour"),
-    ("harvest", {"x": 24, "y": 24, "priority": "high"}, "priority"),
-])
+@pytest.mark.parametrize(
+    "action,body,field",
+    [
+        ("plant", {"x": 24, "y": 24}, "seed"),
+        ("plant", {"x": 24, "y": 24, "seed": ""}, "seed"),
+        ("plant", {"x": 24, "y": 24, "seed": "MushroomSeed", "priority": 10}, "priority"),
+        ("plant", {"x": 9999, "y": 24, "seed": "MushroomSeed"}, "x"),
+        ("mop", {"y": 24}, "x"),
+        ("mop", {"x": 24, "y": 24, "width": 0}, "width"),
+        ("sweep", {"x": 24, "y": 24, "height": 129}, "height"),
+        ("sweep", {"x": 24, "y": 24, "colour": "red"}, "colour"),
+        ("harvest", {"x": 24, "y": 24, "priority": "high"}, "priority"),
+    ],
+)
 def test_orders_refuse_bad_input(mod_url: str, action: str, body: dict[str, Any], field: str) -> None:
     check_error(call(mod_url, "POST", f"/api/action/{action}", body), 400, "invalid_request", field)
 
 
-@pytest.mark.parametrize("action,body", [
-    ("plant", {"x": 24, "y": 24, "seed": "BasicSingleHarvestPlantSeed", "priority": 7}),
-    ("mop", {"x": 24, "y": 24, "width": 4, "height": 2}),
-    ("sweep", {"x": 24, "y": 24, "width": 3}),
-    ("harvest", {"x": 24, "y": 24, "priority": 2}),
-])
+@pytest.mark.parametrize(
+    "action,body",
+    [
+        ("plant", {"x": 24, "y": 24, "seed": "BasicSingleHarvestPlantSeed", "priority": 7}),
+        ("mop", {"x": 24, "y": 24, "width": 4, "height": 2}),
+        ("sweep", {"x": 24, "y": 24, "width": 3}),
+        ("harvest", {"x": 24, "y": 24, "priority": 2}),
+    ],
+)
 def test_orders_are_queued_with_an_outcome(mod_url: str, action: str, body: dict[str, Any]) -> None:
     """Each order answers <order>_queued with an id; the game's answer (here: nothing to mop, sweep,
     harvest or plant in an empty cavity) is its outcome in /api/state/actions."""
@@ -117,6 +178,7 @@ def test_orders_are_queued_with_an_outcome(mod_url: str, action: str, body: dict
 
 
 # ---- the ports turn as the game turns them (BuildingDef.MarkArea + Rotatable.GetRotatedCellOffset) ----
+
 
 def test_ports_and_cells_turn_about_the_anchor() -> None:
     # WaterPurifier 4 x 3: anchor 1 from the left; liquid in at (-1, 2), out at (2, 2) from the anchor

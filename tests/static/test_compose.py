@@ -57,7 +57,9 @@ ONE_SHOT = "service_completed_successfully"
 
 # ----------------------------------------------------------------------------- helpers
 
-_INTERP = re.compile(r"\$\$|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)")
+_INTERP = re.compile(
+    r"\$\$|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
+)
 
 
 def interpolate(value: Any, env: dict[str, str] | None = None) -> Any:
@@ -106,8 +108,10 @@ def schema() -> dict[str, Any]:
 
 def schema_errors(doc: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     validator = jsonschema.Draft7Validator(schema)
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-            for e in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.path)))]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.path)))
+    ]
 
 
 def parse_port(entry: Any) -> tuple[str | None, str | None, str]:
@@ -150,6 +154,7 @@ def depends(svc: dict[str, Any]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- schema
 
+
 def test_vendored_schema_is_unchanged() -> None:
     digest = hashlib.sha256(SCHEMA.read_bytes()).hexdigest()
     assert digest == SCHEMA_SHA256, "compose-spec.json changed; see compose-spec/PROVENANCE.md"
@@ -166,16 +171,28 @@ def test_compose_validates_against_compose_spec(compose: dict[str, Any], schema:
 
 
 def test_compose_validates_with_variables_set(schema: dict[str, Any]) -> None:
-    doc = load_compose({"MCB_BRIDGE_PUBLISH_PORT": "18787", "MCB_WORLD_HOST_PUBLISH_PORT": "18765",
-                        "MCB_ALLOW_LOCAL_AUTOMATION": "1", "MCB_PROJECT_ID": "castle"})
+    doc = load_compose(
+        {
+            "MCB_BRIDGE_PUBLISH_PORT": "18787",
+            "MCB_WORLD_HOST_PUBLISH_PORT": "18765",
+            "MCB_ALLOW_LOCAL_AUTOMATION": "1",
+            "MCB_PROJECT_ID": "castle",
+        }
+    )
     assert schema_errors(doc, schema) == []
     assert "127.0.0.1:18787:8787" in doc["services"]["bridge"]["ports"]
 
 
-@pytest.mark.parametrize("mutation", [
-    "unknown_service_key", "bad_condition", "bad_healthcheck_key", "volumes_not_a_map",
-    "bad_service_name",
-])
+@pytest.mark.parametrize(
+    "mutation",
+    [
+        "unknown_service_key",
+        "bad_condition",
+        "bad_healthcheck_key",
+        "volumes_not_a_map",
+        "bad_service_name",
+    ],
+)
 def test_schema_check_can_fail(compose: dict[str, Any], schema: dict[str, Any], mutation: str) -> None:
     """The validator is not a rubber stamp: typical mistakes are rejected."""
     doc = copy.deepcopy(compose)
@@ -207,15 +224,23 @@ def _compose_plugin() -> str | None:
 def test_docker_compose_config_accepts_the_file() -> None:
     docker = _compose_plugin()
     if docker is None:
-        pytest.skip("the `docker compose` plugin is not installed here (only a docker client, or "
-                    "none); the file is validated against the vendored Compose schema instead")
+        pytest.skip(
+            "the `docker compose` plugin is not installed here (only a docker client, or "
+            "none); the file is validated against the vendored Compose schema instead"
+        )
     # `config` only parses and resolves the file; it needs no engine.
-    r = subprocess.run([docker, "compose", "-f", str(COMPOSE), "config", "--quiet"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [docker, "compose", "-f", str(COMPOSE), "config", "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
 
 
 # ----------------------------------------------------------------------------- project rules
+
 
 def test_expected_services_exist(compose: dict[str, Any]) -> None:
     assert set(OUR_SERVICES) | {"redis", "secrets-init", "chat"} == set(compose["services"])
@@ -223,8 +248,12 @@ def test_expected_services_exist(compose: dict[str, Any]) -> None:
 
 def _one_shot_services(compose: dict[str, Any]) -> set[str]:
     """Services that others wait on to *finish* (init jobs): they have no healthcheck."""
-    return {dep for svc in compose["services"].values() for dep, spec in depends(svc).items()
-            if isinstance(spec, dict) and spec.get("condition") == ONE_SHOT}
+    return {
+        dep
+        for svc in compose["services"].values()
+        for dep, spec in depends(svc).items()
+        if isinstance(spec, dict) and spec.get("condition") == ONE_SHOT
+    }
 
 
 def test_every_long_running_service_has_a_healthcheck(compose: dict[str, Any]) -> None:
@@ -260,7 +289,9 @@ def test_every_depends_on_has_a_condition(compose: dict[str, Any]) -> None:
             assert dep in services, f"{name} depends on unknown service {dep}"
             assert isinstance(spec, dict) and spec.get("condition"), f"{name} -> {dep}: no condition"
             if spec["condition"] == "service_healthy":
-                assert services[dep].get("healthcheck"), f"{name} waits for {dep} to be healthy, but it has no healthcheck"
+                assert services[dep].get("healthcheck"), (
+                    f"{name} waits for {dep} to be healthy, but it has no healthcheck"
+                )
             else:
                 assert spec["condition"] == ONE_SHOT, f"{name} -> {dep}: {spec['condition']}"
 
@@ -302,8 +333,7 @@ def test_published_ports_are_loopback_only(compose: dict[str, Any]) -> None:
             assert ip == "127.0.0.1", f"{name}: port {entry!r} is not bound to 127.0.0.1"
             assert pub, f"{name}: port {entry!r} has no fixed host port"
             published[name] = (pub, target)
-    assert published == {"bridge": ("8787", "8787"), "world-host": ("8765", "8765"),
-                         "dashboard": ("8790", "8790")}
+    assert published == {"bridge": ("8787", "8787"), "world-host": ("8765", "8765"), "dashboard": ("8790", "8790")}
 
 
 def test_parse_port_catches_open_bindings() -> None:
@@ -373,6 +403,7 @@ def test_environment_points_services_at_each_other(compose: dict[str, Any]) -> N
 
 
 # ----------------------------------------------------------------------------- Dockerfiles
+
 
 def dockerfile_instructions(path: Path) -> list[tuple[str, str]]:
     lines, buf = [], ""
@@ -450,7 +481,9 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
 
     # the target's environment is the one its own stage copies in, synced for this service's package
     final = final_stage(instrs, svc["build"]["target"])
-    venvs = [a.split() for w, a in final if w == "COPY" and a.startswith("--from=") and a.endswith("/opt/venv /opt/venv")]
+    venvs = [
+        a.split() for w, a in final if w == "COPY" and a.startswith("--from=") and a.endswith("/opt/venv /opt/venv")
+    ]
     assert len(venvs) == 1, f"{name}: copies one environment ({venvs})"
     env_stage = venvs[0][0].removeprefix("--from=")
     runs = " ".join(a for w, a in final_stage(instrs, env_stage) if w == "RUN")
@@ -497,10 +530,10 @@ def test_dockerfile(name: str, compose: dict[str, Any]) -> None:
 
 
 def test_dockerignore_keeps_the_context_small_and_secret_free() -> None:
-    lines = {ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")}
-    for must in (".venv", ".runtime", "tests", "bench", "**/__pycache__", ".pytest_cache",
-                 ".ruff_cache", ".git"):
+    lines = {
+        ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines() if ln.strip() and not ln.startswith("#")
+    }
+    for must in (".venv", ".runtime", "tests", "bench", "**/__pycache__", ".pytest_cache", ".ruff_cache", ".git"):
         assert must in lines, f".dockerignore must exclude {must}"
     for keep in ("src", "libs", "services", "uv.lock", "pyproject.toml"):
         assert keep not in lines, f".dockerignore must not exclude {keep} (the images need it)"
@@ -511,12 +544,12 @@ def test_lockfile_matches_the_workspace() -> None:
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not on PATH")
-    r = subprocess.run([uv, "lock", "--check", "--offline"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run([uv, "lock", "--check", "--offline"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
 
 
 # ----------------------------------------------------------------------------- behaviour
+
 
 def _init_script(compose: dict[str, Any]) -> str:
     cmd = compose["services"]["secrets-init"]["command"]
@@ -533,8 +566,9 @@ def test_secrets_init_creates_tokens_once(compose: dict[str, Any], tmp_path: Pat
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
 
     def run(extra: dict[str, str]) -> str:
-        r = subprocess.run([sys.executable, "-c", script], env={**env, **extra},
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            [sys.executable, "-c", script], env={**env, **extra}, capture_output=True, text=True, timeout=30
+        )
         assert r.returncode == 0, r.stderr
         return r.stdout
 
@@ -597,7 +631,7 @@ def _python_healthchecks(compose: dict[str, Any]) -> list[tuple[str, str, str | 
         out.append((f"compose:{name}", cmd[2], None))
         target = compose["services"][name]["build"]["target"]
         hc = [a for w, a in final_stage(dockerfile_instructions(ROOT / "Dockerfile"), target) if w == "HEALTHCHECK"][0]
-        code = json.loads(hc[hc.index("CMD") + 3:].strip())
+        code = json.loads(hc[hc.index("CMD") + 3 :].strip())
         assert code[:2] == ["python", "-c"], code
         var = re.search(r"os\.environ\.get\('(\w+)'", code[2])
         out.append((f"Dockerfile:{target}", code[2], var.group(1) if var else None))
@@ -605,7 +639,8 @@ def _python_healthchecks(compose: dict[str, Any]) -> list[tuple[str, str, str | 
 
 
 def test_healthcheck_commands_pass_on_200_and_fail_on_503(
-        compose: dict[str, Any], health_server: tuple[int, type[_Health]]) -> None:
+    compose: dict[str, Any], health_server: tuple[int, type[_Health]]
+) -> None:
     port, handler = health_server
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
     for where, code, var in _python_healthchecks(compose):
@@ -637,6 +672,7 @@ def _tagged(tag: str) -> Any:
         else:
             value = loader.construct_scalar(node)  # type: ignore[arg-type]
         return {tag: value}
+
     return construct
 
 
@@ -715,8 +751,14 @@ def test_docker_compose_config_merges_the_paper_override(tmp_path: Path) -> None
     if docker is None:
         pytest.skip("the `docker compose` plugin is not installed here; the override is checked as YAML only")
     env = {**os.environ, "MCB_WORLD_HOST_URL": "http://127.0.0.1:8765", "MCB_WORLD_HOST_TOKEN_DIR": str(tmp_path)}
-    r = subprocess.run([docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--format", "json"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run(
+        [docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     merged = json.loads(r.stdout)["services"]
     assert "world-host" not in merged and "chat" in merged
@@ -731,6 +773,12 @@ def test_docker_compose_config_merges_the_paper_override(tmp_path: Path) -> None
             assert dep in merged, (name, dep)
     # without the external host's address it refuses to start
     env.pop("MCB_WORLD_HOST_URL")
-    r = subprocess.run([docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--quiet"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    r = subprocess.run(
+        [docker, "compose", "-f", str(COMPOSE), "-f", str(PAPER), "config", "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert r.returncode != 0 and "MCB_WORLD_HOST_URL" in r.stderr

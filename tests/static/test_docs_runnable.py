@@ -23,8 +23,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKED = re.compile(r"^<!-- runnable -->\n```(?:bash|sh)\n(.*?)^```", re.S | re.M)
-PORTS = ("WORLD_HOST", "BRIDGE", "PLANNER_GRPC", "JOURNAL_GRPC", "CAMERA_GRPC", "PLANNER_HEALTH",
-         "JOURNAL_HEALTH", "CAMERA_HEALTH", "REDIS", "DASHBOARD")
+PORTS = (
+    "WORLD_HOST",
+    "BRIDGE",
+    "PLANNER_GRPC",
+    "JOURNAL_GRPC",
+    "CAMERA_GRPC",
+    "PLANNER_HEALTH",
+    "JOURNAL_HEALTH",
+    "CAMERA_HEALTH",
+    "REDIS",
+    "DASHBOARD",
+)
 
 
 def documents() -> list[Path]:
@@ -54,11 +64,20 @@ def test_the_marker_is_found():
 @pytest.mark.parametrize("doc", sorted(runnable_blocks()))
 def test_runnable_blocks_run(doc, tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")}
-    env |= {"MCB_RUNTIME_DIR": str(tmp_path / ".runtime"), "MCB_REPO": str(ROOT),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-            **{f"MCB_{p}_PORT": str(_free_port()) for p in PORTS}}
+    env |= {
+        "MCB_RUNTIME_DIR": str(tmp_path / ".runtime"),
+        "MCB_REPO": str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        **{f"MCB_{p}_PORT": str(_free_port()) for p in PORTS},
+    }
     (tmp_path / ".runtime").mkdir()  # as `mcb up` leaves it (empty here)
     for i, block in enumerate(runnable_blocks()[doc], 1):
-        r = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", block],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, f"{doc} runnable block {i} exited {r.returncode}:\n{block}\n{r.stdout}\n{r.stderr}"

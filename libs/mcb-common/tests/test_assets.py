@@ -16,8 +16,9 @@ FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
 def _small(name: str = "") -> bytes:
-    s = S.from_region((2, 1, 1), ["minecraft:stone", "minecraft:air"], [0, 1], offset=(0, 0, 0),
-                      data_version=4671, name=name)
+    s = S.from_region(
+        (2, 1, 1), ["minecraft:stone", "minecraft:air"], [0, 1], offset=(0, 0, 0), data_version=4671, name=name
+    )
     return S.write_bytes(s)
 
 
@@ -28,9 +29,25 @@ def lib(tmp_path: Path) -> AssetLibrary:
     return AssetLibrary(root)
 
 
-@pytest.mark.parametrize("bad", ["../x", "a/b", "/etc/passwd", "..", ".hidden", "-x", "x" * 65,
-                                 "https://example.com/a.schem", "a b", "a.schem.schem", "C:\\x", "", "a\x00b",
-                                 "x.zip"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../x",
+        "a/b",
+        "/etc/passwd",
+        "..",
+        ".hidden",
+        "-x",
+        "x" * 65,
+        "https://example.com/a.schem",
+        "a b",
+        "a.schem.schem",
+        "C:\\x",
+        "",
+        "a\x00b",
+        "x.zip",
+    ],
+)
 def test_asset_ids_refuse_paths_and_urls(bad: str) -> None:
     with pytest.raises(McbError) as ei:
         parse_asset_id(bad)
@@ -46,8 +63,18 @@ def test_asset_id_forms() -> None:
 def test_write_then_list_and_read(lib: AssetLibrary) -> None:
     e = lib.write("tower", _small("tower"))
     assert e["valid"] and e["asset_id"] == "tower" and e["width"] == 2 and e["block_count"] == 1
-    assert set(e) >= {"asset_id", "name", "width", "height", "length", "block_count", "data_version", "offset",
-                      "sha256", "bytes"}
+    assert set(e) >= {
+        "asset_id",
+        "name",
+        "width",
+        "height",
+        "length",
+        "block_count",
+        "data_version",
+        "offset",
+        "sha256",
+        "bytes",
+    }
     data, kind, meta = lib.read("tower")
     assert kind == "schem" and len(data) == meta["bytes"]
     with pytest.raises(McbError, match="already exists"):
@@ -70,8 +97,13 @@ def test_bad_files_are_listed_not_fatal(lib: AssetLibrary) -> None:
     by_id = {a["asset_id"]: a for a in listing["assets"]}
     assert set(by_id) == {"good", "corrupt", "truncated", "bomb", "big", "bad name"}
     assert by_id["good"]["valid"]
-    for name, text in [("corrupt", "gzip"), ("truncated", "truncated"), ("bomb", "decompressed"),
-                       ("big", "limit"), ("bad name", "not a valid asset name")]:
+    for name, text in [
+        ("corrupt", "gzip"),
+        ("truncated", "truncated"),
+        ("bomb", "decompressed"),
+        ("big", "limit"),
+        ("bad name", "not a valid asset name"),
+    ]:
         assert not by_id[name]["valid"] and text in by_id[name]["reason"], (name, by_id[name])
     with pytest.raises(McbError) as ei:
         lib.read("bomb")

@@ -9,7 +9,8 @@ REG = Registry.load()
 
 def test_canonical_fills_and_sorts():
     assert REG.canonical("oak_stairs[facing=east]") == (
-        "minecraft:oak_stairs[facing=east,half=bottom,shape=straight,waterlogged=false]")
+        "minecraft:oak_stairs[facing=east,half=bottom,shape=straight,waterlogged=false]"
+    )
     assert REG.canonical(" Minecraft:Stone ") == "minecraft:stone"
     assert REG.canonical("minecraft:oak_log[]") == "minecraft:oak_log[axis=y]"
     assert REG.canonical("oak_stairs[waterlogged=false, facing=east]") == REG.canonical("oak_stairs[facing=east]")
@@ -21,16 +22,19 @@ def test_registry_metadata():
     assert REG.summary()["minecraftVersion"] == "1.21.11"
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("oak_stars", "oak_stairs"),
-    ("oak_stairs[facing=up]", "north"),
-    ("oak_stairs[colour=red]", "facing"),
-    ("oak_stairs[facing=east", "]"),
-    ("stone[=x]", "not a valid property"),
-    ("stone[x]", "name=value"),
-    ("oak_stairs[facing=east,facing=west]", "twice"),
-    ("not a block", "block id"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("oak_stars", "oak_stairs"),
+        ("oak_stairs[facing=up]", "north"),
+        ("oak_stairs[colour=red]", "facing"),
+        ("oak_stairs[facing=east", "]"),
+        ("stone[=x]", "not a valid property"),
+        ("stone[x]", "name=value"),
+        ("oak_stairs[facing=east,facing=west]", "twice"),
+        ("not a block", "block id"),
+    ],
+)
 def test_errors_are_actionable(text, fragment):
     with pytest.raises(McbError) as exc:
         REG.canonical(text)
@@ -40,7 +44,9 @@ def test_errors_are_actionable(text, fragment):
 
 def test_defaults_match_known_vanilla_defaults():
     assert REG.canonical("minecraft:grass_block") == "minecraft:grass_block[snowy=false]"
-    assert REG.canonical("minecraft:oak_fence").endswith("[east=false,north=false,south=false,waterlogged=false,west=false]")
+    assert REG.canonical("minecraft:oak_fence").endswith(
+        "[east=false,north=false,south=false,waterlogged=false,west=false]"
+    )
     assert REG.canonical("minecraft:redstone_wire").startswith("minecraft:redstone_wire[east=none,north=none,power=0")
 
 

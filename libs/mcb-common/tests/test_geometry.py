@@ -28,8 +28,17 @@ def test_positions_are_yzx_ordered():
     assert len(pos) == 8
 
 
-@pytest.mark.parametrize("value", [{"x": 1, "y": 2}, {"x": 1.5, "y": 2, "z": 3}, {"x": True, "y": 0, "z": 0},
-                                   "1,2,3", {"x": 1, "y": 2, "z": 3, "w": 4}, {"x": 10**9, "y": 0, "z": 0}])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"x": 1, "y": 2},
+        {"x": 1.5, "y": 2, "z": 3},
+        {"x": True, "y": 0, "z": 0},
+        "1,2,3",
+        {"x": 1, "y": 2, "z": 3, "w": 4},
+        {"x": 10**9, "y": 0, "z": 0},
+    ],
+)
 def test_bad_vectors_are_invalid_request(value):
     with pytest.raises(McbError) as exc:
         Vec3.parse(value)

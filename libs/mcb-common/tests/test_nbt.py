@@ -17,14 +17,21 @@ needs_fixtures = pytest.mark.skipif(
 
 def every_type() -> nbt.Compound:
     return nbt.Compound(
-        b=nbt.Byte(-128), s=nbt.Short(-32768), i=nbt.Int(2**31 - 1), l=nbt.Long(-(2**63)),
-        f=nbt.Float(0.10000000149011612), d=nbt.Double(1e300), ba=nbt.ByteArray(b"\x00\xff\x80"),
+        b=nbt.Byte(-128),
+        s=nbt.Short(-32768),
+        i=nbt.Int(2**31 - 1),
+        l=nbt.Long(-(2**63)),
+        f=nbt.Float(0.10000000149011612),
+        d=nbt.Double(1e300),
+        ba=nbt.ByteArray(b"\x00\xff\x80"),
         str=nbt.String("héllo\x00wörld 🎉"),
         lst=nbt.List(nbt.INT, [nbt.Int(1), nbt.Int(-2)]),
-        empty_end=nbt.List(nbt.END), empty_cmp=nbt.List(nbt.COMPOUND),
+        empty_end=nbt.List(nbt.END),
+        empty_cmp=nbt.List(nbt.COMPOUND),
         nested=nbt.List(nbt.LIST, [nbt.List(nbt.STRING, [nbt.String("a")]), nbt.List(nbt.END)]),
         cmp=nbt.Compound(z=nbt.Byte(1), a=nbt.Byte(2)),
-        ia=nbt.IntArray([1, -1, 2**31 - 1]), la=nbt.LongArray([0, -1, 2**63 - 1, -(2**63)]),
+        ia=nbt.IntArray([1, -1, 2**31 - 1]),
+        la=nbt.LongArray([0, -1, 2**63 - 1, -(2**63)]),
     )
 
 
@@ -72,14 +79,17 @@ def test_ints_are_range_checked_and_plain_values_refused():
     assert nbt.read(nbt.write(nbt.Compound(t=True, s="x"))) == {"t": 1, "s": "x"}
 
 
-@pytest.mark.parametrize("bad, fragment", [
-    (b"", "truncated"),
-    (b"\x0a\x00\x00\x01\x00\x01a", "truncated"),
-    (b"\x0d\x00\x00", "not NBT"),
-    (b"\x0a\x00\x00\x0e\x00\x01a\x00", "unknown NBT tag type 14"),
-    (b"\x0a\x00\x00\x00\xff", "trailing"),
-    (b"\x0a\x00\x00\x09\x00\x01l\x01\xff\xff\xff\xff\x00", "negative"),
-])
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        (b"", "truncated"),
+        (b"\x0a\x00\x00\x01\x00\x01a", "truncated"),
+        (b"\x0d\x00\x00", "not NBT"),
+        (b"\x0a\x00\x00\x0e\x00\x01a\x00", "unknown NBT tag type 14"),
+        (b"\x0a\x00\x00\x00\xff", "trailing"),
+        (b"\x0a\x00\x00\x09\x00\x01l\x01\xff\xff\xff\xff\x00", "negative"),
+    ],
+)
 def test_malformed_input_is_a_clear_error(bad, fragment):
     with pytest.raises(nbt.NbtError, match=fragment):
         nbt.read(bad)
@@ -104,8 +114,12 @@ def _gz_files() -> list[Path]:
     if not FIXTURES.is_dir():
         return []
     return sorted(
-        [*FIXTURES.glob("schem/*.schem"), *FIXTURES.glob("structure/*.nbt"), *FIXTURES.glob("world/**/level.dat"),
-         *FIXTURES.glob("world/leveldat_only/*.dat")]
+        [
+            *FIXTURES.glob("schem/*.schem"),
+            *FIXTURES.glob("structure/*.nbt"),
+            *FIXTURES.glob("world/**/level.dat"),
+            *FIXTURES.glob("world/leveldat_only/*.dat"),
+        ]
     )
 
 
@@ -135,7 +149,7 @@ def test_every_chunk_of_fixture_regions_round_trips(path: Path):
             continue
         length, ctype = struct.unpack_from(">IB", data, off * 4096)
         assert ctype == 2, f"fixture chunk {i} uses compression {ctype}"
-        raw = zlib.decompress(data[off * 4096 + 5: off * 4096 + 4 + length])
+        raw = zlib.decompress(data[off * 4096 + 5 : off * 4096 + 4 + length])
         name, value = nbt.read_named(raw)
         assert nbt.write(value, name) == raw
         count += 1

@@ -67,8 +67,13 @@ def test_the_child_ends_when_its_parent_is_killed(sig):
 
 @linux
 def test_the_command_gets_its_arguments_environment_and_exit_code():
-    r = subprocess.run(with_parent_death_signal(["sh", "-c", 'echo "$1 $MCB_X"; exit 3', "sh", "a b"]),
-                       env={**os.environ, "MCB_X": "y"}, capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        with_parent_death_signal(["sh", "-c", 'echo "$1 $MCB_X"; exit 3', "sh", "a b"]),
+        env={**os.environ, "MCB_X": "y"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert (r.returncode, r.stdout) == (3, "a b y\n")
 
 

@@ -35,13 +35,20 @@ EXPECTED = {
     # 1.16 states renamed since (chain → iron_chain, cauldron[level=0] → cauldron) are converted
     "schem/prismarine_smallhouse1_v2.schem": ("schem", "ok", "ok"),
     "schem/nucleation_uss-texas_v3.schem": (
-        "schem", ("refused", "budget_exceeded", "the plan limit is 100,000"),
-        ("refused", "budget_exceeded", "the plan limit is 100,000")),
+        "schem",
+        ("refused", "budget_exceeded", "the plan limit is 100,000"),
+        ("refused", "budget_exceeded", "the plan limit is 100,000"),
+    ),
     "structure/fabric_cactus_farm.nbt": (
-        "nbt", ("refused", "unsupported_block", "minecraft:jigsaw at [0, 0, 4]: jigsaw blocks"), "ok"),
+        "nbt",
+        ("refused", "unsupported_block", "minecraft:jigsaw at [0, 0, 4]: jigsaw blocks"),
+        "ok",
+    ),
     "structure/fabric_test_structure.nbt": (
-        "nbt", ("refused", "unsupported_block", "5 entities (minecraft:armor_stand, minecraft:item_frame)"),
-        ("refused", "unsupported_block", "entities are not imported")),
+        "nbt",
+        ("refused", "unsupported_block", "5 entities (minecraft:armor_stand, minecraft:item_frame)"),
+        ("refused", "unsupported_block", "entities are not imported"),
+    ),
 }
 
 DIMS = {
@@ -101,16 +108,18 @@ def test_fixture_import_outcome(fixtures: Path, registry: Registry, rel: str) ->
     _, plain, opted = EXPECTED[rel]
     for allow, expected in ((False, plain), (True, opted)):
         if expected == "ok":
-            chk = S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=100_000,
-                                 allow_drop_block_entities=allow)
+            chk = S.check_import(
+                s, registry, world_data_version=WORLD_DV, max_positions=100_000, allow_drop_block_entities=allow
+            )
             assert chk.positions == s.block_count() - len(chk.skipped)
             # only block entities the model cannot carry are left out, and only with the opt-in
             assert {tuple(b["pos"]) for b in chk.skipped} <= {tuple(b["pos"]) for b in s.block_entities}
             assert allow or not chk.skipped
         else:
             with pytest.raises(McbError) as ei:
-                S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=100_000,
-                               allow_drop_block_entities=allow)
+                S.check_import(
+                    s, registry, world_data_version=WORLD_DV, max_positions=100_000, allow_drop_block_entities=allow
+                )
             assert ei.value.code == ErrorCode(expected[1])
             assert expected[2] in ei.value.message, ei.value.message
 
@@ -121,8 +130,12 @@ def test_block_entity_refusal_lists_them(fixtures: Path, registry: Registry) -> 
         S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=100_000)
     d = ei.value.details
     assert d["count"] == 1 and d["block_entities"] == [
-        {"pos": [0, 0, 4], "id": "minecraft:jigsaw",
-         "reason": "jigsaw blocks belong to structure generation; they are never placed by the agent"}]
+        {
+            "pos": [0, 0, 4],
+            "id": "minecraft:jigsaw",
+            "reason": "jigsaw blocks belong to structure generation; they are never placed by the agent",
+        }
+    ]
     assert "allow_drop_block_entities" in ei.value.message
 
 
@@ -171,7 +184,9 @@ def test_written_v3_layout(fixtures: Path) -> None:
 
 
 def test_multibyte_varints_round_trip() -> None:
-    pal = [f"minecraft:{n}" for n in ("stone", "dirt")] + [f"minecraft:oak_stairs[facing=north,half=bottom,shape=straight,waterlogged={w}]" for w in ("true", "false")]
+    pal = [f"minecraft:{n}" for n in ("stone", "dirt")] + [
+        f"minecraft:oak_stairs[facing=north,half=bottom,shape=straight,waterlogged={w}]" for w in ("true", "false")
+    ]
     pal += [f"minecraft:test_{i}" for i in range(200)]  # > 128 entries: 2-byte varints
     pal += ["minecraft:stone"]  # a duplicate entry shares one palette slot when written
     idx = [i % len(pal) for i in range(10 * 10 * 10)]
@@ -239,8 +254,12 @@ def test_truncated_gzip_is_an_error(fixtures: Path) -> None:
 
 
 def test_garbage_and_wrong_formats() -> None:
-    for data, text in [(b"", "empty"), (b"hello", "not a gzip"), (gzip.compress(b"\x0a\x00\x00\x00"), "Version"),
-                       (gzip.compress(nbt.write(nbt.Compound(Version=nbt.Int(4)))), "version 4")]:
+    for data, text in [
+        (b"", "empty"),
+        (b"hello", "not a gzip"),
+        (gzip.compress(b"\x0a\x00\x00\x00"), "Version"),
+        (gzip.compress(nbt.write(nbt.Compound(Version=nbt.Int(4)))), "version 4"),
+    ]:
         with pytest.raises(McbError) as ei:
             S.read_bytes(data)
         assert text in ei.value.message, ei.value.message
@@ -259,27 +278,53 @@ def test_tag_bomb_is_bounded() -> None:
 
 
 def _v2(**extra) -> bytes:
-    root = nbt.Compound(Version=nbt.Int(2), DataVersion=nbt.Int(3700), Width=nbt.Short(1), Height=nbt.Short(1),
-                        Length=nbt.Short(2), Offset=nbt.IntArray([0, 0, 0]), PaletteMax=nbt.Int(2),
-                        Palette=nbt.Compound({"minecraft:stone": nbt.Int(0), "minecraft:air": nbt.Int(1)}),
-                        BlockData=nbt.ByteArray(b"\x00\x01"))
+    root = nbt.Compound(
+        Version=nbt.Int(2),
+        DataVersion=nbt.Int(3700),
+        Width=nbt.Short(1),
+        Height=nbt.Short(1),
+        Length=nbt.Short(2),
+        Offset=nbt.IntArray([0, 0, 0]),
+        PaletteMax=nbt.Int(2),
+        Palette=nbt.Compound({"minecraft:stone": nbt.Int(0), "minecraft:air": nbt.Int(1)}),
+        BlockData=nbt.ByteArray(b"\x00\x01"),
+    )
     root.update(extra)
     return gzip.compress(nbt.write(root, "Schematic"))
 
 
-@pytest.mark.parametrize("extra, code, text", [
-    ({"BiomePalette": nbt.Compound({"minecraft:plains": nbt.Int(0)}), "BiomeData": nbt.ByteArray(b"\0")},
-     "invalid_request", "biome"),
-    ({"Entities": nbt.List(nbt.COMPOUND, [nbt.Compound(Id=nbt.String("minecraft:pig"),
-                                                       Pos=nbt.List(nbt.DOUBLE, [nbt.Double(0.5)] * 3))])},
-     "unsupported_block", "minecraft:pig"),
-    ({"Frobnicate": nbt.Int(1)}, "invalid_request", "Frobnicate"),
-    ({"Metadata": nbt.Compound(RequiredMods=nbt.List(nbt.STRING, [nbt.String("create")]))},
-     "unsupported_block", "create"),
-    ({"DataVersion": nbt.Int(WORLD_DV + 1)}, "version_mismatch", "newer"),
-    ({"Palette": nbt.Compound({"minecraft:stonee": nbt.Int(0), "minecraft:air": nbt.Int(1)})},
-     "unsupported_block", "did you mean minecraft:stone"),
-])
+@pytest.mark.parametrize(
+    "extra, code, text",
+    [
+        (
+            {"BiomePalette": nbt.Compound({"minecraft:plains": nbt.Int(0)}), "BiomeData": nbt.ByteArray(b"\0")},
+            "invalid_request",
+            "biome",
+        ),
+        (
+            {
+                "Entities": nbt.List(
+                    nbt.COMPOUND,
+                    [nbt.Compound(Id=nbt.String("minecraft:pig"), Pos=nbt.List(nbt.DOUBLE, [nbt.Double(0.5)] * 3))],
+                )
+            },
+            "unsupported_block",
+            "minecraft:pig",
+        ),
+        ({"Frobnicate": nbt.Int(1)}, "invalid_request", "Frobnicate"),
+        (
+            {"Metadata": nbt.Compound(RequiredMods=nbt.List(nbt.STRING, [nbt.String("create")]))},
+            "unsupported_block",
+            "create",
+        ),
+        ({"DataVersion": nbt.Int(WORLD_DV + 1)}, "version_mismatch", "newer"),
+        (
+            {"Palette": nbt.Compound({"minecraft:stonee": nbt.Int(0), "minecraft:air": nbt.Int(1)})},
+            "unsupported_block",
+            "did you mean minecraft:stone",
+        ),
+    ],
+)
 def test_refusals(registry: Registry, extra, code, text) -> None:
     s = S.read_bytes(_v2(**extra))
     with pytest.raises(McbError) as ei:
@@ -333,9 +378,9 @@ def test_states_turn_with_the_schematic(registry: Registry) -> None:
 def test_structure_void_is_not_placed(fixtures: Path, registry: Registry) -> None:
     s = _read(fixtures, "structure/fabric_cactus_farm.nbt")
     assert S.VOID in s.blocks or s.block_count() == s.volume
-    chk = S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=100_000,
-                         allow_drop_block_entities=True)
+    chk = S.check_import(
+        s, registry, world_data_version=WORLD_DV, max_positions=100_000, allow_drop_block_entities=True
+    )
     pal, xyz, st, _ = S.placements(s, chk, (0, 64, 0), 0, registry)
     assert len(st) == s.block_count() - 1  # the jigsaw is left out
     assert all("structure_void" not in p for p in pal)
-

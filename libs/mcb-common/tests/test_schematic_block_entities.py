@@ -24,14 +24,30 @@ BANNER = "minecraft:red_wall_banner[facing=west]"
 HEAD = "minecraft:player_head[powered=false,rotation=4]"
 BED = "minecraft:red_bed[facing=east,occupied=false,part=foot]"
 FURNACE = "minecraft:furnace[facing=east,lit=false]"
-CHEST_DATA = {"items": [
-    {"count": 3, "id": "minecraft:bread", "slot": 0},
-    {"components": {"minecraft:custom_name": "Kit", "minecraft:lore": ["line one", "line two"]},
-     "count": 1, "id": "minecraft:iron_sword", "slot": 13}]}
-SIGN_DATA = {"text": {"back": {"color": "red", "glowing": True, "lines": ["b", "", "", ""]},
-                      "front": {"lines": ["Welcome", "é ü", "", ""]}, "waxed": True}}
-BANNER_DATA = {"patterns": [{"color": "white", "pattern": "minecraft:stripe_top"},
-                            {"color": "black", "pattern": "minecraft:creeper"}]}
+CHEST_DATA = {
+    "items": [
+        {"count": 3, "id": "minecraft:bread", "slot": 0},
+        {
+            "components": {"minecraft:custom_name": "Kit", "minecraft:lore": ["line one", "line two"]},
+            "count": 1,
+            "id": "minecraft:iron_sword",
+            "slot": 13,
+        },
+    ]
+}
+SIGN_DATA = {
+    "text": {
+        "back": {"color": "red", "glowing": True, "lines": ["b", "", "", ""]},
+        "front": {"lines": ["Welcome", "é ü", "", ""]},
+        "waxed": True,
+    }
+}
+BANNER_DATA = {
+    "patterns": [
+        {"color": "white", "pattern": "minecraft:stripe_top"},
+        {"color": "black", "pattern": "minecraft:creeper"},
+    ]
+}
 HEAD_DATA = {"profile": "Notch"}
 FURNACE_DATA = {"items": [{"count": 8, "id": "minecraft:coal", "slot": 1}]}
 
@@ -50,10 +66,16 @@ def _fixture(name: str) -> S.Schematic:
 
 def _furnished() -> tuple[list[str], list[int], dict[tuple[int, int, int], str]]:
     """A 3×2×2 box: a row of furniture on stone, as a world read gives it (full states)."""
-    pal = ["minecraft:stone", "minecraft:air",
-           CHEST + blockentity.dumps(CHEST_DATA), SIGN + blockentity.dumps(SIGN_DATA),
-           BANNER + blockentity.dumps(BANNER_DATA), HEAD + blockentity.dumps(HEAD_DATA), BED,
-           FURNACE + blockentity.dumps(FURNACE_DATA)]
+    pal = [
+        "minecraft:stone",
+        "minecraft:air",
+        CHEST + blockentity.dumps(CHEST_DATA),
+        SIGN + blockentity.dumps(SIGN_DATA),
+        BANNER + blockentity.dumps(BANNER_DATA),
+        HEAD + blockentity.dumps(HEAD_DATA),
+        BED,
+        FURNACE + blockentity.dumps(FURNACE_DATA),
+    ]
     w, ln = 3, 2
     idx = [0] * (w * ln) + [1] * (w * ln)
     placed = {(0, 1, 0): 2, (1, 1, 0): 3, (2, 1, 0): 4, (0, 1, 1): 5, (1, 1, 1): 6, (2, 1, 1): 7}
@@ -72,8 +94,9 @@ def test_export_and_reimport_keep_contents(registry: Registry, version: int) -> 
     assert len(back.block_entities) == 6
     chk = S.check_import(back, registry, world_data_version=WORLD_DV, max_positions=1000)
     assert not chk.skipped
-    assert {pos: blockentity.join(registry.canonical(back.state_at(*pos) or ""), chk.data.get(pos))
-            for pos in placed} == placed
+    assert {
+        pos: blockentity.join(registry.canonical(back.state_at(*pos) or ""), chk.data.get(pos)) for pos in placed
+    } == placed
     out_pal, xyz, states, _ = S.placements(back, chk, (10, 64, 10), 0, registry)
     got = {(xyz[3 * i] - 10, xyz[3 * i + 1] - 64, xyz[3 * i + 2] - 10): out_pal[st] for i, st in enumerate(states)}
     assert {p: got[p] for p in placed} == placed
@@ -89,8 +112,10 @@ def test_v3_layout_of_block_entities() -> None:
     assert set(chest["Data"]) == {"Items"}  # no id / x / y / z inside Data
     sword = chest["Data"]["Items"][1]
     assert isinstance(sword["Slot"], nbt.Byte) and isinstance(sword["count"], nbt.Int)
-    assert nbt.to_plain(sword["components"]) == {"minecraft:custom_name": "Kit",
-                                                 "minecraft:lore": ["line one", "line two"]}
+    assert nbt.to_plain(sword["components"]) == {
+        "minecraft:custom_name": "Kit",
+        "minecraft:lore": ["line one", "line two"],
+    }
     sign = bes[(1, 1, 0)]["Data"]
     assert list(sign["front_text"]["messages"]) == ["Welcome", "é ü", "", ""] and sign["is_waxed"] == 1
     assert nbt.to_plain(bes[(2, 1, 0)]["Data"]["patterns"])[1] == {"pattern": "minecraft:creeper", "color": "black"}
@@ -127,11 +152,13 @@ def test_chest_fixture_imports_with_contents(registry: Registry) -> None:
     assert sorted(chk.data) == [(0, 1, 0), (0, 1, 1), (0, 1, 3), (0, 1, 4), (1, 1, 0)]
     raw = {tuple(b["pos"]): b["nbt"] for b in s.block_entities}
     for pos, data in chk.data.items():  # every stack of the file, count for count (v2 "Count" bytes)
-        assert [(i["slot"], i["id"], i["count"]) for i in data["items"]] == \
-            [(int(i["Slot"]), i["id"], int(i["Count"])) for i in raw[pos]["Items"]]
+        assert [(i["slot"], i["id"], i["count"]) for i in data["items"]] == [
+            (int(i["Slot"]), i["id"], int(i["Count"])) for i in raw[pos]["Items"]
+        ]
     lore = [i for i in chk.data[(0, 1, 1)]["items"] if i["id"] == "minecraft:red_shulker_box"]
-    assert lore == [{"components": {"minecraft:lore": ["(+NBT)"]}, "count": 1, "id": "minecraft:red_shulker_box",
-                     "slot": 5}], "pre-1.20.5 tag.display.Lore (JSON text) becomes the lore component"
+    assert lore == [
+        {"components": {"minecraft:lore": ["(+NBT)"]}, "count": 1, "id": "minecraft:red_shulker_box", "slot": 5}
+    ], "pre-1.20.5 tag.display.Lore (JSON text) becomes the lore component"
 
 
 def test_smallhouse_fixture_imports_all_72(registry: Registry) -> None:
@@ -142,53 +169,95 @@ def test_smallhouse_fixture_imports_all_72(registry: Registry) -> None:
     out_pal, xyz, states, _ = S.placements(s, chk, (0, 64, 0), 0, registry)
     assert len(states) == s.block_count()
     placed = {out_pal[st].split("[")[0] for st in states}
-    assert {"minecraft:blast_furnace", "minecraft:brewing_stand", "minecraft:hopper", "minecraft:barrel",
-            "minecraft:enchanting_table", "minecraft:iron_chain"} <= placed
+    assert {
+        "minecraft:blast_furnace",
+        "minecraft:brewing_stand",
+        "minecraft:hopper",
+        "minecraft:barrel",
+        "minecraft:enchanting_table",
+        "minecraft:iron_chain",
+    } <= placed
 
 
 def test_signs_of_a_1_20_file(registry: Registry) -> None:
     s = _fixture("hollowcube_1_20_1_read_fail_v3.schem")
     chk = S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=100_000)
-    assert chk.data[(6, 10, 1)] == {"text": {"front": {"color": "white", "glowing": True,
-                                                       "lines": ["", "", "      Н И Ч Е Г О  ", ""]}}}
+    assert chk.data[(6, 10, 1)] == {
+        "text": {"front": {"color": "white", "glowing": True, "lines": ["", "", "      Н И Ч Е Г О  ", ""]}}
+    }
 
 
 def _one(state: str, nbt_data: dict, dv: int) -> S.Schematic:
-    return S.Schematic(1, 1, 1, [state], array("i", [0]), data_version=dv,
-                       block_entities=[{"pos": (0, 0, 0), "id": "?", "nbt": nbt_data}])
+    return S.Schematic(
+        1,
+        1,
+        1,
+        [state],
+        array("i", [0]),
+        data_version=dv,
+        block_entities=[{"pos": (0, 0, 0), "id": "?", "nbt": nbt_data}],
+    )
 
 
 def test_legacy_forms_are_upgraded(registry: Registry) -> None:
-    banner = _one("minecraft:white_banner[rotation=0]",
-                  {"Patterns": [{"Pattern": "ts", "Color": 14}, {"Pattern": "cre", "Color": 15}]}, 2584)
+    banner = _one(
+        "minecraft:white_banner[rotation=0]",
+        {"Patterns": [{"Pattern": "ts", "Color": 14}, {"Pattern": "cre", "Color": 15}]},
+        2584,
+    )
     chk = S.check_import(banner, registry, world_data_version=WORLD_DV, max_positions=10)
-    assert chk.data[(0, 0, 0)] == {"patterns": [{"color": "red", "pattern": "minecraft:stripe_top"},
-                                                {"color": "black", "pattern": "minecraft:creeper"}]}
-    sign = _one("minecraft:oak_sign[rotation=0,waterlogged=false]",
-                {"Text1": '{"text":"Hi"}', "Text2": '""', "Text3": '"x"', "Text4": "", "Color": "blue",
-                 "GlowingText": 1}, 2584)
+    assert chk.data[(0, 0, 0)] == {
+        "patterns": [
+            {"color": "red", "pattern": "minecraft:stripe_top"},
+            {"color": "black", "pattern": "minecraft:creeper"},
+        ]
+    }
+    sign = _one(
+        "minecraft:oak_sign[rotation=0,waterlogged=false]",
+        {"Text1": '{"text":"Hi"}', "Text2": '""', "Text3": '"x"', "Text4": "", "Color": "blue", "GlowingText": 1},
+        2584,
+    )
     chk = S.check_import(sign, registry, world_data_version=WORLD_DV, max_positions=10)
-    assert chk.data[(0, 0, 0)] == {"text": {"front": {"color": "blue", "glowing": True,
-                                                      "lines": ["Hi", "", "x", ""]}}}
-    head = _one("minecraft:player_head[powered=false,rotation=0]", {"SkullOwner": {"Name": "jeb_", "Id": [1, 2, 3, 4]}},
-                3700)
-    assert S.check_import(head, registry, world_data_version=WORLD_DV, max_positions=10).data[(0, 0, 0)] == \
-        {"profile": "jeb_"}
+    assert chk.data[(0, 0, 0)] == {"text": {"front": {"color": "blue", "glowing": True, "lines": ["Hi", "", "x", ""]}}}
+    head = _one(
+        "minecraft:player_head[powered=false,rotation=0]", {"SkullOwner": {"Name": "jeb_", "Id": [1, 2, 3, 4]}}, 3700
+    )
+    assert S.check_import(head, registry, world_data_version=WORLD_DV, max_positions=10).data[(0, 0, 0)] == {
+        "profile": "jeb_"
+    }
 
 
-@pytest.mark.parametrize(("state", "data", "text"), [
-    (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:diamond_sword", "Count": 1,
-                        "tag": {"Enchantments": [{"id": "minecraft:sharpness", "lvl": 5}]}}]},
-     "tag.Enchantments"),
-    (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:stone", "Count": 1}], "LootTable": "minecraft:chests/x"},
-     "LootTable"),
-    (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:not_an_item", "Count": 1}]}, "not an item of this version"),
-    (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:ender_pearl", "Count": 64}]}, "must be 1..16"),
-    (SIGN, {"front_text": {"messages": ['{"text":"x","color":"red"}', '""', '""', '""']}}, "styled text"),
-    ("minecraft:spawner", {"SpawnData": {}}, "spawner"),
-])
-def test_what_the_model_cannot_carry_is_refused_or_left_out(registry: Registry, state: str, data: dict,
-                                                             text: str) -> None:
+@pytest.mark.parametrize(
+    ("state", "data", "text"),
+    [
+        (
+            CHEST,
+            {
+                "Items": [
+                    {
+                        "Slot": 0,
+                        "id": "minecraft:diamond_sword",
+                        "Count": 1,
+                        "tag": {"Enchantments": [{"id": "minecraft:sharpness", "lvl": 5}]},
+                    }
+                ]
+            },
+            "tag.Enchantments",
+        ),
+        (
+            CHEST,
+            {"Items": [{"Slot": 0, "id": "minecraft:stone", "Count": 1}], "LootTable": "minecraft:chests/x"},
+            "LootTable",
+        ),
+        (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:not_an_item", "Count": 1}]}, "not an item of this version"),
+        (CHEST, {"Items": [{"Slot": 0, "id": "minecraft:ender_pearl", "Count": 64}]}, "must be 1..16"),
+        (SIGN, {"front_text": {"messages": ['{"text":"x","color":"red"}', '""', '""', '""']}}, "styled text"),
+        ("minecraft:spawner", {"SpawnData": {}}, "spawner"),
+    ],
+)
+def test_what_the_model_cannot_carry_is_refused_or_left_out(
+    registry: Registry, state: str, data: dict, text: str
+) -> None:
     s = _one(state, data, 3700)
     with pytest.raises(McbError) as ei:
         S.check_import(s, registry, world_data_version=WORLD_DV, max_positions=10)
@@ -219,7 +288,9 @@ def test_export_never_writes_a_file_over_the_read_cap(monkeypatch: pytest.Monkey
 AMULET_PY = Path(__file__).resolve().parents[3] / "bench" / ".venv-amulet" / "bin" / "python"
 
 
-@pytest.mark.skipif(not AMULET_PY.exists(), reason="bench/.venv-amulet (amulet-core) not installed: scripts/test_deps.sh")
+@pytest.mark.skipif(
+    not AMULET_PY.exists(), reason="bench/.venv-amulet (amulet-core) not installed: scripts/test_deps.sh"
+)
 @pytest.mark.parametrize("version", [3, 2])
 def test_amulet_reads_our_block_entities(tmp_path: Path, version: int) -> None:
     """An independent reader (amulet-core, its own venv) finds every block entity we wrote, with
@@ -228,18 +299,21 @@ def test_amulet_reads_our_block_entities(tmp_path: Path, version: int) -> None:
 
     pal, idx, _ = _furnished()
     path = tmp_path / f"f{version}.schem"
-    path.write_bytes(S.write_bytes(S.from_region((3, 2, 2), pal, idx, offset=(0, 0, 0), data_version=WORLD_DV),
-                                   version))
+    path.write_bytes(
+        S.write_bytes(S.from_region((3, 2, 2), pal, idx, offset=(0, 0, 0), data_version=WORLD_DV), version)
+    )
     script = Path(__file__).with_name("amulet_read_block_entities.py")
     out = subprocess.run([str(AMULET_PY), str(script), str(path)], capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
     got = {tuple(b["pos"]): b for b in json.loads(out.stdout)}
-    expected = {(0, 1, 0): ("chest", ['"minecraft:bread"', "IntTag(3)", '"minecraft:iron_sword"']),
-                (1, 1, 0): ("sign", ['"Welcome"', '"red"']),
-                (2, 1, 0): ("banner", ['"minecraft:creeper"', '"black"']),
-                (0, 1, 1): ("head", ['"Notch"']),
-                (1, 1, 1): ("bed", []),
-                (2, 1, 1): ("furnace", ['"minecraft:coal"', "IntTag(8)"])}
+    expected = {
+        (0, 1, 0): ("chest", ['"minecraft:bread"', "IntTag(3)", '"minecraft:iron_sword"']),
+        (1, 1, 0): ("sign", ['"Welcome"', '"red"']),
+        (2, 1, 0): ("banner", ['"minecraft:creeper"', '"black"']),
+        (0, 1, 1): ("head", ['"Notch"']),
+        (1, 1, 1): ("bed", []),
+        (2, 1, 1): ("furnace", ['"minecraft:coal"', "IntTag(8)"]),
+    }
     assert set(got) == set(expected)
     for pos, (name, texts) in expected.items():
         assert got[pos]["id"].endswith(":" + name), got[pos]["id"]

@@ -22,10 +22,18 @@ AIR = "minecraft:air"
 
 # local layout (x, y, z) -> state; 3 wide (x), 2 high, 2 long (z)
 LAYOUT = {
-    (0, 0, 0): STAIRS, (1, 0, 0): SLAB, (2, 0, 0): LOG,
-    (0, 0, 1): PILLAR, (1, 0, 1): FENCE, (2, 0, 1): DOOR_LO,
-    (0, 1, 0): AIR, (1, 1, 0): AIR, (2, 1, 0): AIR,
-    (0, 1, 1): AIR, (1, 1, 1): AIR, (2, 1, 1): DOOR_HI,
+    (0, 0, 0): STAIRS,
+    (1, 0, 0): SLAB,
+    (2, 0, 0): LOG,
+    (0, 0, 1): PILLAR,
+    (1, 0, 1): FENCE,
+    (2, 0, 1): DOOR_LO,
+    (0, 1, 0): AIR,
+    (1, 1, 0): AIR,
+    (2, 1, 0): AIR,
+    (0, 1, 1): AIR,
+    (1, 1, 1): AIR,
+    (2, 1, 1): DOOR_HI,
 }
 
 EXPECTED = {
@@ -127,7 +135,9 @@ def test_rotated_build_survives_export_and_reimport(registry: Registry, rotation
                     pal.append(st)
                 idx.append(pal.index(st))
     origin = t
-    exported = S.from_region(size, pal, idx, offset=tuple(a - b for a, b in zip(lo, origin, strict=False)), data_version=DV)
+    exported = S.from_region(
+        size, pal, idx, offset=tuple(a - b for a, b in zip(lo, origin, strict=False)), data_version=DV
+    )
     back = S.read_bytes(S.write_bytes(exported, version))
     target2 = (500, 80, 500)
     again = _place(back, registry, target2, 0)

@@ -109,8 +109,13 @@ def test_exhaustive_default_states_and_every_value_of_each_transformed_property(
 
 
 def test_invariant_blocks_are_unchanged():
-    for s in ("stone", "oak_slab[type=top]", "piston_head[type=sticky,facing=up]", "wheat[age=3]",
-              "bell[attachment=ceiling,facing=north]"):
+    for s in (
+        "stone",
+        "oak_slab[type=top]",
+        "piston_head[type=sticky,facing=up]",
+        "wheat[age=3]",
+        "bell[attachment=ceiling,facing=north]",
+    ):
         c = REG.canonical(s)
         if "facing=north" in c:
             continue
@@ -125,18 +130,42 @@ def P(s):  # noqa: N802 - short helper for the table
 GOLDEN = [
     ("oak_stairs[facing=north]", "r1", "oak_stairs[facing=east]", "Rotation.CLOCKWISE_90 north→east"),
     ("oak_stairs[facing=north]", "r3", "oak_stairs[facing=west]", "COUNTERCLOCKWISE_90"),
-    ("oak_stairs[facing=east,shape=outer_left,half=top]", "r1",
-     "oak_stairs[facing=south,shape=outer_left,half=top]", "stairs rotate: facing only"),
-    ("oak_stairs[facing=east,shape=outer_left]", "mx", "oak_stairs[facing=west,shape=outer_right]",
-     "BlockStairs.withMirror FRONT_BACK, X-facing outer"),
-    ("oak_stairs[facing=north,shape=inner_left]", "mz", "oak_stairs[facing=south,shape=inner_right]",
-     "BlockStairs.withMirror LEFT_RIGHT, Z-facing inner"),
-    ("oak_stairs[facing=north,shape=straight]", "mz", "oak_stairs[facing=south,shape=straight]",
-     "LEFT_RIGHT straight: rotate 180"),
-    ("oak_stairs[facing=east,shape=inner_left]", "mx", "oak_stairs[facing=west,shape=inner_right]",
-     "deviates: vanilla FRONT_BACK keeps inner_left"),
-    ("oak_stairs[facing=north,shape=outer_left]", "mx", "oak_stairs[facing=north,shape=outer_right]",
-     "deviates: vanilla leaves Z-facing stairs untouched under FRONT_BACK"),
+    (
+        "oak_stairs[facing=east,shape=outer_left,half=top]",
+        "r1",
+        "oak_stairs[facing=south,shape=outer_left,half=top]",
+        "stairs rotate: facing only",
+    ),
+    (
+        "oak_stairs[facing=east,shape=outer_left]",
+        "mx",
+        "oak_stairs[facing=west,shape=outer_right]",
+        "BlockStairs.withMirror FRONT_BACK, X-facing outer",
+    ),
+    (
+        "oak_stairs[facing=north,shape=inner_left]",
+        "mz",
+        "oak_stairs[facing=south,shape=inner_right]",
+        "BlockStairs.withMirror LEFT_RIGHT, Z-facing inner",
+    ),
+    (
+        "oak_stairs[facing=north,shape=straight]",
+        "mz",
+        "oak_stairs[facing=south,shape=straight]",
+        "LEFT_RIGHT straight: rotate 180",
+    ),
+    (
+        "oak_stairs[facing=east,shape=inner_left]",
+        "mx",
+        "oak_stairs[facing=west,shape=inner_right]",
+        "deviates: vanilla FRONT_BACK keeps inner_left",
+    ),
+    (
+        "oak_stairs[facing=north,shape=outer_left]",
+        "mx",
+        "oak_stairs[facing=north,shape=outer_right]",
+        "deviates: vanilla leaves Z-facing stairs untouched under FRONT_BACK",
+    ),
     ("oak_log[axis=x]", "r1", "oak_log[axis=z]", "RotatedPillarBlock: x↔z on quarter turns"),
     ("oak_log[axis=y]", "r1", "oak_log[axis=y]", "y stays"),
     ("oak_log[axis=x]", "mx", "oak_log[axis=x]", "mirror keeps axis"),
@@ -168,10 +197,18 @@ GOLDEN = [
     ("vine[north=true,up=true]", "r1", "vine[east=true,up=true]", "vine; up stays"),
     ("glow_lichen[down=true,south=true]", "mz", "glow_lichen[down=true,north=true]", "multiface"),
     ("brown_mushroom_block[north=false]", "r1", "brown_mushroom_block[east=false]", "mushroom faces"),
-    ("oak_door[facing=north,hinge=left]", "mx", "oak_door[facing=north,hinge=right]",
-     "BlockDoor.withMirror: rotate by mirror.toRotation(facing), then cycle hinge"),
-    ("oak_door[facing=north,hinge=left,half=upper]", "mz", "oak_door[facing=south,hinge=right,half=upper]",
-     "hinge swaps, half stays"),
+    (
+        "oak_door[facing=north,hinge=left]",
+        "mx",
+        "oak_door[facing=north,hinge=right]",
+        "BlockDoor.withMirror: rotate by mirror.toRotation(facing), then cycle hinge",
+    ),
+    (
+        "oak_door[facing=north,hinge=left,half=upper]",
+        "mz",
+        "oak_door[facing=south,hinge=right,half=upper]",
+        "hinge swaps, half stays",
+    ),
     ("oak_door[facing=north,hinge=left]", "r1", "oak_door[facing=east,hinge=left]", "rotation keeps hinge"),
     ("oak_trapdoor[facing=east,half=top]", "mx", "oak_trapdoor[facing=west,half=top]", "trapdoor"),
     ("chest[facing=north,type=left]", "mz", "chest[facing=south,type=right]", "BlockChest mirror: type swaps"),
@@ -181,8 +218,12 @@ GOLDEN = [
     ("jigsaw[orientation=north_up]", "r1", "jigsaw[orientation=east_up]", "FrontAndTop: front rotates"),
     ("jigsaw[orientation=down_east]", "r1", "jigsaw[orientation=down_south]", "FrontAndTop: top rotates"),
     ("crafter[orientation=up_west]", "mx", "crafter[orientation=up_east]", "FrontAndTop mirror"),
-    ("oak_shelf[facing=north,side_chain=left]", "mx", "oak_shelf[facing=north,side_chain=right]",
-     "shelf chain hand swaps under mirror"),
+    (
+        "oak_shelf[facing=north,side_chain=left]",
+        "mx",
+        "oak_shelf[facing=north,side_chain=right]",
+        "shelf chain hand swaps under mirror",
+    ),
     ("lever[face=wall,facing=west]", "r1", "lever[face=wall,facing=north]", "face stays"),
     ("bell[attachment=double_wall,facing=east]", "r1", "bell[attachment=double_wall,facing=south]", "bell"),
     ("tripwire[north=true,attached=true]", "r3", "tripwire[west=true,attached=true]", "tripwire"),

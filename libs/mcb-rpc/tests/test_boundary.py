@@ -42,14 +42,21 @@ class Fake(planner_pb2_grpc.PlannerServicer):
 
 def test_the_scope_table_must_name_every_rpc_exactly():
     with pytest.raises(TypeError, match="missing \\['ExportSchematic'\\]"):
+
         @grpc_boundary("planner", {"Compile": ("service",), "ImportSchematic": ("service",)})
         class Partial(planner_pb2_grpc.PlannerServicer):
             pass
+
     with pytest.raises(TypeError, match="unknown \\['Nope'\\]"):
         grpc_boundary("planner", {**SCOPES, "Nope": ("admin",)})(type("X", (planner_pb2_grpc.PlannerServicer,), {}))
     with pytest.raises(TypeError, match="does not implement ExportSchematic"):
-        grpc_boundary("planner", SCOPES)(type("Y", (planner_pb2_grpc.PlannerServicer,), {
-            "Compile": lambda s, r, c: None, "ImportSchematic": lambda s, r, c: None}))
+        grpc_boundary("planner", SCOPES)(
+            type(
+                "Y",
+                (planner_pb2_grpc.PlannerServicer,),
+                {"Compile": lambda s, r, c: None, "ImportSchematic": lambda s, r, c: None},
+            )
+        )
 
 
 def test_auth_errors_and_bugs_over_grpc():
@@ -65,8 +72,11 @@ def test_auth_errors_and_bugs_over_grpc():
 
                 async def call(method: str, token: str | None, project: str = "") -> grpc.aio.AioRpcError:
                     md = call_metadata(token, project, "player-1") if token else ()
-                    req = {"Compile": planner_pb2.CompileRequest, "ImportSchematic": planner_pb2.ImportSchematicRequest,
-                           "ExportSchematic": planner_pb2.ExportSchematicRequest}[method]()
+                    req = {
+                        "Compile": planner_pb2.CompileRequest,
+                        "ImportSchematic": planner_pb2.ImportSchematicRequest,
+                        "ExportSchematic": planner_pb2.ExportSchematicRequest,
+                    }[method]()
                     with pytest.raises(grpc.aio.AioRpcError) as ei:
                         await getattr(stub, method)(req, metadata=md, timeout=10)
                     return ei.value
@@ -90,8 +100,9 @@ def test_auth_errors_and_bugs_over_grpc():
                 assert err.details() == "planner internal error in ImportSchematic; see the planner log"
                 assert "svc-token" not in str(err.trailing_metadata())
 
-                ok = await stub.ExportSchematic(planner_pb2.ExportSchematicRequest(),
-                                                metadata=call_metadata(TOKENS["admin"]), timeout=10)
+                ok = await stub.ExportSchematic(
+                    planner_pb2.ExportSchematicRequest(), metadata=call_metadata(TOKENS["admin"]), timeout=10
+                )
                 assert ok.data == b"ok" and fake.callers[-1].principal == "admin"
         finally:
             await server.stop(None)

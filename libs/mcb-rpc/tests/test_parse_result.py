@@ -15,8 +15,11 @@ from mcb_rpc.worldclient import parse_result, to_json
 @pytest.mark.parametrize("size", [10, 200_000, 200_001, 200_002])
 @pytest.mark.parametrize("form", ["standard", "urlsafe", "unpadded"])
 def test_same_message_as_parse_dict(size, form):
-    msg = world_pb2.RegionReadResult(palette=["minecraft:air", "minecraft:stone"], indices=os.urandom(size),
-                                     revisions=[world_pb2.SectionRevision(cx=1, sy=2, cz=3, revision=4)])
+    msg = world_pb2.RegionReadResult(
+        palette=["minecraft:air", "minecraft:stone"],
+        indices=os.urandom(size),
+        revisions=[world_pb2.SectionRevision(cx=1, sy=2, cz=3, revision=4)],
+    )
     data = to_json(msg)
     text = base64.b64encode(msg.indices).decode()
     if form == "urlsafe":

@@ -50,11 +50,19 @@ def _all_types():
 
 
 TYPES = _all_types()
-INT_RANGES = {T.TYPE_INT32: (-(2**31), 2**31 - 1), T.TYPE_SINT32: (-(2**31), 2**31 - 1),
-              T.TYPE_SFIXED32: (-(2**31), 2**31 - 1), T.TYPE_UINT32: (0, 2**32 - 1), T.TYPE_FIXED32: (0, 2**32 - 1),
-              T.TYPE_INT64: (-(2**63), 2**63 - 1), T.TYPE_SINT64: (-(2**63), 2**63 - 1),
-              T.TYPE_SFIXED64: (-(2**63), 2**63 - 1), T.TYPE_UINT64: (0, 2**64 - 1), T.TYPE_FIXED64: (0, 2**64 - 1)}
-TEXTS = ["", "minecraft:stone", "minecraft:oak_door[facing=north,half=lower]", "дом 房子 🧱", "a\"b\\c\n", "x" * 300]
+INT_RANGES = {
+    T.TYPE_INT32: (-(2**31), 2**31 - 1),
+    T.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    T.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    T.TYPE_UINT32: (0, 2**32 - 1),
+    T.TYPE_FIXED32: (0, 2**32 - 1),
+    T.TYPE_INT64: (-(2**63), 2**63 - 1),
+    T.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    T.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    T.TYPE_UINT64: (0, 2**64 - 1),
+    T.TYPE_FIXED64: (0, 2**64 - 1),
+}
+TEXTS = ["", "minecraft:stone", "minecraft:oak_door[facing=north,half=lower]", "дом 房子 🧱", 'a"b\\c\n', "x" * 300]
 
 
 def _int(rng, t):
@@ -109,8 +117,9 @@ def _fill(rng, msg: Message, depth: int) -> None:
                 _fill(rng, sub, depth + 1)
         elif f.is_repeated:
             getattr(msg, f.name).extend(_scalar(rng, f) for _ in range(rng.randint(0, 4)))
-        elif f.containing_oneof is not None and any(msg.HasField(o.name) for o in f.containing_oneof.fields
-                                                    if o.name != f.name and o.has_presence):
+        elif f.containing_oneof is not None and any(
+            msg.HasField(o.name) for o in f.containing_oneof.fields if o.name != f.name and o.has_presence
+        ):
             continue
         else:
             setattr(msg, f.name, _scalar(rng, f))
@@ -151,9 +160,45 @@ def test_same_dict_and_same_message_as_json_format(desc):
         assert pbjson.parse(wire, cls, ignore_unknown_fields=True) == msg
 
 
-ODD_VALUES = [None, "12", "-3", "0x1F", " 7", "+5", "1e3", "٣", 1.5, 2.0, True, False, -1, 2**31, 2**32, 2**63, 2**64,
-              -(2**63) - 1, "18446744073709551616", "abc", "", "QUJD", "QUJ", "QUJD-_==", "Q U J D", [], [1, "x"], {},
-              {"x": 1}, "UNKNOWN_ENUM_NAME", 99999, float("inf"), float("-inf"), float("nan"), 1e39, "NaN", "Infinity"]
+ODD_VALUES = [
+    None,
+    "12",
+    "-3",
+    "0x1F",
+    " 7",
+    "+5",
+    "1e3",
+    "٣",
+    1.5,
+    2.0,
+    True,
+    False,
+    -1,
+    2**31,
+    2**32,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    "18446744073709551616",
+    "abc",
+    "",
+    "QUJD",
+    "QUJ",
+    "QUJD-_==",
+    "Q U J D",
+    [],
+    [1, "x"],
+    {},
+    {"x": 1},
+    "UNKNOWN_ENUM_NAME",
+    99999,
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+    1e39,
+    "NaN",
+    "Infinity",
+]
 
 
 def _damage(rng, data, desc):
@@ -191,8 +236,9 @@ def test_damaged_json_gets_parse_dicts_answer(desc):
     rng = random.Random("damage " + desc.full_name)
     cls = GetMessageClass(desc)
     for i in range(80):
-        data = json.loads(json.dumps(json_format.MessageToDict(_random_message(rng, desc),
-                                                               always_print_fields_with_no_presence=True)))
+        data = json.loads(
+            json.dumps(json_format.MessageToDict(_random_message(rng, desc), always_print_fields_with_no_presence=True))
+        )
         data = _damage(rng, data, desc)
         ignore = rng.random() < 0.5
         want = _parse_dict(json.loads(json.dumps(data)), cls, ignore)
@@ -200,8 +246,16 @@ def test_damaged_json_gets_parse_dicts_answer(desc):
         assert got == want, f"{desc.full_name} #{i}: {json.dumps(data)[:300]}"
 
 
-@pytest.mark.parametrize("cls", [world_pb2.BatchApplyParams, world_pb2.BatchApplyResult, world_pb2.EventsSinceResult,
-                                 world_pb2.EventsSinceParams, world_pb2.RegionReadResult])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        world_pb2.BatchApplyParams,
+        world_pb2.BatchApplyResult,
+        world_pb2.EventsSinceResult,
+        world_pb2.EventsSinceParams,
+        world_pb2.RegionReadResult,
+    ],
+)
 def test_the_hot_messages_take_the_fast_path(cls, monkeypatch):
     """The apply path's messages never reach json_format (a float or map field added to one of
     them would silently give back the speed: this says so)."""
@@ -224,13 +278,16 @@ def test_keys_that_are_not_text_get_parse_dicts_error(data, ignore):
     assert _fast(data, common_pb2.Vec3, ignore) == _parse_dict(data, common_pb2.Vec3, ignore)
 
 
-WELL_KNOWN = [(timestamp_pb2.Timestamp(seconds=1, nanos=5000), {"seconds": "1"}),
-              (duration_pb2.Duration(seconds=3), {"seconds": "3"}),
-              (wrappers_pb2.Int32Value(value=5), {"value": 5}),
-              (wrappers_pb2.StringValue(value="a"), {"value": "a"}),
-              (field_mask_pb2.FieldMask(paths=["a.b"]), {"paths": ["a.b"]}),
-              (struct_pb2.Struct(fields={"k": struct_pb2.Value(number_value=1.5)}), {"fields": {}}),
-              (any_pb2.Any(), {}), (empty_pb2.Empty(), {})]
+WELL_KNOWN = [
+    (timestamp_pb2.Timestamp(seconds=1, nanos=5000), {"seconds": "1"}),
+    (duration_pb2.Duration(seconds=3), {"seconds": "3"}),
+    (wrappers_pb2.Int32Value(value=5), {"value": 5}),
+    (wrappers_pb2.StringValue(value="a"), {"value": "a"}),
+    (field_mask_pb2.FieldMask(paths=["a.b"]), {"paths": ["a.b"]}),
+    (struct_pb2.Struct(fields={"k": struct_pb2.Value(number_value=1.5)}), {"fields": {}}),
+    (any_pb2.Any(), {}),
+    (empty_pb2.Empty(), {}),
+]
 
 
 @pytest.mark.parametrize(("msg", "plain"), WELL_KNOWN, ids=lambda v: type(v).__name__)
@@ -246,6 +303,9 @@ def test_well_known_types_keep_their_own_json(msg, plain):
 
 def test_standard_unpadded_and_urlsafe_bytes_all_decode():
     raw = bytes(range(256)) * 3
-    for text in (base64.b64encode(raw).decode(), base64.b64encode(raw).decode().rstrip("="),
-                 base64.urlsafe_b64encode(raw).decode()):
+    for text in (
+        base64.b64encode(raw).decode(),
+        base64.b64encode(raw).decode().rstrip("="),
+        base64.urlsafe_b64encode(raw).decode(),
+    ):
         assert pbjson.parse({"indices": text}, world_pb2.RegionReadResult).indices == raw

@@ -16,8 +16,9 @@ from mcb_rpc import pbjson
 
 
 def test_plain_prints_every_field_by_proto_name():
-    stats = jpb.JournalStatsResponse(operations={"queued": 1, "applied": 2}, written_blocks=5 << 32,
-                                     tables={"z": 1, "a": 2})
+    stats = jpb.JournalStatsResponse(
+        operations={"queued": 1, "applied": 2}, written_blocks=5 << 32, tables={"z": 1, "a": 2}
+    )
     out = pbjson.plain(stats)
     assert list(out["operations"]) == ["applied", "queued"]  # map keys sorted
     assert list(out["tables"]) == ["a", "z"]
@@ -25,13 +26,21 @@ def test_plain_prints_every_field_by_proto_name():
     assert out["bytes_per_written_block"] is None  # unset optional scalar
     assert "bytes" not in out  # unset message field
     assert pbjson.plain(jpb.AssetEntry(asset_id="a")) == {
-        "asset_id": "a", "name": "", "sha256": "", "bytes": None, "read_only": False, "valid": False, "reason": ""}
+        "asset_id": "a",
+        "name": "",
+        "sha256": "",
+        "bytes": None,
+        "read_only": False,
+        "valid": False,
+        "reason": "",
+    }
     assert pbjson.plain(jpb.AssetEntry(bytes=0))["bytes"] == 0  # set to zero is not unset
 
 
 def test_compact_leaves_out_empty_strings_lists_and_maps_only():
-    op = jpb.OperationReport(operation_id="op_1", state="applied", planned=3,
-                                     written_samples=[common_pb2.Vec3(x=1, y=-2, z=3)])
+    op = jpb.OperationReport(
+        operation_id="op_1", state="applied", planned=3, written_samples=[common_pb2.Vec3(x=1, y=-2, z=3)]
+    )
     out = pbjson.compact(op)
     assert out["operation_id"] == "op_1" and out["planned"] == 3 and out["written"] == 0  # zero shown
     assert out["written_samples"] == [{"x": 1, "y": -2, "z": 3}]

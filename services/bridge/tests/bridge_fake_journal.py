@@ -70,7 +70,9 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
         if md.get("x-mcb-project-id") != self.project_id or md.get("x-mcb-player-id") != self.player_id:
             self._fail(
                 context,
-                McbError(ErrorCode.PERMISSION_DENIED, "fake journal: project/player metadata do not match the configuration"),
+                McbError(
+                    ErrorCode.PERMISSION_DENIED, "fake journal: project/player metadata do not match the configuration"
+                ),
             )
 
     # ---- RPCs ----
@@ -97,14 +99,20 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
                 host_instance="fake-instance",
             ),
             limits=journal_pb2.PlanLimits(
-                max_changed_blocks=100_000, max_examined_positions=2_000_000, batch_blocks=512,
-                inspect_blocks_page=PAGE, inspect_summary_positions=1_000_000, plan_ttl_seconds=600,
+                max_changed_blocks=100_000,
+                max_examined_positions=2_000_000,
+                batch_blocks=512,
+                inspect_blocks_page=PAGE,
+                inspect_summary_positions=1_000_000,
+                plan_ttl_seconds=600,
             ),
             capabilities=["region_inspect.summary", "region_inspect.blocks"],
             recipe_operations=["box", "line", "cylinder", "repeat"],
             block_states_help="minecraft:name[prop=value,...]",
             recent_operations=[
-                journal_pb2.OperationBrief(operation_id=o.operation_id, state=o.state, plan_id=o.plan_id, written=o.written)
+                journal_pb2.OperationBrief(
+                    operation_id=o.operation_id, state=o.state, plan_id=o.plan_id, written=o.written
+                )
                 for o in self.ops.values()
             ],
         )
@@ -130,9 +138,11 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
                     top = [y for y in range(mn.y, mx.y + 1) if state_at(self.world, x, y, z) != "minecraft:air"]
                     heights.append(max(top) if top else -32768)
             return journal_pb2.RegionInspectResponse(
-                region=common_pb2.Box(min=mn, max=mx), detail="heightmap", positions=total,
-                heightmap=journal_pb2.Heightmap(x0=mn.x, z0=mn.z, step=step, cols=cols, rows=rows,
-                                                heights=heights))
+                region=common_pb2.Box(min=mn, max=mx),
+                detail="heightmap",
+                positions=total,
+                heightmap=journal_pb2.Heightmap(x0=mn.x, z0=mn.z, step=step, cols=cols, rows=rows, heights=heights),
+            )
 
         def at(i: int) -> str:
             return state_at(self.world, mn.x + i % dx, mn.y + i // (dx * dz), mn.z + (i // dx) % dz)
@@ -176,8 +186,11 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
             if op.get("block") == "minecraft:lava":
                 self._fail(
                     context,
-                    McbError(ErrorCode.UNSUPPORTED_BLOCK, "fluids are not in the guaranteed building set",
-                             details={"block": "minecraft:lava"}),
+                    McbError(
+                        ErrorCode.UNSUPPORTED_BLOCK,
+                        "fluids are not in the guaranteed building set",
+                        details={"block": "minecraft:lava"},
+                    ),
                 )
             if op.get("type") != "box":
                 continue  # the fake only draws boxes
@@ -223,7 +236,9 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
             if request.idempotency_key in self.keys:
                 pid, oid = self.keys[request.idempotency_key]
                 if pid != request.plan_id:
-                    self._fail(context, McbError(ErrorCode.INVALID_REQUEST, "idempotency_key was used for another plan"))
+                    self._fail(
+                        context, McbError(ErrorCode.INVALID_REQUEST, "idempotency_key was used for another plan")
+                    )
                 rep = journal_pb2.OperationReport()
                 rep.CopyFrom(self.ops[oid])
                 rep.replayed = True
@@ -237,8 +252,14 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
                     self.world[pos] = s
                     written += 1
             rep = journal_pb2.OperationReport(
-                operation_id=oid, plan_id=request.plan_id, state="applied", planned=len(plan[1]),
-                written=written, already=already, batches_total=1, batches_done=1,
+                operation_id=oid,
+                plan_id=request.plan_id,
+                state="applied",
+                planned=len(plan[1]),
+                written=written,
+                already=already,
+                batches_total=1,
+                batches_done=1,
                 written_samples=[common_pb2.Vec3(x=p[0], y=p[1], z=p[2]) for p in list(plan[1])[:3]],
             )
             self.ops[oid] = rep
@@ -257,8 +278,11 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
             rep = journal_pb2.OperationReport(operation_id=oid, state="conflict", planned=500, conflicts=500)
             for i in range(500):
                 rep.conflict_samples.add(
-                    pos=common_pb2.Vec3(x=i, y=64, z=0), expected="minecraft:air",
-                    current="minecraft:dirt", desired="minecraft:stone", source="player",
+                    pos=common_pb2.Vec3(x=i, y=64, z=0),
+                    expected="minecraft:air",
+                    current="minecraft:dirt",
+                    desired="minecraft:stone",
+                    source="player",
                 )
             return rep
         with self.lock:

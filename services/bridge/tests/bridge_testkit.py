@@ -25,15 +25,40 @@ PLAYER = "6f1c0e1e-0000-4000-8000-00000000beef"
 SEED_RECIPE = {
     "version": 1,
     "operations": [
-        {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 70, "z": 4},
-         "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "line", "from": {"x": 0, "y": 64, "z": 0}, "to": {"x": 8, "y": 64, "z": 8},
-         "block": "minecraft:stone"},
-        {"type": "cylinder", "center": {"x": 12, "y": 64, "z": 12}, "radius": 3, "height": 8,
-         "block": "minecraft:stone_bricks", "hollow": True},
-        {"type": "repeat", "count": 3, "offset": {"x": 6, "y": 0, "z": 0}, "operations": [
-            {"type": "box", "min": {"x": 0, "y": 64, "z": 20}, "max": {"x": 1, "y": 67, "z": 21},
-             "block": "minecraft:oak_log[axis=y]"}]},
+        {
+            "type": "box",
+            "min": {"x": 0, "y": 64, "z": 0},
+            "max": {"x": 4, "y": 70, "z": 4},
+            "block": "minecraft:stone_bricks",
+            "hollow": True,
+        },
+        {
+            "type": "line",
+            "from": {"x": 0, "y": 64, "z": 0},
+            "to": {"x": 8, "y": 64, "z": 8},
+            "block": "minecraft:stone",
+        },
+        {
+            "type": "cylinder",
+            "center": {"x": 12, "y": 64, "z": 12},
+            "radius": 3,
+            "height": 8,
+            "block": "minecraft:stone_bricks",
+            "hollow": True,
+        },
+        {
+            "type": "repeat",
+            "count": 3,
+            "offset": {"x": 6, "y": 0, "z": 0},
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 0, "y": 64, "z": 20},
+                    "max": {"x": 1, "y": 67, "z": 21},
+                    "block": "minecraft:oak_log[axis=y]",
+                }
+            ],
+        },
     ],
 }
 
@@ -58,8 +83,12 @@ class FakeEnv:
 
     def config(self, **over: Any) -> BridgeConfig:
         base = dict(
-            project_id=PROJECT, player_id=PLAYER, journal_addr=self.addr, bind_host="127.0.0.1",
-            port=0, agent_token=TOKEN,
+            project_id=PROJECT,
+            player_id=PLAYER,
+            journal_addr=self.addr,
+            bind_host="127.0.0.1",
+            port=0,
+            agent_token=TOKEN,
         )
         base.update(over)
         return BridgeConfig(**base)

@@ -55,8 +55,17 @@ class FakeHost:
         type_ = type_ or message_type(text)
         if type_ == "cancel":
             self.paused = True  # as the host does on /ai stop
-        self.inbox.append(world_pb2.ChatMessage(id=mid, player_id=player, project_id=project, text=text, type=type_,
-                                                at_millis=int(time.time() * 1000), **extra))
+        self.inbox.append(
+            world_pb2.ChatMessage(
+                id=mid,
+                player_id=player,
+                project_id=project,
+                text=text,
+                type=type_,
+                at_millis=int(time.time() * 1000),
+                **extra,
+            )
+        )
         return mid
 
     async def chat_poll(self, client_id: str, max_messages: int = 16) -> world_pb2.ChatPollResult:
@@ -67,8 +76,9 @@ class FakeHost:
     async def chat_reply(self, p: world_pb2.ChatReplyParams) -> world_pb2.ChatReplyResult:
         assert len([x for x in p.text.split("\n") if x]) + (1 if p.error else 0) <= 4, "at most 4 lines per reply"
         assert all(len(x) <= 256 for x in p.text.split("\n"))
-        self.replies.append((time.monotonic(), world_pb2.ChatReplyParams(**{
-            f.name: getattr(p, f.name) for f in p.DESCRIPTOR.fields})))
+        self.replies.append(
+            (time.monotonic(), world_pb2.ChatReplyParams(**{f.name: getattr(p, f.name) for f in p.DESCRIPTOR.fields}))
+        )
         return world_pb2.ChatReplyResult(delivered=True)
 
     def texts(self, mid: str) -> list[str]:
@@ -78,16 +88,29 @@ class FakeHost:
         return any(p.done for _, p in self.replies if p.id == mid)
 
     def final(self, mid: str) -> str:
-        return next(p.text + (f" [error: {p.error}]" if p.error else "") for _, p in self.replies if p.id == mid and p.done)
+        return next(
+            p.text + (f" [error: {p.error}]" if p.error else "") for _, p in self.replies if p.id == mid and p.done
+        )
 
 
 def make_cfg(tmp: Path, redis_url: str, *args: str, grace: float = 1.0, max_queued: int = 8, **kw) -> ChatConfig:
-    return ChatConfig(world_url="http://fake-host.invalid", redis_url=redis_url, journal_addr="127.0.0.1:9",
-                      runtime_dir=tmp, state_dir=tmp / "chat", admin_token=ADMIN, agent_token=AGENT,
-                      acp_command=sys.executable, acp_args=(str(SCRIPTED), *args), cancel_grace_s=grace,
-                      max_queued=max_queued, poll_interval_s=0.02,
-                      mcp_command=(sys.executable, "-m", "mcb_bridge", "stdio"),
-                      owners={"p1": "alice", "p2": "carol"}, **kw)
+    return ChatConfig(
+        world_url="http://fake-host.invalid",
+        redis_url=redis_url,
+        journal_addr="127.0.0.1:9",
+        runtime_dir=tmp,
+        state_dir=tmp / "chat",
+        admin_token=ADMIN,
+        agent_token=AGENT,
+        acp_command=sys.executable,
+        acp_args=(str(SCRIPTED), *args),
+        cancel_grace_s=grace,
+        max_queued=max_queued,
+        poll_interval_s=0.02,
+        mcp_command=(sys.executable, "-m", "mcb_bridge", "stdio"),
+        owners={"p1": "alice", "p2": "carol"},
+        **kw,
+    )
 
 
 async def wait_for(pred: Callable[[], bool], timeout: float, what: str) -> None:
@@ -99,8 +122,12 @@ async def wait_for(pred: Callable[[], bool], timeout: float, what: str) -> None:
     raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
 
 
-def run_loop(cfg: ChatConfig, scenario: Callable[[ChatLoop, FakeHost], Awaitable[None]],
-             host: FakeHost | None = None, services: object | None = None) -> FakeHost:
+def run_loop(
+    cfg: ChatConfig,
+    scenario: Callable[[ChatLoop, FakeHost], Awaitable[None]],
+    host: FakeHost | None = None,
+    services: object | None = None,
+) -> FakeHost:
     host = host or FakeHost()
 
     async def main() -> None:
@@ -131,12 +158,17 @@ def assert_rate(host: FakeHost, rate: int = 4) -> None:
 
 # ------------------------------------------------------------------------------------------------
 
+
 def test_turn_reaches_only_the_initiator_without_thoughts_or_history(tmp_path: Path, redis_url: str) -> None:
     cfg = make_cfg(tmp_path, redis_url)
 
     async def scenario(loop: ChatLoop, host: FakeHost) -> None:
-        mid = host.say("alice", "hello there", position=world_pb2.PlayerPosition(x=1.5, y=65, z=-3, yaw=90),
-                       target_block=world_pb2.TargetBlock(x=2, y=64, z=-3, state="minecraft:grass_block"))
+        mid = host.say(
+            "alice",
+            "hello there",
+            position=world_pb2.PlayerPosition(x=1.5, y=65, z=-3, yaw=90),
+            target_block=world_pb2.TargetBlock(x=2, y=64, z=-3, state="minecraft:grass_block"),
+        )
         await wait_for(lambda: host.done(mid), 30, "the answer")
         assert host.final(mid) == "echo: hello there"
         assert loop.metrics["turn_overhead_ms"], "the bridge measures message in -> prompt sent"
@@ -151,8 +183,9 @@ def test_turn_reaches_only_the_initiator_without_thoughts_or_history(tmp_path: P
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-def test_agent_environment_is_an_allowlist_without_the_admin_token(tmp_path: Path, redis_url: str,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_agent_environment_is_an_allowlist_without_the_admin_token(
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "inherited-key-must-not-leak")
     monkeypatch.setenv("MCB_ADMIN_TOKEN", ADMIN)
     monkeypatch.setenv("MCB_SOMETHING_ELSE", "nope")
@@ -172,7 +205,11 @@ def test_agent_environment_is_an_allowlist_without_the_admin_token(tmp_path: Pat
     assert ".codex" not in env["CODEX_HOME"]
     mcp = json.loads(next(home.glob("mcp-*.json")).read_text())
     mcp_env = {e["name"]: e["value"] for e in mcp[0]["env"]}
-    assert mcp_env["MCB_AGENT_TOKEN"] == AGENT and mcp_env["MCB_PLAYER_ID"] == "alice" and mcp_env["MCB_PROJECT_ID"] == "p1"
+    assert (
+        mcp_env["MCB_AGENT_TOKEN"] == AGENT
+        and mcp_env["MCB_PLAYER_ID"] == "alice"
+        and mcp_env["MCB_PROJECT_ID"] == "p1"
+    )
     assert ADMIN not in json.dumps(mcp)
     assert not any((cfg.state_dir / "agent-secrets").iterdir())
     config = (cfg.state_dir / "codex-home" / "config.toml").read_text()
@@ -243,11 +280,27 @@ def test_stop_cancels_the_turn_and_progress_comes_from_the_journal_stream(tmp_pa
         await wait_for(lambda: "p1" in loop.active and loop.active["p1"].prompt_sent, 30, "turn")
         await asyncio.sleep(0.3)  # the progress watcher is reading the stream
         for done, state in ((0, "applying"), (2, "applying"), (4, "applied")):
-            await loop.redis.xadd("mcb:progress", {"event": json.dumps({
-                "operation_id": "op_1", "project_id": "p1", "state": state, "written": 40 if done == 4 else 0,
-                "already": 0, "conflicts": 0, "batches_done": done, "batches_total": 4})})
-        await loop.redis.xadd("mcb:progress", {"event": json.dumps({"operation_id": "op_x", "project_id": "p2",
-                                                                    "state": "applied", "written": 9})})
+            await loop.redis.xadd(
+                "mcb:progress",
+                {
+                    "event": json.dumps(
+                        {
+                            "operation_id": "op_1",
+                            "project_id": "p1",
+                            "state": state,
+                            "written": 40 if done == 4 else 0,
+                            "already": 0,
+                            "conflicts": 0,
+                            "batches_done": done,
+                            "batches_total": 4,
+                        }
+                    )
+                },
+            )
+        await loop.redis.xadd(
+            "mcb:progress",
+            {"event": json.dumps({"operation_id": "op_x", "project_id": "p2", "state": "applied", "written": 9})},
+        )
         await wait_for(lambda: any(t.startswith("done: 40 blocks") for t in host.texts(slow)), 10, "done stage")
         t0 = time.monotonic()
         stop = host.say("alice", "", type_="cancel")
@@ -349,8 +402,9 @@ def test_an_interrupted_turn_is_flagged_on_the_next_one(tmp_path: Path, redis_ur
         loop.op_checker = checker
         mid = host.say("alice", "next")
         await wait_for(lambda: host.done(mid), 30, "answer")
-        assert any("previous request was interrupted" in t and "op_old (applied, 12 written)" in t
-                   for t in host.texts(mid)), host.texts(mid)
+        assert any(
+            "previous request was interrupted" in t and "op_old (applied, 12 written)" in t for t in host.texts(mid)
+        ), host.texts(mid)
 
     run_loop(cfg, scenario)
     assert asked == [["op_old"]]
@@ -365,8 +419,11 @@ def test_permission_requests_are_refused_with_a_message(tmp_path: Path, redis_ur
         await wait_for(lambda: host.done(mid), 30, "answer")
         texts = host.texts(mid)
         assert any("refuses" in t for t in texts), texts
-        assert "'option_id': 'reject'" in host.final(mid) or '"option_id": "reject"' in host.final(mid) \
+        assert (
+            "'option_id': 'reject'" in host.final(mid)
+            or '"option_id": "reject"' in host.final(mid)
             or "reject" in host.final(mid)
+        )
         assert "allow" not in host.final(mid).split("option_id")[-1]
         assert "rm -rf" not in " ".join(texts), "tool arguments never reach chat"
 

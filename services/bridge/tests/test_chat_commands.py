@@ -27,9 +27,11 @@ class FakeServices:
 
     def __init__(self) -> None:
         self.calls: list[tuple] = []
-        self.recent = [journal_pb2.OperationBrief(operation_id="op_new", state="failed", written=0),
-                       journal_pb2.OperationBrief(operation_id="op_last", state="applied", written=7),
-                       journal_pb2.OperationBrief(operation_id="op_old", state="applied", written=3)]
+        self.recent = [
+            journal_pb2.OperationBrief(operation_id="op_new", state="failed", written=0),
+            journal_pb2.OperationBrief(operation_id="op_last", state="applied", written=7),
+            journal_pb2.OperationBrief(operation_id="op_old", state="applied", written=3),
+        ]
         self.parts = {"p1": {"pt_aa"}}
         self.polls = 0
 
@@ -39,11 +41,17 @@ class FakeServices:
 
     async def undo_prepare(self, project, player, op):
         self.calls.append(("undo_prepare", project, player, op))
-        return journal_pb2.PlanSummary(plan_id="pl_1", plan_hash="h", changed_blocks=6, conflicts=[
-            journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player")])
+        return journal_pb2.PlanSummary(
+            plan_id="pl_1",
+            plan_hash="h",
+            changed_blocks=6,
+            conflicts=[journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player")],
+        )
 
     async def apply(self, project, player, plan, key, replace_player_blocks=False):
-        self.calls.append(("apply", project, player, plan.plan_id, key) + (("consent",) if replace_player_blocks else ()))
+        self.calls.append(
+            ("apply", project, player, plan.plan_id, key) + (("consent",) if replace_player_blocks else ())
+        )
         return journal_pb2.OperationReport(operation_id="op_undo", state="queued")
 
     async def plan_entries(self, project, player, plan_id):
@@ -55,11 +63,18 @@ class FakeServices:
         if target == "nobody":
             return journal_pb2.PlanSummary(plan_id="pl_0", plan_hash="h0")
         return journal_pb2.PlanSummary(
-            plan_id="pl_rb", plan_hash="hr", changed_blocks=5, expires_at="2026-12-02T16:00:00Z",
-            conflicts=[journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player"),
-                       journal_pb2.Conflict(pos=common_pb2.Vec3(x=3, y=64, z=2), source="external")],
-            replaced=journal_pb2.ReplacedBlocks(total=2, by_source=[
-                journal_pb2.ReplacedBySource(source="player", count=2)]))
+            plan_id="pl_rb",
+            plan_hash="hr",
+            changed_blocks=5,
+            expires_at="2026-12-02T16:00:00Z",
+            conflicts=[
+                journal_pb2.Conflict(pos=common_pb2.Vec3(x=1, y=64, z=2), source="player"),
+                journal_pb2.Conflict(pos=common_pb2.Vec3(x=3, y=64, z=2), source="external"),
+            ],
+            replaced=journal_pb2.ReplacedBlocks(
+                total=2, by_source=[journal_pb2.ReplacedBySource(source="player", count=2)]
+            ),
+        )
 
     async def status(self, project, player, op):
         self.polls += 1
@@ -84,13 +99,37 @@ class FakeServices:
         self.calls.append(("history", project, player, lo, hi))
         now = int(time.time() * 1000)
         e = journal_pb2.HistoryEntry
-        return journal_pb2.RegionHistoryResponse(complete=lo == hi, entries=[] if lo[0] > 50 else [
-            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="player", player_name="Griefer",
-              before="minecraft:stone", after="minecraft:air", at_millis=now - 30_000),
-            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="environment", cause="explosion",
-              before="minecraft:oak_planks", after="minecraft:stone", at_millis=now - 600_000),
-            e(pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), source="ours", operation_id="op_7",
-              before="minecraft:air", after="minecraft:oak_planks[axis=y]", at_millis=now - 4 * 3_600_000)])
+        return journal_pb2.RegionHistoryResponse(
+            complete=lo == hi,
+            entries=[]
+            if lo[0] > 50
+            else [
+                e(
+                    pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]),
+                    source="player",
+                    player_name="Griefer",
+                    before="minecraft:stone",
+                    after="minecraft:air",
+                    at_millis=now - 30_000,
+                ),
+                e(
+                    pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]),
+                    source="environment",
+                    cause="explosion",
+                    before="minecraft:oak_planks",
+                    after="minecraft:stone",
+                    at_millis=now - 600_000,
+                ),
+                e(
+                    pos=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]),
+                    source="ours",
+                    operation_id="op_7",
+                    before="minecraft:air",
+                    after="minecraft:oak_planks[axis=y]",
+                    at_millis=now - 4 * 3_600_000,
+                ),
+            ],
+        )
 
     async def camera_save(self, project, player, cam):
         self.calls.append(("camera", project, player, cam.camera_id))
@@ -101,20 +140,38 @@ class FakeServices:
 
 def asker(host: FakeHost):
     """``ask(player, text, **context)``: say a line as the player, wait for its final answer."""
+
     async def ask(player: str, text: str, **extra) -> str:
         mid = host.say(player, text, **extra)
         await wait_for(lambda: host.done(mid), 30, text)
         return host.final(mid)
+
     return ask
 
 
 def write_config(tmp: Path) -> Path:
     cfg = tmp / "config.json"
-    cfg.write_text(json.dumps({"comment": "kept", "projects": [
-        {"project_id": "p1", "name": "P1", "owner_player_id": "alice",
-         "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}}},
-        {"project_id": "p2", "name": "P2", "owner_player_id": "carol",
-         "area": {"min": {"x": 200, "y": -64, "z": 200}, "max": {"x": 263, "y": 319, "z": 263}}}]}))
+    cfg.write_text(
+        json.dumps(
+            {
+                "comment": "kept",
+                "projects": [
+                    {
+                        "project_id": "p1",
+                        "name": "P1",
+                        "owner_player_id": "alice",
+                        "area": {"min": {"x": -64, "y": -64, "z": -64}, "max": {"x": 63, "y": 319, "z": 63}},
+                    },
+                    {
+                        "project_id": "p2",
+                        "name": "P2",
+                        "owner_player_id": "carol",
+                        "area": {"min": {"x": 200, "y": -64, "z": 200}, "max": {"x": 263, "y": 319, "z": 263}},
+                    },
+                ],
+            }
+        )
+    )
     return cfg
 
 
@@ -139,13 +196,17 @@ def test_projects_are_created_chosen_and_moved_by_their_owners(tmp_path: Path, r
         near = world_pb2.PlayerPosition(x=1040, y=70, z=-2000)
         assert "overlaps project 'castle'" in await ask("carol", "project create keep", position=near)
         # area set: around the player, or two corners (~ relative), validated
-        assert await ask("bob", "area set 10", position=HERE) == \
-            "area of project castle is now x 990..1010, y -64..319, z -2011..-1991"
+        assert (
+            await ask("bob", "area set 10", position=HERE)
+            == "area of project castle is now x 990..1010, y -64..319, z -2011..-1991"
+        )
         assert "radius must be 1..128" in await ask("bob", "area set 500")
         assert "y must stay inside the world (-64..319)" in await ask("bob", "area set 0 0 0 5 400 5")
         assert "at most 512 blocks wide" in await ask("bob", "area set 0 0 0 600 10 5")
-        assert await ask("bob", "area set ~-2 ~ ~3 1010 80 -1990", position=HERE) == \
-            "area of project castle is now x 998..1010, y 70..80, z -1998..-1990"
+        assert (
+            await ask("bob", "area set ~-2 ~ ~3 1010 80 -1990", position=HERE)
+            == "area of project castle is now x 998..1010, y 70..80, z -1998..-1990"
+        )
         assert "belongs to another player" in await ask("carol", "project use p1")
         # alice still builds in p1: the host's project unless she chose another
         assert (await ask("alice", "status")).startswith("project p1 (yours); writes running; running: nothing")
@@ -172,19 +233,26 @@ def test_undo_protect_and_camera_go_to_the_services_for_the_owner_only(tmp_path:
         undo = host.say("alice", "undo")
         await wait_for(lambda: host.done(undo), 30, "undo")
         assert host.texts(undo)[0] == "undoing op_last: 6 blocks to restore"
-        assert host.final(undo) == ("undone op_last: 6 blocks restored; 1 block(s) changed since were left as they are "
-                                    "(player at 1 64 2)")
+        assert host.final(undo) == (
+            "undone op_last: 6 blocks restored; 1 block(s) changed since were left as they are (player at 1 64 2)"
+        )
         assert ("undo_prepare", "p1", "alice", "op_last") in services.calls
         assert ("apply", "p1", "alice", "pl_1", f"chat-undo-{undo}") in services.calls
         assert "belongs to another player" in await ask("bob", "undo op_last")
         status = host.say("alice", "status")
         await wait_for(lambda: host.done(status), 30, "status")
-        assert host.final(status).split("\n")[1] == ("recent operations: op_new failed (0 blocks), "
-                                                      "op_last applied (7 blocks), op_old applied (3 blocks)")
+        assert host.final(status).split("\n")[1] == (
+            "recent operations: op_new failed (0 blocks), op_last applied (7 blocks), op_old applied (3 blocks)"
+        )
         assert await ask("alice", "protect pt_aa") == "part pt_aa is protected: the AI can no longer change it"
         assert await ask("alice", "protect pt_aa off") == "part pt_aa is no longer protected"
         assert "not found in project 'p1'" in await ask("alice", "protect pt_bb")
-        assert ("protect", "p1", "pt_aa", True) in services.calls and ("protect", "p1", "pt_aa", False) in services.calls
+        assert ("protect", "p1", "pt_aa", True) in services.calls and (
+            "protect",
+            "p1",
+            "pt_aa",
+            False,
+        ) in services.calls
         assert not any(c[0] == "protect" and c[2] == "pt_bb" for c in services.calls)
         assert "needs your position" in await ask("alice", "camera save front")
         saved = await ask("alice", "camera save front", position=HERE)
@@ -206,10 +274,12 @@ def test_who_answers_for_the_block_looked_at_or_a_box(tmp_path: Path, redis_url:
 
         looked = world_pb2.TargetBlock(x=2, y=64, z=-3, state="minecraft:air")
         text = await ask("alice", "/ai who", target_block=looked)
-        assert text.split("\n") == ["changes at 2 64 -3, newest first:",
-                                     "Griefer broke stone at 2 64 -3, 30 s ago",
-                                     "explosion changed oak_planks to stone at 2 64 -3, 10 min ago",
-                                     "the AI (op_7) placed oak_planks at 2 64 -3, 4 h ago"], text
+        assert text.split("\n") == [
+            "changes at 2 64 -3, newest first:",
+            "Griefer broke stone at 2 64 -3, 30 s ago",
+            "explosion changed oak_planks to stone at 2 64 -3, 10 min ago",
+            "the AI (op_7) placed oak_planks at 2 64 -3, 4 h ago",
+        ], text
         assert ("history", "p1", "alice", (2, 64, -3), (2, 64, -3)) in services.calls
         box = await ask("alice", "who ~-1 ~ ~ ~1 ~2 ~1", position=HERE)
         assert ("history", "p1", "alice", (999, 70, -2001), (1001, 72, -2000)) in services.calls
@@ -287,13 +357,20 @@ def test_area_set_outside_the_world_is_refused_before_the_config_is_written() ->
     assert area_from_args(("0", "0", "0", "10", "10", "10"), {}, -64, 319) == ((0, 0, 0), (10, 10, 10))
 
 
-def test_the_journal_is_asked_with_this_stacks_admin_token_never_the_world_hosts(tmp_path: Path,
-                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_journal_is_asked_with_this_stacks_admin_token_never_the_world_hosts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mcb_bridge.chat.config import load_chat_config
     from mcb_rpc.settings import Settings
 
-    for k in ("MCB_ADMIN_TOKEN", "MCB_AGENT_TOKEN", "MCB_SERVICE_TOKEN", "MCB_WORLD_HOST_URL", "MCB_CONFIG",
-              "MCB_SECRETS_DIR"):
+    for k in (
+        "MCB_ADMIN_TOKEN",
+        "MCB_AGENT_TOKEN",
+        "MCB_SERVICE_TOKEN",
+        "MCB_WORLD_HOST_URL",
+        "MCB_CONFIG",
+        "MCB_SECRETS_DIR",
+    ):
         monkeypatch.delenv(k, raising=False)
     stack, plugin = tmp_path / "rt" / "secrets", tmp_path / "plugin"
     stack.mkdir(parents=True)
@@ -337,7 +414,8 @@ def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_pat
             "rollback of player Griefer since 2h ago in x -64..63, y -64..319, z -64..63: 5 block(s) to restore",
             "2 block(s) changed since by others stay as they are: Griefer at 1 64 2, an unrecorded change at 3 64 2",
             "plan pl_rb: 5 blocks to change, not built yet. (This world host cannot show it in game.) /ai apply "
-            "builds it, /ai reject drops it. It replaces 2 block(s) placed by players: /ai apply agrees to that."], offer
+            "builds it, /ai reject drops it. It replaces 2 block(s) placed by players: /ai apply agrees to that.",
+        ], offer
         assert prepared()[1:7] == ("p1", "alice", (-64, -64, -64), (63, 319, 63), "Griefer", "")
         assert abs(prepared()[7] - (t0 - 2 * 3_600_000)) < 5_000
         assert not any(c[0] == "apply" for c in services.calls), "an offer writes nothing"
@@ -346,7 +424,8 @@ def test_rollback_is_offered_then_applied_with_consent_by_the_owner_only(tmp_pat
         assert prepared()[3:7] == ((-64, -64, -64), (-54, 319, -55), "", "explosion")
         assert abs(prepared()[7] - (t0 - 86_400_000)) < 5_000
         assert (await ask("alice", "rollback Griefer since 30d ~-1 ~ ~-1 ~1 ~1 ~1", position=HERE_P1)).startswith(
-            "rollback of player Griefer since 30d ago in x -65..-63, y 70..71, z -66..-64: ")
+            "rollback of player Griefer since 30d ago in x -65..-63, y 70..71, z -66..-64: "
+        )
         assert prepared()[3:5] == ((-65, 70, -66), (-63, 71, -64))
         assert "since is 1s .. 30d, got 31d" in await ask("alice", "rollback Griefer since 31d")
         assert (await ask("alice", "rollback nobody")).endswith(": nothing to restore")

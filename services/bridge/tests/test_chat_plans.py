@@ -15,11 +15,24 @@ from mcb_common.errors import ErrorCode, McbError
 
 
 def summary(player_blocks: int = 0, changed: int = 42) -> dict:
-    by_source = [journal_pb2.ReplacedBySource(source="player", count=player_blocks,
-                                               positions=[common_pb2.Vec3(x=1, y=64, z=2)])] if player_blocks else []
-    return plan_summary(journal_pb2.PlanSummary(
-        plan_id="pl_1", plan_hash="h1", changed_blocks=changed, expires_at="2026-12-02T15:00:00Z",
-        replaced=journal_pb2.ReplacedBlocks(total=player_blocks, by_source=by_source)))
+    by_source = (
+        [
+            journal_pb2.ReplacedBySource(
+                source="player", count=player_blocks, positions=[common_pb2.Vec3(x=1, y=64, z=2)]
+            )
+        ]
+        if player_blocks
+        else []
+    )
+    return plan_summary(
+        journal_pb2.PlanSummary(
+            plan_id="pl_1",
+            plan_hash="h1",
+            changed_blocks=changed,
+            expires_at="2026-12-02T15:00:00Z",
+            replaced=journal_pb2.ReplacedBlocks(total=player_blocks, by_source=by_source),
+        )
+    )
 
 
 class Host:
@@ -36,13 +49,23 @@ class Host:
 
 async def entries(project: str, player: str, plan_id: str) -> journal_pb2.PlanEntriesResponse:
     assert (project, player, plan_id) == ("p1", "alice", "pl_1")
-    return journal_pb2.PlanEntriesResponse(plan_id=plan_id, palette=["minecraft:stone_bricks"], xyz=[1, 64, 2, 2, 64, 2],
-                                           desired=[0, 0], expires_at="2026-12-02T15:00:00Z")
+    return journal_pb2.PlanEntriesResponse(
+        plan_id=plan_id,
+        palette=["minecraft:stone_bricks"],
+        xyz=[1, 64, 2, 2, 64, 2],
+        desired=[0, 0],
+        expires_at="2026-12-02T15:00:00Z",
+    )
 
 
 def test_a_left_plan_is_offered_shown_and_cleared() -> None:
     plan = pending_from("p1", "alice", summary())
-    assert plan is not None and (plan.plan_id, plan.plan_hash, plan.changed, plan.player_blocks) == ("pl_1", "h1", 42, 0)
+    assert plan is not None and (plan.plan_id, plan.plan_hash, plan.changed, plan.player_blocks) == (
+        "pl_1",
+        "h1",
+        42,
+        0,
+    )
     assert pending_from("p1", "alice", summary(changed=0)) is None, "nothing to decide"
     host = Host()
     previews = PlanPreviews(host, "bridge-1", entries)
@@ -88,8 +111,9 @@ def test_a_plan_too_large_to_show_is_still_offered() -> None:
     host = Host()
 
     async def big(project: str, player: str, plan_id: str) -> journal_pb2.PlanEntriesResponse:
-        return journal_pb2.PlanEntriesResponse(plan_id=plan_id, palette=["minecraft:stone"], xyz=[0, 64, 0] * 40_000,
-                                               desired=[0] * 40_000)
+        return journal_pb2.PlanEntriesResponse(
+            plan_id=plan_id, palette=["minecraft:stone"], xyz=[0, 64, 0] * 40_000, desired=[0] * 40_000
+        )
 
     previews = PlanPreviews(host, "bridge-1", big)
     line = asyncio.run(previews.offer(plan))

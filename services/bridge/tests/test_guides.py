@@ -25,15 +25,19 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 # (issue 19: "≤ 20 KB"); bench/tools_list_bytes.py reports the measured size.
 TOOLS_LIST_BUDGET = 20 * 1024
 EXAMPLE = re.compile(r"<!-- example: (\w+) -->\n```json\n(.*?)\n```", re.S)
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
 
 
 def _jsonrpc_result(r: httpx.Response) -> tuple[dict[str, Any], int]:
     """The JSON-RPC result of a streamable-HTTP answer (JSON or one SSE event) and its bytes."""
     body = r.text
     if r.headers.get("content-type", "").startswith("text/event-stream"):
-        body = "".join(line[len("data: "):] for line in body.splitlines() if line.startswith("data: "))
+        body = "".join(line[len("data: ") :] for line in body.splitlines() if line.startswith("data: "))
     return json.loads(body)["result"], len(body.encode())
 
 
@@ -41,9 +45,14 @@ async def read_everything(client: Client) -> dict[str, Any]:
     """List and read every resource, list and get every prompt; -> what was read."""
     out: dict[str, Any] = {"resources": {}, "prompts": {}}
     listed = (await client.list_resources()).resources
-    assert {str(r.uri) for r in listed} >= {"mcb://guides/recipes", "mcb://guides/block-states",
-                                            "mcb://guides/coordinates", "mcb://guides/examples",
-                                            "mcb://guides/recipe-schema", "mcb://project/context"}
+    assert {str(r.uri) for r in listed} >= {
+        "mcb://guides/recipes",
+        "mcb://guides/block-states",
+        "mcb://guides/coordinates",
+        "mcb://guides/examples",
+        "mcb://guides/recipe-schema",
+        "mcb://project/context",
+    }
     for r in listed:
         got = await client.read_resource(str(r.uri))
         assert len(got.contents) == 1 and got.contents[0].text, r.uri
@@ -64,7 +73,10 @@ async def read_everything(client: Client) -> dict[str, Any]:
 def check_contents(read: dict[str, Any]) -> None:
     res = read["resources"]
     # the door convention is stated where an agent looks for it
-    assert "faces\n  **inward**" in res["mcb://guides/block-states"] or "faces **inward**" in res["mcb://guides/block-states"]
+    assert (
+        "faces\n  **inward**" in res["mcb://guides/block-states"]
+        or "faces **inward**" in res["mcb://guides/block-states"]
+    )
     assert json.loads(res["mcb://guides/recipe-schema"])["$defs"]["operation"]["oneOf"]
     ctx = json.loads(res["mcb://project/context"])
     assert ctx["project"]["project_id"] and "build_prepare" in ctx["capabilities"]
@@ -101,9 +113,23 @@ def test_unknown_operation_type_lists_the_valid_ones() -> None:
     assert "was expected" not in msg
     # a known type still names that operation's own problem
     with pytest.raises(McbError) as exc:
-        validate_arguments(spec, {"recipe": {"version": 1, "operations": [
-            {"type": "box", "min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "block": "stone",
-             "hollw": True}]}})
+        validate_arguments(
+            spec,
+            {
+                "recipe": {
+                    "version": 1,
+                    "operations": [
+                        {
+                            "type": "box",
+                            "min": {"x": 0, "y": 0, "z": 0},
+                            "max": {"x": 1, "y": 1, "z": 1},
+                            "block": "stone",
+                            "hollw": True,
+                        }
+                    ],
+                }
+            },
+        )
     assert "'hollw' was unexpected" in exc.value.message
 
 
@@ -118,8 +144,9 @@ def _tools_list_over_http(base: str) -> tuple[dict[str, Any], int, dict[str, str
         sid = init.headers.get("mcp-session-id")
         h = {"mcp-session-id": sid} if sid else {}
         http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
-        result, size = _jsonrpc_result(http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                                                 headers=h))
+        result, size = _jsonrpc_result(
+            http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=h)
+        )
     return result, size, h
 
 
@@ -127,8 +154,14 @@ def test_guides_prompts_and_tools_list_bytes_over_http(fake_env: FakeEnv, tmp_pa
     port = free_port()
     # Minecraft only: no ONI endpoint (an empty MCB_ONI_URL is unset; config.json has no "oni")
     env = fake_env.runtime(tmp_path) | {"MCB_BRIDGE_PORT": str(port), "MCB_ONI_URL": ""}
-    proc = start_process("bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp_path / "logs", env=env,
-                         health_url=f"http://127.0.0.1:{port}/health", timeout=30)
+    proc = start_process(
+        "bridge-http",
+        [sys.executable, "-m", "mcb_bridge", "http"],
+        tmp_path / "logs",
+        env=env,
+        health_url=f"http://127.0.0.1:{port}/health",
+        timeout=30,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         result, size, _ = _tools_list_over_http(base)
@@ -162,11 +195,22 @@ def test_tools_list_bytes_with_oni_over_http(fake_env: FakeEnv, tmp_path: Path) 
     """The same budget when an ONI endpoint is configured (the oni_* tools are listed), against
     the real simulator process; the long ONI texts are the resource mcb://guides/oni."""
     sim_port, port = free_port(), free_port()
-    sim = start_process("oni-sim", [sys.executable, "-m", "oni_sim", "--port", str(sim_port), "--tick", "0"],
-                        tmp_path / "logs", health_url=f"http://127.0.0.1:{sim_port}/health", timeout=30)
+    sim = start_process(
+        "oni-sim",
+        [sys.executable, "-m", "oni_sim", "--port", str(sim_port), "--tick", "0"],
+        tmp_path / "logs",
+        health_url=f"http://127.0.0.1:{sim_port}/health",
+        timeout=30,
+    )
     env = fake_env.runtime(tmp_path) | {"MCB_BRIDGE_PORT": str(port), "MCB_ONI_URL": f"http://127.0.0.1:{sim_port}"}
-    proc = start_process("bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp_path / "logs", env=env,
-                         health_url=f"http://127.0.0.1:{port}/health", timeout=30)
+    proc = start_process(
+        "bridge-http",
+        [sys.executable, "-m", "mcb_bridge", "http"],
+        tmp_path / "logs",
+        env=env,
+        health_url=f"http://127.0.0.1:{port}/health",
+        timeout=30,
+    )
     try:
         result, size, h = _tools_list_over_http(f"http://127.0.0.1:{port}")
         tools = {t["name"]: t for t in result["tools"]}
@@ -194,8 +238,9 @@ def test_tools_list_bytes_with_oni_over_http(fake_env: FakeEnv, tmp_path: Path) 
 
 
 def test_guides_and_prompts_over_stdio(fake_env: FakeEnv, tmp_path: Path) -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcb_bridge", "stdio"],
-                                   env=fake_env.runtime(tmp_path), cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcb_bridge", "stdio"], env=fake_env.runtime(tmp_path), cwd=str(ROOT)
+    )
 
     async def body() -> dict[str, Any]:
         with open(tmp_path / "stderr.log", "w") as errlog:
@@ -241,9 +286,12 @@ def test_an_operation_without_an_example_or_description_fails_the_generation() -
     from mcb_bridge.tools import recipe_schema
 
     schema = recipe_schema()
-    schema["$defs"]["spiral"] = {"type": "object", "description": "a spiral staircase",
-                                 "properties": {"type": {"const": "spiral"}, "center": {}},
-                                 "required": ["type", "center"]}
+    schema["$defs"]["spiral"] = {
+        "type": "object",
+        "description": "a spiral staircase",
+        "properties": {"type": {"const": "spiral"}, "center": {}},
+        "required": ["type", "center"],
+    }
     schema["$defs"]["operation"]["oneOf"].append({"$ref": "#/$defs/spiral"})
     for make in (recipe_docs.signatures, recipe_docs.operations_table, recipe_docs.operation_examples):
         with pytest.raises(recipe_docs.MissingOperationDoc, match="'spiral' has no examples"):

@@ -31,8 +31,19 @@ TOOLS = {
     "region_history": {"region", "cursor", "player", "cause", "since_millis"},  # issue 32 item 3
     "rollback_prepare": {"region", "player", "cause", "since_millis"},  # issue 32 item 4
     "camera_list": set(),
-    "camera_capture": {"camera_id", "pose", "region", "view", "after_operation_id", "capture_id", "width",
-                       "height", "format", "plan_id", "compare"},  # plan_id/compare: issue 32 item 1
+    "camera_capture": {
+        "camera_id",
+        "pose",
+        "region",
+        "view",
+        "after_operation_id",
+        "capture_id",
+        "width",
+        "height",
+        "format",
+        "plan_id",
+        "compare",
+    },  # plan_id/compare: issue 32 item 1
     "camera_save": {"camera_id", "name", "pose"},
     "asset_list": {"query", "cursor"},
     "schematic_export": {"name", "min", "max", "origin"},
@@ -144,37 +155,71 @@ def test_round_trip_every_tool(fresh_fake: FakeEnv, mode: str) -> None:
         assert ctx["limits"]["max_examined_positions"] == 2_000_000  # uint64 -> JSON number
         assert "recipe_operations" in ctx and "conventions" in ctx
 
-        summary = ok(await client.call_tool(
-            "region_inspect", {"min": {"x": 0, "y": 62, "z": 0}, "max": {"x": 3, "y": 65, "z": 3}, "detail": "summary"}))
+        summary = ok(
+            await client.call_tool(
+                "region_inspect",
+                {"min": {"x": 0, "y": 62, "z": 0}, "max": {"x": 3, "y": 65, "z": 3}, "detail": "summary"},
+            )
+        )
         assert summary["positions"] == 64 and summary["non_air"] == 32
         assert {p["state"]: p["count"] for p in summary["palette"]} == {
-            "minecraft:air": 32, "minecraft:stone": 16, "minecraft:grass_block[snowy=false]": 16}
+            "minecraft:air": 32,
+            "minecraft:stone": 16,
+            "minecraft:grass_block[snowy=false]": 16,
+        }
 
-        recipe = {"version": 1, "operations": [
-            {"type": "box", "min": {"x": 10, "y": 64, "z": 10}, "max": {"x": 11, "y": 65, "z": 10},
-             "block": "minecraft:stone_bricks"}]}
-        plan = ok(await client.call_tool("build_prepare", {
-            "recipe": recipe, "dependencies": [{"x": 10, "y": 63, "z": 10}, {"pos": {"x": 11, "y": 63, "z": 10},
-                                                                            "state": "minecraft:grass_block"}],
-            "part_id": "walls"}))
+        recipe = {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 10, "y": 64, "z": 10},
+                    "max": {"x": 11, "y": 65, "z": 10},
+                    "block": "minecraft:stone_bricks",
+                }
+            ],
+        }
+        plan = ok(
+            await client.call_tool(
+                "build_prepare",
+                {
+                    "recipe": recipe,
+                    "dependencies": [
+                        {"x": 10, "y": 63, "z": 10},
+                        {"pos": {"x": 11, "y": 63, "z": 10}, "state": "minecraft:grass_block"},
+                    ],
+                    "part_id": "walls",
+                },
+            )
+        )
         assert plan["changed_blocks"] == 4 and plan["plan_id"].startswith("plan-")
         assert plan["region"] == {"min": {"x": 10, "y": 64, "z": 10}, "max": {"x": 11, "y": 65, "z": 10}}
         assert "next" in plan
 
         key = f"k-{mode}"
-        op = ok(await client.call_tool("build_apply", {
-            "plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}))
+        op = ok(
+            await client.call_tool(
+                "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}
+            )
+        )
         assert op["state"] == "applied" and op["written"] + op["already"] == 4
         assert op["replayed"] is False and op["conflicts"] == 0  # zeros are shown
-        again = ok(await client.call_tool("build_apply", {
-            "plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}))
+        again = ok(
+            await client.call_tool(
+                "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}
+            )
+        )
         assert again["operation_id"] == op["operation_id"] and again["replayed"] is True
 
         st = ok(await client.call_tool("operation_status", {"operation_id": op["operation_id"]}))
         assert st["state"] == "applied" and st["operation_id"] == op["operation_id"]
 
-        blocks = ok(await client.call_tool(
-            "region_inspect", {"min": {"x": 10, "y": 64, "z": 10}, "max": {"x": 11, "y": 65, "z": 11}, "detail": "blocks"}))
+        blocks = ok(
+            await client.call_tool(
+                "region_inspect",
+                {"min": {"x": 10, "y": 64, "z": 10}, "max": {"x": 11, "y": 65, "z": 11}, "detail": "blocks"},
+            )
+        )
         sym = {v: k for k, v in blocks["legend"].items()}
         s, a = sym["minecraft:stone_bricks"], sym["minecraft:air"]
         assert a == "."
@@ -189,12 +234,20 @@ def test_round_trip_every_tool(fresh_fake: FakeEnv, mode: str) -> None:
     arun(with_client(fresh_fake, body, mode))
     methods = [c[0] for c in fake.calls]
     # project_context reads the build area's heightmaps (top-down slabs) for its ground height
-    ground_reads = next(i for i, c in enumerate(fake.calls[1:])
-                        if c[0] != "RegionInspect" or c[2].detail != "heightmap")
+    ground_reads = next(
+        i for i, c in enumerate(fake.calls[1:]) if c[0] != "RegionInspect" or c[2].detail != "heightmap"
+    )
     assert 1 <= ground_reads <= 8
-    del methods[1:1 + ground_reads]
-    assert methods == ["ProjectContext", "RegionInspect", "BuildPrepare", "BuildApply", "BuildApply",
-                       "OperationStatus", "RegionInspect"]
+    del methods[1 : 1 + ground_reads]
+    assert methods == [
+        "ProjectContext",
+        "RegionInspect",
+        "BuildPrepare",
+        "BuildApply",
+        "BuildApply",
+        "OperationStatus",
+        "RegionInspect",
+    ]
     # every call carried the trusted identity and the agent token, and nothing else decides them
     for _, md, _ in fake.calls:
         assert md["authorization"] == f"Bearer {TOKEN}"
@@ -202,7 +255,9 @@ def test_round_trip_every_tool(fresh_fake: FakeEnv, mode: str) -> None:
     prep = next(req for m, _, req in fake.calls if m == "BuildPrepare")
     assert prep.part_id == "walls"
     assert [(d.pos.x, d.pos.y, d.pos.z, d.state) for d in prep.dependencies] == [
-        (10, 63, 10, ""), (11, 63, 10, "minecraft:grass_block")]
+        (10, 63, 10, ""),
+        (11, 63, 10, "minecraft:grass_block"),
+    ]
 
 
 def test_seed_recipe_passes_the_schema(fresh_fake: FakeEnv) -> None:
@@ -229,15 +284,29 @@ def test_wrong_identity_is_refused_by_the_journal(fresh_fake: FakeEnv) -> None:
 
 
 BAD_ARGS = [
-    ("region_inspect", {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "everything"}, "detail"),
+    (
+        "region_inspect",
+        {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "everything"},
+        "detail",
+    ),
     ("region_inspect", {"min": {"x": 0, "y": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"}, "min"),
-    ("region_inspect", {"min": {"x": 0.5, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"}, "min.x"),
-    ("region_inspect", {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary",
-                        "project_id": "other"}, "project_id"),
+    (
+        "region_inspect",
+        {"min": {"x": 0.5, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"},
+        "min.x",
+    ),
+    (
+        "region_inspect",
+        {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary", "project_id": "other"},
+        "project_id",
+    ),
     ("project_context", {"player_id": "someone"}, "player_id"),
     ("build_prepare", {}, "recipe"),
-    ("build_prepare", {"recipe": {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 0, "z": 0}}]}},
-     "recipe.operations[0]"),
+    (
+        "build_prepare",
+        {"recipe": {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 0, "z": 0}}]}},
+        "recipe.operations[0]",
+    ),
     ("build_prepare", {"recipe": {"version": 1, "operations": []}}, "recipe.operations"),
     ("build_prepare", {"recipe": SEED_RECIPE, "dependencies": [{"x": 1}]}, "dependencies[0]"),
     ("build_apply", {"plan_id": "p", "plan_hash": "h"}, "idempotency_key"),
@@ -247,7 +316,9 @@ BAD_ARGS = [
 
 
 @pytest.mark.parametrize("tool,args,mentions", BAD_ARGS, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(BAD_ARGS)])
-def test_schema_violations_are_structured_invalid_request(fresh_fake: FakeEnv, tool: str, args: dict, mentions: str) -> None:
+def test_schema_violations_are_structured_invalid_request(
+    fresh_fake: FakeEnv, tool: str, args: dict, mentions: str
+) -> None:
     async def body(client: Client) -> dict:
         return err(await client.call_tool(tool, args))
 
@@ -263,8 +334,14 @@ def test_heightmap_and_region_checks(fresh_fake: FakeEnv) -> None:
     async def body(client: Client) -> list[dict]:
         out = []
         base = {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}}
-        out.append(err(await client.call_tool("region_inspect", {
-            "min": {"x": 5, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"})))
+        out.append(
+            err(
+                await client.call_tool(
+                    "region_inspect",
+                    {"min": {"x": 5, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "detail": "summary"},
+                )
+            )
+        )
         out.append(err(await client.call_tool("region_inspect", {**base, "detail": "blocks", "cursor": "garbage"})))
         out.append(err(await client.call_tool("region_inspect", {**base, "detail": "summary", "cursor": "x"})))
         return out
@@ -278,8 +355,12 @@ def test_heightmap_and_region_checks(fresh_fake: FakeEnv) -> None:
 
 def test_heightmap_reaches_the_journal_and_renders_rows(fresh_fake: FakeEnv) -> None:
     async def body(client: Client) -> dict:
-        return ok(await client.call_tool("region_inspect", {
-            "min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 3, "y": 70, "z": 5}, "detail": "heightmap", "step": 2}))
+        return ok(
+            await client.call_tool(
+                "region_inspect",
+                {"min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 3, "y": 70, "z": 5}, "detail": "heightmap", "step": 2},
+            )
+        )
 
     hm = arun(with_client(fresh_fake, body))
     assert hm["detail"] == "heightmap"
@@ -298,7 +379,7 @@ def _collect(pages: list[dict]) -> dict[tuple[int, int, int], str]:
         for layer in page["layers"]:
             for j, row in enumerate(layer["rows"]):
                 for i in range(0, len(row), w):
-                    sym = row[i:i + w]
+                    sym = row[i : i + w]
                     if sym == " " * w:
                         continue
                     pos = (x0 + i // w, layer["y"], layer["z_from"] + j)
@@ -332,8 +413,12 @@ def test_blocks_pages_cover_the_region_once_and_stay_bounded(fresh_fake: FakeEnv
 
     pages = arun(with_client(fresh_fake, body), timeout=120)
     got = _collect(pages)
-    want = {(x, y, z): state_at(fresh_fake.fake.world, x, y, z)
-            for x in range(mn["x"], mx["x"] + 1) for y in range(54, 74) for z in range(16)}
+    want = {
+        (x, y, z): state_at(fresh_fake.fake.world, x, y, z)
+        for x in range(mn["x"], mx["x"] + 1)
+        for y in range(54, 74)
+        for z in range(16)
+    }
     assert got == want
     for page in pages:
         assert len(render.dumps(page).encode()) <= render.MAX_TEXT_BYTES
@@ -351,8 +436,11 @@ def test_cursor_is_bound_to_its_region(fresh_fake: FakeEnv) -> None:
         mn, mx = {"x": 0, "y": 50, "z": 0}, {"x": 15, "y": 69, "z": 15}
         first = ok(await client.call_tool("region_inspect", {"min": mn, "max": mx, "detail": "blocks"}))
         other = dict(mx, x=14)
-        return err(await client.call_tool(
-            "region_inspect", {"min": mn, "max": other, "detail": "blocks", "cursor": first["next_cursor"]}))
+        return err(
+            await client.call_tool(
+                "region_inspect", {"min": mn, "max": other, "detail": "blocks", "cursor": first["next_cursor"]}
+            )
+        )
 
     e = arun(with_client(fresh_fake, body))
     assert e["code"] == "invalid_request" and "region" in e["message"]
@@ -383,8 +471,17 @@ def test_long_lists_are_sampled_with_counts(fresh_fake: FakeEnv) -> None:
 
 
 def test_unsupported_block_from_the_journal_keeps_details(fresh_fake: FakeEnv) -> None:
-    recipe = {"version": 1, "operations": [
-        {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 0, "y": 64, "z": 0}, "block": "minecraft:lava"}]}
+    recipe = {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 64, "z": 0},
+                "max": {"x": 0, "y": 64, "z": 0},
+                "block": "minecraft:lava",
+            }
+        ],
+    }
 
     async def body(client: Client) -> dict:
         return err(await client.call_tool("build_prepare", {"recipe": recipe}))

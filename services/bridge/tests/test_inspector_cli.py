@@ -27,7 +27,7 @@ def _inspector(command: str, env: dict[str, str], cwd: Path) -> dict:
     if r.returncode != 0 and ("npm error" in out or "npm ERR!" in out):
         pytest.skip(f"npx could not provide the MCP Inspector: {out.strip().splitlines()[-1][:200]}")
     assert r.returncode == 0, out[-2000:]
-    return json.loads(r.stdout[r.stdout.index("{"):])
+    return json.loads(r.stdout[r.stdout.index("{") :])
 
 
 def test_printed_inspector_commands_work_over_http_and_stdio(fake_env: FakeEnv, tmp_path: Path) -> None:
@@ -44,8 +44,14 @@ def test_printed_inspector_commands_work_over_http_and_stdio(fake_env: FakeEnv, 
     cfg = json.loads((runtime / "config.json").read_text())
     cfg["ports"] = {"journal_grpc": fake_env.port, "bridge": port}
     (runtime / "config.json").write_text(json.dumps(cfg))
-    bridge = start_process("bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp_path / "logs",
-                           env=env, health_url=f"http://127.0.0.1:{port}/health", timeout=30)
+    bridge = start_process(
+        "bridge-http",
+        [sys.executable, "-m", "mcb_bridge", "http"],
+        tmp_path / "logs",
+        env=env,
+        health_url=f"http://127.0.0.1:{port}/health",
+        timeout=30,
+    )
     try:
         old = dict(os.environ)
         os.environ.update({"MCB_RUNTIME_DIR": str(runtime), "MCB_BRIDGE_PORT": str(port)})
@@ -59,14 +65,15 @@ def test_printed_inspector_commands_work_over_http_and_stdio(fake_env: FakeEnv, 
         shell = {k: v for k, v in os.environ.items() if not k.startswith("MCB_")} | {"MCB_AGENT_TOKEN": TOKEN}
         listed = _inspector(c["inspector_http"], shell, tmp_path)
         assert "build_prepare" in {t["name"] for t in listed["tools"]}
-        called = _inspector(c["inspector_http"].replace("--method tools/list",
-                                                        "--method tools/call --tool-name project_context"),
-                            shell, tmp_path)
+        called = _inspector(
+            c["inspector_http"].replace("--method tools/list", "--method tools/call --tool-name project_context"),
+            shell,
+            tmp_path,
+        )
         assert not called.get("isError"), called
         assert json.loads(called["content"][0]["text"])["project"]["project_id"]
         # stdio from another folder: only what -e passes reaches `mcb mcp`
-        listed = _inspector(c["inspector_stdio"], {k: v for k, v in shell.items() if k != "MCB_AGENT_TOKEN"},
-                            tmp_path)
+        listed = _inspector(c["inspector_stdio"], {k: v for k, v in shell.items() if k != "MCB_AGENT_TOKEN"}, tmp_path)
         assert "build_prepare" in {t["name"] for t in listed["tools"]}
     finally:
         bridge.stop()

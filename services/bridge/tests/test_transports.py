@@ -19,9 +19,17 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-RECIPE = {"version": 1, "operations": [
-    {"type": "box", "min": {"x": 20, "y": 64, "z": 20}, "max": {"x": 21, "y": 64, "z": 21},
-     "block": "minecraft:oak_planks"}]}
+RECIPE = {
+    "version": 1,
+    "operations": [
+        {
+            "type": "box",
+            "min": {"x": 20, "y": 64, "z": 20},
+            "max": {"x": 21, "y": 64, "z": 21},
+            "block": "minecraft:oak_planks",
+        }
+    ],
+}
 
 
 def _payload(result: Any) -> dict:
@@ -38,14 +46,23 @@ async def exercise_every_tool(client: Client, key: str) -> dict[str, dict]:
     out["project_context"] = _payload(await client.call_tool("project_context", {}))
     plan = _payload(await client.call_tool("build_prepare", {"recipe": RECIPE}))
     out["build_prepare"] = plan
-    op = _payload(await client.call_tool("build_apply", {
-        "plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}))
+    op = _payload(
+        await client.call_tool(
+            "build_apply", {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": key}
+        )
+    )
     out["build_apply"] = op
     out["operation_status"] = _payload(await client.call_tool("operation_status", {"operation_id": op["operation_id"]}))
-    out["region_inspect"] = _payload(await client.call_tool("region_inspect", {
-        "min": {"x": 20, "y": 64, "z": 20}, "max": {"x": 21, "y": 64, "z": 21}, "detail": "blocks"}))
-    bad = await client.call_tool("region_inspect", {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 0, "y": 0, "z": 0},
-                                                    "detail": "summary", "player_id": "x"})
+    out["region_inspect"] = _payload(
+        await client.call_tool(
+            "region_inspect",
+            {"min": {"x": 20, "y": 64, "z": 20}, "max": {"x": 21, "y": 64, "z": 21}, "detail": "blocks"},
+        )
+    )
+    bad = await client.call_tool(
+        "region_inspect",
+        {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 0, "y": 0, "z": 0}, "detail": "summary", "player_id": "x"},
+    )
     assert bad.is_error is True and _payload(bad)["error"]["code"] == "invalid_request"
     return out
 
@@ -69,8 +86,12 @@ def http_bridge(fake_env: FakeEnv, tmp_path_factory: pytest.TempPathFactory) -> 
     port = free_port()
     env = fake_env.runtime(tmp) | {"MCB_BRIDGE_PORT": str(port)}
     proc = start_process(
-        "bridge-http", [sys.executable, "-m", "mcb_bridge", "http"], tmp / "logs", env=env,
-        health_url=f"http://127.0.0.1:{port}/health", timeout=30,
+        "bridge-http",
+        [sys.executable, "-m", "mcb_bridge", "http"],
+        tmp / "logs",
+        env=env,
+        health_url=f"http://127.0.0.1:{port}/health",
+        timeout=30,
     )
     try:
         yield proc, f"http://127.0.0.1:{port}"
@@ -87,8 +108,12 @@ def test_health_needs_no_token_and_reports_the_journal(http_bridge: tuple[Proc, 
     assert TOKEN not in r.text
 
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
 
 
 @pytest.mark.parametrize("auth", [None, "Bearer wrong-token", f"Basic {TOKEN}", f"Bearer {TOKEN}x", "Bearer"])
@@ -107,8 +132,12 @@ def test_mcp_endpoint_refuses_missing_or_wrong_tokens(http_bridge: tuple[Proc, s
 
 def test_right_token_passes_the_guard(http_bridge: tuple[Proc, str]) -> None:
     _, base = http_bridge
-    r = httpx.post(f"{base}/mcp", json=INIT, timeout=5, headers={
-        "Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+    r = httpx.post(
+        f"{base}/mcp",
+        json=INIT,
+        timeout=5,
+        headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"},
+    )
     assert r.status_code == 200, r.text
     assert "minecraft-builder" in r.text
 
@@ -122,8 +151,13 @@ def test_every_tool_over_streamable_http(http_bridge: tuple[Proc, str], fresh_fa
                 return await exercise_every_tool(client, "http-key-1")
 
     check_every_tool(arun(body()))
-    assert {c[0] for c in fresh_fake.fake.calls} >= {"ProjectContext", "BuildPrepare", "BuildApply",
-                                                      "OperationStatus", "RegionInspect"}
+    assert {c[0] for c in fresh_fake.fake.calls} >= {
+        "ProjectContext",
+        "BuildPrepare",
+        "BuildApply",
+        "OperationStatus",
+        "RegionInspect",
+    }
     for _, md, _ in fresh_fake.fake.calls:  # identity from the config file, token from secrets/
         assert md["x-mcb-project-id"] == PROJECT and md["x-mcb-player-id"] == PLAYER
         assert md["authorization"] == f"Bearer {TOKEN}"
@@ -187,7 +221,13 @@ def test_stdio_without_configuration_exits_with_a_reason(tmp_path: Path) -> None
     import subprocess
 
     env = {"PATH": "/usr/bin:/bin", "MCB_RUNTIME_DIR": str(tmp_path), "HOME": str(tmp_path)}
-    r = subprocess.run([sys.executable, "-m", "mcb_bridge", "stdio"], env=env, capture_output=True,
-                       text=True, timeout=60, stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [sys.executable, "-m", "mcb_bridge", "stdio"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert r.returncode == 2
     assert "MCB_PROJECT_ID" in r.stderr and r.stdout == ""

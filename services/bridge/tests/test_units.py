@@ -42,8 +42,14 @@ def test_recipe_schema_is_embedded_with_working_refs() -> None:
     assert set(RECIPE_SCHEMA["$defs"]) <= set(schema["$defs"])
     v = Draft202012Validator(schema)
     assert list(v.iter_errors({"recipe": SEED_RECIPE})) == []
-    bad = {"recipe": {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 0, "z": 0},
-                                                    "max": {"x": 1, "y": 1, "z": 1}, "block": ""}]}}
+    bad = {
+        "recipe": {
+            "version": 1,
+            "operations": [
+                {"type": "box", "min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "block": ""}
+            ],
+        }
+    }
     assert list(v.iter_errors(bad))  # the $ref to #/$defs/block resolved: minLength applies
     # the standalone schema and the embedded one agree on the seed example and on a bad one
     assert list(Draft202012Validator(RECIPE_SCHEMA).iter_errors(bad["recipe"]))
@@ -51,20 +57,30 @@ def test_recipe_schema_is_embedded_with_working_refs() -> None:
 
 def test_embed_rewrites_root_refs() -> None:
     root = {"type": "object", "properties": {"r": {}}}
-    tools._embed(root, "r", {"$id": "x", "type": "object", "properties": {"self": {"$ref": "#"},
-                                                                          "p": {"$ref": "#/properties/self"}}})
+    tools._embed(
+        root,
+        "r",
+        {"$id": "x", "type": "object", "properties": {"self": {"$ref": "#"}, "p": {"$ref": "#/properties/self"}}},
+    )
     assert root["properties"]["r"]["properties"]["self"] == {"$ref": "#/properties/r"}
     assert root["properties"]["r"]["properties"]["p"] == {"$ref": "#/properties/r/properties/self"}
 
 
 def _settings(tmp: Path) -> Settings:
     return Settings(
-        runtime_dir=tmp, bind_host="127.0.0.1", world_host_url="", planner_addr="", journal_addr="j:1",
-        camera_addr="", redis_url="",
+        runtime_dir=tmp,
+        bind_host="127.0.0.1",
+        world_host_url="",
+        planner_addr="",
+        journal_addr="j:1",
+        camera_addr="",
+        redis_url="",
     )
 
 
-def test_identity_comes_from_config_then_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_env: FakeEnv) -> None:
+def test_identity_comes_from_config_then_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_env: FakeEnv
+) -> None:
     env = fake_env.runtime(tmp_path)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -116,23 +132,63 @@ def test_capture_meta_is_snake_case_itself():
     class Resp:
         status, capture_id = "completed", "cap_1"
         metadata = camera_pb2.CaptureMetadata(
-            after_operation_id="op_1", mime_type="image/png", camera_id="", stale=True, changed_section_count=2,
-            pose=camera_pb2.Pose(x=1, fov=70), sections=4, width=0,
+            after_operation_id="op_1",
+            mime_type="image/png",
+            camera_id="",
+            stale=True,
+            changed_section_count=2,
+            pose=camera_pb2.Pose(x=1, fov=70),
+            sections=4,
+            width=0,
             region=common_pb2.Box(min=common_pb2.Vec3(x=0), max=common_pb2.Vec3(x=3, y=1, z=2)),
             preview=camera_pb2.CapturePreview(plan_id="plan_1", entries_drawn=3, written=False),
-            faces=9, client_report={"stableFrames": 3})
+            faces=9,
+            client_report={"stableFrames": 3},
+        )
 
     meta = render.capture_meta(Resp())
     assert meta == render.snake_keys(meta)
-    assert list(meta) == ["status", "capture_id", "width", "stale", "region", "after_operation_id", "sections",
-                          "changed_section_count", "pose", "mime_type", "preview", "next"]
+    assert list(meta) == [
+        "status",
+        "capture_id",
+        "width",
+        "stale",
+        "region",
+        "after_operation_id",
+        "sections",
+        "changed_section_count",
+        "pose",
+        "mime_type",
+        "preview",
+        "next",
+    ]
     assert meta["width"] == 0  # set to zero is shown; unset (height) is not
-    assert meta["pose"] == {"x": 1.0, "y": 0.0, "z": 0.0, "yaw": 0.0, "pitch": 0.0, "fov": 70.0, "width": 0,
-                            "height": 0}
+    assert meta["pose"] == {
+        "x": 1.0,
+        "y": 0.0,
+        "z": 0.0,
+        "yaw": 0.0,
+        "pitch": 0.0,
+        "fov": 70.0,
+        "width": 0,
+        "height": 0,
+    }
     assert meta["region"] == {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 3, "y": 1, "z": 2}}
     assert meta["preview"] == {"plan_id": "plan_1", "entries_drawn": 3, "entries_total": 0, "written": False}
     assert "camera_id" not in meta and "faces" not in meta and "client_report" not in meta
-    pending = type("Pending", (), {"status": "pending", "capture_id": "cap_2",
-                                   "metadata": camera_pb2.CaptureMetadata(stage="queued", hint="poll")})
-    assert render.capture_meta(pending()) == {"status": "pending", "capture_id": "cap_2", "stage": "queued",
-                                              "hint": "poll", "next": render.capture_meta(pending())["next"]}
+    pending = type(
+        "Pending",
+        (),
+        {
+            "status": "pending",
+            "capture_id": "cap_2",
+            "metadata": camera_pb2.CaptureMetadata(stage="queued", hint="poll"),
+        },
+    )
+    assert render.capture_meta(pending()) == {
+        "status": "pending",
+        "capture_id": "cap_2",
+        "stage": "queued",
+        "hint": "poll",
+        "next": render.capture_meta(pending())["next"],
+    }

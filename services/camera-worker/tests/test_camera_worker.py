@@ -26,8 +26,9 @@ from mcb_rpc.auth import call_metadata
 from mcb_rpc.errors import from_rpc_error
 from mcb_rpc.tokens import ensure_token
 
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None,
-                                reason="redis-server is not installed (make test installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="redis-server is not installed (make test installs it)"
+)
 
 
 @dataclass
@@ -64,8 +65,9 @@ def _start(tmp: Path) -> Worker:
         env[f"MCB_{p.upper()}_TOKEN"] = ""  # only the files count, whatever the caller's env says
     health = f"http://127.0.0.1:{hport}/health"
     try:
-        proc = start_process("camera-worker", [sys.executable, "-m", "mcb_camera"],
-                             tmp / "logs", env=env, health_url=health, timeout=30)
+        proc = start_process(
+            "camera-worker", [sys.executable, "-m", "mcb_camera"], tmp / "logs", env=env, health_url=health, timeout=30
+        )
     except BaseException:
         redis_proc.kill9()
         raise
@@ -114,9 +116,11 @@ def test_worker_state_is_published_to_redis(worker: Worker) -> None:
 def test_list_cameras_empty_no_driver(worker: Worker, principal: str) -> None:
     ch, stub = worker.stub()
     with ch:
-        resp = stub.ListCameras(camera_pb2.ListCamerasRequest(project_id="p1"),
-                                metadata=call_metadata(worker.tokens[principal], "p1", "player-1"),
-                                timeout=10)
+        resp = stub.ListCameras(
+            camera_pb2.ListCamerasRequest(project_id="p1"),
+            metadata=call_metadata(worker.tokens[principal], "p1", "player-1"),
+            timeout=10,
+        )
     assert list(resp.cameras) == []
     assert resp.worker_state == "no_driver"
     assert resp.driver == ""
@@ -141,19 +145,20 @@ def test_capture_bad_requests_are_structured(worker: Worker) -> None:
     md = call_metadata(worker.tokens["agent"], "p1", "player-1")
     cases = [
         (camera_pb2.CaptureRequest(project_id="p1"), ErrorCode.INVALID_REQUEST),
-        (camera_pb2.CaptureRequest(project_id="p1", camera_id="front", capture_id="c1"),
-         ErrorCode.INVALID_REQUEST),
-        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(pitch=120)),
-         ErrorCode.INVALID_REQUEST),
+        (camera_pb2.CaptureRequest(project_id="p1", camera_id="front", capture_id="c1"), ErrorCode.INVALID_REQUEST),
+        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(pitch=120)), ErrorCode.INVALID_REQUEST),
         (camera_pb2.CaptureRequest(project_id="p1", camera_id="front"), ErrorCode.NOT_FOUND),
         (camera_pb2.CaptureRequest(project_id="p1", capture_id="cap-1"), ErrorCode.NOT_FOUND),
-        (camera_pb2.CaptureRequest(project_id="other", pose=camera_pb2.Pose(y=80)),
-         ErrorCode.PERMISSION_DENIED),
+        (camera_pb2.CaptureRequest(project_id="other", pose=camera_pb2.Pose(y=80)), ErrorCode.PERMISSION_DENIED),
         # issue 32: compare needs a plan; a plan preview needs the built-in renderer (driver none here)
-        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), compare=True),
-         ErrorCode.INVALID_REQUEST),
-        (camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), plan_id="plan-1"),
-         ErrorCode.INVALID_REQUEST),
+        (
+            camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), compare=True),
+            ErrorCode.INVALID_REQUEST,
+        ),
+        (
+            camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80), plan_id="plan-1"),
+            ErrorCode.INVALID_REQUEST,
+        ),
     ]
     ch, stub = worker.stub()
     with ch:
@@ -185,23 +190,33 @@ def test_a_fov_outside_the_games_range_is_refused_before_anything_else(worker: W
     with ch:
         for fov in (29.5, 110.5):
             with pytest.raises(grpc.RpcError) as info:
-                stub.Capture(camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=fov)),
-                             metadata=md, timeout=10)
+                stub.Capture(
+                    camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=fov)),
+                    metadata=md,
+                    timeout=10,
+                )
             err = from_rpc_error(info.value, "camera-worker")
             assert err.code is ErrorCode.INVALID_REQUEST, err
             assert "between 30 and 110" in err.message and err.details["field"] == "pose.fov", err
             assert (err.details["min"], err.details["max"]) == (30.0, 110.0)
         with pytest.raises(grpc.RpcError) as info:
-            stub.Capture(camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=110)),
-                         metadata=md, timeout=10)
+            stub.Capture(
+                camera_pb2.CaptureRequest(project_id="p1", pose=camera_pb2.Pose(y=80, fov=110)), metadata=md, timeout=10
+            )
         assert from_rpc_error(info.value, "camera-worker").code is ErrorCode.CAMERA_UNAVAILABLE
         with pytest.raises(grpc.RpcError) as info:
-            stub.SaveCamera(camera_pb2.SaveCameraRequest(project_id="p1", camera=camera_pb2.CameraInfo(
-                camera_id="wide", pose=camera_pb2.Pose(y=80, fov=120))), metadata=md, timeout=10)
+            stub.SaveCamera(
+                camera_pb2.SaveCameraRequest(
+                    project_id="p1", camera=camera_pb2.CameraInfo(camera_id="wide", pose=camera_pb2.Pose(y=80, fov=120))
+                ),
+                metadata=md,
+                timeout=10,
+            )
         assert from_rpc_error(info.value, "camera-worker").code is ErrorCode.INVALID_REQUEST
         # a camera saved while 1..170 was accepted (the store keeps what it was given)
         CameraStore(worker.runtime / "camera").save(
-            "p1", camera_pb2.CameraInfo(camera_id="old-wide", pose=camera_pb2.Pose(y=80, fov=20)))
+            "p1", camera_pb2.CameraInfo(camera_id="old-wide", pose=camera_pb2.Pose(y=80, fov=20))
+        )
         with pytest.raises(grpc.RpcError) as info:
             stub.Capture(camera_pb2.CaptureRequest(project_id="p1", camera_id="old-wide"), metadata=md, timeout=10)
         err = from_rpc_error(info.value, "camera-worker")
@@ -215,8 +230,10 @@ def test_wrong_or_missing_token_is_unauthenticated(worker: Worker, token: str | 
     md = call_metadata(token) if token else ()
     ch, stub = worker.stub()
     with ch:
-        for call, req in ((stub.ListCameras, camera_pb2.ListCamerasRequest()),
-                          (stub.Capture, camera_pb2.CaptureRequest(pose=camera_pb2.Pose(y=80)))):
+        for call, req in (
+            (stub.ListCameras, camera_pb2.ListCamerasRequest()),
+            (stub.Capture, camera_pb2.CaptureRequest(pose=camera_pb2.Pose(y=80))),
+        ):
             with pytest.raises(grpc.RpcError) as info:
                 call(req, metadata=md, timeout=10)
             assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
@@ -226,8 +243,9 @@ def test_wrong_or_missing_token_is_unauthenticated(worker: Worker, token: str | 
 def test_automation_token_is_permission_denied(worker: Worker) -> None:
     ch, stub = worker.stub()
     with ch, pytest.raises(grpc.RpcError) as info:
-        stub.ListCameras(camera_pb2.ListCamerasRequest(),
-                         metadata=call_metadata(worker.tokens["automation"]), timeout=10)
+        stub.ListCameras(
+            camera_pb2.ListCamerasRequest(), metadata=call_metadata(worker.tokens["automation"]), timeout=10
+        )
     assert from_rpc_error(info.value, "camera-worker").code is ErrorCode.PERMISSION_DENIED
 
 
@@ -253,20 +271,37 @@ def test_health_degraded_while_redis_is_down_and_recovers(tmp_path: Path) -> Non
         # gRPC keeps answering honestly while Redis is away
         ch, stub = w.stub()
         with ch:
-            resp = stub.ListCameras(camera_pb2.ListCamerasRequest(),
-                                    metadata=call_metadata(w.tokens["admin"]), timeout=10)
+            resp = stub.ListCameras(
+                camera_pb2.ListCamerasRequest(), metadata=call_metadata(w.tokens["admin"]), timeout=10
+            )
         assert resp.worker_state == "no_driver"
 
         # Redis comes back on the same port: the worker reconnects by itself
         w.redis_proc = start_process(
             "redis-again",
-            [shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind",
-             "127.0.0.1", "--dir", str(tmp_path / "redis"), "--save", "", "--appendonly", "no"],
+            [
+                shutil.which("redis-server") or "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(tmp_path / "redis"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
             tmp_path / "logs",
-            ready=lambda: _ping(port), timeout=15,
+            ready=lambda: _ping(port),
+            timeout=15,
         )
-        wait_until(lambda: httpx.get(w.health_url, timeout=5).status_code == 200, 15,
-                   "health to recover after redis restarted", interval=0.2)
+        wait_until(
+            lambda: httpx.get(w.health_url, timeout=5).status_code == 200,
+            15,
+            "health to recover after redis restarted",
+            interval=0.2,
+        )
     finally:
         _stop(w)
 

@@ -54,8 +54,11 @@ def redis_url(tmp_path: Path):
 
 
 def _job(project: str = "p1") -> CaptureJob:
-    return CaptureJob(capture_id=new_capture_id(), project_id=project,
-                      pose={"x": 0, "y": 70, "z": 0, "yaw": 0, "pitch": 0, "fov": 70, "width": 16, "height": 16})
+    return CaptureJob(
+        capture_id=new_capture_id(),
+        project_id=project,
+        pose={"x": 0, "y": 70, "z": 0, "yaw": 0, "pitch": 0, "fov": 70, "width": 16, "height": 16},
+    )
 
 
 def test_jobs_stay_in_the_process_and_records_are_in_redis(tmp_path: Path, redis_url: str) -> None:

@@ -10,26 +10,63 @@ from mcb.camera.v1 import camera_pb2
 from mcb_camera.capture import capture_metadata
 from mcb_rpc import pbjson
 
-JOB = {"captureId": "cap_1", "projectId": "p1", "cameraId": "", "status": "completed",
-       "pose": {"x": 1.5, "y": 70.0, "z": -3.25, "yaw": 270.0, "pitch": 25.0, "fov": 70.0, "width": 320, "height": 180},
-       "width": 320, "height": 180, "mimeType": "image/png", "format": "png", "requestedAtMs": 1_700_000_000_000,
-       "capturedAtMs": 1_700_000_000_123, "operation": {"operationId": "op_1", "state": "applied", "written": 4,
-                                                        "updatedAt": "2026-01-01T00:00:00.000Z"},
-       "afterOperationId": "op_1", "beforeOperationId": "op_0", "planId": "plan_1", "compare": True,
-       "latencyMs": 123.4, "serverRevisionVerified": True}
-BUILTIN = {"driver": "builtin", "region": {"min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 15, "y": 70, "z": 15}},
-           "view": "perspective", "world": {"worldUuid": "u-1", "epoch": 2, "hostInstance": "h-1"},
-           "sections": 4, "maxRevision": 9, "revisionDigest": "ab12", "ready": True, "stale": True,
-           "faces": 1234, "renderer": "llvmpipe", "cache": "warm",
-           "timingsMs": {"read": 1.5, "draw": 2.5, "total": 4.0},
-           "changedSections": [{"x": 0, "y": 4, "z": 0}], "changedSectionCount": 1, "hint": "capture again",
-           "preview": {"planId": "plan_1", "planHash": "h", "entriesDrawn": 3, "entriesTotal": 4, "written": False,
-                       "layout": "after", "hint": "entries outside"},
-           "revisions": [[0, 4, 0, 9]]}
-FABRIC = {"driver": "fabric", "client": {"client": "mcb-camera-headless", "minecraftVersion": "1.21.11",
-                                         "modVersion": "0.1"},
-          "clientReport": {"stableFrames": 3, "sectionsChecked": 4}, "stale": False, "ready": True,
-          "serverRevisionVerified": False, "timingsMs": {"total": 10.0}}
+JOB = {
+    "captureId": "cap_1",
+    "projectId": "p1",
+    "cameraId": "",
+    "status": "completed",
+    "pose": {"x": 1.5, "y": 70.0, "z": -3.25, "yaw": 270.0, "pitch": 25.0, "fov": 70.0, "width": 320, "height": 180},
+    "width": 320,
+    "height": 180,
+    "mimeType": "image/png",
+    "format": "png",
+    "requestedAtMs": 1_700_000_000_000,
+    "capturedAtMs": 1_700_000_000_123,
+    "operation": {"operationId": "op_1", "state": "applied", "written": 4, "updatedAt": "2026-01-01T00:00:00.000Z"},
+    "afterOperationId": "op_1",
+    "beforeOperationId": "op_0",
+    "planId": "plan_1",
+    "compare": True,
+    "latencyMs": 123.4,
+    "serverRevisionVerified": True,
+}
+BUILTIN = {
+    "driver": "builtin",
+    "region": {"min": {"x": 0, "y": 60, "z": 0}, "max": {"x": 15, "y": 70, "z": 15}},
+    "view": "perspective",
+    "world": {"worldUuid": "u-1", "epoch": 2, "hostInstance": "h-1"},
+    "sections": 4,
+    "maxRevision": 9,
+    "revisionDigest": "ab12",
+    "ready": True,
+    "stale": True,
+    "faces": 1234,
+    "renderer": "llvmpipe",
+    "cache": "warm",
+    "timingsMs": {"read": 1.5, "draw": 2.5, "total": 4.0},
+    "changedSections": [{"x": 0, "y": 4, "z": 0}],
+    "changedSectionCount": 1,
+    "hint": "capture again",
+    "preview": {
+        "planId": "plan_1",
+        "planHash": "h",
+        "entriesDrawn": 3,
+        "entriesTotal": 4,
+        "written": False,
+        "layout": "after",
+        "hint": "entries outside",
+    },
+    "revisions": [[0, 4, 0, 9]],
+}
+FABRIC = {
+    "driver": "fabric",
+    "client": {"client": "mcb-camera-headless", "minecraftVersion": "1.21.11", "modVersion": "0.1"},
+    "clientReport": {"stableFrames": 3, "sectionsChecked": 4},
+    "stale": False,
+    "ready": True,
+    "serverRevisionVerified": False,
+    "timingsMs": {"total": 10.0},
+}
 
 
 @pytest.mark.parametrize("driver", [BUILTIN, FABRIC], ids=["builtin", "fabric"])

@@ -38,11 +38,13 @@ def test_a_fov_outside_30_to_110_is_refused_with_what_to_ask_instead(fov: float)
     assert err.details["fov"] == pytest.approx(fov)
 
 
-
 # --- the side view and a pose inside a block (issue 31 item 8) -----------------------------
 
-@pytest.mark.parametrize(("entrance", "side", "yaw"), [
-    ("south", "west", 270.0), ("west", "north", 0.0), ("north", "east", 90.0), ("east", "south", 180.0)])
+
+@pytest.mark.parametrize(
+    ("entrance", "side", "yaw"),
+    [("south", "west", 270.0), ("west", "north", 0.0), ("north", "east", 90.0), ("east", "south", 180.0)],
+)
 def test_side_is_a_quarter_turn_clockwise_from_the_entrance(entrance: str, side: str, yaw: float) -> None:
     from mcb_camera import gl, viewpoints
 
@@ -60,6 +62,7 @@ async def _blocks_of(solid: set[tuple[int, int, int]], calls: list[int]):
     async def blocks(cells: list[tuple[int, int, int]]) -> list[str]:
         calls.append(len(cells))
         return ["minecraft:stone" if c in solid else "minecraft:air" for c in cells]
+
     return blocks
 
 

@@ -26,16 +26,27 @@ def plan(entries: list[tuple[int, int, int, str]], total: int | None = None) -> 
         if s not in pal:
             pal.append(s)
     resp = journal_pb2.PlanEntriesResponse(
-        plan_id="plan-1", plan_hash="h", palette=pal, xyz=[c for e in entries for c in e[:3]],
-        desired=[pal.index(e[3]) for e in entries], total=total if total is not None else len(entries))
+        plan_id="plan-1",
+        plan_hash="h",
+        palette=pal,
+        xyz=[c for e in entries for c in e[:3]],
+        desired=[pal.index(e[3]) for e in entries],
+        total=total if total is not None else len(entries),
+    )
     return PlanOverlay.from_pb(resp)
 
 
 def test_desired_states_replace_the_scene_in_a_copy():
     palette, idx = scene()
     before = idx.copy()
-    p = plan([(10, 60, 20, "minecraft:stone"), (13, 62, 22, "minecraft:oak_planks"),
-              (11, 61, 21, "minecraft:air"), (12, 60, 20, "minecraft:stone")])
+    p = plan(
+        [
+            (10, 60, 20, "minecraft:stone"),
+            (13, 62, 22, "minecraft:oak_planks"),
+            (11, 61, 21, "minecraft:air"),
+            (12, 60, 20, "minecraft:stone"),
+        ]
+    )
     out_pal, out, drawn = overlay(palette, idx, BOX, p)
     assert drawn == 4
     assert np.array_equal(idx, before), "the snapshot (the world as read) must not change"
@@ -51,8 +62,15 @@ def test_desired_states_replace_the_scene_in_a_copy():
 
 def test_entries_outside_the_box_are_not_drawn_and_not_counted():
     palette, idx = scene()
-    p = plan([(9, 60, 20, "minecraft:stone"), (10, 63, 20, "minecraft:stone"), (10, 60, 23, "minecraft:stone"),
-              (10, 60, 20, "minecraft:glass")], total=10)
+    p = plan(
+        [
+            (9, 60, 20, "minecraft:stone"),
+            (10, 63, 20, "minecraft:stone"),
+            (10, 60, 23, "minecraft:stone"),
+            (10, 60, 20, "minecraft:glass"),
+        ],
+        total=10,
+    )
     out_pal, out, drawn = overlay(palette, idx, BOX, p)
     assert drawn == 1 and p.total == 10
     assert out_pal[out[0, 0, 0]] == "minecraft:glass"
@@ -73,7 +91,9 @@ def test_an_empty_plan_changes_nothing():
 
 
 def test_mismatched_entries_are_refused():
-    resp = journal_pb2.PlanEntriesResponse(plan_id="p", palette=["minecraft:stone"], xyz=[1, 2, 3, 4, 5, 6], desired=[0])
+    resp = journal_pb2.PlanEntriesResponse(
+        plan_id="p", palette=["minecraft:stone"], xyz=[1, 2, 3, 4, 5, 6], desired=[0]
+    )
     with pytest.raises(ValueError, match="disagree"):
         PlanOverlay.from_pb(resp)
 

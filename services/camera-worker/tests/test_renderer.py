@@ -35,10 +35,18 @@ def faces_of(state: str) -> list:
 def test_stairs_shapes_turn_with_facing_and_flip_with_half() -> None:
     north = shapes.model_for("minecraft:oak_stairs[facing=north,half=bottom,shape=straight]")
     assert north.boxes[1] == ((0, 8, 0), (16, 16, 8))
-    assert shapes.model_for("minecraft:oak_stairs[facing=south,half=bottom,shape=straight]").boxes[1] == ((0, 8, 8), (16, 16, 16))
-    assert shapes.model_for("minecraft:oak_stairs[facing=east,half=bottom,shape=straight]").boxes[1] == ((8, 8, 0), (16, 16, 16))
+    assert shapes.model_for("minecraft:oak_stairs[facing=south,half=bottom,shape=straight]").boxes[1] == (
+        (0, 8, 8),
+        (16, 16, 16),
+    )
+    assert shapes.model_for("minecraft:oak_stairs[facing=east,half=bottom,shape=straight]").boxes[1] == (
+        (8, 8, 0),
+        (16, 16, 16),
+    )
     assert shapes.model_for("minecraft:oak_stairs[facing=west,half=top,shape=straight]").boxes == (
-        ((0, 8, 0), (16, 16, 16)), ((0, 0, 0), (8, 8, 16)))
+        ((0, 8, 0), (16, 16, 16)),
+        ((0, 0, 0), (8, 8, 16)),
+    )
     assert len(shapes.model_for("minecraft:oak_stairs[facing=north,shape=inner_left]").boxes) == 3
     assert shapes.model_for("minecraft:oak_stairs[facing=north,shape=outer_right]").boxes[1] == ((8, 8, 0), (16, 16, 8))
     # the step's bottom face lies on the slab: dropped (no z-fighting), the slab's top is kept
@@ -57,7 +65,9 @@ def test_connections_doors_trapdoors_torches_plants() -> None:
     closed = shapes.model_for("minecraft:oak_door[facing=east,half=lower,hinge=left,open=false]")
     assert closed.boxes == (((0, 0, 0), (3, 16, 16)),)  # the panel on the west side
     assert shapes.model_for("minecraft:oak_door[facing=east,hinge=left,open=true]").boxes == (((0, 0, 0), (16, 16, 3)),)
-    assert shapes.model_for("minecraft:oak_door[facing=east,hinge=right,open=true]").boxes == (((0, 0, 13), (16, 16, 16)),)
+    assert shapes.model_for("minecraft:oak_door[facing=east,hinge=right,open=true]").boxes == (
+        ((0, 0, 13), (16, 16, 16)),
+    )
     assert shapes.model_for("minecraft:oak_trapdoor[half=top,open=false]").boxes == (((0, 13, 0), (16, 16, 16)),)
     assert shapes.model_for("minecraft:oak_trapdoor[facing=north,open=true]").boxes == (((0, 0, 13), (16, 16, 16)),)
     assert shapes.model_for("minecraft:torch").boxes == (((7, 0, 7), (9, 10, 9)),)
@@ -67,11 +77,15 @@ def test_connections_doors_trapdoors_torches_plants() -> None:
 
 
 def test_mesh_culls_against_cubes_but_keeps_inner_faces() -> None:
-    pal = ["minecraft:air", "minecraft:stone", "minecraft:oak_slab[type=bottom]",
-           "minecraft:oak_fence[north=true,south=false,east=false,west=false]"]
+    pal = [
+        "minecraft:air",
+        "minecraft:stone",
+        "minecraft:oak_slab[type=bottom]",
+        "minecraft:oak_fence[north=true,south=false,east=false,west=false]",
+    ]
     a = np.zeros((2, 1, 3), np.uint16)
-    a[0, 0] = [2, 3, 1]   # slab, fence post (arm to the north, out of the region), stone
-    a[1, 0] = [1, 1, 1]   # stone over all three
+    a[0, 0] = [2, 3, 1]  # slab, fence post (arm to the north, out of the region), stone
+    a[1, 0] = [1, 1, 1]  # stone over all three
     m = mesh.build(pal, a)
     rows = m.opaque
     slab_top = rows[(rows[:, 6] == 2) & (rows[:, 0] == 0) & (rows[:, 1] == 0)]
@@ -117,8 +131,9 @@ def test_gold_box_on_grass_changes_the_automatic_view(renderer: gl.GLRenderer) -
         pal, arr, origin = scenes.box_on_grass(region, with_box)
         m = mesh.build(pal, arr)
         far = max(64.0, float(sum(m.size)) * 2 + 32)
-        v = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"], pose["fov"],
-                                320, 180, origin, far)
+        v = gl.perspective_view(
+            (pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"], pose["fov"], 320, 180, origin, far
+        )
         images.append(renderer.render(m, v).astype(np.int16))
     before, after = images
     assert np.abs(after - before).mean() > 2.0
@@ -156,8 +171,10 @@ def _luma(img: np.ndarray) -> np.ndarray:
     return img.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
 
 
-DOOR = {(2, 0): F + "oak_door[facing=south,half=lower,hinge=left,open=false]",
-        (2, 1): F + "oak_door[facing=south,half=upper,hinge=left,open=false]"}
+DOOR = {
+    (2, 0): F + "oak_door[facing=south,half=lower,hinge=left,open=false]",
+    (2, 1): F + "oak_door[facing=south,half=upper,hinge=left,open=false]",
+}
 
 
 @pytest.mark.parametrize("from_north", [True, False], ids=["flush-side", "recessed-side"])
@@ -179,12 +196,12 @@ def test_oak_door_in_an_oak_plank_wall_shows_along_its_outline(renderer: gl.GLRe
     band = 4  # pixels inside the door's outline: its frame
     outline = np.zeros(diff.shape, bool)
     outline[r0:r1, c0:c1] = True
-    outline[r0 + band:r1 - band, c0 + band:c1 - band] = False
-    outline[r1 - 2:, :] = False  # the ground edge of the picture
+    outline[r0 + band : r1 - band, c0 + band : c1 - band] = False
+    outline[r1 - 2 :, :] = False  # the ground edge of the picture
     assert diff[outline].mean() > 15, diff[outline].mean()
     # and the rest of the wall is untouched
     away = np.ones(diff.shape, bool)
-    away[r0 - 3:r1 + 3, c0 - 3:c1 + 3] = False
+    away[r0 - 3 : r1 + 3, c0 - 3 : c1 + 3] = False
     assert diff[away].mean() < 0.5
 
 
@@ -193,7 +210,7 @@ def _rows_and_columns(state: str, from_north: bool = True) -> tuple[np.ndarray, 
     pal, arr = _wall({}, state, 3, 3)
     m = mesh.build(pal, arr)
     img = _luma(renderer_once().render(m, _head_on(m.size, from_north)))
-    mid = img[PX + 3:2 * PX - 3, PX + 3:2 * PX - 3]
+    mid = img[PX + 3 : 2 * PX - 3, PX + 3 : 2 * PX - 3]
     return mid.mean(axis=1), mid.mean(axis=0)
 
 
@@ -232,9 +249,9 @@ def test_materials_draw_their_patterns(renderer: gl.GLRenderer) -> None:
     assert np.ptp(rows) > 3 * max(np.ptp(cols), 1.0), (np.ptp(rows), np.ptp(cols))
     pal, arr = _wall({}, F + "oak_log[axis=z]", 3, 3)
     m = mesh.build(pal, arr)
-    end = _luma(renderer.render(m, _head_on(m.size, True)))[PX:2 * PX, PX:2 * PX]
+    end = _luma(renderer.render(m, _head_on(m.size, True)))[PX : 2 * PX, PX : 2 * PX]
     rim = np.r_[end[2, 8:-8], end[-3, 8:-8], end[8:-8, 2], end[8:-8, -3]]
-    assert end[PX // 2 - 6:PX // 2 + 6, PX // 2 - 6:PX // 2 + 6].mean() > rim.mean() + 25  # light wood, dark rim
+    assert end[PX // 2 - 6 : PX // 2 + 6, PX // 2 - 6 : PX // 2 + 6].mean() > rim.mean() + 25  # light wood, dark rim
 
 
 def test_glass_has_a_frame_and_stays_translucent(renderer: gl.GLRenderer) -> None:
@@ -248,8 +265,8 @@ def test_glass_has_a_frame_and_stays_translucent(renderer: gl.GLRenderer) -> Non
     img = _luma(renderer.render(m, v))
     (c0, r0), (c1, r1) = gl.project(v, np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]]))
     c0, c1, r0, r1 = int(round(min(c0, c1))), int(round(max(c0, c1))), int(round(min(r0, r1))), int(round(max(r0, r1)))
-    edge = np.r_[img[r0 + 2, c0 + 8:c1 - 8], img[r0 + 8:r1 - 8, c0 + 2]]  # the 3-px frame, past the outline
-    centre = img[(r0 + r1) // 2 - 4:(r0 + r1) // 2 + 4, (c0 + c1) // 2 - 4:(c0 + c1) // 2 + 4]
+    edge = np.r_[img[r0 + 2, c0 + 8 : c1 - 8], img[r0 + 8 : r1 - 8, c0 + 2]]  # the 3-px frame, past the outline
+    centre = img[(r0 + r1) // 2 - 4 : (r0 + r1) // 2 + 4, (c0 + c1) // 2 - 4 : (c0 + c1) // 2 + 4]
     assert edge.mean() > centre.mean() + 60, (edge.mean(), centre.mean())
     assert centre.mean() < 110  # translucent: the black wall shows through
 
@@ -263,7 +280,13 @@ def test_patterns_are_chosen_by_material_and_axis() -> None:
     assert patterns.box_patterns(F + "stone") == (patterns.PLAIN,) * 6
     # axis y: rings on top and bottom; bark on the sides with stripes along y (vary along u)
     assert patterns.box_patterns(F + "oak_log[axis=y]") == (
-        patterns.BARK_U, patterns.BARK_U, patterns.RINGS, patterns.RINGS, patterns.BARK_U, patterns.BARK_U)
+        patterns.BARK_U,
+        patterns.BARK_U,
+        patterns.RINGS,
+        patterns.RINGS,
+        patterns.BARK_U,
+        patterns.BARK_U,
+    )
     assert patterns.box_patterns(F + "birch_log[axis=x]")[:2] == (patterns.RINGS, patterns.RINGS)
     assert patterns.RINGS not in patterns.box_patterns(F + "oak_wood[axis=y]")
     assert patterns.plank_of(F + "stripped_cherry_log[axis=z]") == F + "cherry_planks"
@@ -279,16 +302,18 @@ def test_a_step_in_one_material_is_outlined(renderer: gl.GLRenderer) -> None:
     wall stays a faint line."""
     pal = [F + "air", F + "stone"]
     a = np.zeros((3, 5, 6), np.uint16)
-    a[:, 1, :3] = 1   # left half at z = 1
-    a[:, 3, 3:] = 1   # right half at z = 3
+    a[:, 1, :3] = 1  # left half at z = 1
+    a[:, 3, 3:] = 1  # right half at z = 3
     m = mesh.build(pal, a)
     v = _head_on(m.size, True)
     img = _luma(renderer.render(m, v))
     rows = slice(PX // 2, 5 * PX // 2)
     col = lambda x: int(round(gl.project(v, np.array([[x, 1.5, 1.0]]))[0][0]))  # noqa: E731
+
     def darkest(x: float) -> float:
         c = col(x)
-        return float(img[rows, c - 2:c + 3].mean(axis=0).min())
+        return float(img[rows, c - 2 : c + 3].mean(axis=0).min())
+
     plain = float(np.median(img[rows, col(0.5)]))
     assert plain - darkest(3.0) > 35, (plain, darkest(3.0))  # the step
     assert plain - darkest(2.0) < 25, (plain, darkest(2.0))  # an ordinary joint in the same plane

@@ -13,21 +13,37 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "mcb_camera"
 
 def test_defaults_and_values_from_the_environment() -> None:
     assert CameraSettings.from_env({}) == CameraSettings()
-    s = CameraSettings.from_env({
-        "MCB_CAMERA_DRIVER": " Fabric ",
-        "MCB_CAMERA_INLINE_WAIT_S": "0", "MCB_CAMERA_VIEW_DISTANCE": "32.5", "MCB_CAMERA_LINK_PORT": "9001",
-        "MCB_CAMERA_LINK_KEY": "k", "MCB_CAMERA_GL_BACKEND": "x11", "MCB_CAMERA_TEST_HOLD_AFTER_READ_S": "1.5",
-    })
-    assert (s.driver, s.inline_wait_s, s.view_distance, s.link_port, s.link_key, s.gl_backend,
-            s.test_hold_after_read_s) == ("fabric", 0.0, 32.5, 9001, "k", "x11", 1.5)
+    s = CameraSettings.from_env(
+        {
+            "MCB_CAMERA_DRIVER": " Fabric ",
+            "MCB_CAMERA_INLINE_WAIT_S": "0",
+            "MCB_CAMERA_VIEW_DISTANCE": "32.5",
+            "MCB_CAMERA_LINK_PORT": "9001",
+            "MCB_CAMERA_LINK_KEY": "k",
+            "MCB_CAMERA_GL_BACKEND": "x11",
+            "MCB_CAMERA_TEST_HOLD_AFTER_READ_S": "1.5",
+        }
+    )
+    assert (
+        s.driver,
+        s.inline_wait_s,
+        s.view_distance,
+        s.link_port,
+        s.link_key,
+        s.gl_backend,
+        s.test_hold_after_read_s,
+    ) == ("fabric", 0.0, 32.5, 9001, "k", "x11", 1.5)
 
 
-@pytest.mark.parametrize(("env", "named"), [
-    ({"MCB_CAMERA_DRIVER": "vulkan"}, "MCB_CAMERA_DRIVER"),
-    ({"MCB_CAMERA_INLINE_WAIT_S": "soon"}, "MCB_CAMERA_INLINE_WAIT_S"),
-    ({"MCB_CAMERA_OPERATION_TIMEOUT_S": "-1"}, "MCB_CAMERA_OPERATION_TIMEOUT_S"),
-    ({"MCB_CAMERA_LINK_PORT": "70000"}, "MCB_CAMERA_LINK_PORT"),
-])
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"MCB_CAMERA_DRIVER": "vulkan"}, "MCB_CAMERA_DRIVER"),
+        ({"MCB_CAMERA_INLINE_WAIT_S": "soon"}, "MCB_CAMERA_INLINE_WAIT_S"),
+        ({"MCB_CAMERA_OPERATION_TIMEOUT_S": "-1"}, "MCB_CAMERA_OPERATION_TIMEOUT_S"),
+        ({"MCB_CAMERA_LINK_PORT": "70000"}, "MCB_CAMERA_LINK_PORT"),
+    ],
+)
 def test_a_bad_value_stops_the_worker_naming_the_variable(env: dict[str, str], named: str) -> None:
     with pytest.raises(SystemExit, match=named):
         CameraSettings.from_env(env)
@@ -41,8 +57,11 @@ def test_no_module_but_settings_reads_the_environment() -> None:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb"):
                 readers.append(f"{path.name}:{node.lineno}")
-            elif isinstance(node, ast.ImportFrom) and node.module == "os" and any(
-                    a.name in ("environ", "getenv") for a in node.names):
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "os"
+                and any(a.name in ("environ", "getenv") for a in node.names)
+            ):
                 readers.append(f"{path.name}:{node.lineno}")
     assert readers == [], f"read MCB_CAMERA_* in settings.py (CameraSettings), not in {readers}"
 

@@ -58,9 +58,16 @@ def test_a_large_area_is_looked_at_one_window_at_a_time():
 
 def test_the_page_has_the_legend_the_slider_and_escapes():
     project = {"project_id": "p<1", "name": "Tower <b>", "area": AREA}
-    doc = {"legend": [ALEX | {"columns": 2}, BOOM | {"columns": 1}, OP | {"columns": 1}], "x": [0, 1, 2, 3],
-           "z": [0, 0, 0, 0], "who": [0, 0, 1, 2], "at_millis": [1, 2, 3, 4], "first_millis": 1_000,
-           "last_millis": 2_000, "note": ""}
+    doc = {
+        "legend": [ALEX | {"columns": 2}, BOOM | {"columns": 1}, OP | {"columns": 1}],
+        "x": [0, 1, 2, 3],
+        "z": [0, 0, 0, 0],
+        "who": [0, 0, 1, 2],
+        "at_millis": [1, 2, 3, 4],
+        "first_millis": 1_000,
+        "last_millis": 2_000,
+        "note": "",
+    }
     html = historypage.page(project, histmap.window(AREA), doc, 0)
     assert "Tower &lt;b&gt;" in html and "<b>" not in html and 'action="/projects/p&lt;1/history"' in html
     for who in (ALEX, BOOM, OP):
@@ -68,19 +75,47 @@ def test_the_page_has_the_legend_the_slider_and_escapes():
     assert "player Alex · 2 columns" in html and 'href="/operations/op_1234"' in html
     assert 'type="range" id="until" name="until" min="999" max="2000" step="1" value="2000"' in html
     assert 'type="image" id="history-map" name="at"' in html
-    empty = historypage.page(project, histmap.window(AREA), doc | {"legend": [], "x": [], "z": [], "who": [],
-                                                                    "at_millis": [], "last_millis": 0}, 0)
+    empty = historypage.page(
+        project,
+        histmap.window(AREA),
+        doc | {"legend": [], "x": [], "z": [], "who": [], "at_millis": [], "last_millis": 0},
+        0,
+    )
     assert "No change has been observed" in empty
 
 
 def test_a_columns_history_lists_who_when_and_the_blocks():
-    hist = {"complete": False, "note": "", "entries": [
-        {"source": "ours", "operation_id": "op_9", "asked_by": "owner-uuid", "at_millis": 3_000,
-         "pos": {"x": 1, "y": 65, "z": 2}, "before": "minecraft:air", "after": "minecraft:oak_planks"},
-        {"source": "environment", "cause": "explosion", "at_millis": 2_000, "pos": {"x": 1, "y": 64, "z": 2},
-         "before": "minecraft:stone", "after": "minecraft:air"},
-        {"source": "player", "player_name": "<Alex>", "at_millis": 1_000, "pos": {"x": 1, "y": 64, "z": 2},
-         "before": "minecraft:air", "after": "minecraft:stone"}]}
+    hist = {
+        "complete": False,
+        "note": "",
+        "entries": [
+            {
+                "source": "ours",
+                "operation_id": "op_9",
+                "asked_by": "owner-uuid",
+                "at_millis": 3_000,
+                "pos": {"x": 1, "y": 65, "z": 2},
+                "before": "minecraft:air",
+                "after": "minecraft:oak_planks",
+            },
+            {
+                "source": "environment",
+                "cause": "explosion",
+                "at_millis": 2_000,
+                "pos": {"x": 1, "y": 64, "z": 2},
+                "before": "minecraft:stone",
+                "after": "minecraft:air",
+            },
+            {
+                "source": "player",
+                "player_name": "<Alex>",
+                "at_millis": 1_000,
+                "pos": {"x": 1, "y": 64, "z": 2},
+                "before": "minecraft:air",
+                "after": "minecraft:stone",
+            },
+        ],
+    }
     html = historypage.column_section(1, 2, hist, "", 2_500)
     assert html.index("op_9") < html.index("explosion") < html.index("&lt;Alex&gt;")
     assert "asked by <code>owner-uuid</code>" in html and "minecraft:air</code> → <code>minecraft:oak_planks" in html

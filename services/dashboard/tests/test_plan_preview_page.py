@@ -12,8 +12,11 @@ PLAN = {"plan_id": "pl_0123456789abcdef", "changed_blocks": 4}
 
 
 def entry(state: str) -> dict:
-    return {"project_id": "default", "plan": PLAN,
-            "report": {"operation_id": "op_1", "state": state, "plan_id": PLAN["plan_id"]}}
+    return {
+        "project_id": "default",
+        "plan": PLAN,
+        "report": {"operation_id": "op_1", "state": state, "plan_id": PLAN["plan_id"]},
+    }
 
 
 @pytest.mark.parametrize("state", ["prepared", "queued", "waiting_for_resume"])
@@ -25,12 +28,19 @@ def test_not_started_operations_show_the_preview(state):
 
 @pytest.mark.parametrize("state", ["applying", "applied", "conflict", "cancelled", "failed", "recovery_required"])
 def test_started_or_finished_operations_do_not(state):
-    assert "data-capture=\"preview\"" not in render.operation_page(entry(state), [], None, "", "", False)
+    assert 'data-capture="preview"' not in render.operation_page(entry(state), [], None, "", "", False)
 
 
 def test_the_plan_page_escapes_and_shows_the_preview():
-    html = render.plan_page("de<fault", {"plan_id": "pl_0123456789abcdef", "changed": 3, "total": 5,
-                                         "expires_at": "2026-12-02T12:00:00.000Z",
-                                         "bounds": {"min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 2, "y": 64, "z": 0}}})
+    html = render.plan_page(
+        "de<fault",
+        {
+            "plan_id": "pl_0123456789abcdef",
+            "changed": 3,
+            "total": 5,
+            "expires_at": "2026-12-02T12:00:00.000Z",
+            "bounds": {"min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 2, "y": 64, "z": 0}},
+        },
+    )
     assert "de&lt;fault" in html and "de<fault" not in html
     assert "3 changed of 5 positions" in html and 'data-capture="preview"' in html

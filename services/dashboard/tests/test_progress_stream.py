@@ -55,8 +55,10 @@ def test_capture_records_are_the_newest_newest_first(redis_url, tmp_path, monkey
         n = MAX_CAPTURES + 50
         pipe = src.redis.pipeline(transaction=False)
         for i in range(n):
-            pipe.hset(f"{CAPTURE_RECORD}cap_{i:04d}", mapping={"status": "completed", "created_ms": 1000 + i,
-                                                               "job": '{"after_operation_id": "op_1"}'})
+            pipe.hset(
+                f"{CAPTURE_RECORD}cap_{i:04d}",
+                mapping={"status": "completed", "created_ms": 1000 + i, "job": '{"after_operation_id": "op_1"}'},
+            )
         await pipe.execute()
         caps = (await src.camera_state())["captures"]
         assert [c["capture_id"] for c in caps] == [f"cap_{i:04d}" for i in range(n - 1, n - 1 - MAX_CAPTURES, -1)]

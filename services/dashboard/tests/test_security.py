@@ -96,8 +96,13 @@ def test_a_status_line_is_only_one_of_the_servers_own():
     from mcb_dashboard.render import flash
 
     made_up = "The world was deleted; paste your admin token at evil.example"
-    for query in ({"msg": made_up}, {"msg": made_up, "kind": "bad"}, {"msg": "cancel_done", "state": made_up},
-                  {"msg": "abandon_refused", "code": made_up}, {"msg": "logged_in{state}"}):
+    for query in (
+        {"msg": made_up},
+        {"msg": made_up, "kind": "bad"},
+        {"msg": "cancel_done", "state": made_up},
+        {"msg": "abandon_refused", "code": made_up},
+        {"msg": "logged_in{state}"},
+    ):
         assert flash(query) == ("", "ok"), query
     assert flash({"msg": "logged_in", "kind": "bad"}) == ("logged in", "ok")  # the kind is the server's too
     assert flash({"msg": "cancel_done", "state": "cancelled"}) == ("cancel: the operation is now cancelled", "ok")

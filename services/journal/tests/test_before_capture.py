@@ -44,25 +44,51 @@ class Camera:
         if req.capture_id != "cap-1":
             raise McbError(ErrorCode.NOT_FOUND, f"no capture {req.capture_id}")
         self.pending_polls -= 1
-        return camera_pb2.CaptureResponse(status="completed" if self.pending_polls < 0 else "pending",
-                                          capture_id="cap-1")
+        return camera_pb2.CaptureResponse(
+            status="completed" if self.pending_polls < 0 else "pending", capture_id="cap-1"
+        )
 
 
 def make_core(tmp_path, camera, seconds: float = 5.0) -> JournalCore:
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=StoneWorld(),
-                    planner=InProcessPlanner(), queue=Queue(), camera=camera,
-                    settings=dataclasses.replace(JournalSettings(), before_capture_s=seconds))
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=StoneWorld(),
+        planner=InProcessPlanner(),
+        queue=Queue(),
+        camera=camera,
+        settings=dataclasses.replace(JournalSettings(), before_capture_s=seconds),
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}},
+            }
+        ]
+    )
     return c
 
 
 def queued_operation(core: JournalCore) -> tuple[str, Plan]:
-    recipe = json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": 3, "y": 65, "z": -2},
-                                                       "max": {"x": 6, "y": 67, "z": 1}, "block": "minecraft:glass"}]})
+    recipe = json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 3, "y": 65, "z": -2},
+                    "max": {"x": 6, "y": 67, "z": 1},
+                    "block": "minecraft:glass",
+                }
+            ],
+        }
+    )
     s = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe)))
-    rep = asyncio.run(core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=s.plan_id, plan_hash=s.plan_hash,
-                                                                     idempotency_key="k")))
+    rep = asyncio.run(
+        core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=s.plan_id, plan_hash=s.plan_hash, idempotency_key="k"))
+    )
     return rep.operation_id, core.load_plan(s.plan_id)
 
 
@@ -74,19 +100,33 @@ def test_a_completed_capture_of_the_plans_region_is_linked_to_the_operation(tmp_
     assert asyncio.run(before.take(core.ctx, op_id, "p", plan)) == "cap-1"
     first = cam.requests[0]
     assert (first.project_id, first.view, first.before_operation_id, first.width, first.height) == (
-        "p", "diagonal", op_id, before.BEFORE_WIDTH, before.BEFORE_HEIGHT)
-    assert (first.region.min.x, first.region.min.y, first.region.min.z,
-            first.region.max.x, first.region.max.y, first.region.max.z) == (3, 65, -2, 6, 67, 1)
+        "p",
+        "diagonal",
+        op_id,
+        before.BEFORE_WIDTH,
+        before.BEFORE_HEIGHT,
+    )
+    assert (
+        first.region.min.x,
+        first.region.min.y,
+        first.region.min.z,
+        first.region.max.x,
+        first.region.max.y,
+        first.region.max.z,
+    ) == (3, 65, -2, 6, 67, 1)
     assert [r.capture_id for r in cam.requests[1:]] == ["cap-1"] * 3  # polled until completed
     assert core.report(op_id).before_capture_id == "cap-1"
 
 
-@pytest.mark.parametrize("camera, seconds, calls", [
-    (Camera(pending_polls=10**6), 0.6, None),  # never ready in time: waited, not linked
-    (Camera(error=McbError(ErrorCode.CAMERA_UNAVAILABLE, "no driver")), 5.0, 1),
-    (Camera(), 0.0, 0),  # switched off: not even asked
-    (None, 5.0, 0),  # no camera worker configured
-])
+@pytest.mark.parametrize(
+    "camera, seconds, calls",
+    [
+        (Camera(pending_polls=10**6), 0.6, None),  # never ready in time: waited, not linked
+        (Camera(error=McbError(ErrorCode.CAMERA_UNAVAILABLE, "no driver")), 5.0, 1),
+        (Camera(), 0.0, 0),  # switched off: not even asked
+        (None, 5.0, 0),  # no camera worker configured
+    ],
+)
 def test_no_before_picture_is_linked_unless_it_completed_in_time(tmp_path, camera, seconds, calls):
     core = make_core(tmp_path, camera, seconds)
     op_id, plan = queued_operation(core)
@@ -103,6 +143,10 @@ def test_a_region_larger_than_a_capture_draws_gets_no_picture(tmp_path):
     cam = Camera()
     core = make_core(tmp_path, cam)
     op_id, _ = queued_operation(core)
-    huge = Plan.from_entries([((0, 0, 0), "minecraft:air", "minecraft:stone"),
-                              ((200, 100, 200), "minecraft:air", "minecraft:stone")], "w-1", 1, "r")
+    huge = Plan.from_entries(
+        [((0, 0, 0), "minecraft:air", "minecraft:stone"), ((200, 100, 200), "minecraft:air", "minecraft:stone")],
+        "w-1",
+        1,
+        "r",
+    )
     assert asyncio.run(before.take(core.ctx, op_id, "p", huge)) == "" and cam.requests == []

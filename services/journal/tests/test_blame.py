@@ -28,15 +28,20 @@ def db(tmp_path):
 
 def event(db, x, source, *, pid="", name="", cause="", op="", at=1000, after="minecraft:stone"):
     with db.tx() as c:
-        return c.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                         " op_id, at_ms, player_name, cause) VALUES ('event','h',0,?,64,0,'minecraft:air',?,?,?,?,?,?,?)",
-                         (x, after, source, pid, op, at, name, cause)).lastrowid
+        return c.execute(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+            " op_id, at_ms, player_name, cause) VALUES ('event','h',0,?,64,0,'minecraft:air',?,?,?,?,?,?,?)",
+            (x, after, source, pid, op, at, name, cause),
+        ).lastrowid
 
 
 def operation(db, op, project, asked_by):
     with db.tx() as c:
-        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
-                  " updated_ms) VALUES (?,?,?,?,?,?,?,?)", (op, project, "pl", "h", op, "applied", 0, 0))
+        c.execute(
+            "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+            " updated_ms) VALUES (?,?,?,?,?,?,?,?)",
+            (op, project, "pl", "h", op, "applied", 0, 0),
+        )
         c.execute("INSERT INTO op_extra(op_id, player_id) VALUES (?,?)", (op, asked_by))
 
 
@@ -61,13 +66,17 @@ def test_each_change_is_attributed_newest_first(db):
     event(db, 50, "player", pid="x", name="Outside")  # outside the box
     doc = blame.page(db, ME, AREA, blame.Query(BOX), 1 << 40)
     assert doc["complete"] and doc["next_cursor"] == ""
-    got = [(e["pos"]["x"], e["source"], e.get("player_name"), e.get("cause"), e.get("operation_id"),
-            e.get("asked_by")) for e in doc["entries"]]
-    assert got == [(5, "ours", None, None, None, None),  # another project's operation: no id
-                   (4, "environment", None, "other", None, None),
-                   (3, "ours", None, None, "op_mine", "alice-uuid"),
-                   (2, "environment", None, "explosion", None, None),
-                   (1, "player", "Alice", None, None, None)]
+    got = [
+        (e["pos"]["x"], e["source"], e.get("player_name"), e.get("cause"), e.get("operation_id"), e.get("asked_by"))
+        for e in doc["entries"]
+    ]
+    assert got == [
+        (5, "ours", None, None, None, None),  # another project's operation: no id
+        (4, "environment", None, "other", None, None),
+        (3, "ours", None, None, "op_mine", "alice-uuid"),
+        (2, "environment", None, "explosion", None, None),
+        (1, "player", "Alice", None, None, None),
+    ]
     assert doc["entries"][-1]["player_id"] == "alice-uuid" and doc["entries"][-1]["at_millis"] == 1000
 
 
@@ -101,27 +110,53 @@ def test_filters_by_player_name_or_id_cause_and_time(db):
 
 def test_packed_echoes_of_our_operations_are_listed(db):
     operation(db, "op_packed", "p1", "")
-    rows = [{"oid": 10 + i, "host_seq": i, "x": i, "y": 64, "z": 0, "at_ms": 5000, "host_instance": "h",
-             "before": "minecraft:air", "after": "minecraft:glass", "player_id": "", "reason": ""} for i in range(3)]
+    rows = [
+        {
+            "oid": 10 + i,
+            "host_seq": i,
+            "x": i,
+            "y": 64,
+            "z": 0,
+            "at_ms": 5000,
+            "host_instance": "h",
+            "before": "minecraft:air",
+            "after": "minecraft:glass",
+            "player_id": "",
+            "reason": "",
+        }
+        for i in range(3)
+    ]
     data, sha = pack_rows(rows, EVENT_INTS, EVENT_STRS)
     with db.tx() as c:
-        c.execute("INSERT INTO packed_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
-                  " VALUES ('op_packed', 3, 10, 12, 0, 64, 0, 2, 64, 0, ?, ?, 0)", (data, sha))
+        c.execute(
+            "INSERT INTO packed_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+            " VALUES ('op_packed', 3, 10, 12, 0, 64, 0, 2, 64, 0, ?, ?, 0)",
+            (data, sha),
+        )
     event(db, 7, "player", pid="u", name="Alice")  # oid 1: older than the packed echoes
     doc = blame.page(db, ME, AREA, blame.Query(BOX), 1 << 40)
     assert [(e["pos"]["x"], e["source"], e.get("operation_id")) for e in doc["entries"]] == [
-        (2, "ours", "op_packed"), (1, "ours", "op_packed"), (0, "ours", "op_packed"), (7, "player", None)]
+        (2, "ours", "op_packed"),
+        (1, "ours", "op_packed"),
+        (0, "ours", "op_packed"),
+        (7, "player", None),
+    ]
 
 
 def test_refusals_name_what_to_change(db):
-    cases = [({"box": Box(Vec3(0, 0, 0), Vec3(200, 1, 1))}, ErrorCode.OUT_OF_BOUNDS, "outside the project area"),
-             ({"box": BOX, "cause": "lightning"}, ErrorCode.INVALID_REQUEST, "explosion, fire"),
-             ({"box": BOX, "player": "a", "cause": "fire"}, ErrorCode.INVALID_REQUEST, "not both"),
-             ({"box": BOX, "limit": 101}, ErrorCode.INVALID_REQUEST, "at most 100"),
-             ({"box": BOX, "max_bytes": 10}, ErrorCode.INVALID_REQUEST, "1024..32768"),
-             ({"box": BOX, "cursor": "nonsense"}, ErrorCode.INVALID_REQUEST, "start with an empty one"),
-             ({"box": BOX, "player": "a", "cursor": f"rh1.{blame.Query(BOX).key()}.5"}, ErrorCode.INVALID_REQUEST,
-              "other filters")]
+    cases = [
+        ({"box": Box(Vec3(0, 0, 0), Vec3(200, 1, 1))}, ErrorCode.OUT_OF_BOUNDS, "outside the project area"),
+        ({"box": BOX, "cause": "lightning"}, ErrorCode.INVALID_REQUEST, "explosion, fire"),
+        ({"box": BOX, "player": "a", "cause": "fire"}, ErrorCode.INVALID_REQUEST, "not both"),
+        ({"box": BOX, "limit": 101}, ErrorCode.INVALID_REQUEST, "at most 100"),
+        ({"box": BOX, "max_bytes": 10}, ErrorCode.INVALID_REQUEST, "1024..32768"),
+        ({"box": BOX, "cursor": "nonsense"}, ErrorCode.INVALID_REQUEST, "start with an empty one"),
+        (
+            {"box": BOX, "player": "a", "cursor": f"rh1.{blame.Query(BOX).key()}.5"},
+            ErrorCode.INVALID_REQUEST,
+            "other filters",
+        ),
+    ]
     for q, code, text in cases:
         with pytest.raises(McbError) as exc:
             blame.page(db, ME, AREA, blame.Query(**q), 1 << 40)
@@ -153,6 +188,7 @@ def test_a_journal_from_before_names_and_causes_gets_the_columns(tmp_path):
     try:
         doc = blame.page(db, ME, AREA, blame.Query(BOX), 1 << 40)
         assert [(e["source"], e["cause"], e["after"]) for e in doc["entries"]] == [
-            ("environment", "other", "minecraft:dirt")]
+            ("environment", "other", "minecraft:dirt")
+        ]
     finally:
         db.close()

@@ -8,17 +8,26 @@ from mcb_journal.plans import Plan
 
 
 def make_plan() -> Plan:
-    return Plan(palette=["minecraft:air", "minecraft:stone"], xyz=[0, 64, 0, 1, 64, 0],
-                desired=[1, 1], base=[0, 1], dependencies=[], world_uuid="w", world_epoch=1,
-                recipe_hash="r")
+    return Plan(
+        palette=["minecraft:air", "minecraft:stone"],
+        xyz=[0, 64, 0, 1, 64, 0],
+        desired=[1, 1],
+        base=[0, 1],
+        dependencies=[],
+        world_uuid="w",
+        world_epoch=1,
+        recipe_hash="r",
+    )
 
 
 def test_plan_roundtrip_and_determinism():
     a, b = make_plan().encode(), make_plan().encode()
     assert a == b
     p = Plan.decode(a)
-    assert p.entries(0, 10) == [(0, 64, 0, "minecraft:air", "minecraft:stone"),
-                                (1, 64, 0, "minecraft:stone", "minecraft:stone")]
+    assert p.entries(0, 10) == [
+        (0, 64, 0, "minecraft:air", "minecraft:stone"),
+        (1, 64, 0, "minecraft:stone", "minecraft:stone"),
+    ]
     assert p.changed_count() == 1
 
 
@@ -26,10 +35,27 @@ def test_plan_roundtrip_and_determinism():
 def test_plan_bytes_are_the_compact_sorted_json_of_the_plan(xyz):
     """The fast path for the long int lists writes exactly what json.dumps writes (the plan's
     hash is the sha256 of these bytes); anything but plain ints goes through json.dumps."""
-    p = Plan(palette=["minecraft:air", 'a"b\\\u00fc'], xyz=xyz, desired=[1, 0], base=[0, 1],
-             dependencies=[(1, -2, 3, "minecraft:stone")], world_uuid="w", world_epoch=7, recipe_hash="r")
-    doc = {"format": "mcb.plan.v1", "palette": p.palette, "xyz": p.xyz, "desired": p.desired, "base": p.base,
-           "dependencies": [[1, -2, 3, "minecraft:stone"]], "world_uuid": "w", "world_epoch": 7, "recipe_hash": "r"}
+    p = Plan(
+        palette=["minecraft:air", 'a"b\\\u00fc'],
+        xyz=xyz,
+        desired=[1, 0],
+        base=[0, 1],
+        dependencies=[(1, -2, 3, "minecraft:stone")],
+        world_uuid="w",
+        world_epoch=7,
+        recipe_hash="r",
+    )
+    doc = {
+        "format": "mcb.plan.v1",
+        "palette": p.palette,
+        "xyz": p.xyz,
+        "desired": p.desired,
+        "base": p.base,
+        "dependencies": [[1, -2, 3, "minecraft:stone"]],
+        "world_uuid": "w",
+        "world_epoch": 7,
+        "recipe_hash": "r",
+    }
     assert p.encode() == json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
 
 

@@ -36,7 +36,7 @@ class FakeWorld:
             return world_pb2.RegionReadResult(palette=pal, indices=bytes(idx))
         assert method == "blocks_get"
         xyz = list(params.xyz)
-        states = [self.at(*xyz[i:i + 3]) for i in range(0, len(xyz), 3)]
+        states = [self.at(*xyz[i : i + 3]) for i in range(0, len(xyz), 3)]
         pal = sorted(set(states))
         return world_pb2.BlocksGetResult(palette=pal, state=[pal.index(s) for s in states])
 
@@ -81,8 +81,12 @@ def test_placing_refused_block_entities_and_fluids_is_unsupported():
 
 
 def test_building_into_water_or_waterlogged_is_a_conflict():
-    w = FakeWorld({(0, 64, 0): "minecraft:water[level=0]",
-                   (1, 64, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=true,west=false]"})
+    w = FakeWorld(
+        {
+            (0, 64, 0): "minecraft:water[level=0]",
+            (1, 64, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=true,west=false]",
+        }
+    )
     e = refused(w, {(0, 64, 0): "minecraft:stone"})
     assert e.code == ErrorCode.CONFLICT and e.details["reason"] == "into_fluid"
     e = refused(w, {(1, 64, 0): "minecraft:stone"})
@@ -113,6 +117,7 @@ def test_already_there_is_not_a_write():
 
 def test_a_large_plan_is_checked_quickly():
     import time
+
     w = FakeWorld({})
     writes = {(x, 64 + y, z): "minecraft:stone" for x in range(50) for y in range(40) for z in range(50)}
     t = time.perf_counter()
@@ -121,24 +126,37 @@ def test_a_large_plan_is_checked_quickly():
 
 
 SIGN = 'minecraft:oak_sign[rotation=0,waterlogged=false]{"text":{"front":{"lines":["Hi","","",""]}}}'
-CHEST = 'minecraft:chest[facing=north,type=single,waterlogged=false]{"items":[{"count":3,"id":"minecraft:bread","slot":0}]}'
+CHEST = (
+    'minecraft:chest[facing=north,type=single,waterlogged=false]{"items":[{"count":3,"id":"minecraft:bread","slot":0}]}'
+)
 
 
 def test_furniture_is_placed_where_it_is_supported():
     w = FakeWorld({(0, 63, 0): "minecraft:stone", (1, 63, 0): "minecraft:stone"})
-    run(w, {(0, 64, 0): SIGN, (1, 64, 0): CHEST, (2, 64, 0): "minecraft:red_bed[facing=north,occupied=false,part=foot]"})
+    run(
+        w, {(0, 64, 0): SIGN, (1, 64, 0): CHEST, (2, 64, 0): "minecraft:red_bed[facing=north,occupied=false,part=foot]"}
+    )
 
 
-@pytest.mark.parametrize("world, writes, n", [
-    ({}, {(0, 64, 0): SIGN}, 1),  # a standing sign on air
-    ({}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # a wall torch on air
-    ({(0, 64, 1): "minecraft:poppy"}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # not solid
-    ({(0, 63, 0): "minecraft:poppy"}, {(0, 64, 0): "minecraft:torch"}, 1),  # a torch on a flower
-    ({(0, 63, 0): "minecraft:water[level=0]"}, {(0, 64, 0): "minecraft:torch"}, 1),
-    ({}, {(0, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]",
-          (0, 65, 0): "minecraft:lever[face=ceiling,facing=north,powered=false]"}, 2),
-    ({}, {(0, 64, 0): "minecraft:stone_button[face=wall,facing=south,powered=false]"}, 1),
-])
+@pytest.mark.parametrize(
+    "world, writes, n",
+    [
+        ({}, {(0, 64, 0): SIGN}, 1),  # a standing sign on air
+        ({}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # a wall torch on air
+        ({(0, 64, 1): "minecraft:poppy"}, {(0, 64, 0): "minecraft:wall_torch[facing=north]"}, 1),  # not solid
+        ({(0, 63, 0): "minecraft:poppy"}, {(0, 64, 0): "minecraft:torch"}, 1),  # a torch on a flower
+        ({(0, 63, 0): "minecraft:water[level=0]"}, {(0, 64, 0): "minecraft:torch"}, 1),
+        (
+            {},
+            {
+                (0, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]",
+                (0, 65, 0): "minecraft:lever[face=ceiling,facing=north,powered=false]",
+            },
+            2,
+        ),
+        ({}, {(0, 64, 0): "minecraft:stone_button[face=wall,facing=south,powered=false]"}, 1),
+    ],
+)
 def test_attached_blocks_without_support_are_refused(world, writes, n):
     e = refused(FakeWorld(world), writes)
     assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_attachment", e.details
@@ -148,11 +166,18 @@ def test_attached_blocks_without_support_are_refused(world, writes, n):
 def test_attached_blocks_hang_on_blocks_of_the_plan_or_the_world():
     # wall torch facing north hangs on the block south of it (+z); ladder facing east on the west (-x)
     w = FakeWorld({(0, 64, 1): "minecraft:stone"})
-    run(w, {(0, 64, 0): "minecraft:wall_torch[facing=north]",
-            (5, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]", (4, 64, 0): "minecraft:oak_planks",
-            (5, 66, 0): "minecraft:torch", (5, 65, 0): "minecraft:glass",
+    run(
+        w,
+        {
+            (0, 64, 0): "minecraft:wall_torch[facing=north]",
+            (5, 64, 0): "minecraft:ladder[facing=east,waterlogged=false]",
+            (4, 64, 0): "minecraft:oak_planks",
+            (5, 66, 0): "minecraft:torch",
+            (5, 65, 0): "minecraft:glass",
             (7, 64, 0): "minecraft:oak_hanging_sign[attached=false,rotation=0,waterlogged=false]",
-            (7, 65, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]"})
+            (7, 65, 0): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]",
+        },
+    )
 
 
 # -- blocks that stand on the block below (issue 31 item 5; mcb_common.attached cites canSurvive) --
@@ -174,8 +199,11 @@ STANDS = {
 def test_a_block_that_stands_on_air_is_refused_with_its_position(what: str) -> None:
     e = refused(FakeWorld({}), {(3, 70, -2): STANDS[what], (9, 64, 9): "minecraft:stone"})
     assert e.code == ErrorCode.UNSUPPORTED_BLOCK and e.details["reason"] == "unsupported_attachment", e
-    assert e.details["count"] == 1 and (e.details["samples"][0]["x"], e.details["samples"][0]["y"],
-                                        e.details["samples"][0]["z"]) == (3, 70, -2)
+    assert e.details["count"] == 1 and (
+        e.details["samples"][0]["x"],
+        e.details["samples"][0]["y"],
+        e.details["samples"][0]["z"],
+    ) == (3, 70, -2)
     assert "3,70,-2" in e.message and "Nothing was written" in e.message
 
 
@@ -197,8 +225,10 @@ def test_each_stands_on_what_the_game_allows() -> None:
     no = {
         "poppy on stone": ("minecraft:stone", STANDS["poppy"]),  # VegetationBlock.mayPlaceOn: dirt or farmland
         "poppy on soul sand": ("minecraft:soul_sand", STANDS["poppy"]),
-        "rail on glass pane": ("minecraft:glass_pane[east=false,north=false,south=false,waterlogged=false,"
-                               "west=false]", STANDS["rail"]),
+        "rail on glass pane": (
+            "minecraft:glass_pane[east=false,north=false,south=false,waterlogged=false,west=false]",
+            STANDS["rail"],
+        ),
         "door on a fence": (fence, STANDS["door"]),
     }
     for name, (below, placed) in no.items():
@@ -208,6 +238,14 @@ def test_each_stands_on_what_the_game_allows() -> None:
 
 def test_the_upper_half_and_the_support_in_the_same_plan() -> None:
     # the upper half stands on its lower half (two-part rule, not a sturdy face); the floor may be planned too
-    run(FakeWorld({}), {(0, 63, 0): "minecraft:stone", (0, 64, 0): DOOR.format(h="lower"),
-                        (0, 65, 0): DOOR.format(h="upper"), (1, 63, 0): "minecraft:dirt",
-                        (1, 64, 0): "minecraft:sunflower[half=lower]", (1, 65, 0): "minecraft:sunflower[half=upper]"})
+    run(
+        FakeWorld({}),
+        {
+            (0, 63, 0): "minecraft:stone",
+            (0, 64, 0): DOOR.format(h="lower"),
+            (0, 65, 0): DOOR.format(h="upper"),
+            (1, 63, 0): "minecraft:dirt",
+            (1, 64, 0): "minecraft:sunflower[half=lower]",
+            (1, 65, 0): "minecraft:sunflower[half=upper]",
+        },
+    )

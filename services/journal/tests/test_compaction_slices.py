@@ -18,11 +18,15 @@ ROWS = 60_000
 def _journal_with_a_finished_operation(tmp_path) -> Database:
     db = Database(tmp_path / "journal.sqlite")
     with db.tx() as c:
-        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
-                  " updated_ms) VALUES ('op_1', 'default', 'pl', 'h', 'k', 'applied', 1, 1)")
-        c.executemany("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES"
-                      " ('op_1', ?, ?, ?, 'minecraft:air', ?, 0, 1)",
-                      ((i % 100, i // 10_000, (i // 100) % 100, f"minecraft:stone_{i % 7}") for i in range(ROWS)))
+        c.execute(
+            "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+            " updated_ms) VALUES ('op_1', 'default', 'pl', 'h', 'k', 'applied', 1, 1)"
+        )
+        c.executemany(
+            "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES"
+            " ('op_1', ?, ?, ?, 'minecraft:air', ?, 0, 1)",
+            ((i % 100, i // 10_000, (i // 100) % 100, f"minecraft:stone_{i % 7}") for i in range(ROWS)),
+        )
     return db
 
 
@@ -62,8 +66,10 @@ def test_writes_go_on_while_a_compaction_returns_pages(tmp_path, monkeypatch):
     while not done.is_set():
         t0 = time.perf_counter()
         with db.tx() as c:
-            c.execute("INSERT INTO meta(key, value) VALUES ('probe', ?) ON CONFLICT(key) DO UPDATE SET"
-                      " value=excluded.value", (str(writes),))
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ('probe', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(writes),),
+            )
         worst = max(worst, time.perf_counter() - t0)
         writes += 1
         time.sleep(0.005)  # a busy journal, not a writer that never lets go of the lock

@@ -24,27 +24,43 @@ STONE, GLASS, AIR = "minecraft:stone", "minecraft:glass", "minecraft:air"
 
 
 # ---------------------------------------------------------------- the pure rule
-@pytest.mark.parametrize("base, events, write, want", [
-    (STONE, [], None, "unknown"),                                               # terrain: no record
-    (STONE, [("player", AIR, STONE)], None, "player"),
-    (STONE, [("environment", AIR, STONE)], None, "environment"),
-    (STONE, [("ours", AIR, STONE)], None, "ours"),
-    (STONE, [], STONE, "ours"),                                                 # our write, echo not observed
-    (STONE, [("player", AIR, STONE), ("ours", STONE, STONE)], None, "player"),  # same block again: still theirs
-    (STONE, [("ours", AIR, STONE), ("player", STONE, AIR), ("player", AIR, STONE)], None, "player"),
-    (STONE, [("player", AIR, STONE), ("ours", STONE, GLASS)], None, "unknown"),  # changed back with no event
-    (STONE, [("player", AIR, GLASS)], STONE, "ours"),                           # our later write, echo lost
-    (STONE, [("player", AIR, GLASS)], None, "unknown"),
-    # state-only changes (a crop's age, a fence's connections) do not change who placed it
-    ("minecraft:wheat[age=5]", [("player", AIR, "minecraft:wheat[age=0]"),
-                                ("environment", "minecraft:wheat[age=0]", "minecraft:wheat[age=5]")], None, "player"),
-    ("minecraft:oak_fence[east=true]", [("player", AIR, "minecraft:oak_fence[east=false]")], None, "player"),
-    # a player's sapling the game turned into a log: the game placed the log
-    ("minecraft:oak_log[axis=y]", [("player", AIR, "minecraft:oak_sapling[stage=0]"),
-                                   ("environment", "minecraft:oak_sapling[stage=1]", "minecraft:oak_log[axis=y]")],
-     None, "environment"),
-    (STONE, [("external", AIR, STONE)], None, "unknown"),                       # never guessed to be a player
-])
+@pytest.mark.parametrize(
+    "base, events, write, want",
+    [
+        (STONE, [], None, "unknown"),  # terrain: no record
+        (STONE, [("player", AIR, STONE)], None, "player"),
+        (STONE, [("environment", AIR, STONE)], None, "environment"),
+        (STONE, [("ours", AIR, STONE)], None, "ours"),
+        (STONE, [], STONE, "ours"),  # our write, echo not observed
+        (STONE, [("player", AIR, STONE), ("ours", STONE, STONE)], None, "player"),  # same block again: still theirs
+        (STONE, [("ours", AIR, STONE), ("player", STONE, AIR), ("player", AIR, STONE)], None, "player"),
+        (STONE, [("player", AIR, STONE), ("ours", STONE, GLASS)], None, "unknown"),  # changed back with no event
+        (STONE, [("player", AIR, GLASS)], STONE, "ours"),  # our later write, echo lost
+        (STONE, [("player", AIR, GLASS)], None, "unknown"),
+        # state-only changes (a crop's age, a fence's connections) do not change who placed it
+        (
+            "minecraft:wheat[age=5]",
+            [
+                ("player", AIR, "minecraft:wheat[age=0]"),
+                ("environment", "minecraft:wheat[age=0]", "minecraft:wheat[age=5]"),
+            ],
+            None,
+            "player",
+        ),
+        ("minecraft:oak_fence[east=true]", [("player", AIR, "minecraft:oak_fence[east=false]")], None, "player"),
+        # a player's sapling the game turned into a log: the game placed the log
+        (
+            "minecraft:oak_log[axis=y]",
+            [
+                ("player", AIR, "minecraft:oak_sapling[stage=0]"),
+                ("environment", "minecraft:oak_sapling[stage=1]", "minecraft:oak_log[axis=y]"),
+            ],
+            None,
+            "environment",
+        ),
+        (STONE, [("external", AIR, STONE)], None, "unknown"),  # never guessed to be a player
+    ],
+)
 def test_placed_by(base, events, write, want):
     assert placed_by(base, events, write) == want
 
@@ -106,23 +122,43 @@ class Queue:
 def observe(db: Database, source: str, events: list[tuple[int, int, int, str, str]], op_id: str = "") -> None:
     with db.tx() as c:
         for x, y, z, before, after in events:
-            c.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                      " op_id, at_ms) VALUES ('event','h',0,?,?,?,?,?,?,?,?,0)",
-                      (x, y, z, before, after, source, "p-1" if source == "player" else "", op_id))
+            c.execute(
+                "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+                " op_id, at_ms) VALUES ('event','h',0,?,?,?,?,?,?,?,?,0)",
+                (x, y, z, before, after, source, "p-1" if source == "player" else "", op_id),
+            )
 
 
 @pytest.fixture
 def core(tmp_path):
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=StoneWorld(),
-                    planner=InProcessPlanner(), queue=Queue())
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=StoneWorld(),
+        planner=InProcessPlanner(),
+        queue=Queue(),
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}},
+            }
+        ]
+    )
     return c
 
 
 def glass_row(x0: int, x1: int) -> str:
-    return json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": x0, "y": 64, "z": 0},
-                                                     "max": {"x": x1, "y": 64, "z": 0}, "block": GLASS}]})
+    return json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {"type": "box", "min": {"x": x0, "y": 64, "z": 0}, "max": {"x": x1, "y": 64, "z": 0}, "block": GLASS}
+            ],
+        }
+    )
 
 
 def test_prepare_counts_by_source_and_apply_needs_consent(core):
@@ -159,16 +195,23 @@ def test_plan_without_player_blocks_applies_without_consent(core):
     observe(core.db, "player", [(0, 64, 0, AIR, STONE)])
     summary = asyncio.run(core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=glass_row(1, 3))))
     assert [(s.source, s.count) for s in summary.replaced.by_source] == [("unknown", 3)]
-    rep = asyncio.run(core.build_apply(CALLER, jpb.BuildApplyRequest(
-        plan_id=summary.plan_id, plan_hash=summary.plan_hash, idempotency_key="k2")))
+    rep = asyncio.run(
+        core.build_apply(
+            CALLER, jpb.BuildApplyRequest(plan_id=summary.plan_id, plan_hash=summary.plan_hash, idempotency_key="k2")
+        )
+    )
     assert rep.state == "queued"
 
 
 def test_classify_reads_our_own_writes_when_no_echo_was_observed(core):
     with core.db.tx() as c:
-        c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_a',1,64,0,?,?,0,0)",
-                  (AIR, STONE))
-        c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_a',2,64,0,?,?,1,0)",
-                  (AIR, STONE))  # uncertain (a crash mid-batch): not counted as ours
+        c.execute(
+            "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_a',1,64,0,?,?,0,0)",
+            (AIR, STONE),
+        )
+        c.execute(
+            "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES ('op_a',2,64,0,?,?,1,0)",
+            (AIR, STONE),
+        )  # uncertain (a crash mid-batch): not counted as ours
     got = classify(core.db, [((1, 64, 0), STONE), ((2, 64, 0), STONE), ((3, 64, 0), STONE)])
     assert got == {(1, 64, 0): "ours"}  # the others are unknown (left out)

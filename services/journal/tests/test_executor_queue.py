@@ -42,29 +42,55 @@ class RecordingWorld(AirWorld):
     async def call(self, method, params, result_type):
         if method == "batch_apply":  # the world protocol's JSON form (what goes over HTTP)
             self.batches.append(params["batchId"])
-            return world_pb2.BatchApplyResult(batch_id=params["batchId"], status="applied", written=len(params["entries"]))
+            return world_pb2.BatchApplyResult(
+                batch_id=params["batchId"], status="applied", written=len(params["entries"])
+            )
         if method == "events_since":
             return world_pb2.EventsSinceResult(next_cursor="c", complete=True)
         return await super().call(method, params, result_type)
 
 
 def make_core(tmp_path, world: RecordingWorld) -> JournalCore:
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=world,
-                    planner=InProcessPlanner(), queue=SlowQueue())
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=world,
+        planner=InProcessPlanner(),
+        queue=SlowQueue(),
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}},
+            }
+        ]
+    )
     return c
 
 
 def recipe(y: int) -> str:
-    return json.dumps({"version": 1, "operations": [
-        {"type": "box", "min": {"x": 0, "y": y, "z": 0}, "max": {"x": 3, "y": y, "z": 3}, "block": "minecraft:stone"}]})
+    return json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 0, "y": y, "z": 0},
+                    "max": {"x": 3, "y": y, "z": 3},
+                    "block": "minecraft:stone",
+                }
+            ],
+        }
+    )
 
 
 async def queue_op(core: JournalCore, y: int, key: str) -> str:
     plan = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(y)))
-    rep = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                               idempotency_key=key))
+    rep = await core.build_apply(
+        CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key=key)
+    )
     assert rep.state == "queued"
     return rep.operation_id
 
@@ -221,11 +247,15 @@ def test_the_batch_request_is_the_protocol_json_of_the_message():
 
     entries = [(0, 64, -1, "minecraft:air", "minecraft:glass"), (-5, 0, 9, "minecraft:dirt", "minecraft:stone")]
     msg = world_pb2.BatchApplyParams(
-        batch_id="op_1.3", world_epoch=7, operation_id="op_1",
+        batch_id="op_1.3",
+        world_epoch=7,
+        operation_id="op_1",
         entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
-        dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in P.dependencies])
+        dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in P.dependencies],
+    )
     assert Executor._params(P, "op_1", 3, entries) == json_format.MessageToDict(
-        msg, always_print_fields_with_no_presence=True)
+        msg, always_print_fields_with_no_presence=True
+    )
 
 
 class WatchingWorld(RecordingWorld):
@@ -241,8 +271,9 @@ class WatchingWorld(RecordingWorld):
     async def call(self, method, params, result_type):
         if method == "batch_apply":
             op = params["operationId"]
-            self.seen[params["batchId"]] = {r["seq"]: r["state"] for r in self.reader.all(
-                "SELECT seq, state FROM batches WHERE op_id=?", op)}
+            self.seen[params["batchId"]] = {
+                r["seq"]: r["state"] for r in self.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)
+            }
             await self.gate.wait()
             self.gate.clear()
         return await super().call(method, params, result_type)
@@ -254,10 +285,22 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
     after its own intent is on disk; nothing is sent twice."""
     path = tmp_path / "j.sqlite"
     world = WatchingWorld(path)
-    core = JournalCore(db=Database(path), blobs=BlobStore(tmp_path / "blobs"), world=world,
-                       planner=InProcessPlanner(), queue=SlowQueue())
-    core.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                         "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
+    core = JournalCore(
+        db=Database(path),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=world,
+        planner=InProcessPlanner(),
+        queue=SlowQueue(),
+    )
+    core.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}},
+            }
+        ]
+    )
     core.limits.batch_blocks = 4  # the 4x4 box: four batches
 
     async def main():
@@ -273,7 +316,10 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
                 want = {k + 1: "intent"} if k < 3 else {}
                 want |= {k - 1: "done"} if 0 < k < 3 else {}  # the last one's: recorded at the end
                 while True:
-                    rows = {r["seq"]: r["state"] for r in world.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)}
+                    rows = {
+                        r["seq"]: r["state"]
+                        for r in world.reader.all("SELECT seq, state FROM batches WHERE op_id=?", op)
+                    }
                     if all(rows.get(s) == st for s, st in want.items()):
                         break
                     await asyncio.sleep(0.005)
@@ -289,10 +335,12 @@ def test_the_next_intent_is_durable_while_a_batch_is_in_flight_and_never_sent_be
 
     op, in_flight = asyncio.run(main())
     assert world.batches == [f"{op}.{k}" for k in range(4)]
-    assert in_flight == [{0: "intent", 1: "intent"},
-                         {0: "done", 1: "intent", 2: "intent"},
-                         {0: "done", 1: "done", 2: "intent", 3: "intent"},
-                         {0: "done", 1: "done", 2: "intent", 3: "intent"}]
+    assert in_flight == [
+        {0: "intent", 1: "intent"},
+        {0: "done", 1: "intent", 2: "intent"},
+        {0: "done", 1: "done", 2: "intent", 3: "intent"},
+        {0: "done", 1: "done", 2: "intent", 3: "intent"},
+    ]
     for k in range(4):
         arrived = world.seen[f"{op}.{k}"]
         assert arrived[k] == "intent", (k, arrived)  # durable before the host saw the batch

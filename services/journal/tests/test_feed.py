@@ -14,8 +14,19 @@ BOX = Box(Vec3(0, 0, 0), Vec3(9, 9, 9))
 def rows(spec: list[str]) -> list[dict]:
     """One event per source letter (p player, e environment, o ours), oids 1.. in that order."""
     name = {"p": "player", "e": "environment", "o": "ours"}
-    return [{"oid": i + 1, "x": i % 10, "y": 1, "z": 2, "before": "minecraft:air", "after": "minecraft:stone",
-             "source": name[c], "op_id": "op_1" if c == "o" else ""} for i, c in enumerate(spec)]
+    return [
+        {
+            "oid": i + 1,
+            "x": i % 10,
+            "y": 1,
+            "z": 2,
+            "before": "minecraft:air",
+            "after": "minecraft:stone",
+            "source": name[c],
+            "op_id": "op_1" if c == "o" else "",
+        }
+        for i, c in enumerate(spec)
+    ]
 
 
 def cursor_at(phase, oid):
@@ -37,8 +48,15 @@ def test_people_first_then_environment_then_ours_each_oldest_first():
     got = pages(rows(list("ooopoeop")), limit=100)
     assert len(got) == 1 and got[0]["complete"] and got[0]["next_cursor"] == "open"
     assert [(e["source"], e["pos"]["x"]) for e in got[0]["events"]] == [
-        ("player", 3), ("player", 7), ("environment", 5), ("ours", 0), ("ours", 1), ("ours", 2), ("ours", 4),
-        ("ours", 6)]
+        ("player", 3),
+        ("player", 7),
+        ("environment", 5),
+        ("ours", 0),
+        ("ours", 1),
+        ("ours", 2),
+        ("ours", 4),
+        ("ours", 6),
+    ]
     assert got[0]["events"][3]["operation_id"] == "op_1" and "operation_id" not in got[0]["events"][0]
 
 
@@ -75,8 +93,13 @@ def test_cursors_name_their_region_and_a_page_its_filter():
     assert feed.parse_cursor(open_cur, BOX, "player") == ("w", "1", 5, 0, 0, 0)  # any filter reads an open cursor
     page = f"rc2.w.1.{feed.region_key(BOX, 'player')}.5.9.0.7"
     assert feed.parse_cursor(page, BOX, "player") == ("w", "1", 5, 9, 0, 7)
-    for text, src in ((page, ""), (open_cur.replace("rc2.w.1.", "rc2.w.1.x"), ""), ("rc2.w.1.k.5.0", ""),
-                      (f"rc2.w.1.{feed.region_key(BOX, 'player')}.5.9.3.7", "player"), ("nonsense", "")):
+    for text, src in (
+        (page, ""),
+        (open_cur.replace("rc2.w.1.", "rc2.w.1.x"), ""),
+        ("rc2.w.1.k.5.0", ""),
+        (f"rc2.w.1.{feed.region_key(BOX, 'player')}.5.9.3.7", "player"),
+        ("nonsense", ""),
+    ):
         with pytest.raises(McbError) as exc:
             feed.parse_cursor(text, BOX, src)
         assert exc.value.code == ErrorCode.INVALID_REQUEST
@@ -99,7 +122,9 @@ def test_affected_parts_read_each_part_mask_once():
         return masks[part_id]
 
     head = feed.summarise(Db(), "pr_1", part_mask, rows(list("p" * 40)), "")  # x = 0..9, four times each
-    assert head["affected_parts"] == [{"part_id": "pt_b", "name": "roof", "changes": 20},
-                                      {"part_id": "pt_a", "name": "house", "changes": 12}]
+    assert head["affected_parts"] == [
+        {"part_id": "pt_b", "name": "roof", "changes": 20},
+        {"part_id": "pt_a", "name": "house", "changes": 12},
+    ]
     assert sorted(read) == ["pt_a", "pt_b"]  # not once per changed position
     assert head["changes"] == 40 and head["by_source"] == {"player": 40}

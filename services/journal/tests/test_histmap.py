@@ -26,15 +26,21 @@ def db(tmp_path):
 
 def ev(db, x, y, z, source, at, *, pid="", name="", cause="", op=""):
     with db.tx() as c:
-        return c.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                         " op_id, at_ms, player_name, cause) VALUES ('event','h',0,?,?,?,'minecraft:air','minecraft:stone',"
-                         "?,?,?,?,?,?)", (x, y, z, source, pid, op, at, name, cause)).lastrowid
+        return c.execute(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+            " op_id, at_ms, player_name, cause) VALUES ('event','h',0,?,?,?,'minecraft:air','minecraft:stone',"
+            "?,?,?,?,?,?)",
+            (x, y, z, source, pid, op, at, name, cause),
+        ).lastrowid
 
 
 def operation(db, op, project):
     with db.tx() as c:
-        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
-                  " updated_ms) VALUES (?,?,?,?,?,?,?,?)", (op, project, "pl", "h", op, "applied", 0, 0))
+        c.execute(
+            "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+            " updated_ms) VALUES (?,?,?,?,?,?,?,?)",
+            (op, project, "pl", "h", op, "applied", 0, 0),
+        )
 
 
 def cols(doc):
@@ -51,12 +57,15 @@ def test_each_column_shows_its_newest_change_up_to_the_time(db):
     ev(db, 1, 64, 1, "player", 100, pid="u-1", name="Alex")
     ev(db, 1, 70, 1, "environment", 200, cause="explosion")  # same column, higher up, later
     ev(db, 2, 64, 2, "ours", 300, op="op_a")
-    ev(db, 3, 64, 3, "environment", 150)                      # no cause from an older host: other
+    ev(db, 3, 64, 3, "environment", 150)  # no cause from an older host: other
     ev(db, 4, 59, 4, "player", 150, pid="u-2", name="Below")  # below the box: not on the map
-    ev(db, 20, 64, 1, "player", 150, pid="u-3", name="Out")   # outside the box
+    ev(db, 20, 64, 1, "player", 150, pid="u-3", name="Out")  # outside the box
     doc = histmap.build(db, ME, AREA, BOX, 0, 1 << 40)
-    assert cols(doc) == {(1, 1): ("environment", "explosion", 200), (2, 2): ("ours", "op_a", 300),
-                         (3, 3): ("environment", "other", 150)}
+    assert cols(doc) == {
+        (1, 1): ("environment", "explosion", 200),
+        (2, 2): ("ours", "op_a", 300),
+        (3, 3): ("environment", "other", 150),
+    }
     assert (doc["first_millis"], doc["last_millis"]) == (100, 300)
     # as of 250: the operation is not there yet; as of 199 the explosion neither
     assert cols(histmap.build(db, ME, AREA, BOX, 250, 1 << 40))[(1, 1)] == ("environment", "explosion", 200)
@@ -84,12 +93,28 @@ def test_packed_echoes_count_and_another_projects_operation_has_no_id(db):
     operation(db, "op_mine", "p1")
     operation(db, "op_theirs", "p2")
     ev(db, 1, 64, 1, "player", 10, pid="u", name="A")
-    rows = [{"oid": 50, "host_seq": 0, "x": 1, "y": 65, "z": 1, "at_ms": 40, "host_instance": "h",
-             "before": "minecraft:air", "after": "minecraft:dirt", "player_id": "", "reason": ""}]
+    rows = [
+        {
+            "oid": 50,
+            "host_seq": 0,
+            "x": 1,
+            "y": 65,
+            "z": 1,
+            "at_ms": 40,
+            "host_instance": "h",
+            "before": "minecraft:air",
+            "after": "minecraft:dirt",
+            "player_id": "",
+            "reason": "",
+        }
+    ]
     data, sha = pack_rows(rows, EVENT_INTS, EVENT_STRS)
     with db.tx() as c:
-        c.execute("INSERT INTO packed_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
-                  " VALUES ('op_mine',1,50,50,1,65,1,1,65,1,?,?,0)", (data, sha))
+        c.execute(
+            "INSERT INTO packed_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+            " VALUES ('op_mine',1,50,50,1,65,1,1,65,1,?,?,0)",
+            (data, sha),
+        )
     ev(db, 2, 64, 2, "ours", 60, op="op_theirs")
     doc = histmap.build(db, ME, AREA, BOX, 0, 1 << 40)
     assert cols(doc) == {(1, 1): ("ours", "op_mine", 40), (2, 2): ("ours", "", 60)}
@@ -98,8 +123,10 @@ def test_packed_echoes_count_and_another_projects_operation_has_no_id(db):
 
 
 def test_outside_the_area_or_larger_than_256_columns_is_refused(db):
-    for box, code, text in [(Box(Vec3(0, 60, 0), Vec3(400, 60, 0)), ErrorCode.OUT_OF_BOUNDS, "outside the project area"),
-                            (Box(Vec3(0, 60, 0), Vec3(256, 60, 3)), ErrorCode.INVALID_REQUEST, "at most 256 x 256")]:
+    for box, code, text in [
+        (Box(Vec3(0, 60, 0), Vec3(400, 60, 0)), ErrorCode.OUT_OF_BOUNDS, "outside the project area"),
+        (Box(Vec3(0, 60, 0), Vec3(256, 60, 3)), ErrorCode.INVALID_REQUEST, "at most 256 x 256"),
+    ]:
         with pytest.raises(McbError) as exc:
             histmap.build(db, ME, AREA, box, 0, 1 << 40)
         assert exc.value.code == code and text in exc.value.message

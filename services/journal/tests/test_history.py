@@ -42,9 +42,11 @@ def add_foreign_events(path: Path) -> None:
     conn = sqlite3.connect(path)
     w = conn.execute("SELECT x, y, z, after FROM written ORDER BY wid LIMIT 3").fetchall()
     for (x, y, z, after), src in zip(w, ("player", "environment", "player"), strict=True):
-        conn.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                     " op_id, at_ms) VALUES ('event', 'h', 0, ?, ?, ?, ?, 'minecraft:dirt', ?, 'bob', '', 1)",
-                     (x, y, z, after, src))
+        conn.execute(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+            " op_id, at_ms) VALUES ('event', 'h', 0, ?, ?, ?, ?, 'minecraft:dirt', ?, 'bob', '', 1)",
+            (x, y, z, after, src),
+        )
     conn.commit()
     conn.close()
 
@@ -73,7 +75,8 @@ def answers(db: Database) -> dict:
         for limit in (1, 7, 100, 1000):
             out["feed"][(since, limit)] = History(db, ALL).events_in(since, ALL, limit)
             out["feed"][(since, limit, "box")] = History(db, (0, 70, 0, 3, 72, 2)).events_in(
-                since, (0, 70, 0, 3, 72, 2), limit)
+                since, (0, 70, 0, 3, 72, 2), limit
+            )
             upto = History(db, ALL).events_in(since, ALL, limit, upto=since + 60)
             assert all(since < r["oid"] <= since + 60 for r in upto)
             out["feed"][(since, limit, "upto")] = upto
@@ -112,12 +115,14 @@ def test_v2_journal_migrates_and_packing_changes_no_answer(tmp_path):
     assert answers(db) == ref
     # Every column of every row comes back exactly.
     got = sorted((r | {"op_id": op} for op, rows in ref["writes"].items() for r in rows), key=lambda r: r["wid"])
-    assert [{k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in got] == \
-        [{k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in written_before]
+    assert [{k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in got] == [
+        {k: r[k] for k in history.WRITE_INTS + history.WRITE_STRS} | {"op_id": r["op_id"]} for r in written_before
+    ]
     h = History(db)
     echoes = sorted((r | {"op_id": op} for op in ops for r in h._packed("packed_events", op)), key=lambda r: r["oid"])
-    assert [{k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in echoes] == \
-        [{k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in ours_before]
+    assert [{k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in echoes] == [
+        {k: r[k] for k in (*history.EVENT_INTS, *history.EVENT_STRS, "op_id")} for r in ours_before
+    ]
 
 
 def test_late_echoes_merge_into_the_pack_and_numbering_continues(tmp_path):
@@ -127,9 +132,11 @@ def test_late_echoes_merge_into_the_pack_and_numbering_continues(tmp_path):
     top = last_oid(db)
     pack_operation(db, op)
     with db.tx() as c:  # an echo of this operation arriving after it was packed
-        c.execute("INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
-                  " op_id, at_ms) VALUES ('event', 'h', 999, ?, ?, ?, ?, ?, 'ours', '', ?, 5)",
-                  (first["x"], first["y"], first["z"], first["before"], first["after"], op))
+        c.execute(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id,"
+            " op_id, at_ms) VALUES ('event', 'h', 999, ?, ?, ?, ?, ?, 'ours', '', ?, 5)",
+            (first["x"], first["y"], first["z"], first["before"], first["after"], op),
+        )
     assert op in packable(db)
     n = db.one("SELECT n FROM packed_events WHERE op_id=?", op)["n"]
     pack_operation(db, op)
@@ -163,10 +170,15 @@ def test_uncertain_writes_of_an_abandoned_operation_stay_later_writes_when_packe
         pack_operation(db, o)
     top = db.one("SELECT MAX(hi) AS m FROM packed_writes")["m"]
     with db.tx() as c:  # an abandoned operation's potential write over p (recovery_abandon)
-        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
-                  " updated_ms) VALUES ('op_x', 'default', 'pl', 'h', 'k', 'failed', 9e12, 9e12)")
-        c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES"
-                  " ('op_x', ?, ?, ?, 'a', 'b', 1, 1)", p)
+        c.execute(
+            "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, created_ms,"
+            " updated_ms) VALUES ('op_x', 'default', 'pl', 'h', 'k', 'failed', 9e12, 9e12)"
+        )
+        c.execute(
+            "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES"
+            " ('op_x', ?, ?, ?, 'a', 'b', 1, 1)",
+            p,
+        )
     assert History(db).later_write(p, top) == "op_x"
     pack_operation(db, "op_x")
     assert History(db).later_write(p, top) == "op_x"
@@ -204,12 +216,13 @@ def test_the_packing_delay_is_the_one_given(tmp_path):
     db = Database(v2_journal(tmp_path))
     assert len(packable(db)) == 5
     assert pack_due(db, -1.0) == 0  # never automatically
-    assert pack_due(db, 10 ** 9) == 0  # none settled that long ago
+    assert pack_due(db, 10**9) == 0  # none settled that long ago
     assert pack_due(db, 0.0, max_ops=2) == 2 and len(packable(db)) == 3
 
 
 def test_a_pass_killed_between_its_pack_and_its_deletes_changes_no_answer_and_the_next_pass_finishes(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     """Issue 33 item 1: the packer writes the pack, then deletes the live copies in slices (each its
     own transaction). Killed in between, every row is both live and packed: no answer changes, and
     the next pass merges without duplicating a row."""
@@ -253,6 +266,7 @@ def _v1_record(rows: list[dict], ints: tuple[str, ...], strs: tuple[str, ...]) -
     import hashlib
     import json
     import zlib
+
     palette: list = []
     cols: dict = {}
     for c in ints:
@@ -267,16 +281,33 @@ def _v1_record(rows: list[dict], ints: tuple[str, ...], strs: tuple[str, ...]) -
             if r[c] not in palette:
                 palette.append(r[c])
             cols[c].append(palette.index(r[c]))
-    raw = json.dumps({"format": "mcb.pack.v1", "n": len(rows), "palette": palette, "cols": cols},
-                     separators=(",", ":")).encode()
+    raw = json.dumps(
+        {"format": "mcb.pack.v1", "n": len(rows), "palette": palette, "cols": cols}, separators=(",", ":")
+    ).encode()
     return zlib.compress(raw, 9), hashlib.sha256(raw).hexdigest()
 
 
 ODD_ROWS = [  # deltas of every width, negative ones, a state with a newline, unicode, one row only
-    {"wid": 1, "x": -30_000_000, "y": -64, "z": 29_999_999, "uncertain": 0, "at_ms": 1_700_000_000_000,
-     "before": "minecraft:air", "after": "minecraft:oak_sign[rotation=4]"},
-    {"wid": 2, "x": 29_999_999, "y": 319, "z": -30_000_000, "uncertain": 1, "at_ms": 1_700_000_000_001,
-     "before": "minecraft:stone", "after": "minecraft:air"},
+    {
+        "wid": 1,
+        "x": -30_000_000,
+        "y": -64,
+        "z": 29_999_999,
+        "uncertain": 0,
+        "at_ms": 1_700_000_000_000,
+        "before": "minecraft:air",
+        "after": "minecraft:oak_sign[rotation=4]",
+    },
+    {
+        "wid": 2,
+        "x": 29_999_999,
+        "y": 319,
+        "z": -30_000_000,
+        "uncertain": 1,
+        "at_ms": 1_700_000_000_001,
+        "before": "minecraft:stone",
+        "after": "minecraft:air",
+    },
     {"wid": 400, "x": 0, "y": 0, "z": 0, "uncertain": 0, "at_ms": 1, "before": "a\nb", "after": "ключ"},
 ]
 
@@ -292,17 +323,24 @@ def test_packed_records_round_trip_in_v2_and_v1_records_still_read(rows):
 
 def zlib_head(data: bytes) -> bytes:
     import zlib
+
     return zlib.decompress(data)[:40]
 
 
 def test_a_truncated_v2_record_with_a_matching_checksum_is_refused():
     import hashlib
     import zlib
+
     data, _ = history.pack_rows(ODD_ROWS, history.WRITE_INTS, history.WRITE_STRS)
     raw = zlib.decompress(data)[:-3]  # a column cut short, checksum made to match
     with pytest.raises(McbError) as exc:
-        history.unpack_rows(zlib.compress(raw), hashlib.sha256(raw).hexdigest(), history.WRITE_INTS,
-                            history.WRITE_STRS, "packed_writes/op_t")
+        history.unpack_rows(
+            zlib.compress(raw),
+            hashlib.sha256(raw).hexdigest(),
+            history.WRITE_INTS,
+            history.WRITE_STRS,
+            "packed_writes/op_t",
+        )
     assert exc.value.code == ErrorCode.INTERNAL and "malformed" in exc.value.message
 
 
@@ -314,8 +352,11 @@ def test_write_count_is_exact_before_during_and_after_packing_without_decoding(t
     rows = [dict(r) for r in db.all(f"SELECT {history.WRITE_COLS} FROM written WHERE op_id=? ORDER BY wid", op)]
     data, sha = history.pack_rows(rows, history.WRITE_INTS, history.WRITE_STRS)
     with db.tx() as c:  # a pass stopped after storing the pack, before deleting the live copies
-        c.execute("INSERT INTO packed_writes(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
-                  " VALUES (?,?,?,?,0,0,0,0,0,0,?,?,0)", (op, n, rows[0]["wid"], rows[-1]["wid"], data, sha))
+        c.execute(
+            "INSERT INTO packed_writes(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+            " VALUES (?,?,?,?,0,0,0,0,0,0,?,?,0)",
+            (op, n, rows[0]["wid"], rows[-1]["wid"], data, sha),
+        )
     monkeypatch.setattr(history, "unpack_arrays", lambda *a: pytest.fail("write_count decoded the pack"))
     assert History(db).write_count(op) == n
     with db.tx() as c:

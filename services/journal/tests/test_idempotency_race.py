@@ -60,16 +60,34 @@ class SlowQueue:
 
 
 def make_core(tmp_path) -> JournalCore:
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=SlowWorld(),
-                    planner=InProcessPlanner(), queue=SlowQueue())
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=SlowWorld(),
+        planner=InProcessPlanner(),
+        queue=SlowQueue(),
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}},
+            }
+        ]
+    )
     return c
 
 
 def recipe(block: str) -> str:
-    return json.dumps({"version": 1, "operations": [
-        {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 3, "y": 64, "z": 3}, "block": block}]})
+    return json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 3, "y": 64, "z": 3}, "block": block}
+            ],
+        }
+    )
 
 
 async def prepare(core: JournalCore, block: str) -> jpb.PlanSummary:
@@ -113,13 +131,16 @@ def test_same_key_two_plans_is_invalid_request_never_internal(tmp_path):
         for rnd in range(ROUNDS):
             a = await prepare(core, "minecraft:stone")
             b = await prepare(core, "minecraft:dirt")
-            reqs = [jpb.BuildApplyRequest(plan_id=p.plan_id, plan_hash=p.plan_hash, idempotency_key=f"k{rnd}")
-                    for p in (a, b) * (N // 2)]
+            reqs = [
+                jpb.BuildApplyRequest(plan_id=p.plan_id, plan_hash=p.plan_hash, idempotency_key=f"k{rnd}")
+                for p in (a, b) * (N // 2)
+            ]
             out = await apply_all(core, reqs)
             reports = [o for o in out if isinstance(o, jpb.OperationReport)]
             errors = [o for o in out if not isinstance(o, jpb.OperationReport)]
-            assert all(isinstance(e, McbError) and e.code == ErrorCode.INVALID_REQUEST for e in errors), \
+            assert all(isinstance(e, McbError) and e.code == ErrorCode.INVALID_REQUEST for e in errors), (
                 f"round {rnd}: {[repr(e) for e in errors]}"
+            )
             winner = {r.plan_id for r in reports}
             assert len(winner) == 1 and len({r.operation_id for r in reports}) == 1
             assert len(reports) == N // 2 and len(errors) == N // 2  # every caller of the winning plan replays
@@ -177,8 +198,11 @@ def test_concurrent_grpc_callers_same_key(grpc_journal):
                     p = plans[i % len(plans)]
                     barrier.wait()
                     try:
-                        results[i] = stub.BuildApply(jpb.BuildApplyRequest(
-                            plan_id=p.plan_id, plan_hash=p.plan_hash, idempotency_key=key), metadata=md, timeout=30)
+                        results[i] = stub.BuildApply(
+                            jpb.BuildApplyRequest(plan_id=p.plan_id, plan_hash=p.plan_hash, idempotency_key=key),
+                            metadata=md,
+                            timeout=30,
+                        )
                     except grpc.RpcError as err:
                         results[i] = err
 
@@ -191,8 +215,9 @@ def test_concurrent_grpc_callers_same_key(grpc_journal):
                 errors = [r for r in results if isinstance(r, grpc.RpcError)]
                 assert len(reports) + len(errors) == N
                 assert len({r.operation_id for r in reports}) == 1, f"{key}: {results}"
-                assert all(e.code() == grpc.StatusCode.INVALID_ARGUMENT for e in errors), \
+                assert all(e.code() == grpc.StatusCode.INVALID_ARGUMENT for e in errors), (
                     f"{key}: {[(e.code(), e.details()) for e in errors]}"
+                )
                 if len(plans) == 1:
                     assert not errors and sum(not r.replayed for r in reports) == 1
                 else:

@@ -43,16 +43,25 @@ class TerrainWorld:
             for i in range(n):
                 if self.exists((params.min_cx + i % w, params.min_cz + i // w)):
                     bits[i >> 3] |= 1 << (i & 7)
-            return world_pb2.ChunksExistResult(min_cx=params.min_cx, min_cz=params.min_cz, max_cx=params.max_cx,
-                                               max_cz=params.max_cz, bitmap=bytes(bits), count=sum(map(int.bit_count, bits)))
+            return world_pb2.ChunksExistResult(
+                min_cx=params.min_cx,
+                min_cz=params.min_cz,
+                max_cx=params.max_cx,
+                max_cz=params.max_cz,
+                bitmap=bytes(bits),
+                count=sum(map(int.bit_count, bits)),
+            )
         assert method == "region_read"
         self.calls += 1
         lo, hi = params.min, params.max
         chunks = {(cx, cz) for cx in range(lo.x >> 4, (hi.x >> 4) + 1) for cz in range(lo.z >> 4, (hi.z >> 4) + 1)}
         gone = sorted(c for c in chunks if not self.exists(c))
         if gone:
-            raise McbError(ErrorCode.NOT_FOUND, "missing", details={"missingChunks": [list(c) for c in gone[:64]],
-                                                                    "missingCount": len(gone)})
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                "missing",
+                details={"missingChunks": [list(c) for c in gone[:64]], "missingCount": len(gone)},
+            )
         self.reads += 1
         xs = np.arange(lo.x, hi.x + 1)
         zs = np.arange(lo.z, hi.z + 1)
@@ -114,7 +123,10 @@ def test_air_columns_and_missing_chunks_are_marked_never_guessed():
     r = inspect(world, box, "heightmap", step=1)
     hm = r.heightmap
     assert hm.step == 2 and hm.cols == 32  # step 1 would exceed the 32 x 32 grid
-    assert r.unknown_chunk_count == 2 and sorted(zip(r.unknown_chunks[0::2], r.unknown_chunks[1::2], strict=True)) == [(0, 3), (3, 3)]
+    assert r.unknown_chunk_count == 2 and sorted(zip(r.unknown_chunks[0::2], r.unknown_chunks[1::2], strict=True)) == [
+        (0, 3),
+        (3, 3),
+    ]
     assert r.unknown_positions == 2 * 16 * 16 * 21
     assert hm.heights[0] == 5  # (0, 0)
     assert hm.heights[20] == 20  # x = 40: the surface (100) is above the box, so its top layer
@@ -134,7 +146,7 @@ def test_missing_chunks_cost_no_reads_when_the_host_says_which_exist():
     world = TerrainWorld(flat(64), present=square)
     r = inspect(world, box)
     assert world.exist_calls == 1 and world.reads == 1
-    chunks = 86 ** 2  # chunks -43..42 on each axis
+    chunks = 86**2  # chunks -43..42 on each axis
     assert r.unknown_chunk_count == chunks - 64 and r.unknown_positions == box.volume - 64 * 256
     assert {p.state: p.count for p in r.palette} == {"minecraft:stone": 64 * 256}
     old = TerrainWorld(flat(64), present=square, chunks_exist=False)
@@ -158,14 +170,71 @@ def test_scattered_chunks_are_read_as_few_rectangles():
 
 
 def test_summary_is_bounded_for_many_states_and_columns():
-    extra = {(x, 70, z): f"minecraft:{c}_wool" for x in range(0, 256, 7) for z in range(0, 256, 9)
-             for c in [["white", "red", "blue", "lime", "black", "pink", "gray", "cyan", "brown", "green",
-                        "orange", "yellow", "purple", "magenta", "light_blue", "light_gray"][(x * 3 + z) % 16]]}
-    extra |= {(x, 71, 0): s for x, s in enumerate(
-        [f"minecraft:{w}_planks" for w in ("oak", "spruce", "birch", "jungle", "acacia", "dark_oak",
-                                           "mangrove", "cherry", "bamboo", "crimson", "warped", "pale_oak")]
-        + [f"minecraft:{c}_concrete" for c in ("white", "red", "blue", "lime", "black", "pink", "gray",
-                                               "cyan", "brown", "green", "orange", "yellow", "purple")])}
+    extra = {
+        (x, 70, z): f"minecraft:{c}_wool"
+        for x in range(0, 256, 7)
+        for z in range(0, 256, 9)
+        for c in [
+            [
+                "white",
+                "red",
+                "blue",
+                "lime",
+                "black",
+                "pink",
+                "gray",
+                "cyan",
+                "brown",
+                "green",
+                "orange",
+                "yellow",
+                "purple",
+                "magenta",
+                "light_blue",
+                "light_gray",
+            ][(x * 3 + z) % 16]
+        ]
+    }
+    extra |= {
+        (x, 71, 0): s
+        for x, s in enumerate(
+            [
+                f"minecraft:{w}_planks"
+                for w in (
+                    "oak",
+                    "spruce",
+                    "birch",
+                    "jungle",
+                    "acacia",
+                    "dark_oak",
+                    "mangrove",
+                    "cherry",
+                    "bamboo",
+                    "crimson",
+                    "warped",
+                    "pale_oak",
+                )
+            ]
+            + [
+                f"minecraft:{c}_concrete"
+                for c in (
+                    "white",
+                    "red",
+                    "blue",
+                    "lime",
+                    "black",
+                    "pink",
+                    "gray",
+                    "cyan",
+                    "brown",
+                    "green",
+                    "orange",
+                    "yellow",
+                    "purple",
+                )
+            ]
+        )
+    }
     box = Box(Vec3(0, 60, 0), Vec3(255, 75, 255))
     r = inspect(TerrainWorld(flat(64), extra=extra), box)
     assert len(r.palette) == PALETTE_MAX and r.palette_omitted > 0

@@ -77,7 +77,7 @@ def reference_add(self: insp.Scan, sub: Box, palette: list[str], idx: array) -> 
     for z in range(z_first, sub.max.z + 1, step):
         zoff = (z - sub.min.z) * sx
         for x in range(x_first, sub.max.x + 1, step):
-            top = mask[zoff + x - sub.min.x::layer].rfind(b"\x01")
+            top = mask[zoff + x - sub.min.x :: layer].rfind(b"\x01")
             if top >= 0:
                 self.heights[(x, z)] = sub.min.y + top
 
@@ -90,8 +90,16 @@ class RandomWorld:
     """Random blocks in a fixed area (a per-world seed), some chunks missing; the palette's
     order and size differ per read like a real host's (air first, then first seen)."""
 
-    def __init__(self, seed: int, lo: tuple[int, int, int], shape: tuple[int, int, int], states: list[str],
-                 density: float, missing: set[tuple[int, int]], chunks_exist: bool):
+    def __init__(
+        self,
+        seed: int,
+        lo: tuple[int, int, int],
+        shape: tuple[int, int, int],
+        states: list[str],
+        density: float,
+        missing: set[tuple[int, int]],
+        chunks_exist: bool,
+    ):
         rng = np.random.default_rng(seed)
         self.lo, self.states, self.missing, self.answers = lo, states, missing, chunks_exist
         sy, sz, sx = shape
@@ -108,15 +116,24 @@ class RandomWorld:
             for i in range(n):
                 if (params.min_cx + i % w, params.min_cz + i // w) not in self.missing:
                     bits[i >> 3] |= 1 << (i & 7)
-            return world_pb2.ChunksExistResult(min_cx=params.min_cx, min_cz=params.min_cz, max_cx=params.max_cx,
-                                               max_cz=params.max_cz, bitmap=bytes(bits))
+            return world_pb2.ChunksExistResult(
+                min_cx=params.min_cx,
+                min_cz=params.min_cz,
+                max_cx=params.max_cx,
+                max_cz=params.max_cz,
+                bitmap=bytes(bits),
+            )
         lo, hi = params.min, params.max
-        gone = sorted((cx, cz) for cx in range(lo.x >> 4, (hi.x >> 4) + 1) for cz in range(lo.z >> 4, (hi.z >> 4) + 1)
-                      if (cx, cz) in self.missing)
+        gone = sorted(
+            (cx, cz)
+            for cx in range(lo.x >> 4, (hi.x >> 4) + 1)
+            for cz in range(lo.z >> 4, (hi.z >> 4) + 1)
+            if (cx, cz) in self.missing
+        )
         if gone:
             raise McbError(ErrorCode.NOT_FOUND, "missing", details={"missingChunks": [list(c) for c in gone[:64]]})
         x0, y0, z0 = self.lo
-        part = self.grid[lo.y - y0: hi.y - y0 + 1, lo.z - z0: hi.z - z0 + 1, lo.x - x0: hi.x - x0 + 1]
+        part = self.grid[lo.y - y0 : hi.y - y0 + 1, lo.z - z0 : hi.z - z0 + 1, lo.x - x0 : hi.x - x0 + 1]
         order = np.unique(part.ravel(), return_index=True)
         seen = [int(v) for v in order[0][np.argsort(order[1])]]
         pal = ["minecraft:air"] + [self.states[v] for v in seen if self.states[v] != "minecraft:air"]

@@ -21,9 +21,11 @@ def test_rule_table(g0, c, g1):
         assert c == g0
 
 
-@given(st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), S, max_size=20),
-       st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), S, max_size=20),
-       st.data())
+@given(
+    st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), S, max_size=20),
+    st.dictionaries(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), S, max_size=20),
+    st.data(),
+)
 def test_three_way_partitions_every_position(g0, g1, data):
     positions = set(g0) | set(g1)
     current = {p: data.draw(S) for p in positions}

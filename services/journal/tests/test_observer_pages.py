@@ -36,9 +36,16 @@ class PagedWorld(EventsJson):
             raise McbError(ErrorCode.UNAVAILABLE, "link lost")
         stop = min(start + 100, self.total)
         return world_pb2.EventsSinceResult(
-            events=[world_pb2.BlockEvent(seq=n, x=n, y=64, z=0, before="minecraft:air", after="minecraft:stone",
-                                         source="ours") for n in range(start, stop)],
-            next_cursor=f"h:{stop}", complete=stop >= self.total)
+            events=[
+                world_pb2.BlockEvent(
+                    seq=n, x=n, y=64, z=0, before="minecraft:air", after="minecraft:stone", source="ours"
+                )
+                for n in range(start, stop)
+            ],
+            next_cursor=f"h:{stop}",
+            complete=stop >= self.total,
+        )
+
 
 def seqs(core) -> list[int]:
     return [r["host_seq"] for r in core.db.all("SELECT host_seq FROM observed WHERE kind='event' ORDER BY oid")]
@@ -69,8 +76,21 @@ def test_a_failure_between_commits_loses_nothing(tmp_path):
 INT32 = st.integers(-(2**31), 2**31 - 1)
 U64 = st.integers(0, 2**64 - 1)
 TEXT = st.text(max_size=8)
-EVENT = st.builds(world_pb2.BlockEvent, seq=U64, x=INT32, y=INT32, z=INT32, before=TEXT, after=TEXT, source=TEXT,
-                  player_id=TEXT, at_millis=U64, operation_id=TEXT, player_name=TEXT, cause=TEXT)
+EVENT = st.builds(
+    world_pb2.BlockEvent,
+    seq=U64,
+    x=INT32,
+    y=INT32,
+    z=INT32,
+    before=TEXT,
+    after=TEXT,
+    source=TEXT,
+    player_id=TEXT,
+    at_millis=U64,
+    operation_id=TEXT,
+    player_name=TEXT,
+    cause=TEXT,
+)
 
 
 @given(st.lists(EVENT, max_size=10), TEXT, st.booleans(), st.booleans(), TEXT, st.booleans(), st.booleans())
@@ -78,22 +98,60 @@ def test_a_page_read_from_json_is_the_message_of_it(events, cursor, resync, comp
     """read_page takes the host's JSON as json_format would: defaults printed (the embedded host)
     or left out (json_format's default, the Java host), 64-bit integers as strings, the fields'
     JSON names or their own (snake_case) names — both are proto3 JSON."""
-    msg = world_pb2.EventsSinceResult(events=events, next_cursor=cursor, resync_required=resync, complete=complete,
-                                      reason=reason)
-    page = observer.read_page(json_format.MessageToDict(msg, always_print_fields_with_no_presence=all_fields,
-                                                        preserving_proto_field_name=proto_names))
-    assert page == observer.Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id,
-                                   e.at_millis, e.player_name, e.cause) for e in events], cursor, resync, complete,
-                                 reason)
+    msg = world_pb2.EventsSinceResult(
+        events=events, next_cursor=cursor, resync_required=resync, complete=complete, reason=reason
+    )
+    page = observer.read_page(
+        json_format.MessageToDict(
+            msg, always_print_fields_with_no_presence=all_fields, preserving_proto_field_name=proto_names
+        )
+    )
+    assert page == observer.Page(
+        [
+            (
+                e.seq,
+                e.x,
+                e.y,
+                e.z,
+                e.before,
+                e.after,
+                e.source,
+                e.player_id,
+                e.operation_id,
+                e.at_millis,
+                e.player_name,
+                e.cause,
+            )
+            for e in events
+        ],
+        cursor,
+        resync,
+        complete,
+        reason,
+    )
 
 
-@pytest.mark.parametrize("damage", [
-    {"events": [{"x": "1"}]}, {"events": [{"x": 2**31}]}, {"events": [{"y": 1.5}]}, {"events": [{"seq": "-1"}]},
-    {"events": [{"seq": "1e3"}]}, {"events": [{"atMillis": 2**64}]}, {"events": [{"before": 5}]},
-    {"events": [{"z": True}]}, {"events": ["not an event"]}, {"events": "abc"}, {"complete": "yes"},
-    {"nextCursor": 7}, {"reason": None}, {"resyncRequired": 1}, {"events": [{"playerName": 3}]},
-    {"events": [{"cause": ["fire"]}]},
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"events": [{"x": "1"}]},
+        {"events": [{"x": 2**31}]},
+        {"events": [{"y": 1.5}]},
+        {"events": [{"seq": "-1"}]},
+        {"events": [{"seq": "1e3"}]},
+        {"events": [{"atMillis": 2**64}]},
+        {"events": [{"before": 5}]},
+        {"events": [{"z": True}]},
+        {"events": ["not an event"]},
+        {"events": "abc"},
+        {"complete": "yes"},
+        {"nextCursor": 7},
+        {"reason": None},
+        {"resyncRequired": 1},
+        {"events": [{"playerName": 3}]},
+        {"events": [{"cause": ["fire"]}]},
+    ],
+)
 def test_a_malformed_page_is_an_error_not_a_row(damage):
     with pytest.raises(McbError) as exc:
         observer.read_page({"nextCursor": "h:1", "complete": True} | damage)
@@ -101,16 +159,39 @@ def test_a_malformed_page_is_an_error_not_a_row(damage):
 
 
 def test_a_page_with_a_field_this_journal_does_not_know_is_read_without_it():
-    page = observer.read_page({"nextCursor": "h:2", "complete": True, "newPageField": 1,
-                               "events": [{"seq": "2", "x": 1, "playerId": "p", "newEventField": [1]}]})
+    page = observer.read_page(
+        {
+            "nextCursor": "h:2",
+            "complete": True,
+            "newPageField": 1,
+            "events": [{"seq": "2", "x": 1, "playerId": "p", "newEventField": [1]}],
+        }
+    )
     assert page == observer.Page([(2, 1, 0, 0, "", "", "", "p", "", 0, "", "")], "h:2", False, True, "")
 
 
 def test_an_event_of_a_host_before_names_and_causes_reads_with_them_empty():
     """Hosts before issue 32 send neither playerName nor cause: the event still reads."""
-    page = observer.read_page({"nextCursor": "h:3", "complete": True, "events": [
-        {"seq": "3", "x": 1, "y": 2, "z": 3, "before": "a", "after": "b", "source": "player", "playerId": "u1",
-         "atMillis": "5", "operationId": ""}]})
+    page = observer.read_page(
+        {
+            "nextCursor": "h:3",
+            "complete": True,
+            "events": [
+                {
+                    "seq": "3",
+                    "x": 1,
+                    "y": 2,
+                    "z": 3,
+                    "before": "a",
+                    "after": "b",
+                    "source": "player",
+                    "playerId": "u1",
+                    "atMillis": "5",
+                    "operationId": "",
+                }
+            ],
+        }
+    )
     assert page.events == [(3, 1, 2, 3, "a", "b", "player", "u1", "", 5, "", "")]
 
 

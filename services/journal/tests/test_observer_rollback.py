@@ -24,25 +24,44 @@ class RestartingWorld(EventsJson):
     def __init__(self, affected: list[str], lost: int, stop: str = "unclean"):
         self.affected, self.lost, self.stop = affected, lost, stop
         self.info_calls = 0
-        self.instance = "h"  # the host the journal's own observer met at its first prepare (test_plan_summary_size.AirWorld)
+        self.instance = (
+            "h"  # the host the journal's own observer met at its first prepare (test_plan_summary_size.AirWorld)
+        )
 
     async def world_info(self):
         self.info_calls += 1
-        return world_pb2.WorldInfo(world_uuid="w-1", epoch=1, host_instance=self.instance, last_restart=world_pb2.RestartInfo(
-            previous_stop=self.stop, lost_writes=self.lost, affected_operation_ids=self.affected,
-            writes_checked=self.info_calls >= 3))
+        return world_pb2.WorldInfo(
+            world_uuid="w-1",
+            epoch=1,
+            host_instance=self.instance,
+            last_restart=world_pb2.RestartInfo(
+                previous_stop=self.stop,
+                lost_writes=self.lost,
+                affected_operation_ids=self.affected,
+                writes_checked=self.info_calls >= 3,
+            ),
+        )
 
     async def call(self, method, params, result_type):
         assert method == "events_since"
         resync = bool(params.cursor) and not params.cursor.startswith(f"{self.instance}:")
-        return world_pb2.EventsSinceResult(next_cursor=f"{self.instance}:1", complete=True, resync_required=resync,
-                                           reason="host restarted" if resync else "")
+        return world_pb2.EventsSinceResult(
+            next_cursor=f"{self.instance}:1",
+            complete=True,
+            resync_required=resync,
+            reason="host restarted" if resync else "",
+        )
+
 
 def _op(core) -> str:
     async def main():
         plan = await prepare(core, "minecraft:stone")
-        return (await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                                        idempotency_key="k"))).operation_id
+        return (
+            await core.build_apply(
+                CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key="k")
+            )
+        ).operation_id
+
     return asyncio.run(main())
 
 

@@ -20,9 +20,11 @@ def _db(tmp_path: Path, state: str) -> Database:
     db = Database(tmp_path / "j.sqlite")
     with db.tx() as c:
         c.execute("INSERT INTO projects(project_id, name, owner_player_id, area_json) VALUES ('p','p','alice','{}')")
-        c.execute("INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
-                  " batches_total, message, created_ms, updated_ms) VALUES ('op_1','p','pl','h','k',?,1,1,'m',1,1)",
-                  (state,))
+        c.execute(
+            "INSERT INTO operations(op_id, project_id, plan_id, plan_hash, idempotency_key, state, planned,"
+            " batches_total, message, created_ms, updated_ms) VALUES ('op_1','p','pl','h','k',?,1,1,'m',1,1)",
+            (state,),
+        )
     return db
 
 
@@ -31,8 +33,10 @@ def _state(db: Database) -> tuple[str, str]:
     return r["state"], r["message"]
 
 
-@pytest.mark.parametrize(("start", "new"), [("applied", "applying"), ("recovery_required", "applied"),
-                                            ("queued", "applied"), ("failed", "recovery_required")])
+@pytest.mark.parametrize(
+    ("start", "new"),
+    [("applied", "applying"), ("recovery_required", "applied"), ("queued", "applied"), ("failed", "recovery_required")],
+)
 def test_an_illegal_transition_is_refused_and_nothing_changes(tmp_path, start, new) -> None:
     db = _db(tmp_path, start)
     with pytest.raises(McbError) as e:
@@ -77,7 +81,7 @@ def state_writers(path: Path) -> list[str]:
         else:
             continue
         m = UPDATE_OPS.search(text)
-        if m and (SETS_STATE.search(text, m.end()) or (dynamic and "{…}" in text[m.end():])):
+        if m and (SETS_STATE.search(text, m.end()) or (dynamic and "{…}" in text[m.end() :])):
             found.append(f"{path}:{node.lineno}: {text.strip()[:80]}")
     return found
 
@@ -92,7 +96,9 @@ def test_only_operations_py_writes_operation_state() -> None:
 
 def test_the_static_check_catches_a_raw_state_update(tmp_path) -> None:
     bad = tmp_path / "writer.py"
-    bad.write_text('SQL = ("UPDATE operations SET message=?, "\n       "state=? WHERE op_id=?")\n'
-                   'OK = "UPDATE operations SET cancel_requested=1 WHERE op_id=?"\n'
-                   'SETS = f"UPDATE operations SET {cols} WHERE op_id=?"\n')
+    bad.write_text(
+        'SQL = ("UPDATE operations SET message=?, "\n       "state=? WHERE op_id=?")\n'
+        'OK = "UPDATE operations SET cancel_requested=1 WHERE op_id=?"\n'
+        'SETS = f"UPDATE operations SET {cols} WHERE op_id=?"\n'
+    )
     assert len(state_writers(bad)) == 2

@@ -45,8 +45,9 @@ def test_a_pause_before_the_first_batch_waits_and_runs_after_resume(tmp_path):
 
     async def main():
         plan = await prepare(core, "minecraft:stone")
-        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                                  idempotency_key="k"))
+        op = await core.build_apply(
+            CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key="k")
+        )
         ex = core.executor()
         await ex.run_operation(op.operation_id)
         waiting = core.report(op.operation_id)
@@ -84,8 +85,9 @@ def test_a_pause_after_the_first_batch_still_stops_the_operation(tmp_path):
 
     async def main():
         plan = await prepare(core, "minecraft:stone")
-        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                                  idempotency_key="k"))
+        op = await core.build_apply(
+            CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key="k")
+        )
         await core.executor().run_operation(op.operation_id)
         return core.report(op.operation_id)
 

@@ -40,15 +40,19 @@ def test_a_schema_3_journal_moves_what_undo_and_regeneration_added_into_plan_ori
     undo_of = db.row("SELECT op_id FROM operations ORDER BY created_ms LIMIT 1")["op_id"]
     assert before[UNDO]["undo_of"] == undo_of
     assert plan_origin(db, UNDO) == PlanOrigin(undo_of=undo_of)
-    assert plan_origin(db, REGEN) == PlanOrigin(regenerates=before[REGEN]["regenerates"],
-                                                design_sha=before[REGEN]["design_sha"])
+    assert plan_origin(db, REGEN) == PlanOrigin(
+        regenerates=before[REGEN]["regenerates"], design_sha=before[REGEN]["design_sha"]
+    )
     assert db.row("SELECT COUNT(*) AS n FROM plan_origins")["n"] == 2  # the recipe's plan has none
     for r in db.all("SELECT plan_id, summary_json FROM plans"):
         doc = json.loads(r["summary_json"])
         assert set(doc) == {"conflicts", "observed_oid", "replaced"}, r["plan_id"]  # what prepare wrote, as it was
         meta = PlanMeta.from_json(r["summary_json"])
         assert (meta.conflicts, meta.observed_oid, dict(meta.replaced)) == (
-            before[r["plan_id"]]["conflicts"], before[r["plan_id"]]["observed_oid"], before[r["plan_id"]]["replaced"])
+            before[r["plan_id"]]["conflicts"],
+            before[r["plan_id"]]["observed_oid"],
+            before[r["plan_id"]]["replaced"],
+        )
     db.close()
     again = Database(path)  # opened again: nothing moves twice
     assert again.row("SELECT COUNT(*) AS n FROM plan_origins")["n"] == 2
@@ -67,7 +71,9 @@ def test_a_schema_3_rollback_plan_keeps_whose_changes_it_rolls_back(tmp_path):
     conn.close()
     db = Database(path)
     assert plan_origin(db, UNDO) == PlanOrigin(rollback_of=RollbackOf(**target))
-    assert "rollback_of" not in json.loads(db.row("SELECT summary_json FROM plans WHERE plan_id=?", UNDO)["summary_json"])
+    assert "rollback_of" not in json.loads(
+        db.row("SELECT summary_json FROM plans WHERE plan_id=?", UNDO)["summary_json"]
+    )
     db.close()
 
 
@@ -76,20 +82,36 @@ def test_undo_and_regeneration_store_their_plans_without_changing_any_plan_row(t
     regeneration (parts.py) rewrote summary_json after the insert and fail here."""
     core = make_core(tmp_path, RecordingWorld())
     with core.db.tx() as c:
-        c.execute("CREATE TRIGGER plans_never_change BEFORE UPDATE ON plans"
-                  " BEGIN SELECT RAISE(ABORT, 'plans never change after prepare'); END")
-    recipe = json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 64, "z": 0},
-                                                       "max": {"x": 2, "y": 64, "z": 0}, "block": "minecraft:glass"}]})
+        c.execute(
+            "CREATE TRIGGER plans_never_change BEFORE UPDATE ON plans"
+            " BEGIN SELECT RAISE(ABORT, 'plans never change after prepare'); END"
+        )
+    recipe = json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": 0, "y": 64, "z": 0},
+                    "max": {"x": 2, "y": 64, "z": 0},
+                    "block": "minecraft:glass",
+                }
+            ],
+        }
+    )
 
     async def main() -> tuple[str, str, str, str]:
         first = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe))
-        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=first.plan_id, plan_hash=first.plan_hash,
-                                                                  idempotency_key="k1"))
+        op = await core.build_apply(
+            CALLER, jpb.BuildApplyRequest(plan_id=first.plan_id, plan_hash=first.plan_hash, idempotency_key="k1")
+        )
         await core.executor().run_operation(op.operation_id)
         undo = await core.undo.undo_prepare(CALLER, op.operation_id)
         part = await core.parts.part_define(CALLER, "row", op.operation_id)
-        regen = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(
-            recipe_json=recipe.replace("glass", "stone"), regenerate_part_id=part["part_id"]))
+        regen = await core.prepare.build_prepare(
+            CALLER,
+            jpb.BuildPrepareRequest(recipe_json=recipe.replace("glass", "stone"), regenerate_part_id=part["part_id"]),
+        )
         return op.operation_id, part["part_id"], undo.plan_id, regen.plan_id
 
     op_id, part_id, undo_plan, regen_plan = asyncio.run(main())
@@ -99,8 +121,9 @@ def test_undo_and_regeneration_store_their_plans_without_changing_any_plan_row(t
     design = json.loads(core.blobs.get(regen.design_sha or ""))
     assert design["positions"] == [[0, 64, 0], [1, 64, 0], [2, 64, 0]]
     assert set(design["generated"].values()) == {"minecraft:stone"}
-    assert set(json.loads(core.db.row("SELECT summary_json FROM plans WHERE plan_id=?", undo_plan)["summary_json"])) \
-        == {"conflicts", "observed_oid", "replaced"}
+    assert set(
+        json.loads(core.db.row("SELECT summary_json FROM plans WHERE plan_id=?", undo_plan)["summary_json"])
+    ) == {"conflicts", "observed_oid", "replaced"}
 
 
 def test_plan_metadata_is_a_frozen_typed_object():

@@ -31,8 +31,10 @@ def test_the_plans_desired_states_inside_a_box(core):  # noqa: F811
     s = prepare(core)  # glass at x 0..2, y 65, z 0
     full = entries(core, jpb.PlanEntriesRequest(plan_id=s.plan_id))
     assert full.plan_hash == s.plan_hash and full.total == 3
-    got = {(full.xyz[3 * i], full.xyz[3 * i + 1], full.xyz[3 * i + 2]): full.palette[full.desired[i]]
-           for i in range(len(full.desired))}
+    got = {
+        (full.xyz[3 * i], full.xyz[3 * i + 1], full.xyz[3 * i + 2]): full.palette[full.desired[i]]
+        for i in range(len(full.desired))
+    }
     assert got == {(x, 65, 0): "minecraft:glass" for x in range(3)}
     box = jpb.PlanEntriesRequest(plan_id=s.plan_id)
     box.region.min.x, box.region.min.y, box.region.min.z = 1, 60, -5
@@ -46,9 +48,16 @@ def test_the_plans_desired_states_inside_a_box(core):  # noqa: F811
 
 def test_unknown_and_other_projects_plans_are_not_found(core):  # noqa: F811
     s = prepare(core)
-    core.projects.load([{"project_id": pid, "owner_player_id": owner, "area": {
-        "min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}
-        for pid, owner in (("p", "alice"), ("q", "bob"))])
+    core.projects.load(
+        [
+            {
+                "project_id": pid,
+                "owner_player_id": owner,
+                "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}},
+            }
+            for pid, owner in (("p", "alice"), ("q", "bob"))
+        ]
+    )
     err = refused(core, jpb.PlanEntriesRequest(plan_id="plan-nope"))
     assert err.code == ErrorCode.NOT_FOUND and err.details == {"plan_id": "plan-nope"}
     # the service token acting for another project (its metadata) does not see p's plan

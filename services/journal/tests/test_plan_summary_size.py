@@ -19,8 +19,24 @@ from mcb_journal.projects import Caller
 from mcb_planner.servicer import compile_request
 from mcb_rpc import pbjson
 
-COLOURS = ["white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray",
-           "cyan", "purple", "blue", "brown", "green", "red", "black"]
+COLOURS = [
+    "white",
+    "orange",
+    "magenta",
+    "light_blue",
+    "yellow",
+    "lime",
+    "pink",
+    "gray",
+    "light_gray",
+    "cyan",
+    "purple",
+    "blue",
+    "brown",
+    "green",
+    "red",
+    "black",
+]
 
 
 class EventsJson:
@@ -46,32 +62,57 @@ class AirWorld(EventsJson):
         assert method == "blocks_get"
         return world_pb2.BlocksGetResult(palette=["minecraft:air"], state=[0] * (len(params.xyz) // 3))
 
+
 class InProcessPlanner:
     async def compile(self, req):
         return compile_request(req)
 
 
-MATERIALS = ([f"minecraft:{c}_wool" for c in COLOURS] + [f"minecraft:{c}_concrete" for c in COLOURS]
-             + [f"minecraft:{c}_terracotta" for c in COLOURS[:8]])  # 40 materials
+MATERIALS = (
+    [f"minecraft:{c}_wool" for c in COLOURS]
+    + [f"minecraft:{c}_concrete" for c in COLOURS]
+    + [f"minecraft:{c}_terracotta" for c in COLOURS[:8]]
+)  # 40 materials
 
 
 def recipe(side: int) -> str:
     """40 layers of side × side blocks, one material per layer (side 0: a 10-block line)."""
     if side == 0:
-        ops = [{"type": "line", "from": {"x": i, "y": 64, "z": 0}, "to": {"x": i, "y": 64, "z": 0},
-                "block": MATERIALS[i]} for i in range(10)]
+        ops = [
+            {"type": "line", "from": {"x": i, "y": 64, "z": 0}, "to": {"x": i, "y": 64, "z": 0}, "block": MATERIALS[i]}
+            for i in range(10)
+        ]
     else:
-        ops = [{"type": "box", "min": {"x": 0, "y": 64 + i, "z": 0},
-                "max": {"x": side - 1, "y": 64 + i, "z": side - 1}, "block": m} for i, m in enumerate(MATERIALS)]
+        ops = [
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 64 + i, "z": 0},
+                "max": {"x": side - 1, "y": 64 + i, "z": side - 1},
+                "block": m,
+            }
+            for i, m in enumerate(MATERIALS)
+        ]
     return json.dumps({"version": 1, "operations": ops})
 
 
 @pytest.fixture
 def core(tmp_path):
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=AirWorld(),
-                    planner=InProcessPlanner(), queue=None)
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=AirWorld(),
+        planner=InProcessPlanner(),
+        queue=None,
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}},
+            }
+        ]
+    )
     return c
 
 

@@ -44,7 +44,9 @@ def test_the_area_bounds_are_inclusive_and_the_first_position_outside_is_named()
     assert dep is not None and dep.code == ErrorCode.OUT_OF_BOUNDS
     assert dep.message == "dependency {'x': 0, 'y': -1, 'z': 0} is outside the project area"
     assert policy.area_refusal(AREA, (0, 0, 0), "dependency") is None
-    box = policy.box_refusal(AREA, Box(Vec3(5, 5, 5), Vec3(10, 5, 5)), "the export box must lie inside the project area")
+    box = policy.box_refusal(
+        AREA, Box(Vec3(5, 5, 5), Vec3(10, 5, 5)), "the export box must lie inside the project area"
+    )
     assert box is not None and box.details["area"] == AREA.as_dict()
     assert policy.box_refusal(AREA, AREA, "the export box must lie inside") is None
 
@@ -64,8 +66,9 @@ def test_no_other_journal_module_decides_rights_or_the_area_itself():
         if path.name in ("policy.py", "servicer.py"):
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
-            if decides.search(line) and not (path.name in ("projects.py", "overview.py", "db.py")
-                                             and "area_json" in line):
+            if decides.search(line) and not (
+                path.name in ("projects.py", "overview.py", "db.py") and "area_json" in line
+            ):
                 found.append(f"{path.name}:{n}: {line.strip()}")
     assert found == []
 
@@ -79,8 +82,12 @@ def _queued(core, key: str) -> str:
 
     async def main() -> str:
         plan = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
-        return (await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash,
-                                                                     idempotency_key=key))).operation_id
+        return (
+            await core.build_apply(
+                CALLER, jpb.BuildApplyRequest(plan_id=plan.plan_id, plan_hash=plan.plan_hash, idempotency_key=key)
+            )
+        ).operation_id
+
     return asyncio.run(main())
 
 
@@ -96,8 +103,15 @@ def test_the_executor_asks_the_policy_before_every_batch(tmp_path):
     area = {"min": {"x": -50, "y": -64, "z": -50}, "max": {"x": 50, "y": 319, "z": 50}}
     for key, project, code in (
         ("k1", {"project_id": "p", "owner_player_id": "bob", "area": area}, ErrorCode.PERMISSION_DENIED),
-        ("k2", {"project_id": "p", "owner_player_id": "alice",
-                "area": {"min": {"x": 1, "y": -64, "z": 1}, "max": {"x": 50, "y": 319, "z": 50}}}, ErrorCode.OUT_OF_BOUNDS),
+        (
+            "k2",
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": 1, "y": -64, "z": 1}, "max": {"x": 50, "y": 319, "z": 50}},
+            },
+            ErrorCode.OUT_OF_BOUNDS,
+        ),
     ):
         core.projects.load([{"project_id": "p", "owner_player_id": "alice", "area": area}])
         op = _queued(core, key)
@@ -129,8 +143,9 @@ def test_a_core_as_built_checks_protected_parts_at_prepare_and_at_apply(tmp_path
 
     async def main() -> None:
         first = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
-        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=first.plan_id, plan_hash=first.plan_hash,
-                                                                  idempotency_key="k1"))
+        op = await core.build_apply(
+            CALLER, jpb.BuildApplyRequest(plan_id=first.plan_id, plan_hash=first.plan_hash, idempotency_key="k1")
+        )
         await core.executor().run_operation(op.operation_id)
         again = await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
         part = await core.parts.part_define(CALLER, "floor", op.operation_id)
@@ -138,8 +153,9 @@ def test_a_core_as_built_checks_protected_parts_at_prepare_and_at_apply(tmp_path
         with pytest.raises(McbError) as at_prepare:
             await core.prepare.build_prepare(CALLER, jpb.BuildPrepareRequest(recipe_json=recipe(64)))
         with pytest.raises(McbError) as at_apply:  # prepared before the protection
-            await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=again.plan_id, plan_hash=again.plan_hash,
-                                                                 idempotency_key="k2"))
+            await core.build_apply(
+                CALLER, jpb.BuildApplyRequest(plan_id=again.plan_id, plan_hash=again.plan_hash, idempotency_key="k2")
+            )
         for e in (at_prepare.value, at_apply.value):
             assert e.code == ErrorCode.PERMISSION_DENIED and e.details["part_id"] == part["part_id"]
 

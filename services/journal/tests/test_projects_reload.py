@@ -26,14 +26,21 @@ def _area(x0: int, x1: int) -> dict:
 def test_projects_follow_the_config_file(tmp_path) -> None:
     cfg = tmp_path / "config.json"
     _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": _area(0, 10)}], 1_000_000_000)
-    core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
-                       planner=None, queue=None)
+    core = JournalCore(
+        db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None, planner=None, queue=None
+    )
     core.projects.file = cfg
     assert core.projects.project_for(Caller("agent", "p", "alice")).area.max.x == 10
     with pytest.raises(McbError, match="not configured"):
         core.projects.project_for(Caller("agent", "castle", "bob"))
-    _write(cfg, [{"project_id": "p", "owner_player_id": "alice", "area": _area(0, 20)},
-                 {"project_id": "castle", "owner_player_id": "bob", "area": _area(100, 140)}], 2_000_000_000)
+    _write(
+        cfg,
+        [
+            {"project_id": "p", "owner_player_id": "alice", "area": _area(0, 20)},
+            {"project_id": "castle", "owner_player_id": "bob", "area": _area(100, 140)},
+        ],
+        2_000_000_000,
+    )
     assert core.projects.project_for(Caller("agent", "castle", "bob")).area.min.x == 100
     assert core.projects.project_for(Caller("agent", "p", "alice")).area.max.x == 20
     # a broken file is ignored (logged): the last good projects stay
@@ -42,12 +49,19 @@ def test_projects_follow_the_config_file(tmp_path) -> None:
 
 
 def test_one_bad_project_does_not_keep_the_others_from_loading(tmp_path) -> None:
-    core = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None,
-                       planner=None, queue=None)
-    good = {"project_id": "good", "owner_player_id": "alice",
-            "area": {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 9, "y": 9, "z": 9}}}
-    bad = {"project_id": "bad", "owner_player_id": "bob",
-           "area": {"min": {"x": 99999000, "y": 0, "z": 0}, "max": {"x": 99999100, "y": 9, "z": 9}}}
+    core = JournalCore(
+        db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=None, planner=None, queue=None
+    )
+    good = {
+        "project_id": "good",
+        "owner_player_id": "alice",
+        "area": {"min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 9, "y": 9, "z": 9}},
+    }
+    bad = {
+        "project_id": "bad",
+        "owner_player_id": "bob",
+        "area": {"min": {"x": 99999000, "y": 0, "z": 0}, "max": {"x": 99999100, "y": 9, "z": 9}},
+    }
     core.projects.load([bad, {"project_id": "no-owner", "area": good["area"]}, good])
     ids = [r["project_id"] for r in core.db.all("SELECT project_id FROM projects")]
     assert ids == ["good"]

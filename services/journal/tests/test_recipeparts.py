@@ -42,26 +42,48 @@ class InProcessPlanner:
 
 @pytest.fixture
 def core(tmp_path):
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=AirWorld(),
-                    planner=InProcessPlanner(), queue=None)
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=AirWorld(),
+        planner=InProcessPlanner(),
+        queue=None,
+    )
     area = {"min": {"x": -100, "y": -64, "z": -100}, "max": {"x": 100, "y": 319, "z": 100}}
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice", "area": area},
-                     {"project_id": "q", "owner_player_id": "bob", "area": area}])
+    c.projects.load(
+        [
+            {"project_id": "p", "owner_player_id": "alice", "area": area},
+            {"project_id": "q", "owner_player_id": "bob", "area": area},
+        ]
+    )
     generated = {"5,64,5": "minecraft:stone", "6,64,5": STAIRS, "5,65,5": "minecraft:stone"}
     doc = {"positions": sorted([[int(v) for v in k.split(",")] for k in generated]), "generated": generated}
     sha = c.blobs.put(json.dumps(doc, sort_keys=True).encode())
     with c.db.tx() as t:
         for pid, proj in (("pt_mine", "p"), ("pt_theirs", "q")):
-            t.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count,"
-                      " mask_sha256, observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,0,0)",
-                      (pid, proj, pid, "op_x", "{}", 3, sha))
+            t.execute(
+                "INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count,"
+                " mask_sha256, observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,0,0)",
+                (pid, proj, pid, "op_x", "{}", 3, sha),
+            )
     return c
 
 
 def paste(part: str, at=(20, 64, 20), rotation=0) -> str:
-    return json.dumps({"version": 1, "operations": [
-        {"type": "transform", "translate": {"x": 0, "y": 0, "z": 0}, "operations": [
-            {"type": "paste", "part": part, "at": dict(zip("xyz", at, strict=True)), "rotation": rotation}]}]})
+    return json.dumps(
+        {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "transform",
+                    "translate": {"x": 0, "y": 0, "z": 0},
+                    "operations": [
+                        {"type": "paste", "part": part, "at": dict(zip("xyz", at, strict=True)), "rotation": rotation}
+                    ],
+                }
+            ],
+        }
+    )
 
 
 def test_part_ids_are_found_at_any_depth_and_bad_json_finds_none():
@@ -71,16 +93,20 @@ def test_part_ids_are_found_at_any_depth_and_bad_json_finds_none():
 
 
 def test_a_pasted_part_reaches_the_planner_and_the_plan(core):
-    summary = asyncio.run(core.prepare.build_prepare(Caller("agent", "p", "alice"),
-                                             jpb.BuildPrepareRequest(recipe_json=paste("pt_mine"))))
+    summary = asyncio.run(
+        core.prepare.build_prepare(Caller("agent", "p", "alice"), jpb.BuildPrepareRequest(recipe_json=paste("pt_mine")))
+    )
     assert summary.changed_blocks == 3
     plan = core.load_plan(summary.plan_id)
-    got = {tuple(plan.xyz[3 * i:3 * i + 3]): plan.palette[d] for i, d in enumerate(plan.desired)}
+    got = {tuple(plan.xyz[3 * i : 3 * i + 3]): plan.palette[d] for i, d in enumerate(plan.desired)}
     assert got == {(20, 64, 20): "minecraft:stone", (21, 64, 20): STAIRS, (20, 65, 20): "minecraft:stone"}
 
 
 def test_a_part_of_another_project_is_not_found(core):
     with pytest.raises(McbError) as ei:
-        asyncio.run(core.prepare.build_prepare(Caller("agent", "p", "alice"),
-                                       jpb.BuildPrepareRequest(recipe_json=paste("pt_theirs"))))
+        asyncio.run(
+            core.prepare.build_prepare(
+                Caller("agent", "p", "alice"), jpb.BuildPrepareRequest(recipe_json=paste("pt_theirs"))
+            )
+        )
     assert ei.value.code == ErrorCode.NOT_FOUND and "pt_theirs" in ei.value.message

@@ -27,9 +27,10 @@ def test_a_host_back_paused_cancels_instead_of_requiring_recovery(tmp_path):
 
     async def main():
         plan_summary = await prepare(core, "minecraft:stone")
-        op = await core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=plan_summary.plan_id,
-                                                                   plan_hash=plan_summary.plan_hash,
-                                                                   idempotency_key="k"))
+        op = await core.build_apply(
+            CALLER,
+            jpb.BuildApplyRequest(plan_id=plan_summary.plan_id, plan_hash=plan_summary.plan_hash, idempotency_key="k"),
+        )
         core.world = PausedHost()
         plan = core.load_plan(plan_summary.plan_id)
         return await core.executor()._reverify(op.operation_id, plan, 1, core.limits.batch_blocks)

@@ -42,14 +42,24 @@ class FakeWorld:
         assert method == "region_read"
         lo, hi = params.min, params.max
         n = (hi.x - lo.x + 1) * (hi.y - lo.y + 1) * (hi.z - lo.z + 1)
-        inside = [e for e in self.entities
-                  if lo.x <= np.floor(e[1]) <= hi.x and lo.y <= np.floor(e[2]) <= hi.y and lo.z <= np.floor(e[3]) <= hi.z]
+        inside = [
+            e
+            for e in self.entities
+            if lo.x <= np.floor(e[1]) <= hi.x and lo.y <= np.floor(e[2]) <= hi.y and lo.z <= np.floor(e[3]) <= hi.z
+        ]
         res = world_pb2.RegionReadResult(
-            min=lo, max=hi, palette=["minecraft:air", "minecraft:stone"], indices=np.ones(n, "<u2").tobytes(),
-            block_entities=[world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i) for x, y, z, i in self.block_entities
-                            if lo.x <= x <= hi.x and lo.y <= y <= hi.y and lo.z <= z <= hi.z])
+            min=lo,
+            max=hi,
+            palette=["minecraft:air", "minecraft:stone"],
+            indices=np.ones(n, "<u2").tobytes(),
+            block_entities=[
+                world_pb2.BlockEntityRef(x=x, y=y, z=z, id=i)
+                for x, y, z, i in self.block_entities
+                if lo.x <= x <= hi.x and lo.y <= y <= hi.y and lo.z <= z <= hi.z
+            ],
+        )
         if "region_read.entities" in self.caps:
-            res.entities.extend(world_pb2.EntityInfo(id=i, x=x, y=y, z=z) for i, x, y, z in inside[:self.listed])
+            res.entities.extend(world_pb2.EntityInfo(id=i, x=x, y=y, z=z) for i, x, y, z in inside[: self.listed])
             res.entities_total = len(inside)
         return res
 
@@ -60,10 +70,14 @@ class FakePlanner:
 
     async def export_schematic(self, req: planner_pb2.ExportSchematicRequest):
         self.calls += 1
-        s = S.from_region((req.width, req.height, req.length), list(req.palette),
-                          np.frombuffer(req.indices, "<u2").tolist(),
-                          offset=(req.offset.x, req.offset.y, req.offset.z), data_version=req.data_version,
-                          name=req.name)
+        s = S.from_region(
+            (req.width, req.height, req.length),
+            list(req.palette),
+            np.frombuffer(req.indices, "<u2").tolist(),
+            offset=(req.offset.x, req.offset.y, req.offset.z),
+            data_version=req.data_version,
+            name=req.name,
+        )
         return planner_pb2.ExportSchematicResponse(data=S.write_bytes(s, req.format_version or 3))
 
 
@@ -86,15 +100,20 @@ CALLER = Caller("agent", "p", "owner")
 
 
 def export(core, name, lo, hi):
-    req = jpb.SchematicExportRequest(name=name, min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]),
-                                     max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]))
+    req = jpb.SchematicExportRequest(
+        name=name, min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2])
+    )
     return asyncio.run(schematics.schematic_export(core, CALLER, req))
 
 
 def test_entities_in_the_box_are_refused_with_the_list(tmp_path):
-    world = FakeWorld(entities=[("minecraft:armor_stand", 2.5, 64.0, 3.5),
-                                ("minecraft:item_frame", 4.96875, 65.5, 2.5),
-                                ("minecraft:pig", 40.5, 64.0, 40.5)])
+    world = FakeWorld(
+        entities=[
+            ("minecraft:armor_stand", 2.5, 64.0, 3.5),
+            ("minecraft:item_frame", 4.96875, 65.5, 2.5),
+            ("minecraft:pig", 40.5, 64.0, 40.5),
+        ]
+    )
     core = FakeCore(world, AssetLibrary(tmp_path / "assets"))
     with pytest.raises(McbError) as ei:
         export(core, "house", (0, 64, 0), (7, 70, 7))
@@ -102,8 +121,10 @@ def test_entities_in_the_box_are_refused_with_the_list(tmp_path):
     assert e.code == ErrorCode.UNSUPPORTED_BLOCK
     assert "2 entities" in e.message and "minecraft:armor_stand" in e.message
     assert e.details["entities_count"] == 2
-    assert e.details["entities"] == [{"id": "minecraft:armor_stand", "pos": {"x": 2.5, "y": 64.0, "z": 3.5}},
-                                     {"id": "minecraft:item_frame", "pos": {"x": 4.96875, "y": 65.5, "z": 2.5}}]
+    assert e.details["entities"] == [
+        {"id": "minecraft:armor_stand", "pos": {"x": 2.5, "y": 64.0, "z": 3.5}},
+        {"id": "minecraft:item_frame", "pos": {"x": 4.96875, "y": 65.5, "z": 2.5}},
+    ]
     assert "block_entities" not in e.details
     assert core.planner.calls == 0 and not (tmp_path / "assets" / "house.schem").exists()
 
@@ -123,8 +144,9 @@ def test_the_list_holds_20_and_the_total_counts_all(tmp_path):
 
 
 def test_entities_are_refused_block_entities_are_not(tmp_path):
-    world = FakeWorld(entities=[("minecraft:armor_stand", 2.5, 64.0, 3.5)],
-                      block_entities=[(1, 64, 1, "minecraft:chest")])
+    world = FakeWorld(
+        entities=[("minecraft:armor_stand", 2.5, 64.0, 3.5)], block_entities=[(1, 64, 1, "minecraft:chest")]
+    )
     core = FakeCore(world, AssetLibrary(tmp_path / "assets"))
     with pytest.raises(McbError) as ei:
         export(core, "house", (0, 64, 0), (7, 70, 7))
@@ -135,8 +157,9 @@ def test_entities_are_refused_block_entities_are_not(tmp_path):
 
 
 def test_a_host_without_entity_reports_warns(tmp_path):
-    world = FakeWorld(entities=[("minecraft:armor_stand", 2.5, 64.0, 3.5)],
-                      caps=["region_read", "region_read.block_entities"])
+    world = FakeWorld(
+        entities=[("minecraft:armor_stand", 2.5, 64.0, 3.5)], caps=["region_read", "region_read.block_entities"]
+    )
     core = FakeCore(world, AssetLibrary(tmp_path / "assets"))
     entry = export(core, "house", (0, 64, 0), (7, 70, 7))
     assert any("does not report entities" in w for w in entry["warnings"])

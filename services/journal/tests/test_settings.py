@@ -20,13 +20,16 @@ def test_defaults_and_values_from_the_environment() -> None:
     assert JournalSettings.from_env({"MCB_LINK_RETRY_SECONDS": ""}).link_retry_s == 10.0
 
 
-@pytest.mark.parametrize(("env", "named"), [
-    ({"MCB_LINK_RETRY_SECONDS": "ten"}, "MCB_LINK_RETRY_SECONDS"),
-    ({"MCB_LINK_RETRY_SECONDS": "-5"}, "MCB_LINK_RETRY_SECONDS"),
-    ({"MCB_LINK_RETRY_SECONDS": "inf"}, "MCB_LINK_RETRY_SECONDS"),
-    ({"MCB_JOURNAL_PACK_AFTER_S": "30s"}, "MCB_JOURNAL_PACK_AFTER_S"),
-    ({"MCB_JOURNAL_PACK_AFTER_S": "nan"}, "MCB_JOURNAL_PACK_AFTER_S"),
-])
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"MCB_LINK_RETRY_SECONDS": "ten"}, "MCB_LINK_RETRY_SECONDS"),
+        ({"MCB_LINK_RETRY_SECONDS": "-5"}, "MCB_LINK_RETRY_SECONDS"),
+        ({"MCB_LINK_RETRY_SECONDS": "inf"}, "MCB_LINK_RETRY_SECONDS"),
+        ({"MCB_JOURNAL_PACK_AFTER_S": "30s"}, "MCB_JOURNAL_PACK_AFTER_S"),
+        ({"MCB_JOURNAL_PACK_AFTER_S": "nan"}, "MCB_JOURNAL_PACK_AFTER_S"),
+    ],
+)
 def test_a_bad_value_stops_the_journal_naming_the_variable(env: dict[str, str], named: str) -> None:
     with pytest.raises(SystemExit, match=named):
         JournalSettings.from_env(env)

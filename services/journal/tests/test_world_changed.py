@@ -48,15 +48,38 @@ class ProgressQueue(Queue):
 
 @pytest.fixture
 def core(tmp_path):
-    c = JournalCore(db=Database(tmp_path / "j.sqlite"), blobs=BlobStore(tmp_path / "blobs"), world=SwitchableWorld(),
-                    planner=InProcessPlanner(), queue=ProgressQueue())
-    c.projects.load([{"project_id": "p", "owner_player_id": "alice",
-                      "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}}}])
+    c = JournalCore(
+        db=Database(tmp_path / "j.sqlite"),
+        blobs=BlobStore(tmp_path / "blobs"),
+        world=SwitchableWorld(),
+        planner=InProcessPlanner(),
+        queue=ProgressQueue(),
+    )
+    c.projects.load(
+        [
+            {
+                "project_id": "p",
+                "owner_player_id": "alice",
+                "area": {"min": {"x": -200, "y": -64, "z": -200}, "max": {"x": 200, "y": 319, "z": 200}},
+            }
+        ]
+    )
     return c
 
 
-RECIPE = json.dumps({"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 65, "z": 0},
-                                                   "max": {"x": 2, "y": 65, "z": 0}, "block": "minecraft:glass"}]})
+RECIPE = json.dumps(
+    {
+        "version": 1,
+        "operations": [
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 65, "z": 0},
+                "max": {"x": 2, "y": 65, "z": 0},
+                "block": "minecraft:glass",
+            }
+        ],
+    }
+)
 
 
 def prepare(core) -> jpb.PlanSummary:
@@ -64,8 +87,9 @@ def prepare(core) -> jpb.PlanSummary:
 
 
 def apply(core, s: jpb.PlanSummary, key: str) -> jpb.OperationReport:
-    return asyncio.run(core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=s.plan_id, plan_hash=s.plan_hash,
-                                                                      idempotency_key=key)))
+    return asyncio.run(
+        core.build_apply(CALLER, jpb.BuildApplyRequest(plan_id=s.plan_id, plan_hash=s.plan_hash, idempotency_key=key))
+    )
 
 
 def test_a_plan_of_another_world_is_world_changed_even_at_the_same_epoch(core):
@@ -93,8 +117,9 @@ def test_a_queued_operation_of_the_old_world_fails_before_any_batch(core):
     asyncio.run(core.executor().run_operation(rep.operation_id))
     status = core.operation_status(CALLER, rep.operation_id)
     assert status.state == "failed" and core.world.batches == 0
-    assert "world_changed" in json.dumps(json.loads(
-        core.db.one("SELECT error_json FROM operations WHERE op_id=?", rep.operation_id)["error_json"]))
+    assert "world_changed" in json.dumps(
+        json.loads(core.db.one("SELECT error_json FROM operations WHERE op_id=?", rep.operation_id)["error_json"])
+    )
     assert [w["world_uuid"] for w in worldid.worlds(core.db)] == [A, B]  # the new world was noted
 
 
@@ -112,8 +137,10 @@ def test_undo_and_part_define_of_an_old_world_operation_are_refused(core):
     operations.set_state(core.db, rep.operation_id, "applying")
     operations.set_state(core.db, rep.operation_id, "applied", message="applied")
     core.world.uuid = B
-    for call in (lambda: core.undo.undo_prepare(CALLER, rep.operation_id),
-                 lambda: core.parts.part_define(CALLER, "tower", rep.operation_id)):
+    for call in (
+        lambda: core.undo.undo_prepare(CALLER, rep.operation_id),
+        lambda: core.parts.part_define(CALLER, "tower", rep.operation_id),
+    ):
         with pytest.raises(McbError) as e:
             asyncio.run(call())
         assert e.value.code == ErrorCode.WORLD_CHANGED and e.value.details["recorded_world"] == A

@@ -19,36 +19,78 @@ SEED_TEXT = """{
 }"""
 
 
-ARCH = {"type": "arch", "center": {"x": 0, "y": 64, "z": 0}, "radius": 3, "axis": "x",
-        "block": "stone"}
-TRANSFORM = {"type": "transform", "rotate": 90, "anchor": {"x": 0, "y": 64, "z": 0},
-             "operations": [{"type": "box", "min": {"x": 0, "y": 64, "z": 0},
-                             "max": {"x": 1, "y": 64, "z": 0}, "block": "stone"}]}
+ARCH = {"type": "arch", "center": {"x": 0, "y": 64, "z": 0}, "radius": 3, "axis": "x", "block": "stone"}
+TRANSFORM = {
+    "type": "transform",
+    "rotate": 90,
+    "anchor": {"x": 0, "y": 64, "z": 0},
+    "operations": [
+        {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 1, "y": 64, "z": 0}, "block": "stone"}
+    ],
+}
 
 
 def rev2() -> dict[str, Any]:
     """A language-revision-2 recipe touching every new feature (for schema/parser fuzzing)."""
     return {
-        "version": 1, "seed": 5,
+        "version": 1,
+        "seed": 5,
         "params": {"w": 4, "h": "w * 2", "r": 3},
-        "palette": {"wall": [{"block": "stone_bricks", "weight": 3}, {"block": "mossy_stone_bricks"}],
-                    "step": "oak_stairs[facing=north]"},
+        "palette": {
+            "wall": [{"block": "stone_bricks", "weight": 3}, {"block": "mossy_stone_bricks"}],
+            "step": "oak_stairs[facing=north]",
+        },
         "operations": [
-            {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": "w", "y": "64 + h", "z": 0},
-             "block": "$wall", "hollow": False},
-            {"type": "arch", "center": {"x": 2, "y": 64, "z": 0}, "radius": "r", "axis": "x", "width": 1,
-             "depth": 1, "filled": True, "block": "air"},
-            {"type": "transform", "rotate": 90, "mirror": "x", "anchor": {"x": 0, "y": 64, "z": 0},
-             "translate": {"x": 1, "y": 0, "z": 0},
-             "operations": [{"type": "repeat", "count": "w", "offset": {"x": 1, "y": 0, "z": 0},
-                             "operations": [{"type": "line", "from": {"x": 0, "y": 70, "z": 0},
-                                             "to": {"x": 0, "y": 70, "z": 2}, "block": "$step"}]}]},
+            {
+                "type": "box",
+                "min": {"x": 0, "y": 64, "z": 0},
+                "max": {"x": "w", "y": "64 + h", "z": 0},
+                "block": "$wall",
+                "hollow": False,
+            },
+            {
+                "type": "arch",
+                "center": {"x": 2, "y": 64, "z": 0},
+                "radius": "r",
+                "axis": "x",
+                "width": 1,
+                "depth": 1,
+                "filled": True,
+                "block": "air",
+            },
+            {
+                "type": "transform",
+                "rotate": 90,
+                "mirror": "x",
+                "anchor": {"x": 0, "y": 64, "z": 0},
+                "translate": {"x": 1, "y": 0, "z": 0},
+                "operations": [
+                    {
+                        "type": "repeat",
+                        "count": "w",
+                        "offset": {"x": 1, "y": 0, "z": 0},
+                        "operations": [
+                            {
+                                "type": "line",
+                                "from": {"x": 0, "y": 70, "z": 0},
+                                "to": {"x": 0, "y": 70, "z": 2},
+                                "block": "$step",
+                            }
+                        ],
+                    }
+                ],
+            },
         ],
     }
 
 
-REPLACE = {"type": "replace", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 4, "y": 70, "z": 4},
-           "from": ["minecraft:stone", "!oak_stairs[facing=east]", "*"], "to": "stone_bricks"}
+REPLACE = {
+    "type": "replace",
+    "min": {"x": 0, "y": 64, "z": 0},
+    "max": {"x": 4, "y": 70, "z": 4},
+    "from": ["minecraft:stone", "!oak_stairs[facing=east]", "*"],
+    "to": "stone_bricks",
+}
 PASTE = {"type": "paste", "asset": "tower", "at": {"x": 0, "y": 64, "z": 0}, "rotation": 90}
 
 
@@ -57,11 +99,22 @@ def rev3() -> dict[str, Any]:
     r = rev2()
     r["operations"] += [
         copy.deepcopy(REPLACE),
-        {"type": "transform", "rotate": 180, "anchor": {"x": 0, "y": 64, "z": 0}, "operations": [
-            {"type": "replace", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": "w", "y": 64, "z": 2},
-             "from": "oak_stairs", "to": "$step"},
-            copy.deepcopy(PASTE),
-            {"type": "paste", "part": "pt_0123456789ab", "at": {"x": "w", "y": 64, "z": 0}}]},
+        {
+            "type": "transform",
+            "rotate": 180,
+            "anchor": {"x": 0, "y": 64, "z": 0},
+            "operations": [
+                {
+                    "type": "replace",
+                    "min": {"x": 0, "y": 64, "z": 0},
+                    "max": {"x": "w", "y": 64, "z": 2},
+                    "from": "oak_stairs",
+                    "to": "$step",
+                },
+                copy.deepcopy(PASTE),
+                {"type": "paste", "part": "pt_0123456789ab", "at": {"x": "w", "y": 64, "z": 0}},
+            ],
+        },
     ]
     return r
 
@@ -82,6 +135,7 @@ def _set(path: list, value: Any):
         for k in path[:-1]:
             node = node[k]
         node[path[-1]] = value
+
     return m
 
 
@@ -91,6 +145,7 @@ def _del(path: list):
         for k in path[:-1]:
             node = node[k]
         del node[path[-1]]
+
     return m
 
 
@@ -129,12 +184,16 @@ BAD: list[tuple[str, Any, str]] = [
     ("repeat-count-zero", _with(_set(["operations", 3, "count"], 0)), "operations[3].count"),
     ("repeat-count-1025", _with(_set(["operations", 3, "count"], 1025)), "operations[3].count"),
     ("repeat-ops-empty", _with(_set(["operations", 3, "operations"], [])), "operations[3].operations"),
-    ("nested-max-string",
-     _with(_set(["operations", 3, "operations", 0, "max", "y"], "67;")),
-     "operations[3].operations[0].max.y"),
-    ("nested-unknown-type",
-     _with(_set(["operations", 3, "operations", 0, "type"], "cube")),
-     "operations[3].operations[0].type"),
+    (
+        "nested-max-string",
+        _with(_set(["operations", 3, "operations", 0, "max", "y"], "67;")),
+        "operations[3].operations[0].max.y",
+    ),
+    (
+        "nested-unknown-type",
+        _with(_set(["operations", 3, "operations", 0, "type"], "cube")),
+        "operations[3].operations[0].type",
+    ),
     ("seed-negative", _with(_set(["seed"], -1)), "seed"),
     ("seed-float", _with(_set(["seed"], 0.5)), "seed"),
     ("params-not-number", _with(_set(["params"], {"floors": [2]})), "params.floors"),
@@ -144,43 +203,56 @@ BAD: list[tuple[str, Any, str]] = [
     ("palette-number", _with(_set(["palette"], {"wall": 5})), "palette.wall"),
     ("palette-list", _with(_set(["palette"], ["minecraft:stone"])), "palette"),
     ("palette-choices-empty", _with(_set(["palette"], {"w": []})), "palette.w"),
-    ("palette-weight-zero", _with(_set(["palette"], {"w": [{"block": "stone", "weight": 0}]})),
-     "palette.w[0].weight"),
-    ("palette-choice-extra", _with(_set(["palette"], {"w": [{"block": "stone", "wt": 1}]})),
-     "palette.w[0].wt"),
+    ("palette-weight-zero", _with(_set(["palette"], {"w": [{"block": "stone", "weight": 0}]})), "palette.w[0].weight"),
+    ("palette-choice-extra", _with(_set(["palette"], {"w": [{"block": "stone", "wt": 1}]})), "palette.w[0].wt"),
     ("arch-axis-y", _with(_set(["operations", 1], {**ARCH, "axis": "y"})), "operations[1].axis"),
     ("arch-width-zero", _with(_set(["operations", 1], {**ARCH, "width": 0})), "operations[1].width"),
-    ("arch-missing-radius", _with(_set(["operations", 1], {k: v for k, v in ARCH.items() if k != "radius"})),
-     "operations[1].radius"),
-    ("transform-rotate-45", _with(_set(["operations", 1], {**TRANSFORM, "rotate": 45})),
-     "operations[1].rotate"),
-    ("transform-mirror-y", _with(_set(["operations", 1], {**TRANSFORM, "mirror": "y"})),
-     "operations[1].mirror"),
-    ("transform-rotate-without-anchor",
-     _with(_set(["operations", 1], {k: v for k, v in TRANSFORM.items() if k != "anchor"})),
-     "operations[1].anchor"),
-    ("transform-ops-empty", _with(_set(["operations", 1], {**TRANSFORM, "operations": []})),
-     "operations[1].operations"),
+    (
+        "arch-missing-radius",
+        _with(_set(["operations", 1], {k: v for k, v in ARCH.items() if k != "radius"})),
+        "operations[1].radius",
+    ),
+    ("transform-rotate-45", _with(_set(["operations", 1], {**TRANSFORM, "rotate": 45})), "operations[1].rotate"),
+    ("transform-mirror-y", _with(_set(["operations", 1], {**TRANSFORM, "mirror": "y"})), "operations[1].mirror"),
+    (
+        "transform-rotate-without-anchor",
+        _with(_set(["operations", 1], {k: v for k, v in TRANSFORM.items() if k != "anchor"})),
+        "operations[1].anchor",
+    ),
+    (
+        "transform-ops-empty",
+        _with(_set(["operations", 1], {**TRANSFORM, "operations": []})),
+        "operations[1].operations",
+    ),
     # revision 3: replace and paste
     ("replace-from-empty", _with(_set(["operations", 1], {**REPLACE, "from": []})), "operations[1].from"),
     ("replace-from-number", _with(_set(["operations", 1], {**REPLACE, "from": [1]})), "operations[1].from[0]"),
-    ("replace-from-double-bang", _with(_set(["operations", 1], {**REPLACE, "from": "!!stone"})),
-     "operations[1].from"),
-    ("replace-from-too-many", _with(_set(["operations", 1], {**REPLACE, "from": ["stone"] * 33})),
-     "operations[1].from"),
-    ("replace-missing-to", _with(_set(["operations", 1], {k: v for k, v in REPLACE.items() if k != "to"})),
-     "operations[1].to"),
+    ("replace-from-double-bang", _with(_set(["operations", 1], {**REPLACE, "from": "!!stone"})), "operations[1].from"),
+    (
+        "replace-from-too-many",
+        _with(_set(["operations", 1], {**REPLACE, "from": ["stone"] * 33})),
+        "operations[1].from",
+    ),
+    (
+        "replace-missing-to",
+        _with(_set(["operations", 1], {k: v for k, v in REPLACE.items() if k != "to"})),
+        "operations[1].to",
+    ),
     ("replace-hollow", _with(_set(["operations", 1], {**REPLACE, "hollow": True})), "operations[1].hollow"),
-    ("paste-neither", _with(_set(["operations", 1], {"type": "paste", "at": {"x": 0, "y": 64, "z": 0}})),
-     "operations[1].asset"),
+    (
+        "paste-neither",
+        _with(_set(["operations", 1], {"type": "paste", "at": {"x": 0, "y": 64, "z": 0}})),
+        "operations[1].asset",
+    ),
     ("paste-both", _with(_set(["operations", 1], {**PASTE, "part": "pt_1"})), "operations[1].part"),
-    ("paste-asset-path", _with(_set(["operations", 1], {**PASTE, "asset": "../etc/passwd"})),
-     "operations[1].asset"),
-    ("paste-asset-url", _with(_set(["operations", 1], {**PASTE, "asset": "http://x/y.schem"})),
-     "operations[1].asset"),
+    ("paste-asset-path", _with(_set(["operations", 1], {**PASTE, "asset": "../etc/passwd"})), "operations[1].asset"),
+    ("paste-asset-url", _with(_set(["operations", 1], {**PASTE, "asset": "http://x/y.schem"})), "operations[1].asset"),
     ("paste-rotation-45", _with(_set(["operations", 1], {**PASTE, "rotation": 45})), "operations[1].rotation"),
-    ("paste-missing-at", _with(_set(["operations", 1], {k: v for k, v in PASTE.items() if k != "at"})),
-     "operations[1].at"),
+    (
+        "paste-missing-at",
+        _with(_set(["operations", 1], {k: v for k, v in PASTE.items() if k != "at"})),
+        "operations[1].at",
+    ),
 ]
 
 # Refused by the parser only: the JSON Schema cannot express expression grammar and names,

@@ -18,8 +18,12 @@ from planner_cases import SEED_TEXT, seed
 
 
 def box(lo, hi, block="stone", hollow=None):
-    op = {"type": "box", "min": dict(zip("xyz", lo, strict=True)), "max": dict(zip("xyz", hi, strict=True)),
-          "block": block}
+    op = {
+        "type": "box",
+        "min": dict(zip("xyz", lo, strict=True)),
+        "max": dict(zip("xyz", hi, strict=True)),
+        "block": block,
+    }
     if hollow is not None:
         op["hollow"] = hollow
     return op
@@ -30,6 +34,7 @@ def recipe(*ops):
 
 
 # -- the seed example ------------------------------------------------------------------------
+
 
 def test_seed_example_compiles_to_its_golden_count():
     r = compile_recipe(SEED_TEXT)
@@ -72,6 +77,7 @@ def test_output_is_sorted_by_y_then_z_then_x():
 
 # -- overlaps --------------------------------------------------------------------------------
 
+
 def test_later_operations_win_on_overlap():
     r = compile_recipe(recipe(box((0, 0, 0), (3, 3, 3), "stone"), box((2, 2, 2), (5, 5, 5), "dirt")))
     b = r.blocks()
@@ -94,8 +100,11 @@ def test_air_is_a_valid_state_to_write():
 
 
 def test_materials_sorted_by_count_then_name():
-    r = compile_recipe(recipe(box((0, 0, 0), (0, 0, 1), "stone"), box((5, 0, 0), (5, 0, 1), "dirt"),
-                              box((9, 0, 0), (9, 0, 4), "glass")))
+    r = compile_recipe(
+        recipe(
+            box((0, 0, 0), (0, 0, 1), "stone"), box((5, 0, 0), (5, 0, 1), "dirt"), box((9, 0, 0), (9, 0, 4), "glass")
+        )
+    )
     assert r.materials == (("minecraft:glass", 5), ("minecraft:dirt", 2), ("minecraft:stone", 2))
 
 
@@ -115,8 +124,14 @@ def shape_ops(draw):
     if kind == "line":
         b = {"x": draw(small), "y": draw(st.integers(0, 6)), "z": draw(small)}
         return {"type": "line", "from": a, "to": b, "block": block}
-    return {"type": "cylinder", "center": a, "radius": draw(st.integers(0, 3)),
-            "height": draw(st.integers(1, 3)), "block": block, "hollow": draw(st.booleans())}
+    return {
+        "type": "cylinder",
+        "center": a,
+        "radius": draw(st.integers(0, 3)),
+        "height": draw(st.integers(1, 3)),
+        "block": block,
+        "hollow": draw(st.booleans()),
+    }
 
 
 def shifted(op, dx, dy, dz):
@@ -128,8 +143,7 @@ def shifted(op, dx, dy, dz):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(shape_ops(), min_size=1, max_size=3), st.integers(1, 5),
-       st.tuples(small, st.integers(-2, 2), small))
+@given(st.lists(shape_ops(), min_size=1, max_size=3), st.integers(1, 5), st.tuples(small, st.integers(-2, 2), small))
 def test_repeat_equals_the_union_of_translated_copies_later_winning(ops, count, off):
     rep = {"type": "repeat", "count": count, "offset": dict(zip("xyz", off, strict=True)), "operations": ops}
     got = compile_recipe(recipe(rep)).blocks()
@@ -152,6 +166,7 @@ def test_write_set_is_the_ops_applied_in_order(ops):
 
 
 # -- determinism and the hash ----------------------------------------------------------------
+
 
 @settings(max_examples=30, deadline=None)
 @given(st.lists(shape_ops(), min_size=1, max_size=4), st.randoms(use_true_random=False))
@@ -187,6 +202,7 @@ def test_hash_changes_with_recipe_registry_and_planner_version():
     doc["operations"][2]["radius"] = 4
     assert compile_recipe(doc).recipe_hash != r.recipe_hash
     from mcb_planner.recipe import parse_recipe
+
     reg = Registry.load()
     norm = parse_recipe(SEED_TEXT).normalised(block=reg.canonical)
     assert recipe_hash(norm, reg.sha256) == r.recipe_hash
@@ -198,17 +214,22 @@ def test_seed_normal_form_hash_is_pinned():
     # Pinned with a fixed registry digest and planner version, so only the normal form and the
     # hashing scheme are under test. If this fails, they changed: bump PLANNER_VERSION.
     from mcb_planner.recipe import parse_recipe
+
     norm = parse_recipe(SEED_TEXT).normalised(block=Registry.load().canonical)
-    assert recipe_hash(norm, "0" * 64, "0.1.0") == (
-        "263db9a3593a6812c5f0013d4b527fdc170f063f455fcef739cb0a047d59365b"
-    )
+    assert recipe_hash(norm, "0" * 64, "0.1.0") == ("263db9a3593a6812c5f0013d4b527fdc170f063f455fcef739cb0a047d59365b")
 
 
 def test_pack_orders_like_y_z_x_and_round_trips():
     import numpy as np
+
     rnd = random.Random(7)
-    cells = np.array([[rnd.randint(-29_999_984, 29_999_984), rnd.randint(-64, 319),
-                       rnd.randint(-29_999_984, 29_999_984)] for _ in range(2000)], dtype=np.int64)
+    cells = np.array(
+        [
+            [rnd.randint(-29_999_984, 29_999_984), rnd.randint(-64, 319), rnd.randint(-29_999_984, 29_999_984)]
+            for _ in range(2000)
+        ],
+        dtype=np.int64,
+    )
     keys = pack(cells)
     assert unpack(keys).tolist() == cells.tolist()
     by_key = cells[np.argsort(keys)].tolist()
@@ -216,6 +237,7 @@ def test_pack_orders_like_y_z_x_and_round_trips():
 
 
 # -- registry --------------------------------------------------------------------------------
+
 
 def test_unknown_block_is_unsupported_with_suggestions_and_the_path():
     doc = seed()
@@ -258,8 +280,7 @@ def test_states_are_canonical():
 def test_unused_palette_and_idle_seed_produce_warnings():
     r = compile_recipe(seed() | {"params": {"h": 2}, "palette": {"w": "stone"}, "seed": 1})
     assert len(r) == 310
-    assert r.warnings == ("palette entries never used: $w",
-                          "seed has no effect: no weighted palette entry is used")
+    assert r.warnings == ("palette entries never used: $w", "seed has no effect: no weighted palette entry is used")
 
 
 # -- bounds ----------------------------------------------------------------------------------
@@ -312,8 +333,7 @@ def test_world_top_and_bottom_are_writable():
 
 
 def test_cylinder_height_counts_from_the_center_up():
-    ok = recipe({"type": "cylinder", "center": {"x": 0, "y": 310, "z": 0}, "radius": 1, "height": 10,
-                 "block": "stone"})
+    ok = recipe({"type": "cylinder", "center": {"x": 0, "y": 310, "z": 0}, "radius": 1, "height": 10, "block": "stone"})
     assert compile_recipe(ok).bounds.max.y == 319
     ok["operations"][0]["height"] = 11
     with pytest.raises(McbError, match="310..320"):
@@ -321,8 +341,12 @@ def test_cylinder_height_counts_from_the_center_up():
 
 
 def test_repeat_beyond_the_world_border_is_out_of_bounds_not_a_crash():
-    rep = {"type": "repeat", "count": 3, "offset": {"x": 20_000_000, "y": 0, "z": 0},
-           "operations": [box((0, 0, 0), (0, 0, 0))]}
+    rep = {
+        "type": "repeat",
+        "count": 3,
+        "offset": {"x": 20_000_000, "y": 0, "z": 0},
+        "operations": [box((0, 0, 0), (0, 0, 0))],
+    }
     with pytest.raises(McbError) as ei:
         compile_recipe(recipe(rep))
     assert ei.value.code == ErrorCode.OUT_OF_BOUNDS

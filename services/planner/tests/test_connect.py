@@ -35,8 +35,9 @@ def cell(x, z, block, y=Y):
 def build(blocks: dict, world: dict | None = None, **kw) -> dict:
     """blocks: {(x, z) or (x, y, z): block text} → {(x, y, z): canonical state}."""
     ops = [cell(p[0], p[-1], b, p[1] if len(p) == 3 else Y) for p, b in blocks.items()]
-    return compile_recipe({"version": 1, "operations": ops},
-                          world=FakeWorld(world or {}) if world is not None else None, **kw).blocks()
+    return compile_recipe(
+        {"version": 1, "operations": ops}, world=FakeWorld(world or {}) if world is not None else None, **kw
+    ).blocks()
 
 
 def props(state: str) -> dict[str, str]:
@@ -62,29 +63,37 @@ def test_fences_of_any_wood_join_but_not_nether_brick():
 
 
 def test_fence_joins_full_blocks_but_not_leaves_or_slabs():
-    got = build({(1, 1): "oak_fence", (1, 0): "stone", (2, 1): "oak_leaves", (0, 1): "stone_slab",
-                 (1, 2): "glass"})
+    got = build({(1, 1): "oak_fence", (1, 0): "stone", (2, 1): "oak_leaves", (0, 1): "stone_slab", (1, 2): "glass"})
     assert sides(got[(1, Y, 1)]) == "ns"
 
 
 def test_fence_joins_a_gate_only_across_its_span():
-    got = build({(0, 0): "oak_fence", (1, 0): "oak_fence_gate[facing=north]",
-                 (0, 2): "oak_fence", (1, 2): "oak_fence_gate[facing=east]"})
+    got = build(
+        {
+            (0, 0): "oak_fence",
+            (1, 0): "oak_fence_gate[facing=north]",
+            (0, 2): "oak_fence",
+            (1, 2): "oak_fence_gate[facing=east]",
+        }
+    )
     assert sides(got[(0, Y, 0)]) == "e"  # a gate facing north spans east–west
     assert sides(got[(0, Y, 2)]) == ""
 
 
 def test_panes_and_bars_join_each_other_walls_and_solid_blocks():
-    got = build({(0, 0): "glass_pane", (1, 0): "iron_bars", (2, 0): "cobblestone_wall",
-                 (0, 1): "stone", (1, 1): "oak_fence"})
+    got = build(
+        {(0, 0): "glass_pane", (1, 0): "iron_bars", (2, 0): "cobblestone_wall", (0, 1): "stone", (1, 1): "oak_fence"}
+    )
     assert sides(got[(0, Y, 0)]) == "es"  # bars east, stone south
     assert sides(got[(1, Y, 0)]) == "ew"  # not the fence to the south
     assert sides(got[(2, Y, 0)]) == "w"  # the wall joins the bars
 
 
 def test_a_world_block_next_to_the_plan_counts():
-    world = {(1, Y, 0): "minecraft:stone_bricks", (0, Y, 1): "minecraft:oak_fence[east=false,north=false,"
-                                                               "south=false,waterlogged=false,west=false]"}
+    world = {
+        (1, Y, 0): "minecraft:stone_bricks",
+        (0, Y, 1): "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]",
+    }
     r = compile_recipe({"version": 1, "operations": [cell(0, 0, "oak_fence")]}, world=FakeWorld(world))
     assert sides(r.blocks()[(0, Y, 0)]) == "es"
     assert any("touch the plan" in w for w in r.warnings)  # the world fence is left as it is
@@ -117,8 +126,15 @@ def test_wall_post_rules():
 
 
 def test_wall_sides_are_tall_under_a_full_block_and_a_torch_raises_the_post():
-    got = build({(0, 0): "cobblestone_wall", (1, 0): "cobblestone_wall", (2, 0): "cobblestone_wall",
-                 (1, Y + 1, 0): "stone", (0, Y + 1, 0): "torch"})
+    got = build(
+        {
+            (0, 0): "cobblestone_wall",
+            (1, 0): "cobblestone_wall",
+            (2, 0): "cobblestone_wall",
+            (1, Y + 1, 0): "stone",
+            (0, Y + 1, 0): "torch",
+        }
+    )
     assert wall(got, 1, 0) == ("ntnt", "false")  # straight and tall: no post
     assert wall(got, 0, 0) == ("nlnn", "true")
 
@@ -143,8 +159,14 @@ def shape(got, x, z):
 
 def test_stairs_corners():
     # an L of stairs facing north (row z = 0) and east (column x = 2): the corner piece is outer
-    got = build({(0, 0): "oak_stairs[facing=north]", (1, 0): "oak_stairs[facing=north]",
-                 (2, 0): "oak_stairs[facing=east]", (2, 1): "oak_stairs[facing=east]"})
+    got = build(
+        {
+            (0, 0): "oak_stairs[facing=north]",
+            (1, 0): "oak_stairs[facing=north]",
+            (2, 0): "oak_stairs[facing=east]",
+            (2, 1): "oak_stairs[facing=east]",
+        }
+    )
     assert shape(got, 1, 0) == "straight" and shape(got, 2, 1) == "straight"
     # the stair in front of a north-facing stair (its north side) turned east → outer corner
     got = build({(0, 1): "oak_stairs[facing=north]", (0, 0): "oak_stairs[facing=east]"})
@@ -172,7 +194,13 @@ def test_square_ring_of_stairs_has_four_outer_corners():
     # other side in front of it, so all four corners are outer corners, mirrored pairwise
     got = build(ring)
     assert [shape(got, x, z) for z in (0, 2) for x in (0, 1, 2)] == [
-        "outer_left", "straight", "outer_right", "outer_right", "straight", "outer_left"]
+        "outer_left",
+        "straight",
+        "outer_right",
+        "outer_right",
+        "straight",
+        "outer_left",
+    ]
     assert shape(got, 0, 1) == shape(got, 2, 1) == "straight"
 
 
@@ -193,8 +221,7 @@ def test_lone_dust_is_a_cross_and_one_neighbour_makes_a_line():
 
 
 def test_dust_climbs_a_block_and_connects_to_a_torch():
-    got = build({(0, 0): "redstone_wire", (1, 0): "stone", (1, Y + 1, 0): "redstone_wire",
-                 (0, 1): "redstone_torch"})
+    got = build({(0, 0): "redstone_wire", (1, 0): "stone", (1, Y + 1, 0): "redstone_wire", (0, 1): "redstone_torch"})
     assert wire(got, 0, 0) == ("none", "up", "side", "none")  # two connections: no fill
 
 
@@ -243,8 +270,9 @@ def test_other_half_on_a_world_block_is_refused_and_in_plan_blocks_are_fine():
     assert ei.value.code == ErrorCode.CONFLICT and ei.value.details["reason"] == "other_half_blocked"
     assert ei.value.details["samples"][0] == {"x": 0, "y": Y + 1, "z": 0, "state": "minecraft:stone"}
     # short grass is replaceable; an earlier operation's block is overwritten (later wins)
-    got = build({(0, Y + 1, 0): "stone", (0, 0): "oak_door[facing=north]"},
-                world={(0, Y + 1, 0): "minecraft:short_grass"})
+    got = build(
+        {(0, Y + 1, 0): "stone", (0, 0): "oak_door[facing=north]"}, world={(0, Y + 1, 0): "minecraft:short_grass"}
+    )
     assert props(got[(0, Y + 1, 0)])["half"] == "upper"
 
 
@@ -268,14 +296,17 @@ def test_both_halves_written_explicitly_stay_one_door():
     assert len(got) == 2 and props(got[(0, Y + 1, 0)])["half"] == "upper"
 
 
-@pytest.mark.parametrize(("blocks", "differ"), [
-    # issue 31 item 5: a head facing elsewhere would be an orphan (BedBlock.updateShape)
-    ({(0, 0): "red_bed[facing=north,part=foot]", (0, -1): "red_bed[facing=east,part=head]"}, ["facing"]),
-    ({(0, 0): "oak_door[facing=north,half=lower]", (0, Y + 1, 0): "oak_door[facing=east,half=upper]"}, ["facing"]),
-    ({(0, 0): "oak_door[half=lower,open=true]", (0, Y + 1, 0): "oak_door[half=upper,open=false]"}, ["open"]),
-    ({(0, 0): "oak_door[half=lower,hinge=left]", (0, Y + 1, 0): "oak_door[half=upper,hinge=right]"}, ["hinge"]),
-    ({(0, 0): "oak_door[half=lower]", (0, Y + 1, 0): "spruce_door[half=upper]"}, ["block"]),
-])
+@pytest.mark.parametrize(
+    ("blocks", "differ"),
+    [
+        # issue 31 item 5: a head facing elsewhere would be an orphan (BedBlock.updateShape)
+        ({(0, 0): "red_bed[facing=north,part=foot]", (0, -1): "red_bed[facing=east,part=head]"}, ["facing"]),
+        ({(0, 0): "oak_door[facing=north,half=lower]", (0, Y + 1, 0): "oak_door[facing=east,half=upper]"}, ["facing"]),
+        ({(0, 0): "oak_door[half=lower,open=true]", (0, Y + 1, 0): "oak_door[half=upper,open=false]"}, ["open"]),
+        ({(0, 0): "oak_door[half=lower,hinge=left]", (0, Y + 1, 0): "oak_door[half=upper,hinge=right]"}, ["hinge"]),
+        ({(0, 0): "oak_door[half=lower]", (0, Y + 1, 0): "spruce_door[half=upper]"}, ["block"]),
+    ],
+)
 def test_two_halves_that_disagree_are_refused_with_both_positions(blocks, differ):
     with pytest.raises(McbError) as ei:
         build(blocks)
@@ -287,14 +318,24 @@ def test_two_halves_that_disagree_are_refused_with_both_positions(blocks, differ
 
 
 def test_halves_that_agree_or_leave_a_property_to_the_planner_are_one_block():
-    got = build({(0, 0): "red_bed[facing=north,part=foot]", (0, -1): "red_bed[facing=north,part=head]",
-                 (3, 0): "oak_door[facing=east,half=lower,hinge=right]", (3, Y + 1, 0): "oak_door[facing=east,half=upper]"})
+    got = build(
+        {
+            (0, 0): "red_bed[facing=north,part=foot]",
+            (0, -1): "red_bed[facing=north,part=head]",
+            (3, 0): "oak_door[facing=east,half=lower,hinge=right]",
+            (3, Y + 1, 0): "oak_door[facing=east,half=upper]",
+        }
+    )
     assert props(got[(0, Y, -1)])["part"] == "head" and props(got[(3, Y + 1, 0)])["hinge"] == "right"
 
 
 def test_spelled_out_pane_and_fence_sides_that_contradict_their_neighbours_are_warned_with_positions():
-    ops = [cell(0, 0, "glass_pane[east=true,north=false]"), cell(0, -1, "stone"),
-           cell(5, 0, "oak_fence[north=false]"), cell(5, -1, "oak_fence")]
+    ops = [
+        cell(0, 0, "glass_pane[east=true,north=false]"),
+        cell(0, -1, "stone"),
+        cell(5, 0, "oak_fence[north=false]"),
+        cell(5, -1, "oak_fence"),
+    ]
     r = compile_recipe({"version": 1, "operations": ops})
     (w,) = [w for w in r.warnings if "contradict their neighbours" in w]
     assert w.startswith("3 fence/pane side(s)"), w  # pane east (air), pane north (stone), fence north (fence)
@@ -306,11 +347,25 @@ def test_spelled_out_pane_and_fence_sides_that_contradict_their_neighbours_are_w
 
 # -- rotation invariance -------------------------------------------------------------------------
 
-BLOCKS = ["oak_fence", "nether_brick_fence", "glass_pane", "iron_bars", "cobblestone_wall", "stone",
-          "oak_leaves", "oak_stairs[facing=north]", "oak_stairs[facing=east,half=top]",
-          "oak_stairs[facing=west]", "redstone_wire", "chest[facing=south]", "chest[facing=east]",
-          "oak_fence_gate[facing=east]", "oak_door[facing=west]", "glass_pane[north=true]",
-          "repeater[facing=north]"]
+BLOCKS = [
+    "oak_fence",
+    "nether_brick_fence",
+    "glass_pane",
+    "iron_bars",
+    "cobblestone_wall",
+    "stone",
+    "oak_leaves",
+    "oak_stairs[facing=north]",
+    "oak_stairs[facing=east,half=top]",
+    "oak_stairs[facing=west]",
+    "redstone_wire",
+    "chest[facing=south]",
+    "chest[facing=east]",
+    "oak_fence_gate[facing=east]",
+    "oak_door[facing=west]",
+    "glass_pane[north=true]",
+    "repeater[facing=north]",
+]
 REG = Registry.load()
 
 
@@ -321,21 +376,33 @@ def turn(p, k):
     return (x, y, z)
 
 
-@given(st.dictionaries(st.tuples(st.integers(-2, 2), st.sampled_from([Y, Y + 1]), st.integers(-2, 2)),
-                       st.sampled_from(BLOCKS), min_size=1, max_size=14),
-       st.dictionaries(st.tuples(st.integers(-3, 3), st.sampled_from([Y - 1, Y, Y + 1, Y + 2]),
-                                 st.integers(-3, 3)),
-                       st.sampled_from(["minecraft:stone", "minecraft:oak_fence[east=false,north=false,"
-                                        "south=false,waterlogged=false,west=false]",
-                                        "minecraft:oak_stairs[facing=south,half=bottom,shape=straight,"
-                                        "waterlogged=false]", "minecraft:redstone_wire[east=none,north=none,"
-                                        "power=0,south=none,west=none]"]), max_size=10),
-       st.integers(1, 3))
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(-2, 2), st.sampled_from([Y, Y + 1]), st.integers(-2, 2)),
+        st.sampled_from(BLOCKS),
+        min_size=1,
+        max_size=14,
+    ),
+    st.dictionaries(
+        st.tuples(st.integers(-3, 3), st.sampled_from([Y - 1, Y, Y + 1, Y + 2]), st.integers(-3, 3)),
+        st.sampled_from(
+            [
+                "minecraft:stone",
+                "minecraft:oak_fence[east=false,north=false,south=false,waterlogged=false,west=false]",
+                "minecraft:oak_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]",
+                "minecraft:redstone_wire[east=none,north=none,power=0,south=none,west=none]",
+            ]
+        ),
+        max_size=10,
+    ),
+    st.integers(1, 3),
+)
 @settings(max_examples=60, deadline=None, derandomize=True)
 def test_connection_states_are_stable_under_quarter_turns(scene, world, k):
     # doors need their top free; keep the scene's upper layer clear above doors
-    scene = {p: b for p, b in scene.items()
-             if not (p[1] == Y + 1 and scene.get((p[0], Y, p[2]), "").startswith("oak_door"))}
+    scene = {
+        p: b for p, b in scene.items() if not (p[1] == Y + 1 and scene.get((p[0], Y, p[2]), "").startswith("oak_door"))
+    }
     scene = {p: b for p, b in scene.items() if not (b.startswith("oak_door") and p[1] == Y + 1)}
     world = {p: s for p, s in world.items() if p not in scene and (p[0], p[1] - 1, p[2]) not in scene}
 
@@ -360,7 +427,7 @@ def test_connection_states_are_stable_under_quarter_turns(scene, world, k):
 
 
 def test_chests_with_contents_pair_and_keep_their_data():
-    full = ('chest[facing=north]', {"items": [{"slot": 0, "id": "minecraft:bread", "count": 3}]})
+    full = ("chest[facing=north]", {"items": [{"slot": 0, "id": "minecraft:bread", "count": 3}]})
     ops = [{**cell(x, 0, full[0]), "block_entity": full[1]} for x in range(2)]
     got = compile_recipe({"version": 1, "operations": ops}).blocks()
     assert ["type=left" in got[(0, Y, 0)], "type=right" in got[(1, Y, 0)]] == [True, True]

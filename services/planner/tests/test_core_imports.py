@@ -7,10 +7,20 @@ import subprocess
 import sys
 import textwrap
 
-CORE = ["mcb_planner", "mcb_planner.recipe", "mcb_planner.shapes", "mcb_planner.compile", "mcb_planner.sources",
-        "mcb_planner.solids", "mcb_planner.connect", "mcb_planner.grammar", "mcb_planner.ops",
-        "mcb_planner.placement", "mcb_planner.build",
-        "mcb_common.recipe_schema"]
+CORE = [
+    "mcb_planner",
+    "mcb_planner.recipe",
+    "mcb_planner.shapes",
+    "mcb_planner.compile",
+    "mcb_planner.sources",
+    "mcb_planner.solids",
+    "mcb_planner.connect",
+    "mcb_planner.grammar",
+    "mcb_planner.ops",
+    "mcb_planner.placement",
+    "mcb_planner.build",
+    "mcb_common.recipe_schema",
+]
 BLOCKED = ["grpc", "redis", "fastapi", "uvicorn", "mcp", "starlette", "httpx"]
 
 PROGRAM = textwrap.dedent("""

@@ -25,19 +25,42 @@ def digest(r) -> str:
 
 # name -> (blocks, a few materials); DIGESTS pins the whole write set
 GOLDEN = {
-    "tower": (423, {"minecraft:stone_bricks": 196, "minecraft:mossy_stone_bricks": 56,
-                    "minecraft:cracked_stone_bricks": 36, "minecraft:spruce_planks": 111}),
+    "tower": (
+        423,
+        {
+            "minecraft:stone_bricks": 196,
+            "minecraft:mossy_stone_bricks": 56,
+            "minecraft:cracked_stone_bricks": 36,
+            "minecraft:spruce_planks": 111,
+        },
+    ),
     "roof": (196, {"minecraft:deepslate_tiles": 195}),
-    "house": (372, {"minecraft:oak_planks": 180, "minecraft:cobblestone": 63,
-                    "minecraft:spruce_stairs[facing=north,half=bottom,shape=straight,waterlogged=false]": 44,
-                    "minecraft:spruce_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]": 44}),
-    "wall": (378, {"minecraft:stone_bricks": 156, "minecraft:chiseled_stone_bricks": 54,
-                   "minecraft:air": 168}),
-    "path": (136, {"minecraft:dirt_path": 92, "minecraft:coarse_dirt": 23,
-                   "minecraft:mossy_cobblestone": 14, "minecraft:cobblestone": 7}),
+    "house": (
+        372,
+        {
+            "minecraft:oak_planks": 180,
+            "minecraft:cobblestone": 63,
+            "minecraft:spruce_stairs[facing=north,half=bottom,shape=straight,waterlogged=false]": 44,
+            "minecraft:spruce_stairs[facing=south,half=bottom,shape=straight,waterlogged=false]": 44,
+        },
+    ),
+    "wall": (378, {"minecraft:stone_bricks": 156, "minecraft:chiseled_stone_bricks": 54, "minecraft:air": 168}),
+    "path": (
+        136,
+        {
+            "minecraft:dirt_path": 92,
+            "minecraft:coarse_dirt": 23,
+            "minecraft:mossy_cobblestone": 14,
+            "minecraft:cobblestone": 7,
+        },
+    ),
 }
 DIGESTS = {
-    "tower": "eafeef6071a81abf", "roof": "6699edcb4b8a354d", "house": "239495c67ef763ec", "wall": "0a0d9d5b7215b8f1", "path": "fa9ffe5cb662259d",
+    "tower": "eafeef6071a81abf",
+    "roof": "6699edcb4b8a354d",
+    "house": "239495c67ef763ec",
+    "wall": "0a0d9d5b7215b8f1",
+    "path": "fa9ffe5cb662259d",
 }
 
 
@@ -54,8 +77,10 @@ def test_golden_plan(name):
     for state, n in materials.items():
         assert got[state] == n, state
     if name == "roof":
-        assert r.warnings == ("1 redstone component(s) (lightning_rod) may change state after placement "
-                              "as they react to their neighbours",)
+        assert r.warnings == (
+            "1 redstone component(s) (lightning_rod) may change state after placement "
+            "as they react to their neighbours",
+        )
     else:
         assert not r.warnings
     assert digest(r) == DIGESTS[name]

@@ -33,14 +33,23 @@ FIXTURE = Path(__file__).with_name("golden_recipes.json")
 DOCS = [ROOT / "docs" / "recipes.md", *sorted((ROOT / "services/bridge/src/mcb_bridge/guides").glob("*.md"))]
 _STEP = PartBlocks(  # every part the recipes paste: a little stair step
     np.array([[5, 70, 5], [6, 70, 5], [6, 71, 5]], dtype=np.int64),
-    ("minecraft:oak_planks", "minecraft:oak_stairs[facing=east]"), np.array([0, 0, 1], dtype=np.uint32))
+    ("minecraft:oak_planks", "minecraft:oak_stairs[facing=east]"),
+    np.array([0, 0, 1], dtype=np.uint32),
+)
 PARTS = {"pt_0123456789ab": _STEP, "pt_3f9a0c12b7de": _STEP}
 # every asset the recipes paste: 3 x 2 x 2 of stone, air and a north stair, anchored off its corner
 # (the file's Date pinned: the recipe hash covers the asset's bytes)
 with mock.patch("mcb_common.schematic.time.time", return_value=1_700_000_000):
-    _ASSET = S.write_bytes(S.from_region(
-        (3, 2, 2), ["minecraft:stone", "minecraft:air", "minecraft:oak_stairs[facing=north]"],
-        [0, 1, 2, 0, 0, 0, 1, 1, 2, 2, 0, 1], offset=(-1, 0, 0), data_version=4671), 3)
+    _ASSET = S.write_bytes(
+        S.from_region(
+            (3, 2, 2),
+            ["minecraft:stone", "minecraft:air", "minecraft:oak_stairs[facing=north]"],
+            [0, 1, 2, 0, 0, 0, 1, 1, 2, 2, 0, 1],
+            offset=(-1, 0, 0),
+            data_version=4671,
+        ),
+        3,
+    )
 
 
 def assets(asset_id: str) -> tuple[bytes, str]:
@@ -53,8 +62,12 @@ AREA = Box(Vec3(-64, -64, -64), Vec3(63, 319, 63))  # mcb_cli.runner.DEFAULT_ARE
 def flat_world(box: Box) -> tuple[list[str], np.ndarray]:
     """The embedded host's flat world: grass at y 63, dirt below, air above (YZX order)."""
     layer = box.size.x * box.size.z
-    idx = np.concatenate([np.full(layer, 0 if y > 63 else (1 if y == 63 else 2), dtype=np.uint16)
-                          for y in range(box.min.y, box.max.y + 1)])
+    idx = np.concatenate(
+        [
+            np.full(layer, 0 if y > 63 else (1 if y == 63 else 2), dtype=np.uint16)
+            for y in range(box.min.y, box.max.y + 1)
+        ]
+    )
     return ["minecraft:air", "minecraft:grass_block[snowy=false]", "minecraft:dirt"], idx
 
 
@@ -73,10 +86,28 @@ def recipes() -> dict[str, str]:
         if ex and isinstance(ex[0], dict) and ex[0].get("type") == name:
             out[f"schema:{name}"] = json.dumps({"version": 1, "operations": [ex[0]]})
             # the same, mirrored, turned and repeated: every shape through a non-trivial frame
-            out[f"turned:{name}"] = json.dumps({"version": 1, "operations": [{
-                "type": "repeat", "count": 2, "offset": {"x": 0, "y": 1, "z": 0}, "operations": [{
-                    "type": "transform", "rotate": 90, "mirror": "x", "anchor": {"x": 0, "y": 0, "z": -20},
-                    "translate": {"x": 0, "y": 0, "z": 0}, "operations": [ex[0]]}]}]})
+            out[f"turned:{name}"] = json.dumps(
+                {
+                    "version": 1,
+                    "operations": [
+                        {
+                            "type": "repeat",
+                            "count": 2,
+                            "offset": {"x": 0, "y": 1, "z": 0},
+                            "operations": [
+                                {
+                                    "type": "transform",
+                                    "rotate": 90,
+                                    "mirror": "x",
+                                    "anchor": {"x": 0, "y": 0, "z": -20},
+                                    "translate": {"x": 0, "y": 0, "z": 0},
+                                    "operations": [ex[0]],
+                                }
+                            ],
+                        }
+                    ],
+                }
+            )
     for name in ("rev2", "rev3", "seed"):
         out[f"planner_cases:{name}"] = json.dumps(getattr(planner_cases, name)())
     return out

@@ -43,8 +43,9 @@ def planner(tmp_path_factory):
         "MCB_RUNTIME_DIR": str(tmp / "runtime"),
     }
     token = ensure_token(tmp / "runtime" / "secrets", "service")  # the journal's principal
-    proc = start_process("planner", [PY, "-m", "mcb_planner"], tmp / "logs", env=env,
-                         health_url=f"http://127.0.0.1:{health_port}/health")
+    proc = start_process(
+        "planner", [PY, "-m", "mcb_planner"], tmp / "logs", env=env, health_url=f"http://127.0.0.1:{health_port}/health"
+    )
     channel = grpc.intercept_channel(grpc.insecure_channel(f"127.0.0.1:{grpc_port}"), Bearer(token))
     grpc.channel_ready_future(channel).result(timeout=15)
     try:
@@ -71,8 +72,7 @@ def test_health_reports_service_version_and_registries(planner):
     reg = Registry.load()
     assert body["status"] == "ok" and body["service"] == "planner"
     assert body["version"] == PLANNER_VERSION
-    assert body["registries"]["1.21.11"] == {"dataVersion": 4671, "sha256": reg.sha256,
-                                             "blockCount": len(reg.blocks)}
+    assert body["registries"]["1.21.11"] == {"dataVersion": 4671, "sha256": reg.sha256, "blockCount": len(reg.blocks)}
 
 
 def test_compile_seed_matches_the_core(planner):
@@ -89,8 +89,7 @@ def test_compile_seed_matches_the_core(planner):
     assert resp.planner_version == PLANNER_VERSION
     assert resp.examined_positions == 315
     assert (resp.bounds.min.x, resp.bounds.min.y, resp.bounds.max.x, resp.bounds.max.z) == (0, 64, 15, 21)
-    decoded = {(ws.xyz[3 * i], ws.xyz[3 * i + 1], ws.xyz[3 * i + 2]): ws.palette[s]
-               for i, s in enumerate(ws.state)}
+    decoded = {(ws.xyz[3 * i], ws.xyz[3 * i + 1], ws.xyz[3 * i + 2]): ws.palette[s] for i, s in enumerate(ws.state)}
     assert decoded == core.blocks()
 
 
@@ -129,10 +128,17 @@ def test_out_of_bounds_crosses_grpc(planner):
         ('{"version": 1, "operations": [{"type": "torus"}]}', {}, ErrorCode.INVALID_REQUEST),
         (SEED_TEXT, {"minecraft_version": "1.8.9"}, ErrorCode.VERSION_MISMATCH),
         (SEED_TEXT, {"limits": planner_pb2.Limits(max_operations=10**9)}, ErrorCode.INVALID_REQUEST),
-        (SEED_TEXT, {"area": common_pb2.Box(min=common_pb2.Vec3(x=5), max=common_pb2.Vec3(x=0))},
-         ErrorCode.INVALID_REQUEST),
-        ('{"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": -64, "z": 0}, '
-         '"max": {"x": 3999, "y": 318, "z": 651}, "block": "stone"}]}', {}, ErrorCode.BUDGET_EXCEEDED),
+        (
+            SEED_TEXT,
+            {"area": common_pb2.Box(min=common_pb2.Vec3(x=5), max=common_pb2.Vec3(x=0))},
+            ErrorCode.INVALID_REQUEST,
+        ),
+        (
+            '{"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": -64, "z": 0}, '
+            '"max": {"x": 3999, "y": 318, "z": 651}, "block": "stone"}]}',
+            {},
+            ErrorCode.BUDGET_EXCEEDED,
+        ),
     ],
     ids=["bad-json", "unknown-op", "unknown-version", "limit-ceiling", "inverted-area", "huge-box"],
 )

@@ -35,42 +35,49 @@ def box(lo, hi, block, **kw):
 
 # -- expressions -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, env, value", [
-    ("1 + 2 * 3", {}, 7),
-    ("(1 + 2) * 3", {}, 9),
-    ("-2 * -3", {}, 6),
-    ("7 / 2", {}, Fraction(7, 2)),
-    ("7 % 3", {}, 1),
-    ("-1 % 4", {}, 3),
-    ("floor(7 / 2) + ceil(7 / 2)", {}, 7),
-    ("round(2.5) + round(-2.5)", {}, 1),  # halves toward +inf: 3 + (-2)
-    ("min(3, w, 9) + max(1, 2)", {"w": Fraction(2)}, 4),
-    ("abs(1 - w * 2)", {"w": Fraction(3)}, 5),
-    ("0.5 * 4", {}, 2),
-    ("  w  ", {"w": Fraction(1)}, 1),
-])
+
+@pytest.mark.parametrize(
+    "text, env, value",
+    [
+        ("1 + 2 * 3", {}, 7),
+        ("(1 + 2) * 3", {}, 9),
+        ("-2 * -3", {}, 6),
+        ("7 / 2", {}, Fraction(7, 2)),
+        ("7 % 3", {}, 1),
+        ("-1 % 4", {}, 3),
+        ("floor(7 / 2) + ceil(7 / 2)", {}, 7),
+        ("round(2.5) + round(-2.5)", {}, 1),  # halves toward +inf: 3 + (-2)
+        ("min(3, w, 9) + max(1, 2)", {"w": Fraction(2)}, 4),
+        ("abs(1 - w * 2)", {"w": Fraction(3)}, 5),
+        ("0.5 * 4", {}, 2),
+        ("  w  ", {"w": Fraction(1)}, 1),
+    ],
+)
 def test_expression_values(text, env, value):
     assert expr.evaluate(text, env, "p") == value
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("1 +", "ends where"),
-    ("(1", "expected ')'"),
-    ("1 2", "after a complete expression"),
-    ("foo(1)", "unknown function"),
-    ("floor", "is a function"),
-    ("abs(1, 2)", "one argument"),
-    ("x", "unknown param"),
-    ("1 / 0", "divides by zero"),
-    ("1 % 0", "remainder by zero"),
-    ("1000000 * 1000000 * 1000000", "exceeds"),
-    ("1 ; 2", "unexpected character"),
-    ("__import__('os')", "unexpected character"),
-    ("-" * 40 + "1", "nests deeper"),
-    ("(" * 40 + "1" + ")" * 40, "nests deeper"),
-    ("1+" * 70 + "1", "tokens"),
-    ("1" * 300, "characters"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("1 +", "ends where"),
+        ("(1", "expected ')'"),
+        ("1 2", "after a complete expression"),
+        ("foo(1)", "unknown function"),
+        ("floor", "is a function"),
+        ("abs(1, 2)", "one argument"),
+        ("x", "unknown param"),
+        ("1 / 0", "divides by zero"),
+        ("1 % 0", "remainder by zero"),
+        ("1000000 * 1000000 * 1000000", "exceeds"),
+        ("1 ; 2", "unexpected character"),
+        ("__import__('os')", "unexpected character"),
+        ("-" * 40 + "1", "nests deeper"),
+        ("(" * 40 + "1" + ")" * 40, "nests deeper"),
+        ("1+" * 70 + "1", "tokens"),
+        ("1" * 300, "characters"),
+    ],
+)
 def test_expression_refusals(text, fragment):
     with pytest.raises(McbError) as ei:
         expr.evaluate(text, {}, "p")
@@ -119,8 +126,10 @@ def test_expressions_agree_with_exact_arithmetic(triple):
 
 
 def test_params_can_depend_on_params_and_feed_every_integer():
-    doc = R(box((0, "base", 0), ("w - 1", "base + h - 1", "w - 1"), "stone", hollow=True),
-            params={"w": 5, "h": "floors * 4", "floors": 2, "base": 64})
+    doc = R(
+        box((0, "base", 0), ("w - 1", "base + h - 1", "w - 1"), "stone", hollow=True),
+        params={"w": 5, "h": "floors * 4", "floors": 2, "base": 64},
+    )
     r = compile_recipe(doc)
     assert r.bounds.min == Vec3(0, 64, 0) and r.bounds.max == Vec3(4, 71, 4)
     assert len(r) == 5 * 8 * 5 - 3 * 6 * 3
@@ -129,11 +138,11 @@ def test_params_can_depend_on_params_and_feed_every_integer():
 def test_the_seed_recipe_is_unchanged_by_revision_2():
     r = compile_recipe(SEED_TEXT)
     assert len(r) == 310
-    assert dict(r.materials) == {"minecraft:stone_bricks": 253, "minecraft:oak_log[axis=y]": 48,
-                                 "minecraft:stone": 9}
+    assert dict(r.materials) == {"minecraft:stone_bricks": 253, "minecraft:oak_log[axis=y]": 48, "minecraft:stone": 9}
 
 
 # -- arch ------------------------------------------------------------------------------------
+
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 40), st.integers(1, 45), st.integers(1, 3), st.booleans(), st.sampled_from("xz"))
@@ -162,15 +171,29 @@ def test_arch_radius_3_ring_and_filled_half_disc():
 
 # -- transform -------------------------------------------------------------------------------
 
-SHAPES = st.sampled_from([
-    box((1, 64, 0), (4, 66, 1), "oak_stairs[facing=north,shape=outer_left]"),
-    {"type": "line", "from": V(0, 64, 0), "to": V(5, 67, 2), "block": "rail[shape=ascending_east]"},
-    {"type": "cylinder", "center": V(3, 64, -2), "radius": 2, "height": 2, "block": "oak_log[axis=x]",
-     "hollow": True},
-    {"type": "arch", "center": V(2, 64, 3), "radius": 3, "axis": "x", "depth": 2,
-     "block": "oak_fence[north=true,east=true]"},
-    box((0, 64, 0), (2, 64, 2), "oak_door[facing=east,hinge=left]"),
-])
+SHAPES = st.sampled_from(
+    [
+        box((1, 64, 0), (4, 66, 1), "oak_stairs[facing=north,shape=outer_left]"),
+        {"type": "line", "from": V(0, 64, 0), "to": V(5, 67, 2), "block": "rail[shape=ascending_east]"},
+        {
+            "type": "cylinder",
+            "center": V(3, 64, -2),
+            "radius": 2,
+            "height": 2,
+            "block": "oak_log[axis=x]",
+            "hollow": True,
+        },
+        {
+            "type": "arch",
+            "center": V(2, 64, 3),
+            "radius": 3,
+            "axis": "x",
+            "depth": 2,
+            "block": "oak_fence[north=true,east=true]",
+        },
+        box((0, 64, 0), (2, 64, 2), "oak_door[facing=east,hinge=left]"),
+    ]
+)
 
 
 def _ws(doc) -> dict:
@@ -220,8 +243,13 @@ def test_mirror_moves_positions_and_mirrors_states(shape, axis):
 @given(SHAPES)
 def test_transform_group_laws_on_whole_plans(shape):
     base = _ws(R(shape))
-    four = R(T([T([T([T([shape], rotate=90, anchor=V(*A))], rotate=90, anchor=V(*A))],
-                   rotate=90, anchor=V(*A))], rotate=90, anchor=V(*A)))
+    four = R(
+        T(
+            [T([T([T([shape], rotate=90, anchor=V(*A))], rotate=90, anchor=V(*A))], rotate=90, anchor=V(*A))],
+            rotate=90,
+            anchor=V(*A),
+        )
+    )
     assert _ws(four) == base
     assert _ws(R(T([T([shape], mirror="x", anchor=V(*A))], mirror="x", anchor=V(*A)))) == base
     r180 = _ws(R(T([shape], rotate=180, anchor=V(*A))))
@@ -267,10 +295,10 @@ def test_transform_counts_toward_the_nesting_limit():
 
 def test_transformed_shape_leaving_the_area_is_out_of_bounds():
     from mcb_common.geometry import Box
+
     area = Box(Vec3(0, 0, 0), Vec3(20, 100, 20))
     with pytest.raises(McbError) as ei:
-        compile_recipe(R(T([box((1, 64, 1), (5, 64, 1), "stone")], rotate=180, anchor=V(2, 64, 2))),
-                       area=area)
+        compile_recipe(R(T([box((1, 64, 1), (5, 64, 1), "stone")], rotate=180, anchor=V(2, 64, 2))), area=area)
     assert ei.value.code == ErrorCode.OUT_OF_BOUNDS
     assert "transformed" in ei.value.message
 
@@ -281,8 +309,12 @@ PATH_PALETTE = {"path": [{"block": "gravel", "weight": 3}, {"block": "coarse_dir
 
 
 def _path(seed, *extra):
-    return R(*extra, {"type": "box", "min": V(0, 63, 0), "max": V(99, 63, 9), "block": "$path"},
-             palette=PATH_PALETTE, seed=seed)
+    return R(
+        *extra,
+        {"type": "box", "min": V(0, 63, 0), "max": V(99, 63, 9), "block": "$path"},
+        palette=PATH_PALETTE,
+        seed=seed,
+    )
 
 
 def test_weighted_palette_is_reproducible_and_seeded():
@@ -301,10 +333,11 @@ def test_palette_choice_depends_on_position_not_on_operation_order():
 
 
 def test_palette_single_entry_and_states_inside_transforms_are_turned():
-    doc = R(T([box((1, 64, 0), (1, 64, 0), "$step")], rotate=90, anchor=V(0, 64, 0)),
-            palette={"step": "oak_stairs[facing=north]"})
-    assert compile_recipe(doc).blocks() == {
-        (0, 64, 1): REG.canonical("oak_stairs[facing=east]")}
+    doc = R(
+        T([box((1, 64, 0), (1, 64, 0), "$step")], rotate=90, anchor=V(0, 64, 0)),
+        palette={"step": "oak_stairs[facing=north]"},
+    )
+    assert compile_recipe(doc).blocks() == {(0, 64, 1): REG.canonical("oak_stairs[facing=east]")}
 
 
 def test_unknown_block_in_a_palette_choice_names_the_choice():
@@ -318,9 +351,9 @@ def test_unknown_block_in_a_palette_choice_names_the_choice():
 
 # -- limits and determinism -----------------------------------------------------------------
 
+
 def test_time_budget_is_enforced_with_numbers():
-    doc = R({"type": "repeat", "count": 200, "offset": V(0, 0, 1),
-             "operations": [box((0, 0, 0), (99, 9, 0), "stone")]})
+    doc = R({"type": "repeat", "count": 200, "offset": V(0, 0, 1), "operations": [box((0, 0, 0), (99, 9, 0), "stone")]})
     with pytest.raises(McbError) as ei:
         compile_recipe(doc, limits=Limits(max_millis=1, max_operations=1000))
     e = ei.value
@@ -331,9 +364,12 @@ def test_time_budget_is_enforced_with_numbers():
 
 def test_hash_is_deterministic_across_key_order_and_param_spelling():
     d1 = R(box((0, 64, 0), ("w", 64, 0), "$m"), params={"w": 4}, palette={"m": "stone"})
-    d2 = {"palette": {"m": "minecraft:stone"}, "operations": [
-        {"block": "$m", "max": {"z": 0, "y": 64, "x": "w"}, "min": V(0, 64, 0), "type": "box"}],
-        "params": {"w": 4.0}, "version": 1}
+    d2 = {
+        "palette": {"m": "minecraft:stone"},
+        "operations": [{"block": "$m", "max": {"z": 0, "y": 64, "x": "w"}, "min": V(0, 64, 0), "type": "box"}],
+        "params": {"w": 4.0},
+        "version": 1,
+    }
     assert compile_recipe(d1).recipe_hash == compile_recipe(d2).recipe_hash
 
 
@@ -341,8 +377,7 @@ def test_hash_is_deterministic_across_key_order_and_param_spelling():
 @given(st.integers(0, 2**32))
 def test_plans_are_identical_across_runs(seed):
     rnd = random.Random(seed)
-    doc = _path(seed, T([box((0, 64, 0), (rnd.randint(0, 5), 66, 2), "oak_stairs")], rotate=90,
-                        anchor=V(3, 64, 3)))
+    doc = _path(seed, T([box((0, 64, 0), (rnd.randint(0, 5), 66, 2), "oak_stairs")], rotate=90, anchor=V(3, 64, 3)))
     a, b = compile_recipe(doc), compile_recipe(doc)
     assert a.recipe_hash == b.recipe_hash
     assert np.array_equal(a.xyz, b.xyz) and np.array_equal(a.states, b.states)

@@ -10,8 +10,13 @@ from mcb_planner.compile import Limits, compile_recipe
 
 
 def box(lo, hi, block="stone", hollow=False):
-    return {"type": "box", "min": dict(zip("xyz", lo, strict=True)),
-            "max": dict(zip("xyz", hi, strict=True)), "block": block, "hollow": hollow}
+    return {
+        "type": "box",
+        "min": dict(zip("xyz", lo, strict=True)),
+        "max": dict(zip("xyz", hi, strict=True)),
+        "block": block,
+        "hollow": hollow,
+    }
 
 
 def recipe(*ops):
@@ -36,16 +41,24 @@ def test_changed_blocks_limit_at_and_over():
 
 def test_changed_limit_counts_distinct_positions_not_overlaps():
     # Ten copies of the same 20,000-block box: 200,000 examined, 20,000 changed — allowed.
-    rep = {"type": "repeat", "count": 10, "offset": {"x": 0, "y": 0, "z": 0},
-           "operations": [box((0, 0, 0), (99, 1, 99))]}
+    rep = {
+        "type": "repeat",
+        "count": 10,
+        "offset": {"x": 0, "y": 0, "z": 0},
+        "operations": [box((0, 0, 0), (99, 1, 99))],
+    }
     r = compile_recipe(recipe(rep))
     assert len(r) == 20_000 and r.examined == 200_000
 
 
 def test_examined_positions_limit_names_the_largest_shape():
     # Twenty overlapping 100,001-block boxes: 2,000,020 examined > 2,000,000, changed only 100,001.
-    rep = {"type": "repeat", "count": 20, "offset": {"x": 0, "y": 0, "z": 0},
-           "operations": [box((0, 0, 0), (99, 9, 99)), box((0, 10, 0), (0, 10, 0))]}
+    rep = {
+        "type": "repeat",
+        "count": 20,
+        "offset": {"x": 0, "y": 0, "z": 0},
+        "operations": [box((0, 0, 0), (99, 9, 99)), box((0, 10, 0), (0, 10, 0))],
+    }
     err = refused(recipe(rep))
     assert err.details["limit"] == "max_examined_positions"
     assert err.details["value"] == 20 * 100_001 and err.details["max"] == 2_000_000
@@ -66,10 +79,13 @@ def test_a_billion_block_box_is_refused_without_allocating_it():
 
 
 def test_a_huge_cylinder_and_line_are_refused_without_allocating():
-    cyl = {"type": "cylinder", "center": {"x": 0, "y": 0, "z": 0}, "radius": 65_535, "height": 300,
-           "block": "stone"}
-    line = {"type": "line", "from": {"x": -29_999_984, "y": 0, "z": 0},
-            "to": {"x": 29_999_984, "y": 0, "z": 0}, "block": "stone"}
+    cyl = {"type": "cylinder", "center": {"x": 0, "y": 0, "z": 0}, "radius": 65_535, "height": 300, "block": "stone"}
+    line = {
+        "type": "line",
+        "from": {"x": -29_999_984, "y": 0, "z": 0},
+        "to": {"x": 29_999_984, "y": 0, "z": 0},
+        "block": "stone",
+    }
     tracemalloc.start()
     try:
         e1 = refused(recipe(cyl))
@@ -82,8 +98,12 @@ def test_a_huge_cylinder_and_line_are_refused_without_allocating():
 
 
 def test_operations_after_expansion_limit():
-    rep = {"type": "repeat", "count": 257, "offset": {"x": 1, "y": 0, "z": 0},
-           "operations": [box((0, 0, 0), (0, 0, 0))]}
+    rep = {
+        "type": "repeat",
+        "count": 257,
+        "offset": {"x": 1, "y": 0, "z": 0},
+        "operations": [box((0, 0, 0), (0, 0, 0))],
+    }
     err = refused(recipe(rep))
     assert err.details == {"limit": "max_operations", "value": 257, "max": 256}
     assert "257" in err.message and "256" in err.message

@@ -25,8 +25,18 @@ def example(kind: str) -> dict:
 
 
 def turned(kind: str) -> dict:
-    return {"version": 1, "operations": [{"type": "transform", "rotate": 270, "mirror": "z",
-                                          "anchor": {"x": 3, "y": 0, "z": -7}, "operations": example(kind)["operations"]}]}
+    return {
+        "version": 1,
+        "operations": [
+            {
+                "type": "transform",
+                "rotate": 270,
+                "mirror": "z",
+                "anchor": {"x": 3, "y": 0, "z": -7},
+                "operations": example(kind)["operations"],
+            }
+        ],
+    }
 
 
 def test_the_schema_and_ops_name_the_same_operations():

@@ -33,8 +33,12 @@ def test_seed_example_parses_into_the_tree():
 def test_text_and_object_parse_alike_and_defaults_are_filled():
     r1, r2 = parse_recipe(SEED_TEXT), parse_recipe(seed())
     assert r1 == r2
-    doc = {"version": 1, "operations": [{"type": "box", "min": {"x": 0, "y": 0, "z": 0},
-                                         "max": {"x": 1, "y": 1, "z": 1}, "block": "stone"}]}
+    doc = {
+        "version": 1,
+        "operations": [
+            {"type": "box", "min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 1, "y": 1, "z": 1}, "block": "stone"}
+        ],
+    }
     norm = parse_recipe(doc).normalised()
     assert norm["operations"][0]["hollow"] is False
 
@@ -84,8 +88,13 @@ def test_box_corners_out_of_order_are_refused_with_the_axis():
 
 @pytest.mark.parametrize(
     "text",
-    ['{"version": 1, "operations": [', "NaN", '{"version": 1, "version": 1, "operations": []}',
-     '{"version": 1, "operations": [{"type":"box","min":{"x":NaN,"y":0,"z":0}}]}', "[" * 100_000],
+    [
+        '{"version": 1, "operations": [',
+        "NaN",
+        '{"version": 1, "version": 1, "operations": []}',
+        '{"version": 1, "operations": [{"type":"box","min":{"x":NaN,"y":0,"z":0}}]}',
+        "[" * 100_000,
+    ],
 )
 def test_malformed_json_text_is_an_invalid_request(text):
     with pytest.raises(McbError) as ei:
@@ -103,8 +112,7 @@ def test_oversized_recipe_text_is_refused_with_its_size():
 
 
 def _nested(depth: int) -> dict:
-    op: dict = {"type": "box", "min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 0, "y": 0, "z": 0},
-                "block": "stone"}
+    op: dict = {"type": "box", "min": {"x": 0, "y": 0, "z": 0}, "max": {"x": 0, "y": 0, "z": 0}, "block": "stone"}
     for _ in range(depth):
         op = {"type": "repeat", "count": 2, "offset": {"x": 1, "y": 0, "z": 0}, "operations": [op]}
     return {"version": 1, "operations": [op]}

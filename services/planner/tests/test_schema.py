@@ -41,6 +41,7 @@ def test_parser_only_refusals_carry_a_reason_the_schema_cannot_check(case, recip
 
 # -- fuzz: mutate the seed anywhere, and the two must agree --------------------------------
 
+
 def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
     out = [prefix]
     if isinstance(node, dict):
@@ -53,11 +54,39 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
 
 
 scalars = st.one_of(
-    st.none(), st.booleans(),
+    st.none(),
+    st.booleans(),
     st.integers(-40_000_000, 40_000_000),
     st.sampled_from([0, 1, 2, 3, 1024, 1025, -1, 64, 1.0, 64.0, 2.5, -0.5]),
-    st.sampled_from(["box", "line", "cylinder", "repeat", "arch", "transform", "replace", "paste", "", "minecraft:stone", "!stone", "*", "!", "pt_1", "a/b",
-                     "x", "z", "w", "w + 1", "7 / 2", "$wall", "$nope", 90, 45, 270]),
+    st.sampled_from(
+        [
+            "box",
+            "line",
+            "cylinder",
+            "repeat",
+            "arch",
+            "transform",
+            "replace",
+            "paste",
+            "",
+            "minecraft:stone",
+            "!stone",
+            "*",
+            "!",
+            "pt_1",
+            "a/b",
+            "x",
+            "z",
+            "w",
+            "w + 1",
+            "7 / 2",
+            "$wall",
+            "$nope",
+            90,
+            45,
+            270,
+        ]
+    ),
 )
 values = st.recursive(
     scalars,
@@ -67,10 +96,40 @@ values = st.recursive(
     ),
     max_leaves=6,
 )
-keys = st.sampled_from(["x", "y", "z", "type", "block", "hollow", "from", "to", "min", "max",
-                        "center", "radius", "height", "count", "offset", "operations", "extra",
-                        "axis", "width", "depth", "filled", "rotate", "mirror", "anchor", "translate",
-                        "weight", "asset", "part", "at", "rotation"])
+keys = st.sampled_from(
+    [
+        "x",
+        "y",
+        "z",
+        "type",
+        "block",
+        "hollow",
+        "from",
+        "to",
+        "min",
+        "max",
+        "center",
+        "radius",
+        "height",
+        "count",
+        "offset",
+        "operations",
+        "extra",
+        "axis",
+        "width",
+        "depth",
+        "filled",
+        "rotate",
+        "mirror",
+        "anchor",
+        "translate",
+        "weight",
+        "asset",
+        "part",
+        "at",
+        "rotation",
+    ]
+)
 
 
 @st.composite

@@ -61,8 +61,14 @@ def test_area_heights_and_limits() -> None:
 
 
 def test_grpc_mapping_round_trip() -> None:
-    req = planner_pb2.ImportSchematicRequest(data=_file(version=2), kind="schem", target=common_pb2.Vec3(x=5, y=70, z=5),
-                                             rotation=180, minecraft_version="1.21.11", world_data_version=4671)
+    req = planner_pb2.ImportSchematicRequest(
+        data=_file(version=2),
+        kind="schem",
+        target=common_pb2.Vec3(x=5, y=70, z=5),
+        rotation=180,
+        minecraft_version="1.21.11",
+        world_data_version=4671,
+    )
     resp = import_request(req)
     assert len(resp.compiled.write_set.state) == 12 and resp.format == "sponge-v2" and resp.data_version == 4671
     # export what was imported: the dense box, then read it back
@@ -73,9 +79,18 @@ def test_grpc_mapping_round_trip() -> None:
     idx = np.zeros(int(size.prod()), dtype="<u2")
     for (x, y, z), s in zip(xyz.tolist(), ws.state, strict=True):
         idx[((y - lo[1]) * size[2] + (z - lo[2])) * size[0] + (x - lo[0])] = s
-    out = export_request(planner_pb2.ExportSchematicRequest(
-        width=int(size[0]), height=int(size[1]), length=int(size[2]), palette=list(ws.palette),
-        indices=idx.tobytes(), offset=common_pb2.Vec3(x=0, y=0, z=0), data_version=4671, name="x"))
+    out = export_request(
+        planner_pb2.ExportSchematicRequest(
+            width=int(size[0]),
+            height=int(size[1]),
+            length=int(size[2]),
+            palette=list(ws.palette),
+            indices=idx.tobytes(),
+            offset=common_pb2.Vec3(x=0, y=0, z=0),
+            data_version=4671,
+            name="x",
+        )
+    )
     back = S.read_bytes(out.data)
     assert back.format == "sponge-v3" and back.name == "x" and back.volume == 12
 

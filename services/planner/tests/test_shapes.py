@@ -27,6 +27,7 @@ def distinct(a: np.ndarray) -> bool:
 
 # -- box -------------------------------------------------------------------------------------
 
+
 @st.composite
 def boxes(draw):
     a, b = draw(small_vec), draw(small_vec)
@@ -54,7 +55,9 @@ def test_hollow_box_is_exactly_the_six_faces(b):
     cells = shapes.box_cells(lo, hi, True)
     expected = {
         (x, y, z)
-        for x in range(lo.x, hi.x + 1) for y in range(lo.y, hi.y + 1) for z in range(lo.z, hi.z + 1)
+        for x in range(lo.x, hi.x + 1)
+        for y in range(lo.y, hi.y + 1)
+        for z in range(lo.z, hi.z + 1)
         if x in (lo.x, hi.x) or y in (lo.y, hi.y) or z in (lo.z, hi.z)
     }
     assert cellset(cells) == expected and distinct(cells)
@@ -70,6 +73,7 @@ def test_hollow_box_examples():
 
 
 # -- line ------------------------------------------------------------------------------------
+
 
 @given(vec, vec)
 def test_line_has_both_ends_n_plus_one_cells_and_is_26_connected(a, b):
@@ -97,6 +101,7 @@ def test_line_commutes_with_translation(a, b, t):
 @given(vec, vec)
 def test_line_cells_are_the_rounded_exact_points(a, b):
     from fractions import Fraction
+
     n = shapes.line_count(a, b) - 1
     cells = shapes.line_cells(a, b).tolist()
     for i in range(n + 1):
@@ -124,13 +129,16 @@ def test_line_across_the_world_is_exact_with_large_coordinates():
 
 # -- cylinder --------------------------------------------------------------------------------
 
+
 def disc_by_definition(r: int, hollow: bool) -> set[tuple[int, int]]:
-    inside = {(dx, dz) for dx in range(-r - 1, r + 2) for dz in range(-r - 1, r + 2)
-              if dx * dx + dz * dz <= r * r + r}
+    inside = {(dx, dz) for dx in range(-r - 1, r + 2) for dz in range(-r - 1, r + 2) if dx * dx + dz * dz <= r * r + r}
     if not hollow:
         return inside
-    return {(dx, dz) for dx, dz in inside
-            if any(n not in inside for n in ((dx + 1, dz), (dx - 1, dz), (dx, dz + 1), (dx, dz - 1)))}
+    return {
+        (dx, dz)
+        for dx, dz in inside
+        if any(n not in inside for n in ((dx + 1, dz), (dx - 1, dz), (dx, dz + 1), (dx, dz - 1)))
+    }
 
 
 @settings(max_examples=60)

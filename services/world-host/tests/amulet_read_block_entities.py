@@ -11,10 +11,12 @@ level = amulet.load_level(sys.argv[1])
 out = []
 for x, y, z in json.loads(sys.argv[2]):
     block, entity = level.get_version_block(x, y, z, "minecraft:overworld", ("java", (1, 21, 0)))
-    out.append({
-        "block": block.namespaced_name if hasattr(block, "namespaced_name") else str(block),
-        "entity": entity.namespaced_name if entity is not None else None,
-        "nbt": entity.nbt.to_snbt() if entity is not None else "",
-    })
+    out.append(
+        {
+            "block": block.namespaced_name if hasattr(block, "namespaced_name") else str(block),
+            "entity": entity.namespaced_name if entity is not None else None,
+            "nbt": entity.nbt.to_snbt() if entity is not None else "",
+        }
+    )
 level.close()
 print(json.dumps(out))

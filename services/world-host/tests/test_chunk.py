@@ -24,7 +24,7 @@ def reference_pack(values: list[int], bits: int) -> list[int]:
     out = []
     for start in range(0, len(values), per):
         word = 0
-        for j, v in enumerate(values[start:start + per]):
+        for j, v in enumerate(values[start : start + per]):
             word |= v << (j * bits)
         out.append(word - (1 << 64) if word >= 1 << 63 else word)
     return out
@@ -154,7 +154,9 @@ def test_changed_chunk_marks_heightmaps_and_light_stale(registry):
 def test_air_variants_read_as_air(registry):
     root = flat_chunk(0, 0, 4671, FLAT_LAYERS, -64, 319)
     sec = next(t for t in root["sections"] if int(t["Y"]) == 10)
-    sec["block_states"] = nbt.Compound(palette=nbt.List(nbt.COMPOUND, [nbt.Compound(Name=nbt.String("minecraft:cave_air"))]))
+    sec["block_states"] = nbt.Compound(
+        palette=nbt.List(nbt.COMPOUND, [nbt.Compound(Name=nbt.String("minecraft:cave_air"))])
+    )
     c = Chunk(0, 0, root, registry, -4, 19)
     assert c.get_block(3, 165, 3) == "minecraft:air"
     assert c.set_block(3, 165, 3, "minecraft:cave_air") == "minecraft:air"
@@ -170,8 +172,14 @@ def test_encode_keeps_section_bytes_between_batches_and_equals_a_full_write(regi
         t["SkyLight"] = nbt.ByteArray(b"\xff" * 2048)
     root["sections"] = nbt.List(nbt.COMPOUND, [t for t in root["sections"] if int(t["Y"]) != 10])
     c = Chunk(0, 0, root, registry, -4, 19)
-    edits = [(0, 64, 0, "minecraft:stone"), (1, 64, 0, "minecraft:glass"), (0, 100, 3, "minecraft:dirt"),
-             (5, 170, 5, "minecraft:stone"), (0, 64, 0, "minecraft:air"), (2, 2, 2, "minecraft:glass")]
+    edits = [
+        (0, 64, 0, "minecraft:stone"),
+        (1, 64, 0, "minecraft:glass"),
+        (0, 100, 3, "minecraft:dirt"),
+        (5, 170, 5, "minecraft:stone"),
+        (0, 64, 0, "minecraft:air"),
+        (2, 2, 2, "minecraft:glass"),
+    ]
     for x, y, z, state in edits:
         c.set_block(x, y, z, state)
         assert c.encode() == nbt.write(c.root), (x, y, z, state)

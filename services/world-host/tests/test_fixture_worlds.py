@@ -103,15 +103,32 @@ def test_write_into_vanilla_chunks_keeps_everything_else(vanilla_copy, registry,
                 continue
             entries.append((x, y, z, w.get_block(x, y, z), "minecraft:emerald_block"))
     host = Host(w)
-    res = host.batch_apply(world_pb2.BatchApplyParams(
-        batch_id="fx-1", world_epoch=w.meta.epoch,
-        entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries]))
+    res = host.batch_apply(
+        world_pb2.BatchApplyParams(
+            batch_id="fx-1",
+            world_epoch=w.meta.epoch,
+            entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
+        )
+    )
     assert res.status == "applied" and res.written == len(entries)
     # a proto-chunk refuses writes
     px, pz = proto[0]
     with pytest.raises(McbError) as ei:
-        host.batch_apply(world_pb2.BatchApplyParams(batch_id="fx-2", world_epoch=w.meta.epoch, entries=[
-            world_pb2.BatchEntry(x=px * 16, y=100, z=pz * 16, expected=w.get_block(px * 16, 100, pz * 16), desired="minecraft:stone")]))
+        host.batch_apply(
+            world_pb2.BatchApplyParams(
+                batch_id="fx-2",
+                world_epoch=w.meta.epoch,
+                entries=[
+                    world_pb2.BatchEntry(
+                        x=px * 16,
+                        y=100,
+                        z=pz * 16,
+                        expected=w.get_block(px * 16, 100, pz * 16),
+                        desired="minecraft:stone",
+                    )
+                ],
+            )
+        )
     assert "proto" in ei.value.message and ei.value.details["protoChunks"] == [[px, pz]]
     w.close()
 
@@ -135,8 +152,9 @@ def test_write_into_vanilla_chunks_keeps_everything_else(vanilla_copy, registry,
         for so, sn in zip(old["sections"], new["sections"], strict=True):
             assert sn.get("biomes") == so.get("biomes")
         ib, ia = indie.chunk(theirs_before, cx, cz), indie.chunk(theirs_after, cx, cz)
-        assert [(t["x"].value, t["y"].value, t["z"].value, str(t["id"].value)) for t in ia.tile_entities] == \
-               [(t["x"].value, t["y"].value, t["z"].value, str(t["id"].value)) for t in ib.tile_entities]
+        assert [(t["x"].value, t["y"].value, t["z"].value, str(t["id"].value)) for t in ia.tile_entities] == [
+            (t["x"].value, t["y"].value, t["z"].value, str(t["id"].value)) for t in ib.tile_entities
+        ]
         for sy in range(-4, 20):
             a, b = indie.section_blocks(ib, sy), indie.section_blocks(ia, sy)
             for i in range(4096):
@@ -154,7 +172,7 @@ def test_region_copy_of_other_fixtures_accepts_writes(fixtures_dir, registry, tm
     shutil.copyfile(src, dst)
     dst.chmod(0o644)
     r = RegionFile(dst)
-    (cx, cz), = r.chunk_positions(15, -9)
+    ((cx, cz),) = r.chunk_positions(15, -9)
     c = Chunk(cx, cz, nbt.read(r.read_chunk(cx, cz)), registry, -4, 19)
     assert c.is_full
     x, z = cx * 16 + 3, cz * 16 + 5

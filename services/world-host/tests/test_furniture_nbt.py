@@ -18,24 +18,40 @@ from mcb_world_host.world import World
 REPO = Path(__file__).resolve().parents[3]
 AMULET_PY = REPO / "bench" / ".venv-amulet" / "bin" / "python"
 
-CHEST = 'minecraft:chest[facing=north,type=single,waterlogged=false]'
+CHEST = "minecraft:chest[facing=north,type=single,waterlogged=false]"
 ITEMS = '{"items":[{"count":3,"id":"minecraft:bread","slot":0},{"count":1,"id":"minecraft:diamond_sword","slot":13}]}'
-SIGN = ('minecraft:oak_sign[rotation=0,waterlogged=false]{"text":{"back":{"color":"red","glowing":true,'
-        '"lines":["back","","",""]},"front":{"lines":["Hello","wörld","",""]},"waxed":true}}')
+SIGN = (
+    'minecraft:oak_sign[rotation=0,waterlogged=false]{"text":{"back":{"color":"red","glowing":true,'
+    '"lines":["back","","",""]},"front":{"lines":["Hello","wörld","",""]},"waxed":true}}'
+)
 BANNER = 'minecraft:red_banner[rotation=0]{"patterns":[{"color":"white","pattern":"minecraft:stripe_top"}]}'
 HEAD = 'minecraft:player_head[powered=false,rotation=0]{"profile":"Notch"}'
-CAMPFIRE = ('minecraft:campfire[facing=north,lit=true,signal_fire=false,waterlogged=false]'
-            '{"items":[{"count":1,"id":"minecraft:beef","slot":2}]}')
+CAMPFIRE = (
+    "minecraft:campfire[facing=north,lit=true,signal_fire=false,waterlogged=false]"
+    '{"items":[{"count":1,"id":"minecraft:beef","slot":2}]}'
+)
 FURNACE = 'minecraft:furnace[facing=south,lit=false]{"items":[{"count":8,"id":"minecraft:coal","slot":1}]}'
-BED = 'minecraft:red_bed[facing=north,occupied=false,part=foot]'
-FURNISHED = [(0, 64, 0, CHEST + ITEMS), (1, 64, 0, SIGN), (2, 64, 0, BANNER), (3, 64, 0, HEAD),
-             (4, 64, 0, CAMPFIRE), (5, 64, 0, FURNACE), (6, 64, 0, BED)]
+BED = "minecraft:red_bed[facing=north,occupied=false,part=foot]"
+FURNISHED = [
+    (0, 64, 0, CHEST + ITEMS),
+    (1, 64, 0, SIGN),
+    (2, 64, 0, BANNER),
+    (3, 64, 0, HEAD),
+    (4, 64, 0, CAMPFIRE),
+    (5, 64, 0, FURNACE),
+    (6, 64, 0, BED),
+]
 
 
 def _apply(host: Host, bid: str, entries: list[tuple[int, int, int, str, str]]) -> world_pb2.BatchApplyResult:
-    return host.batch_apply(world_pb2.BatchApplyParams(
-        batch_id=bid, world_epoch=host.world.meta.epoch, operation_id="op-f",
-        entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries]))
+    return host.batch_apply(
+        world_pb2.BatchApplyParams(
+            batch_id=bid,
+            world_epoch=host.world.meta.epoch,
+            operation_id="op-f",
+            entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
+        )
+    )
 
 
 def _get(host: Host, pts: list[tuple[int, int, int]]) -> list[str]:
@@ -64,9 +80,15 @@ def test_furniture_round_trip_and_nbt_layout(world, tmp_path):
     # region_read stays plain block states (inspect, camera); its block_entities list names them
     rr = host.region_read(world_pb2.RegionReadParams(min={"x": 0, "y": 64, "z": 0}, max={"x": 6, "y": 64, "z": 0}))
     assert all("{" not in p for p in rr.palette)
-    assert [b.id for b in rr.block_entities] == ["minecraft:chest", "minecraft:sign", "minecraft:banner",
-                                                "minecraft:skull", "minecraft:campfire", "minecraft:furnace",
-                                                "minecraft:bed"]
+    assert [b.id for b in rr.block_entities] == [
+        "minecraft:chest",
+        "minecraft:sign",
+        "minecraft:banner",
+        "minecraft:skull",
+        "minecraft:campfire",
+        "minecraft:furnace",
+        "minecraft:bed",
+    ]
     _close(world)
 
     # an independent raw read of the chunk NBT (anvil-parser2 decodes the region file)
@@ -77,7 +99,10 @@ def test_furniture_round_trip_and_nbt_layout(world, tmp_path):
     assert chest["id"].value == "minecraft:chest" and chest["keepPacked"].value == 0
     items = [(int(i["Slot"].value), i["id"].value, int(i["count"].value)) for i in chest["Items"]]
     assert items == [(0, "minecraft:bread", 3), (13, "minecraft:diamond_sword", 1)]
-    assert type(chest["Items"][0]["Slot"]).__name__ == "TAG_Byte" and type(chest["Items"][0]["count"]).__name__ == "TAG_Int"
+    assert (
+        type(chest["Items"][0]["Slot"]).__name__ == "TAG_Byte"
+        and type(chest["Items"][0]["count"]).__name__ == "TAG_Int"
+    )
     sign = bes[1]
     assert [m.value for m in sign["front_text"]["messages"]] == ["Hello", "wörld", "", ""]  # NBT strings, not JSON
     assert type(sign["front_text"]["messages"][0]).__name__ == "TAG_String"
@@ -94,21 +119,31 @@ def test_furniture_round_trip_and_nbt_layout(world, tmp_path):
     assert bes[6]["id"].value == "minecraft:bed" and set(bes[6].keys()) == {"id", "x", "y", "z", "keepPacked"}
 
 
-@pytest.mark.skipif(not AMULET_PY.exists(), reason="bench/.venv-amulet (amulet-core) not installed: scripts/test_deps.sh")
+@pytest.mark.skipif(
+    not AMULET_PY.exists(), reason="bench/.venv-amulet (amulet-core) not installed: scripts/test_deps.sh"
+)
 def test_amulet_reads_the_furniture(world, tmp_path):
     host = Host(world)
     assert _apply(host, "b1", [(x, y, z, "minecraft:air", s) for x, y, z, s in FURNISHED]).status == "applied"
     _close(world)
     script = Path(__file__).with_name("amulet_read_block_entities.py")
     pts = json.dumps([[x, y, z] for x, y, z, _ in FURNISHED])
-    out = subprocess.run([str(AMULET_PY), str(script), str(tmp_path / "world"), pts],
-                         capture_output=True, text=True, timeout=180)
+    out = subprocess.run(
+        [str(AMULET_PY), str(script), str(tmp_path / "world"), pts], capture_output=True, text=True, timeout=180
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout)
     assert [g["block"].split("[")[0] for g in got] == [s.split("[")[0] for *_, s in FURNISHED]
     ids = [g["entity"] for g in got]
-    assert ids == ["minecraft:chest", "minecraft:sign", "minecraft:banner", "minecraft:skull",
-                   "minecraft:campfire", "minecraft:furnace", "minecraft:bed"], got
+    assert ids == [
+        "minecraft:chest",
+        "minecraft:sign",
+        "minecraft:banner",
+        "minecraft:skull",
+        "minecraft:campfire",
+        "minecraft:furnace",
+        "minecraft:bed",
+    ], got
     chest_nbt = got[0]["nbt"]
     assert "minecraft:bread" in chest_nbt and "minecraft:diamond_sword" in chest_nbt
     assert "Hello" in got[1]["nbt"] and "Notch" in got[3]["nbt"] and "stripe_top" in got[2]["nbt"]
@@ -119,8 +154,11 @@ def test_compare_and_set_includes_the_data_and_rollback_restores_it(world):
     assert _apply(host, "b1", [(0, 64, 0, "minecraft:air", CHEST + ITEMS)]).status == "applied"
     # a player takes the bread: the contents differ, so a batch expecting our chest conflicts
     changed = CHEST + '{"items":[{"count":1,"id":"minecraft:diamond_sword","slot":13}]}'
-    host.automation_set_blocks(world_pb2.AutomationSetBlocksParams(
-        actor="player", player_id="p1", blocks=[world_pb2.AutomationBlock(x=0, y=64, z=0, state=changed)]))
+    host.automation_set_blocks(
+        world_pb2.AutomationSetBlocksParams(
+            actor="player", player_id="p1", blocks=[world_pb2.AutomationBlock(x=0, y=64, z=0, state=changed)]
+        )
+    )
     assert _get(host, [(0, 64, 0)]) == [changed]
     res = _apply(host, "b2", [(0, 64, 0, CHEST + ITEMS, "minecraft:air")])
     assert res.status == "conflict" and res.problems[0].current == changed

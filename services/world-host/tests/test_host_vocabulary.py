@@ -22,8 +22,16 @@ def world(tmp_path, registry):
 
 def test_host_calls_no_private_method_of_the_world():
     tree = ast.parse(Path(hostmod.__file__).read_text())
-    private = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith("_")
-                      and not n.attr.startswith("__") and not (isinstance(n.value, ast.Name) and n.value.id == "self")})
+    private = sorted(
+        {
+            n.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute)
+            and n.attr.startswith("_")
+            and not n.attr.startswith("__")
+            and not (isinstance(n.value, ast.Name) and n.value.id == "self")
+        }
+    )
     assert private == [], f"host.py reaches into other objects' private members: {private}"
 
 
@@ -36,10 +44,14 @@ def test_require_chunks_names_the_missing_ones(world):
 
 
 def test_block_entities_in_a_box(world):
-    hostmod.Host(world, allow_automation=True).automation_set_blocks(world_pb2.AutomationSetBlocksParams(
-        actor="external", blocks=[world_pb2.AutomationBlock(x=1, y=64, z=2, state="minecraft:chest")]))
+    hostmod.Host(world, allow_automation=True).automation_set_blocks(
+        world_pb2.AutomationSetBlocksParams(
+            actor="external", blocks=[world_pb2.AutomationBlock(x=1, y=64, z=2, state="minecraft:chest")]
+        )
+    )
     assert [(x, y, z, i) for x, y, z, i in world.block_entities_in((0, 60, 0), (4, 70, 4))] == [
-        (1, 64, 2, "minecraft:chest")]
+        (1, 64, 2, "minecraft:chest")
+    ]
     assert world.block_entities_in((5, 60, 5), (8, 70, 8)) == []
 
 

@@ -52,15 +52,26 @@ def test_new_level_has_every_vanilla_field_with_the_same_type(fixtures_dir):
     assert list(ours["spawn"]) == list(theirs["spawn"])  # 1.21.9+ spawn layout
     assert "SpawnX" not in ours
     assert list(ours["WorldGenSettings"]["dimensions"]) == list(theirs["WorldGenSettings"]["dimensions"])
-    assert ours["WorldGenSettings"]["dimensions"]["minecraft:the_nether"] == theirs["WorldGenSettings"]["dimensions"]["minecraft:the_nether"]
-    assert ours["WorldGenSettings"]["dimensions"]["minecraft:the_end"] == theirs["WorldGenSettings"]["dimensions"]["minecraft:the_end"]
+    assert (
+        ours["WorldGenSettings"]["dimensions"]["minecraft:the_nether"]
+        == theirs["WorldGenSettings"]["dimensions"]["minecraft:the_nether"]
+    )
+    assert (
+        ours["WorldGenSettings"]["dimensions"]["minecraft:the_end"]
+        == theirs["WorldGenSettings"]["dimensions"]["minecraft:the_end"]
+    )
 
 
 def test_flat_generator_matches_the_layers():
     gen = level.new_flat_level("t")["Data"]["WorldGenSettings"]["dimensions"]["minecraft:overworld"]["generator"]
     assert gen["type"] == "minecraft:flat"
     layers = [(str(layer["block"]), int(layer["height"])) for layer in gen["settings"]["layers"]]
-    assert layers == [("minecraft:bedrock", 1), ("minecraft:stone", 123), ("minecraft:dirt", 3), ("minecraft:grass_block", 1)]
+    assert layers == [
+        ("minecraft:bedrock", 1),
+        ("minecraft:stone", 123),
+        ("minecraft:dirt", 3),
+        ("minecraft:grass_block", 1),
+    ]
     assert sum(h for _, h in layers) == 128 and level.MIN_Y + 128 == level.SURFACE_Y == 64
     assert gen["settings"]["biome"] == "minecraft:plains"
 

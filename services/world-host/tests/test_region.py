@@ -50,7 +50,7 @@ def test_new_payload_never_lands_on_live_sectors(tmp_path):
         assert_disjoint(r)
         new = ranges(r)
         # the chunk's new sectors never overlap the sectors that were live just before
-        (n0, n1), = new
+        ((n0, n1),) = new
         for o0, o1 in live_before:
             assert n1 <= o0 or n0 >= o1
         live_before = new
@@ -147,6 +147,7 @@ def test_corrupt_chunk_is_reported(tmp_path):
 
 def test_oversized_chunk_refused(tmp_path):
     import os
+
     r = RegionFile(tmp_path / "r.0.0.mca", create=True)
     with pytest.raises(McbError) as ei:
         r.write_chunk(0, 0, nbt.write(nbt.Compound(x=nbt.ByteArray(os.urandom(1_200_000)))))

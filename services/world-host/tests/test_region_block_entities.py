@@ -22,12 +22,16 @@ def test_region_read_reports_block_entities(vanilla_copy, registry):
                 found.append((int(be["x"]), int(be["y"]), int(be["z"]), str(be["id"])))
         assert len(found) == 3, found
         x, y, z, bid = found[0]
-        res = host.region_read(world_pb2.RegionReadParams(min=common_pb2.Vec3(x=x - 1, y=y - 1, z=z - 1),
-                                                          max=common_pb2.Vec3(x=x + 1, y=y + 1, z=z + 1)))
+        res = host.region_read(
+            world_pb2.RegionReadParams(
+                min=common_pb2.Vec3(x=x - 1, y=y - 1, z=z - 1), max=common_pb2.Vec3(x=x + 1, y=y + 1, z=z + 1)
+            )
+        )
         assert [(b.x, b.y, b.z, b.id) for b in res.block_entities] == [(x, y, z, bid)]
         # a box beside it reports none
-        res = host.region_read(world_pb2.RegionReadParams(min=common_pb2.Vec3(x=x + 1, y=y, z=z),
-                                                          max=common_pb2.Vec3(x=x + 1, y=y, z=z)))
+        res = host.region_read(
+            world_pb2.RegionReadParams(min=common_pb2.Vec3(x=x + 1, y=y, z=z), max=common_pb2.Vec3(x=x + 1, y=y, z=z))
+        )
         assert list(res.block_entities) == [] or all((b.x, b.y, b.z) != (x, y, z) for b in res.block_entities)
     finally:
         w.close()

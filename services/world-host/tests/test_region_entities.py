@@ -19,8 +19,10 @@ from mcb_world_host.host import Host
 from mcb_world_host.region import RegionFile, region_name
 from mcb_world_host.world import World
 
-UUIDS = {name: uuid.uuid5(uuid.NAMESPACE_DNS, f"{name}.mcb.test") for name in
-         ("stand", "frame", "pig", "pig_edge", "chicken", "zombie", "item", "far")}
+UUIDS = {
+    name: uuid.uuid5(uuid.NAMESPACE_DNS, f"{name}.mcb.test")
+    for name in ("stand", "frame", "pig", "pig_edge", "chicken", "zombie", "item", "far")
+}
 
 
 def vec(x, y, z):
@@ -31,9 +33,13 @@ def entity(eid: str, pos: tuple[float, float, float], key: str, **extra) -> nbt.
     n = UUIDS[key].int
     ints = [((n >> s) & 0xFFFFFFFF) for s in (96, 64, 32, 0)]
     ints = [i - (1 << 32) if i >= 1 << 31 else i for i in ints]
-    e = nbt.Compound(id=nbt.String(eid), Pos=nbt.List(nbt.DOUBLE, [nbt.Double(v) for v in pos]),
-                     Motion=nbt.List(nbt.DOUBLE, [nbt.Double(0.0)] * 3),
-                     Rotation=nbt.List(nbt.FLOAT, [nbt.Float(0.0)] * 2), UUID=nbt.IntArray(ints))
+    e = nbt.Compound(
+        id=nbt.String(eid),
+        Pos=nbt.List(nbt.DOUBLE, [nbt.Double(v) for v in pos]),
+        Motion=nbt.List(nbt.DOUBLE, [nbt.Double(0.0)] * 3),
+        Rotation=nbt.List(nbt.FLOAT, [nbt.Float(0.0)] * 2),
+        UUID=nbt.IntArray(ints),
+    )
     e.update(extra)
     return e
 
@@ -46,8 +52,9 @@ def write_entity_chunks(world_dir, chunks: dict[tuple[int, int], list[nbt.Compou
         r = RegionFile(world_dir / "entities" / region_name(rx, rz), create=True)
         try:
             for (cx, cz), ents in group.items():
-                root = nbt.Compound(DataVersion=nbt.Int(4671), Position=nbt.IntArray([cx, cz]),
-                                    Entities=nbt.List(nbt.COMPOUND, ents))
+                root = nbt.Compound(
+                    DataVersion=nbt.Int(4671), Position=nbt.IntArray([cx, cz]), Entities=nbt.List(nbt.COMPOUND, ents)
+                )
                 r.write_chunk(cx, cz, nbt.write(root))
         finally:
             r.close()
@@ -66,15 +73,24 @@ def read(host, lo, hi):
 
 def test_region_read_reports_entities_inside_the_box(world):
     rider = entity("minecraft:zombie", (1.5, 65.2, -2.5), "zombie", IsBaby=nbt.Byte(1))
-    write_entity_chunks(world.path, {
-        (0, 0): [entity("minecraft:armor_stand", (2.5, 64.0, 3.5), "stand"),
-                 entity("minecraft:item_frame", (4.96875, 65.5, 2.5), "frame", Facing=nbt.Byte(4)),
-                 entity("minecraft:pig", (8.0, 64.0, 3.5), "pig_edge")],      # x = 8.0 is block 8: outside
-        (2, 2): [entity("minecraft:pig", (40.5, 64.0, 40.5), "pig")],        # another chunk, outside
-        (0, -1): [entity("minecraft:chicken", (1.5, 64.0, -2.5), "chicken", Passengers=nbt.List(nbt.COMPOUND, [rider]))],
-        (-1, 0): [entity("minecraft:item", (-0.25, 64.0, 0.75), "item"),    # floor(-0.25) = -1: inside
-                  entity("minecraft:cow", (-4.5, 64.0, 0.5), "far")],       # block -5: outside
-    })
+    write_entity_chunks(
+        world.path,
+        {
+            (0, 0): [
+                entity("minecraft:armor_stand", (2.5, 64.0, 3.5), "stand"),
+                entity("minecraft:item_frame", (4.96875, 65.5, 2.5), "frame", Facing=nbt.Byte(4)),
+                entity("minecraft:pig", (8.0, 64.0, 3.5), "pig_edge"),
+            ],  # x = 8.0 is block 8: outside
+            (2, 2): [entity("minecraft:pig", (40.5, 64.0, 40.5), "pig")],  # another chunk, outside
+            (0, -1): [
+                entity("minecraft:chicken", (1.5, 64.0, -2.5), "chicken", Passengers=nbt.List(nbt.COMPOUND, [rider]))
+            ],
+            (-1, 0): [
+                entity("minecraft:item", (-0.25, 64.0, 0.75), "item"),  # floor(-0.25) = -1: inside
+                entity("minecraft:cow", (-4.5, 64.0, 0.5), "far"),
+            ],  # block -5: outside
+        },
+    )
     files = sorted((world.path / "entities").iterdir())
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
@@ -86,7 +102,7 @@ def test_region_read_reports_entities_inside_the_box(world):
         ("minecraft:chicken", 1.5, 64.0, -2.5, str(UUIDS["chicken"])),
         ("minecraft:item", -0.25, 64.0, 0.75, str(UUIDS["item"])),
         ("minecraft:armor_stand", 2.5, 64.0, 3.5, str(UUIDS["stand"])),
-        ("minecraft:zombie", 1.5, 65.2, -2.5, str(UUIDS["zombie"])),   # a rider is listed too
+        ("minecraft:zombie", 1.5, 65.2, -2.5, str(UUIDS["zombie"])),  # a rider is listed too
         ("minecraft:item_frame", 4.96875, 65.5, 2.5, str(UUIDS["frame"])),
     ], got
     assert res.entities_total == 5
@@ -117,9 +133,12 @@ def test_no_entity_files_means_no_entities(world):
 
 
 def test_old_uuid_longs_are_read(world):
-    e = nbt.Compound(id=nbt.String("minecraft:armor_stand"),
-                     Pos=nbt.List(nbt.DOUBLE, [nbt.Double(1.5), nbt.Double(64.0), nbt.Double(1.5)]),
-                     UUIDMost=nbt.Long(-1), UUIDLeast=nbt.Long(5))
+    e = nbt.Compound(
+        id=nbt.String("minecraft:armor_stand"),
+        Pos=nbt.List(nbt.DOUBLE, [nbt.Double(1.5), nbt.Double(64.0), nbt.Double(1.5)]),
+        UUIDMost=nbt.Long(-1),
+        UUIDLeast=nbt.Long(5),
+    )
     write_entity_chunks(world.path, {(0, 0): [e]})
     res = read(Host(world), (0, 64, 0), (3, 64, 3))
     assert [x.uuid for x in res.entities] == [str(uuid.UUID(int=((2**64 - 1) << 64) | 5))]

@@ -17,10 +17,13 @@ from mcb_world_host.server import _ok_response, _to_json
 @pytest.mark.parametrize("size", [0, 100, 65_537, 1_000_001])
 def test_same_json_as_message_to_dict(size):
     res = world_pb2.RegionReadResult(
-        min=common_pb2.Vec3(x=-1, y=2, z=3), max=common_pb2.Vec3(x=4, y=5, z=6),
-        palette=["minecraft:air", "minecraft:oak_sign[rotation=0]", "minecraft:ünïcode\\\"quote"],
-        indices=os.urandom(size), revisions=[world_pb2.SectionRevision(cx=1, sy=2, cz=3, revision=9)],
-        entities_total=2)
+        min=common_pb2.Vec3(x=-1, y=2, z=3),
+        max=common_pb2.Vec3(x=4, y=5, z=6),
+        palette=["minecraft:air", "minecraft:oak_sign[rotation=0]", 'minecraft:ünïcode\\"quote'],
+        indices=os.urandom(size),
+        revisions=[world_pb2.SectionRevision(cx=1, sy=2, cz=3, revision=9)],
+        entities_total=2,
+    )
     got = _ok_response(res, "r-1")
     want = JSONResponse({"ok": True, "result": _to_json(res), "requestId": "r-1"})
     assert got.media_type == "application/json"

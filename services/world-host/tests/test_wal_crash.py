@@ -83,8 +83,13 @@ def positions(n: int):
 
 
 def run_child(world_dir: Path, point: str) -> tuple[list[str], list[int]]:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(world_dir), point, json.dumps(BLOCKS)],
-                         capture_output=True, text=True, timeout=120, cwd=REPO)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(world_dir), point, json.dumps(BLOCKS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert out.returncode == -9, f"the child was not killed at {point}: rc {out.returncode}\n{out.stderr[-3000:]}"
     lines = out.stdout.split()
     acked = [lines[i + 1] for i, w in enumerate(lines) if w == "ack"]
@@ -104,15 +109,26 @@ def check_on_disk(world_dir: Path, expect: dict[tuple[int, int, int], str]) -> N
     if not AMULET_PY.exists():
         return  # the amulet cross-check needs bench/.venv-amulet (scripts/test_deps.sh)
     sample = sorted(expect)[:: max(1, len(expect) // 60)]
-    out = subprocess.run([str(AMULET_PY), str(Path(__file__).with_name("amulet_read_block_entities.py")),
-                          str(world_dir), json.dumps(sample)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            str(AMULET_PY),
+            str(Path(__file__).with_name("amulet_read_block_entities.py")),
+            str(world_dir),
+            json.dumps(sample),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     got = [r["block"] for r in json.loads(out.stdout)]
     assert got == [expect[p].split("[", 1)[0] for p in sample]
 
 
-@pytest.mark.parametrize("point", ["log_append", "torn_tail", "checkpoint_start", "checkpoint_mid",
-                                   "checkpoint_before_cut", "before_wal_truncate"])
+@pytest.mark.parametrize(
+    "point",
+    ["log_append", "torn_tail", "checkpoint_start", "checkpoint_mid", "checkpoint_before_cut", "before_wal_truncate"],
+)
 def test_kill9_at_each_crash_point_keeps_every_answered_batch(world_dir, registry, point):
     acked, wal = run_child(world_dir, point)
     if point == "torn_tail":
@@ -158,7 +174,9 @@ def test_a_clean_stop_leaves_a_complete_save_and_an_empty_log(world_dir, registr
     w = World(world_dir, registry)
     host = Host(w)
     entries = [world_pb2.BatchEntry(x=x, y=80, z=0, expected=AIR, desired=BLOCKS[0]) for x in range(-12, 12)]
-    assert host.batch_apply(world_pb2.BatchApplyParams(batch_id="s", world_epoch=1, entries=entries)).status == "applied"
+    assert (
+        host.batch_apply(world_pb2.BatchApplyParams(batch_id="s", world_epoch=1, entries=entries)).status == "applied"
+    )
     assert w.hostlog.redo_rows() != []  # answered from the log; no region written yet
     w.close()
     wal = world_dir / "mcb" / "host.sqlite-wal"
@@ -186,12 +204,16 @@ def test_batches_arriving_together_share_one_fsync(world_dir, registry):
     results: dict[int, str] = {}
 
     def send(i: int) -> None:
-        entries = [world_pb2.BatchEntry(x=x, y=90 + i, z=z, expected=AIR, desired=BLOCKS[i % 5])
-                   for x in range(-8, 8) for z in range(-8, 8)]
+        entries = [
+            world_pb2.BatchEntry(x=x, y=90 + i, z=z, expected=AIR, desired=BLOCKS[i % 5])
+            for x in range(-8, 8)
+            for z in range(-8, 8)
+        ]
         start.wait()
         for k in range(4):
-            p = world_pb2.BatchApplyParams(batch_id=f"t{i}-{k}", world_epoch=1,
-                                           entries=[e for j, e in enumerate(entries) if j % 4 == k])
+            p = world_pb2.BatchApplyParams(
+                batch_id=f"t{i}-{k}", world_epoch=1, entries=[e for j, e in enumerate(entries) if j % 4 == k]
+            )
             results[i * 4 + k] = host.batch_apply(p).status
 
     w.hostlog.crash_hook = lambda point: time.sleep(0.03) if point == "log_append" else None
@@ -207,6 +229,8 @@ def test_batches_arriving_together_share_one_fsync(world_dir, registry):
     assert commits <= 24
     w.close()
     w2 = World(world_dir, registry)
-    assert all(w2.get_block(x, 90 + i, z) == BLOCKS[i % 5] for i in range(8) for x in range(-8, 8) for z in range(-8, 8))
+    assert all(
+        w2.get_block(x, 90 + i, z) == BLOCKS[i % 5] for i in range(8) for x in range(-8, 8) for z in range(-8, 8)
+    )
     w2.close()
     assert os.path.exists(world_dir / "region" / "r.-1.-1.mca")

@@ -30,8 +30,10 @@ def test_region_read_yzx_order_and_missing_chunks(world):
     r = host.region_read(world_pb2.RegionReadParams(min=vec(0, 63, 0), max=vec(2, 64, 3)))
     idx = list(memoryview(r.indices).cast("H"))
     assert len(idx) == 3 * 4 * 2
+
     def at(x, y, z):
         return r.palette[idx[((y - 63) * 4 + z) * 3 + x]]
+
     assert at(1, 64, 2) == "minecraft:stone"
     assert at(0, 64, 2) == "minecraft:air"
     assert at(2, 63, 3) == "minecraft:grass_block[snowy=false]"
@@ -46,8 +48,14 @@ def test_region_read_yzx_order_and_missing_chunks(world):
 
 
 def test_heights_minus64_to_319(world):
-    world.write_batch([Change(0, -64, 0, "minecraft:bedrock", "minecraft:stone"),
-                 Change(0, 319, 0, "minecraft:air", "minecraft:glass")], "b1", "h")
+    world.write_batch(
+        [
+            Change(0, -64, 0, "minecraft:bedrock", "minecraft:stone"),
+            Change(0, 319, 0, "minecraft:air", "minecraft:glass"),
+        ],
+        "b1",
+        "h",
+    )
     assert world.get_block(0, -64, 0) == "minecraft:stone"
     assert world.get_block(0, 319, 0) == "minecraft:glass"
     with pytest.raises(McbError):
@@ -58,8 +66,11 @@ def test_a_begun_batch_of_an_older_host_log_is_rolled_back_on_reopen(tmp_path, r
     """Host logs from before the write-ahead design may hold ``begun`` rows (intent committed,
     region writes maybe done): opening rolls them back, as that host did."""
     w = World.create_flat(tmp_path / "w", registry, pregen=(-16, -16, 31, 15))
-    w.write_batch([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
-                   Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "crashy", "h")
+    w.write_batch(
+        [Change(-1, 70, -1, "minecraft:air", "minecraft:stone"), Change(17, 70, 3, "minecraft:air", "minecraft:glass")],
+        "crashy",
+        "h",
+    )
     w.close()  # the blocks are in the region files now
     db = sqlite3.connect(tmp_path / "w" / "mcb" / "host.sqlite")
     db.execute("UPDATE batches SET state='begun', result_json=NULL WHERE batch_id='crashy'")
@@ -89,8 +100,11 @@ def test_failed_checkpoint_keeps_the_log_and_the_next_one_writes_it(tmp_path, re
             raise OSError("disk full (simulated)")
         return real(self, chunks, **kw)
 
-    w.write_batch([Change(-1, 70, -1, "minecraft:air", "minecraft:stone"),
-                   Change(17, 70, 3, "minecraft:air", "minecraft:glass")], "b", "h")
+    w.write_batch(
+        [Change(-1, 70, -1, "minecraft:air", "minecraft:stone"), Change(17, 70, 3, "minecraft:air", "minecraft:glass")],
+        "b",
+        "h",
+    )
     monkeypatch.setattr(regionmod.RegionFile, "write_chunks", flaky)
     with pytest.raises(OSError):
         w.checkpoint()
@@ -115,9 +129,22 @@ def test_a_log_commit_that_fails_undoes_the_batch_and_every_later_one(tmp_path, 
     with w.lock:  # two batches queued together; the second builds on the first
         w.apply([Change(0, 70, 0, "minecraft:dirt", "minecraft:stone")])
         t1 = w.log_batch("one", "h", "", [Change(0, 70, 0, "minecraft:dirt", "minecraft:stone")], {})
-        w.apply([Change(0, 70, 0, "minecraft:stone", "minecraft:glass"), Change(1, 70, 0, "minecraft:air", "minecraft:glass")])
-        t2 = w.log_batch("two", "h", "", [Change(0, 70, 0, "minecraft:stone", "minecraft:glass"),
-                                          Change(1, 70, 0, "minecraft:air", "minecraft:glass")], {})
+        w.apply(
+            [
+                Change(0, 70, 0, "minecraft:stone", "minecraft:glass"),
+                Change(1, 70, 0, "minecraft:air", "minecraft:glass"),
+            ]
+        )
+        t2 = w.log_batch(
+            "two",
+            "h",
+            "",
+            [
+                Change(0, 70, 0, "minecraft:stone", "minecraft:glass"),
+                Change(1, 70, 0, "minecraft:air", "minecraft:glass"),
+            ],
+            {},
+        )
 
     def full(_point):
         raise OSError(28, "No space left on device")
@@ -140,7 +167,8 @@ def test_a_log_commit_that_fails_undoes_the_batch_and_every_later_one(tmp_path, 
 
 def batch(bid, entries, epoch=1, deps=()):
     return world_pb2.BatchApplyParams(
-        batch_id=bid, world_epoch=epoch,
+        batch_id=bid,
+        world_epoch=epoch,
         entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
         dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e) for x, y, z, e in deps],
     )
@@ -162,7 +190,9 @@ def test_pause_waits_for_the_batch_in_progress(world, monkeypatch):
 
     monkeypatch.setattr(World, "_write_states", held)
     result = {}
-    t = threading.Thread(target=lambda: result.setdefault("r", host.batch_apply(batch("held", [(3, 64, 0, "air", "stone")]))))
+    t = threading.Thread(
+        target=lambda: result.setdefault("r", host.batch_apply(batch("held", [(3, 64, 0, "air", "stone")])))
+    )
     t.start()
     assert writing.wait(10)  # the batch is between its intent and its region write
     paused = threading.Event()

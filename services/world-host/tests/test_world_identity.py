@@ -14,8 +14,9 @@ from mcb_common import files
 from mcb_world_host.world import World
 
 
-def test_new_world_identity_is_written_atomically_and_durably(tmp_path: Path, registry,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_new_world_identity_is_written_atomically_and_durably(
+    tmp_path: Path, registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     synced_dirs: list[str] = []
     real_fsync = os.fsync
 

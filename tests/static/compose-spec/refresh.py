@@ -24,8 +24,14 @@ MEMBER = "package/schemas/compose.schema.json"
 
 def fetch(version: str) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["npm", "pack", f"{PACKAGE}@{version}", "--silent"], cwd=tmp,
-                             check=True, capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            ["npm", "pack", f"{PACKAGE}@{version}", "--silent"],
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         tgz = Path(tmp) / out.stdout.strip().splitlines()[-1]
         with tarfile.open(tgz) as tar:
             f = tar.extractfile(MEMBER)
@@ -43,8 +49,10 @@ def main() -> int:
     digest = hashlib.sha256(data).hexdigest()
     if args.check:
         same = VENDORED.read_bytes() == data
-        print(f"{PACKAGE}@{args.version} {MEMBER}: sha256 {digest}: "
-              f"{'identical to' if same else 'DIFFERS from'} {VENDORED.name}")
+        print(
+            f"{PACKAGE}@{args.version} {MEMBER}: sha256 {digest}: "
+            f"{'identical to' if same else 'DIFFERS from'} {VENDORED.name}"
+        )
         return 0 if same else 1
     VENDORED.write_bytes(data)
     print(f"wrote {VENDORED} from {PACKAGE}@{args.version}, sha256 {digest}; update PROVENANCE.md")

@@ -59,7 +59,8 @@ def parse_asset_id(asset_id: str) -> tuple[str, str]:
             ErrorCode.INVALID_REQUEST,
             f"asset id {asset_id[:80]!r} is not a library name: use letters, digits, '_' and '-' "
             "(1–64 characters, starting with a letter or digit), no paths or URLs",
-            details={"asset_id": asset_id[:80]})
+            details={"asset_id": asset_id[:80]},
+        )
     stem, suffix = m.group(1), m.group(2)
     if suffix == ".nbt":
         return stem + ".nbt", "nbt"
@@ -72,13 +73,19 @@ def check_name(name: str) -> str:
             ErrorCode.INVALID_REQUEST,
             f"name {name[:80]!r} is not allowed: use letters, digits, '_' and '-' (1–64 characters, "
             "starting with a letter or digit); it becomes the asset id",
-            details={"name": name[:80]})
+            details={"name": name[:80]},
+        )
     return name
 
 
-_KINDS = ((stat.S_ISLNK, "a symbolic link (links are refused)"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISDIR, "a directory"))
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link (links are refused)"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
 
 
 def _not_regular(mode: int) -> str:
@@ -93,8 +100,11 @@ def _require_regular(fname: str, st: os.stat_result) -> None:
 
 
 def _changed(fname: str) -> McbError:
-    return McbError(ErrorCode.BUSY, f"{fname} changed while it was read (still being copied?); "
-                    "retry when it is complete", details={"asset": fname, "reason": "file_changed"})
+    return McbError(
+        ErrorCode.BUSY,
+        f"{fname} changed while it was read (still being copied?); retry when it is complete",
+        details={"asset": fname, "reason": "file_changed"},
+    )
 
 
 @dataclass
@@ -133,9 +143,11 @@ class AssetLibrary:
             if (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
                 raise _changed(fname)  # replaced between lstat and open
             if st.st_size > schematic.MAX_COMPRESSED:
-                raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                               f"{fname} is {st.st_size:,} bytes; the limit is {schematic.MAX_COMPRESSED:,}",
-                               details={"bytes": st.st_size, "limit": schematic.MAX_COMPRESSED})
+                raise McbError(
+                    ErrorCode.BUDGET_EXCEEDED,
+                    f"{fname} is {st.st_size:,} bytes; the limit is {schematic.MAX_COMPRESSED:,}",
+                    details={"bytes": st.st_size, "limit": schematic.MAX_COMPRESSED},
+                )
             chunks = []
             left = schematic.MAX_COMPRESSED + 1
             while left > 0:
@@ -151,8 +163,7 @@ class AssetLibrary:
             if len(data) > schematic.MAX_COMPRESSED:
                 raise McbError(ErrorCode.BUDGET_EXCEEDED, f"{fname} grew over {schematic.MAX_COMPRESSED:,} bytes")
             after = os.fstat(fd)
-            if (len(data) != st.st_size or after.st_size != st.st_size
-                    or after.st_mtime_ns != st.st_mtime_ns):
+            if len(data) != st.st_size or after.st_size != st.st_size or after.st_mtime_ns != st.st_mtime_ns:
                 raise _changed(fname)
             return data, st
         finally:
@@ -170,19 +181,25 @@ class AssetLibrary:
             entry = self._entry_from_bytes(fname, kind, data)
             self._cache[fname] = _Cached(key, entry)
         if not entry["valid"]:
-            raise McbError(ErrorCode.INVALID_REQUEST, f"asset {entry['asset_id']} cannot be used: {entry['reason']}",
-                           details={"asset_id": entry["asset_id"]})
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"asset {entry['asset_id']} cannot be used: {entry['reason']}",
+                details={"asset_id": entry["asset_id"]},
+            )
         return data, kind, entry
 
     @staticmethod
     def _asset_id(fname: str) -> str:
-        return fname[:-len(".schem")] if fname.endswith(".schem") else fname
+        return fname[: -len(".schem")] if fname.endswith(".schem") else fname
 
     def _entry_from_bytes(self, fname: str, kind: str, data: bytes) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "asset_id": self._asset_id(fname), "name": self._asset_id(fname),
-            "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
-            "read_only": kind == "nbt", "valid": True,
+            "asset_id": self._asset_id(fname),
+            "name": self._asset_id(fname),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+            "read_only": kind == "nbt",
+            "valid": True,
         }
         try:
             s = schematic.read_bytes(data, kind)
@@ -198,8 +215,12 @@ class AssetLibrary:
         """The listing entry of one directory name (never raises for a bad file)."""
         kind = "nbt" if fname.endswith(".nbt") else "schem"
         stem = fname.rsplit(".", 1)[0]
-        base = {"asset_id": self._asset_id(fname), "name": self._asset_id(fname), "valid": False,
-                "read_only": kind == "nbt"}
+        base = {
+            "asset_id": self._asset_id(fname),
+            "name": self._asset_id(fname),
+            "valid": False,
+            "read_only": kind == "nbt",
+        }
         if not NAME_RE.fullmatch(stem):
             return {**base, "reason": "file name is not a valid asset name ([A-Za-z0-9][A-Za-z0-9_-]{0,63})"}
         path = self.root / fname
@@ -249,7 +270,7 @@ class AssetLibrary:
             if not cursor.startswith("a1.") or not cursor[3:].isdigit():
                 raise McbError(ErrorCode.INVALID_REQUEST, "cursor is not one asset_list issued")
             start = int(cursor[3:])
-        page = names[start:start + page_size]
+        page = names[start : start + page_size]
         out: dict[str, Any] = {"assets": [self.entry(n) for n in page], "total": len(names)}
         if start + page_size < len(names):
             out["next_cursor"] = f"a1.{start + page_size}"
@@ -263,8 +284,11 @@ class AssetLibrary:
         self.root.mkdir(parents=True, exist_ok=True)
         final = self.root / fname
         if os.path.lexists(final):
-            raise McbError(ErrorCode.INVALID_REQUEST, f"asset {name!r} already exists; choose another name",
-                           details={"asset_id": name})
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"asset {name!r} already exists; choose another name",
+                details={"asset_id": name},
+            )
         tmp = self.root / f".tmp-{secrets.token_hex(8)}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
@@ -276,8 +300,11 @@ class AssetLibrary:
             try:
                 os.link(tmp, final)
             except FileExistsError:
-                raise McbError(ErrorCode.INVALID_REQUEST, f"asset {name!r} already exists; choose another name",
-                               details={"asset_id": name}) from None
+                raise McbError(
+                    ErrorCode.INVALID_REQUEST,
+                    f"asset {name!r} already exists; choose another name",
+                    details={"asset_id": name},
+                ) from None
         finally:
             try:
                 os.unlink(tmp)

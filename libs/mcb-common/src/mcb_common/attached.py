@@ -49,25 +49,73 @@ _DIRS = {"north": (0, 0, -1), "south": (0, 0, 1), "east": (1, 0, 0), "west": (-1
 _TORCHES = frozenset({"torch", "soul_torch", "redstone_torch", "copper_torch"})
 KINDS = ("solid", "sturdy", "center", "dirt", "any")
 # shapes whose top face is not full although their collision box may be (kept conservative)
-_NOT_STURDY = re.compile(r"(_fence|_fence_gate|_wall|_pane|_bars|chain|_door|_trapdoor|_bed|chest|lantern|"
-                         r"_carpet|_pressure_plate|_button|candle|_sign|_banner|_head|_skull|flower_pot|ladder|"
-                         r"torch|rail|repeater|comparator|scaffolding|cactus|bamboo|lectern|enchanting_table|"
-                         r"stonecutter|brewing_stand|cauldron|anvil|bell|campfire|cake|dirt_path|farmland)$")
+_NOT_STURDY = re.compile(
+    r"(_fence|_fence_gate|_wall|_pane|_bars|chain|_door|_trapdoor|_bed|chest|lantern|"
+    r"_carpet|_pressure_plate|_button|candle|_sign|_banner|_head|_skull|flower_pot|ladder|"
+    r"torch|rail|repeater|comparator|scaffolding|cactus|bamboo|lectern|enchanting_table|"
+    r"stonecutter|brewing_stand|cauldron|anvil|bell|campfire|cake|dirt_path|farmland)$"
+)
 BELOW = (0, -1, 0)
 # #minecraft:dirt (the game's tag data) and farmland: what VegetationBlock.mayPlaceOn accepts
-DIRT = frozenset(f"minecraft:{n}" for n in (
-    "dirt", "grass_block", "podzol", "coarse_dirt", "mycelium", "rooted_dirt", "moss_block", "pale_moss_block",
-    "mud", "muddy_mangrove_roots", "farmland"))
+DIRT = frozenset(
+    f"minecraft:{n}"
+    for n in (
+        "dirt",
+        "grass_block",
+        "podzol",
+        "coarse_dirt",
+        "mycelium",
+        "rooted_dirt",
+        "moss_block",
+        "pale_moss_block",
+        "mud",
+        "muddy_mangrove_roots",
+        "farmland",
+    )
+)
 _NETHER_SOILS = frozenset({"minecraft:netherrack", "minecraft:soul_sand", "minecraft:soul_soil"})
 # VegetationBlock subclasses that keep its mayPlaceOn (FlowerBlock, SaplingBlock, TallGrassBlock,
 # TallFlowerBlock, DoublePlantBlock, SweetBerryBushBlock, FlowerBedBlock, BushBlock, FireflyBushBlock)
-_PLANTS = frozenset({
-    "dandelion", "poppy", "blue_orchid", "allium", "azure_bluet", "red_tulip", "orange_tulip", "white_tulip",
-    "pink_tulip", "oxeye_daisy", "cornflower", "lily_of_the_valley", "torchflower", "open_eyeblossom",
-    "closed_eyeblossom", "oak_sapling", "spruce_sapling", "birch_sapling", "jungle_sapling", "acacia_sapling",
-    "dark_oak_sapling", "cherry_sapling", "pale_oak_sapling", "short_grass", "fern", "bush", "firefly_bush",
-    "sweet_berry_bush", "pink_petals", "wildflowers", "sunflower", "lilac", "rose_bush", "peony", "tall_grass",
-    "large_fern"})
+_PLANTS = frozenset(
+    {
+        "dandelion",
+        "poppy",
+        "blue_orchid",
+        "allium",
+        "azure_bluet",
+        "red_tulip",
+        "orange_tulip",
+        "white_tulip",
+        "pink_tulip",
+        "oxeye_daisy",
+        "cornflower",
+        "lily_of_the_valley",
+        "torchflower",
+        "open_eyeblossom",
+        "closed_eyeblossom",
+        "oak_sapling",
+        "spruce_sapling",
+        "birch_sapling",
+        "jungle_sapling",
+        "acacia_sapling",
+        "dark_oak_sapling",
+        "cherry_sapling",
+        "pale_oak_sapling",
+        "short_grass",
+        "fern",
+        "bush",
+        "firefly_bush",
+        "sweet_berry_bush",
+        "pink_petals",
+        "wildflowers",
+        "sunflower",
+        "lilac",
+        "rose_bush",
+        "peony",
+        "tall_grass",
+        "large_fern",
+    }
+)
 _TALL = frozenset({"sunflower", "lilac", "rose_bush", "peony", "tall_grass", "large_fern"})
 _CENTER_POSTS = ("_fence", "_wall", "_pane", "_bars", "chain", "hopper")
 
@@ -77,7 +125,7 @@ def _split(state: str) -> tuple[str, dict[str, str]]:
     name = s.split("[", 1)[0].removeprefix("minecraft:")
     props: dict[str, str] = {}
     if "[" in s:
-        for part in s[s.index("[") + 1: -1].split(","):
+        for part in s[s.index("[") + 1 : -1].split(","):
             if "=" in part:
                 k, v = part.split("=", 1)
                 props[k] = v
@@ -148,8 +196,9 @@ def holds(state: str | None, kind: str, fluid: bool, version: str = DEFAULT_VERS
     if kind == "any":
         return True
     if kind == "dirt":
-        return name in DIRT or (placed.split("[", 1)[0].removeprefix("minecraft:") == "wither_rose"
-                                and name in _NETHER_SOILS)
+        return name in DIRT or (
+            placed.split("[", 1)[0].removeprefix("minecraft:") == "wither_rose" and name in _NETHER_SOILS
+        )
     short = name.removeprefix("minecraft:")
     if kind == "center" and short.endswith(_CENTER_POSTS):
         return True

@@ -46,16 +46,68 @@ from typing import Any
 from .errors import ErrorCode, McbError
 from .registry import DEFAULT_VERSION
 
-DYE_COLORS = ("white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray",
-              "cyan", "purple", "blue", "brown", "green", "red", "black")
+DYE_COLORS = (
+    "white",
+    "orange",
+    "magenta",
+    "light_blue",
+    "yellow",
+    "lime",
+    "pink",
+    "gray",
+    "light_gray",
+    "cyan",
+    "purple",
+    "blue",
+    "brown",
+    "green",
+    "red",
+    "black",
+)
 BANNER_PATTERNS = (
-    "base", "border", "bricks", "circle", "creeper", "cross", "curly_border", "diagonal_left",
-    "diagonal_right", "diagonal_up_left", "diagonal_up_right", "flow", "flower", "globe", "gradient",
-    "gradient_up", "guster", "half_horizontal", "half_horizontal_bottom", "half_vertical",
-    "half_vertical_right", "mojang", "piglin", "rhombus", "skull", "small_stripes", "square_bottom_left",
-    "square_bottom_right", "square_top_left", "square_top_right", "straight_cross", "stripe_bottom",
-    "stripe_center", "stripe_downleft", "stripe_downright", "stripe_left", "stripe_middle", "stripe_right",
-    "stripe_top", "triangle_bottom", "triangle_top", "triangles_bottom", "triangles_top",
+    "base",
+    "border",
+    "bricks",
+    "circle",
+    "creeper",
+    "cross",
+    "curly_border",
+    "diagonal_left",
+    "diagonal_right",
+    "diagonal_up_left",
+    "diagonal_up_right",
+    "flow",
+    "flower",
+    "globe",
+    "gradient",
+    "gradient_up",
+    "guster",
+    "half_horizontal",
+    "half_horizontal_bottom",
+    "half_vertical",
+    "half_vertical_right",
+    "mojang",
+    "piglin",
+    "rhombus",
+    "skull",
+    "small_stripes",
+    "square_bottom_left",
+    "square_bottom_right",
+    "square_top_left",
+    "square_top_right",
+    "straight_cross",
+    "stripe_bottom",
+    "stripe_center",
+    "stripe_downleft",
+    "stripe_downright",
+    "stripe_left",
+    "stripe_middle",
+    "stripe_right",
+    "stripe_top",
+    "triangle_bottom",
+    "triangle_top",
+    "triangles_bottom",
+    "triangles_top",
 )
 MAX_PATTERNS = 16
 MAX_LINE = 90
@@ -69,18 +121,52 @@ MAX_LORE = 256  # lines (the game's ItemLore.MAX_LINES)
 
 # block entity id -> (data key or None, container size)
 CONTAINERS = {
-    "chest": 27, "trapped_chest": 27, "barrel": 27, "shulker_box": 27, "dispenser": 9, "dropper": 9,
-    "hopper": 5, "brewing_stand": 5, "furnace": 3, "smoker": 3, "blast_furnace": 3,
-    "campfire": 4, "soul_campfire": 4,
+    "chest": 27,
+    "trapped_chest": 27,
+    "barrel": 27,
+    "shulker_box": 27,
+    "dispenser": 9,
+    "dropper": 9,
+    "hopper": 5,
+    "brewing_stand": 5,
+    "furnace": 3,
+    "smoker": 3,
+    "blast_furnace": 3,
+    "campfire": 4,
+    "soul_campfire": 4,
 }
 SUPPORTED: dict[str, str | None] = {
     **dict.fromkeys(CONTAINERS, "items"),
-    "sign": "text", "hanging_sign": "text", "banner": "patterns", "skull": "profile",
-    **dict.fromkeys((
-        "bed", "enchanting_table", "ender_chest", "bell", "lectern", "jukebox", "decorated_pot",
-        "chiseled_bookshelf", "shelf", "daylight_detector", "comparator", "conduit", "beacon", "beehive",
-        "sculk_catalyst", "sculk_sensor", "calibrated_sculk_sensor", "sculk_shrieker", "crafter",
-        "creaking_heart", "copper_golem_statue"), None),
+    "sign": "text",
+    "hanging_sign": "text",
+    "banner": "patterns",
+    "skull": "profile",
+    **dict.fromkeys(
+        (
+            "bed",
+            "enchanting_table",
+            "ender_chest",
+            "bell",
+            "lectern",
+            "jukebox",
+            "decorated_pot",
+            "chiseled_bookshelf",
+            "shelf",
+            "daylight_detector",
+            "comparator",
+            "conduit",
+            "beacon",
+            "beehive",
+            "sculk_catalyst",
+            "sculk_sensor",
+            "calibrated_sculk_sensor",
+            "sculk_shrieker",
+            "crafter",
+            "creaking_heart",
+            "copper_golem_statue",
+        ),
+        None,
+    ),
 }
 REFUSED: dict[str, str] = {
     "mob_spawner": "a spawner's mob and spawn rules are custom NBT this tool does not write",
@@ -143,8 +229,15 @@ def _bad(path: str, message: str, **details: Any) -> McbError:
 
 
 def _kind_name(v: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
-            float: "a number", type(None): "null"}.get(type(v), type(v).__name__)
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
+    }.get(type(v), type(v).__name__)
 
 
 def _obj(v: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -172,9 +265,11 @@ def _choice(v: Any, path: str, options: tuple[str, ...], what: str, ns: bool = F
     s = v.removeprefix("minecraft:") if ns else v
     if s not in options:
         import difflib
+
         near = difflib.get_close_matches(s, options, n=1)
-        raise _bad(path, f"{v!r} is not {what}" + (f" — did you mean {near[0]!r}?" if near else ""),
-                   reason="unknown_value")
+        raise _bad(
+            path, f"{v!r} is not {what}" + (f" — did you mean {near[0]!r}?" if near else ""), reason="unknown_value"
+        )
     return f"minecraft:{s}" if ns else s
 
 
@@ -190,16 +285,20 @@ def _items_of(v: Any, path: str, size: int, version: str) -> list[dict[str, Any]
         p = f"{path}[{i}]"
         o = _obj(it, p, ("slot", "id", "count", "components"))
         if "id" not in o:
-            raise _bad(p, "needs an item id, e.g. {\"id\": \"minecraft:bread\", \"count\": 3}")
+            raise _bad(p, 'needs an item id, e.g. {"id": "minecraft:bread", "count": 3}')
         if not isinstance(o["id"], str) or not _ITEM.match(o["id"].strip().lower()):
             raise _bad(f"{p}.id", f"must be an item id like minecraft:bread, got {o['id']!r}")
         iid = "minecraft:" + _ITEM.match(o["id"].strip().lower()).group(1)  # type: ignore[union-attr]
         stack = known.get(iid)
         if stack is None:
             import difflib
+
             near = difflib.get_close_matches(iid, list(known), n=1)
-            raise _bad(f"{p}.id", f"{o['id']!r} is not an item of this version"
-                       + (f" — did you mean {near[0]!r}?" if near else ""), reason="unknown_item")
+            raise _bad(
+                f"{p}.id",
+                f"{o['id']!r} is not an item of this version" + (f" — did you mean {near[0]!r}?" if near else ""),
+                reason="unknown_item",
+            )
         count = _int(o.get("count", 1), f"{p}.count", 1, stack)
         entry: dict[str, Any] = {"count": count, "id": iid}
         if "components" in o:
@@ -239,8 +338,11 @@ def _components(v: Any, path: str) -> dict[str, Any]:
     for k, val in v.items():
         name = k if ":" in k else f"minecraft:{k}"
         if name not in ITEM_COMPONENTS:
-            raise _bad(f"{path}.{k}", f"item component {k!r} is not carried by this tool; allowed: "
-                       + ", ".join(ITEM_COMPONENTS), reason="unknown_key")
+            raise _bad(
+                f"{path}.{k}",
+                f"item component {k!r} is not carried by this tool; allowed: " + ", ".join(ITEM_COMPONENTS),
+                reason="unknown_key",
+            )
         if name in out:
             raise _bad(f"{path}.{k}", f"{name} is given twice", reason="duplicate_key")
         if name == "minecraft:custom_name":
@@ -264,15 +366,17 @@ def _side(v: Any, path: str) -> dict[str, Any] | None:
     if not isinstance(lines, list):
         raise _bad(f"{path}.lines", f"must be an array of up to {LINES} strings, got {_kind_name(lines)}")
     if len(lines) > LINES:
-        raise _bad(f"{path}.lines", f"a sign side holds at most {LINES} lines, got {len(lines)}",
-                   reason="out_of_range")
+        raise _bad(f"{path}.lines", f"a sign side holds at most {LINES} lines, got {len(lines)}", reason="out_of_range")
     clean = []
     for i, line in enumerate(lines):
         if not isinstance(line, str):
             raise _bad(f"{path}.lines[{i}]", f"must be a string, got {_kind_name(line)}")
         if len(line) > MAX_LINE:
-            raise _bad(f"{path}.lines[{i}]", f"is {len(line)} characters; a sign line holds at most {MAX_LINE}",
-                       reason="out_of_range")
+            raise _bad(
+                f"{path}.lines[{i}]",
+                f"is {len(line)} characters; a sign line holds at most {MAX_LINE}",
+                reason="out_of_range",
+            )
         if any(ord(c) < 32 or c == "\x7f" or c == "§" for c in line):
             raise _bad(f"{path}.lines[{i}]", "must not contain control characters or §")
         clean.append(line)
@@ -316,10 +420,13 @@ def _patterns(v: Any, path: str) -> list[dict[str, str]] | None:
     for i, p in enumerate(v):
         o = _obj(p, f"{path}[{i}]", ("pattern", "color"))
         if "pattern" not in o or "color" not in o:
-            raise _bad(f"{path}[{i}]", "needs pattern and color, e.g. {\"pattern\": \"stripe_top\", \"color\": \"red\"}")
-        out.append({"color": _choice(o["color"], f"{path}[{i}].color", DYE_COLORS, "a dye colour"),
-                    "pattern": _choice(o["pattern"], f"{path}[{i}].pattern", BANNER_PATTERNS,
-                                       "a banner pattern", ns=True)})
+            raise _bad(f"{path}[{i}]", 'needs pattern and color, e.g. {"pattern": "stripe_top", "color": "red"}')
+        out.append(
+            {
+                "color": _choice(o["color"], f"{path}[{i}].color", DYE_COLORS, "a dye colour"),
+                "pattern": _choice(o["pattern"], f"{path}[{i}].pattern", BANNER_PATTERNS, "a banner pattern", ns=True),
+            }
+        )
     return out or None
 
 
@@ -330,15 +437,19 @@ def refusal(be_id: str) -> str | None:
     return REFUSED.get(be_id, f"block entity {be_id!r} is not supported by this tool")
 
 
-def normalise(be_id: str, block_name: str, data: Any, path: str = "block_entity",
-              version: str = DEFAULT_VERSION) -> dict[str, Any] | None:
+def normalise(
+    be_id: str, block_name: str, data: Any, path: str = "block_entity", version: str = DEFAULT_VERSION
+) -> dict[str, Any] | None:
     """Validate the ``block_entity`` data of one block (recipe shorthand or canonical form)
     and return its canonical dict, or None when it is empty. ``invalid_request`` naming the
     path for bad data; ``unsupported_block`` for refused kinds."""
     why = refusal(be_id)
     if why is not None:
-        raise McbError(ErrorCode.UNSUPPORTED_BLOCK, f"{path}: {block_name} cannot be placed: {why}",
-                       details={"path": path, "reason": "unsupported_block_entity", "block_entity": be_id})
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"{path}: {block_name} cannot be placed: {why}",
+            details={"path": path, "reason": "unsupported_block_entity", "block_entity": be_id},
+        )
     key = SUPPORTED[be_id]
     if data is None:
         return None

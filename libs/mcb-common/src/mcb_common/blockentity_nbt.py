@@ -44,8 +44,18 @@ CAMPFIRES = ("campfire", "soul_campfire")
 COMMON = frozenset({"id", "x", "y", "z", "keepPacked", "components"})
 # keys the game writes with default values for a kind whose content the model ignores
 _DEFAULT_KEYS: dict[str, frozenset[str]] = {
-    "furnace": frozenset({"cooking_time_spent", "cooking_total_time", "lit_time_remaining", "lit_total_time",
-                          "RecipesUsed", "BurnTime", "CookTime", "CookTimeTotal"}),
+    "furnace": frozenset(
+        {
+            "cooking_time_spent",
+            "cooking_total_time",
+            "lit_time_remaining",
+            "lit_total_time",
+            "RecipesUsed",
+            "BurnTime",
+            "CookTime",
+            "CookTimeTotal",
+        }
+    ),
     "campfire": frozenset({"CookingTimes", "CookingTotalTimes"}),
     "brewing_stand": frozenset({"BrewTime", "Fuel"}),
     "hopper": frozenset({"TransferCooldown"}),
@@ -75,11 +85,11 @@ def _empty(v: Any) -> bool:
 def to_nbt(be_id: str, x: int, y: int, z: int, data: dict[str, Any] | None) -> nbt.Compound:
     """The block entity compound the game would save for this block and data."""
     data = data or {}
-    tag = nbt.Compound(id=nbt.String(f"minecraft:{be_id}"), x=nbt.Int(x), y=nbt.Int(y), z=nbt.Int(z),
-                       keepPacked=nbt.Byte(0))
+    tag = nbt.Compound(
+        id=nbt.String(f"minecraft:{be_id}"), x=nbt.Int(x), y=nbt.Int(y), z=nbt.Int(z), keepPacked=nbt.Byte(0)
+    )
     if be_id in CONTAINERS:
-        tag["Items"] = nbt.List(nbt.COMPOUND, [
-            _item_nbt(it) for it in data.get("items", ())])
+        tag["Items"] = nbt.List(nbt.COMPOUND, [_item_nbt(it) for it in data.get("items", ())])
         if be_id in FURNACES:
             for k in ("cooking_time_spent", "cooking_total_time", "lit_time_remaining", "lit_total_time"):
                 tag[k] = nbt.Short(0)
@@ -100,13 +110,18 @@ def to_nbt(be_id: str, x: int, y: int, z: int, data: dict[str, Any] | None) -> n
             tag[f"{side}_text"] = nbt.Compound(
                 messages=nbt.List(nbt.STRING, [nbt.String(m) for m in lines]),
                 color=nbt.String(s.get("color", "black")),
-                has_glowing_text=nbt.Byte(1 if s.get("glowing") else 0))
+                has_glowing_text=nbt.Byte(1 if s.get("glowing") else 0),
+            )
         tag["is_waxed"] = nbt.Byte(1 if text.get("waxed") else 0)
     elif be_id == "banner":
         if data.get("patterns"):
-            tag["patterns"] = nbt.List(nbt.COMPOUND, [
-                nbt.Compound(pattern=nbt.String(p["pattern"]), color=nbt.String(p["color"]))
-                for p in data["patterns"]])
+            tag["patterns"] = nbt.List(
+                nbt.COMPOUND,
+                [
+                    nbt.Compound(pattern=nbt.String(p["pattern"]), color=nbt.String(p["color"]))
+                    for p in data["patterns"]
+                ],
+            )
     elif be_id == "skull":
         if data.get("profile"):
             tag["profile"] = nbt.Compound(name=nbt.String(data["profile"]))
@@ -182,8 +197,11 @@ def data_of(tag: dict[str, Any]) -> dict[str, Any] | None:
             if s is None:
                 continue
             msgs = list(s.get("messages") or [])
-            if set(s) - {"messages", "color", "has_glowing_text"} or len(msgs) != LINES or not all(
-                    isinstance(m, str) for m in msgs):
+            if (
+                set(s) - {"messages", "color", "has_glowing_text"}
+                or len(msgs) != LINES
+                or not all(isinstance(m, str) for m in msgs)
+            ):
                 bad.append(f"{side}_text")
                 continue
             color = str(s.get("color", "black"))
@@ -236,18 +254,66 @@ DV_1_20_5 = 3837  # items: Count (byte) + tag -> count (int) + components; banne
 #                  skulls: SkullOwner -> profile
 DV_1_21_5 = 4325  # text components stored as NBT, not as JSON strings
 LEGACY_BANNER = {
-    "b": "base", "bs": "stripe_bottom", "ts": "stripe_top", "ls": "stripe_left", "rs": "stripe_right",
-    "cs": "stripe_center", "ms": "stripe_middle", "drs": "stripe_downright", "dls": "stripe_downleft",
-    "ss": "small_stripes", "cr": "cross", "sc": "straight_cross", "ld": "diagonal_left", "rud": "diagonal_right",
-    "lud": "diagonal_up_left", "rd": "diagonal_up_right", "vh": "half_vertical", "vhr": "half_vertical_right",
-    "hh": "half_horizontal", "hhb": "half_horizontal_bottom", "bl": "square_bottom_left",
-    "br": "square_bottom_right", "tl": "square_top_left", "tr": "square_top_right", "bt": "triangle_bottom",
-    "tt": "triangle_top", "bts": "triangles_bottom", "tts": "triangles_top", "mc": "circle", "mr": "rhombus",
-    "bo": "border", "cbo": "curly_border", "bri": "bricks", "gra": "gradient", "gru": "gradient_up",
-    "cre": "creeper", "sku": "skull", "flo": "flower", "moj": "mojang", "glb": "globe", "pig": "piglin",
+    "b": "base",
+    "bs": "stripe_bottom",
+    "ts": "stripe_top",
+    "ls": "stripe_left",
+    "rs": "stripe_right",
+    "cs": "stripe_center",
+    "ms": "stripe_middle",
+    "drs": "stripe_downright",
+    "dls": "stripe_downleft",
+    "ss": "small_stripes",
+    "cr": "cross",
+    "sc": "straight_cross",
+    "ld": "diagonal_left",
+    "rud": "diagonal_right",
+    "lud": "diagonal_up_left",
+    "rd": "diagonal_up_right",
+    "vh": "half_vertical",
+    "vhr": "half_vertical_right",
+    "hh": "half_horizontal",
+    "hhb": "half_horizontal_bottom",
+    "bl": "square_bottom_left",
+    "br": "square_bottom_right",
+    "tl": "square_top_left",
+    "tr": "square_top_right",
+    "bt": "triangle_bottom",
+    "tt": "triangle_top",
+    "bts": "triangles_bottom",
+    "tts": "triangles_top",
+    "mc": "circle",
+    "mr": "rhombus",
+    "bo": "border",
+    "cbo": "curly_border",
+    "bri": "bricks",
+    "gra": "gradient",
+    "gru": "gradient_up",
+    "cre": "creeper",
+    "sku": "skull",
+    "flo": "flower",
+    "moj": "mojang",
+    "glb": "globe",
+    "pig": "piglin",
 }
-_DYES = ("white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray", "cyan",
-         "purple", "blue", "brown", "green", "red", "black")  # the dye colours' numeric ids 0..15
+_DYES = (
+    "white",
+    "orange",
+    "magenta",
+    "light_blue",
+    "yellow",
+    "lime",
+    "pink",
+    "gray",
+    "light_gray",
+    "cyan",
+    "purple",
+    "blue",
+    "brown",
+    "green",
+    "red",
+    "black",
+)  # the dye colours' numeric ids 0..15
 _NOT_PLAIN = object()
 
 
@@ -265,8 +331,12 @@ def plain_text(v: Any, json_text: bool) -> Any:
         json_text = False
     if isinstance(v, str):
         return v
-    if isinstance(v, dict) and set(v) <= {"text", "type"} and isinstance(v.get("text", ""), str) \
-            and v.get("type", "text") == "text":
+    if (
+        isinstance(v, dict)
+        and set(v) <= {"text", "type"}
+        and isinstance(v.get("text", ""), str)
+        and v.get("type", "text") == "text"
+    ):
         return str(v.get("text", ""))
     if isinstance(v, dict) and set(v) == {"text", "extra"} and v["text"] == "" and isinstance(v["extra"], list):
         parts = [plain_text(x, json_text) for x in v["extra"]]
@@ -335,8 +405,11 @@ def upgrade(be_id: str, tag: dict[str, Any], data_version: int) -> tuple[dict[st
         json_text = data_version < DV_1_21_5
         if any(f"Text{i}" in t for i in range(1, 5)):
             msgs = [t.pop(f"Text{i}", "") for i in range(1, 5)]
-            t["front_text"] = {"messages": msgs, "color": t.pop("Color", "black"),
-                               "has_glowing_text": int(t.pop("GlowingText", 0))}
+            t["front_text"] = {
+                "messages": msgs,
+                "color": t.pop("Color", "black"),
+                "has_glowing_text": int(t.pop("GlowingText", 0)),
+            }
             json_text = True
         for side in ("front_text", "back_text"):
             s = t.get(side)

@@ -47,15 +47,31 @@ _FORM = re.compile(
     rf"|(?P<who>who)(?:\s+(?P<wbox>{_COORD}(?:\s+{_COORD}){{5}}))?"
     rf"|rollback\s+(?P<rwho>{TARGET})(?:\s+since\s+(?P<rsince>\d{{1,6}}[smhd]))?"
     rf"(?:\s+(?P<rbox>{_COORD}(?:\s+{_COORD}){{5}}|\d{{1,8}}))?"
-    r")", re.IGNORECASE | re.ASCII)
+    r")",
+    re.IGNORECASE | re.ASCII,
+)
 
-NAMES = ("stop", "resume", "status", "project create", "project use", "area set", "undo", "protect", "camera save",
-         "who", "preview", "apply", "reject", "rollback")
+NAMES = (
+    "stop",
+    "resume",
+    "status",
+    "project create",
+    "project use",
+    "area set",
+    "undo",
+    "protect",
+    "camera save",
+    "who",
+    "preview",
+    "apply",
+    "reject",
+    "rollback",
+)
 
 
 @dataclass(frozen=True)
 class Command:
-    name: str                 # one of NAMES
+    name: str  # one of NAMES
     args: tuple[str, ...] = ()
 
 

@@ -32,6 +32,8 @@ def is_disk_full(exc: BaseException | None) -> bool:
 
 def disk_full_error(who: str, outcome: str, **details: Any) -> McbError:
     """``unavailable``: ``who`` ran out of disk space; ``outcome`` says what that left behind."""
-    return McbError(ErrorCode.UNAVAILABLE, f"{who}'s disk is full (disk full): {outcome}. Free space and retry.",
-                    details={"reason": "disk_full", **details})
-
+    return McbError(
+        ErrorCode.UNAVAILABLE,
+        f"{who}'s disk is full (disk full): {outcome}. Free space and retry.",
+        details={"reason": "disk_full", **details},
+    )

@@ -33,7 +33,7 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int = 0o666, who: str |
         try:
             view = memoryview(raw)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)

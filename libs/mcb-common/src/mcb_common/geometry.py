@@ -76,9 +76,7 @@ class Box:
 
     @property
     def size(self) -> Vec3:
-        return Vec3(
-            self.max.x - self.min.x + 1, self.max.y - self.min.y + 1, self.max.z - self.min.z + 1
-        )
+        return Vec3(self.max.x - self.min.x + 1, self.max.y - self.min.y + 1, self.max.z - self.min.z + 1)
 
     @property
     def volume(self) -> int:
@@ -86,11 +84,7 @@ class Box:
         return s.x * s.y * s.z
 
     def contains(self, p: Vec3) -> bool:
-        return (
-            self.min.x <= p.x <= self.max.x
-            and self.min.y <= p.y <= self.max.y
-            and self.min.z <= p.z <= self.max.z
-        )
+        return self.min.x <= p.x <= self.max.x and self.min.y <= p.y <= self.max.y and self.min.z <= p.z <= self.max.z
 
     def contains_box(self, other: Box) -> bool:
         return self.contains(other.min) and self.contains(other.max)

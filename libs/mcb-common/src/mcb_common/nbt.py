@@ -39,9 +39,19 @@ from typing import Any, cast
 END, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, BYTE_ARRAY, STRING, LIST, COMPOUND, INT_ARRAY, LONG_ARRAY = range(13)
 
 TAG_NAMES = {
-    END: "End", BYTE: "Byte", SHORT: "Short", INT: "Int", LONG: "Long", FLOAT: "Float",
-    DOUBLE: "Double", BYTE_ARRAY: "ByteArray", STRING: "String", LIST: "List",
-    COMPOUND: "Compound", INT_ARRAY: "IntArray", LONG_ARRAY: "LongArray",
+    END: "End",
+    BYTE: "Byte",
+    SHORT: "Short",
+    INT: "Int",
+    LONG: "Long",
+    FLOAT: "Float",
+    DOUBLE: "Double",
+    BYTE_ARRAY: "ByteArray",
+    STRING: "String",
+    LIST: "List",
+    COMPOUND: "Compound",
+    INT_ARRAY: "IntArray",
+    LONG_ARRAY: "LongArray",
 }
 
 _LITTLE = sys.byteorder == "little"

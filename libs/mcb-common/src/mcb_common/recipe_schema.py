@@ -83,17 +83,20 @@ MAX_JSON_NODES = 200_000
 _ID = "https://minecraft-builder-mcp.dev/schemas/recipe-v1.json"
 _HOLLOW: dict[str, Any] = {
     "hollow": {"type": "boolean", "default": False},
-    "thickness": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_THICKNESS},
-                            {"$ref": "#/$defs/expression"}],
-                  "description": "wall thickness of a hollow shape (implies hollow; default 1)"},
+    "thickness": {
+        "anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_THICKNESS}, {"$ref": "#/$defs/expression"}],
+        "description": "wall thickness of a hollow shape (implies hollow; default 1)",
+    },
 }
-_AXIS: dict[str, Any] = {"enum": list(AXES), "default": "+y",
-                         "description": "the direction the shape grows from center"}
+_AXIS: dict[str, Any] = {
+    "enum": list(AXES),
+    "default": "+y",
+    "description": "the direction the shape grows from center",
+}
 
 
 def _int_or_expr(lo: int, hi: int, description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": lo, "maximum": hi},
-                                     {"$ref": "#/$defs/expression"}]}
+    out: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": lo, "maximum": hi}, {"$ref": "#/$defs/expression"}]}
     if description:
         out["description"] = description
     return out
@@ -103,8 +106,9 @@ def _vec3(description: str) -> dict[str, Any]:
     return {"$ref": "#/$defs/vec3", "description": description}
 
 
-def _op(type_name: str, description: str, props: dict[str, Any], required: list[str], *,
-        example: dict[str, Any]) -> dict[str, Any]:
+def _op(
+    type_name: str, description: str, props: dict[str, Any], required: list[str], *, example: dict[str, Any]
+) -> dict[str, Any]:
     """One operation's schema. ``example`` (required: an operation cannot be added without one)
     is the JSON Schema ``examples`` annotation; the agent's guides (mcb://guides/recipes and
     examples) and build_prepare's description are generated from these definitions, and a test
@@ -120,9 +124,14 @@ def _op(type_name: str, description: str, props: dict[str, Any], required: list[
 
 
 # cone and pyramid: a base at `center` and layers along `axis`
-_AXIAL: dict[str, Any] = {"center": _vec3("centre of the base"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
-                          "height": _int_or_expr(1, MAX_SOLID_RADIUS + 1), "axis": _AXIS,
-                          "block": {"$ref": "#/$defs/block"}, **_HOLLOW}
+_AXIAL: dict[str, Any] = {
+    "center": _vec3("centre of the base"),
+    "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+    "height": _int_or_expr(1, MAX_SOLID_RADIUS + 1),
+    "axis": _AXIS,
+    "block": {"$ref": "#/$defs/block"},
+    **_HOLLOW,
+}
 
 
 RECIPE_SCHEMA: dict[str, Any] = {
@@ -133,7 +142,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
         "A declarative build: operations are applied in order and later ones win where they "
         "overlap. Coordinates are absolute block positions; boxes are inclusive. Any integer "
         "may be an expression string over params (+ - * / % ( ) min max abs floor ceil round), "
-        "e.g. \"base_y + floors * 4\"; any block may be a palette reference \"$name\". "
+        'e.g. "base_y + floors * 4"; any block may be a palette reference "$name". '
         "Connection properties (fence/pane/wall sides, stair shapes, wire sides, chest type, "
         "door hinge) that a block text leaves out are computed from the final neighbourhood; "
         "the other half of a door, bed or tall plant is added."
@@ -144,37 +153,45 @@ RECIPE_SCHEMA: dict[str, Any] = {
         "params": {
             "type": "object",
             "description": "Named numbers, or expressions over other params; referenced by name "
-                           "in any integer field's expression.",
+            "in any integer field's expression.",
             "propertyNames": {"pattern": NAME_PATTERN},
-            "additionalProperties": {"anyOf": [
-                {"type": "number", "minimum": -MAX_PARAM_MAGNITUDE, "maximum": MAX_PARAM_MAGNITUDE},
-                {"$ref": "#/$defs/expression"},
-            ]},
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": "number", "minimum": -MAX_PARAM_MAGNITUDE, "maximum": MAX_PARAM_MAGNITUDE},
+                    {"$ref": "#/$defs/expression"},
+                ]
+            },
             "maxProperties": MAX_PARAMS,
         },
         "palette": {
             "type": "object",
-            "description": "Named materials, used as \"$name\" in place of a block. A weighted "
-                           "list picks one choice per position, reproducibly from `seed`.",
+            "description": 'Named materials, used as "$name" in place of a block. A weighted '
+            "list picks one choice per position, reproducibly from `seed`.",
             "propertyNames": {"pattern": NAME_PATTERN},
-            "additionalProperties": {"anyOf": [
-                {"$ref": "#/$defs/block"},
-                {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": MAX_PALETTE_CHOICES,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "block": {"$ref": "#/$defs/block"},
-                            "weight": {"type": "integer", "minimum": 1,
-                                       "maximum": MAX_PALETTE_WEIGHT, "default": 1},
+            "additionalProperties": {
+                "anyOf": [
+                    {"$ref": "#/$defs/block"},
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": MAX_PALETTE_CHOICES,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "block": {"$ref": "#/$defs/block"},
+                                "weight": {
+                                    "type": "integer",
+                                    "minimum": 1,
+                                    "maximum": MAX_PALETTE_WEIGHT,
+                                    "default": 1,
+                                },
+                            },
+                            "required": ["block"],
+                            "additionalProperties": False,
                         },
-                        "required": ["block"],
-                        "additionalProperties": False,
                     },
-                },
-            ]},
+                ]
+            },
             "maxProperties": MAX_PALETTE,
         },
         "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
@@ -187,8 +204,7 @@ RECIPE_SCHEMA: dict[str, Any] = {
         "expression": {
             "type": "string",
             "pattern": EXPR_PATTERN,
-            "description": "An integer-valued expression over params, e.g. \"w - 1\" or "
-                           "\"floor(h / 2)\".",
+            "description": 'An integer-valued expression over params, e.g. "w - 1" or "floor(h / 2)".',
         },
         "vec3": {
             "type": "object",
@@ -205,40 +221,72 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "minLength": 1,
             "maxLength": MAX_BLOCK_TEXT,
             "description": "A block state, e.g. minecraft:oak_log[axis=y] (omitted properties take "
-                           "defaults), or a palette reference like $wall.",
+            "defaults), or a palette reference like $wall.",
         },
         "block_entity": {
             "type": "object",
             "description": "Contents of the block's block entity (furniture); box only, one key that "
-                           "fits the block: items (chest, barrel, shulker box, hopper, dispenser, dropper, "
-                           "furnace, smoker, blast furnace, brewing stand, campfire): [{slot?, id, count?}]; "
-                           "text (signs, hanging signs): {front, back: [up to 4 lines] or {lines, color, "
-                           "glowing}, waxed}; patterns (banners, bottom layer first): [{pattern, color}]; "
-                           "profile (player heads): a player name. Beds, empty containers and the "
-                           "like need none. Spawners, command, structure and jigsaw blocks are refused.",
+            "fits the block: items (chest, barrel, shulker box, hopper, dispenser, dropper, "
+            "furnace, smoker, blast furnace, brewing stand, campfire): [{slot?, id, count?}]; "
+            "text (signs, hanging signs): {front, back: [up to 4 lines] or {lines, color, "
+            "glowing}, waxed}; patterns (banners, bottom layer first): [{pattern, color}]; "
+            "profile (player heads): a player name. Beds, empty containers and the "
+            "like need none. Spawners, command, structure and jigsaw blocks are refused.",
             "properties": {
-                "items": {"type": "array", "maxItems": 27, "items": {
-                    "type": "object", "additionalProperties": False, "required": ["id"],
-                    "properties": {"slot": {"type": "integer", "minimum": 0, "maximum": 26},
-                                   "id": {"type": "string", "maxLength": 128},
-                                   "count": {"type": "integer", "minimum": 1, "maximum": 99}}}},
-                "text": {"type": "object", "additionalProperties": False, "properties": {
-                    "front": {"$ref": "#/$defs/sign_side"}, "back": {"$ref": "#/$defs/sign_side"},
-                    "waxed": {"type": "boolean"}}},
-                "patterns": {"type": "array", "maxItems": 16, "items": {
-                    "type": "object", "additionalProperties": False, "required": ["pattern", "color"],
-                    "properties": {"pattern": {"type": "string", "maxLength": 64},
-                                   "color": {"type": "string", "maxLength": 32}}}},
+                "items": {
+                    "type": "array",
+                    "maxItems": 27,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["id"],
+                        "properties": {
+                            "slot": {"type": "integer", "minimum": 0, "maximum": 26},
+                            "id": {"type": "string", "maxLength": 128},
+                            "count": {"type": "integer", "minimum": 1, "maximum": 99},
+                        },
+                    },
+                },
+                "text": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "front": {"$ref": "#/$defs/sign_side"},
+                        "back": {"$ref": "#/$defs/sign_side"},
+                        "waxed": {"type": "boolean"},
+                    },
+                },
+                "patterns": {
+                    "type": "array",
+                    "maxItems": 16,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["pattern", "color"],
+                        "properties": {
+                            "pattern": {"type": "string", "maxLength": 64},
+                            "color": {"type": "string", "maxLength": 32},
+                        },
+                    },
+                },
                 "profile": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,16}$"},
             },
             "additionalProperties": False,
         },
-        "sign_side": {"anyOf": [
-            {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
-            {"type": "object", "additionalProperties": False, "properties": {
-                "lines": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
-                "color": {"type": "string", "maxLength": 32}, "glowing": {"type": "boolean"}}},
-        ]},
+        "sign_side": {
+            "anyOf": [
+                {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "lines": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 90}},
+                        "color": {"type": "string", "maxLength": 32},
+                        "glowing": {"type": "boolean"},
+                    },
+                },
+            ]
+        },
         "operations": {
             "type": "array",
             "minItems": 1,
@@ -274,8 +322,12 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "sphere",
             "Cells with dx²+dy²+dz² ≤ r²+r around `center`; hollow: a closed shell `thickness` "
             "blocks thick (default 1).",
-            {"center": _vec3("the centre cell"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
-             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            {
+                "center": _vec3("the centre cell"),
+                "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+                "block": {"$ref": "#/$defs/block"},
+                **_HOLLOW,
+            },
             ["center", "radius", "block"],
             example={"center": {"x": 26, "y": 68, "z": -58}, "radius": 3, "block": "glass", "hollow": True},
         ),
@@ -283,8 +335,12 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "ellipsoid",
             "Cells with Σ d_a²/(r_a²+r_a) ≤ 1 around `center` (radii per axis; 0 = flat on that "
             "axis); hollow: a closed shell.",
-            {"center": _vec3("the centre cell"), "radii": {"$ref": "#/$defs/radii"},
-             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            {
+                "center": _vec3("the centre cell"),
+                "radii": {"$ref": "#/$defs/radii"},
+                "block": {"$ref": "#/$defs/block"},
+                **_HOLLOW,
+            },
             ["center", "radii", "block"],
             example={"center": {"x": 40, "y": 66, "z": -58}, "radii": {"x": 4, "y": 2, "z": 2}, "block": "white_wool"},
         ),
@@ -293,9 +349,14 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "dome",
                 "Half a sphere (`radius`) or ellipsoid (`radii`): the cells of it on the `axis` "
                 "side of `center` (base plane included); hollow: open at the base.",
-                {"center": _vec3("centre of the base"), "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
-                 "radii": {"$ref": "#/$defs/radii"}, "axis": _AXIS,
-                 "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+                {
+                    "center": _vec3("centre of the base"),
+                    "radius": _int_or_expr(0, MAX_SOLID_RADIUS),
+                    "radii": {"$ref": "#/$defs/radii"},
+                    "axis": _AXIS,
+                    "block": {"$ref": "#/$defs/block"},
+                    **_HOLLOW,
+                },
                 ["center", "block"],
                 example={"center": {"x": 54, "y": 64, "z": -58}, "radius": 4, "block": "quartz_block", "hollow": True},
             ),
@@ -323,24 +384,43 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "polygon",
             "A vertical prism: the columns inside or on the outline of the polygon `points` "
             "(x, z; even-odd rule), layers y … y+height−1; hollow: walls only.",
-            {"points": {"type": "array", "minItems": 3, "maxItems": MAX_POLYGON_POINTS,
-                        "items": {"type": "object",
-                                  "properties": {"x": {"$ref": "#/$defs/coord"}, "z": {"$ref": "#/$defs/coord"}},
-                                  "required": ["x", "z"], "additionalProperties": False}},
-             "y": {"$ref": "#/$defs/coord"}, "height": _int_or_expr(1, MAX_HEIGHT),
-             "block": {"$ref": "#/$defs/block"}, **_HOLLOW},
+            {
+                "points": {
+                    "type": "array",
+                    "minItems": 3,
+                    "maxItems": MAX_POLYGON_POINTS,
+                    "items": {
+                        "type": "object",
+                        "properties": {"x": {"$ref": "#/$defs/coord"}, "z": {"$ref": "#/$defs/coord"}},
+                        "required": ["x", "z"],
+                        "additionalProperties": False,
+                    },
+                },
+                "y": {"$ref": "#/$defs/coord"},
+                "height": _int_or_expr(1, MAX_HEIGHT),
+                "block": {"$ref": "#/$defs/block"},
+                **_HOLLOW,
+            },
             ["points", "y", "height", "block"],
-            example={"points": [{"x": -34, "z": -44}, {"x": -26, "z": -44}, {"x": -30, "z": -36}], "y": 64, "height": 3, "block": "red_terracotta", "hollow": True},
+            example={
+                "points": [{"x": -34, "z": -44}, {"x": -26, "z": -44}, {"x": -30, "z": -36}],
+                "y": 64,
+                "height": 3,
+                "block": "red_terracotta",
+                "hollow": True,
+            },
         ),
         "overlay": _op(
             "overlay",
             "For each column of min..max: `depth` layers of `block` on top of the highest "
             "non-air block between min.y and max.y (the world as earlier operations leave it); "
             "columns with only air there get nothing.",
-            {"min": _vec3("inclusive lower corner of the search range"),
-             "max": _vec3("inclusive upper corner (≥ min on every axis)"),
-             "block": {"$ref": "#/$defs/block"},
-             "depth": {**_int_or_expr(1, MAX_OVERLAY_DEPTH), "default": 1}},
+            {
+                "min": _vec3("inclusive lower corner of the search range"),
+                "max": _vec3("inclusive upper corner (≥ min on every axis)"),
+                "block": {"$ref": "#/$defs/block"},
+                "depth": {**_int_or_expr(1, MAX_OVERLAY_DEPTH), "default": 1},
+            },
             ["min", "max", "block"],
             example={"min": {"x": -20, "y": 56, "z": -44}, "max": {"x": -14, "y": 70, "z": -38}, "block": "moss_block"},
         ),
@@ -349,20 +429,32 @@ RECIPE_SCHEMA: dict[str, Any] = {
             "Builds `operations`, then fills every column under their lowest block with `block` "
             "down to the ground (the first non-air position), at most `max_depth` blocks; a "
             "column without ground that deep is budget_exceeded.",
-            {"block": {"$ref": "#/$defs/block"},
-             "max_depth": {**_int_or_expr(1, MAX_FOUNDATION_DEPTH), "default": 64},
-             "operations": {"$ref": "#/$defs/operations"}},
+            {
+                "block": {"$ref": "#/$defs/block"},
+                "max_depth": {**_int_or_expr(1, MAX_FOUNDATION_DEPTH), "default": 64},
+                "operations": {"$ref": "#/$defs/operations"},
+            },
             ["block", "operations"],
-            example={"block": "cobblestone", "operations": [{"type": "box", "min": {"x": -6, "y": 67, "z": -44}, "max": {"x": -2, "y": 67, "z": -40}, "block": "oak_planks"}]},
+            example={
+                "block": "cobblestone",
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": -6, "y": 67, "z": -44},
+                        "max": {"x": -2, "y": 67, "z": -40},
+                        "block": "oak_planks",
+                    }
+                ],
+            },
         ),
         "filter_entry": {
             "type": "string",
             "minLength": 1,
             "maxLength": MAX_BLOCK_TEXT + 1,
             "pattern": FILTER_ENTRY_PATTERN,
-            "description": "\"*\" (every non-air state), a block id (every state of it, e.g. "
-                           "minecraft:oak_stairs) or a block with some properties "
-                           "(oak_stairs[facing=east]); a leading \"!\" excludes what it matches.",
+            "description": '"*" (every non-air state), a block id (every state of it, e.g. '
+            "minecraft:oak_stairs) or a block with some properties "
+            '(oak_stairs[facing=east]); a leading "!" excludes what it matches.',
         },
         "replace": _op(
             "replace",
@@ -373,15 +465,26 @@ RECIPE_SCHEMA: dict[str, Any] = {
             {
                 "min": _vec3("inclusive lower corner of the region"),
                 "max": _vec3("inclusive upper corner (≥ min on every axis)"),
-                "from": {"anyOf": [
-                    {"$ref": "#/$defs/filter_entry"},
-                    {"type": "array", "minItems": 1, "maxItems": MAX_FILTER_ENTRIES,
-                     "items": {"$ref": "#/$defs/filter_entry"}},
-                ]},
+                "from": {
+                    "anyOf": [
+                        {"$ref": "#/$defs/filter_entry"},
+                        {
+                            "type": "array",
+                            "minItems": 1,
+                            "maxItems": MAX_FILTER_ENTRIES,
+                            "items": {"$ref": "#/$defs/filter_entry"},
+                        },
+                    ]
+                },
                 "to": {"$ref": "#/$defs/block"},
             },
             ["min", "max", "from", "to"],
-            example={"min": {"x": 10, "y": 63, "z": -44}, "max": {"x": 14, "y": 63, "z": -40}, "from": "grass_block", "to": "moss_block"},
+            example={
+                "min": {"x": 10, "y": 63, "z": -44},
+                "max": {"x": 14, "y": 63, "z": -40},
+                "from": "grass_block",
+                "to": "moss_block",
+            },
         ),
         "paste": {
             **_op(
@@ -411,7 +514,12 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "block_entity": {"$ref": "#/$defs/block_entity"},
             },
             ["min", "max", "block"],
-            example={"min": {"x": -60, "y": 64, "z": -60}, "max": {"x": -56, "y": 67, "z": -56}, "block": "stone_bricks", "hollow": True},
+            example={
+                "min": {"x": -60, "y": 64, "z": -60},
+                "max": {"x": -56, "y": 67, "z": -56},
+                "block": "stone_bricks",
+                "hollow": True,
+            },
         ),
         "line": _op(
             "line",
@@ -434,12 +542,21 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "height": _int_or_expr(1, MAX_HEIGHT),
                 "block": {"$ref": "#/$defs/block"},
                 "hollow": {"type": "boolean", "default": False},
-                "axis": {"enum": ["x", "y", "z"], "default": "y",
-                         "description": "the cylinder runs from center `height` blocks along +axis"},
+                "axis": {
+                    "enum": ["x", "y", "z"],
+                    "default": "y",
+                    "description": "the cylinder runs from center `height` blocks along +axis",
+                },
                 "thickness": _HOLLOW["thickness"],
             },
             ["center", "radius", "height", "block"],
-            example={"center": {"x": -36, "y": 64, "z": -58}, "radius": 2, "height": 4, "block": "bricks", "hollow": True},
+            example={
+                "center": {"x": -36, "y": 64, "z": -58},
+                "radius": 2,
+                "height": 4,
+                "block": "bricks",
+                "hollow": True,
+            },
         ),
         "repeat": _op(
             "repeat",
@@ -450,7 +567,18 @@ RECIPE_SCHEMA: dict[str, Any] = {
                 "operations": {"$ref": "#/$defs/operations"},
             },
             ["count", "offset", "operations"],
-            example={"count": 3, "offset": {"x": 3, "y": 0, "z": 0}, "operations": [{"type": "box", "min": {"x": -28, "y": 64, "z": -60}, "max": {"x": -28, "y": 66, "z": -60}, "block": "oak_log"}]},
+            example={
+                "count": 3,
+                "offset": {"x": 3, "y": 0, "z": 0},
+                "operations": [
+                    {
+                        "type": "box",
+                        "min": {"x": -28, "y": 64, "z": -60},
+                        "max": {"x": -28, "y": 66, "z": -60},
+                        "block": "oak_log",
+                    }
+                ],
+            },
         ),
         "arch": _op(
             "arch",
@@ -485,7 +613,18 @@ RECIPE_SCHEMA: dict[str, Any] = {
                     "operations": {"$ref": "#/$defs/operations"},
                 },
                 ["operations"],
-                example={"rotate": 90, "anchor": {"x": 0, "y": 64, "z": -58}, "operations": [{"type": "line", "from": {"x": 1, "y": 64, "z": -58}, "to": {"x": 3, "y": 64, "z": -58}, "block": "oak_stairs[facing=east]"}]},
+                example={
+                    "rotate": 90,
+                    "anchor": {"x": 0, "y": 64, "z": -58},
+                    "operations": [
+                        {
+                            "type": "line",
+                            "from": {"x": 1, "y": 64, "z": -58},
+                            "to": {"x": 3, "y": 64, "z": -58},
+                            "block": "oak_stairs[facing=east]",
+                        }
+                    ],
+                },
             ),
             "dependentRequired": {"rotate": ["anchor"], "mirror": ["anchor"]},
         },
@@ -498,17 +637,25 @@ RECIPE_SCHEMA: dict[str, Any] = {
 # it has a class for each, mcb_planner.recipe).
 OPERATION_TYPES: tuple[str, ...] = tuple(
     RECIPE_SCHEMA["$defs"][alt["$ref"].removeprefix("#/$defs/")]["properties"]["type"]["const"]
-    for alt in RECIPE_SCHEMA["$defs"]["operation"]["oneOf"])
+    for alt in RECIPE_SCHEMA["$defs"]["operation"]["oneOf"]
+)
 
 
 def _too_big(limit: str, what: str, value: int, maximum: int, message: str) -> McbError:
-    return McbError(ErrorCode.BUDGET_EXCEEDED, f"{what}: {message}",
-                    details={"limit": limit, "value": value, "max": maximum})
+    return McbError(
+        ErrorCode.BUDGET_EXCEEDED, f"{what}: {message}", details={"limit": limit, "value": value, "max": maximum}
+    )
 
 
-def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE_BYTES,
-                max_depth: int = MAX_JSON_DEPTH, max_operations: int = MAX_RECIPE_OPERATIONS,
-                max_nodes: int = MAX_JSON_NODES) -> None:
+def check_shape(
+    value: Any,
+    what: str = "recipe",
+    *,
+    max_bytes: int = MAX_RECIPE_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+    max_operations: int = MAX_RECIPE_OPERATIONS,
+    max_nodes: int = MAX_JSON_NODES,
+) -> None:
     """Refuse decoded JSON over the structural limits, cheaply and before any validation.
 
     One iterative pass (no recursion, so any depth is safe) that stops as soon as a limit is
@@ -524,18 +671,29 @@ def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE
         node, depth, is_op = stack.pop()
         nodes += 1
         if nodes > max_nodes:
-            raise _too_big("json_values", what, nodes, max_nodes,
-                           f"more than {max_nodes:,} JSON values; split the work into smaller requests")
+            raise _too_big(
+                "json_values",
+                what,
+                nodes,
+                max_nodes,
+                f"more than {max_nodes:,} JSON values; split the work into smaller requests",
+            )
         if is_op:
             ops += 1
             if ops > max_operations:
-                raise _too_big("recipe_operations", what, ops, max_operations,
-                               f"more than {max_operations:,} operations (nested ones included); use "
-                               "repeat, transform or larger shapes, or split the build into several plans")
+                raise _too_big(
+                    "recipe_operations",
+                    what,
+                    ops,
+                    max_operations,
+                    f"more than {max_operations:,} operations (nested ones included); use "
+                    "repeat, transform or larger shapes, or split the build into several plans",
+                )
         if isinstance(node, dict | list):
             if depth > max_depth:
-                raise _too_big("json_depth", what, depth, max_depth,
-                               f"nested more than {max_depth} arrays/objects deep")
+                raise _too_big(
+                    "json_depth", what, depth, max_depth, f"nested more than {max_depth} arrays/objects deep"
+                )
             size += 2
             if isinstance(node, dict):
                 for k, v in node.items():
@@ -552,5 +710,4 @@ def check_shape(value: Any, what: str = "recipe", *, max_bytes: int = MAX_RECIPE
         else:
             size += len(repr(node)) + 1
         if size > max_bytes:
-            raise _too_big("recipe_bytes", what, size, max_bytes,
-                           f"more than {max_bytes:,} bytes of JSON")
+            raise _too_big("recipe_bytes", what, size, max_bytes, f"more than {max_bytes:,} bytes of JSON")

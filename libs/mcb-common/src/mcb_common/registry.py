@@ -38,8 +38,6 @@ class BlockType:
         return BlockState(self.name, self.default)
 
 
-
-
 class Registry:
     def __init__(self, version: str, blocks: dict[str, BlockType], data_version: int, sha256: str):
         self.version = version

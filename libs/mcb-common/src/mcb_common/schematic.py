@@ -51,11 +51,29 @@ FORMAT_V2 = "sponge-v2"
 FORMAT_V3 = "sponge-v3"
 FORMAT_STRUCTURE = "structure"
 
-V2_FIELDS = frozenset({"Version", "DataVersion", "Metadata", "Width", "Height", "Length", "Offset",
-                       "PaletteMax", "Palette", "BlockData", "BlockEntities", "TileEntities", "Entities",
-                       "BiomePalette", "BiomePaletteMax", "BiomeData"})
-V3_FIELDS = frozenset({"Version", "DataVersion", "Metadata", "Width", "Height", "Length", "Offset",
-                       "Blocks", "Biomes", "Entities"})
+V2_FIELDS = frozenset(
+    {
+        "Version",
+        "DataVersion",
+        "Metadata",
+        "Width",
+        "Height",
+        "Length",
+        "Offset",
+        "PaletteMax",
+        "Palette",
+        "BlockData",
+        "BlockEntities",
+        "TileEntities",
+        "Entities",
+        "BiomePalette",
+        "BiomePaletteMax",
+        "BiomeData",
+    }
+)
+V3_FIELDS = frozenset(
+    {"Version", "DataVersion", "Metadata", "Width", "Height", "Length", "Offset", "Blocks", "Biomes", "Entities"}
+)
 V3_BLOCKS_FIELDS = frozenset({"Palette", "Data", "BlockEntities"})
 STRUCTURE_FIELDS = frozenset({"DataVersion", "size", "palette", "palettes", "blocks", "entities", "author"})
 
@@ -65,20 +83,23 @@ def _bad(message: str, **details: Any) -> McbError:
 
 
 # ---- bounded decompression ------------------------------------------------------------------
-def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED,
-                      max_out: int = MAX_DECOMPRESSED) -> bytes:
+def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED, max_out: int = MAX_DECOMPRESSED) -> bytes:
     """gzip → raw NBT, streaming with a hard output cap. Schematic and structure files are
     gzip-compressed; anything else (uncompressed NBT included) is refused."""
     if len(data) > max_compressed:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"file is {len(data):,} bytes; schematics are limited to {max_compressed:,} bytes compressed",
-                       details={"bytes": len(data), "limit": max_compressed})
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"file is {len(data):,} bytes; schematics are limited to {max_compressed:,} bytes compressed",
+            details={"bytes": len(data), "limit": max_compressed},
+        )
     if not data:
         raise _bad("file is empty")
     if data[:2] != b"\x1f\x8b":
         if data[0] == nbt.COMPOUND:
-            raise _bad("uncompressed NBT: .schem and .nbt files are gzip-compressed (they start with 1F 8B); "
-                       "save it again with a schematic tool")
+            raise _bad(
+                "uncompressed NBT: .schem and .nbt files are gzip-compressed (they start with 1F 8B); "
+                "save it again with a schematic tool"
+            )
         raise _bad("not a gzip-compressed NBT file (a .schem/.nbt file starts with 1F 8B)")
     d = zlib.decompressobj(wbits=31)
     out = bytearray()
@@ -91,7 +112,7 @@ def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED,
             if d.unconsumed_tail:
                 chunk = d.unconsumed_tail
             elif pos < len(view):
-                chunk = bytes(view[pos:pos + step])
+                chunk = bytes(view[pos : pos + step])
                 pos += step
             else:
                 break
@@ -100,7 +121,8 @@ def decompress_capped(data: bytes, max_compressed: int = MAX_COMPRESSED,
                 raise McbError(
                     ErrorCode.BUDGET_EXCEEDED,
                     f"decompressed NBT is over {max_out:,} bytes; refused (the limit bounds memory)",
-                    details={"limit": max_out})
+                    details={"limit": max_out},
+                )
             if d.eof:
                 break
     except zlib.error as exc:
@@ -126,9 +148,11 @@ class _BudgetReader(nbt._Reader):
         if self.budget < 0:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"NBT holds more than {MAX_TAGS:,} tags; refused")
         if depth > MAX_NBT_DEPTH:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"NBT is nested more than {MAX_NBT_DEPTH} levels deep; refused",
-                           details={"limit": "nbt_depth", "max": MAX_NBT_DEPTH})
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"NBT is nested more than {MAX_NBT_DEPTH} levels deep; refused",
+                details={"limit": "nbt_depth", "max": MAX_NBT_DEPTH},
+            )
         return nbt._Reader.payload(self, t, depth)
 
 
@@ -216,8 +240,11 @@ class Schematic:
         return sum(1 for b in self.blocks if b != VOID)
 
     def non_air_count(self) -> int:
-        air = {i for i, s in enumerate(self.palette) if s.split("[")[0] in ("minecraft:air", "minecraft:cave_air",
-                                                                             "minecraft:void_air")}
+        air = {
+            i
+            for i, s in enumerate(self.palette)
+            if s.split("[")[0] in ("minecraft:air", "minecraft:cave_air", "minecraft:void_air")
+        }
         return sum(1 for b in self.blocks if b != VOID and b not in air)
 
     def state_at(self, x: int, y: int, z: int) -> str | None:
@@ -246,8 +273,10 @@ def _data_version(v: Any, required: bool) -> int:
     if not isinstance(v, int):
         raise _bad("required field DataVersion is missing or not a number")
     if not 0 <= v <= MAX_DATA_VERSION:
-        raise _bad(f"DataVersion {int(v)} is not valid (Minecraft's data versions are 0 to {MAX_DATA_VERSION})",
-                   data_version=int(v))
+        raise _bad(
+            f"DataVersion {int(v)} is not valid (Minecraft's data versions are 0 to {MAX_DATA_VERSION})",
+            data_version=int(v),
+        )
     return int(v)
 
 
@@ -273,8 +302,13 @@ def _entity_list(items: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _block_entity_list(items: Any, s_palette: list[str] | None = None, blocks: Any = None,
-                       dims: tuple[int, int, int] | None = None, v3: bool = False) -> list[dict[str, Any]]:
+def _block_entity_list(
+    items: Any,
+    s_palette: list[str] | None = None,
+    blocks: Any = None,
+    dims: tuple[int, int, int] | None = None,
+    v3: bool = False,
+) -> list[dict[str, Any]]:
     """``{pos, id, nbt}`` per block entity; ``nbt`` is its data as plain values (v3: the ``Data``
     compound; v2 and WorldEdit's files: the entry's own keys besides ``Pos``/``Id``)."""
     out = []
@@ -350,10 +384,19 @@ def _from_sponge(root: dict[str, Any], version: int) -> Schematic:
         name = str(meta["Name"])
     mods = meta.get("RequiredMods") or []
     return Schematic(
-        width=w, height=h, length=ln, palette=palette, blocks=blocks, offset=offset, data_version=int(dv),
-        format=FORMAT_V2 if version == 2 else FORMAT_V3, name=name, metadata=nbt.to_plain(meta),
+        width=w,
+        height=h,
+        length=ln,
+        palette=palette,
+        blocks=blocks,
+        offset=offset,
+        data_version=int(dv),
+        format=FORMAT_V2 if version == 2 else FORMAT_V3,
+        name=name,
+        metadata=nbt.to_plain(meta),
         block_entities=_block_entity_list(be_raw, palette, blocks, (w, h, ln), v3=version == 3),
-        entities=_entity_list(root.get("Entities")), biomes=biomes,
+        entities=_entity_list(root.get("Entities")),
+        biomes=biomes,
         unknown_fields=[k for k in root if k not in known] + unknown_inner,
         required_mods=[str(m) for m in mods] if isinstance(mods, list) else [str(mods)] if mods else [],
     )
@@ -392,13 +435,25 @@ def _from_structure(root: nbt.Compound) -> Schematic:
         blocks[x + z * w + y * w * ln] = st
         if "nbt" in b:
             raw = nbt.to_plain(b["nbt"] or {})
-            bes.append({"pos": (x, y, z), "id": str(raw.get("id") or palette[st].split("[")[0]),
-                        "nbt": {k: v for k, v in raw.items() if k not in ("id", "x", "y", "z")}})
+            bes.append(
+                {
+                    "pos": (x, y, z),
+                    "id": str(raw.get("id") or palette[st].split("[")[0]),
+                    "nbt": {k: v for k, v in raw.items() if k not in ("id", "x", "y", "z")},
+                }
+            )
     dv = _data_version(root.get("DataVersion"), required=False)
     return Schematic(
-        width=w, height=h, length=ln, palette=palette, blocks=blocks, offset=(0, 0, 0),
-        data_version=dv, format=FORMAT_STRUCTURE,
-        block_entities=bes, entities=_entity_list(root.get("entities")),
+        width=w,
+        height=h,
+        length=ln,
+        palette=palette,
+        blocks=blocks,
+        offset=(0, 0, 0),
+        data_version=dv,
+        format=FORMAT_STRUCTURE,
+        block_entities=bes,
+        entities=_entity_list(root.get("entities")),
         unknown_fields=[k for k in root if k not in STRUCTURE_FIELDS],
     )
 
@@ -412,8 +467,7 @@ def read_bytes(data: bytes, kind: str = "schem") -> Schematic:
     """
     try:
         return _read_bytes(data, kind)
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError,
-            MemoryError):
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError, MemoryError):
         raise _bad("malformed schematic: a field has an unexpected type or value") from None
 
 
@@ -465,6 +519,7 @@ def to_nbt(s: Schematic, version: int = 3) -> tuple[str, nbt.Compound]:
     if s.name:
         meta["Name"] = nbt.String(s.name)
     meta["Date"] = nbt.Long(int(time.time() * 1000))
+
     # Short holds -32768..32767; Sponge dimensions are unsigned, so store the low 16 bits.
     def short(v: int) -> nbt.Short:
         return nbt.Short(v - 0x10000 if v > 0x7FFF else v)
@@ -521,19 +576,30 @@ def write_bytes(s: Schematic, version: int = 3) -> bytes:
     name, root = to_nbt(s, version)
     raw = nbt.write(root, name)
     if len(raw) > MAX_DECOMPRESSED:  # never write a file this reader refuses (full chests are ~1.4 KB each)
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"the schematic would hold {len(raw):,} bytes of NBT; files are limited to "
-                       f"{MAX_DECOMPRESSED:,} (export a smaller box)",
-                       details={"bytes": len(raw), "limit": MAX_DECOMPRESSED})
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the schematic would hold {len(raw):,} bytes of NBT; files are limited to "
+            f"{MAX_DECOMPRESSED:,} (export a smaller box)",
+            details={"bytes": len(raw), "limit": MAX_DECOMPRESSED},
+        )
     out = nbt.gzip_bytes(raw)
     if len(out) > MAX_COMPRESSED:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"the schematic would be {len(out):,} bytes; the limit is {MAX_COMPRESSED:,}")
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED, f"the schematic would be {len(out):,} bytes; the limit is {MAX_COMPRESSED:,}"
+        )
     return out
 
 
-def from_region(size: tuple[int, int, int], palette: list[str], indices: Any, *, offset: tuple[int, int, int],
-                data_version: int, name: str = "", version: str | None = None) -> Schematic:
+def from_region(
+    size: tuple[int, int, int],
+    palette: list[str],
+    indices: Any,
+    *,
+    offset: tuple[int, int, int],
+    data_version: int,
+    name: str = "",
+    version: str | None = None,
+) -> Schematic:
     """A dense schematic from a world read (YZX indices into ``palette``). Palette entries may be
     *full states* (``state{data}``, mcb_common.blockentity): every block that carries a block
     entity gets a ``block_entities`` entry ``{pos, id, data}`` (``data`` None when empty), and
@@ -564,9 +630,11 @@ def from_region(size: tuple[int, int, int], palette: list[str], indices: Any, *,
             except ValueError:
                 raise _bad(f"the block-entity data of {st} is not JSON") from None
             if not isinstance(data, dict) or "unsupported" in data:
-                raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                               f"{st} holds block-entity data this tool does not carry ({text[:80]})",
-                               details={"state": st})
+                raise McbError(
+                    ErrorCode.UNSUPPORTED_BLOCK,
+                    f"{st} holds block-entity data this tool does not carry ({text[:80]})",
+                    details={"state": st},
+                )
             carried.append((be_id, data))  # type: ignore[arg-type]
         else:
             carried.append((be_id, None) if be_id else None)
@@ -581,8 +649,17 @@ def from_region(size: tuple[int, int, int], palette: list[str], indices: Any, *,
             y, rem = divmod(i, layer)
             z, x = divmod(rem, w)
             bes.append({"pos": (x, y, z), "id": f"minecraft:{c[0]}", "data": c[1]})
-    return Schematic(width=w, height=h, length=ln, palette=states, blocks=blocks,
-                     offset=offset, data_version=data_version, name=name, block_entities=bes)
+    return Schematic(
+        width=w,
+        height=h,
+        length=ln,
+        palette=states,
+        blocks=blocks,
+        offset=offset,
+        data_version=data_version,
+        name=name,
+        block_entities=bes,
+    )
 
 
 # ---- import checks and placement -------------------------------------------------------------
@@ -620,8 +697,9 @@ def legacy_state(state: str, data_version: int) -> str:
     return state
 
 
-def block_entity_data(s: Schematic, registry: Any) -> tuple[dict[tuple[int, int, int], dict[str, Any]],
-                                                            list[dict[str, Any]], list[str]]:
+def block_entity_data(
+    s: Schematic, registry: Any
+) -> tuple[dict[tuple[int, int, int], dict[str, Any]], list[dict[str, Any]], list[str]]:
     """Each block entity of the file in the shared data model: (data by position, problems
     ``{pos, id, reason}`` for what the model cannot carry or the world refuses, warnings).
     Older files are upgraded first (``blockentity_nbt.upgrade``); the data is then checked like a
@@ -654,8 +732,13 @@ def block_entity_data(s: Schematic, registry: Any) -> tuple[dict[tuple[int, int,
         if got and "unsupported" in got:
             bad.append(str(got["unsupported"]))
         if bad:
-            problems.append({"pos": list(pos), "id": b["id"],
-                             "reason": "holds data this tool does not carry: " + ", ".join(sorted(set(bad)))})
+            problems.append(
+                {
+                    "pos": list(pos),
+                    "id": b["id"],
+                    "reason": "holds data this tool does not carry: " + ", ".join(sorted(set(bad))),
+                }
+            )
             continue
         try:
             norm = blockentity.normalise(be_id, str(state).split("[", 1)[0], got, "data", registry.version)
@@ -665,37 +748,50 @@ def block_entity_data(s: Schematic, registry: Any) -> tuple[dict[tuple[int, int,
         if norm:
             data[pos] = norm
     if ignored:
-        warnings.append(f"{ignored} block entit{'y' if ignored == 1 else 'ies'} of the file stand on blocks "
-                        "without one and were ignored (as the game does)")
+        warnings.append(
+            f"{ignored} block entit{'y' if ignored == 1 else 'ies'} of the file stand on blocks "
+            "without one and were ignored (as the game does)"
+        )
     return data, problems, warnings
 
 
-def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_positions: int,
-                 allow_drop_block_entities: bool = False) -> ImportCheck:
+def check_import(
+    s: Schematic, registry: Any, *, world_data_version: int, max_positions: int, allow_drop_block_entities: bool = False
+) -> ImportCheck:
     """Every refusal with its reason, before anything is placed (raises McbError)."""
     if s.entities:
         ids = sorted({e["id"] for e in s.entities})
-        raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                       f"the schematic holds {len(s.entities)} entities ({', '.join(ids[:8])}); "
-                       "entities are not imported — remove them from the file",
-                       details={"entities": s.entities[:50], "count": len(s.entities)})
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"the schematic holds {len(s.entities)} entities ({', '.join(ids[:8])}); "
+            "entities are not imported — remove them from the file",
+            details={"entities": s.entities[:50], "count": len(s.entities)},
+        )
     if s.biomes:
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       "the schematic holds biome data; biomes are not imported — save it without biomes",
-                       details={"field": "biomes"})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "the schematic holds biome data; biomes are not imported — save it without biomes",
+            details={"field": "biomes"},
+        )
     if s.unknown_fields:
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       f"the schematic has fields this reader does not know: {', '.join(s.unknown_fields)}",
-                       details={"fields": s.unknown_fields})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"the schematic has fields this reader does not know: {', '.join(s.unknown_fields)}",
+            details={"fields": s.unknown_fields},
+        )
     if s.required_mods:
-        raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                       f"the schematic requires mods: {', '.join(s.required_mods)}",
-                       details={"required_mods": s.required_mods})
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"the schematic requires mods: {', '.join(s.required_mods)}",
+            details={"required_mods": s.required_mods},
+        )
     if world_data_version and s.data_version > world_data_version:
-        raise McbError(ErrorCode.VERSION_MISMATCH,
-                       f"the schematic's DataVersion {s.data_version} is newer than the world's "
-                       f"{world_data_version}; blocks cannot be converted back",
-                       details={"data_version": s.data_version, "world_data_version": world_data_version})
+        raise McbError(
+            ErrorCode.VERSION_MISMATCH,
+            f"the schematic's DataVersion {s.data_version} is newer than the world's "
+            f"{world_data_version}; blocks cannot be converted back",
+            details={"data_version": s.data_version, "world_data_version": world_data_version},
+        )
     skipped: list[dict[str, Any]] = []
     be_data: dict[tuple[int, int, int], dict[str, Any]] = {}
     be_warnings: list[str] = []
@@ -709,7 +805,8 @@ def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_po
                 + (f" (and {len(problems) - 1} more, see details)" if len(problems) > 1 else "")
                 + ". Opt in to import without them (allow_drop_block_entities) — those positions are then "
                 "left out and listed.",
-                details={"block_entities": problems[:50], "count": len(problems)})
+                details={"block_entities": problems[:50], "count": len(problems)},
+            )
         skipped = [{"pos": tuple(p["pos"]), "id": p["id"]} for p in problems]
     used = set(s.blocks)
     used.discard(VOID)
@@ -723,25 +820,34 @@ def check_import(s: Schematic, registry: Any, *, world_data_version: int, max_po
                 renamed[s.palette[i]] = st
             canonical[i] = registry.canonical(st)
         except McbError as err:
-            unknown.append({"state": s.palette[i], "reason": err.message,
-                            "suggestions": err.details.get("suggestions", [])})
+            unknown.append(
+                {"state": s.palette[i], "reason": err.message, "suggestions": err.details.get("suggestions", [])}
+            )
     if unknown:
-        raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                       f"{len(unknown)} block state(s) are unknown in Minecraft {registry.version}: "
-                       + "; ".join(u["reason"] for u in unknown[:5]),
-                       details={"unknown": unknown[:50], "count": len(unknown)})
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"{len(unknown)} block state(s) are unknown in Minecraft {registry.version}: "
+            + "; ".join(u["reason"] for u in unknown[:5]),
+            details={"unknown": unknown[:50], "count": len(unknown)},
+        )
     positions = s.block_count() - len(skipped)
     if positions > max_positions:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"the schematic places {positions:,} positions; the plan limit is {max_positions:,}",
-                       details={"positions": positions, "limit": max_positions})
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the schematic places {positions:,} positions; the plan limit is {max_positions:,}",
+            details={"positions": positions, "limit": max_positions},
+        )
     warnings = list(be_warnings)
     if renamed:
-        warnings.append(f"{len(renamed)} block state(s) renamed since the file was saved were converted: "
-                        + "; ".join(f"{a} → {b}" for a, b in list(renamed.items())[:5]))
+        warnings.append(
+            f"{len(renamed)} block state(s) renamed since the file was saved were converted: "
+            + "; ".join(f"{a} → {b}" for a, b in list(renamed.items())[:5])
+        )
     if s.data_version and world_data_version and s.data_version < world_data_version:
-        warnings.append(f"the schematic was saved with DataVersion {s.data_version} (world: {world_data_version}); "
-                        "states were checked against the world's registry; only the renames above are converted")
+        warnings.append(
+            f"the schematic was saved with DataVersion {s.data_version} (world: {world_data_version}); "
+            "states were checked against the world's registry; only the renames above are converted"
+        )
     return ImportCheck(canonical, skipped, warnings, positions, be_data)
 
 
@@ -751,14 +857,16 @@ def rotate_xz(x: int, z: int, quarter_turns: int) -> tuple[int, int]:
     return x, z
 
 
-def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rotation: int,
-               registry: Any) -> tuple[list[str], list[int], list[int], list[str]]:
+def placements(
+    s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rotation: int, registry: Any
+) -> tuple[list[str], list[int], list[int], list[str]]:
     """(palette, xyz flat, state index per entry, warnings) in world coordinates."""
     if rotation not in (0, 90, 180, 270):
         raise _bad(f"rotation must be 0, 90, 180 or 270, got {rotation}")
     k = rotation // 90
     warnings: list[str] = []
     from .transforms import rotate as rotate_state
+
     out_pal: list[str] = []
     remap: dict[int, int] = {}
     for i, c in enumerate(chk.canonical):
@@ -774,6 +882,7 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
     # none of the kinds the model carries stores a direction (facing is in the block state,
     # which turns above), so the data is placed as it is.
     from .blockentity import dumps
+
     full: dict[tuple[int, str], int] = {}
     data = chk.data
     tx, ty, tz = target
@@ -808,8 +917,13 @@ def placements(s: Schematic, chk: ImportCheck, target: tuple[int, int, int], rot
 def info(s: Schematic) -> dict[str, Any]:
     """The metadata an asset listing shows."""
     return {
-        "width": s.width, "height": s.height, "length": s.length,
-        "block_count": s.non_air_count(), "data_version": s.data_version,
+        "width": s.width,
+        "height": s.height,
+        "length": s.length,
+        "block_count": s.non_air_count(),
+        "data_version": s.data_version,
         "offset": {"x": s.offset[0], "y": s.offset[1], "z": s.offset[2]},
-        "format": s.format, "block_entities": len(s.block_entities), "entities": len(s.entities),
+        "format": s.format,
+        "block_entities": len(s.block_entities),
+        "entities": len(s.entities),
     }

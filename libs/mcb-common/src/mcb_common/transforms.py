@@ -49,31 +49,118 @@ HORIZONTAL = ("north", "east", "south", "west")  # clockwise seen from above
 DIRECTIONS = frozenset(HORIZONTAL) | {"up", "down"}
 
 # Properties no quarter turn or mirror about the vertical axis changes.
-INVARIANT_PROPERTIES: frozenset[str] = frozenset({
-    "age", "attached", "attachment", "berries", "bites", "bloom", "bottom", "can_summon",
-    "candles", "charges", "conditional", "copper_golem_pose", "cracked", "crafting",
-    "creaking_heart_state", "delay", "disarmed", "distance", "down", "drag", "dusted", "eggs",
-    "enabled", "extended", "eye", "face", "flower_amount", "half", "hanging", "has_book",
-    "has_bottle_0", "has_bottle_1", "has_bottle_2", "has_record", "hatch", "honey_level",
-    "hydration", "in_wall", "instrument", "inverted", "layers", "leaves", "level", "lit",
-    "locked", "mode", "moisture", "natural", "note", "occupied", "ominous", "open", "part",
-    "persistent", "pickles", "power", "powered", "sculk_sensor_phase", "segment_amount",
-    "short", "shrieking", "signal_fire", "slot_0_occupied", "slot_1_occupied",
-    "slot_2_occupied", "slot_3_occupied", "slot_4_occupied", "slot_5_occupied", "snowy",
-    "stage", "thickness", "tilt", "tip", "trial_spawner_state", "triggered", "unstable", "up",
-    "vault_state", "vertical_direction", "waterlogged",
-})
+INVARIANT_PROPERTIES: frozenset[str] = frozenset(
+    {
+        "age",
+        "attached",
+        "attachment",
+        "berries",
+        "bites",
+        "bloom",
+        "bottom",
+        "can_summon",
+        "candles",
+        "charges",
+        "conditional",
+        "copper_golem_pose",
+        "cracked",
+        "crafting",
+        "creaking_heart_state",
+        "delay",
+        "disarmed",
+        "distance",
+        "down",
+        "drag",
+        "dusted",
+        "eggs",
+        "enabled",
+        "extended",
+        "eye",
+        "face",
+        "flower_amount",
+        "half",
+        "hanging",
+        "has_book",
+        "has_bottle_0",
+        "has_bottle_1",
+        "has_bottle_2",
+        "has_record",
+        "hatch",
+        "honey_level",
+        "hydration",
+        "in_wall",
+        "instrument",
+        "inverted",
+        "layers",
+        "leaves",
+        "level",
+        "lit",
+        "locked",
+        "mode",
+        "moisture",
+        "natural",
+        "note",
+        "occupied",
+        "ominous",
+        "open",
+        "part",
+        "persistent",
+        "pickles",
+        "power",
+        "powered",
+        "sculk_sensor_phase",
+        "segment_amount",
+        "short",
+        "shrieking",
+        "signal_fire",
+        "slot_0_occupied",
+        "slot_1_occupied",
+        "slot_2_occupied",
+        "slot_3_occupied",
+        "slot_4_occupied",
+        "slot_5_occupied",
+        "snowy",
+        "stage",
+        "thickness",
+        "tilt",
+        "tip",
+        "trial_spawner_state",
+        "triggered",
+        "unstable",
+        "up",
+        "vault_state",
+        "vertical_direction",
+        "waterlogged",
+    }
+)
 # Properties a transform rule handles (some only for particular value sets, e.g. ``type``
 # only when its values are single/left/right, ``shape`` for stairs and rails).
-TRANSFORMED_PROPERTIES: frozenset[str] = frozenset({
-    "facing", "axis", "north", "east", "south", "west", "rotation", "shape", "hinge", "type",
-    "side_chain", "orientation",
-})
+TRANSFORMED_PROPERTIES: frozenset[str] = frozenset(
+    {
+        "facing",
+        "axis",
+        "north",
+        "east",
+        "south",
+        "west",
+        "rotation",
+        "shape",
+        "hinge",
+        "type",
+        "side_chain",
+        "orientation",
+    }
+)
 
 _STAIR_SHAPES = frozenset({"straight", "inner_left", "inner_right", "outer_left", "outer_right"})
-_HAND_SWAP = {"left": "right", "right": "left", "inner_left": "inner_right",
-              "inner_right": "inner_left", "outer_left": "outer_right",
-              "outer_right": "outer_left"}
+_HAND_SWAP = {
+    "left": "right",
+    "right": "left",
+    "inner_left": "inner_right",
+    "inner_right": "inner_left",
+    "outer_left": "outer_right",
+    "outer_right": "outer_left",
+}
 
 
 class _Op:
@@ -81,8 +168,7 @@ class _Op:
 
     __slots__ = ("dir", "flips", "rot16", "swaps_xz", "key")
 
-    def __init__(self, key: str, dir_map: dict[str, str], flips: bool,
-                 rot16: Callable[[int], int], swaps_xz: bool):
+    def __init__(self, key: str, dir_map: dict[str, str], flips: bool, rot16: Callable[[int], int], swaps_xz: bool):
         self.key = key
         self.dir = dir_map
         self.flips = flips
@@ -94,22 +180,33 @@ def _rotation_op(k: int) -> _Op:
     k %= 4
     dm = {d: HORIZONTAL[(i + k) % 4] for i, d in enumerate(HORIZONTAL)}
     dm.update(up="up", down="down")
+
     def rot16(r: int) -> int:
         return (r + 4 * k) % 16
 
     return _Op(f"r{k}", dm, False, rot16, k % 2 == 1)
 
 
-_MIRROR_X = _Op("mx", {"north": "north", "south": "south", "east": "west", "west": "east",
-                       "up": "up", "down": "down"}, True, lambda r: (16 - r) % 16, False)
-_MIRROR_Z = _Op("mz", {"north": "south", "south": "north", "east": "east", "west": "west",
-                       "up": "up", "down": "down"}, True, lambda r: (8 - r) % 16, False)
+_MIRROR_X = _Op(
+    "mx",
+    {"north": "north", "south": "south", "east": "west", "west": "east", "up": "up", "down": "down"},
+    True,
+    lambda r: (16 - r) % 16,
+    False,
+)
+_MIRROR_Z = _Op(
+    "mz",
+    {"north": "south", "south": "north", "east": "east", "west": "west", "up": "up", "down": "down"},
+    True,
+    lambda r: (8 - r) % 16,
+    False,
+)
 _ROTATIONS = tuple(_rotation_op(k) for k in range(4))
 
 
 def _rail_dirs(value: str) -> tuple[str, frozenset[str]] | None:
     if value.startswith("ascending_"):
-        return "ascending", frozenset({value[len("ascending_"):]})
+        return "ascending", frozenset({value[len("ascending_") :]})
     parts = value.split("_")
     if len(parts) == 2 and all(p in HORIZONTAL for p in parts):
         return "flat", frozenset(parts)
@@ -173,8 +270,9 @@ def _transform_cached(registry, canonical: str, op_key: str) -> str:
     out = _apply(props, allowed, op)
     for k, v in out.items():  # defensive: a rule must never leave the value set
         if v not in allowed[k]:
-            raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                           f"transform {op_key} of {canonical} gives {k}={v}, not a valid value")
+            raise McbError(
+                ErrorCode.UNSUPPORTED_BLOCK, f"transform {op_key} of {canonical} gives {k}={v}, not a valid value"
+            )
     return f"{name}[{','.join(f'{k}={out[k]}' for k in sorted(out))}]"
 
 

@@ -25,9 +25,7 @@ def metadata_dict(context: grpc.aio.ServicerContext) -> dict[str, str]:
     return {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
 
 
-def caller_from_context(
-    context: grpc.aio.ServicerContext, tokens: TokenTable, allowed: tuple[str, ...]
-) -> Caller:
+def caller_from_context(context: grpc.aio.ServicerContext, tokens: TokenTable, allowed: tuple[str, ...]) -> Caller:
     md = metadata_dict(context)
     principal = tokens.principal_for(bearer(md.get("authorization")))
     if principal is None:

@@ -34,8 +34,11 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     def refusal(self, size: str) -> JSONResponse:
-        err = McbError(ErrorCode.BUDGET_EXCEEDED, f"request body of {size} bytes; the limit is {self.max_bytes:,}",
-                       details={"limit": "request_bytes", "max": self.max_bytes})
+        err = McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"request body of {size} bytes; the limit is {self.max_bytes:,}",
+            details={"limit": "request_bytes", "max": self.max_bytes},
+        )
         return JSONResponse(http_error_body(err), status_code=413)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -42,9 +42,11 @@ def _generated_base(cls: type) -> type:
     raise TypeError(f"{cls.__name__} does not derive from a generated *Servicer class")
 
 
-def grpc_boundary(service: str, scopes: Mapping[str, tuple[str, ...]],
-                  internal_message: str = "{service} internal error in {method}; see the {service} log",
-                  ) -> Callable[[C], C]:
+def grpc_boundary(
+    service: str,
+    scopes: Mapping[str, tuple[str, ...]],
+    internal_message: str = "{service} internal error in {method}; see the {service} log",
+) -> Callable[[C], C]:
     """Class decorator: wrap every RPC of the servicer in the boundary (module docstring).
 
     ``internal_message`` may use ``{service}`` and ``{method}``. The instance must have
@@ -54,8 +56,10 @@ def grpc_boundary(service: str, scopes: Mapping[str, tuple[str, ...]],
     def decorate(cls: C) -> C:
         rpcs = rpc_names(_generated_base(cls))
         if set(scopes) != rpcs:
-            raise TypeError(f"{cls.__name__}: the scope table must name every RPC exactly: "
-                            f"missing {sorted(rpcs - set(scopes))}, unknown {sorted(set(scopes) - rpcs)}")
+            raise TypeError(
+                f"{cls.__name__}: the scope table must name every RPC exactly: "
+                f"missing {sorted(rpcs - set(scopes))}, unknown {sorted(set(scopes) - rpcs)}"
+            )
         for name in sorted(rpcs):
             impl = cls.__dict__.get(name)
             if impl is None:
@@ -66,8 +70,14 @@ def grpc_boundary(service: str, scopes: Mapping[str, tuple[str, ...]],
     return decorate
 
 
-def _guard(impl: Callable[..., Any], name: str, allowed: tuple[str, ...], service: str, internal_message: str,
-           log: logging.Logger) -> Callable[..., Any]:
+def _guard(
+    impl: Callable[..., Any],
+    name: str,
+    allowed: tuple[str, ...],
+    service: str,
+    internal_message: str,
+    log: logging.Logger,
+) -> Callable[..., Any]:
     @functools.wraps(impl)
     async def rpc(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:

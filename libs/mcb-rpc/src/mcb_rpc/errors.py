@@ -112,9 +112,12 @@ def from_rpc_error(exc: grpc.RpcError, service: str, timeout: float | None = Non
     mapped = _BARE_GRPC.get(code, ErrorCode.INTERNAL)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         took = f"{timeout:g} s" if timeout else "its deadline"
-        return McbError(mapped, f"the {service} service took longer than {took} to answer; it may still be "
-                                "working on it (a large request or a slow world host): retry, or ask for less",
-                        details={"reason": "deadline", **({"deadline_s": timeout} if timeout else {})})
+        return McbError(
+            mapped,
+            f"the {service} service took longer than {took} to answer; it may still be "
+            "working on it (a large request or a slow world host): retry, or ask for less",
+            details={"reason": "deadline", **({"deadline_s": timeout} if timeout else {})},
+        )
     if mapped is ErrorCode.UNAVAILABLE:
         return McbError(mapped, f"the {service} service cannot be reached; is it running? (`mcb status`)")
     details = exc.details() if hasattr(exc, "details") else str(exc)

@@ -43,8 +43,9 @@ def redact(text: str, limit: int = MAX_MESSAGE) -> str:
     s = _BEARER.sub(f"Bearer {REDACTED}", s)
     s = _PAIR.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", s)
     s = _SECRET_PATH.sub(lambda m: REDACTED if _SECRET_WORD.search(m.group(0)) else m.group(0), s)
-    s = _TOKENISH.sub(lambda m: REDACTED if (re.search(r"\d", m.group(0)) and re.search(r"[A-Za-z]", m.group(0)))
-                      else m.group(0), s)
+    s = _TOKENISH.sub(
+        lambda m: REDACTED if (re.search(r"\d", m.group(0)) and re.search(r"[A-Za-z]", m.group(0))) else m.group(0), s
+    )
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -83,8 +84,12 @@ class HealthState:
 
     def payload(self, version: str) -> dict[str, Any]:
         """The shared fields: ``version``, ``uptime_s``, ``started_at``, ``last_error`` (or null)."""
-        return {"version": version, "uptime_s": round(self._clock() - self._t0, 1),
-                "started_at": self.started_at, "last_error": self.last_error}
+        return {
+            "version": version,
+            "uptime_s": round(self._clock() - self._t0, 1),
+            "started_at": self.started_at,
+            "last_error": self.last_error,
+        }
 
 
 PROCESS = HealthState()

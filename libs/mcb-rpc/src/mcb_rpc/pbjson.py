@@ -53,10 +53,20 @@ from mcb_common.geometry import Box, Vec3
 M = TypeVar("M", bound=Message)
 
 _T = FieldDescriptor
-_INT32 = {_T.TYPE_INT32: (-(2**31), 2**31 - 1), _T.TYPE_SINT32: (-(2**31), 2**31 - 1),
-          _T.TYPE_SFIXED32: (-(2**31), 2**31 - 1), _T.TYPE_UINT32: (0, 2**32 - 1), _T.TYPE_FIXED32: (0, 2**32 - 1)}
-_INT64 = {_T.TYPE_INT64: (-(2**63), 2**63 - 1), _T.TYPE_SINT64: (-(2**63), 2**63 - 1),
-          _T.TYPE_SFIXED64: (-(2**63), 2**63 - 1), _T.TYPE_UINT64: (0, 2**64 - 1), _T.TYPE_FIXED64: (0, 2**64 - 1)}
+_INT32 = {
+    _T.TYPE_INT32: (-(2**31), 2**31 - 1),
+    _T.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    _T.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    _T.TYPE_UINT32: (0, 2**32 - 1),
+    _T.TYPE_FIXED32: (0, 2**32 - 1),
+}
+_INT64 = {
+    _T.TYPE_INT64: (-(2**63), 2**63 - 1),
+    _T.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    _T.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    _T.TYPE_UINT64: (0, 2**64 - 1),
+    _T.TYPE_FIXED64: (0, 2**64 - 1),
+}
 
 _FLOAT_MAX = float.fromhex("0x1.fffffep+127")  # ParseDict's bounds of a float (32-bit) field
 _FLOAT_MIN = -_FLOAT_MAX
@@ -70,8 +80,22 @@ class _Slow(Exception):
 
 
 class _Field:
-    __slots__ = ("name", "json_name", "kind", "repeated", "presence", "lo", "hi", "sub", "enum_names",
-                 "enum_numbers", "default", "number", "plain", "map_value")
+    __slots__ = (
+        "name",
+        "json_name",
+        "kind",
+        "repeated",
+        "presence",
+        "lo",
+        "hi",
+        "sub",
+        "enum_names",
+        "enum_numbers",
+        "default",
+        "number",
+        "plain",
+        "map_value",
+    )
 
     def __init__(self, f: FieldDescriptor, sub: _Plan | None):
         self.name = f.name
@@ -114,8 +138,9 @@ class _Field:
             self.kind = _K_MSG
         self.plain = not self.repeated and self.kind in (_K_INT, _K_BOOL, _K_STR)  # printed as it is
         # what MessageToDict prints for an unset field without presence (a repeated one: a new [])
-        self.default = (None if self.repeated or self.presence or self.kind in (_K_MSG, _K_MAP)
-                        else _value(self, f.default_value))
+        self.default = (
+            None if self.repeated or self.presence or self.kind in (_K_MSG, _K_MAP) else _value(self, f.default_value)
+        )
 
 
 def _simple_enum(e: EnumDescriptor) -> bool:
@@ -145,9 +170,12 @@ def _plan(desc: Descriptor) -> _Plan:
     _plans[desc.full_name] = plan  # a recursive type stays with json_format (wire still False below)
     # well-known types have JSON forms of their own; extensions print as "[name]"; a real oneof:
     # ParseDict checks that one member is set at most
-    wire = not (desc.full_name.startswith("google.protobuf.") or desc.extension_ranges
-                or desc.GetOptions().map_entry
-                or any(len(o.fields) > 1 or o.name != "_" + o.fields[0].name for o in desc.oneofs))
+    wire = not (
+        desc.full_name.startswith("google.protobuf.")
+        or desc.extension_ranges
+        or desc.GetOptions().map_entry
+        or any(len(o.fields) > 1 or o.name != "_" + o.fields[0].name for o in desc.oneofs)
+    )
     for f in desc.fields:
         sub = None
         if f.type == _T.TYPE_GROUP or (f.type == _T.TYPE_ENUM and not _simple_enum(f.enum_type)):
@@ -171,6 +199,7 @@ def _plan_of(cls: type[Message]) -> _Plan:
 
 
 # ---------------------------------------------------------------------------- encode
+
 
 def _one(f: _Field, v: Any) -> Any:
     """One value of field ``f`` (an element, for a repeated field) as MessageToDict prints it."""
@@ -237,6 +266,7 @@ def to_json(msg: Message) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- decode
+
 
 def _scalar(f: _Field, v: Any) -> Any:
     k = f.kind
@@ -397,6 +427,7 @@ def compact(msg: Message, special: Special | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------------- Vec3 and Box
+
 
 def vec3_pb(p: Vec3 | tuple[int, int, int] | list[int] | Mapping[str, Any]) -> common_pb2.Vec3:
     """A ``mcb.common.v1.Vec3`` from a ``Vec3``, an ``(x, y, z)`` tuple or an ``{x, y, z}`` dict."""

@@ -74,8 +74,12 @@ async def serve(
         await on_start()
     await server.start()
     config = uvicorn.Config(
-        health_app(service, health), host=bind, port=health_port, log_level="warning",
-        lifespan="off", http="h11",  # not httptools: it drops an h2c-upgrade request's body
+        health_app(service, health),
+        host=bind,
+        port=health_port,
+        log_level="warning",
+        lifespan="off",
+        http="h11",  # not httptools: it drops an h2c-upgrade request's body
     )
     http = uvicorn.Server(config)
     # SIGINT/SIGTERM are this function's (below), not uvicorn's: its serve() would otherwise take them

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_PORTS = {
-    "world_host": 8765,   # world protocol (HTTP)
-    "bridge": 8787,       # MCP streamable HTTP + /health
+    "world_host": 8765,  # world protocol (HTTP)
+    "bridge": 8787,  # MCP streamable HTTP + /health
     "planner_grpc": 50061,
     "journal_grpc": 50062,
     "camera_grpc": 50064,
     "planner_health": 8791,
     "journal_health": 8792,
     "camera_health": 8794,
-    "dashboard": 8790,    # the ops dashboard (HTTP, services/dashboard)
+    "dashboard": 8790,  # the ops dashboard (HTTP, services/dashboard)
     "camera_link": 8766,  # the camera worker's WebSocket for a Fabric camera client (docs/camera-link.md)
     "redis": 6389,
 }
@@ -123,5 +123,8 @@ def saved_ports(cfg: dict[str, Any]) -> dict[str, int]:
     section = cfg.get("ports") if isinstance(cfg, dict) else None
     if not isinstance(section, dict):
         return {}
-    return {k: v for k, v in section.items()
-            if k in DEFAULT_PORTS and isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536}
+    return {
+        k: v
+        for k, v in section.items()
+        if k in DEFAULT_PORTS and isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536
+    }

@@ -42,9 +42,7 @@ def parse_result(data: dict[str, Any], result: type[M]) -> M:
 class WorldClient:
     def __init__(self, base_url: str, token: str, timeout: float = 30.0):
         self._url = base_url.rstrip("/")
-        self._client = httpx.AsyncClient(
-            timeout=timeout, headers={"Authorization": f"Bearer {token}"}
-        )
+        self._client = httpx.AsyncClient(timeout=timeout, headers={"Authorization": f"Bearer {token}"})
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -54,7 +52,9 @@ class WorldClient:
             r = await self._client.get(f"{self._url}/health")
             return r.json()
         except (httpx.HTTPError, ValueError) as exc:
-            raise McbError(ErrorCode.UNAVAILABLE, f"world host unreachable at {self._url}: {exc.__class__.__name__}") from exc
+            raise McbError(
+                ErrorCode.UNAVAILABLE, f"world host unreachable at {self._url}: {exc.__class__.__name__}"
+            ) from exc
 
     async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M:
         return parse_result(await self.call_json(method, params), result)

@@ -24,10 +24,14 @@ REQUIRED_CAPABILITIES = ("region_read", "blocks_get", "batch_apply", "events_sin
 
 
 _CODES = {
-    "bad_url": ErrorCode.INVALID_REQUEST, "token_file": ErrorCode.INVALID_REQUEST,
-    "unreachable": ErrorCode.UNAVAILABLE, "not_a_world_host": ErrorCode.UNAVAILABLE,
-    "unauthenticated": ErrorCode.UNAUTHENTICATED, "permission_denied": ErrorCode.PERMISSION_DENIED,
-    "incompatible": ErrorCode.VERSION_MISMATCH, "world_info_failed": ErrorCode.UNAVAILABLE,
+    "bad_url": ErrorCode.INVALID_REQUEST,
+    "token_file": ErrorCode.INVALID_REQUEST,
+    "unreachable": ErrorCode.UNAVAILABLE,
+    "not_a_world_host": ErrorCode.UNAVAILABLE,
+    "unauthenticated": ErrorCode.UNAUTHENTICATED,
+    "permission_denied": ErrorCode.PERMISSION_DENIED,
+    "incompatible": ErrorCode.VERSION_MISMATCH,
+    "world_info_failed": ErrorCode.UNAVAILABLE,
 }
 
 
@@ -79,8 +83,10 @@ class WorldHostIdentity:
         parts = [f"the server's previous stop was {r.get('previousStop', '?')}"]
         if int(r.get("lostWrites") or 0):
             ops = ", ".join(r.get("affectedOperationIds") or [])
-            parts.append(f"{r['lostWrites']} of our block writes were rolled back with the world"
-                         + (f" (operations {ops}: apply them again to restore)" if ops else ""))
+            parts.append(
+                f"{r['lostWrites']} of our block writes were rolled back with the world"
+                + (f" (operations {ops}: apply them again to restore)" if ops else "")
+            )
         if int(r.get("doubtfulBatches") or 0):
             parts.append(f"{r['doubtfulBatches']} batches are re-checked when replayed")
         if r.get("stateProblem"):
@@ -94,17 +100,27 @@ class WorldHostIdentity:
     def line(self) -> str:
         server = f" on {self.server_version}" if self.server_version else ""
         paused = ", writes PAUSED (/ai resume)" if self.paused else ""
-        return (f"{self.host_kind} {self.host_version}{server} (Minecraft {self.minecraft_version}, data version "
-                f"{self.data_version}), world {self.world_name!r} {self.world_uuid}, epoch {self.epoch}{paused}; "
-                f"capabilities: {', '.join(self.capabilities) or 'none'}")
+        return (
+            f"{self.host_kind} {self.host_version}{server} (Minecraft {self.minecraft_version}, data version "
+            f"{self.data_version}), world {self.world_name!r} {self.world_uuid}, epoch {self.epoch}{paused}; "
+            f"capabilities: {', '.join(self.capabilities) or 'none'}"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "url": self.url, "host_kind": self.host_kind, "host_version": self.host_version,
-            "server_version": self.server_version, "minecraft_version": self.minecraft_version,
-            "data_version": self.data_version, "world_uuid": self.world_uuid, "world_name": self.world_name,
-            "epoch": self.epoch, "paused": self.paused, "capabilities": list(self.capabilities),
-            "warnings": list(self.warnings), "last_restart": self.last_restart,
+            "url": self.url,
+            "host_kind": self.host_kind,
+            "host_version": self.host_version,
+            "server_version": self.server_version,
+            "minecraft_version": self.minecraft_version,
+            "data_version": self.data_version,
+            "world_uuid": self.world_uuid,
+            "world_name": self.world_name,
+            "epoch": self.epoch,
+            "paused": self.paused,
+            "capabilities": list(self.capabilities),
+            "warnings": list(self.warnings),
+            "last_restart": self.last_restart,
         }
 
 
@@ -128,7 +144,9 @@ def read_token_file(path: Path) -> str:
     """The service token in ``path``; a clear problem when it is missing, empty or not a file."""
     try:
         if not path.is_file():
-            raise WorldHostProblem("token_file", f"world host token file {path} does not exist or is not a regular file")
+            raise WorldHostProblem(
+                "token_file", f"world host token file {path} does not exist or is not a regular file"
+            )
         token = path.read_text().strip()
     except OSError as exc:
         raise WorldHostProblem("token_file", f"cannot read world host token file {path}: {exc.strerror}") from None
@@ -143,14 +161,17 @@ def compatibility_problems(info: dict[str, Any]) -> tuple[list[str], list[str]]:
     warnings: list[str] = []
     protocol = info.get("protocolVersion") or PROTOCOL  # hosts before this field spoke v1
     if protocol != PROTOCOL:
-        refusals.append(f"the world host speaks {protocol}; this stack speaks {PROTOCOL}: update the plugin or the stack")
+        refusals.append(
+            f"the world host speaks {protocol}; this stack speaks {PROTOCOL}: update the plugin or the stack"
+        )
     known = {dv: version for version, (_, dv) in KNOWN_VERSIONS.items()}
     dv = int(info.get("dataVersion") or 0)
     if dv not in known:
         ours = ", ".join(f"{v} (data version {d})" for v, (_, d) in KNOWN_VERSIONS.items())
         refusals.append(
             f"the server runs Minecraft {info.get('minecraftVersion') or '?'} (data version {dv}); this stack plans "
-            f"block states for {ours}: run a matching Paper server, or a stack release for that version")
+            f"block states for {ours}: run a matching Paper server, or a stack release for that version"
+        )
     caps = set(info.get("capabilities") or ())
     missing = [c for c in REQUIRED_CAPABILITIES if c not in caps]
     if missing:
@@ -164,8 +185,10 @@ def compatibility_problems(info: dict[str, Any]) -> tuple[list[str], list[str]]:
     return refusals, warnings
 
 
-PAUSED_WARNING = ("writes are paused on the host (an /ai stop, the dashboard's Pause writes or a new bridge; a pause "
-                  "is kept across restarts); `/ai resume` or the dashboard's Resume writes allows them again")
+PAUSED_WARNING = (
+    "writes are paused on the host (an /ai stop, the dashboard's Pause writes or a new bridge; a pause "
+    "is kept across restarts); `/ai resume` or the dashboard's Resume writes allows them again"
+)
 
 
 def probe(url: str, token: str, token_source: str, timeout: float = 5.0) -> WorldHostIdentity:
@@ -176,12 +199,15 @@ def probe(url: str, token: str, token_source: str, timeout: float = 5.0) -> Worl
             try:
                 health = client.get(f"{url}/health")
             except httpx.TimeoutException:
-                raise WorldHostProblem("unreachable", f"the world host at {url} did not answer /health within {timeout:g} s") from None
+                raise WorldHostProblem(
+                    "unreachable", f"the world host at {url} did not answer /health within {timeout:g} s"
+                ) from None
             except httpx.HTTPError as exc:
                 raise WorldHostProblem(
                     "unreachable",
                     f"cannot reach the world host at {url} ({exc.__class__.__name__}): is the server running with the "
-                    f"MinecraftBuilderMcp plugin, and is `port` in its config.yml the same? Try: curl {url}/health") from None
+                    f"MinecraftBuilderMcp plugin, and is `port` in its config.yml the same? Try: curl {url}/health",
+                ) from None
             try:
                 hbody = health.json()
             except ValueError:
@@ -190,30 +216,40 @@ def probe(url: str, token: str, token_source: str, timeout: float = 5.0) -> Worl
                 raise WorldHostProblem(
                     "not_a_world_host",
                     f"{url} answered /health with HTTP {health.status_code} but is not a world host (no {PROTOCOL} "
-                    "health document): check the port")
-            r = client.post(f"{url}/v1/rpc", json={"method": "world_info", "params": {}, "requestId": "mcb-up"},
-                            headers={"Authorization": f"Bearer {token}"})
+                    "health document): check the port",
+                )
+            r = client.post(
+                f"{url}/v1/rpc",
+                json={"method": "world_info", "params": {}, "requestId": "mcb-up"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        raise WorldHostProblem("unreachable", f"the world host at {url} failed during world_info ({exc.__class__.__name__})") from None
+        raise WorldHostProblem(
+            "unreachable", f"the world host at {url} failed during world_info ({exc.__class__.__name__})"
+        ) from None
     if r.status_code == 401:
         raise WorldHostProblem(
             "unauthenticated",
             f"the world host at {url} refused the service token from {token_source}: put the same token in the "
             "plugin's secrets/service.token (plugins/MinecraftBuilderMcp/secrets/) or point --world-host-token-file "
-            "at that file")
+            "at that file",
+        )
     if r.status_code == 403:
         raise WorldHostProblem(
             "permission_denied",
             f"the token from {token_source} is not the world host's service token (it was accepted for another "
-            "principal): use service.token, never the admin or automation token")
+            "principal): use service.token, never the admin or automation token",
+        )
     try:
         body = r.json()
     except ValueError:
         body = None
     if not isinstance(body, dict) or not body.get("ok"):
         err = (body or {}).get("error") or {} if isinstance(body, dict) else {}
-        raise WorldHostProblem("world_info_failed",
-                               f"world_info failed at {url}: HTTP {r.status_code} {err.get('code', '')} {err.get('message', '')}".strip())
+        raise WorldHostProblem(
+            "world_info_failed",
+            f"world_info failed at {url}: HTTP {r.status_code} {err.get('code', '')} {err.get('message', '')}".strip(),
+        )
     info = body.get("result") or {}
     refusals, warnings = compatibility_problems(info)
     if refusals:

@@ -16,13 +16,26 @@ from .analysis import LEVELS, THRESHOLDS
 AREAS = ("oxygen", "food", "power", "temperature", "water")
 # the direction in which a measure gets worse
 WORSE_WHEN: dict[str, str] = {
-    "oxygen_kg_per_dupe": "falling", "breath_percent": "falling", "oxygen_sources": "falling",
-    "food_cycles": "falling", "calories": "falling", "power_margin_w": "falling",
-    "battery_capacity_j": "falling", "temperature_avg_c": "rising", "temperature_max_c": "rising",
+    "oxygen_kg_per_dupe": "falling",
+    "breath_percent": "falling",
+    "oxygen_sources": "falling",
+    "food_cycles": "falling",
+    "calories": "falling",
+    "power_margin_w": "falling",
+    "battery_capacity_j": "falling",
+    "temperature_avg_c": "rising",
+    "temperature_max_c": "rising",
     "water_cycles": "falling",
 }
-ETA_METRICS = ("oxygen_kg_per_dupe", "breath_percent", "food_cycles", "calories", "temperature_avg_c",
-               "temperature_max_c", "water_cycles")
+ETA_METRICS = (
+    "oxygen_kg_per_dupe",
+    "breath_percent",
+    "food_cycles",
+    "calories",
+    "temperature_avg_c",
+    "temperature_max_c",
+    "water_cycles",
+)
 
 
 def area_levels(rep: dict[str, Any]) -> dict[str, str]:
@@ -35,8 +48,11 @@ def area_levels(rep: dict[str, Any]) -> dict[str, str]:
 
 
 def metrics(rep: dict[str, Any]) -> dict[str, float]:
-    return {f["metric"]: float(f["value"]) for f in rep["findings"]
-            if f["metric"] in WORSE_WHEN and f.get("value") is not None}
+    return {
+        f["metric"]: float(f["value"])
+        for f in rep["findings"]
+        if f["metric"] in WORSE_WHEN and f.get("value") is not None
+    }
 
 
 def trends(prev: dict[str, Any], cur: dict[str, Any]) -> list[dict[str, Any]]:
@@ -52,8 +68,14 @@ def trends(prev: dict[str, Any], cur: dict[str, Any]) -> list[dict[str, Any]]:
         if abs(delta) <= 1e-9 + 0.005 * max(1.0, abs(before)):
             continue
         direction = "falling" if delta < 0 else "rising"
-        t: dict[str, Any] = {"metric": m, "from": round(before, 2), "to": round(v, 2), "change": round(delta, 2),
-                             "direction": direction, "worse": direction == WORSE_WHEN[m]}
+        t: dict[str, Any] = {
+            "metric": m,
+            "from": round(before, 2),
+            "to": round(v, 2),
+            "change": round(delta, 2),
+            "direction": direction,
+            "worse": direction == WORSE_WHEN[m],
+        }
         if cycles > 0:
             rate = delta / cycles
             t["per_cycle"] = round(rate, 2)
@@ -66,15 +88,29 @@ def trends(prev: dict[str, Any], cur: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def sample(n: int, rep: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any]:
-    s: dict[str, Any] = {"kind": "sample", "n": n, "cycle": rep["cycle"], "status": rep["status"],
-                         "areas": area_levels(rep), "metrics": metrics(rep), "findings": rep["findings"]}
+    s: dict[str, Any] = {
+        "kind": "sample",
+        "n": n,
+        "cycle": rep["cycle"],
+        "status": rep["status"],
+        "areas": area_levels(rep),
+        "metrics": metrics(rep),
+        "findings": rep["findings"],
+    }
     s["trends"] = trends(prev, s) if prev else []
     return s
 
 
 def summary(first: dict[str, Any], last: dict[str, Any], worst: str, count: int) -> dict[str, Any]:
-    return {"kind": "summary", "samples": count, "worst": worst, "first_cycle": first["cycle"],
-            "last_cycle": last["cycle"], "areas": last["areas"], "trends": trends(first, last) if count > 1 else []}
+    return {
+        "kind": "summary",
+        "samples": count,
+        "worst": worst,
+        "first_cycle": first["cycle"],
+        "last_cycle": last["cycle"],
+        "areas": last["areas"],
+        "trends": trends(first, last) if count > 1 else [],
+    }
 
 
 def trend_text(t: dict[str, Any]) -> str:
@@ -90,6 +126,9 @@ def sample_text(s: dict[str, Any]) -> str:
     areas = ", ".join(f"{a} {lvl}" for a, lvl in s["areas"].items())
     lines = [f"[{s['n']}] cycle {s['cycle']}: {s['status']} ({areas})"]
     lines += [f"  {'!!' if t['worse'] else '  '} {trend_text(t)}" for t in s["trends"]]
-    lines += [f"  XX {f['area']}: {f['message']} -> {f.get('recommendation', '')}"
-              for f in s["findings"] if f["level"] == "critical"]
+    lines += [
+        f"  XX {f['area']}: {f['message']} -> {f.get('recommendation', '')}"
+        for f in s["findings"]
+        if f["level"] == "critical"
+    ]
     return "\n".join(lines)

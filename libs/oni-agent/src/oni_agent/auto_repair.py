@@ -41,8 +41,10 @@ BLUEPRINT_REMEDIES: dict[str, tuple[str, str | None]] = {
     "temperature": ("cooling", None),
     "power": ("power", "generator"),
 }
-ADVICE = {"water": "find a water source (geysers: oni status) or build a WaterPurifier for polluted water",
-          "alerts": "read the game's alerts and act on them"}
+ADVICE = {
+    "water": "find a water source (geysers: oni status) or build a WaterPurifier for polluted water",
+    "alerts": "read the game's alerts and act on them",
+}
 ORDER = ("oxygen", "food", "temperature", "power", "water", "alerts")
 
 
@@ -71,10 +73,15 @@ def read_world(client: Any) -> dict[str, Any]:
             for j, row in enumerate(m["rows"]):
                 rows[y0 + j] += row
     research = client.state("research")
-    return {"width": w, "height": h, "cycle": game.get("cycle"),
-            "map": {"x": 0, "y": 0, "width": w, "height": h, "rows": rows},
-            "buildings": client.state_all("buildings"), "completed": research.get("completed") or [],
-            "research_current": research.get("current")}
+    return {
+        "width": w,
+        "height": h,
+        "cycle": game.get("cycle"),
+        "map": {"x": 0, "y": 0, "width": w, "height": h, "rows": rows},
+        "buildings": client.state_all("buildings"),
+        "completed": research.get("completed") or [],
+        "research_current": research.get("current"),
+    }
 
 
 def next_tech(tech: str, completed: list[str]) -> str:
@@ -121,13 +128,18 @@ def find_origin(name: str, world: dict[str, Any], reserved: list[tuple[int, int,
     """The plan at the origin nearest the printing pod that joins the open space the pod stands
     in, with no problem, no liquid warning and no overlap with ``reserved`` rectangles nor with a
     building or the floor row under it (a dig there would undermine it); None when nowhere fits."""
-    reserved = reserved + [(b["x"], b["y"] - 1, int(b.get("width") or 1), int(b.get("height") or 1) + 1)
-                           for b in world["buildings"] if b["id"] not in UTILITIES.values()]
+    reserved = reserved + [
+        (b["x"], b["y"] - 1, int(b.get("width") or 1), int(b.get("height") or 1) + 1)
+        for b in world["buildings"]
+        if b["id"] not in UTILITIES.values()
+    ]
     hq = next((b for b in world["buildings"] if b["id"] == "Headquarters"), None)
     cx, cy = (hq["x"], hq["y"]) if hq else (world["width"] // 2, world["height"] // 2)
     walk = reachable(world, (cx, cy))
-    cells = sorted(((x, y) for y in range(world["height"]) for x in range(world["width"])),
-                   key=lambda c: (abs(c[0] - cx) + abs(c[1] - cy), c[1], c[0]))
+    cells = sorted(
+        ((x, y) for y in range(world["height"]) for x in range(world["width"])),
+        key=lambda c: (abs(c[0] - cx) + abs(c[1] - cy), c[1], c[0]),
+    )
     for x, y in cells:
         if any(_overlaps(_rect(name, x, y), r) for r in reserved) or (walk and not _joins(name, x, y, walk)):
             continue
@@ -165,8 +177,11 @@ def progress(entry: dict[str, Any], world: dict[str, Any]) -> tuple[str, list[di
 def plan_repairs(rep: dict[str, Any], world: dict[str, Any], state: dict[str, Any]) -> list[dict[str, Any]]:
     """The remedies for the report's findings against the world, given what earlier runs did."""
     levels = area_levels(rep)
-    worst = {a: next((f for f in rep["findings"] if f["area"] == a and f["level"] == lvl), None)
-             for a, lvl in levels.items() if lvl != "ok"}
+    worst = {
+        a: next((f for f in rep["findings"] if f["area"] == a and f["level"] == lvl), None)
+        for a, lvl in levels.items()
+        if lvl != "ok"
+    }
     done_state = state["remedies"]
     reserved = [_rect(e["blueprint"], *e["origin"]) for e in done_state.values() if e.get("blueprint")]
     out: list[dict[str, Any]] = []
@@ -176,14 +191,19 @@ def plan_repairs(rep: dict[str, Any], world: dict[str, Any], state: dict[str, An
         entry = done_state.get(area)
         if f is None and not (entry and entry.get("blueprint")):
             continue
-        r: dict[str, Any] = {"key": area, "area": area, "level": levels.get(area, "ok"),
-                             "finding": f["message"] if f else "ok now"}
+        r: dict[str, Any] = {
+            "key": area,
+            "area": area,
+            "level": levels.get(area, "ok"),
+            "finding": f["message"] if f else "ok now",
+        }
         if entry:  # remedied before: go on with it, never start a second one for the same finding
             r.update(kind="blueprint", blueprint=entry["blueprint"], origin=entry["origin"])
             r["status"], r["actions"], r["problems"] = progress(entry, world)
             if r["status"] == "done" and f:
-                r["note"] = (f"remedied at cycle {entry.get('cycle')}; the finding persists - not repeating "
-                             "it (--reset forgets)")
+                r["note"] = (
+                    f"remedied at cycle {entry.get('cycle')}; the finding persists - not repeating it (--reset forgets)"
+                )
             out.append(r)
             continue
         if area in ADVICE:
@@ -196,33 +216,66 @@ def plan_repairs(rep: dict[str, Any], world: dict[str, Any], state: dict[str, An
         if tech:
             wanted_techs.append((tech, area))
         if name is None:
-            out.append({**r, "kind": "research", "status": "needs_research", "actions": [],
-                        "advice": f"research {tech} first (then {best})"})
+            out.append(
+                {
+                    **r,
+                    "kind": "research",
+                    "status": "needs_research",
+                    "actions": [],
+                    "advice": f"research {tech} first (then {best})",
+                }
+            )
             continue
         p = find_origin(name, world, reserved)
         if p is None:
-            out.append({**r, "kind": "blueprint", "blueprint": name, "status": "no_place", "actions": [],
-                        "problems": [{"kind": "no_place", "message": f"no place on the map fits {name}"}]})
+            out.append(
+                {
+                    **r,
+                    "kind": "blueprint",
+                    "blueprint": name,
+                    "status": "no_place",
+                    "actions": [],
+                    "problems": [{"kind": "no_place", "message": f"no place on the map fits {name}"}],
+                }
+            )
             continue
         origin = [p["origin"]["x"], p["origin"]["y"]]
         reserved.append(_rect(name, *origin))
         entry = {"blueprint": name, "origin": origin}
         status, actions, problems = progress(entry, world)
-        out.append({**r, "kind": "blueprint", "blueprint": name, "origin": origin, "status": "new",
-                    "actions": actions, "problems": problems})
+        out.append(
+            {
+                **r,
+                "kind": "blueprint",
+                "blueprint": name,
+                "origin": origin,
+                "status": "new",
+                "actions": actions,
+                "problems": problems,
+            }
+        )
     if wanted_techs and not world.get("research_current"):
         goal, area = wanted_techs[0]
         tech = next_tech(goal, world["completed"])
         key = f"research:{tech}"
         if key not in done_state:
-            out.append({"key": key, "area": "research", "level": levels[area], "kind": "research", "status": "new",
-                        "finding": f"{goal} unlocks the {BLUEPRINT_REMEDIES[area][0]} blueprint for {area}",
-                        "actions": [{"action": "research", "body": {"techId": tech}}]})
+            out.append(
+                {
+                    "key": key,
+                    "area": "research",
+                    "level": levels[area],
+                    "kind": "research",
+                    "status": "new",
+                    "finding": f"{goal} unlocks the {BLUEPRINT_REMEDIES[area][0]} blueprint for {area}",
+                    "actions": [{"action": "research", "body": {"techId": tech}}],
+                }
+            )
     return out
 
 
-def apply(client: Any, remedies: list[dict[str, Any]], state: dict[str, Any], cycle: Any, budget: int,
-          save: Any) -> list[dict[str, Any]]:
+def apply(
+    client: Any, remedies: list[dict[str, Any]], state: dict[str, Any], cycle: Any, budget: int, save: Any
+) -> list[dict[str, Any]]:
     """Send the remedies' actions, at most ``budget``, recording each in ``state`` (``save(state)``
     after every one) before the next; returns what the mod answered."""
     sent: list[dict[str, Any]] = []

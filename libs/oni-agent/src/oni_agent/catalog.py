@@ -27,13 +27,13 @@ class BuildingDef:
     name: str
     width: int
     height: int
-    power: float = 0.0          # W: > 0 generates, < 0 consumes
-    tech: str | None = None     # tech that unlocks it (None: available from the start)
-    battery: float = 0.0        # J of storage
-    consumes: tuple[tuple[str, float], ...] = ()   # (resource tag, kg per second)
-    produces: tuple[tuple[str, float], ...] = ()   # (resource tag, kg per second)
-    heat: float = 0.0           # kDTU/s it adds to the base while working
-    floor: bool = True          # needs a solid cell (or a Tile) under its bottom row
+    power: float = 0.0  # W: > 0 generates, < 0 consumes
+    tech: str | None = None  # tech that unlocks it (None: available from the start)
+    battery: float = 0.0  # J of storage
+    consumes: tuple[tuple[str, float], ...] = ()  # (resource tag, kg per second)
+    produces: tuple[tuple[str, float], ...] = ()  # (resource tag, kg per second)
+    heat: float = 0.0  # kDTU/s it adds to the base while working
+    floor: bool = True  # needs a solid cell (or a Tile) under its bottom row
     # its power port, (x, y) from the bottom-left cell, unrotated: the game's PowerInputOffset /
     # PowerOutputOffset (<Id>Config.cs; default (0, 0)) from the anchor cell, (width - 1) // 2 from
     # the left; a wire must pass through it
@@ -46,77 +46,186 @@ class BuildingDef:
     conduit_out: tuple[str, int, int] | None = None
     # the orientations the game allows (BuildingDef.PermittedRotations, <Id>Config.cs; default Unrotatable)
     rotations: str = "Unrotatable"
-    plot: bool = False          # a PlantablePlot: takes a seed (POST /api/action/plant)
+    plot: bool = False  # a PlantablePlot: takes a seed (POST /api/action/plant)
 
 
 def _b(*args, **kw) -> BuildingDef:  # noqa: ANN002, ANN003
     return BuildingDef(*args, **kw)
 
 
-BUILDINGS: dict[str, BuildingDef] = {b.id: b for b in [
-    _b("Headquarters", "Printing Pod", 4, 4, heat=0.0),  # HeadquartersConfig.cs: 4 x 4
-    _b("Tile", "Tile", 1, 1, floor=False),
-    _b("Ladder", "Ladder", 1, 1, floor=False),
-    _b("Door", "Pneumatic Door", 1, 2, rotations="R90"),  # DoorConfig.cs: PermittedRotations.R90
-    # ports: ManualGeneratorConfig.cs PowerOutputOffset (0, 0); GeneratorConfig.cs (0, 0) from the anchor (1)
-    _b("ManualGenerator", "Manual Generator", 2, 2, power=400, heat=1.0, port=(0, 0)),
-    _b("Generator", "Coal Generator", 3, 3, power=600, tech="Combustion",
-       consumes=(("Carbon", 1.0),), heat=4.0, port=(1, 0)),
-    # Techs.cs: HydrogenGenerator is in AdvancedPowerRegulation
-    _b("HydrogenGenerator", "Hydrogen Generator", 4, 3, power=800, tech="AdvancedPowerRegulation",
-       consumes=(("Hydrogen", 0.1),), heat=2.0, port=(2, 0),  # HydrogenGeneratorConfig.cs: (1, 0) from the anchor (1)
-       conduit_in=("gas", 0, 0)),  # HydrogenGeneratorConfig.cs: Gas in at (-1, 0) from the anchor
-    _b("Battery", "Battery", 1, 2, battery=10000, port=(0, 0)),  # BaseBatteryConfig.cs: power output, default offset
-    _b("Electrolyzer", "Electrolyzer", 2, 2, power=-120, tech="ImprovedOxygen",
-       consumes=(("Water", 1.0),), produces=(("Oxygen", 0.888), ("Hydrogen", 0.112)), heat=1.25,
-       port=(1, 0), conduit_in=("liquid", 0, 0)),  # ElectrolyzerConfig.cs: PowerInputOffset (1, 0); Liquid in (0, 0)
-    _b("MineralDeoxidizer", "Oxygen Diffuser", 1, 2, power=-120,
-       consumes=(("Algae", 0.55),), produces=(("Oxygen", 0.5),), heat=1.5, port=(0, 0)),
-    _b("AlgaeHabitat", "Algae Terrarium", 1, 2, tech="FarmingTech",  # Techs.cs: FarmingTech
-       consumes=(("Algae", 0.03), ("Water", 0.3)), produces=(("Oxygen", 0.04),)),
-    # GasPumpConfig.cs / LiquidPumpConfig.cs: PowerInputOffset (0, 1), Gas / Liquid out at (1, 1)
-    _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5, port=(0, 1), conduit_out=("gas", 1, 1)),
-    _b("LiquidPump", "Liquid Pump", 2, 2, power=-240, tech="LiquidPiping", heat=2.0, port=(0, 1),
-       conduit_out=("liquid", 1, 1)),
-    # GasVentConfig.cs: 1 x 1, BuildLocationRule.Anywhere (no floor), Gas in at UtilityInputOffset (0, 0);
-    # Techs.cs: GasVent is in GasPiping ("Ventilation")
-    _b("GasVent", "Gas Vent", 1, 1, tech="GasPiping", floor=False, conduit_in=("gas", 0, 0)),
-    _b("WaterPurifier", "Water Sieve", 4, 3, power=-120, tech="Distillation",  # Techs.cs: Distillation
-       consumes=(("DirtyWater", 5.0),), produces=(("Water", 5.0),), heat=4.0, port=(3, 0),  # (2, 0) from anchor 1
-       # WaterPurifierConfig.cs: Liquid in (-1, 2), out (2, 2) from the anchor; FlipH
-       conduit_in=("liquid", 0, 2), conduit_out=("liquid", 3, 2), rotations="FlipH"),
-    _b("Outhouse", "Outhouse", 2, 3),
-    _b("FlushToilet", "Lavatory", 2, 3, tech="SanitationSciences",  # FlushToiletConfig.cs: in (0, 0), out (1, 1), FlipH
-       consumes=(("Water", 0.01),), produces=(("DirtyWater", 0.0115),),
-       conduit_in=("liquid", 0, 0), conduit_out=("liquid", 1, 1), rotations="FlipH"),
-    _b("WashBasin", "Wash Basin", 2, 3),
-    _b("MicrobeMusher", "Microbe Musher", 2, 3, power=-240,  # MicrobeMusherConfig.cs: 2 x 3
-       consumes=(("Dirt", 0.05), ("Water", 0.05)), produces=(("Food", 0.6),), heat=0.5, port=(0, 0)),
-    # PlanterBoxConfig.cs / FarmTileConfig.cs: a PlantablePlot taking GameTags.CropSeed; food only from a
-    # planted seed (SEEDS); FarmTile FlipV (a ceiling farm)
-    _b("PlanterBox", "Planter Box", 1, 1, tech="FarmingTech", plot=True),  # Techs.cs: FarmingTech
-    # Techs.cs: FarmTile is in FineDining ("Meal Preparation")
-    _b("FarmTile", "Farm Tile", 1, 1, tech="FineDining", floor=False, plot=True, rotations="FlipV"),
-    _b("RationBox", "Ration Box", 2, 2, tech="FarmingTech"),  # Techs.cs: FarmingTech
-    _b("Bed", "Cot", 2, 2),
-    _b("LuxuryBed", "Comfy Bed", 4, 2, tech="Luxury"),  # Techs.cs: Luxury ("Home Luxuries")
-    _b("ResearchCenter", "Research Station", 2, 2, power=-60, heat=1.1, port=(0, 0)),
-    _b("CreatureFeeder", "Critter Feeder", 1, 2, tech="Ranching"),
-    _b("RanchStation", "Grooming Station", 2, 3, tech="Ranching"),  # RanchStationConfig.cs: 2 x 3
-    _b("CreatureDeliveryPoint", "Critter Drop-Off", 1, 3, tech="Ranching"),
-    _b("AirConditioner", "Thermo Regulator", 2, 2, power=-240, tech="HVAC", heat=-14.0,  # Techs.cs: HVAC
-       port=(1, 0),  # AirConditionerConfig.cs: PowerInputOffset (1, 0); Gas in/out at BuildingDef's defaults; FlipH
-       conduit_in=("gas", 0, 1), conduit_out=("gas", 1, 0), rotations="FlipH"),
-    _b("SpaceHeater", "Space Heater", 2, 2, power=-120, tech="TemperatureModulation", heat=18.0,  # Techs.cs
-       port=(0, 0)),
-    # utilities, laid along a path of cells (POST /api/action/utility); 1 x 1 each, on their own layer
-    # (a building and a wire share a cell). Techs.cs: GasConduit in GasPiping, LiquidConduit in
-    # LiquidPiping, LogicWire in LogicControl ("Smart Home"); Wire from the start.
-    _b("Wire", "Wire", 1, 1, floor=False, utility="wire"),
-    _b("GasConduit", "Gas Pipe", 1, 1, tech="GasPiping", floor=False, utility="gas"),
-    _b("LiquidConduit", "Liquid Pipe", 1, 1, tech="LiquidPiping", floor=False, utility="liquid"),
-    _b("LogicWire", "Automation Wire", 1, 1, tech="LogicControl", floor=False, utility="logic"),
-]}
+BUILDINGS: dict[str, BuildingDef] = {
+    b.id: b
+    for b in [
+        _b("Headquarters", "Printing Pod", 4, 4, heat=0.0),  # HeadquartersConfig.cs: 4 x 4
+        _b("Tile", "Tile", 1, 1, floor=False),
+        _b("Ladder", "Ladder", 1, 1, floor=False),
+        _b("Door", "Pneumatic Door", 1, 2, rotations="R90"),  # DoorConfig.cs: PermittedRotations.R90
+        # ports: ManualGeneratorConfig.cs PowerOutputOffset (0, 0); GeneratorConfig.cs (0, 0) from the anchor (1)
+        _b("ManualGenerator", "Manual Generator", 2, 2, power=400, heat=1.0, port=(0, 0)),
+        _b(
+            "Generator",
+            "Coal Generator",
+            3,
+            3,
+            power=600,
+            tech="Combustion",
+            consumes=(("Carbon", 1.0),),
+            heat=4.0,
+            port=(1, 0),
+        ),
+        # Techs.cs: HydrogenGenerator is in AdvancedPowerRegulation
+        _b(
+            "HydrogenGenerator",
+            "Hydrogen Generator",
+            4,
+            3,
+            power=800,
+            tech="AdvancedPowerRegulation",
+            consumes=(("Hydrogen", 0.1),),
+            heat=2.0,
+            port=(2, 0),  # HydrogenGeneratorConfig.cs: (1, 0) from the anchor (1)
+            conduit_in=("gas", 0, 0),
+        ),  # HydrogenGeneratorConfig.cs: Gas in at (-1, 0) from the anchor
+        _b(
+            "Battery", "Battery", 1, 2, battery=10000, port=(0, 0)
+        ),  # BaseBatteryConfig.cs: power output, default offset
+        _b(
+            "Electrolyzer",
+            "Electrolyzer",
+            2,
+            2,
+            power=-120,
+            tech="ImprovedOxygen",
+            consumes=(("Water", 1.0),),
+            produces=(("Oxygen", 0.888), ("Hydrogen", 0.112)),
+            heat=1.25,
+            port=(1, 0),
+            conduit_in=("liquid", 0, 0),
+        ),  # ElectrolyzerConfig.cs: PowerInputOffset (1, 0); Liquid in (0, 0)
+        _b(
+            "MineralDeoxidizer",
+            "Oxygen Diffuser",
+            1,
+            2,
+            power=-120,
+            consumes=(("Algae", 0.55),),
+            produces=(("Oxygen", 0.5),),
+            heat=1.5,
+            port=(0, 0),
+        ),
+        _b(
+            "AlgaeHabitat",
+            "Algae Terrarium",
+            1,
+            2,
+            tech="FarmingTech",  # Techs.cs: FarmingTech
+            consumes=(("Algae", 0.03), ("Water", 0.3)),
+            produces=(("Oxygen", 0.04),),
+        ),
+        # GasPumpConfig.cs / LiquidPumpConfig.cs: PowerInputOffset (0, 1), Gas / Liquid out at (1, 1)
+        _b("GasPump", "Gas Pump", 2, 2, power=-240, tech="GasPiping", heat=0.5, port=(0, 1), conduit_out=("gas", 1, 1)),
+        _b(
+            "LiquidPump",
+            "Liquid Pump",
+            2,
+            2,
+            power=-240,
+            tech="LiquidPiping",
+            heat=2.0,
+            port=(0, 1),
+            conduit_out=("liquid", 1, 1),
+        ),
+        # GasVentConfig.cs: 1 x 1, BuildLocationRule.Anywhere (no floor), Gas in at UtilityInputOffset (0, 0);
+        # Techs.cs: GasVent is in GasPiping ("Ventilation")
+        _b("GasVent", "Gas Vent", 1, 1, tech="GasPiping", floor=False, conduit_in=("gas", 0, 0)),
+        _b(
+            "WaterPurifier",
+            "Water Sieve",
+            4,
+            3,
+            power=-120,
+            tech="Distillation",  # Techs.cs: Distillation
+            consumes=(("DirtyWater", 5.0),),
+            produces=(("Water", 5.0),),
+            heat=4.0,
+            port=(3, 0),  # (2, 0) from anchor 1
+            # WaterPurifierConfig.cs: Liquid in (-1, 2), out (2, 2) from the anchor; FlipH
+            conduit_in=("liquid", 0, 2),
+            conduit_out=("liquid", 3, 2),
+            rotations="FlipH",
+        ),
+        _b("Outhouse", "Outhouse", 2, 3),
+        _b(
+            "FlushToilet",
+            "Lavatory",
+            2,
+            3,
+            tech="SanitationSciences",  # FlushToiletConfig.cs: in (0, 0), out (1, 1), FlipH
+            consumes=(("Water", 0.01),),
+            produces=(("DirtyWater", 0.0115),),
+            conduit_in=("liquid", 0, 0),
+            conduit_out=("liquid", 1, 1),
+            rotations="FlipH",
+        ),
+        _b("WashBasin", "Wash Basin", 2, 3),
+        _b(
+            "MicrobeMusher",
+            "Microbe Musher",
+            2,
+            3,
+            power=-240,  # MicrobeMusherConfig.cs: 2 x 3
+            consumes=(("Dirt", 0.05), ("Water", 0.05)),
+            produces=(("Food", 0.6),),
+            heat=0.5,
+            port=(0, 0),
+        ),
+        # PlanterBoxConfig.cs / FarmTileConfig.cs: a PlantablePlot taking GameTags.CropSeed; food only from a
+        # planted seed (SEEDS); FarmTile FlipV (a ceiling farm)
+        _b("PlanterBox", "Planter Box", 1, 1, tech="FarmingTech", plot=True),  # Techs.cs: FarmingTech
+        # Techs.cs: FarmTile is in FineDining ("Meal Preparation")
+        _b("FarmTile", "Farm Tile", 1, 1, tech="FineDining", floor=False, plot=True, rotations="FlipV"),
+        _b("RationBox", "Ration Box", 2, 2, tech="FarmingTech"),  # Techs.cs: FarmingTech
+        _b("Bed", "Cot", 2, 2),
+        _b("LuxuryBed", "Comfy Bed", 4, 2, tech="Luxury"),  # Techs.cs: Luxury ("Home Luxuries")
+        _b("ResearchCenter", "Research Station", 2, 2, power=-60, heat=1.1, port=(0, 0)),
+        _b("CreatureFeeder", "Critter Feeder", 1, 2, tech="Ranching"),
+        _b("RanchStation", "Grooming Station", 2, 3, tech="Ranching"),  # RanchStationConfig.cs: 2 x 3
+        _b("CreatureDeliveryPoint", "Critter Drop-Off", 1, 3, tech="Ranching"),
+        _b(
+            "AirConditioner",
+            "Thermo Regulator",
+            2,
+            2,
+            power=-240,
+            tech="HVAC",
+            heat=-14.0,  # Techs.cs: HVAC
+            port=(
+                1,
+                0,
+            ),  # AirConditionerConfig.cs: PowerInputOffset (1, 0); Gas in/out at BuildingDef's defaults; FlipH
+            conduit_in=("gas", 0, 1),
+            conduit_out=("gas", 1, 0),
+            rotations="FlipH",
+        ),
+        _b(
+            "SpaceHeater",
+            "Space Heater",
+            2,
+            2,
+            power=-120,
+            tech="TemperatureModulation",
+            heat=18.0,  # Techs.cs
+            port=(0, 0),
+        ),
+        # utilities, laid along a path of cells (POST /api/action/utility); 1 x 1 each, on their own layer
+        # (a building and a wire share a cell). Techs.cs: GasConduit in GasPiping, LiquidConduit in
+        # LiquidPiping, LogicWire in LogicControl ("Smart Home"); Wire from the start.
+        _b("Wire", "Wire", 1, 1, floor=False, utility="wire"),
+        _b("GasConduit", "Gas Pipe", 1, 1, tech="GasPiping", floor=False, utility="gas"),
+        _b("LiquidConduit", "Liquid Pipe", 1, 1, tech="LiquidPiping", floor=False, utility="liquid"),
+        _b("LogicWire", "Automation Wire", 1, 1, tech="LogicControl", floor=False, utility="logic"),
+    ]
+}
 
 # tech id -> (name, research points, prerequisite tech ids)
 TECHS: dict[str, tuple[str, int, tuple[str, ...]]] = {
@@ -143,12 +252,14 @@ TECHS: dict[str, tuple[str, int, tuple[str, ...]]] = {
 UTILITIES: dict[str, str] = {b.utility: b.id for b in BUILDINGS.values() if b.utility}
 
 
-
 # Orientation (the game's Orientation.cs) for the API's rotation (0, 90, 180, 270) and flip; which of
 # them a building allows (BuildingDef.PermittedRotations; Rotatable.Rotate toggles R90 and flips)
 PERMITTED: dict[str, tuple[str, ...]] = {
-    "Unrotatable": ("Neutral",), "R90": ("Neutral", "R90"), "R360": ("Neutral", "R90", "R180", "R270"),
-    "FlipH": ("Neutral", "FlipH"), "FlipV": ("Neutral", "FlipV"),
+    "Unrotatable": ("Neutral",),
+    "R90": ("Neutral", "R90"),
+    "R360": ("Neutral", "R90", "R180", "R270"),
+    "FlipH": ("Neutral", "FlipH"),
+    "FlipV": ("Neutral", "FlipV"),
 }
 
 
@@ -166,8 +277,14 @@ def orientation(building_id: str, rotation: int | None, flip: bool = False) -> s
 
 def rotate(dx: int, dy: int, o: str) -> tuple[int, int]:
     """Rotatable.GetRotatedCellOffset(offset, orientation) (Rotatable.cs): an offset from the anchor."""
-    return {"Neutral": (dx, dy), "R90": (dy, -dx), "R180": (-dx, -dy), "R270": (-dy, dx),
-            "FlipH": (-dx, dy), "FlipV": (dx, -dy)}[o]
+    return {
+        "Neutral": (dx, dy),
+        "R90": (dy, -dx),
+        "R180": (-dx, -dy),
+        "R270": (-dy, dx),
+        "FlipH": (-dx, dy),
+        "FlipV": (dx, -dy),
+    }[o]
 
 
 def _placed(building_id: str, o: str) -> list[tuple[int, int]]:
@@ -199,8 +316,8 @@ def port_cell(building_id: str, x: int, y: int, port: tuple[int, int], o: str = 
 # seeds a PlantablePlot takes (the game's seed prefab ids, <Plant>Config.cs SEED_ID; tag CropSeed) ->
 # (plant, kcal per harvest, growing seconds): the simulator's crops (yields and times simplified)
 SEEDS: dict[str, tuple[str, float, int]] = {
-    "BasicSingleHarvestPlantSeed": ("BasicSingleHarvestPlant", 600.0, 1800),   # Mealwood
-    "MushroomSeed": ("MushroomPlant", 2400.0, 4500),                          # Dusk Cap
-    "PrickleFlowerSeed": ("PrickleFlower", 1600.0, 3600),                      # Bristle Blossom
-    "SeaLettuceSeed": ("SeaLettuce", 400.0, 4500),                            # Waterweed
+    "BasicSingleHarvestPlantSeed": ("BasicSingleHarvestPlant", 600.0, 1800),  # Mealwood
+    "MushroomSeed": ("MushroomPlant", 2400.0, 4500),  # Dusk Cap
+    "PrickleFlowerSeed": ("PrickleFlower", 1600.0, 3600),  # Bristle Blossom
+    "SeaLettuceSeed": ("SeaLettuce", 400.0, 4500),  # Waterweed
 }

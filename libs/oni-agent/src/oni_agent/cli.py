@@ -47,8 +47,10 @@ def cmd_status(c: ModClient, a: argparse.Namespace) -> int:
         p = game["power"]
         lines.append(f"power: {p['produced']:.0f} W produced, {p['consumed']:.0f} W used, {p['stored']:.0f} J stored")
     for d in dupes:
-        lines.append(f"  {d['name']:<12} stress {d['stress']:5.1f}  {d['calories'] / 1000:6.0f} kcal  "
-                     f"stamina {d['stamina']:5.1f}  breath {d['oxygen']:5.1f}")
+        lines.append(
+            f"  {d['name']:<12} stress {d['stress']:5.1f}  {d['calories'] / 1000:6.0f} kcal  "
+            f"stamina {d['stamina']:5.1f}  breath {d['oxygen']:5.1f}"
+        )
     _out(a, {"game": game, "duplicants": dupes}, "\n".join(lines))
     return 0
 
@@ -113,8 +115,9 @@ def cmd_blueprint(c: ModClient | None, a: argparse.Namespace) -> int:
         return 0 if p["ok"] else 1
     end = time.monotonic() + a.wait
     while True:
-        r = blueprints.apply_step(c, a.name, a.x, a.y,
-                                  None if a.json else lambda i, n, m: print(f"  [{i}/{n}] {m}", flush=True))
+        r = blueprints.apply_step(
+            c, a.name, a.x, a.y, None if a.json else lambda i, n, m: print(f"  [{i}/{n}] {m}", flush=True)
+        )
         if not a.json:
             print(f"{a.name}: {r['phase']}" + (f" - {r.get('next')}" if r.get("next") else ""))
             for x in r.get("problems", []):
@@ -143,8 +146,11 @@ def cmd_watch(c: ModClient, a: argparse.Namespace) -> int:
             key = ("action", str(o["id"]))
             if o["state"] in ("refused", "failed") and key not in seen:
                 seen.add(key)
-                _emit(a, {"kind": o["state"], **o},
-                      f"{o['state'].upper()} action {o['id']} {o['action']} {json.dumps(o['body'])}: {o.get('reason')}")
+                _emit(
+                    a,
+                    {"kind": o["state"], **o},
+                    f"{o['state'].upper()} action {o['id']} {o['action']} {json.dumps(o['body'])}: {o.get('reason')}",
+                )
         rep = analysis.analyze(view)
         worst: dict[str, str] = {}
         for f in rep["findings"]:
@@ -153,10 +159,19 @@ def cmd_watch(c: ModClient, a: argparse.Namespace) -> int:
         for area, lvl in worst.items():
             if lvl != levels.get(area, "ok"):
                 finding = next(f for f in rep["findings"] if f["area"] == area and f["level"] == lvl)
-                _emit(a, {"kind": "change", "area": area, "from": levels.get(area, "ok"), "to": lvl,
-                          "message": finding["message"], "recommendation": finding.get("recommendation")},
-                      f"{area}: {levels.get(area, 'ok')} -> {lvl}: {finding['message']}"
-                      + (f" ({finding['recommendation']})" if finding.get("recommendation") else ""))
+                _emit(
+                    a,
+                    {
+                        "kind": "change",
+                        "area": area,
+                        "from": levels.get(area, "ok"),
+                        "to": lvl,
+                        "message": finding["message"],
+                        "recommendation": finding.get("recommendation"),
+                    },
+                    f"{area}: {levels.get(area, 'ok')} -> {lvl}: {finding['message']}"
+                    + (f" ({finding['recommendation']})" if finding.get("recommendation") else ""),
+                )
             levels[area] = lvl
         if a.count <= 0 or n < a.count:
             time.sleep(a.interval)
@@ -181,8 +196,11 @@ def cmd_setup(a: argparse.Namespace) -> int:
     except ConfigError as exc:
         _fail(a, exc.payload())
         return 4
-    out: dict[str, Any] = {"config": str(path), "written": what,
-                           "settings": {"modHost": cfg.modHost, "modPort": cfg.modPort, "timeout": cfg.timeout}}
+    out: dict[str, Any] = {
+        "config": str(path),
+        "written": what,
+        "settings": {"modHost": cfg.modHost, "modPort": cfg.modPort, "timeout": cfg.timeout},
+    }
     lines = [f"{path}: {what} (modHost {cfg.modHost}, modPort {cfg.modPort}, timeout {cfg.timeout:g} s)"]
     rc = 0
     if a.no_check:
@@ -191,24 +209,32 @@ def cmd_setup(a: argparse.Namespace) -> int:
         try:
             h = ModClient(cfg.base_url, min(cfg.timeout, 5.0)).health()
             out["health"] = {"ok": True, **h}
-            out["next"] = ["oni status", "oni analyze", "oni auto-analyze --interval 60",
-                           "oni auto-repair (dry run; --apply to queue)"]
+            out["next"] = [
+                "oni status",
+                "oni analyze",
+                "oni auto-analyze --interval 60",
+                "oni auto-repair (dry run; --apply to queue)",
+            ]
             lines.append(f"mod: {h.get('service', '?')} answers at {cfg.base_url}")
         except ModError as exc:
             rc = 3
             out["health"] = {"ok": False, "error": exc.error, "details": exc.details}
-            out["next"] = ["start the game with the ONI Agent Mod enabled and load a colony",
-                           f"make the mod's port and modPort ({cfg.modPort}) agree: oni setup --port P",
-                           "or practise on the simulator: oni-sim --port " + str(cfg.modPort),
-                           "then run oni setup again"]
+            out["next"] = [
+                "start the game with the ONI Agent Mod enabled and load a colony",
+                f"make the mod's port and modPort ({cfg.modPort}) agree: oni setup --port P",
+                "or practise on the simulator: oni-sim --port " + str(cfg.modPort),
+                "then run oni setup again",
+            ]
             lines.append(f"mod: not reachable at {cfg.base_url} ({exc.error})")
     _out(a, out, "\n".join(lines + ["next:"] + [f"  {n}" for n in out["next"]]))
     return rc
 
 
 def _fail(a: argparse.Namespace, payload: dict[str, Any]) -> None:
-    print(f"error: {payload['error']}: {payload['details']}" + (f" ({json.dumps(payload)})" if a.json else ""),
-          file=sys.stderr)
+    print(
+        f"error: {payload['error']}: {payload['details']}" + (f" ({json.dumps(payload)})" if a.json else ""),
+        file=sys.stderr,
+    )
 
 
 def _stop_on_sigterm() -> None:
@@ -246,8 +272,9 @@ def cmd_auto_analyze(c: ModClient, a: argparse.Namespace) -> int:
     finally:
         if first and prev:
             summ = auto_analyze.summary(first, prev, worst, n)
-            text = (f"{n} sample(s), cycles {summ['first_cycle']}..{summ['last_cycle']}, worst {worst}"
-                    + "".join(f"\n  {'!!' if t['worse'] else '  '} {auto_analyze.trend_text(t)}" for t in summ["trends"]))
+            text = f"{n} sample(s), cycles {summ['first_cycle']}..{summ['last_cycle']}, worst {worst}" + "".join(
+                f"\n  {'!!' if t['worse'] else '  '} {auto_analyze.trend_text(t)}" for t in summ["trends"]
+            )
             _emit(a, summ, text)
             if report:
                 report.write(json.dumps(summ, ensure_ascii=False) + "\n")
@@ -276,18 +303,33 @@ def cmd_auto_repair(c: ModClient, a: argparse.Namespace) -> int:
         rep = analysis.analyze(analysis.fetch_view(c))
         remedies = auto_repair.plan_repairs(rep, world, state)
         if a.apply and len(sent) < a.max_actions:
-            sent += auto_repair.apply(c, remedies, state, world["cycle"], a.max_actions - len(sent),
-                                      lambda st: auto_repair.save_state(path, st))
+            sent += auto_repair.apply(
+                c,
+                remedies,
+                state,
+                world["cycle"],
+                a.max_actions - len(sent),
+                lambda st: auto_repair.save_state(path, st),
+            )
         busy = [r for r in remedies if r["status"] in ("new", "digging", "building")]
         if not a.apply or not busy or time.monotonic() >= end or len(sent) >= a.max_actions:
             break
         time.sleep(max(0.05, a.poll))
-    out = {"mode": "apply" if a.apply else "dry_run", "cycle": world["cycle"], "status": rep["status"],
-           "remedies": remedies, "sent": sent, "state": str(path)}
+    out = {
+        "mode": "apply" if a.apply else "dry_run",
+        "cycle": world["cycle"],
+        "status": rep["status"],
+        "remedies": remedies,
+        "sent": sent,
+        "state": str(path),
+    }
     text = [f"auto-repair ({out['mode']}), cycle {world['cycle']}, colony {rep['status']}:"]
     text += [auto_repair.remedy_text(r) for r in remedies] or ["  nothing to repair"]
-    text.append(f"queued {len(sent)} action(s)" if a.apply else
-                "dry run: nothing queued (--apply queues these, at most --max-actions)")
+    text.append(
+        f"queued {len(sent)} action(s)"
+        if a.apply
+        else "dry run: nothing queued (--apply queues these, at most --max-actions)"
+    )
     _out(a, out, "\n".join(text))
     return 1 if any(r["status"] in ("no_place", "blocked") for r in remedies) else 0
 
@@ -350,10 +392,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-COMMANDS = {"status": cmd_status, "analyze": cmd_analyze, "build": cmd_build, "dig": cmd_dig,
-            "research": cmd_research, "blueprint": cmd_blueprint, "watch": cmd_watch,
-            "auto-analyze": cmd_auto_analyze, "auto_analyze": cmd_auto_analyze,
-            "auto-repair": cmd_auto_repair, "auto_repair": cmd_auto_repair}
+COMMANDS = {
+    "status": cmd_status,
+    "analyze": cmd_analyze,
+    "build": cmd_build,
+    "dig": cmd_dig,
+    "research": cmd_research,
+    "blueprint": cmd_blueprint,
+    "watch": cmd_watch,
+    "auto-analyze": cmd_auto_analyze,
+    "auto_analyze": cmd_auto_analyze,
+    "auto-repair": cmd_auto_repair,
+    "auto_repair": cmd_auto_repair,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -369,8 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[a.cmd](client, a)
     except ModError as exc:
-        print(f"error: {exc.error}: {exc.details}" + (f" ({json.dumps(exc.payload)})" if a.json else ""),
-              file=sys.stderr)
+        print(
+            f"error: {exc.error}: {exc.details}" + (f" ({json.dumps(exc.payload)})" if a.json else ""), file=sys.stderr
+        )
         return 3 if exc.error == "unreachable" else 2
     except KeyboardInterrupt:
         return 130

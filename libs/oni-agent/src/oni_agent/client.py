@@ -12,8 +12,22 @@ from urllib.parse import urlencode
 from .config import OniConfig
 
 STATES = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "actions")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
-           "cancel", "plant", "mop", "sweep", "harvest")
+ACTIONS = (
+    "dig",
+    "build",
+    "deconstruct",
+    "prioritize",
+    "research",
+    "schedule",
+    "wardrobe",
+    "utility",
+    "speed",
+    "cancel",
+    "plant",
+    "mop",
+    "sweep",
+    "harvest",
+)
 
 
 class ModError(Exception):
@@ -31,12 +45,14 @@ class ModClient:
     def from_config(cls, cfg: OniConfig) -> ModClient:
         return cls(cfg.base_url, cfg.timeout)
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None,
-                query: dict[str, Any] | None = None) -> tuple[Any, dict[str, str]]:
+    def request(
+        self, method: str, path: str, body: dict[str, Any] | None = None, query: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, str]]:
         url = self.base_url + path + (("?" + urlencode(query)) if query else "")
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json"} if data else {})
+        req = urllib.request.Request(
+            url, data=data, method=method, headers={"Content-Type": "application/json"} if data else {}
+        )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - loopback URL
                 return json.loads(resp.read() or b"null"), dict(resp.headers)
@@ -51,8 +67,11 @@ class ModClient:
             raise ModError("invalid_response", f"HTTP {exc.code} without an error body", exc.code) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ModError("unreachable", f"no mod answering at {self.base_url} ({reason}); is the game "
-                                          "running with the mod enabled, and modPort right in config.json?") from None
+            raise ModError(
+                "unreachable",
+                f"no mod answering at {self.base_url} ({reason}); is the game "
+                "running with the mod enabled, and modPort right in config.json?",
+            ) from None
         except ValueError:
             raise ModError("invalid_response", f"{path} did not answer JSON") from None
 
@@ -62,7 +81,9 @@ class ModClient:
     def state(self, what: str, **query: Any) -> Any:
         return self.request("GET", f"/api/state/{what}", query={k: v for k, v in query.items() if v is not None})[0]
 
-    def state_page(self, what: str, offset: int, limit: int, world: int | None = None) -> tuple[list[Any], int, int | None]:
+    def state_page(
+        self, what: str, offset: int, limit: int, world: int | None = None
+    ) -> tuple[list[Any], int, int | None]:
         """One page of a list endpoint: (items, X-Total-Count, X-Next-Offset or None on the last); of
         world ``world`` (Spaced Out's worldId), the active world's when None."""
         query: dict[str, Any] = {"offset": offset, "limit": limit}
@@ -81,8 +102,9 @@ class ModClient:
             items, _, nxt = self.state_page(what, offset, page)
             out += items
             if nxt is not None and nxt <= offset:  # a mod that does not move on would loop here for good
-                raise ModError("invalid_response", f"/api/state/{what}: X-Next-Offset {nxt} does not advance "
-                                                   f"past offset {offset}")
+                raise ModError(
+                    "invalid_response", f"/api/state/{what}: X-Next-Offset {nxt} does not advance past offset {offset}"
+                )
             offset = nxt
         return out
 

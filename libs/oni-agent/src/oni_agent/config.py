@@ -47,14 +47,16 @@ class OniConfig:
             raise ConfigError(f"{where}: must be a JSON object with modHost, modPort, timeout")
         extra = set(data) - {"modHost", "modPort", "timeout"}
         if extra:
-            raise ConfigError(f"{where}: unknown key {sorted(extra)[0]!r} (allowed: modHost, modPort, timeout)",
-                              sorted(extra)[0])
+            raise ConfigError(
+                f"{where}: unknown key {sorted(extra)[0]!r} (allowed: modHost, modPort, timeout)", sorted(extra)[0]
+            )
         host = data.get("modHost", "127.0.0.1")
         port = data.get("modPort", DEFAULT_PORT)
         timeout = data.get("timeout", 10)
         if host not in LOOPBACK:
-            raise ConfigError(f"{where}: modHost must be 127.0.0.1 (the mod listens on loopback only), not {host!r}",
-                              "modHost")
+            raise ConfigError(
+                f"{where}: modHost must be 127.0.0.1 (the mod listens on loopback only), not {host!r}", "modHost"
+            )
         if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
             raise ConfigError(f"{where}: modPort must be an integer 1..65535", "modPort")
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= 300:
@@ -98,8 +100,13 @@ def setup(path: Path, overrides: dict[str, object], fresh: bool = False) -> tupl
         if not isinstance(current, dict):
             raise ConfigError(f"{path}: must be a JSON object; fix it or pass --fresh")
     base = OniConfig()
-    merged = {"modHost": base.modHost, "modPort": base.modPort, "timeout": base.timeout, **current,
-              **{k: v for k, v in overrides.items() if v is not None}}
+    merged = {
+        "modHost": base.modHost,
+        "modPort": base.modPort,
+        "timeout": base.timeout,
+        **current,
+        **{k: v for k, v in overrides.items() if v is not None},
+    }
     cfg = OniConfig.from_dict(merged, str(path))
     t = int(cfg.timeout) if cfg.timeout == int(cfg.timeout) else cfg.timeout
     text = json.dumps({"modHost": cfg.modHost, "modPort": cfg.modPort, "timeout": t}, indent=2) + "\n"

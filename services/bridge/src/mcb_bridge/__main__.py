@@ -95,9 +95,12 @@ async def _serve_stdio(bridge: Bridge) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcb-bridge", description="The minecraft-builder MCP server.")
-    parser.add_argument("transport", choices=["http", "stdio", "chat", "doctor"],
-                        help="http: streamable HTTP; stdio: stdin/stdout; chat: the in-game chat loop "
-                             "(ACP agent); doctor: JSON diagnostics of the chat bridge")
+    parser.add_argument(
+        "transport",
+        choices=["http", "stdio", "chat", "doctor"],
+        help="http: streamable HTTP; stdio: stdin/stdout; chat: the in-game chat loop "
+        "(ACP agent); doctor: JSON diagnostics of the chat bridge",
+    )
     args = parser.parse_args(argv)
     _configure_logging([])
     if args.transport in ("chat", "doctor"):
@@ -105,8 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         from mcb_rpc.tokens import read_token
 
         s = Settings.from_env()
-        _configure_logging([read_token(s.secrets_dir, p) or "" for p in ("admin", "agent", "automation")]
-                           + [s.world_host_token(p) or "" for p in ("service", "admin")])
+        _configure_logging(
+            [read_token(s.secrets_dir, p) or "" for p in ("admin", "agent", "automation")]
+            + [s.world_host_token(p) or "" for p in ("service", "admin")]
+        )
         if args.transport == "doctor":
             from .chat.doctor import main as doctor_main
 

@@ -34,33 +34,54 @@ from . import render
 MAX_VALUES = 100  # completion/complete: "MUST NOT exceed 100 items"
 
 TEMPLATES = [
-    types.ResourceTemplate(uri_template="mcb://operations/{operation_id}", name="operation",
-                           title="Operation status",
-                           description="An operation's status, the same JSON as operation_status; subscribe to "
-                                       "be told when its state, batches or blocks change.",
-                           mime_type="application/json"),
-    types.ResourceTemplate(uri_template="mcb://parts/{part}", name="part", title="Part",
-                           description="A part of the project by name or part_id, the same JSON as part_get.",
-                           mime_type="application/json"),
-    types.ResourceTemplate(uri_template="mcb://cameras/{camera_id}", name="camera", title="Saved camera",
-                           description="A saved camera (its camera_list entry): pose and picture size.",
-                           mime_type="application/json"),
-    types.ResourceTemplate(uri_template="mcb://blocks/{block_id}", name="block", title="Block",
-                           description="A block of the world's registry: its properties with their values and "
-                                       "its default state.",
-                           mime_type="application/json"),
+    types.ResourceTemplate(
+        uri_template="mcb://operations/{operation_id}",
+        name="operation",
+        title="Operation status",
+        description="An operation's status, the same JSON as operation_status; subscribe to "
+        "be told when its state, batches or blocks change.",
+        mime_type="application/json",
+    ),
+    types.ResourceTemplate(
+        uri_template="mcb://parts/{part}",
+        name="part",
+        title="Part",
+        description="A part of the project by name or part_id, the same JSON as part_get.",
+        mime_type="application/json",
+    ),
+    types.ResourceTemplate(
+        uri_template="mcb://cameras/{camera_id}",
+        name="camera",
+        title="Saved camera",
+        description="A saved camera (its camera_list entry): pose and picture size.",
+        mime_type="application/json",
+    ),
+    types.ResourceTemplate(
+        uri_template="mcb://blocks/{block_id}",
+        name="block",
+        title="Block",
+        description="A block of the world's registry: its properties with their values and its default state.",
+        mime_type="application/json",
+    ),
 ]
 _PREFIXES = {t.uri_template.split("{")[0]: t.uri_template for t in TEMPLATES}
 # argument / template variable -> kind of value
-KINDS = {"operation_id": "operation", "part": "part", "part_id": "part", "camera": "camera", "camera_id": "camera",
-         "block": "block", "block_id": "block"}
+KINDS = {
+    "operation_id": "operation",
+    "part": "part",
+    "part_id": "part",
+    "camera": "camera",
+    "camera_id": "camera",
+    "block": "block",
+    "block_id": "block",
+}
 
 
 def template_for(uri: str) -> tuple[str, str] | None:
     """``(template, value)`` when ``uri`` is one of the templates' URIs, else None."""
     for prefix, template in _PREFIXES.items():
-        if uri.startswith(prefix) and len(uri) > len(prefix) and "/" not in uri[len(prefix):]:
-            return template, uri[len(prefix):]
+        if uri.startswith(prefix) and len(uri) > len(prefix) and "/" not in uri[len(prefix) :]:
+            return template, uri[len(prefix) :]
     return None
 
 
@@ -79,15 +100,17 @@ def rank(values: Iterable[str], typed: str, aliases: dict[str, list[str]] | None
 
 
 def completion(values: list[str]) -> types.CompleteResult:
-    return types.CompleteResult(completion=types.Completion(
-        values=values[:MAX_VALUES], total=len(values), has_more=len(values) > MAX_VALUES))
+    return types.CompleteResult(
+        completion=types.Completion(values=values[:MAX_VALUES], total=len(values), has_more=len(values) > MAX_VALUES)
+    )
 
 
 class Catalog:
     """The templates' reads and the completions, bound to the bridge's journal and camera clients."""
 
-    def __init__(self, journal: Any, cameras: Callable[[], Awaitable[Any]],
-                 registry: Callable[[], Registry] = Registry.load) -> None:
+    def __init__(
+        self, journal: Any, cameras: Callable[[], Awaitable[Any]], registry: Callable[[], Registry] = Registry.load
+    ) -> None:
         self.journal = journal
         self._cameras = cameras
         self._registry = registry
@@ -101,17 +124,22 @@ class Catalog:
 
             spec = next((p for p in PROMPTS if p.name == ref.name), None)
             if spec is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"no prompt {ref.name!r}; prompts: "
-                               f"{', '.join(p.name for p in PROMPTS)}")
+                raise McbError(
+                    ErrorCode.NOT_FOUND, f"no prompt {ref.name!r}; prompts: {', '.join(p.name for p in PROMPTS)}"
+                )
             names = [n for n, _, _ in spec.arguments]
             if arg.name not in names:
-                raise McbError(ErrorCode.INVALID_REQUEST, f"prompt {ref.name} has no argument {arg.name!r}; "
-                               f"arguments: {', '.join(names)}")
+                raise McbError(
+                    ErrorCode.INVALID_REQUEST,
+                    f"prompt {ref.name} has no argument {arg.name!r}; arguments: {', '.join(names)}",
+                )
         else:
             template = ref.uri
             if template not in _PREFIXES.values():
-                raise McbError(ErrorCode.NOT_FOUND, f"no resource template {template!r}; templates: "
-                               f"{', '.join(_PREFIXES.values())}")
+                raise McbError(
+                    ErrorCode.NOT_FOUND,
+                    f"no resource template {template!r}; templates: {', '.join(_PREFIXES.values())}",
+                )
             if "{" + arg.name + "}" not in template:
                 raise McbError(ErrorCode.INVALID_REQUEST, f"{template} has no variable {arg.name!r}")
         kind = KINDS.get(arg.name)
@@ -149,26 +177,39 @@ class Catalog:
             data = await self._camera(value)
         else:
             data = self._block(value)
-        return types.ReadResourceResult(contents=[types.TextResourceContents(
-            uri=uri, mime_type="application/json", text=json.dumps(data, ensure_ascii=False, separators=(",", ":")))])
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=uri,
+                    mime_type="application/json",
+                    text=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+                )
+            ]
+        )
 
     async def _part_id(self, name_or_id: str) -> str:
         parts = (await self.journal.project_index(limit=1)).parts
         for p in parts:
             if name_or_id in (p.name, p.part_id):
                 return p.part_id
-        raise McbError(ErrorCode.NOT_FOUND, f"no part {name_or_id!r} in this project; parts: "
-                       f"{', '.join(p.name for p in parts) or '(none yet: part_define names one)'}",
-                       details={"part": name_or_id})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"no part {name_or_id!r} in this project; parts: "
+            f"{', '.join(p.name for p in parts) or '(none yet: part_define names one)'}",
+            details={"part": name_or_id},
+        )
 
     async def _camera(self, camera_id: str) -> dict[str, Any]:
         cams = (await self._cameras()).cameras
         for c in cams:
             if c.camera_id == camera_id:
                 return render.camera_info(c)
-        raise McbError(ErrorCode.NOT_FOUND, f"no saved camera {camera_id!r}; cameras: "
-                       f"{', '.join(c.camera_id for c in cams) or '(none yet: camera_save makes one)'}",
-                       details={"camera_id": camera_id})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"no saved camera {camera_id!r}; cameras: "
+            f"{', '.join(c.camera_id for c in cams) or '(none yet: camera_save makes one)'}",
+            details={"camera_id": camera_id},
+        )
 
     def _block(self, block_id: str) -> dict[str, Any]:
         reg = self._registry()
@@ -177,6 +218,9 @@ class Catalog:
         if bt is None:
             reg.canonical(name)  # raises unsupported_block with the nearest names
             raise AssertionError(name)  # pragma: no cover - canonical accepted an unknown name
-        return {"block_id": bt.name, "minecraft_version": reg.version,
-                "properties": {k: list(v) for k, v in bt.properties},
-                "default_state": str(bt.default_state)}
+        return {
+            "block_id": bt.name,
+            "minecraft_version": reg.version,
+            "properties": {k: list(v) for k, v in bt.properties},
+            "default_state": str(bt.default_state),
+        }

@@ -33,11 +33,11 @@ HINTS: dict[ErrorCode, str] = {
     ErrorCode.OUT_OF_BOUNDS: "Stay inside the project area and the world's height limits reported by project_context.",
     # names every reason mcb_journal.blockrules refuses with this code (a test checks it)
     ErrorCode.UNSUPPORTED_BLOCK: "Use a valid block state (see block_states_help in project_context). details.reason "
-                                 "names any other refusal: places_fluid (fluids, waterlogged=true), "
-                                 "unsupported_gravity (a gravity block over air), unsupported_attachment (nothing "
-                                 "to hang or stand on: place that first), unsupported_block_entity (spawners, "
-                                 "command, structure, jigsaw blocks…; furniture such as chests, signs and beds is "
-                                 "allowed). Change or leave out the positions it names.",
+    "names any other refusal: places_fluid (fluids, waterlogged=true), "
+    "unsupported_gravity (a gravity block over air), unsupported_attachment (nothing "
+    "to hang or stand on: place that first), unsupported_block_entity (spawners, "
+    "command, structure, jigsaw blocks…; furniture such as chests, signs and beds is "
+    "allowed). Change or leave out the positions it names.",
     ErrorCode.STALE_SNAPSHOT: "The plan expired or the world changed since it was prepared: call build_prepare again and apply the new plan with a new idempotency_key.",
     ErrorCode.WORLD_CHANGED: "The world was replaced since (a new save): this plan, operation, part or cursor belongs to the old one and is never used on the new world. Call project_context, inspect the new world and prepare anew.",
     ErrorCode.CONFLICT: "Blocks differ from what the plan expected (someone built there). Inspect the region, then prepare a plan that respects the current blocks.",

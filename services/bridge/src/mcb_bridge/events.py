@@ -41,8 +41,9 @@ class SessionEvents(EventStore):
 
     async def store_event(self, stream_id: str, message: Any) -> str:
         self._seq += 1
-        size = EVENT_OVERHEAD + (0 if message is None else len(message.model_dump_json(by_alias=True,
-                                                                                          exclude_none=True)))
+        size = EVENT_OVERHEAD + (
+            0 if message is None else len(message.model_dump_json(by_alias=True, exclude_none=True))
+        )
         self._streams.setdefault(stream_id, deque()).append((self._seq, message, size))
         self._streams.move_to_end(stream_id)
         self._stream_of[self._seq] = stream_id
@@ -55,9 +56,9 @@ class SessionEvents(EventStore):
         return f"{self.prefix}{self._seq}"
 
     async def replay_events_after(self, last_event_id: str, send_callback: EventCallback) -> str | None:
-        if not last_event_id.startswith(self.prefix) or not last_event_id[len(self.prefix):].isdigit():
+        if not last_event_id.startswith(self.prefix) or not last_event_id[len(self.prefix) :].isdigit():
             return None
-        after = int(last_event_id[len(self.prefix):])
+        after = int(last_event_id[len(self.prefix) :])
         stream_id = self._stream_of.get(after)
         if stream_id is None:
             return None

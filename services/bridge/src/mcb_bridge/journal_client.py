@@ -101,8 +101,9 @@ class JournalClient:
     # ---- the journal's API, one method per RPC ----
 
     async def project_context(self, include_old_worlds: bool = False) -> journal_pb2.ProjectContextResponse:
-        return await self._call("ProjectContext", journal_pb2.ProjectContextRequest(
-            include_old_worlds=include_old_worlds))
+        return await self._call(
+            "ProjectContext", journal_pb2.ProjectContextRequest(include_old_worlds=include_old_worlds)
+        )
 
     async def project_index(self, limit: int = 0) -> journal_pb2.ProjectIndexResponse:
         return await self._call("ProjectIndex", journal_pb2.ProjectIndexRequest(limit=limit))
@@ -110,13 +111,14 @@ class JournalClient:
     async def region_inspect(
         self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = "", step: int = 0
     ) -> journal_pb2.RegionInspectResponse:
-        req = journal_pb2.RegionInspectRequest(
-            min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor, step=step
-        )
+        req = journal_pb2.RegionInspectRequest(min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor, step=step)
         return await self._call("RegionInspect", req)
 
     async def build_prepare(
-        self, recipe_json: str, dependencies: list[tuple[dict[str, Any], str]], part_id: str,
+        self,
+        recipe_json: str,
+        dependencies: list[tuple[dict[str, Any], str]],
+        part_id: str,
         regenerate_part_id: str = "",
     ) -> journal_pb2.PlanSummary:
         req = journal_pb2.BuildPrepareRequest(
@@ -131,7 +133,9 @@ class JournalClient:
         self, plan_id: str, plan_hash: str, idempotency_key: str, replace_player_blocks: bool = False
     ) -> journal_pb2.OperationReport:
         req = journal_pb2.BuildApplyRequest(
-            plan_id=plan_id, plan_hash=plan_hash, idempotency_key=idempotency_key,
+            plan_id=plan_id,
+            plan_hash=plan_hash,
+            idempotency_key=idempotency_key,
             replace_player_blocks=replace_player_blocks,
         )
         return await self._call("BuildApply", req)
@@ -155,40 +159,72 @@ class JournalClient:
     async def part_get(self, part_id: str) -> journal_pb2.PartDetail:
         return await self._call("PartGet", journal_pb2.PartRef(part_id=part_id))
 
-    async def region_changes(self, mn: dict[str, Any], mx: dict[str, Any], since_cursor: str,
-                             limit: int, source: str = "", max_bytes: int = 0) -> journal_pb2.RegionChangesResponse:
-        req = journal_pb2.RegionChangesRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
-                                               since_cursor=since_cursor, limit=limit, source=source,
-                                               max_bytes=max_bytes)
+    async def region_changes(
+        self,
+        mn: dict[str, Any],
+        mx: dict[str, Any],
+        since_cursor: str,
+        limit: int,
+        source: str = "",
+        max_bytes: int = 0,
+    ) -> journal_pb2.RegionChangesResponse:
+        req = journal_pb2.RegionChangesRequest(
+            region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
+            since_cursor=since_cursor,
+            limit=limit,
+            source=source,
+            max_bytes=max_bytes,
+        )
         return await self._call("RegionChanges", req)
 
-    async def region_history(self, mn: dict[str, Any], mx: dict[str, Any], cursor: str = "", player: str = "",
-                             cause: str = "", since_millis: int = 0, limit: int = 0,
-                             max_bytes: int = 0) -> journal_pb2.RegionHistoryResponse:
-        req = journal_pb2.RegionHistoryRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), cursor=cursor,
-                                               player=player, cause=cause, since_millis=since_millis, limit=limit,
-                                               max_bytes=max_bytes)
+    async def region_history(
+        self,
+        mn: dict[str, Any],
+        mx: dict[str, Any],
+        cursor: str = "",
+        player: str = "",
+        cause: str = "",
+        since_millis: int = 0,
+        limit: int = 0,
+        max_bytes: int = 0,
+    ) -> journal_pb2.RegionHistoryResponse:
+        req = journal_pb2.RegionHistoryRequest(
+            region=common_pb2.Box(min=vec3(mn), max=vec3(mx)),
+            cursor=cursor,
+            player=player,
+            cause=cause,
+            since_millis=since_millis,
+            limit=limit,
+            max_bytes=max_bytes,
+        )
         return await self._call("RegionHistory", req)
 
-    async def rollback_prepare(self, mn: dict[str, Any], mx: dict[str, Any], player: str, cause: str,
-                               since_millis: int) -> journal_pb2.PlanSummary:
-        req = journal_pb2.RollbackPrepareRequest(region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), player=player,
-                                                 cause=cause, since_millis=since_millis)
+    async def rollback_prepare(
+        self, mn: dict[str, Any], mx: dict[str, Any], player: str, cause: str, since_millis: int
+    ) -> journal_pb2.PlanSummary:
+        req = journal_pb2.RollbackPrepareRequest(
+            region=common_pb2.Box(min=vec3(mn), max=vec3(mx)), player=player, cause=cause, since_millis=since_millis
+        )
         return await self._call("RollbackPrepare", req)
 
     async def asset_list(self, query: str, cursor: str) -> journal_pb2.AssetListResponse:
         return await self._call("AssetList", journal_pb2.AssetListRequest(query=query, cursor=cursor))
 
-    async def schematic_export(self, name: str, mn: dict[str, Any], mx: dict[str, Any],
-                               origin: dict[str, Any] | None) -> journal_pb2.SchematicExportResponse:
+    async def schematic_export(
+        self, name: str, mn: dict[str, Any], mx: dict[str, Any], origin: dict[str, Any] | None
+    ) -> journal_pb2.SchematicExportResponse:
         req = journal_pb2.SchematicExportRequest(name=name, min=vec3(mn), max=vec3(mx))
         if origin is not None:
             req.origin.CopyFrom(vec3(origin))
         return await self._call("SchematicExport", req)
 
-    async def schematic_import_prepare(self, asset_id: str, target: dict[str, Any], rotation: int,
-                                       allow_drop_block_entities: bool = False) -> journal_pb2.PlanSummary:
+    async def schematic_import_prepare(
+        self, asset_id: str, target: dict[str, Any], rotation: int, allow_drop_block_entities: bool = False
+    ) -> journal_pb2.PlanSummary:
         req = journal_pb2.SchematicImportPrepareRequest(
-            asset_id=asset_id, target=vec3(target), rotation=rotation,
-            allow_drop_block_entities=allow_drop_block_entities)
+            asset_id=asset_id,
+            target=vec3(target),
+            rotation=rotation,
+            allow_drop_block_entities=allow_drop_block_entities,
+        )
         return await self._call("SchematicImportPrepare", req)

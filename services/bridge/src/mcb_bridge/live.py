@@ -30,7 +30,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 import anyio
 import mcp_types as types
@@ -47,8 +47,14 @@ POLL_SECONDS = 0.5
 LEVELS: tuple[str, ...] = get_args(types.LoggingLevel)  # debug .. emergency, ascending (RFC 5424)
 PROJECT_CONTEXT_URI = "mcb://project/context"
 OPERATION_PREFIX = "mcb://operations/"
-OUTCOME_LEVELS = {"applied": "info", "cancelled": "notice", "conflict": "warning", "waiting_for_resume": "warning",
-                  "failed": "error", "recovery_required": "error"}
+OUTCOME_LEVELS = {
+    "applied": "info",
+    "cancelled": "notice",
+    "conflict": "warning",
+    "waiting_for_resume": "warning",
+    "failed": "error",
+    "recovery_required": "error",
+}
 LOGGER_OPERATIONS = "mcb.operations"
 LOGGER_PLANS = "mcb.plans"
 
@@ -75,8 +81,13 @@ def _connection(ctx: Any) -> Any:
 
 def outcome(op: dict[str, Any]) -> dict[str, Any]:
     """The log entry of an ended operation (``notifications/message`` data)."""
-    data = {"event": "operation_ended", "operation_id": op.get("operation_id", ""), "state": op.get("state", ""),
-            "written": int(op.get("written") or 0), "planned": int(op.get("planned") or 0)}
+    data = {
+        "event": "operation_ended",
+        "operation_id": op.get("operation_id", ""),
+        "state": op.get("state", ""),
+        "written": int(op.get("written") or 0),
+        "planned": int(op.get("planned") or 0),
+    }
     conflicts = op.get("conflicts") or []
     if conflicts or op.get("conflicts_omitted"):
         data["conflicts"] = len(conflicts) + int(op.get("conflicts_omitted") or 0)
@@ -101,8 +112,12 @@ class Peer:
 class Live:
     """Per-connection levels and subscriptions, and the watcher that feeds them."""
 
-    def __init__(self, operation_status: Callable[[str], Awaitable[dict[str, Any]]],
-                 project_context: Callable[[], Awaitable[Any]], static_uris: Callable[[], set[str]]) -> None:
+    def __init__(
+        self,
+        operation_status: Callable[[str], Awaitable[dict[str, Any]]],
+        project_context: Callable[[], Awaitable[Any]],
+        static_uris: Callable[[], set[str]],
+    ) -> None:
         self._operation_status = operation_status
         self._project_context = project_context
         self._static_uris = static_uris  # the guides: subscribable, never changing, never watched
@@ -172,8 +187,11 @@ class Live:
             peer = self._known(ctx)
             if peer is None or not peer.wants(level):
                 return
-        note = types.LoggingMessageNotification(params=types.LoggingMessageNotificationParams(
-            level=level, logger=logger, data=data))  # type: ignore[arg-type]
+        note = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(
+                level=cast(types.LoggingLevel, level), logger=logger, data=data
+            )
+        )
         try:
             await ctx.session.send_notification(note, related_request_id=ctx.request_id)
         except Exception as exc:  # noqa: BLE001 - a log entry never fails the call
@@ -186,8 +204,12 @@ class Live:
         if result.is_error or not isinstance(data, dict):
             return
         if data.get("warnings") and "plan_id" in data:
-            await self.log(ctx, "warning", LOGGER_PLANS, {"event": "plan_warnings", "tool": name,
-                                                          "plan_id": data["plan_id"], "warnings": data["warnings"]})
+            await self.log(
+                ctx,
+                "warning",
+                LOGGER_PLANS,
+                {"event": "plan_warnings", "tool": name, "plan_id": data["plan_id"], "warnings": data["warnings"]},
+            )
         if name != "build_apply" or not data.get("operation_id"):
             return
         state = str(data.get("state", ""))
@@ -214,13 +236,28 @@ class Live:
             resp = await self._project_context()
             return hashlib.sha256(resp.SerializeToString(deterministic=True)).hexdigest(), None
         if uri.startswith(OPERATION_PREFIX):
-            op = await self._operation_status(uri[len(OPERATION_PREFIX):])
-            shown = {k: op.get(k) for k in ("state", "batches_done", "batches_total", "written", "already",
-                                            "planned", "conflicts", "conflicts_omitted", "message")}
+            op = await self._operation_status(uri[len(OPERATION_PREFIX) :])
+            shown = {
+                k: op.get(k)
+                for k in (
+                    "state",
+                    "batches_done",
+                    "batches_total",
+                    "written",
+                    "already",
+                    "planned",
+                    "conflicts",
+                    "conflicts_omitted",
+                    "message",
+                )
+            }
             return hashlib.sha256(render.dumps(shown).encode()).hexdigest(), op
-        raise McbError(ErrorCode.NOT_FOUND,
-                       f"no resource {uri!r} to subscribe to; subscribe to {PROJECT_CONTEXT_URI}, "
-                       f"{OPERATION_PREFIX}{{operation_id}} or a guide (guides never change)", details={"uri": uri})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"no resource {uri!r} to subscribe to; subscribe to {PROJECT_CONTEXT_URI}, "
+            f"{OPERATION_PREFIX}{{operation_id}} or a guide (guides never change)",
+            details={"uri": uri},
+        )
 
     async def _baseline(self, uri: str) -> None:
         """What ``uri`` shows now (an unknown operation is ``not_found``), so the first notification
@@ -277,8 +314,11 @@ class Live:
         if state not in OUTCOME_LEVELS or before == state:
             return
         level = OUTCOME_LEVELS[state]
-        note = types.LoggingMessageNotification(params=types.LoggingMessageNotificationParams(
-            level=level, logger=LOGGER_OPERATIONS, data=outcome(op)))  # type: ignore[arg-type]
+        note = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(
+                level=cast(types.LoggingLevel, level), logger=LOGGER_OPERATIONS, data=outcome(op)
+            )
+        )
         for key, peer in list(self.peers.items()):
             if op_id in peer.started:
                 if state != "waiting_for_resume":  # it goes on when writes resume: keep following it

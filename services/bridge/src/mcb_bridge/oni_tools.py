@@ -28,16 +28,29 @@ from .tools import ToolSpec
 LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "schedules", "reports")
 STATES = ("game", "research", *LISTS, "map", "analysis")
 PAGE = 50
-MAP_LEGEND = {"rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
-              "#": "diggable solid", "N": "not diggable (neutronium)", "~": "liquid", ".": "gas or vacuum"}
+MAP_LEGEND = {
+    "rows": "rows[i] is row y+i (y grows upward), character j is cell x+j",
+    "#": "diggable solid",
+    "N": "not diggable (neutronium)",
+    "~": "liquid",
+    ".": "gas or vacuum",
+}
 
 _MOD_ERRORS = {
-    "invalid_request": ErrorCode.INVALID_REQUEST, "unknown_building": ErrorCode.INVALID_REQUEST,
-    "unknown_tech": ErrorCode.INVALID_REQUEST, "not_implemented": ErrorCode.INVALID_REQUEST,
-    "not_found": ErrorCode.NOT_FOUND, "queue_full": ErrorCode.BUSY, "not_ready": ErrorCode.UNAVAILABLE,
-    "unreachable": ErrorCode.UNAVAILABLE, "invalid_response": ErrorCode.UNAVAILABLE,
-    "internal_error": ErrorCode.INTERNAL, "busy": ErrorCode.BUSY, "request_timeout": ErrorCode.UNAVAILABLE,
-    "forbidden": ErrorCode.INVALID_REQUEST, "unknown_world": ErrorCode.INVALID_REQUEST,
+    "invalid_request": ErrorCode.INVALID_REQUEST,
+    "unknown_building": ErrorCode.INVALID_REQUEST,
+    "unknown_tech": ErrorCode.INVALID_REQUEST,
+    "not_implemented": ErrorCode.INVALID_REQUEST,
+    "not_found": ErrorCode.NOT_FOUND,
+    "queue_full": ErrorCode.BUSY,
+    "not_ready": ErrorCode.UNAVAILABLE,
+    "unreachable": ErrorCode.UNAVAILABLE,
+    "invalid_response": ErrorCode.UNAVAILABLE,
+    "internal_error": ErrorCode.INTERNAL,
+    "busy": ErrorCode.BUSY,
+    "request_timeout": ErrorCode.UNAVAILABLE,
+    "forbidden": ErrorCode.INVALID_REQUEST,
+    "unknown_world": ErrorCode.INVALID_REQUEST,
 }
 
 
@@ -46,12 +59,14 @@ def oni_config() -> OniConfig | None:
     url = os.environ.get("MCB_ONI_URL", "").strip()
     if url:
         from urllib.parse import urlsplit
+
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:
             raise ConfigError(f"MCB_ONI_URL must look like http://127.0.0.1:23876, not {url!r}")
         return OniConfig.from_dict({"modHost": parts.hostname, "modPort": parts.port or 23876}, "MCB_ONI_URL")
     try:
         from mcb_rpc.settings import Settings
+
         cfg = Settings.from_env().load_config()
     except (OSError, ValueError):
         return None
@@ -71,14 +86,20 @@ GUIDE_URI = "mcb://guides/oni"
 
 # Short texts: tools/list stays within its budget (issue 19, bench/tools_list_bytes.py --oni);
 # the long form (answers, legends, the loop, errors) is the resource mcb://guides/oni.
-ONI_STATE = """\
+ONI_STATE = (
+    """\
 Read the ONI colony (what, world_id?). Lists are pages: offset, limit <= 200, \
 next_offset. map: x,y,width,height <= 64. analysis: findings. Cells: y up, x,y = \
-bottom-left. Guide: """ + GUIDE_URI
+bottom-left. Guide: """
+    + GUIDE_URI
+)
 
-ONI_ACTION = """\
+ONI_ACTION = (
+    """\
 Queue one ONI action (-> <action>_queued, action_id; outcome: what=actions). Arguments of \
-each action (orders: priority 1-9, world_id): """ + GUIDE_URI
+each action (orders: priority 1-9, world_id): """
+    + GUIDE_URI
+)
 
 ONI_BLUEPRINT = """\
 ONI rooms. list; plan name,x,y (row below solid): problems, actions, queues nothing; apply: one \
@@ -113,34 +134,76 @@ def oni_specs() -> list[ToolSpec]:
     world = {"type": "integer", "minimum": 0, "maximum": 65535}
     cell = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0, "maximum": 4095}}
     return [
-        _spec("oni_state", "ONI colony state", ONI_STATE, _obj({
-            "what": {"enum": list(STATES)},
-            "offset": {"type": "integer", "minimum": 0},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-            "x": _CELL, "y": _CELL, "width": side64, "height": side64, "world_id": world}, ["what"]), True),
-        _spec("oni_action", "ONI action", ONI_ACTION, _obj({
-            "action": {"enum": list(ACTIONS)},
-            "x": _CELL, "y": _CELL, "width": side128, "height": side128,
-            "priority": {"type": "integer", "minimum": 1, "maximum": 9},
-            "building_id": text,
-            "rotation": {"enum": [0, 90, 180, 270]},
-            "flip": {"type": "boolean"},
-            "kind": {"enum": ["wire", "gas", "liquid", "logic"]},
-            "path": {"type": "array", "minItems": 1, "maxItems": 256, "items": cell},
-            "seed": text,
-            "paused": {"type": "boolean"},
-            "speed": {"type": "integer", "minimum": 1, "maximum": 3},
-            "schedule": text,
-            "world_id": world,
-            "tech_id": text,
-            "duplicant": text,
-            "blocks": {"type": "array", "minItems": 24, "maxItems": 24,
-                       "items": {"enum": ["work", "sleep", "downtime", "bathtime"]}},
-            "item": {"enum": ["None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask"]}}, ["action"]), False),
-        _spec("oni_blueprint", "ONI blueprint", ONI_BLUEPRINT, _obj({
-            "action": {"enum": ["list", "plan", "apply"]},
-            "name": {"enum": list(blueprints.BLUEPRINTS)},
-            "x": _CELL, "y": _CELL}, ["action"]), False),
+        _spec(
+            "oni_state",
+            "ONI colony state",
+            ONI_STATE,
+            _obj(
+                {
+                    "what": {"enum": list(STATES)},
+                    "offset": {"type": "integer", "minimum": 0},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+                    "x": _CELL,
+                    "y": _CELL,
+                    "width": side64,
+                    "height": side64,
+                    "world_id": world,
+                },
+                ["what"],
+            ),
+            True,
+        ),
+        _spec(
+            "oni_action",
+            "ONI action",
+            ONI_ACTION,
+            _obj(
+                {
+                    "action": {"enum": list(ACTIONS)},
+                    "x": _CELL,
+                    "y": _CELL,
+                    "width": side128,
+                    "height": side128,
+                    "priority": {"type": "integer", "minimum": 1, "maximum": 9},
+                    "building_id": text,
+                    "rotation": {"enum": [0, 90, 180, 270]},
+                    "flip": {"type": "boolean"},
+                    "kind": {"enum": ["wire", "gas", "liquid", "logic"]},
+                    "path": {"type": "array", "minItems": 1, "maxItems": 256, "items": cell},
+                    "seed": text,
+                    "paused": {"type": "boolean"},
+                    "speed": {"type": "integer", "minimum": 1, "maximum": 3},
+                    "schedule": text,
+                    "world_id": world,
+                    "tech_id": text,
+                    "duplicant": text,
+                    "blocks": {
+                        "type": "array",
+                        "minItems": 24,
+                        "maxItems": 24,
+                        "items": {"enum": ["work", "sleep", "downtime", "bathtime"]},
+                    },
+                    "item": {"enum": ["None", "AtmoSuit", "JetSuit", "LeadSuit", "OxygenMask"]},
+                },
+                ["action"],
+            ),
+            False,
+        ),
+        _spec(
+            "oni_blueprint",
+            "ONI blueprint",
+            ONI_BLUEPRINT,
+            _obj(
+                {
+                    "action": {"enum": ["list", "plan", "apply"]},
+                    "name": {"enum": list(blueprints.BLUEPRINTS)},
+                    "x": _CELL,
+                    "y": _CELL,
+                },
+                ["action"],
+            ),
+            False,
+        ),
     ]
 
 
@@ -165,12 +228,18 @@ _ACTION_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 # the forms an action takes beyond its needed arguments: (the set given must be one of these)
 _FORMS: dict[str, tuple[frozenset[str], ...]] = {
-    "schedule": (frozenset({"duplicant", "blocks"}), frozenset({"schedule", "blocks"}), frozenset({"duplicant", "schedule"})),
+    "schedule": (
+        frozenset({"duplicant", "blocks"}),
+        frozenset({"schedule", "blocks"}),
+        frozenset({"duplicant", "schedule"}),
+    ),
     "speed": (frozenset({"paused"}), frozenset({"speed"}), frozenset({"paused", "speed"})),
 }
-_FORM_HELP = {"schedule": "schedule takes duplicant + blocks (the schedule it is on, shared), schedule + blocks "
-                          "(a named one, added when new) or duplicant + schedule (assign it)",
-              "speed": "speed takes paused (true/false), speed (1-3) or both"}
+_FORM_HELP = {
+    "schedule": "schedule takes duplicant + blocks (the schedule it is on, shared), schedule + blocks "
+    "(a named one, added when new) or duplicant + schedule (assign it)",
+    "speed": "speed takes paused (true/false), speed (1-3) or both",
+}
 _API_NAMES = {"building_id": "buildingId", "tech_id": "techId", "world_id": "worldId"}
 
 
@@ -178,16 +247,23 @@ def _require(args: dict[str, Any], what: str, needed: tuple[str, ...], allowed: 
     missing = [k for k in needed if k not in args]
     extra = sorted(set(args) - {"action", "what", *needed, *allowed})
     if missing or extra:
-        parts = ([f"needs {', '.join(missing)}"] if missing else []) + ([f"does not take {', '.join(extra)}"] if extra else [])
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{what} {' and '.join(parts)}",
-                       details={"missing": missing, "unexpected": extra})
+        parts = ([f"needs {', '.join(missing)}"] if missing else []) + (
+            [f"does not take {', '.join(extra)}"] if extra else []
+        )
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{what} {' and '.join(parts)}",
+            details={"missing": missing, "unexpected": extra},
+        )
 
 
 def _mod_error(err: ModError, url: str) -> McbError:
     code = _MOD_ERRORS.get(err.error, ErrorCode.UNAVAILABLE)
     if err.error == "unreachable":
-        msg = (f"no ONI mod answers at {url}: is the game running with the agent mod enabled, and "
-               "MCB_ONI_URL / config.json oni.modPort right?")
+        msg = (
+            f"no ONI mod answers at {url}: is the game running with the agent mod enabled, and "
+            "MCB_ONI_URL / config.json oni.modPort right?"
+        )
     elif err.error == "not_ready":
         msg = "the ONI mod answers but no colony is loaded yet: load a save, then retry"
     else:
@@ -205,8 +281,10 @@ class OniTools:
     def client(self) -> ModClient:
         cfg = self._config or oni_config()
         if cfg is None:
-            raise McbError(ErrorCode.UNAVAILABLE, "no ONI endpoint configured: set MCB_ONI_URL or "
-                           "\"oni\": {\"modPort\": 23876} in config.json")
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                'no ONI endpoint configured: set MCB_ONI_URL or "oni": {"modPort": 23876} in config.json',
+            )
         return ModClient.from_config(cfg)
 
     async def _run(self, fn: Callable[[ModClient], Any]) -> Any:
@@ -220,7 +298,9 @@ class OniTools:
         what = args["what"]
         if what == "map":
             _require(args, "map", ("x", "y", "width", "height"), ("world_id",))
-            got = await self._run(lambda c: c.map(args["x"], args["y"], args["width"], args["height"], args.get("world_id")))
+            got = await self._run(
+                lambda c: c.map(args["x"], args["y"], args["width"], args["height"], args.get("world_id"))
+            )
             return {**got, "legend": MAP_LEGEND}  # the answer explains itself (tools/list stays short)
         if what == "analysis":
             _require(args, "analysis", (), ())
@@ -256,8 +336,12 @@ class OniTools:
         what = args["action"]
         if what == "list":
             _require(args, "list", (), ())
-            return {"blueprints": [{"name": k, "description": v["description"],
-                                    "research": blueprints.required_techs(v)} for k, v in blueprints.BLUEPRINTS.items()]}
+            return {
+                "blueprints": [
+                    {"name": k, "description": v["description"], "research": blueprints.required_techs(v)}
+                    for k, v in blueprints.BLUEPRINTS.items()
+                ]
+            }
         _require(args, what, ("name", "x", "y"), ())
         name, x, y = args["name"], args["x"], args["y"]
         if what == "plan":
@@ -265,14 +349,19 @@ class OniTools:
         return await self._run(lambda c: blueprints.apply_step(c, name, x, y))
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]:
-        return {"oni_state": _snake_case(self.state), "oni_action": _snake_case(self.action),
-                "oni_blueprint": _snake_case(self.blueprint)}
+        return {
+            "oni_state": _snake_case(self.state),
+            "oni_action": _snake_case(self.action),
+            "oni_blueprint": _snake_case(self.blueprint),
+        }
 
 
-def _snake_case(handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-                ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+def _snake_case(
+    handler: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
     """The mod's answers carry its own (camelCase) names; the model gets snake_case keys like
     every other tool's (render.snake_keys; the map legend's symbol keys are data, kept)."""
+
     async def run(args: dict[str, Any]) -> dict[str, Any]:
         return snake_keys(await handler(args))
 

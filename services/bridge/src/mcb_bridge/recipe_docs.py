@@ -35,7 +35,7 @@ def operation_defs(recipe: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for alt in (defs.get("operation") or {}).get("oneOf") or ():
         ref = alt.get("$ref", "")
-        body = defs.get(ref[len("#/$defs/"):], {}) if ref.startswith("#/$defs/") else alt
+        body = defs.get(ref[len("#/$defs/") :], {}) if ref.startswith("#/$defs/") else alt
         const = ((body.get("properties") or {}).get("type") or {}).get("const")
         if isinstance(const, str):
             out.append((const, body))
@@ -49,10 +49,12 @@ def _documented(recipe: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         if missing:
             raise MissingOperationDoc(
                 f"recipe operation {name!r} has no {' and no '.join(missing)} in the recipe schema "
-                "(mcb_common.recipe_schema): the agent's guides are generated from it")
+                "(mcb_common.recipe_schema): the agent's guides are generated from it"
+            )
         if body["examples"][0].get("type") != name:
-            raise MissingOperationDoc(f"the example of recipe operation {name!r} is of type "
-                                      f"{body['examples'][0].get('type')!r}")
+            raise MissingOperationDoc(
+                f"the example of recipe operation {name!r} is of type {body['examples'][0].get('type')!r}"
+            )
     return ops
 
 
@@ -80,11 +82,12 @@ def signatures(recipe: dict[str, Any]) -> str:
     """``box(min,max,block,hollow?,block_entity?), line(from,to,block), …``: every operation.
     ``thickness`` goes unsaid where ``hollow`` is (it implies hollow; the guide has both):
     tools/list stays within its budget."""
+
     def shown(body: dict[str, Any]) -> str:
         args = _args(body)
         names = {a for a, _, _ in args}
-        return ",".join(a + ("" if req else "?") for a, req, _ in args
-                        if not (a == "thickness" and "hollow" in names))
+        return ",".join(a + ("" if req else "?") for a, req, _ in args if not (a == "thickness" and "hollow" in names))
+
     return ", ".join(f"{name}({shown(body)})" for name, body in _documented(recipe))
 
 
@@ -119,10 +122,15 @@ def operation_examples(recipe: dict[str, Any]) -> str:
     for name, body in _documented(recipe):
         op = body["examples"][0]
         what = " ".join(body["description"].split())
-        needs = (f" It needs the library asset `{op['asset']}` (see `asset_list`; `schematic_export` "
-                 "saves one)." if "asset" in op else "")
-        parts.append(f"### `{name}`\n\n{what}{needs}\n\n<!-- operation: {name} -->\n```json\n"
-                     f"{json.dumps(example_recipe(op), ensure_ascii=False)}\n```")
+        needs = (
+            f" It needs the library asset `{op['asset']}` (see `asset_list`; `schematic_export` saves one)."
+            if "asset" in op
+            else ""
+        )
+        parts.append(
+            f"### `{name}`\n\n{what}{needs}\n\n<!-- operation: {name} -->\n```json\n"
+            f"{json.dumps(example_recipe(op), ensure_ascii=False)}\n```"
+        )
     return "\n\n".join(parts)
 
 

@@ -59,7 +59,8 @@ GROUND_SLABS = 8  # ... and at most this many heightmap reads (top-down slabs of
 GROUND_COLUMNS = 32  # ... over the central 32x32 columns of the area (all of a smaller one)
 VERSION = "0.1.0"
 
-INSTRUCTIONS = """\
+INSTRUCTIONS = (
+    """\
 Tools to build in a Minecraft Java world together with a person, safely.
 Workflow: project_context -> region_inspect (summary, then blocks for small areas) -> \
 build_prepare(recipe) -> build_apply(plan_id, plan_hash, idempotency_key) -> \
@@ -68,7 +69,9 @@ Blocks a person changed are never overwritten: they come back as conflicts. Keep
 small: inspect small regions, follow next_cursor for more.
 Guides are MCP resources: mcb://guides/recipes, mcb://guides/block-states (facing, connections), \
 mcb://guides/coordinates, mcb://guides/examples, mcb://guides/recipe-schema, and \
-mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely, rework_part. """ + ERRORS_SENTENCE
+mcb://project/context; prompts: survey_area, build_house, furnish_room, undo_safely, rework_part. """
+    + ERRORS_SENTENCE
+)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | types.CallToolResult]]
 # progress(progress, total, message): the request's own channel (ServerSession.report_progress)
@@ -102,9 +105,7 @@ def _result(payload: dict[str, Any]) -> types.CallToolResult:
     text = render.dumps(payload)
     if len(text.encode()) > render.MAX_TEXT_BYTES:  # renderers bound themselves; this is a bug
         raise RuntimeError(f"tool output of {len(text.encode())} bytes exceeds the cap")
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)], structured_content=payload, is_error=False
-    )
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=payload, is_error=False)
 
 
 def _dependency(d: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -148,8 +149,9 @@ class Bridge:
         self._handlers.update(oni_handlers())  # Oxygen Not Included (issue 18): only with an ONI endpoint
         self.camera = CameraClient(config.agent_token, config.project_id, config.player_id)
         self.catalog = Catalog(self.journal, self.camera.list)
-        self.live = Live(self._watched_operation, self.journal.project_context,
-                         lambda: {r.uri for r in resources.list_resources()})
+        self.live = Live(
+            self._watched_operation, self.journal.project_context, lambda: {r.uri for r in resources.list_resources()}
+        )
 
     async def _watched_operation(self, operation_id: str) -> dict[str, Any]:
         return render.operation_report(await self.journal.operation_status(operation_id))
@@ -168,8 +170,9 @@ class Bridge:
         spec = self.specs.get(name)
         return spec.shown_schema if spec else None
 
-    async def call(self, name: str, arguments: dict[str, Any] | None,
-                   progress: Progress | None = None) -> types.CallToolResult:
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, progress: Progress | None = None
+    ) -> types.CallToolResult:
         spec = self.specs.get(name)
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}; tools: {', '.join(self.specs)}")
@@ -223,9 +226,12 @@ class Bridge:
             batches = int(op.get("batches_total") or 0)
             blocks = int(op.get("written") or 0) + int(op.get("already") or 0)
             # the end is one more step, so the last notification says how it ended
-            await report(float(int(op.get("batches_done") or 0) + ended), float(batches + 1),
-                         f"{state}: {blocks} of {int(op.get('planned') or 0)} blocks, batch "
-                         f"{int(op.get('batches_done') or 0)} of {batches}")
+            await report(
+                float(int(op.get("batches_done") or 0) + ended),
+                float(batches + 1),
+                f"{state}: {blocks} of {int(op.get('planned') or 0)} blocks, batch "
+                f"{int(op.get('batches_done') or 0)} of {batches}",
+            )
             if ended or time.monotonic() > deadline:
                 return op
             await asyncio.sleep(FOLLOW_POLL)
@@ -250,8 +256,10 @@ class Bridge:
             except McbError as err:
                 ground = {"unknown": f"{err.code}: {err.message}"}
             except TimeoutError:
-                ground = {"unknown": f"reading the build area's heights took over {GROUND_SECONDS:g} s; "
-                                     "use region_inspect detail heightmap on a smaller box"}
+                ground = {
+                    "unknown": f"reading the build area's heights took over {GROUND_SECONDS:g} s; "
+                    "use region_inspect detail heightmap on a smaller box"
+                }
         return render.project_context(resp, list(self.specs), ground)
 
     async def _ground(self, resp: Any) -> dict[str, Any]:
@@ -272,14 +280,20 @@ class Bridge:
             if top < mn["y"] or (heights is not None and render.HEIGHT_NONE not in heights):
                 break
             bottom = max(mn["y"], top - slab + 1)
-            hm = (await self.journal.region_inspect({**mn, "y": bottom}, {**mx, "y": top}, "heightmap",
-                                                    step=step)).heightmap
+            hm = (
+                await self.journal.region_inspect({**mn, "y": bottom}, {**mx, "y": top}, "heightmap", step=step)
+            ).heightmap
             got = list(hm.heights)
-            heights = got if heights is None else [h if h != render.HEIGHT_NONE else g
-                                                   for h, g in zip(heights, got, strict=True)]
+            heights = (
+                got
+                if heights is None
+                else [h if h != render.HEIGHT_NONE else g for h, g in zip(heights, got, strict=True)]
+            )
             top = bottom - 1
-        return {**render.ground(heights or [], step), "columns": {"min": {"x": mn["x"], "z": mn["z"]},
-                                                                  "max": {"x": mx["x"], "z": mx["z"]}}}
+        return {
+            **render.ground(heights or [], step),
+            "columns": {"min": {"x": mn["x"], "z": mn["z"]}, "max": {"x": mx["x"], "z": mx["z"]}},
+        }
 
     async def _region_inspect(self, args: dict[str, Any]) -> dict[str, Any]:
         mn, mx, detail = args["min"], args["max"], args["detail"]
@@ -305,14 +319,16 @@ class Bridge:
     async def _build_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         recipe_json = json.dumps(args["recipe"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)
         deps = [_dependency(d) for d in args.get("dependencies") or []]
-        resp = await self.journal.build_prepare(recipe_json, deps, args.get("part_id") or "",
-                                                args.get("regenerate_part_id") or "")
+        resp = await self.journal.build_prepare(
+            recipe_json, deps, args.get("part_id") or "", args.get("regenerate_part_id") or ""
+        )
         return render.plan_summary(resp)
 
     async def _build_apply(self, args: dict[str, Any]) -> dict[str, Any]:
         try:
-            resp = await self.journal.build_apply(args["plan_id"], args["plan_hash"], args["idempotency_key"],
-                                                  bool(args.get("replace_player_blocks")))
+            resp = await self.journal.build_apply(
+                args["plan_id"], args["plan_hash"], args["idempotency_key"], bool(args.get("replace_player_blocks"))
+            )
         except McbError as err:
             if err.code == ErrorCode.UNAVAILABLE:
                 err.message += (
@@ -339,22 +355,40 @@ class Bridge:
 
     async def _region_changes(self, args: dict[str, Any]) -> dict[str, Any]:
         region = args["region"]
-        resp = await self.journal.region_changes(region["min"], region["max"], args.get("since_cursor") or "",
-                                                 int(args.get("limit") or 100), args.get("source") or "",
-                                                 int(args.get("max_bytes") or 0))
+        resp = await self.journal.region_changes(
+            region["min"],
+            region["max"],
+            args.get("since_cursor") or "",
+            int(args.get("limit") or 100),
+            args.get("source") or "",
+            int(args.get("max_bytes") or 0),
+        )
         return render.region_changes(resp)
 
     async def _region_history(self, args: dict[str, Any]) -> dict[str, Any]:
         region = args["region"]
-        return render.region_history(await self.journal.region_history(
-            region["min"], region["max"], args.get("cursor") or "", args.get("player") or "", args.get("cause") or "",
-            int(args.get("since_millis") or 0)))
+        return render.region_history(
+            await self.journal.region_history(
+                region["min"],
+                region["max"],
+                args.get("cursor") or "",
+                args.get("player") or "",
+                args.get("cause") or "",
+                int(args.get("since_millis") or 0),
+            )
+        )
 
     async def _rollback_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         region = args["region"]
-        return render.plan_summary(await self.journal.rollback_prepare(
-            region["min"], region["max"], args.get("player") or "", args.get("cause") or "",
-            int(args["since_millis"])))
+        return render.plan_summary(
+            await self.journal.rollback_prepare(
+                region["min"],
+                region["max"],
+                args.get("player") or "",
+                args.get("cause") or "",
+                int(args["since_millis"]),
+            )
+        )
 
     async def _asset_list(self, args: dict[str, Any]) -> dict[str, Any]:
         return render.asset_list(await self.journal.asset_list(args.get("query") or "", args.get("cursor") or ""))
@@ -363,14 +397,18 @@ class Bridge:
         mn, mx = args["min"], args["max"]
         for axis in "xyz":
             if int(mn[axis]) > int(mx[axis]):
-                raise McbError(ErrorCode.INVALID_REQUEST,
-                               f"min.{axis} ({mn[axis]}) is greater than max.{axis} ({mx[axis]})")
+                raise McbError(
+                    ErrorCode.INVALID_REQUEST, f"min.{axis} ({mn[axis]}) is greater than max.{axis} ({mx[axis]})"
+                )
         return render.schematic_export(await self.journal.schematic_export(args["name"], mn, mx, args.get("origin")))
 
     async def _schematic_import_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         resp = await self.journal.schematic_import_prepare(
-            args["asset_id"], args["target"], int(args.get("rotation") or 0),
-            bool(args.get("allow_drop_block_entities")))
+            args["asset_id"],
+            args["target"],
+            int(args.get("rotation") or 0),
+            bool(args.get("allow_drop_block_entities")),
+        )
         return render.plan_summary(resp)
 
     # ---- cameras (the camera worker's gRPC API) ----
@@ -389,8 +427,9 @@ class Bridge:
         # the picture as MCP image content (never base64 inside a text block) + metadata text
         return types.CallToolResult(
             content=[
-                types.ImageContent(data=base64.b64encode(resp.image).decode("ascii"),
-                                   mime_type=resp.mime_type or "image/png"),
+                types.ImageContent(
+                    data=base64.b64encode(resp.image).decode("ascii"), mime_type=resp.mime_type or "image/png"
+                ),
                 types.TextContent(text=render.dumps(payload)),
             ],
             structured_content=payload,
@@ -417,8 +456,9 @@ class CameraClient:
         from mcb.camera.v1 import camera_pb2_grpc
 
         if self._channel is None:
-            self._channel = grpc.aio.insecure_channel(self.addr, options=[
-                ("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+            self._channel = grpc.aio.insecure_channel(
+                self.addr, options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+            )
         return camera_pb2_grpc.CameraStub(self._channel)
 
     async def _call(self, method: str, request: Any, timeout: float) -> Any:
@@ -430,8 +470,10 @@ class CameraClient:
         except grpc.RpcError as exc:
             err = from_rpc_error(exc, "camera-worker", timeout)
             if err.code == ErrorCode.UNAVAILABLE and err.details.get("reason") != "deadline":
-                err = McbError(ErrorCode.CAMERA_UNAVAILABLE, "the camera worker cannot be reached; is it "
-                               "running? (`mcb status`) No picture was taken")
+                err = McbError(
+                    ErrorCode.CAMERA_UNAVAILABLE,
+                    "the camera worker cannot be reached; is it running? (`mcb status`) No picture was taken",
+                )
             raise err from None
 
     async def list(self) -> Any:
@@ -443,31 +485,57 @@ class CameraClient:
         from mcb.camera.v1 import camera_pb2
 
         p = args["pose"]
-        cam = camera_pb2.CameraInfo(camera_id=args["camera_id"], name=args.get("name") or "", pose=camera_pb2.Pose(
-            x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]), pitch=float(p["pitch"]),
-            fov=float(p.get("fov") or 0), width=int(p.get("width") or 0), height=int(p.get("height") or 0)))
+        cam = camera_pb2.CameraInfo(
+            camera_id=args["camera_id"],
+            name=args.get("name") or "",
+            pose=camera_pb2.Pose(
+                x=float(p["x"]),
+                y=float(p["y"]),
+                z=float(p["z"]),
+                yaw=float(p["yaw"]),
+                pitch=float(p["pitch"]),
+                fov=float(p.get("fov") or 0),
+                width=int(p.get("width") or 0),
+                height=int(p.get("height") or 0),
+            ),
+        )
         return await self._call("SaveCamera", camera_pb2.SaveCameraRequest(camera=cam), 10.0)
 
     async def capture(self, args: dict[str, Any]) -> Any:
         from mcb.camera.v1 import camera_pb2
         from mcb.common.v1 import common_pb2
 
-        req = camera_pb2.CaptureRequest(camera_id=args.get("camera_id") or "",
-                                        capture_id=args.get("capture_id") or "",
-                                        after_operation_id=args.get("after_operation_id") or "",
-                                        plan_id=args.get("plan_id") or "", compare=bool(args.get("compare")),
-                                        view=args.get("view") or "", width=int(args.get("width") or 0),
-                                        height=int(args.get("height") or 0), format=args.get("format") or "")
+        req = camera_pb2.CaptureRequest(
+            camera_id=args.get("camera_id") or "",
+            capture_id=args.get("capture_id") or "",
+            after_operation_id=args.get("after_operation_id") or "",
+            plan_id=args.get("plan_id") or "",
+            compare=bool(args.get("compare")),
+            view=args.get("view") or "",
+            width=int(args.get("width") or 0),
+            height=int(args.get("height") or 0),
+            format=args.get("format") or "",
+        )
         if args.get("pose"):
             p = args["pose"]
-            req.pose.CopyFrom(camera_pb2.Pose(
-                x=float(p["x"]), y=float(p["y"]), z=float(p["z"]), yaw=float(p["yaw"]),
-                pitch=float(p["pitch"]), fov=float(p.get("fov") or 0)))
+            req.pose.CopyFrom(
+                camera_pb2.Pose(
+                    x=float(p["x"]),
+                    y=float(p["y"]),
+                    z=float(p["z"]),
+                    yaw=float(p["yaw"]),
+                    pitch=float(p["pitch"]),
+                    fov=float(p.get("fov") or 0),
+                )
+            )
         if args.get("region"):
             r = args["region"]
-            req.region.CopyFrom(common_pb2.Box(
-                min=common_pb2.Vec3(x=int(r["min"]["x"]), y=int(r["min"]["y"]), z=int(r["min"]["z"])),
-                max=common_pb2.Vec3(x=int(r["max"]["x"]), y=int(r["max"]["y"]), z=int(r["max"]["z"]))))
+            req.region.CopyFrom(
+                common_pb2.Box(
+                    min=common_pb2.Vec3(x=int(r["min"]["x"]), y=int(r["min"]["y"]), z=int(r["min"]["z"])),
+                    max=common_pb2.Vec3(x=int(r["max"]["x"]), y=int(r["max"]["y"]), z=int(r["max"]["z"])),
+                )
+            )
         return await self._call("Capture", req, 30.0)
 
 
@@ -493,8 +561,9 @@ def build_server(bridge: Bridge) -> Server[Any]:
     async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources.list_resources())
 
-    async def on_list_resource_templates(ctx: Any, params: types.PaginatedRequestParams | None
-                                         ) -> types.ListResourceTemplatesResult:
+    async def on_list_resource_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=TEMPLATES)
 
     async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:

@@ -62,8 +62,10 @@ def _with_deadline(keyword: Any) -> Any:
 
 # Draft 2020-12 that checks the deadline at every $ref and array (the places where a large
 # document's work multiplies), so a validation can be stopped part-way.
-_DeadlineValidator = validators.extend(Draft202012Validator, {
-    k: _with_deadline(Draft202012Validator.VALIDATORS[k]) for k in ("$ref", "items", "properties")})
+_DeadlineValidator = validators.extend(
+    Draft202012Validator,
+    {k: _with_deadline(Draft202012Validator.VALIDATORS[k]) for k in ("$ref", "items", "properties")},
+)
 
 
 def _inline_leaf_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def _inline_leaf_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         node = {k: inline(v, leaves) for k, v in node.items()}
         ref = node.get("$ref")
-        name = ref[len("#/$defs/"):] if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+        name = ref[len("#/$defs/") :] if isinstance(ref, str) and ref.startswith("#/$defs/") else None
         if name in leaves:
             rest = {k: v for k, v in node.items() if k != "$ref"}
             body = copy.deepcopy(leaves[name])
@@ -120,9 +122,13 @@ def _without_border_bounds(node: Any) -> Any:
     text = node.get("type") == "string"
     # an enum says the type already
     typed_enum = isinstance(node.get("enum"), list) and node.get("type") in ("string", "integer")
-    return {k: _without_border_bounds(v) for k, v in node.items()
-            if not (border and k in ("minimum", "maximum")) and not (text and k in ("minLength", "maxLength"))
-            and not (typed_enum and k == "type")}
+    return {
+        k: _without_border_bounds(v)
+        for k, v in node.items()
+        if not (border and k in ("minimum", "maximum"))
+        and not (text and k in ("minLength", "maxLength"))
+        and not (typed_enum and k == "type")
+    }
 
 
 def _vec3(description: str) -> dict[str, Any]:
@@ -145,8 +151,12 @@ def recipe_schema() -> dict[str, Any]:
     return copy.deepcopy(RECIPE_SCHEMA)
 
 
-_VEC3_BODY = {"type": "object", "properties": {a: {"type": "integer"} for a in "xyz"},
-              "required": ["x", "y", "z"], "additionalProperties": False}
+_VEC3_BODY = {
+    "type": "object",
+    "properties": {a: {"type": "integer"} for a in "xyz"},
+    "required": ["x", "y", "z"],
+    "additionalProperties": False,
+}
 
 
 def _shared_vec3(schema: dict[str, Any]) -> dict[str, Any]:
@@ -225,9 +235,9 @@ def _embed(root: dict[str, Any], prop: str, schema: dict[str, Any]) -> None:
     def fix(node: Any) -> None:
         if isinstance(node, dict):
             ref = node.get("$ref")
-            if isinstance(ref, str) and (ref == "#" or (
-                ref.startswith("#/") and not ref.startswith(("#/$defs/", "#/definitions/"))
-            )):
+            if isinstance(ref, str) and (
+                ref == "#" or (ref.startswith("#/") and not ref.startswith(("#/$defs/", "#/definitions/")))
+            ):
                 node["$ref"] = here + ref[1:]
             for v in node.values():
                 fix(v)
@@ -273,7 +283,9 @@ class ToolSpec:
             annotations=types.ToolAnnotations(
                 read_only_hint=True if self.read_only else None,
                 idempotent_hint=True if self.idempotent and not self.read_only else None,
-            ) if self.read_only or self.idempotent else None,  # none when all are the defaults
+            )
+            if self.read_only or self.idempotent
+            else None,  # none when all are the defaults
         )
 
 
@@ -289,18 +301,21 @@ def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 # Said once, in project_context's description and the server's instructions (not per tool:
 # tools/list stays lean, bench/tools_list_bytes.py).
 ERRORS_SENTENCE = (
-    "Errors of every tool come back as a tool error whose JSON is {\"error\": {code, message, retryable, "
+    'Errors of every tool come back as a tool error whose JSON is {"error": {code, message, retryable, '
     "hint}}; follow the hint."
 )
 _ERRORS_NOTE = ""
 
-PROJECT_CONTEXT = """\
+PROJECT_CONTEXT = (
+    """\
 Start here. Returns the project (id, name, build area as an inclusive box, its ground height), \
 the world (id, epoch, version, min_y..max_y, loaded_area in blocks, paused?), limits, every tool \
 (capabilities), the recipe operations, operations that need attention and recent ones. Call \
 it first, after resync_required/version_mismatch, and when a build_apply answer \
 was lost. Guides (MCP resources): mcb://guides/recipes, block-states, coordinates, examples, \
-recipe-schema. """ + ERRORS_SENTENCE
+recipe-schema. """
+    + ERRORS_SENTENCE
+)
 
 REGION_INSPECT = """\
 Read blocks in an inclusive box [min, max] (y up). Never generates chunks: missing ones are \
@@ -332,7 +347,8 @@ it holds now; apply stops before writing if one changed.
 A plan expires (expires_at): then prepare again.\
 """
 
-BUILD_APPLY = """\
+BUILD_APPLY = (
+    """\
 Apply a prepared plan: plan_id and plan_hash exactly as build_prepare returned them, and a \
 new idempotency_key you choose (e.g. "tower-roof-1").
 Returns operation_id, its state and counters; writing goes on after the answer: poll \
@@ -344,7 +360,9 @@ Consent: a plan whose replaced lists player blocks (also imports, regenerations,
 refused (player_blocks_would_be_replaced, with positions) unless replace_player_blocks is true: \
 set it only after the player agreed.
 Same key, same call: the same operation (replayed=true), nothing written twice; answer lost: \
-repeat with the SAME key. A new plan needs a new key. Errors: mcb://guides/recipes. """ + _ERRORS_NOTE
+repeat with the SAME key. A new plan needs a new key. Errors: mcb://guides/recipes. """
+    + _ERRORS_NOTE
+)
 
 OPERATION_STATUS = """\
 State of a build_apply operation (queued, waiting_for_resume, applying, applied, conflict, \
@@ -353,9 +371,12 @@ any error (states: mcb://guides/recipes). Poll every second or two while queued/
 """
 
 
-OPERATION_CANCEL = """\
+OPERATION_CANCEL = (
+    """\
 Stop an operation: no new batch starts after this call. Blocks already written stay written \
-and journaled; the answer is shaped like operation_status's. """ + _ERRORS_NOTE
+and journaled; the answer is shaped like operation_status's. """
+    + _ERRORS_NOTE
+)
 
 OPERATION_UNDO_PREPARE = """\
 Prepare the undo of a finished operation as an ordinary plan (apply with build_apply). Only \
@@ -368,20 +389,29 @@ changes since since_millis (apply with build_apply and the player's consent). La
 others are left and listed as conflicts. mcb://guides/history.\
 """
 
-PART_DEFINE = """\
+PART_DEFINE = (
+    """\
 Name the blocks a finished operation actually wrote as a part (e.g. "walls", "roof"). The \
 part's mask is exactly those blocks; build_prepare with part_id then refuses writes outside \
-that mask. A part extension needs a new part. """ + _ERRORS_NOTE
+that mask. A part extension needs a new part. """
+    + _ERRORS_NOTE
+)
 
-PART_GET = """\
+PART_GET = (
+    """\
 A part's name, bounds, block count, protection, and how many of its blocks changed since it \
 was defined by someone else (by source; complete=false when observation was interrupted). \
-""" + _ERRORS_NOTE
+"""
+    + _ERRORS_NOTE
+)
 
-REGION_CHANGES = """\
+REGION_CHANGES = (
+    """\
 What changed in a box since a cursor (empty: start now): the range's totals, then a page of \
 events, people first; remaining > 0: call again with next_cursor. resync_required: re-read \
-region_inspect, start again. Pages, filters, history: mcb://guides/history. """ + _ERRORS_NOTE
+region_inspect, start again. Pages, filters, history: mcb://guides/history. """
+    + _ERRORS_NOTE
+)
 
 REGION_HISTORY = """\
 Who or what changed each block of a box and when, newest first: a player (name), the \
@@ -395,38 +425,84 @@ def safe_write_specs() -> list[ToolSpec]:
     return [
         ToolSpec("operation_cancel", "Cancel an operation", OPERATION_CANCEL, op, False, True),
         ToolSpec("operation_undo_prepare", "Prepare an undo", OPERATION_UNDO_PREPARE, op, True, False),
-        ToolSpec("part_define", "Define a part", PART_DEFINE,
-                 _obj({"name": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the part's name"},
-                       "operation_id": _id("a finished operation whose written blocks form the part")},
-                      ["name", "operation_id"]), False, False),
-        ToolSpec("part_get", "Get a part", PART_GET, _obj({"part_id": _id("part_id from part_define")}, ["part_id"]),
-                 True, True),
-        ToolSpec("region_changes", "Changes in a region", REGION_CHANGES,
-                 _obj({"region": _obj({"min": _vec3("inclusive lower corner"),
-                                       "max": _vec3("inclusive upper corner")}, ["min", "max"]),
-                       "since_cursor": {"type": "string", "maxLength": 256},
-                       "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-                       "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"]},
-                       "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768}},
-                      ["region"]), True, True),
-        _who_spec("rollback_prepare", "Prepare a rollback", ROLLBACK_PREPARE,
-                  {"since_millis": {"type": "integer", "minimum": 1}}, ["since_millis"], False),
-        _who_spec("region_history", "History of a region", REGION_HISTORY,
-                  {"cursor": {"type": "string", "maxLength": 256}, "since_millis": {"type": "integer", "minimum": 0}},
-                  [], True),
+        ToolSpec(
+            "part_define",
+            "Define a part",
+            PART_DEFINE,
+            _obj(
+                {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the part's name"},
+                    "operation_id": _id("a finished operation whose written blocks form the part"),
+                },
+                ["name", "operation_id"],
+            ),
+            False,
+            False,
+        ),
+        ToolSpec(
+            "part_get",
+            "Get a part",
+            PART_GET,
+            _obj({"part_id": _id("part_id from part_define")}, ["part_id"]),
+            True,
+            True,
+        ),
+        ToolSpec(
+            "region_changes",
+            "Changes in a region",
+            REGION_CHANGES,
+            _obj(
+                {
+                    "region": _obj(
+                        {"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"]
+                    ),
+                    "since_cursor": {"type": "string", "maxLength": 256},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "source": {"type": "string", "enum": ["player", "environment", "ours", "foreign"]},
+                    "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 32768},
+                },
+                ["region"],
+            ),
+            True,
+            True,
+        ),
+        _who_spec(
+            "rollback_prepare",
+            "Prepare a rollback",
+            ROLLBACK_PREPARE,
+            {"since_millis": {"type": "integer", "minimum": 1}},
+            ["since_millis"],
+            False,
+        ),
+        _who_spec(
+            "region_history",
+            "History of a region",
+            REGION_HISTORY,
+            {"cursor": {"type": "string", "maxLength": 256}, "since_millis": {"type": "integer", "minimum": 0}},
+            [],
+            True,
+        ),
     ]
 
 
-def _who_spec(name: str, title: str, description: str, extra: dict[str, Any], required: list[str],
-              idempotent: bool) -> ToolSpec:
+def _who_spec(
+    name: str, title: str, description: str, extra: dict[str, Any], required: list[str], idempotent: bool
+) -> ToolSpec:
     """region_history and rollback_prepare (issue 32): a region, a player or a cause (the words:
     mcb://guides/history), and their own arguments. tools/list shows the region as one line (the
     arguments are validated against the full schema), which keeps the list within its budget."""
     props = {"player": {"type": "string", "maxLength": 64}, "cause": {"type": "string", "maxLength": 16}} | extra
     region = _obj({"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"])
     listed = {"type": "object", "description": "{min:{x,y,z},max:{x,y,z}}, inclusive"}
-    return ToolSpec(name, title, description, _obj({"region": region} | props, ["region", *required]), True,
-                    idempotent, _obj({"region": listed} | props, ["region", *required]))
+    return ToolSpec(
+        name,
+        title,
+        description,
+        _obj({"region": region} | props, ["region", *required]),
+        True,
+        idempotent,
+        _obj({"region": listed} | props, ["region", *required]),
+    )
 
 
 ASSET_LIST = """\
@@ -458,28 +534,69 @@ project area.\
 
 def schematic_specs() -> list[ToolSpec]:
     return [
-        ToolSpec("asset_list", "List schematics", ASSET_LIST,
-                 _obj({"query": {"type": "string", "maxLength": 64, "description": "part of the asset id"},
-                       "cursor": {"type": "string", "maxLength": 64, "description": "next_cursor of the previous page"}},
-                      []), True, True),
-        ToolSpec("schematic_export", "Export a schematic", SCHEMATIC_EXPORT,
-                 _obj({"name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-                                "description": "the new asset's name (= asset_id)"},
-                       "min": _vec3("inclusive lower corner"),
-                       "max": _vec3("inclusive upper corner (>= min on every axis)"),
-                       "origin": _vec3("the anchor (default: min)")},
-                      ["name", "min", "max"]), False, False),
-        ToolSpec("schematic_import_prepare", "Prepare a schematic import", SCHEMATIC_IMPORT_PREPARE,
-                 _obj({"asset_id": {"type": "string", "minLength": 1, "maxLength": 80,
-                                    "description": "asset_id from asset_list"},
-                       "target": _vec3("where the schematic's anchor goes"),
-                       "rotation": {"type": "integer", "enum": [0, 90, 180, 270],
-                                    "description": "degrees clockwise seen from above (default 0)"},
-                       "allow_drop_block_entities": {
-                           "type": "boolean",
-                           "description": "leave out the block entities that cannot be imported (spawners, "
-                                          "loot tables...): listed in left_out"}},
-                      ["asset_id", "target"]), True, False),
+        ToolSpec(
+            "asset_list",
+            "List schematics",
+            ASSET_LIST,
+            _obj(
+                {
+                    "query": {"type": "string", "maxLength": 64, "description": "part of the asset id"},
+                    "cursor": {"type": "string", "maxLength": 64, "description": "next_cursor of the previous page"},
+                },
+                [],
+            ),
+            True,
+            True,
+        ),
+        ToolSpec(
+            "schematic_export",
+            "Export a schematic",
+            SCHEMATIC_EXPORT,
+            _obj(
+                {
+                    "name": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+                        "description": "the new asset's name (= asset_id)",
+                    },
+                    "min": _vec3("inclusive lower corner"),
+                    "max": _vec3("inclusive upper corner (>= min on every axis)"),
+                    "origin": _vec3("the anchor (default: min)"),
+                },
+                ["name", "min", "max"],
+            ),
+            False,
+            False,
+        ),
+        ToolSpec(
+            "schematic_import_prepare",
+            "Prepare a schematic import",
+            SCHEMATIC_IMPORT_PREPARE,
+            _obj(
+                {
+                    "asset_id": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 80,
+                        "description": "asset_id from asset_list",
+                    },
+                    "target": _vec3("where the schematic's anchor goes"),
+                    "rotation": {
+                        "type": "integer",
+                        "enum": [0, 90, 180, 270],
+                        "description": "degrees clockwise seen from above (default 0)",
+                    },
+                    "allow_drop_block_entities": {
+                        "type": "boolean",
+                        "description": "leave out the block entities that cannot be imported (spawners, "
+                        "loot tables...): listed in left_out",
+                    },
+                },
+                ["asset_id", "target"],
+            ),
+            True,
+            False,
+        ),
     ]
 
 
@@ -515,7 +632,9 @@ def camera_specs() -> list[ToolSpec]:
         "type": "object",
         "description": "feet position, look direction",
         "properties": {
-            "x": num, "y": {"type": "number", "minimum": -2048, "maximum": 2048}, "z": num,
+            "x": num,
+            "y": {"type": "number", "minimum": -2048, "maximum": 2048},
+            "z": num,
             "yaw": {"type": "number", "minimum": -360, "maximum": 360},
             "pitch": {"type": "number", "minimum": -90, "maximum": 90},
             # the Minecraft client's FOV option range (camera worker MIN_FOV/MAX_FOV; tests/cross_package/test_fov_rules.py)
@@ -525,29 +644,47 @@ def camera_specs() -> list[ToolSpec]:
         "additionalProperties": False,
     }
     region = _obj({"min": _vec3("inclusive lower corner"), "max": _vec3("inclusive upper corner")}, ["min", "max"])
-    size = {"width": {"type": "integer", "minimum": 16, "maximum": 3840},
-            "height": {"type": "integer", "minimum": 16, "maximum": 2160}}
-    capture = _obj({"camera_id": _id(),
-                    "pose": pose,
-                    "region": region,
-                    "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
-                    **size,
-                    "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
-                    "after_operation_id": _id(),
-                    "plan_id": _id(),
-                    "compare": {"type": "boolean", "description": "with plan_id: before|after"},
-                    "capture_id": _id()}, [])
-    save = _obj({"camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
-                 "name": {"type": "string", "maxLength": 64},
-                 # with width/height (the picture size): a capture's metadata pose as it is
-                 "pose": {**pose, "properties": {**pose["properties"], **size}}},
-                ["camera_id", "pose"])
+    size = {
+        "width": {"type": "integer", "minimum": 16, "maximum": 3840},
+        "height": {"type": "integer", "minimum": 16, "maximum": 2160},
+    }
+    capture = _obj(
+        {
+            "camera_id": _id(),
+            "pose": pose,
+            "region": region,
+            "view": {"type": "string", "enum": ["entrance", "opposite", "diagonal", "top", "side"]},
+            **size,
+            "format": {"type": "string", "enum": list(CAPTURE_FORMATS)},
+            "after_operation_id": _id(),
+            "plan_id": _id(),
+            "compare": {"type": "boolean", "description": "with plan_id: before|after"},
+            "capture_id": _id(),
+        },
+        [],
+    )
+    save = _obj(
+        {
+            "camera_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},
+            "name": {"type": "string", "maxLength": 64},
+            # with width/height (the picture size): a capture's metadata pose as it is
+            "pose": {**pose, "properties": {**pose["properties"], **size}},
+        },
+        ["camera_id", "pose"],
+    )
     return [
         ToolSpec("camera_list", "List cameras", CAMERA_LIST, _obj({}, []), True, True),
         # shown without the numeric bounds of pose and size (the descriptions state the
         # conventions; the worker names a refused value); validated with them
-        ToolSpec("camera_capture", "Capture a picture", CAMERA_CAPTURE, capture, True, False,
-                 _without_bounds(capture, ("pose", "width", "height"))),
+        ToolSpec(
+            "camera_capture",
+            "Capture a picture",
+            CAMERA_CAPTURE,
+            capture,
+            True,
+            False,
+            _without_bounds(capture, ("pose", "width", "height")),
+        ),
         ToolSpec("camera_save", "Save a camera", CAMERA_SAVE, save, False, True, _without_bounds(save, ("pose",))),
     ]
 
@@ -571,9 +708,14 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             {
                 "type": "object",
                 "properties": {
-                    "x": _COORD, "y": _COORD, "z": _COORD,
-                    "state": {"type": "string", "maxLength": 256,
-                              "description": "required state; omit to require the current one"},
+                    "x": _COORD,
+                    "y": _COORD,
+                    "z": _COORD,
+                    "state": {
+                        "type": "string",
+                        "maxLength": 256,
+                        "description": "required state; omit to require the current one",
+                    },
                 },
                 "required": ["x", "y", "z"],
                 "additionalProperties": False,
@@ -582,8 +724,11 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
                 "type": "object",
                 "properties": {
                     "pos": _vec3("the position"),
-                    "state": {"type": "string", "maxLength": 256,
-                              "description": "required state; omit to require the current one"},
+                    "state": {
+                        "type": "string",
+                        "maxLength": 256,
+                        "description": "required state; omit to require the current one",
+                    },
                 },
                 "required": ["pos"],
                 "additionalProperties": False,
@@ -602,20 +747,36 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             "part_id": _id("restrict writes to the exact mask of this part"),
             "regenerate_part_id": _id(
                 "regenerate this part by three-way merge: manual edits survive where the design is "
-                "unchanged; changed by both = conflict"),
+                "unchanged; changed by both = conflict"
+            ),
         },
         ["recipe"],
     )
     listed = copy.deepcopy(prepare_schema)
     listed["properties"]["recipe"] = short_recipe_schema(recipe)
     listed["properties"]["dependencies"] = {
-        "type": "array", "maxItems": MAX_DEPENDENCIES,
-        "items": {"type": "object", "description": "{x,y,z,state?} or {pos:{x,y,z},state?}"}}
+        "type": "array",
+        "maxItems": MAX_DEPENDENCIES,
+        "items": {"type": "object", "description": "{x,y,z,state?} or {pos:{x,y,z},state?}"},
+    }
     _embed(prepare_schema, "recipe", recipe)
     specs = [
-        ToolSpec("project_context", "Project context", PROJECT_CONTEXT, _obj({"include_old_worlds": {
-            "type": "boolean", "description": "also earlier worlds' operations (marked old_world)"}}, []),
-                 True, True),
+        ToolSpec(
+            "project_context",
+            "Project context",
+            PROJECT_CONTEXT,
+            _obj(
+                {
+                    "include_old_worlds": {
+                        "type": "boolean",
+                        "description": "also earlier worlds' operations (marked old_world)",
+                    }
+                },
+                [],
+            ),
+            True,
+            True,
+        ),
         ToolSpec(
             "region_inspect",
             "Inspect a region",
@@ -628,14 +789,14 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
                         "type": "string",
                         "enum": ["summary", "blocks", "heightmap"],
                         "description": "summary: palette with counts, occupied boxes, coarse heights; "
-                                       "blocks: exact states (paged); heightmap: surface heights",
+                        "blocks: exact states (paged); heightmap: surface heights",
                     },
                     "step": {
                         "type": "integer",
                         "minimum": 1,
                         "maximum": 4096,
                         "description": "heightmap/summary: sample every `step` blocks (raised if the "
-                                       "grid would exceed its size)",
+                        "grid would exceed its size)",
                     },
                     "cursor": {
                         "type": "string",
@@ -648,8 +809,15 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
             True,
             True,
         ),
-        ToolSpec("build_prepare", "Prepare a build plan",
-                 BUILD_PREPARE.format(operations=recipe_docs.signatures(recipe)), prepare_schema, True, True, listed),
+        ToolSpec(
+            "build_prepare",
+            "Prepare a build plan",
+            BUILD_PREPARE.format(operations=recipe_docs.signatures(recipe)),
+            prepare_schema,
+            True,
+            True,
+            listed,
+        ),
         ToolSpec(
             "build_apply",
             "Apply a build plan",
@@ -687,6 +855,7 @@ def build_specs(recipe: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
     specs += schematic_specs()
     specs += camera_specs()
     from .oni_tools import oni_specs  # Oxygen Not Included (issue 18): only with an ONI endpoint
+
     specs += oni_specs()
     for s in specs:
         Draft202012Validator.check_schema(s.input_schema)
@@ -730,8 +899,7 @@ def check_limits(spec: ToolSpec, arguments: dict[str, Any]) -> None:
         check_shape(recipe, "recipe")
 
 
-def validate_arguments(spec: ToolSpec, arguments: dict[str, Any],
-                       seconds: float | None = VALIDATION_SECONDS) -> None:
+def validate_arguments(spec: ToolSpec, arguments: dict[str, Any], seconds: float | None = VALIDATION_SECONDS) -> None:
     """Check the structural limits, then raise invalid_request listing every schema violation
     (bounded) with its path; past ``seconds`` the validation stops with budget_exceeded."""
     check_limits(spec, arguments)
@@ -743,7 +911,8 @@ def validate_arguments(spec: ToolSpec, arguments: dict[str, Any],
             ErrorCode.BUDGET_EXCEEDED,
             f"validating the arguments of {spec.name} took over {seconds:g} s; send a smaller request "
             "(fewer operations or dependencies)",
-            details={"limit": "validation_seconds", "max": seconds}) from None
+            details={"limit": "validation_seconds", "max": seconds},
+        ) from None
     finally:
         _DEADLINE.reset(token)
     errors = sorted(found, key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

@@ -36,18 +36,24 @@ def build(settings: Settings, cam: CameraSettings | None = None) -> CameraServic
             "MCB_SECRETS_DIR at the folder that holds them"
         )
     client = aioredis.from_url(
-        settings.redis_url, socket_connect_timeout=1.0, socket_timeout=3.0,
-        retry_on_timeout=False, decode_responses=True,
+        settings.redis_url,
+        socket_connect_timeout=1.0,
+        socket_timeout=3.0,
+        retry_on_timeout=False,
+        decode_responses=True,
     )
     store = CameraStore(settings.runtime_dir / "camera")
     service_token = settings.world_host_token("service")
     world = WorldClient(settings.world_host_url, service_token or "", timeout=30.0)
-    driver = make_driver(cam, WorldClient(settings.world_host_url, service_token or "", timeout=30.0),
-                         settings.secrets_dir)
+    driver = make_driver(
+        cam, WorldClient(settings.world_host_url, service_token or "", timeout=30.0), settings.secrets_dir
+    )
     # the capture records (which the dashboard reads) share the heartbeat's connection; the jobs
     # themselves stay in this process
     queue = CaptureQueue(
-        client, driver, settings.runtime_dir / "camera",
+        client,
+        driver,
+        settings.runtime_dir / "camera",
         # the journal is this stack's: its own service token, not the (external) world host's
         OperationWaiter(settings.journal_addr, read_token(settings.secrets_dir, "service")),
         readiness_timeout_s=cam.readiness_timeout_s,

@@ -29,27 +29,30 @@ def capture_metadata(meta: dict[str, Any]) -> camera_pb2.CaptureMetadata:
     ``CaptureMetadata``'s JSON form: lowerCamelCase keys) as the typed message. Keys the message
     does not know are left out (files of older versions); ``test_capture_metadata`` holds every
     key the drivers write to a field."""
-    return pbjson.parse({k: v for k, v in meta.items() if k not in _NOT_METADATA and v is not None},
-                        camera_pb2.CaptureMetadata, ignore_unknown_fields=True)
+    return pbjson.parse(
+        {k: v for k, v in meta.items() if k not in _NOT_METADATA and v is not None},
+        camera_pb2.CaptureMetadata,
+        ignore_unknown_fields=True,
+    )
 
 
 @dataclass
 class CaptureJob:
     capture_id: str
     project_id: str
-    pose: dict[str, float]          # x, y, z, yaw, pitch, fov, width, height (defaults filled)
+    pose: dict[str, float]  # x, y, z, yaw, pitch, fov, width, height (defaults filled)
     region: Box | None = None
-    view: str = ""                  # "" (perspective from pose) | "top" | "side" | auto names
+    view: str = ""  # "" (perspective from pose) | "top" | "side" | auto names
     camera_id: str = ""
     after_operation_id: str = ""
-    before_operation_id: str = ""   # the journal's Before picture of this operation (camera.proto)
-    expand: int = 0                 # auto viewpoints: also draw this many blocks around region
-    format: str = "png"             # "png" | "jpeg" (imageformat.FORMATS)
+    before_operation_id: str = ""  # the journal's Before picture of this operation (camera.proto)
+    expand: int = 0  # auto viewpoints: also draw this many blocks around region
+    format: str = "png"  # "png" | "jpeg" (imageformat.FORMATS)
     readiness_timeout_s: float = 20.0
     requested_at_ms: int = 0
     operation: dict[str, Any] = field(default_factory=dict)  # filled once the operation is terminal
-    plan_id: str = ""               # draw the world after this prepared plan (preview.py)
-    compare: bool = False           # with plan_id: before | after side by side in one image
+    plan_id: str = ""  # draw the world after this prepared plan (preview.py)
+    compare: bool = False  # with plan_id: before | after side by side in one image
     # set by the job loop for a plan_id: box -> the plan's entries inside it (PlanOverlay); not stored
     plan_fetch: Any = field(default=None, repr=False, compare=False)
 

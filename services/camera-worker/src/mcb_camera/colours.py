@@ -44,20 +44,21 @@ def table() -> dict[str, dict]:
 @dataclass
 class PaletteLuts:
     """Arrays indexed by palette index."""
-    draw: np.ndarray        # bool: has geometry
-    opaque: np.ndarray      # bool: full opaque cube (hides neighbours' faces)
+
+    draw: np.ndarray  # bool: has geometry
+    opaque: np.ndarray  # bool: full opaque cube (hides neighbours' faces)
     translucent: np.ndarray  # bool: drawn in the blended pass
-    group: np.ndarray       # int32: same group + translucent -> shared faces culled
-    top: np.ndarray         # (n, 4) float32 rgba
-    side: np.ndarray        # (n, 4) float32 rgba
-    lo: np.ndarray          # (n, 3) float32
-    hi: np.ndarray          # (n, 3) float32
-    inner: np.ndarray       # (n, 6) bool: the box's face in that dir is inside the cell
-    shaped: np.ndarray      # bool: drawn from ``models`` (the shape pass), not the box above
+    group: np.ndarray  # int32: same group + translucent -> shared faces culled
+    top: np.ndarray  # (n, 4) float32 rgba
+    side: np.ndarray  # (n, 4) float32 rgba
+    lo: np.ndarray  # (n, 3) float32
+    hi: np.ndarray  # (n, 3) float32
+    inner: np.ndarray  # (n, 6) bool: the box's face in that dir is inside the cell
+    shaped: np.ndarray  # bool: drawn from ``models`` (the shape pass), not the box above
     models: dict[int, Model]
-    pattern: np.ndarray     # (n, 6) float32: patterns.* id per face direction of the box
-    ring: np.ndarray        # (n, 4) float32 rgba: a log's cut end (its planks' colour)
-    states: list[str]       # the palette itself (the shape pass asks patterns.py per face)
+    pattern: np.ndarray  # (n, 6) float32: patterns.* id per face direction of the box
+    ring: np.ndarray  # (n, 4) float32 rgba: a log's cut end (its planks' colour)
+    states: list[str]  # the palette itself (the shape pass asks patterns.py per face)
 
 
 def luts(palette: list[str]) -> PaletteLuts:
@@ -111,4 +112,6 @@ def luts(palette: list[str]) -> PaletteLuts:
         # dirs 0..5 = +x, -x, +y, -y, +z, -z: hi on the + side, lo on the - side
         for d in range(6):
             inner[i, d] = (b[1][d // 2] < 1) if d % 2 == 0 else (b[0][d // 2] > 0)
-    return PaletteLuts(draw, opaque, translucent, group, top, side, lo, hi, inner, shaped, models, pattern, ring, list(palette))
+    return PaletteLuts(
+        draw, opaque, translucent, group, top, side, lo, hi, inner, shaped, models, pattern, ring, list(palette)
+    )

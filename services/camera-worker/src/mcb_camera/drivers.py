@@ -78,8 +78,9 @@ class BuiltinDriver:
 
     name = "builtin"
 
-    def __init__(self, world: WorldClient, view_distance: float = 64.0,
-                 hold_after_read_s: float = 0.0, gl_backend: str = "egl"):
+    def __init__(
+        self, world: WorldClient, view_distance: float = 64.0, hold_after_read_s: float = 0.0, gl_backend: str = "egl"
+    ):
         self.world = world
         self.gl_backend = gl_backend
         self.scene = SceneReader(world)
@@ -110,10 +111,12 @@ class BuiltinDriver:
 
     async def render(self, job: CaptureJob, progress: Any) -> Rendered:
         if self._gl is None:
-            raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
-                           "the built-in renderer has no OpenGL context on this machine "
-                           f"({self._gl_error}); install the EGL/Mesa packages (scripts/bootstrap.sh)",
-                           details={"worker_state": "no_driver"})
+            raise McbError(
+                ErrorCode.CAMERA_UNAVAILABLE,
+                "the built-in renderer has no OpenGL context on this machine "
+                f"({self._gl_error}); install the EGL/Mesa packages (scripts/bootstrap.sh)",
+                details={"worker_state": "no_driver"},
+            )
         self._busy = True
         try:
             return await self._render(job, progress)
@@ -127,9 +130,11 @@ class BuiltinDriver:
             info = await self.world.world_info()
         except McbError as err:
             if err.code == ErrorCode.UNAVAILABLE:
-                raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
-                               f"the built-in renderer cannot reach the world host: {err.message}",
-                               details={"worker_state": "link_lost"}) from err
+                raise McbError(
+                    ErrorCode.CAMERA_UNAVAILABLE,
+                    f"the built-in renderer cannot reach the world host: {err.message}",
+                    details={"worker_state": "link_lost"},
+                ) from err
             raise
         pose = job.pose
         box: Box | None
@@ -140,10 +145,12 @@ class BuiltinDriver:
         else:
             box = scene_box_for_pose(pose, info, self.view_distance)
             if box is None:
-                raise McbError(ErrorCode.CAPTURE_NOT_READY,
-                               "nothing generated is in view of this pose (no chunks exist there); "
-                               "point the camera at the build or pass a region",
-                               details={"reason": "no_chunks_in_view"})
+                raise McbError(
+                    ErrorCode.CAPTURE_NOT_READY,
+                    "nothing generated is in view of this pose (no chunks exist there); "
+                    "point the camera at the build or pass a region",
+                    details={"reason": "no_chunks_in_view"},
+                )
         loop = asyncio.get_running_loop()
         ox, oy, oz = box[0], box[1], box[2]
         width, height = int(pose["width"]), int(pose["height"])
@@ -161,8 +168,16 @@ class BuiltinDriver:
                 v = gl.ortho_view(job.view, m.size, width, height, pose["yaw"])
             else:
                 far = max(64.0, float(sum(m.size)) * 2 + 32)
-                v = gl.perspective_view((pose["x"], pose["y"], pose["z"]), pose["yaw"], pose["pitch"],
-                                        pose["fov"], width, height, (ox, oy, oz), far)
+                v = gl.perspective_view(
+                    (pose["x"], pose["y"], pose["z"]),
+                    pose["yaw"],
+                    pose["pitch"],
+                    pose["fov"],
+                    width,
+                    height,
+                    (ox, oy, oz),
+                    far,
+                )
             if plan is None:
                 return png.encode(self._gl.render(m, v)), m.faces
             # the plan's desired states over a copy of what was read (the snapshot stays the world)
@@ -187,7 +202,11 @@ class BuiltinDriver:
         result = None
         t_read = time.monotonic()
         cached = self.scene.cache.get(box)
-        if cached is not None and cached.host_instance == info.host_instance and getattr(cached, "mesh", None) is not None:
+        if (
+            cached is not None
+            and cached.host_instance == info.host_instance
+            and getattr(cached, "mesh", None) is not None
+        ):
             # Warm and optimistic: draw what we hold and prove it current with ONE revision
             # check. If anything changed since, fall back to the full readiness path below.
             await progress("rendering")
@@ -206,9 +225,11 @@ class BuiltinDriver:
                     last = nr
                 except McbError as err:
                     if err.code == ErrorCode.UNAVAILABLE:
-                        raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
-                                       f"lost the world host while reading the scene: {err.message}",
-                                       details={"worker_state": "link_lost"}) from err
+                        raise McbError(
+                            ErrorCode.CAMERA_UNAVAILABLE,
+                            f"lost the world host while reading the scene: {err.message}",
+                            details={"worker_state": "link_lost"},
+                        ) from err
                     raise
                 if time.monotonic() + 0.25 > deadline:
                     raise McbError(
@@ -232,8 +253,7 @@ class BuiltinDriver:
         assert self._gl is not None  # checked on entry
         meta: dict[str, Any] = {
             "driver": "builtin",
-            "region": {"min": {"x": box[0], "y": box[1], "z": box[2]},
-                       "max": {"x": box[3], "y": box[4], "z": box[5]}},
+            "region": {"min": {"x": box[0], "y": box[1], "z": box[2]}, "max": {"x": box[3], "y": box[4], "z": box[5]}},
             "view": job.view or "perspective",
             "world": {"worldUuid": info.world_uuid, "epoch": info.epoch, "hostInstance": info.host_instance},
             "sections": len(revs),
@@ -247,20 +267,29 @@ class BuiltinDriver:
             "faces": faces,
             "renderer": self._gl.info.get("renderer", ""),
             "cache": "warm" if reused else "cold",
-            "timingsMs": {"read": round((t_read - t0) * 1000, 1), "draw": round((t_draw - t_read) * 1000, 1),
-                          "total": round((time.monotonic() - t0) * 1000, 1)},
+            "timingsMs": {
+                "read": round((t_read - t0) * 1000, 1),
+                "draw": round((t_draw - t_read) * 1000, 1),
+                "total": round((time.monotonic() - t0) * 1000, 1),
+            },
         }
         if stale:
             meta["changedSections"] = [{"x": k[0], "y": k[1], "z": k[2]} for k in changed[:32]]
             meta["changedSectionCount"] = len(changed)
             meta["hint"] = "the region changed during the capture; capture again for a current picture"
         if plan is not None:
-            meta["preview"] = {"planId": plan.plan_id, "planHash": plan.plan_hash, "entriesDrawn": drawn[0],
-                               "entriesTotal": plan.total, "written": False,
-                               "layout": "before | after (each width x height)" if job.compare else "after"}
+            meta["preview"] = {
+                "planId": plan.plan_id,
+                "planHash": plan.plan_hash,
+                "entriesDrawn": drawn[0],
+                "entriesTotal": plan.total,
+                "written": False,
+                "layout": "before | after (each width x height)" if job.compare else "after",
+            }
             if drawn[0] < plan.total:
-                meta["preview"]["hint"] = ("entries of the plan outside the drawn scene are not shown; "
-                                           "capture its region to see all of it")
+                meta["preview"]["hint"] = (
+                    "entries of the plan outside the drawn scene are not shown; capture its region to see all of it"
+                )
         meta["_revisions"] = [[k[0], k[1], k[2], v] for k, v in sorted(revs.items())]
         return Rendered(data, width * 2 if plan is not None and job.compare else width, height, meta)
 
@@ -270,6 +299,10 @@ def make_driver(settings: CameraSettings, world: WorldClient, secrets_dir: Path 
     if settings.driver == "none":
         return NoDriver()
     if settings.driver == "builtin":
-        return BuiltinDriver(world, view_distance=settings.view_distance,
-                             hold_after_read_s=settings.test_hold_after_read_s, gl_backend=settings.gl_backend)
+        return BuiltinDriver(
+            world,
+            view_distance=settings.view_distance,
+            hold_after_read_s=settings.test_hold_after_read_s,
+            gl_backend=settings.gl_backend,
+        )
     return FabricLinkDriver.from_settings(world, settings, secrets_dir)

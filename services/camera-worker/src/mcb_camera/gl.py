@@ -248,6 +248,7 @@ def orthographic(half_w: float, half_h: float, near: float, far: float) -> np.nd
 @dataclass
 class View:
     """Where to look from, in coordinates relative to the mesh origin."""
+
     eye: np.ndarray
     forward: np.ndarray
     fov: float
@@ -257,8 +258,16 @@ class View:
     far: float = 512.0
 
 
-def perspective_view(pose_xyz: tuple[float, float, float], yaw: float, pitch: float, fov: float,
-                     width: int, height: int, origin: tuple[int, int, int], far: float) -> View:
+def perspective_view(
+    pose_xyz: tuple[float, float, float],
+    yaw: float,
+    pitch: float,
+    fov: float,
+    width: int,
+    height: int,
+    origin: tuple[int, int, int],
+    far: float,
+) -> View:
     eye = np.array(pose_xyz, np.float64) - np.array(origin, np.float64)
     eye[1] += EYE_HEIGHT
     return View(eye, look_dir(yaw, pitch), fov, width, height, None, far)
@@ -315,8 +324,12 @@ class GLRenderer:
         # each **settings value of create_standalone_context as a dict (backend is a str)
         self.ctx: Any = moderngl.create_standalone_context(backend=backend, require=330)  # type: ignore[arg-type]
         # one program per pattern (index = patterns id) and one for any pattern (-1)
-        self.progs: dict[int, Any] = {k: self.ctx.program(vertex_shader=_VS, fragment_shader=_FS.replace(
-            "#version 330\n", f"#version 330\n#define PAT {k}\n", 1)) for k in range(-1, len(patterns.NAMES))}
+        self.progs: dict[int, Any] = {
+            k: self.ctx.program(
+                vertex_shader=_VS, fragment_shader=_FS.replace("#version 330\n", f"#version 330\n#define PAT {k}\n", 1)
+            )
+            for k in range(-1, len(patterns.NAMES))
+        }
         self.sky: Any = self.ctx.program(vertex_shader=_SKY_VS, fragment_shader=_SKY_FS)
         quad = np.array([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1], np.float32)
         self.quad = self.ctx.buffer(quad.tobytes())
@@ -333,8 +346,10 @@ class GLRenderer:
                 for old in self._fbos.values():
                     old.release()
                 self._fbos.clear()
-            fbo = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer((w, h), 4)],
-                                       depth_attachment=self.ctx.depth_renderbuffer((w, h)))
+            fbo = self.ctx.framebuffer(
+                color_attachments=[self.ctx.renderbuffer((w, h), 4)],
+                depth_attachment=self.ctx.depth_renderbuffer((w, h)),
+            )
             self._fbos[(w, h)] = fbo
         return fbo
 
@@ -366,7 +381,7 @@ class GLRenderer:
         pat = mesh.opaque[:, 15]
         cuts = np.searchsorted(pat, np.arange(len(self.progs) - 1), side="left").tolist() + [len(pat)]
         for k in range(len(cuts) - 1):
-            self._draw(mesh.opaque[cuts[k]:cuts[k + 1]], self.progs[k])
+            self._draw(mesh.opaque[cuts[k] : cuts[k + 1]], self.progs[k])
         if len(mesh.translucent):
             ctx.enable(self.mgl.BLEND)
             ctx.blend_func = self.mgl.SRC_ALPHA, self.mgl.ONE_MINUS_SRC_ALPHA
@@ -387,11 +402,24 @@ class GLRenderer:
         if len(rows) == 0:
             return
         inst = self.ctx.buffer(np.ascontiguousarray(rows, np.float32).tobytes())
-        vao = self.ctx.vertex_array(prog, [
-            (self.quad, "2f", "in_corner"),
-            (inst, "3f 3f 1f 4f 4f 1f 1f/i", "in_lo", "in_hi", "in_dir", "in_color", "in_ao", "in_pat",
-             "in_outline"),
-        ], skip_errors=True)  # the plain program (PAT 0) has no in_pat: the compiler dropped it
+        vao = self.ctx.vertex_array(
+            prog,
+            [
+                (self.quad, "2f", "in_corner"),
+                (
+                    inst,
+                    "3f 3f 1f 4f 4f 1f 1f/i",
+                    "in_lo",
+                    "in_hi",
+                    "in_dir",
+                    "in_color",
+                    "in_ao",
+                    "in_pat",
+                    "in_outline",
+                ),
+            ],
+            skip_errors=True,
+        )  # the plain program (PAT 0) has no in_pat: the compiler dropped it
         vao.render(self.mgl.TRIANGLES, vertices=6, instances=len(rows))
         vao.release()
         inst.release()

@@ -69,28 +69,34 @@ class OperationWaiter:
     def _stub(self) -> journal_pb2_grpc.JournalStub:
         if self._channel is None:
             # a plan preview's entries can be large (PlanEntries: 3 ints + 1 per block)
-            self._channel = grpc.aio.insecure_channel(self.addr, options=[
-                ("grpc.max_receive_message_length", 256 * 1024 * 1024)])
+            self._channel = grpc.aio.insecure_channel(
+                self.addr, options=[("grpc.max_receive_message_length", 256 * 1024 * 1024)]
+            )
         return journal_pb2_grpc.JournalStub(self._channel)
 
     async def status(self, project_id: str, op_id: str) -> journal_pb2.OperationReport:
         if not self.token:
-            raise McbError(ErrorCode.UNAVAILABLE, "the camera worker has no service token to ask the "
-                           "journal about operations (secrets/service.token)")
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                "the camera worker has no service token to ask the journal about operations (secrets/service.token)",
+            )
         try:
             return await self._stub().OperationStatus(
-                journal_pb2.OperationRef(operation_id=op_id),
-                metadata=call_metadata(self.token, project_id), timeout=10)
+                journal_pb2.OperationRef(operation_id=op_id), metadata=call_metadata(self.token, project_id), timeout=10
+            )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
-    async def plan_entries(self, project_id: str, plan_id: str, box: tuple[int, ...] | None = None,
-                           header_only: bool = False) -> journal_pb2.PlanEntriesResponse:
+    async def plan_entries(
+        self, project_id: str, plan_id: str, box: tuple[int, ...] | None = None, header_only: bool = False
+    ) -> journal_pb2.PlanEntriesResponse:
         """A prepared plan's entries inside ``box`` (journal PlanEntries, the project's own plan;
         not_found / stale_snapshot / world_changed as the journal says)."""
         if not self.token:
-            raise McbError(ErrorCode.UNAVAILABLE, "the camera worker has no service token to ask the "
-                           "journal about plans (secrets/service.token)")
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                "the camera worker has no service token to ask the journal about plans (secrets/service.token)",
+            )
         req = journal_pb2.PlanEntriesRequest(plan_id=plan_id, header_only=header_only)
         if box is not None:
             req.region.min.x, req.region.min.y, req.region.min.z = box[0], box[1], box[2]
@@ -100,8 +106,9 @@ class OperationWaiter:
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
-    async def wait_terminal(self, project_id: str, op_id: str, timeout_s: float,
-                            progress: Any) -> journal_pb2.OperationReport:
+    async def wait_terminal(
+        self, project_id: str, op_id: str, timeout_s: float, progress: Any
+    ) -> journal_pb2.OperationReport:
         deadline = time.monotonic() + timeout_s
         delay = 0.1
         while True:
@@ -113,7 +120,8 @@ class OperationWaiter:
                     ErrorCode.CAPTURE_NOT_READY,
                     f"operation {op_id} is still {rep.state} after {timeout_s:g} s; no picture was "
                     "taken. Check operation_status and capture again when it is finished",
-                    details={"reason": "operation_not_terminal", "operation_id": op_id, "state": rep.state})
+                    details={"reason": "operation_not_terminal", "operation_id": op_id, "state": rep.state},
+                )
             await progress(f"waiting_for_operation:{rep.state}")
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 1.0)
@@ -124,9 +132,16 @@ class OperationWaiter:
 
 
 class CaptureQueue:
-    def __init__(self, redis_client: aioredis.Redis, driver: Driver, root: Path, waiter: OperationWaiter,
-                 readiness_timeout_s: float = 20.0, operation_timeout_s: float = 120.0,
-                 inline_wait_s: float = 2.0):
+    def __init__(
+        self,
+        redis_client: aioredis.Redis,
+        driver: Driver,
+        root: Path,
+        waiter: OperationWaiter,
+        readiness_timeout_s: float = 20.0,
+        operation_timeout_s: float = 120.0,
+        inline_wait_s: float = 2.0,
+    ):
         self.redis = redis_client
         self.driver = driver
         self.dir = root / "captures"
@@ -156,10 +171,13 @@ class CaptureQueue:
         if not job.plan_id:
             return
         if self.driver.name != "builtin":
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           f"plan previews are drawn by the built-in renderer only; this worker's driver is "
-                           f"{self.driver.name or 'none'!r}. Check the plan with its summary, or apply it and "
-                           "capture with after_operation_id", details={"field": "plan_id", "reason": "preview_needs_builtin"})
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"plan previews are drawn by the built-in renderer only; this worker's driver is "
+                f"{self.driver.name or 'none'!r}. Check the plan with its summary, or apply it and "
+                "capture with after_operation_id",
+                details={"field": "plan_id", "reason": "preview_needs_builtin"},
+            )
         await self.waiter.plan_entries(job.project_id, job.plan_id, header_only=True)
 
     async def driver_available(self) -> None:
@@ -179,20 +197,33 @@ class CaptureQueue:
     async def submit(self, job: CaptureJob) -> str:
         waiting = self.queued + (1 if self.active else 0)
         if waiting >= MAX_QUEUED:
-            raise McbError(ErrorCode.BUSY, f"the camera worker already has {MAX_QUEUED} captures "
-                           "queued; poll the pending ones before asking for more",
-                           details={"queued": self.queued})
+            raise McbError(
+                ErrorCode.BUSY,
+                f"the camera worker already has {MAX_QUEUED} captures "
+                "queued; poll the pending ones before asking for more",
+                details={"queued": self.queued},
+            )
         try:
             now = int(time.time() * 1000)
             job.requested_at_ms = now
             key = RECORD + job.capture_id
-            await self.redis.hset(key, mapping={
-                "status": "pending", "stage": "queued", "project_id": job.project_id, "worker": self.worker,
-                "created_ms": now, "job": json.dumps(job.to_dict())})
+            await self.redis.hset(
+                key,
+                mapping={
+                    "status": "pending",
+                    "stage": "queued",
+                    "project_id": job.project_id,
+                    "worker": self.worker,
+                    "created_ms": now,
+                    "job": json.dumps(job.to_dict()),
+                },
+            )
             await self.redis.expire(key, RECORD_TTL_S)
         except (RedisError, OSError) as exc:
-            raise McbError(ErrorCode.UNAVAILABLE, "the camera's capture records (Redis) are unreachable; "
-                           f"retry in a moment ({exc.__class__.__name__})") from exc
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                f"the camera's capture records (Redis) are unreachable; retry in a moment ({exc.__class__.__name__})",
+            ) from exc
         self._done[job.capture_id] = asyncio.Event()
         self._jobs.put_nowait(job)
         return job.capture_id
@@ -218,13 +249,18 @@ class CaptureQueue:
             if meta is not None:
                 rec = {"status": "completed", "project_id": meta.get("projectId", "")}
         if not rec or (project_id and rec.get("project_id") != project_id):
-            raise McbError(ErrorCode.NOT_FOUND, f"no capture {capture_id!r} in this project; start one "
-                           "with camera_capture(pose | camera_id | region)",
-                           details={"capture_id": capture_id})
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"no capture {capture_id!r} in this project; start one with camera_capture(pose | camera_id | region)",
+                details={"capture_id": capture_id},
+            )
         if rec.get("status") in ("pending", "running") and capture_id not in self._done:
             # not this process's (any more): its worker stopped before taking it
-            lost = McbError(ErrorCode.CAMERA_UNAVAILABLE, f"capture {capture_id} was lost: the camera worker that "
-                            "took it stopped before it was taken; capture again")
+            lost = McbError(
+                ErrorCode.CAMERA_UNAVAILABLE,
+                f"capture {capture_id} was lost: the camera worker that "
+                "took it stopped before it was taken; capture again",
+            )
             rec = {**rec, "status": "failed", "stage": "failed", "error": json.dumps(lost.to_dict())}
             try:
                 await self._set(capture_id, status="failed", stage="failed", error=lost.to_dict())
@@ -240,8 +276,11 @@ class CaptureQueue:
         except (FileNotFoundError, KeyError):
             data = None
         if meta is None or data is None:
-            raise McbError(ErrorCode.NOT_FOUND, f"the image of capture {capture_id} is no longer stored",
-                           details={"capture_id": capture_id})
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"the image of capture {capture_id} is no longer stored",
+                details={"capture_id": capture_id},
+            )
         return data, meta
 
     def _load_meta(self, capture_id: str) -> dict[str, Any] | None:
@@ -281,8 +320,9 @@ class CaptureQueue:
                     ev.set()
 
     async def _set(self, capture_id: str, **fields: Any) -> None:
-        await self.redis.hset(RECORD + capture_id, mapping={k: v if isinstance(v, str) else json.dumps(v)
-                                                            for k, v in fields.items()})
+        await self.redis.hset(
+            RECORD + capture_id, mapping={k: v if isinstance(v, str) else json.dumps(v) for k, v in fields.items()}
+        )
 
     async def _process(self, job: CaptureJob) -> None:
         capture_id = job.capture_id
@@ -296,11 +336,17 @@ class CaptureQueue:
 
         try:
             if job.after_operation_id:
-                rep = await self.waiter.wait_terminal(job.project_id, job.after_operation_id,
-                                                      self.operation_timeout_s, progress)
-                job.operation = {"operationId": rep.operation_id, "state": rep.state,
-                                 "written": rep.written, "updatedAt": rep.updated_at}
+                rep = await self.waiter.wait_terminal(
+                    job.project_id, job.after_operation_id, self.operation_timeout_s, progress
+                )
+                job.operation = {
+                    "operationId": rep.operation_id,
+                    "state": rep.state,
+                    "written": rep.written,
+                    "updatedAt": rep.updated_at,
+                }
             if job.plan_id:
+
                 async def fetch(box: tuple[int, ...]) -> PlanOverlay:
                     return PlanOverlay.from_pb(await self.waiter.plan_entries(job.project_id, job.plan_id, box))
 
@@ -308,30 +354,45 @@ class CaptureQueue:
             out = await self.driver.render(job, progress)
             meta = dict(out.metadata)
             revisions = meta.pop("_revisions", None)
-            meta.update({
-                "captureId": capture_id, "projectId": job.project_id, "cameraId": job.camera_id,
-                "pose": job.pose, "width": out.width, "height": out.height,
-                "mimeType": imageformat.FORMATS[job.format or "png"][0], "format": job.format or "png",
-                "requestedAtMs": job.requested_at_ms, "capturedAtMs": int(time.time() * 1000),
-                "operation": job.operation or None, "afterOperationId": job.after_operation_id,
-                **({"beforeOperationId": job.before_operation_id} if job.before_operation_id else {}),
-                **({"planId": job.plan_id, "compare": job.compare} if job.plan_id else {}),
-                "latencyMs": round((time.monotonic() - started) * 1000, 1),
-            })
+            meta.update(
+                {
+                    "captureId": capture_id,
+                    "projectId": job.project_id,
+                    "cameraId": job.camera_id,
+                    "pose": job.pose,
+                    "width": out.width,
+                    "height": out.height,
+                    "mimeType": imageformat.FORMATS[job.format or "png"][0],
+                    "format": job.format or "png",
+                    "requestedAtMs": job.requested_at_ms,
+                    "capturedAtMs": int(time.time() * 1000),
+                    "operation": job.operation or None,
+                    "afterOperationId": job.after_operation_id,
+                    **({"beforeOperationId": job.before_operation_id} if job.before_operation_id else {}),
+                    **({"planId": job.plan_id, "compare": job.compare} if job.plan_id else {}),
+                    "latencyMs": round((time.monotonic() - started) * 1000, 1),
+                }
+            )
             meta.setdefault("serverRevisionVerified", False)
             data = await asyncio.to_thread(imageformat.encode, out.png, job.format)
             self._write(capture_id, data, {**meta, "revisions": revisions} if revisions else meta)
-            await self._set(capture_id, status="completed", stage="done",
-                            finished_ms=str(int(time.time() * 1000)))
+            await self._set(capture_id, status="completed", stage="done", finished_ms=str(int(time.time() * 1000)))
             log.info("capture %s completed in %.0f ms (stale=%s)", capture_id, meta["latencyMs"], meta.get("stale"))
         except McbError as err:
-            await self._set(capture_id, status="failed", stage="failed", error=err.to_dict(),
-                            finished_ms=str(int(time.time() * 1000)))
+            await self._set(
+                capture_id,
+                status="failed",
+                stage="failed",
+                error=err.to_dict(),
+                finished_ms=str(int(time.time() * 1000)),
+            )
             log.info("capture %s failed: %s", capture_id, err.code)
         except Exception as exc:  # noqa: BLE001 - record a bug as an internal failure
             log.exception("capture %s crashed", capture_id)
-            crash = McbError(ErrorCode.INTERNAL, f"the capture failed inside the camera worker "
-                             f"({exc.__class__.__name__}); see its log")
+            crash = McbError(
+                ErrorCode.INTERNAL,
+                f"the capture failed inside the camera worker ({exc.__class__.__name__}); see its log",
+            )
             await self._set(capture_id, status="failed", stage="failed", error=crash.to_dict())
         finally:
             self.active = None

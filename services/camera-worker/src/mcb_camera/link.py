@@ -41,8 +41,12 @@ KEY_NAME = "camera-link"
 HELLO_TIMEOUT_S = 5.0
 MAX_PNG_BYTES = 32 * 1024 * 1024
 # the codes a client's ``failed`` may carry; anything else is camera_unavailable
-CLIENT_CODES = {"capture_not_ready": ErrorCode.CAPTURE_NOT_READY, "out_of_bounds": ErrorCode.OUT_OF_BOUNDS,
-                "invalid_request": ErrorCode.INVALID_REQUEST, "camera_unavailable": ErrorCode.CAMERA_UNAVAILABLE}
+CLIENT_CODES = {
+    "capture_not_ready": ErrorCode.CAPTURE_NOT_READY,
+    "out_of_bounds": ErrorCode.OUT_OF_BOUNDS,
+    "invalid_request": ErrorCode.INVALID_REQUEST,
+    "camera_unavailable": ErrorCode.CAMERA_UNAVAILABLE,
+}
 
 
 class FabricLinkDriver:
@@ -80,8 +84,15 @@ class FabricLinkDriver:
     async def start(self) -> None:
         from websockets.asyncio.server import serve
 
-        self._server = await serve(self._handle, self.host, self.port, process_request=self._auth,
-                                   max_size=MAX_PNG_BYTES, ping_interval=5, ping_timeout=10)
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self.port,
+            process_request=self._auth,
+            max_size=MAX_PNG_BYTES,
+            ping_interval=5,
+            ping_timeout=10,
+        )
         log.info("camera link listening on ws://%s:%d (protocol %s)", self.host, self.port, PROTOCOL)
 
     async def stop(self) -> None:
@@ -125,11 +136,14 @@ class FabricLinkDriver:
             self._conn = None
             for fut in self._waiters.values():
                 if not fut.done():
-                    fut.set_exception(McbError(
-                        ErrorCode.CAMERA_UNAVAILABLE,
-                        "the camera client's link dropped before the picture arrived; no picture "
-                        "was taken. Retry when the client is back (camera_list shows its state)",
-                        details={"worker_state": "link_lost"}))
+                    fut.set_exception(
+                        McbError(
+                            ErrorCode.CAMERA_UNAVAILABLE,
+                            "the camera client's link dropped before the picture arrived; no picture "
+                            "was taken. Retry when the client is back (camera_list shows its state)",
+                            details={"worker_state": "link_lost"},
+                        )
+                    )
             self._waiters.clear()
             log.info("camera client disconnected")
 
@@ -153,9 +167,13 @@ class FabricLinkDriver:
             fut = self._waiters.get(cid)
             if fut is not None and not fut.done():
                 code = CLIENT_CODES.get(m.get("code"), ErrorCode.CAMERA_UNAVAILABLE)
-                fut.set_exception(McbError(code, f"the camera client could not take the picture: "
-                                           f"{m.get('message') or 'no reason given'}",
-                                           details={"client": m.get("details") or {}}))
+                fut.set_exception(
+                    McbError(
+                        code,
+                        f"the camera client could not take the picture: {m.get('message') or 'no reason given'}",
+                        details={"client": m.get("details") or {}},
+                    )
+                )
         elif kind == "progress":
             cb = getattr(self, "_progress", None)
             if cb is not None and cid in self._waiters:
@@ -165,11 +183,13 @@ class FabricLinkDriver:
 
     async def render(self, job: CaptureJob, progress: Any) -> Rendered:
         if self._conn is None:
-            raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
-                           "no camera client is connected to the camera worker's link "
-                           f"(ws://{self.host}:{self.port}); start the Minecraft camera client, or "
-                           "run the worker with MCB_CAMERA_DRIVER=builtin",
-                           details={"worker_state": self.state()})
+            raise McbError(
+                ErrorCode.CAMERA_UNAVAILABLE,
+                "no camera client is connected to the camera worker's link "
+                f"(ws://{self.host}:{self.port}); start the Minecraft camera client, or "
+                "run the worker with MCB_CAMERA_DRIVER=builtin",
+                details={"worker_state": self.state()},
+            )
         async with self._lock:
             return await self._capture(job, progress)
 
@@ -185,32 +205,49 @@ class FabricLinkDriver:
                 before = None
         if "camera_account_pose" in info.capabilities:
             await progress("moving_account")
-            await self.world.call("camera_account_pose", {k: job.pose[k] for k in ("x", "y", "z", "yaw", "pitch")},
-                                  world_pb2.CameraAccountPoseResult)
+            await self.world.call(
+                "camera_account_pose",
+                {k: job.pose[k] for k in ("x", "y", "z", "yaw", "pitch")},
+                world_pb2.CameraAccountPoseResult,
+            )
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         self._waiters[job.capture_id] = fut
         self._progress = progress
         await progress("client")
         try:
-            await self._conn.send(json.dumps({
-                "type": "capture", "id": job.capture_id, "pose": job.pose,
-                "readiness": {"timeoutMs": int(job.readiness_timeout_s * 1000), "stableFrames": 3},
-                "hideHud": True, "world": info.world_name,
-                # the render-readiness rule: the client draws only once it holds these sections
-                # at these revisions (or later); otherwise capture_not_ready, never an old frame
-                "sections": [{"cx": k[0], "sy": k[1], "cz": k[2], "revision": v}
-                             for k, v in sorted((before or {}).items())],
-            }))
+            await self._conn.send(
+                json.dumps(
+                    {
+                        "type": "capture",
+                        "id": job.capture_id,
+                        "pose": job.pose,
+                        "readiness": {"timeoutMs": int(job.readiness_timeout_s * 1000), "stableFrames": 3},
+                        "hideHud": True,
+                        "world": info.world_name,
+                        # the render-readiness rule: the client draws only once it holds these sections
+                        # at these revisions (or later); otherwise capture_not_ready, never an old frame
+                        "sections": [
+                            {"cx": k[0], "sy": k[1], "cz": k[2], "revision": v}
+                            for k, v in sorted((before or {}).items())
+                        ],
+                    }
+                )
+            )
             meta, data = await asyncio.wait_for(fut, job.readiness_timeout_s + 5)
         except TimeoutError:
-            raise McbError(ErrorCode.CAPTURE_NOT_READY,
-                           f"the camera client did not answer within {job.readiness_timeout_s + 5:g} s; "
-                           "no picture was taken", details={"reason": "client_timeout"}) from None
+            raise McbError(
+                ErrorCode.CAPTURE_NOT_READY,
+                f"the camera client did not answer within {job.readiness_timeout_s + 5:g} s; no picture was taken",
+                details={"reason": "client_timeout"},
+            ) from None
         except McbError:
             raise
         except Exception as exc:  # noqa: BLE001 - send on a closed link
-            raise McbError(ErrorCode.CAMERA_UNAVAILABLE, f"the camera link failed ({exc.__class__.__name__})",
-                           details={"worker_state": "link_lost"}) from exc
+            raise McbError(
+                ErrorCode.CAMERA_UNAVAILABLE,
+                f"the camera link failed ({exc.__class__.__name__})",
+                details={"worker_state": "link_lost"},
+            ) from exc
         finally:
             self._waiters.pop(job.capture_id, None)
         try:
@@ -239,8 +276,10 @@ class FabricLinkDriver:
             "timingsMs": {"total": round((time.monotonic() - t0) * 1000, 1)},
         }
         if box is not None:
-            out["region"] = {"min": {"x": box[0], "y": box[1], "z": box[2]},
-                             "max": {"x": box[3], "y": box[4], "z": box[5]}}
+            out["region"] = {
+                "min": {"x": box[0], "y": box[1], "z": box[2]},
+                "max": {"x": box[3], "y": box[4], "z": box[5]},
+            }
         if stale:
             out["changedSectionCount"] = len(changed)
             out["hint"] = "the region changed during the capture; capture again for a current picture"

@@ -47,7 +47,7 @@ TANGENTS = {0: (0, 1), 1: (0, 1), 2: (2, 1), 3: (2, 1), 4: (2, 0), 5: (2, 0)}
 
 @dataclass
 class Mesh:
-    opaque: np.ndarray       # (n, COLS) float32, sorted by the pattern column
+    opaque: np.ndarray  # (n, COLS) float32, sorted by the pattern column
     translucent: np.ndarray  # (m, COLS) float32
     size: tuple[int, int, int]  # (sx, sy, sz)
 
@@ -93,8 +93,9 @@ def _ao(pad: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray, axis: i
     return out
 
 
-def _outline(vis: np.ndarray, idx: np.ndarray, boxid: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray,
-             d: int) -> np.ndarray:
+def _outline(
+    vis: np.ndarray, idx: np.ndarray, boxid: np.ndarray, ys: np.ndarray, zs: np.ndarray, xs: np.ndarray, d: int
+) -> np.ndarray:
     """Outline bits of the visible faces at (ys, zs, xs) looking along ``d``: 1 / 2 the low /
     high side along the face's first in-plane axis (gl.py's corner.x), 4 / 8 along the second.
     A side is outlined unless the neighbour across it shows the same face (visible in ``d``,
@@ -163,8 +164,9 @@ def build(palette: list[str], indices: np.ndarray) -> Mesh:
     return Mesh(opaque, np.concatenate(rows_t) if rows_t else empty, (sx, sy, sz))
 
 
-def _shapes(L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray],
-            rows_o: list[np.ndarray], rows_t: list[np.ndarray]) -> None:
+def _shapes(
+    L, idx: np.ndarray, n_opaque_by_dir: dict[int, np.ndarray], rows_o: list[np.ndarray], rows_t: list[np.ndarray]
+) -> None:
     ys, zs, xs = np.nonzero(L.shaped[idx])
     if len(xs) == 0:
         return

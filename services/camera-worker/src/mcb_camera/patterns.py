@@ -38,23 +38,48 @@ from functools import lru_cache
 from .shapes import props
 
 PLAIN, PLANKS, BRICKS, STONE_BRICKS, BARK_U, BARK_V, RINGS, GLASS, DOOR_LOWER, DOOR_UPPER, TRAPDOOR = range(11)
-NAMES = ("plain", "planks", "bricks", "stone_bricks", "bark_u", "bark_v", "rings", "glass",
-         "door_lower", "door_upper", "trapdoor")
+NAMES = (
+    "plain",
+    "planks",
+    "bricks",
+    "stone_bricks",
+    "bark_u",
+    "bark_v",
+    "rings",
+    "glass",
+    "door_lower",
+    "door_upper",
+    "trapdoor",
+)
 
 # world axis (0 x, 1 y, 2 z) of each face direction's normal, and of its in-plane (u, v)
 NORMAL_AXIS = (0, 0, 1, 1, 2, 2)
 UV_AXES = ((2, 1), (2, 1), (0, 2), (0, 2), (0, 1), (0, 1))
 
-WOODS = ("oak", "spruce", "birch", "jungle", "acacia", "dark_oak", "mangrove", "cherry", "pale_oak", "bamboo",
-         "crimson", "warped")
+WOODS = (
+    "oak",
+    "spruce",
+    "birch",
+    "jungle",
+    "acacia",
+    "dark_oak",
+    "mangrove",
+    "cherry",
+    "pale_oak",
+    "bamboo",
+    "crimson",
+    "warped",
+)
 _WOOD_PART = re.compile(r"^(?:" + "|".join(WOODS) + r")_(?:planks|stairs|slab|fence|fence_gate)$")
-_SMALL_BRICKS = re.compile(r"^(?:bricks|brick_(?:stairs|slab|wall)|(?:red_)?nether_brick(?:s|_stairs|_slab|_wall|_fence)"
-                           r"|mud_brick(?:s|_stairs|_slab|_wall))$")
+_SMALL_BRICKS = re.compile(
+    r"^(?:bricks|brick_(?:stairs|slab|wall)|(?:red_)?nether_brick(?:s|_stairs|_slab|_wall|_fence)"
+    r"|mud_brick(?:s|_stairs|_slab|_wall))$"
+)
 _BIG_BRICKS = re.compile(r"_bricks$|_brick_(?:stairs|slab|wall)$")
 _LOG = re.compile(r"^(?:stripped_)?(.+)_(?:log|stem)$")
 _BARK = re.compile(r"^(?:stripped_)?(.+)_(?:wood|hyphae)$")
 _GLASS = re.compile(r"(?:^|_)glass(?:_pane)?$")
-DOOR_MIN_PX = 8.0   # a door/trapdoor face narrower than this (the panel's 3-px edges) stays plain
+DOOR_MIN_PX = 8.0  # a door/trapdoor face narrower than this (the panel's 3-px edges) stays plain
 GLASS_MIN_PX = 6.0  # a pane's post and arm ends stay plain; its 7-px arms carry the frame
 
 

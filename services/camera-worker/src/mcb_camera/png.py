@@ -29,7 +29,9 @@ def encode(img: np.ndarray, level: int = 1) -> bytes:
     raw[0, 1:] = rows[0]
     raw[1:, 1:] = up[1:]
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    return SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(raw.tobytes(), level)) + _chunk(b"IEND", b"")
+    return (
+        SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(raw.tobytes(), level)) + _chunk(b"IEND", b"")
+    )
 
 
 def size(data: bytes) -> tuple[int, int]:
@@ -45,9 +47,9 @@ def decode(data: bytes) -> np.ndarray:
         raise ValueError("not a PNG")
     pos, idat, hdr = 8, b"", None
     while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + n]
+        (n,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + n]
         if kind == b"IHDR":
             hdr = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":

@@ -26,14 +26,23 @@ def region_box(region: common_pb2.Box) -> tuple[int, int, int, int, int, int]:
     """(x0, y0, z0, x1, y1, z1), sorted; at most MAX_REGION_POSITIONS positions."""
     b = box_of(region)
     if b.volume > MAX_REGION_POSITIONS:
-        raise invalid(f"region has {b.volume} positions; at most {MAX_REGION_POSITIONS} (e.g. 128x128x128)",
-                      field="region")
+        raise invalid(
+            f"region has {b.volume} positions; at most {MAX_REGION_POSITIONS} (e.g. 128x128x128)", field="region"
+        )
     return (b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z)
 
 
 def pose_dict(p: camera_pb2.Pose) -> dict[str, float]:
-    return {"x": p.x, "y": p.y, "z": p.z, "yaw": float(p.yaw), "pitch": float(p.pitch), "fov": float(p.fov),
-            "width": int(p.width), "height": int(p.height)}
+    return {
+        "x": p.x,
+        "y": p.y,
+        "z": p.z,
+        "yaw": float(p.yaw),
+        "pitch": float(p.pitch),
+        "fov": float(p.fov),
+        "width": int(p.width),
+        "height": int(p.height),
+    }
 
 
 def sized(pose: camera_pb2.Pose, width: int, height: int) -> camera_pb2.Pose:
@@ -55,16 +64,21 @@ def validate_pose(pose: camera_pb2.Pose) -> camera_pb2.Pose:
     if not -90.0 <= pose.pitch <= 90.0:
         raise invalid("pose.pitch must be between -90 (up) and 90 (down) degrees", field="pose.pitch")
     if pose.fov and not MIN_FOV <= pose.fov <= MAX_FOV:
-        raise invalid(f"pose.fov must be between {MIN_FOV:g} and {MAX_FOV:g} degrees (vertical; 0 means the "
-                      f"default {DEFAULT_FOV:g}), got {pose.fov:g}: the Minecraft client's FOV option takes only "
-                      "this range and would draw any other value at 70",
-                      field="pose.fov", fov=pose.fov, min=MIN_FOV, max=MAX_FOV)
+        raise invalid(
+            f"pose.fov must be between {MIN_FOV:g} and {MAX_FOV:g} degrees (vertical; 0 means the "
+            f"default {DEFAULT_FOV:g}), got {pose.fov:g}: the Minecraft client's FOV option takes only "
+            "this range and would draw any other value at 70",
+            field="pose.fov",
+            fov=pose.fov,
+            min=MIN_FOV,
+            max=MAX_FOV,
+        )
     if pose.width and not 16 <= pose.width <= MAX_WIDTH:
-        raise invalid(f"pose.width must be between 16 and {MAX_WIDTH} (0 means {DEFAULT_WIDTH})",
-                      field="pose.width")
+        raise invalid(f"pose.width must be between 16 and {MAX_WIDTH} (0 means {DEFAULT_WIDTH})", field="pose.width")
     if pose.height and not 16 <= pose.height <= MAX_HEIGHT:
-        raise invalid(f"pose.height must be between 16 and {MAX_HEIGHT} (0 means {DEFAULT_HEIGHT})",
-                      field="pose.height")
+        raise invalid(
+            f"pose.height must be between 16 and {MAX_HEIGHT} (0 means {DEFAULT_HEIGHT})", field="pose.height"
+        )
     out = camera_pb2.Pose()
     out.CopyFrom(pose)
     out.fov = pose.fov or DEFAULT_FOV

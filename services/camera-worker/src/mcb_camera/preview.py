@@ -24,9 +24,9 @@ class PlanOverlay:
     plan_id: str
     plan_hash: str
     palette: list[str]
-    xyz: np.ndarray       # (n, 3) int
-    desired: np.ndarray   # (n,) palette index
-    total: int            # entries in the whole plan
+    xyz: np.ndarray  # (n, 3) int
+    desired: np.ndarray  # (n,) palette index
+    total: int  # entries in the whole plan
 
     @classmethod
     def from_pb(cls, resp: journal_pb2.PlanEntriesResponse) -> PlanOverlay:

@@ -70,9 +70,13 @@ class SceneReader:
             res = await self.world.call("region_read", _params(*box), world_pb2.RegionReadResult)
         except McbError as err:
             if err.code == ErrorCode.NOT_FOUND and err.details and "missingChunks" in err.details:
-                raise NotReady("chunks of the scene are not generated/loaded", {
-                    "missingChunks": err.details.get("missingChunks"),
-                    "missingCount": err.details.get("missingCount")}) from err
+                raise NotReady(
+                    "chunks of the scene are not generated/loaded",
+                    {
+                        "missingChunks": err.details.get("missingChunks"),
+                        "missingCount": err.details.get("missingCount"),
+                    },
+                ) from err
             raise
         arr = np.frombuffer(res.indices, dtype="<u2").reshape(y1 - y0 + 1, z1 - z0 + 1, x1 - x0 + 1)
         return list(res.palette), arr, {(r.cx, r.sy, r.cz): int(r.revision) for r in res.revisions}
@@ -83,14 +87,19 @@ class SceneReader:
         self.stats["revision_checks"] += 1
         layers = [max(y0, sy * 16) for sy in range(y0 >> 4, (y1 >> 4) + 1)]
         out: dict[Key, int] = {}
-        results = await asyncio.gather(*(self.world.call(
-            "region_read", _params(x0, y, z0, x1, y, z1), world_pb2.RegionReadResult) for y in layers),
-            return_exceptions=True)
+        results = await asyncio.gather(
+            *(
+                self.world.call("region_read", _params(x0, y, z0, x1, y, z1), world_pb2.RegionReadResult)
+                for y in layers
+            ),
+            return_exceptions=True,
+        )
         for r in results:
             if isinstance(r, McbError) and r.code == ErrorCode.NOT_FOUND and r.details and "missingChunks" in r.details:
-                raise NotReady("chunks of the scene are not generated/loaded",
-                               {"missingChunks": r.details.get("missingChunks"),
-                                "missingCount": r.details.get("missingCount")})
+                raise NotReady(
+                    "chunks of the scene are not generated/loaded",
+                    {"missingChunks": r.details.get("missingChunks"), "missingCount": r.details.get("missingCount")},
+                )
             if isinstance(r, BaseException):
                 raise r
             for s in r.revisions:
@@ -110,7 +119,7 @@ class SceneReader:
             lut[i] = g
         bx0, by0, bz0 = snap.box[0], snap.box[1], snap.box[2]
         x0, y0, z0, x1, y1, z1 = box
-        snap.indices[y0 - by0:y1 - by0 + 1, z0 - bz0:z1 - bz0 + 1, x0 - bx0:x1 - bx0 + 1] = lut[arr]
+        snap.indices[y0 - by0 : y1 - by0 + 1, z0 - bz0 : z1 - bz0 + 1, x0 - bx0 : x1 - bx0 + 1] = lut[arr]
         snap.mesh = None
 
     async def snapshot(self, box: Box, host_instance: str) -> tuple[Snapshot, bool]:
@@ -147,8 +156,10 @@ class SceneReader:
         if after != snap.revisions:
             snap.revisions = {k: -1 for k in after}  # force a re-read of everything next time
             self.cache.pop(box, None)
-            raise NotReady("the scene changed while it was being read", {
-                "changedSections": len([k for k in after if after[k] != revs.get(k, now.get(k))])})
+            raise NotReady(
+                "the scene changed while it was being read",
+                {"changedSections": len([k for k in after if after[k] != revs.get(k, now.get(k))])},
+            )
         return snap, False
 
     async def changed_since(self, snap: Snapshot) -> list[Key]:
@@ -159,4 +170,3 @@ class SceneReader:
         self.cache[snap.box] = snap
         while len(self.cache) > self.cache_boxes:
             self.cache.pop(next(iter(self.cache)))
-

@@ -9,57 +9,116 @@ import numpy as np
 # one plot per family: (x, y, z, state) on a 9 x 9 plot whose grass top is y = 0
 F = "minecraft:"
 FAMILIES: dict[str, list[tuple[int, int, int, str]]] = {
-    "slabs": [(1, 1, 3, F + "stone_slab[type=bottom]"), (2, 1, 3, F + "stone_slab[type=bottom]"),
-              (3, 1, 3, F + "oak_slab[type=double]"), (4, 2, 3, F + "oak_slab[type=top]"),
-              (4, 1, 3, F + "oak_planks"), (5, 1, 3, F + "brick_slab[type=bottom]"),
-              (6, 2, 3, F + "brick_slab[type=bottom]"), (6, 1, 3, F + "bricks")],
+    "slabs": [
+        (1, 1, 3, F + "stone_slab[type=bottom]"),
+        (2, 1, 3, F + "stone_slab[type=bottom]"),
+        (3, 1, 3, F + "oak_slab[type=double]"),
+        (4, 2, 3, F + "oak_slab[type=top]"),
+        (4, 1, 3, F + "oak_planks"),
+        (5, 1, 3, F + "brick_slab[type=bottom]"),
+        (6, 2, 3, F + "brick_slab[type=bottom]"),
+        (6, 1, 3, F + "bricks"),
+    ],
     "stairs": [(x, 1, 4, F + "oak_stairs[facing=north,half=bottom,shape=straight]") for x in range(1, 4)]
-              + [(4, 1, 4, F + "oak_stairs[facing=north,half=bottom,shape=outer_right]"),
-                 (4, 1, 3, F + "oak_stairs[facing=east,half=bottom,shape=straight]"),
-                 (6, 1, 4, F + "stone_brick_stairs[facing=west,half=top,shape=straight]"),
-                 (6, 1, 2, F + "stone_brick_stairs[facing=north,half=bottom,shape=inner_left]")],
-    "fences": [(1, 1, 4, F + "oak_fence[east=true,north=false,south=false,west=false]"),
-               (2, 1, 4, F + "oak_fence_gate[facing=north,open=false,in_wall=false]"),
-               (3, 1, 4, F + "oak_fence[east=true,north=false,south=false,west=true]"),
-               (4, 1, 4, F + "oak_fence[east=false,north=true,south=false,west=true]"),
-               (4, 1, 3, F + "oak_fence[east=false,north=true,south=true,west=false]"),
-               (4, 1, 2, F + "oak_fence[east=false,north=false,south=true,west=false]"),
-               (6, 1, 4, F + "spruce_fence_gate[facing=south,open=true,in_wall=false]"),
-               (6, 1, 2, F + "spruce_fence[east=false,north=false,south=false,west=false]")],
-    "panes": [(x, y, 4, F + "glass_pane[east={},north=false,south=false,west={}]".format(
-                  "true" if x < 4 else "false", "true" if x > 1 else "false"))
-              for x in range(1, 5) for y in (1, 2)]
-             + [(6, y, z, F + "iron_bars[east=false,north={},south={},west=false]".format(
-                  "true" if z > 2 else "false", "true" if z < 4 else "false"))
-                for z in (2, 3, 4) for y in (1, 2)],
-    "walls": [(1, 1, 4, F + "cobblestone_wall[up=true,east=low,north=none,south=none,west=none]"),
-              (2, 1, 4, F + "cobblestone_wall[up=false,east=low,north=none,south=none,west=low]"),
-              (3, 1, 4, F + "cobblestone_wall[up=true,east=tall,north=none,south=none,west=low]"),
-              (4, 1, 4, F + "cobblestone_wall[up=true,east=none,north=low,south=none,west=tall]"),
-              (4, 1, 3, F + "cobblestone_wall[up=true,east=none,north=none,south=low,west=none]"),
-              (4, 2, 4, F + "cobblestone_wall[up=true,east=none,north=none,south=none,west=none]"),
-              (6, 1, 3, F + "stone_brick_wall[up=true,east=none,north=none,south=none,west=none]")],
+    + [
+        (4, 1, 4, F + "oak_stairs[facing=north,half=bottom,shape=outer_right]"),
+        (4, 1, 3, F + "oak_stairs[facing=east,half=bottom,shape=straight]"),
+        (6, 1, 4, F + "stone_brick_stairs[facing=west,half=top,shape=straight]"),
+        (6, 1, 2, F + "stone_brick_stairs[facing=north,half=bottom,shape=inner_left]"),
+    ],
+    "fences": [
+        (1, 1, 4, F + "oak_fence[east=true,north=false,south=false,west=false]"),
+        (2, 1, 4, F + "oak_fence_gate[facing=north,open=false,in_wall=false]"),
+        (3, 1, 4, F + "oak_fence[east=true,north=false,south=false,west=true]"),
+        (4, 1, 4, F + "oak_fence[east=false,north=true,south=false,west=true]"),
+        (4, 1, 3, F + "oak_fence[east=false,north=true,south=true,west=false]"),
+        (4, 1, 2, F + "oak_fence[east=false,north=false,south=true,west=false]"),
+        (6, 1, 4, F + "spruce_fence_gate[facing=south,open=true,in_wall=false]"),
+        (6, 1, 2, F + "spruce_fence[east=false,north=false,south=false,west=false]"),
+    ],
+    "panes": [
+        (
+            x,
+            y,
+            4,
+            F
+            + "glass_pane[east={},north=false,south=false,west={}]".format(
+                "true" if x < 4 else "false", "true" if x > 1 else "false"
+            ),
+        )
+        for x in range(1, 5)
+        for y in (1, 2)
+    ]
+    + [
+        (
+            6,
+            y,
+            z,
+            F
+            + "iron_bars[east=false,north={},south={},west=false]".format(
+                "true" if z > 2 else "false", "true" if z < 4 else "false"
+            ),
+        )
+        for z in (2, 3, 4)
+        for y in (1, 2)
+    ],
+    "walls": [
+        (1, 1, 4, F + "cobblestone_wall[up=true,east=low,north=none,south=none,west=none]"),
+        (2, 1, 4, F + "cobblestone_wall[up=false,east=low,north=none,south=none,west=low]"),
+        (3, 1, 4, F + "cobblestone_wall[up=true,east=tall,north=none,south=none,west=low]"),
+        (4, 1, 4, F + "cobblestone_wall[up=true,east=none,north=low,south=none,west=tall]"),
+        (4, 1, 3, F + "cobblestone_wall[up=true,east=none,north=none,south=low,west=none]"),
+        (4, 2, 4, F + "cobblestone_wall[up=true,east=none,north=none,south=none,west=none]"),
+        (6, 1, 3, F + "stone_brick_wall[up=true,east=none,north=none,south=none,west=none]"),
+    ],
     "doors": [(x, y, 4, F + "stone_bricks") for x in (1, 3, 4, 6) for y in (1, 2, 3)]
-             + [(2, 3, 4, F + "stone_bricks"), (5, 3, 4, F + "stone_bricks"),
-                (2, 1, 4, F + "oak_door[facing=south,half=lower,hinge=left,open=false]"),
-                (2, 2, 4, F + "oak_door[facing=south,half=upper,hinge=left,open=false]"),
-                (5, 1, 4, F + "spruce_door[facing=south,half=lower,hinge=right,open=true]"),
-                (5, 2, 4, F + "spruce_door[facing=south,half=upper,hinge=right,open=true]")],
-    "trapdoors": [(1, 1, 4, F + "oak_trapdoor[facing=north,half=bottom,open=false]"),
-                  (3, 1, 4, F + "oak_planks"), (3, 2, 4, F + "oak_trapdoor[facing=north,half=top,open=false]"),
-                  (5, 1, 4, F + "spruce_trapdoor[facing=north,half=bottom,open=true]"),
-                  (6, 1, 4, F + "iron_trapdoor[facing=west,half=bottom,open=true]")],
-    "torches": [(1, 1, 4, F + "torch"), (3, 1, 3, F + "cobblestone"), (3, 2, 3, F + "cobblestone"),
-                (3, 2, 4, F + "wall_torch[facing=south]"), (5, 1, 4, F + "lantern[hanging=false]"),
-                (6, 1, 4, F + "soul_torch"), (6, 1, 2, F + "oak_fence[east=false,north=false,south=false,west=false]"),
-                (6, 2, 2, F + "lantern[hanging=false]")],
-    "carpets": [(x, 1, z, F + ("red_carpet" if (x + z) % 2 else "white_carpet")) for x in range(1, 4) for z in range(2, 5)]
-               + [(5, 1, 3, F + "snow[layers=1]"), (5, 1, 4, F + "snow[layers=4]"),
-                  (6, 1, 3, F + "stone_pressure_plate[powered=false]"), (6, 1, 4, F + "snow[layers=7]")],
-    "plants": [(1, 1, 4, F + "poppy"), (2, 1, 3, F + "dandelion"), (2, 1, 5, F + "short_grass"),
-               (3, 1, 4, F + "oak_sapling[stage=0]"), (4, 1, 3, F + "blue_orchid"), (4, 1, 5, F + "fern"),
-               (5, 1, 4, F + "red_mushroom"), (6, 1, 3, F + "cornflower"), (6, 1, 4, F + "oxeye_daisy"),
-               (5, 1, 2, F + "tall_grass[half=lower]"), (5, 2, 2, F + "tall_grass[half=upper]")],
+    + [
+        (2, 3, 4, F + "stone_bricks"),
+        (5, 3, 4, F + "stone_bricks"),
+        (2, 1, 4, F + "oak_door[facing=south,half=lower,hinge=left,open=false]"),
+        (2, 2, 4, F + "oak_door[facing=south,half=upper,hinge=left,open=false]"),
+        (5, 1, 4, F + "spruce_door[facing=south,half=lower,hinge=right,open=true]"),
+        (5, 2, 4, F + "spruce_door[facing=south,half=upper,hinge=right,open=true]"),
+    ],
+    "trapdoors": [
+        (1, 1, 4, F + "oak_trapdoor[facing=north,half=bottom,open=false]"),
+        (3, 1, 4, F + "oak_planks"),
+        (3, 2, 4, F + "oak_trapdoor[facing=north,half=top,open=false]"),
+        (5, 1, 4, F + "spruce_trapdoor[facing=north,half=bottom,open=true]"),
+        (6, 1, 4, F + "iron_trapdoor[facing=west,half=bottom,open=true]"),
+    ],
+    "torches": [
+        (1, 1, 4, F + "torch"),
+        (3, 1, 3, F + "cobblestone"),
+        (3, 2, 3, F + "cobblestone"),
+        (3, 2, 4, F + "wall_torch[facing=south]"),
+        (5, 1, 4, F + "lantern[hanging=false]"),
+        (6, 1, 4, F + "soul_torch"),
+        (6, 1, 2, F + "oak_fence[east=false,north=false,south=false,west=false]"),
+        (6, 2, 2, F + "lantern[hanging=false]"),
+    ],
+    "carpets": [
+        (x, 1, z, F + ("red_carpet" if (x + z) % 2 else "white_carpet")) for x in range(1, 4) for z in range(2, 5)
+    ]
+    + [
+        (5, 1, 3, F + "snow[layers=1]"),
+        (5, 1, 4, F + "snow[layers=4]"),
+        (6, 1, 3, F + "stone_pressure_plate[powered=false]"),
+        (6, 1, 4, F + "snow[layers=7]"),
+    ],
+    "plants": [
+        (1, 1, 4, F + "poppy"),
+        (2, 1, 3, F + "dandelion"),
+        (2, 1, 5, F + "short_grass"),
+        (3, 1, 4, F + "oak_sapling[stage=0]"),
+        (4, 1, 3, F + "blue_orchid"),
+        (4, 1, 5, F + "fern"),
+        (5, 1, 4, F + "red_mushroom"),
+        (6, 1, 3, F + "cornflower"),
+        (6, 1, 4, F + "oxeye_daisy"),
+        (5, 1, 2, F + "tall_grass[half=lower]"),
+        (5, 2, 2, F + "tall_grass[half=upper]"),
+    ],
 }
 # the pose for one family's plot (feet, relative to the plot's minimum corner): from the south-east, above
 PLOT = 8
@@ -105,8 +164,9 @@ def families() -> tuple[list[str], np.ndarray]:
     return pal, arr
 
 
-def box_on_grass(region: tuple[int, int, int, int, int, int], with_box: bool, margin: int = 6,
-                 state: str = "minecraft:gold_block") -> tuple[list[str], np.ndarray, tuple[int, int, int]]:
+def box_on_grass(
+    region: tuple[int, int, int, int, int, int], with_box: bool, margin: int = 6, state: str = "minecraft:gold_block"
+) -> tuple[list[str], np.ndarray, tuple[int, int, int]]:
     """A flat grass world (grass top at region y0 - 1) around ``region`` (+ ``margin``), the
     region filled with ``state`` when ``with_box``; -> (palette, array, origin)."""
     x0, y0, z0, x1, y1, z1 = region
@@ -118,7 +178,7 @@ def box_on_grass(region: tuple[int, int, int, int, int, int], with_box: bool, ma
     arr[:ground] = 2
     arr[ground] = 1
     if with_box:
-        arr[y0 - oy:y1 - oy + 1, z0 - oz:z1 - oz + 1, x0 - ox:x1 - ox + 1] = 3
+        arr[y0 - oy : y1 - oy + 1, z0 - oz : z1 - oz + 1, x0 - ox : x1 - ox + 1] = 3
     return pal, arr, (ox, oy, oz)
 
 
@@ -129,11 +189,21 @@ HOUSE_POSE = ((13.5, 4.5, 16.0), 145.0, 18.0, 60.0)
 
 
 def house() -> tuple[list[str], np.ndarray]:
-    pal = [F + "air", F + "grass_block", F + "dirt", F + "oak_planks",
-           F + "oak_door[facing=north,half=lower,hinge=left,open=false]",
-           F + "oak_door[facing=north,half=upper,hinge=left,open=false]",
-           F + "oak_log[axis=y]", F + "oak_log[axis=x]", F + "glass_pane[east=true,west=true,north=false,south=false]",
-           F + "bricks", F + "stone_bricks", F + "oak_trapdoor[facing=south,half=bottom,open=false]", F + "oak_log[axis=z]"]
+    pal = [
+        F + "air",
+        F + "grass_block",
+        F + "dirt",
+        F + "oak_planks",
+        F + "oak_door[facing=north,half=lower,hinge=left,open=false]",
+        F + "oak_door[facing=north,half=upper,hinge=left,open=false]",
+        F + "oak_log[axis=y]",
+        F + "oak_log[axis=x]",
+        F + "glass_pane[east=true,west=true,north=false,south=false]",
+        F + "bricks",
+        F + "stone_bricks",
+        F + "oak_trapdoor[facing=south,half=bottom,open=false]",
+        F + "oak_log[axis=z]",
+    ]
     a = np.zeros((9, 12, 12), np.uint16)
     a[0], a[1] = 2, 1
     a[2:6, 3:9, 2:10] = 3

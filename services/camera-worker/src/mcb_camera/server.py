@@ -50,15 +50,21 @@ REDIS_PING_TIMEOUT_S = 1.5
 def _project(caller: Caller, requested: str) -> str:
     """The project a call is about. An agent's project comes from trusted metadata only."""
     if caller.principal == "agent" and caller.project_id and requested and requested != caller.project_id:
-        raise McbError(ErrorCode.PERMISSION_DENIED,
-                       "the agent token may only use the project configured for it")
+        raise McbError(ErrorCode.PERMISSION_DENIED, "the agent token may only use the project configured for it")
     return requested or caller.project_id
 
 
 @grpc_boundary("camera", SCOPES)
 class CameraService(camera_pb2_grpc.CameraServicer):
-    def __init__(self, tokens: TokenTable, store: CameraStore, driver: Driver,
-                 redis_client: aioredis.Redis, queue: CaptureQueue | None = None, world: Any = None):
+    def __init__(
+        self,
+        tokens: TokenTable,
+        store: CameraStore,
+        driver: Driver,
+        redis_client: aioredis.Redis,
+        queue: CaptureQueue | None = None,
+        world: Any = None,
+    ):
         self.tokens = tokens
         self.store = store
         self.driver = driver
@@ -69,8 +75,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
 
     # --- RPCs -----------------------------------------------------------------------------
 
-    async def ListCameras(self, request: camera_pb2.ListCamerasRequest,
-                          caller: Caller) -> camera_pb2.ListCamerasResponse:
+    async def ListCameras(
+        self, request: camera_pb2.ListCamerasRequest, caller: Caller
+    ) -> camera_pb2.ListCamerasResponse:
         project = _project(caller, request.project_id)
         return camera_pb2.ListCamerasResponse(
             cameras=self.store.list(project),
@@ -78,12 +85,17 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             driver=self.driver.name,
         )
 
-    async def Capture(self, request: camera_pb2.CaptureRequest,
-                      caller: Caller) -> camera_pb2.CaptureResponse:
+    async def Capture(self, request: camera_pb2.CaptureRequest, caller: Caller) -> camera_pb2.CaptureResponse:
         project = _project(caller, request.project_id)
-        given = [n for n, v in (("camera_id", request.camera_id),
-                                ("pose", request.HasField("pose")),
-                                ("capture_id", request.capture_id)) if v]
+        given = [
+            n
+            for n, v in (
+                ("camera_id", request.camera_id),
+                ("pose", request.HasField("pose")),
+                ("capture_id", request.capture_id),
+            )
+            if v
+        ]
         auto = not given and request.HasField("region")
         if len(given) != 1 and not auto:
             raise invalid(
@@ -102,17 +114,22 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         if request.camera_id:
             cam = self.store.get(project, request.camera_id)
             if cam is None:
-                raise McbError(ErrorCode.NOT_FOUND,
-                               f"no saved camera {request.camera_id!r}; camera_list shows the "
-                               "saved cameras, or pass a pose instead",
-                               details={"camera_id": request.camera_id})
+                raise McbError(
+                    ErrorCode.NOT_FOUND,
+                    f"no saved camera {request.camera_id!r}; camera_list shows the "
+                    "saved cameras, or pass a pose instead",
+                    details={"camera_id": request.camera_id},
+                )
             try:
                 pose = validate_pose(cam.pose)
             except McbError as e:
                 # saved under older rules (e.g. a FOV outside today's 30..110)
-                raise McbError(e.code, f"saved camera {request.camera_id!r}: {e.message}; save it again "
-                               "with camera_save and a pose that fits", details={
-                                   **e.details, "camera_id": request.camera_id}) from e
+                raise McbError(
+                    e.code,
+                    f"saved camera {request.camera_id!r}: {e.message}; save it again "
+                    "with camera_save and a pose that fits",
+                    details={**e.details, "camera_id": request.camera_id},
+                ) from e
         elif request.HasField("pose"):
             pose = validate_pose(request.pose)
         else:
@@ -120,8 +137,9 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             pose = await self.framing.auto_pose(region, request.view or "diagonal")
         pose = sized(pose, request.width, request.height)
         builtin = self.driver.name == "builtin"
-        if given and given[0] in ("camera_id", "pose") and not (
-                request.view in ("top", "side") and builtin):  # orthographic: no eye
+        if (
+            given and given[0] in ("camera_id", "pose") and not (request.view in ("top", "side") and builtin)
+        ):  # orthographic: no eye
             await self.framing.refuse_pose_in_block(pose, region, request.camera_id, draws_region_only=builtin)
         if request.format not in ("", *imageformat.FORMATS):
             raise invalid(f"format must be one of {', '.join(imageformat.FORMATS)}", field="format")
@@ -133,12 +151,20 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         if region is not None and not given and (request.view or "diagonal") in ("entrance", "opposite", "diagonal"):
             # an automatic view shows the region in its surroundings (ground, neighbours)
             expand = max(6, (max(region[3] - region[0], region[5] - region[2]) + 1) // 2)
-        job = CaptureJob(capture_id=new_capture_id(), project_id=project, pose=pose_dict(pose),
-                         region=region, view=request.view if request.view in ("top", "side") else "",
-                         camera_id=request.camera_id, after_operation_id=request.after_operation_id,
-                         before_operation_id=request.before_operation_id,
-                         plan_id=request.plan_id, compare=request.compare,
-                         expand=expand, format=request.format or "png")
+        job = CaptureJob(
+            capture_id=new_capture_id(),
+            project_id=project,
+            pose=pose_dict(pose),
+            region=region,
+            view=request.view if request.view in ("top", "side") else "",
+            camera_id=request.camera_id,
+            after_operation_id=request.after_operation_id,
+            before_operation_id=request.before_operation_id,
+            plan_id=request.plan_id,
+            compare=request.compare,
+            expand=expand,
+            format=request.format or "png",
+        )
         return await self._poll(project, await self.queue.capture(job))
 
     async def _poll(self, project: str, capture_id: str) -> camera_pb2.CaptureResponse:
@@ -148,8 +174,13 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         if status == "completed":
             data, meta = self.queue.image(capture_id)
             typed = capture_metadata(meta)
-            return camera_pb2.CaptureResponse(status="completed", capture_id=capture_id, image=data,
-                                              mime_type=typed.mime_type or "image/png", metadata=typed)
+            return camera_pb2.CaptureResponse(
+                status="completed",
+                capture_id=capture_id,
+                image=data,
+                mime_type=typed.mime_type or "image/png",
+                metadata=typed,
+            )
         if status == "failed":
             try:
                 err = McbError.from_dict(json.loads(rec.get("error") or "{}"))
@@ -158,26 +189,28 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             details = dict(err.details or {})
             details["capture_id"] = capture_id
             raise McbError(err.code, err.message, details=details)
-        pending = camera_pb2.CaptureMetadata(stage=rec.get("stage", ""),
-                                             hint="call camera_capture with this capture_id in a second or two")
+        pending = camera_pb2.CaptureMetadata(
+            stage=rec.get("stage", ""), hint="call camera_capture with this capture_id in a second or two"
+        )
         return camera_pb2.CaptureResponse(status="pending", capture_id=capture_id, metadata=pending)
 
-    async def SaveCamera(self, request: camera_pb2.SaveCameraRequest,
-                         caller: Caller) -> camera_pb2.CameraInfo:
+    async def SaveCamera(self, request: camera_pb2.SaveCameraRequest, caller: Caller) -> camera_pb2.CameraInfo:
         project = _project(caller, request.project_id)
         cam = camera_pb2.CameraInfo()
         cam.CopyFrom(request.camera)
         cam.pose.CopyFrom(validate_pose(request.camera.pose))
         return self.store.save(project, cam)
 
-    async def AutoViewpoints(self, request: camera_pb2.AutoViewpointsRequest,
-                             caller: Caller) -> camera_pb2.AutoViewpointsResponse:
+    async def AutoViewpoints(
+        self, request: camera_pb2.AutoViewpointsRequest, caller: Caller
+    ) -> camera_pb2.AutoViewpointsResponse:
         if not request.HasField("region"):
             raise invalid("region {min, max} is required", field="region")
         return camera_pb2.AutoViewpointsResponse(viewpoints=await self.framing.viewpoints(region_box(request.region)))
 
-    async def DiffCaptures(self, request: camera_pb2.DiffCapturesRequest,
-                           caller: Caller) -> camera_pb2.DiffCapturesResponse:
+    async def DiffCaptures(
+        self, request: camera_pb2.DiffCapturesRequest, caller: Caller
+    ) -> camera_pb2.DiffCapturesResponse:
         project = _project(caller, request.project_id)
         assert self.queue is not None
         imgs = []
@@ -190,12 +223,20 @@ class CameraService(camera_pb2_grpc.CameraServicer):
             d = imgdiff.diff(imgs[0], imgs[1])
         except ValueError as exc:
             raise invalid(str(exc)) from None
-        meta = camera_pb2.DiffMetadata(capture_a=request.capture_a, capture_b=request.capture_b,
-                                       threshold=imgdiff.THRESHOLD,
-                                       note="a signal of visible change, not a quality score")
+        meta = camera_pb2.DiffMetadata(
+            capture_a=request.capture_a,
+            capture_b=request.capture_b,
+            threshold=imgdiff.THRESHOLD,
+            note="a signal of visible change, not a quality score",
+        )
         return camera_pb2.DiffCapturesResponse(
-            changed_fraction=d["changed_fraction"], mean_abs_diff=d["mean_abs_diff"], bbox=d["bbox"],
-            image=png.encode(d["image"]), mime_type="image/png", metadata=meta)
+            changed_fraction=d["changed_fraction"],
+            mean_abs_diff=d["mean_abs_diff"],
+            bbox=d["bbox"],
+            image=png.encode(d["image"]),
+            mime_type="image/png",
+            metadata=meta,
+        )
 
     # --- health and Redis -------------------------------------------------------------------
 
@@ -221,10 +262,10 @@ class CameraService(camera_pb2_grpc.CameraServicer):
         }
 
     async def _beat_once(self) -> None:
-        body = json.dumps({"worker_state": self.driver.state(), "driver": self.driver.name,
-                           "version": __version__, "at": time.time()})
-        await asyncio.wait_for(self.redis.set(HEARTBEAT_KEY, body, ex=HEARTBEAT_TTL_S),
-                               REDIS_PING_TIMEOUT_S)
+        body = json.dumps(
+            {"worker_state": self.driver.state(), "driver": self.driver.name, "version": __version__, "at": time.time()}
+        )
+        await asyncio.wait_for(self.redis.set(HEARTBEAT_KEY, body, ex=HEARTBEAT_TTL_S), REDIS_PING_TIMEOUT_S)
 
     async def _beat_forever(self) -> None:
         """Publish the worker's state for the bridge and the dashboard (expires if we die)."""

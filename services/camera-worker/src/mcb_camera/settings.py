@@ -15,16 +15,16 @@ DRIVERS = ("builtin", "fabric", "none")
 
 @dataclass(frozen=True)
 class CameraSettings:
-    driver: str = "builtin"                 # MCB_CAMERA_DRIVER: builtin | fabric | none
-    readiness_timeout_s: float = 20.0       # MCB_CAMERA_READINESS_TIMEOUT_S
-    operation_timeout_s: float = 120.0      # MCB_CAMERA_OPERATION_TIMEOUT_S
-    inline_wait_s: float = 2.0              # MCB_CAMERA_INLINE_WAIT_S (0 = always pending)
-    view_distance: float = 64.0             # MCB_CAMERA_VIEW_DISTANCE
-    gl_backend: str = "egl"                 # MCB_CAMERA_GL_BACKEND
-    link_host: str = "127.0.0.1"            # MCB_CAMERA_LINK_HOST
-    link_port: int = 8766                   # MCB_CAMERA_LINK_PORT
-    link_key: str = ""                      # MCB_CAMERA_LINK_KEY ("" = <secrets>/camera-link.token)
-    test_hold_after_read_s: float = 0.0     # MCB_CAMERA_TEST_HOLD_AFTER_READ_S (tests only)
+    driver: str = "builtin"  # MCB_CAMERA_DRIVER: builtin | fabric | none
+    readiness_timeout_s: float = 20.0  # MCB_CAMERA_READINESS_TIMEOUT_S
+    operation_timeout_s: float = 120.0  # MCB_CAMERA_OPERATION_TIMEOUT_S
+    inline_wait_s: float = 2.0  # MCB_CAMERA_INLINE_WAIT_S (0 = always pending)
+    view_distance: float = 64.0  # MCB_CAMERA_VIEW_DISTANCE
+    gl_backend: str = "egl"  # MCB_CAMERA_GL_BACKEND
+    link_host: str = "127.0.0.1"  # MCB_CAMERA_LINK_HOST
+    link_port: int = 8766  # MCB_CAMERA_LINK_PORT
+    link_key: str = ""  # MCB_CAMERA_LINK_KEY ("" = <secrets>/camera-link.token)
+    test_hold_after_read_s: float = 0.0  # MCB_CAMERA_TEST_HOLD_AFTER_READ_S (tests only)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, link_port: int | None = None) -> CameraSettings:

@@ -70,11 +70,11 @@ def _b(x0, y0, z0, x1, y1, z1) -> Box16:
 def _rot(box: Box16, facing: str) -> Box16:
     """A box drawn for ``facing=north`` turned to ``facing`` (about the block's centre)."""
     (x0, y0, z0), (x1, y1, z1) = box
-    if facing == "east":     # north (-z) -> east (+x): x' = 16 - z, z' = x
+    if facing == "east":  # north (-z) -> east (+x): x' = 16 - z, z' = x
         xs, zs = (16 - z0, 16 - z1), (x0, x1)
     elif facing == "south":
         xs, zs = (16 - x0, 16 - x1), (16 - z0, 16 - z1)
-    elif facing == "west":   # north -> west (-x): x' = z, z' = 16 - x
+    elif facing == "west":  # north -> west (-x): x' = z, z' = 16 - x
         xs, zs = (z0, z1), (16 - x0, 16 - x1)
     else:
         return box
@@ -105,11 +105,13 @@ def _arm(side: str, half_w: float, y0: float, y1: float, reach: float = 8) -> Bo
 def _stairs(p: dict[str, str]) -> tuple[Box16, ...]:
     facing, shape = p.get("facing", "north"), p.get("shape", "straight")
     base = _b(0, 0, 0, 16, 8, 16)
-    step = {"straight": [_b(0, 8, 0, 16, 16, 8)],
-            "inner_left": [_b(0, 8, 0, 16, 16, 8), _b(0, 8, 8, 8, 16, 16)],
-            "inner_right": [_b(0, 8, 0, 16, 16, 8), _b(8, 8, 8, 16, 16, 16)],
-            "outer_left": [_b(0, 8, 0, 8, 16, 8)],
-            "outer_right": [_b(8, 8, 0, 16, 16, 8)]}.get(shape, [_b(0, 8, 0, 16, 16, 8)])
+    step = {
+        "straight": [_b(0, 8, 0, 16, 16, 8)],
+        "inner_left": [_b(0, 8, 0, 16, 16, 8), _b(0, 8, 8, 8, 16, 16)],
+        "inner_right": [_b(0, 8, 0, 16, 16, 8), _b(8, 8, 8, 16, 16, 16)],
+        "outer_left": [_b(0, 8, 0, 8, 16, 8)],
+        "outer_right": [_b(8, 8, 0, 16, 16, 8)],
+    }.get(shape, [_b(0, 8, 0, 16, 16, 8)])
     boxes = [base] + [_rot(s, facing) for s in step]
     if p.get("half") == "top":
         boxes = [_flip_y(b) for b in boxes]
@@ -150,11 +152,18 @@ def _gate(p: dict[str, str]) -> tuple[Box16, ...]:
     low = 3 if p.get("in_wall") == "true" else 0
     posts = [_b(0, 5 - low, 7, 2, 16 - low, 9), _b(14, 5 - low, 7, 16, 16 - low, 9)]
     if p.get("open") == "true":
-        bars = [_b(0, 6 - low, 9, 2, 9 - low, 15), _b(0, 12 - low, 9, 2, 15 - low, 15),
-                _b(14, 6 - low, 9, 16, 9 - low, 15), _b(14, 12 - low, 9, 16, 15 - low, 15)]
+        bars = [
+            _b(0, 6 - low, 9, 2, 9 - low, 15),
+            _b(0, 12 - low, 9, 2, 15 - low, 15),
+            _b(14, 6 - low, 9, 16, 9 - low, 15),
+            _b(14, 12 - low, 9, 16, 15 - low, 15),
+        ]
     else:
-        bars = [_b(2, 6 - low, 7, 14, 9 - low, 9), _b(2, 12 - low, 7, 14, 15 - low, 9),
-                _b(6, 9 - low, 7, 10, 12 - low, 9)]
+        bars = [
+            _b(2, 6 - low, 7, 14, 9 - low, 9),
+            _b(2, 12 - low, 7, 14, 15 - low, 9),
+            _b(6, 9 - low, 7, 10, 12 - low, 9),
+        ]
     return tuple(_rot(b, facing) for b in posts + bars)
 
 
@@ -179,8 +188,13 @@ def _wall_torch(p: dict[str, str]) -> tuple[Box16, ...]:
 
 
 def _bed(p: dict[str, str]) -> tuple[Box16, ...]:
-    return (_b(0, 3, 0, 16, 9, 16), _b(0, 0, 0, 3, 3, 3), _b(13, 0, 0, 16, 3, 3),
-            _b(0, 0, 13, 3, 3, 16), _b(13, 0, 13, 16, 3, 16))
+    return (
+        _b(0, 3, 0, 16, 9, 16),
+        _b(0, 0, 0, 3, 3, 3),
+        _b(13, 0, 0, 16, 3, 3),
+        _b(0, 0, 13, 3, 3, 16),
+        _b(13, 0, 13, 16, 3, 16),
+    )
 
 
 PLANT = re.compile(
@@ -189,15 +203,18 @@ PLANT = re.compile(
     r"dead_bush|^bush$|firefly_bush|dry_grass|sugar_cane|^wheat|^carrots|^potatoes|^beetroots|sweet_berry_bush|"
     r"nether_wart|_stem$|^lilac|^peony|^rose_bush|^sunflower|pitcher_plant|pitcher_crop|nether_sprouts|"
     r"^kelp|seagrass|_coral$|hanging_roots|weeping_vines|twisting_vines|cave_vines|spore_blossom|pale_hanging_moss|"
-    r"mangrove_propagule|cactus_flower|^cobweb|bamboo_sapling|small_dripleaf|big_dripleaf_stem)")
+    r"mangrove_propagule|cactus_flower|^cobweb|bamboo_sapling|small_dripleaf|big_dripleaf_stem)"
+)
 
 # the crossed planes' bounds: a full block for crops, cane, vines and corals; smaller where the
 # plant's picture is (flowers, saplings, mushrooms ~ 10 px high, grass and ferns ~ 13 px)
 CROSS = _b(0.8, 0, 0.8, 15.2, 16, 15.2)
 CROSS_SMALL = _b(4, 0, 4, 12, 10, 12)
 CROSS_GRASS = _b(2, 0, 2, 14, 13, 14)
-SMALL_PLANT = re.compile(r"(sapling|_tulip|^poppy|^dandelion|^allium|azure_bluet|blue_orchid|oxeye_daisy|cornflower|"
-                         r"lily_of_the_valley|wither_rose|^torchflower$|eyeblossom|_mushroom$|_fungus$|propagule)")
+SMALL_PLANT = re.compile(
+    r"(sapling|_tulip|^poppy|^dandelion|^allium|azure_bluet|blue_orchid|oxeye_daisy|cornflower|"
+    r"lily_of_the_valley|wither_rose|^torchflower$|eyeblossom|_mushroom$|_fungus$|propagule)"
+)
 GRASS_PLANT = re.compile(r"(^short_grass|^fern|_roots$|^bush$|dead_bush|dry_grass|nether_sprouts)")
 
 
@@ -206,7 +223,7 @@ def props(state: str) -> dict[str, str]:
     if "[" not in state:
         return {}
     out = {}
-    for kv in state[state.index("[") + 1: state.rindex("]")].split(","):
+    for kv in state[state.index("[") + 1 : state.rindex("]")].split(","):
         if "=" in kv:
             k, v = kv.split("=", 1)
             out[k.strip()] = v.strip()
@@ -232,8 +249,9 @@ def _model(state: str) -> Model | None:
         return Model(_fence(p), family="fence")
     if name.endswith("_pane") or name == "iron_bars":
         return Model(_pane(p), family="pane")
-    if name.endswith("_wall") and not name.endswith(("_wall_sign", "_wall_banner", "_wall_torch", "_wall_fan",
-                                                     "_wall_head", "_wall_skull", "_wall_hanging_sign")):
+    if name.endswith("_wall") and not name.endswith(
+        ("_wall_sign", "_wall_banner", "_wall_torch", "_wall_fan", "_wall_head", "_wall_skull", "_wall_hanging_sign")
+    ):
         return Model(_wall(p), family="wall")
     if name.endswith("_door"):
         return Model(_door(p), family="door")
@@ -248,7 +266,9 @@ def _model(state: str) -> Model | None:
         return Model((_b(5, y, 5, 11, y + 7, 11), _b(6, y + 7, 6, 10, y + 9, 10)), family="lantern")
     if name.endswith("_chain") or name == "chain":
         axis = p.get("axis", "y")
-        box = {"x": _b(0, 6.5, 6.5, 16, 9.5, 9.5), "z": _b(6.5, 6.5, 0, 9.5, 9.5, 16)}.get(axis, _b(6.5, 0, 6.5, 9.5, 16, 9.5))
+        box = {"x": _b(0, 6.5, 6.5, 16, 9.5, 9.5), "z": _b(6.5, 6.5, 0, 9.5, 9.5, 16)}.get(
+            axis, _b(6.5, 0, 6.5, 9.5, 16, 9.5)
+        )
         return Model((box,), family="chain")
     if name == "ladder":
         return Model((_edge(OPPOSITE[p.get("facing", "north")], 3),), family="ladder")

@@ -57,8 +57,9 @@ class CameraStore:
                     name=str(c.get("name", "")),
                     world_uuid=str(c.get("world_uuid", "")),
                     render_profile=str(c.get("render_profile", "")),
-                    pose=camera_pb2.Pose(**{k: pose[k] for k in (
-                        "x", "y", "z", "yaw", "pitch", "fov", "width", "height") if k in pose}),
+                    pose=camera_pb2.Pose(
+                        **{k: pose[k] for k in ("x", "y", "z", "yaw", "pitch", "fov", "width", "height") if k in pose}
+                    ),
                 )
             )
         out.sort(key=lambda c: c.camera_id)
@@ -72,18 +73,39 @@ class CameraStore:
 
     def save(self, project_id: str, cam: camera_pb2.CameraInfo) -> camera_pb2.CameraInfo:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", cam.camera_id or ""):
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           "camera_id must be 1-64 characters [A-Za-z0-9_-], starting with a letter or digit")
-        cams = [c for c in self._load()
-                if not (c.get("camera_id") == cam.camera_id and c.get("project_id") in (None, "", project_id))]
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                "camera_id must be 1-64 characters [A-Za-z0-9_-], starting with a letter or digit",
+            )
+        cams = [
+            c
+            for c in self._load()
+            if not (c.get("camera_id") == cam.camera_id and c.get("project_id") in (None, "", project_id))
+        ]
         p = cam.pose
-        cams.append({"camera_id": cam.camera_id, "project_id": project_id, "name": cam.name or cam.camera_id,
-                     "world_uuid": cam.world_uuid, "render_profile": cam.render_profile or "builtin",
-                     "pose": {"x": p.x, "y": p.y, "z": p.z, "yaw": p.yaw, "pitch": p.pitch, "fov": p.fov,
-                              "width": p.width, "height": p.height}})
+        cams.append(
+            {
+                "camera_id": cam.camera_id,
+                "project_id": project_id,
+                "name": cam.name or cam.camera_id,
+                "world_uuid": cam.world_uuid,
+                "render_profile": cam.render_profile or "builtin",
+                "pose": {
+                    "x": p.x,
+                    "y": p.y,
+                    "z": p.z,
+                    "yaw": p.yaw,
+                    "pitch": p.pitch,
+                    "fov": p.fov,
+                    "width": p.width,
+                    "height": p.height,
+                },
+            }
+        )
         # whole or not at all; a full disk is `unavailable` and keeps the previous file
-        atomic_write(self.path, (json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n").encode(),
-                     who="the camera worker")
+        atomic_write(
+            self.path, (json.dumps({"version": 1, "cameras": cams}, indent=1) + "\n").encode(), who="the camera worker"
+        )
         got = self.get(project_id, cam.camera_id)
         assert got is not None
         return got

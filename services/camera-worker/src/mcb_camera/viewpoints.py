@@ -81,8 +81,14 @@ def side_pose(box: Box, entrance: str = "south", fov: float = FOV) -> tuple[str,
     dist = half / math.tan(math.radians(fov) / 2) * 1.25 + half
     side = SIDE_OF[entrance]
     ux, uz = SIDES[side]
-    return side, {"x": cx + ux * dist, "y": cy - EYE, "z": cz + uz * dist, "yaw": _yaw_towards(-ux, -uz),
-                  "pitch": 0.0, "fov": fov}
+    return side, {
+        "x": cx + ux * dist,
+        "y": cy - EYE,
+        "z": cz + uz * dist,
+        "yaw": _yaw_towards(-ux, -uz),
+        "pitch": 0.0,
+        "fov": fov,
+    }
 
 
 def poses(box: Box, entrance: str = "south", fov: float = FOV) -> list[tuple[str, dict]]:
@@ -97,8 +103,19 @@ def poses(box: Box, entrance: str = "south", fov: float = FOV) -> list[tuple[str
         px, pz = cx + ux * dist, cz + uz * dist
         py = cy + sy * 0.15 - EYE
         dx, dy, dz = cx - px, cy - (py + EYE), cz - pz
-        out.append((name, {"x": px, "y": py, "z": pz, "yaw": _yaw_towards(dx, dz),
-                           "pitch": _pitch_towards(dx, dy, dz), "fov": fov}))
+        out.append(
+            (
+                name,
+                {
+                    "x": px,
+                    "y": py,
+                    "z": pz,
+                    "yaw": _yaw_towards(dx, dz),
+                    "pitch": _pitch_towards(dx, dy, dz),
+                    "fov": fov,
+                },
+            )
+        )
     ux, uz = SIDES[entrance]
     # corner: entrance direction plus the side to its right
     rx, rz = -uz, ux
@@ -106,14 +123,21 @@ def poses(box: Box, entrance: str = "south", fov: float = FOV) -> list[tuple[str
     px, pz = cx + (ux + rx) * d, cz + (uz + rz) * d
     py = cy + dist * 0.7 - EYE
     dx, dy, dz = cx - px, cy - (py + EYE), cz - pz
-    out.append(("diagonal", {"x": px, "y": py, "z": pz, "yaw": _yaw_towards(dx, dz),
-                             "pitch": _pitch_towards(dx, dy, dz), "fov": fov}))
+    out.append(
+        (
+            "diagonal",
+            {"x": px, "y": py, "z": pz, "yaw": _yaw_towards(dx, dz), "pitch": _pitch_towards(dx, dy, dz), "fov": fov},
+        )
+    )
     return out
 
 
-async def free_pose(pose: dict, centre: tuple[float, float, float],
-                    blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]],
-                    max_steps: int = 48) -> tuple[dict, str]:
+async def free_pose(
+    pose: dict,
+    centre: tuple[float, float, float],
+    blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]],
+    max_steps: int = 48,
+) -> tuple[dict, str]:
     """Move ``pose`` out of opaque blocks: back along the view ray, then up. -> (pose, note)."""
     p = dict(pose)
     note = ""
@@ -143,28 +167,35 @@ def eye_cell(pose: dict) -> tuple[int, int, int]:
     return (math.floor(pose["x"]), math.floor(pose["y"] + EYE), math.floor(pose["z"]))
 
 
-async def solid_at_eye(pose: dict, blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]]
-                       ) -> tuple[tuple[int, int, int], str] | None:
+async def solid_at_eye(
+    pose: dict, blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]]
+) -> tuple[tuple[int, int, int], str] | None:
     """(position, state) of the opaque full block the eye is inside, else ``None``."""
     cell = eye_cell(pose)
     state = (await blocks([cell]))[0]
     return (cell, state) if is_opaque(state) else None
 
 
-async def step_back(pose: dict, blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]],
-                    reach: float = 32.0, step: float = 0.5) -> dict | None:
+async def step_back(
+    pose: dict,
+    blocks: Callable[[list[tuple[int, int, int]]], Awaitable[list[str]]],
+    reach: float = 32.0,
+    step: float = 0.5,
+) -> dict | None:
     """The nearest pose with a free eye: back along the view ray (same yaw and pitch, so the
     picture shows what the pose looked at, from just outside the block), else straight up;
     ``None`` when neither finds air within ``reach`` blocks. Asked nearest first, 8 positions a
     call: a call that fails (a chunk that does not exist) answers air for all of its positions,
     so one far position must not decide for the near ones."""
     fwd = gl.look_dir(pose["yaw"], pose["pitch"])
-    back = [(pose["x"] - fwd[0] * k * step, pose["y"] - fwd[1] * k * step, pose["z"] - fwd[2] * k * step)
-            for k in range(1, int(reach / step) + 1)]
+    back = [
+        (pose["x"] - fwd[0] * k * step, pose["y"] - fwd[1] * k * step, pose["z"] - fwd[2] * k * step)
+        for k in range(1, int(reach / step) + 1)
+    ]
     up = [(pose["x"], pose["y"] + k, pose["z"]) for k in range(1, int(reach) + 1)]
     for cand in (back, up):
         for i in range(0, len(cand), 8):
-            part = cand[i:i + 8]
+            part = cand[i : i + 8]
             states = await blocks([eye_cell({"x": x, "y": y, "z": z}) for x, y, z in part])
             for (x, y, z), st in zip(part, states, strict=True):
                 if not is_opaque(st):

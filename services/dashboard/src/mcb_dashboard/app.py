@@ -33,11 +33,18 @@ from .sources import Sources, as_dict
 
 log = logging.getLogger("mcb.dashboard")
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 MAX_FORM_BYTES = 16384  # the largest form (a login, an action) is far smaller
-STATUS = {ErrorCode.INVALID_REQUEST: 400, ErrorCode.NOT_FOUND: 404, ErrorCode.PERMISSION_DENIED: 403,
-          ErrorCode.UNAUTHENTICATED: 401, ErrorCode.UNAVAILABLE: 503}
+STATUS = {
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.PERMISSION_DENIED: 403,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.UNAVAILABLE: 503,
+}
 
 
 def _static(name: str) -> bytes:
@@ -47,9 +54,11 @@ def _static(name: str) -> bytes:
 def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
-    statics = {"dashboard.js": ("text/javascript", _static("dashboard.js")),
-               "dashboard.css": ("text/css", _static("dashboard.css")),
-               "favicon.svg": ("image/svg+xml", _static("favicon.svg"))}
+    statics = {
+        "dashboard.js": ("text/javascript", _static("dashboard.js")),
+        "dashboard.css": ("text/css", _static("dashboard.css")),
+        "favicon.svg": ("image/svg+xml", _static("favicon.svg")),
+    }
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -77,11 +86,16 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         body = (await request.body()).decode("utf-8", errors="replace")  # ≤ MAX_FORM_BYTES (BodyLimit)
         return dict(parse_qsl(body, keep_blank_values=True))
 
-    def html_page(request: Request, title: str, body: str, flash: str = "", kind: str = "ok",
-                  status: int = 200) -> HTMLResponse:
+    def html_page(
+        request: Request, title: str, body: str, flash: str = "", kind: str = "ok", status: int = 200
+    ) -> HTMLResponse:
         s = sid(request)
-        return HTMLResponse(render.page(title, body, session=s is not None, csrf=sessions.csrf(s) if s else "",
-                                        flash=flash, flash_kind=kind), status_code=status)
+        return HTMLResponse(
+            render.page(
+                title, body, session=s is not None, csrf=sessions.csrf(s) if s else "", flash=flash, flash_kind=kind
+            ),
+            status_code=status,
+        )
 
     def flash_of(request: Request) -> tuple[str, str]:
         return render.flash(request.query_params)
@@ -92,21 +106,29 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
 
     async def overview_body(s: str | None, old: bool = False) -> str:
         csrf = sessions.csrf(s) if s else ""
-        health, redis, world, cam = await asyncio.gather(sources.health(), sources.redis_info(),
-                                                         sources.world_info(), sources.camera_state())
+        health, redis, world, cam = await asyncio.gather(
+            sources.health(), sources.redis_info(), sources.world_info(), sources.camera_state()
+        )
         parts = [render.services_section(health, redis, world, csrf, s is not None)]
         try:
             ops = await sources.operations(old_worlds=old)
-            parts.append(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts),
-                                                   ops.old_world_operations, old))
+            parts.append(
+                render.operations_section(
+                    [as_dict(o) for o in ops.operations], dict(ops.state_counts), ops.old_world_operations, old
+                )
+            )
         except McbError as exc:
-            parts.append(f'<section id="operations"><h2>Operations</h2><p class="bad">{render.e(exc.message)}</p></section>')
+            parts.append(
+                f'<section id="operations"><h2>Operations</h2><p class="bad">{render.e(exc.message)}</p></section>'
+            )
         try:
             projects = as_dict(await sources.projects(old_worlds=old))
             parts.append(render.projects_section(projects, old))
             chat = await sources.chat_queues([p["project_id"] for p in projects.get("projects", [])])
         except McbError as exc:
-            parts.append(f'<section id="projects"><h2>Projects</h2><p class="bad">{render.e(exc.message)}</p></section>')
+            parts.append(
+                f'<section id="projects"><h2>Projects</h2><p class="bad">{render.e(exc.message)}</p></section>'
+            )
             chat = {}
         parts.append(render.chat_section(chat))
         parts.append(render.camera_section(cam))
@@ -123,8 +145,14 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             ops = await sources.operations(old_worlds=old_worlds(request))
         except McbError as exc:
             return _plain(STATUS.get(exc.code, 502), exc.message)
-        return HTMLResponse(render.operations_section([as_dict(o) for o in ops.operations], dict(ops.state_counts),
-                                                      ops.old_world_operations, old_worlds(request)))
+        return HTMLResponse(
+            render.operations_section(
+                [as_dict(o) for o in ops.operations],
+                dict(ops.state_counts),
+                ops.old_world_operations,
+                old_worlds(request),
+            )
+        )
 
     @app.get("/operations/{op_id}", response_class=HTMLResponse)
     async def operation(request: Request, op_id: str):
@@ -134,13 +162,19 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             try:
                 project, head = await sources.plan(op_id, project)
             except McbError as exc:
-                return html_page(request, "Plan", f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
-                                 status=STATUS.get(exc.code, 502))
+                return html_page(
+                    request,
+                    "Plan",
+                    f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
+                    status=STATUS.get(exc.code, 502),
+                )
             return html_page(request, f"Plan {op_id}", render.plan_page(project, as_dict(head)))
         try:
             entry = as_dict(await sources.operation(op_id))
         except McbError as exc:
-            return html_page(request, "Operation", f'<p class="bad">{render.e(exc.message)}</p>', status=STATUS.get(exc.code, 502))
+            return html_page(
+                request, "Operation", f'<p class="bad">{render.e(exc.message)}</p>', status=STATUS.get(exc.code, 502)
+            )
         review, review_error = None, ""
         if entry["report"]["state"] == "recovery_required":
             try:
@@ -149,8 +183,9 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                 review_error = exc.message
         cam = await sources.camera_state()
         msg, kind = flash_of(request)
-        body = render.operation_page(entry, cam["captures"], review, review_error,
-                                     sessions.csrf(s) if s else "", s is not None)
+        body = render.operation_page(
+            entry, cam["captures"], review, review_error, sessions.csrf(s) if s else "", s is not None
+        )
         return html_page(request, f"Operation {op_id}", body, msg, kind)
 
     @app.get("/captures/{capture_id}.png")
@@ -196,8 +231,12 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             ax, ay, x, z = (_int(request, k) for k in ("at.x", "at.y", "x", "z"))
             doc = await sources.history_map(project_id, win.box(), until)
         except McbError as exc:
-            return html_page(request, "History", f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
-                             status=STATUS.get(exc.code, 502))
+            return html_page(
+                request,
+                "History",
+                f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
+                status=STATUS.get(exc.code, 502),
+            )
         col = win.column_at(ax, ay) if ax is not None and ay is not None else None
         if col is None and x is not None and z is not None:
             col = (x, z)  # a link to a column (the journal refuses one outside the area)
@@ -205,8 +244,9 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         if col is not None:
             box = {"min": {"x": col[0], "y": win.y0, "z": col[1]}, "max": {"x": col[0], "y": win.y1, "z": col[1]}}
             try:
-                column = historypage.column_section(col[0], col[1], await sources.column_history(project_id, box), "",
-                                                    until)
+                column = historypage.column_section(
+                    col[0], col[1], await sources.column_history(project_id, box), "", until
+                )
             except McbError as exc:
                 column = historypage.column_section(col[0], col[1], None, f"{exc.code}: {exc.message}", until)
         return html_page(request, f"History of {project_id}", historypage.page(project, win, doc, until, column))
@@ -243,8 +283,9 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                     last = entry_id
                     yield f"id: {entry_id}\nevent: progress\ndata: {json.dumps(ev, separators=(',', ':'))}\n\n"
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        )
 
     @app.get("/static/{name}")
     async def static(name: str):
@@ -279,8 +320,12 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             client = request.client
             connection = f"{client.host}:{client.port}" if client else "unknown"
             n, delay = throttle.wrong(connection)
-            log.warning("dashboard login refused: wrong admin token (wrong try %d on connection %s, answered "
-                        "after %.0f s)", n, connection, delay)
+            log.warning(
+                "dashboard login refused: wrong admin token (wrong try %d on connection %s, answered after %.0f s)",
+                n,
+                connection,
+                delay,
+            )
             await asyncio.sleep(delay)
             return _back("/", "wrong_token")
         log.info("dashboard admin session started")
@@ -370,9 +415,16 @@ async def main_async() -> None:
     port = s.port("dashboard")
     hosts = allowed_hosts(port, os.environ.get("MCB_DASHBOARD_ALLOWED_HOSTS", ""))
     app = create_app(sources, Sessions(admin), hosts)
-    config = uvicorn.Config(app, host=s.bind_host, port=port, log_level="warning", access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2,
-                            http="h11")  # not httptools: it drops an h2c-upgrade request's body
+    config = uvicorn.Config(
+        app,
+        host=s.bind_host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+        http="h11",
+    )  # not httptools: it drops an h2c-upgrade request's body
     server = uvicorn.Server(config)
     log.info("dashboard listening on http://%s:%d/", s.bind_host, port)
     try:

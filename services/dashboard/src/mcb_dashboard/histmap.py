@@ -21,18 +21,26 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-MAX_SIDE = 256      # mcb_journal.histmap.MAX_SIDE
-MAP_PIXELS = 768    # the picture's longer side, at most (a column is at least 1 pixel)
+MAX_SIDE = 256  # mcb_journal.histmap.MAX_SIDE
+MAP_PIXELS = 768  # the picture's longer side, at most (a column is at least 1 pixel)
 UNCHANGED = (236, 236, 228)  # a column nobody changed (as far as the journal saw)
 CAUSE_COLOURS: dict[str, tuple[int, int, int]] = {  # mcb_common.causes.CAUSES
-    "explosion": (120, 30, 20), "fire": (200, 80, 0), "fade": (110, 110, 90), "decay": (95, 70, 30),
-    "flow": (20, 60, 120), "growth": (40, 100, 30), "form": (80, 120, 130), "piston": (70, 70, 70),
-    "other": (50, 40, 50)}
+    "explosion": (120, 30, 20),
+    "fire": (200, 80, 0),
+    "fade": (110, 110, 90),
+    "decay": (95, 70, 30),
+    "flow": (20, 60, 120),
+    "growth": (40, 100, 30),
+    "form": (80, 120, 130),
+    "piston": (70, 70, 70),
+    "other": (50, 40, 50),
+}
 
 
 @dataclass(frozen=True)
 class Window:
     """The columns x0..x1, z0..z1 (inclusive) of the map, and the area's y range."""
+
     x0: int
     z0: int
     x1: int
@@ -132,5 +140,9 @@ def png(win: Window, doc: dict[str, Any]) -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(bytes(raw), 6))
+        + chunk(b"IEND", b"")
+    )

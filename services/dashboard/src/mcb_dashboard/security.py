@@ -26,9 +26,9 @@ from urllib.parse import urlsplit
 
 SESSION_COOKIE = "mcb_dashboard_session"
 SESSION_TTL_S = 12 * 3600
-WRONG_DELAY_S = 1.0          # a wrong token is answered this long after it came ...
-WRONG_DELAY_MAX_S = 8.0      # ... doubling with each wrong try on the same connection, up to this
-TRACKED_CONNECTIONS = 1024   # connections remembered (the oldest are forgotten)
+WRONG_DELAY_S = 1.0  # a wrong token is answered this long after it came ...
+WRONG_DELAY_MAX_S = 8.0  # ... doubling with each wrong try on the same connection, up to this
+TRACKED_CONNECTIONS = 1024  # connections remembered (the oldest are forgotten)
 
 
 def allowed_hosts(port: int, extra: str = "") -> frozenset[str]:
@@ -66,7 +66,7 @@ class Sessions:
     def __init__(self, admin_token: str | None):
         self._admin = _digest(admin_token) if admin_token else None
         self.key = secrets.token_bytes(32)
-        self._live: dict[str, float] = {}     # sha256(session id) -> expiry
+        self._live: dict[str, float] = {}  # sha256(session id) -> expiry
 
     def login(self, presented: str, now: float | None = None) -> str | None:
         """A new session id for the right admin token, always; None for any other."""

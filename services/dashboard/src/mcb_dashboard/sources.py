@@ -36,8 +36,8 @@ from mcb_rpc.settings import Settings
 from mcb_rpc.worldclient import WorldClient
 from redis.exceptions import RedisError
 
-PROGRESS_STREAM = "mcb:progress"      # mcb_journal.queue
-CHAT_PREFIX = "mcb:chat"              # mcb_bridge.chat.turnqueue
+PROGRESS_STREAM = "mcb:progress"  # mcb_journal.queue
+CHAT_PREFIX = "mcb:chat"  # mcb_bridge.chat.turnqueue
 CAMERA_HEARTBEAT = "mcb:camera:worker"  # mcb_camera.server
 CAPTURE_RECORD = "mcb:camera:capture:"  # mcb_camera.jobs
 MAX_CAPTURES = 200
@@ -89,8 +89,9 @@ class Sources:
             if env:
                 self.health_urls[name] = env
         self.http = httpx.AsyncClient(timeout=2.0)
-        self.redis = aioredis.from_url(s.redis_url, decode_responses=True, socket_timeout=REDIS_READ_TIMEOUT_S,
-                                       socket_connect_timeout=2)
+        self.redis = aioredis.from_url(
+            s.redis_url, decode_responses=True, socket_timeout=REDIS_READ_TIMEOUT_S, socket_connect_timeout=2
+        )
         self.world = WorldClient(s.world_host_url, world_token or "", timeout=5.0)
         self.world_token_present = bool(world_token)
         self.channel = grpc.aio.insecure_channel(s.journal_addr, options=GRPC_OPTIONS)
@@ -146,8 +147,12 @@ class Sources:
     async def redis_info(self) -> dict[str, Any]:
         try:
             info = await self.redis.info("server")
-            return {"up": True, "version": info.get("redis_version", ""),
-                    "uptime_s": info.get("uptime_in_seconds"), "last_error": self.errors.get("redis", ("",))[0]}
+            return {
+                "up": True,
+                "version": info.get("redis_version", ""),
+                "uptime_s": info.get("uptime_in_seconds"),
+                "last_error": self.errors.get("redis", ("",))[0],
+            }
         except (RedisError, OSError) as exc:
             self._remember("redis", f"unreachable: {exc.__class__.__name__}")
             return {"up": False, "version": "", "uptime_s": None, "last_error": self.errors["redis"][0]}
@@ -161,8 +166,9 @@ class Sources:
             return {"up": False, "error": exc.message}
 
     async def set_paused(self, paused: bool, reason: str) -> dict[str, Any]:
-        res = await self.world.call("pause" if paused else "resume", world_pb2.PauseParams(reason=reason),
-                                    world_pb2.PauseResult)
+        res = await self.world.call(
+            "pause" if paused else "resume", world_pb2.PauseParams(reason=reason), world_pb2.PauseResult
+        )
         return as_dict(res)
 
     # ------------------------------------------------------------------ journal
@@ -172,9 +178,13 @@ class Sources:
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "journal") from None
 
-    async def operations(self, limit: int = 50, project_id: str = "", old_worlds: bool = False) -> jpb.OperationListResponse:
-        return await self._rpc(self.admin.OperationList, jpb.OperationListRequest(
-            limit=limit, project_id=project_id, include_old_worlds=old_worlds))
+    async def operations(
+        self, limit: int = 50, project_id: str = "", old_worlds: bool = False
+    ) -> jpb.OperationListResponse:
+        return await self._rpc(
+            self.admin.OperationList,
+            jpb.OperationListRequest(limit=limit, project_id=project_id, include_old_worlds=old_worlds),
+        )
 
     async def operation(self, op_id: str) -> jpb.OperationEntry:
         resp = await self._rpc(self.admin.OperationList, jpb.OperationListRequest(operation_id=op_id, limit=1))
@@ -195,25 +205,45 @@ class Sources:
         req = jpb.HistoryMapRequest(until_millis=until_ms)
         json_format.ParseDict({"region": region}, req)
         r = await self._rpc(self.journal.HistoryMap, req, project_id)
-        return {"x": list(r.x), "z": list(r.z), "who": list(r.who), "at_millis": list(r.at_millis),
-                "legend": [{"source": w.source, "player_id": w.player_id, "player_name": w.player_name,
-                            "cause": w.cause, "operation_id": w.operation_id, "columns": w.columns} for w in r.legend],
-                "first_millis": r.first_millis, "last_millis": r.last_millis, "note": r.note}
+        return {
+            "x": list(r.x),
+            "z": list(r.z),
+            "who": list(r.who),
+            "at_millis": list(r.at_millis),
+            "legend": [
+                {
+                    "source": w.source,
+                    "player_id": w.player_id,
+                    "player_name": w.player_name,
+                    "cause": w.cause,
+                    "operation_id": w.operation_id,
+                    "columns": w.columns,
+                }
+                for w in r.legend
+            ],
+            "first_millis": r.first_millis,
+            "last_millis": r.last_millis,
+            "note": r.note,
+        }
 
     async def column_history(self, project_id: str, region: dict[str, Any]) -> dict[str, Any]:
         """One page (up to 100 changes, newest first) of RegionHistory for one column's box."""
         req = jpb.RegionHistoryRequest(limit=100, max_bytes=32768)
         json_format.ParseDict({"region": region}, req)
         r = await self._rpc(self.journal.RegionHistory, req, project_id)
-        return {"entries": [as_dict(x) | {"at_millis": x.at_millis} for x in r.entries], "complete": r.complete,
-                "note": r.note}
+        return {
+            "entries": [as_dict(x) | {"at_millis": x.at_millis} for x in r.entries],
+            "complete": r.complete,
+            "note": r.note,
+        }
 
     async def recovery_review(self, op_id: str) -> dict[str, Any]:
         return plain(await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id)))
 
     async def recovery_abandon(self, op_id: str, digest: str) -> jpb.OperationReport:
-        return await self._rpc(self.admin.RecoveryAbandon,
-                               jpb.RecoveryAbandonRequest(operation_id=op_id, expected_digest=digest))
+        return await self._rpc(
+            self.admin.RecoveryAbandon, jpb.RecoveryAbandonRequest(operation_id=op_id, expected_digest=digest)
+        )
 
     async def cancel(self, op_id: str, project_id: str) -> jpb.OperationReport:
         return await self._rpc(self.journal.OperationCancel, jpb.OperationRef(operation_id=op_id), project_id)
@@ -225,8 +255,11 @@ class Sources:
             for p in project_ids:
                 waiting = [json.loads(x) for x in await self.redis.lrange(f"{CHAT_PREFIX}:q:{p}", 0, 19)]
                 active = cast("str | None", await self.redis.get(f"{CHAT_PREFIX}:active:{p}"))  # decoded
-                out[p] = {"waiting": waiting, "length": await self.redis.llen(f"{CHAT_PREFIX}:q:{p}"),
-                          "active": json.loads(active) if active and active.startswith("{") else active}
+                out[p] = {
+                    "waiting": waiting,
+                    "length": await self.redis.llen(f"{CHAT_PREFIX}:q:{p}"),
+                    "active": json.loads(active) if active and active.startswith("{") else active,
+                }
         except (RedisError, OSError, ValueError) as exc:
             self._remember("redis", f"chat queues unreadable: {exc.__class__.__name__}")
         return out
@@ -243,17 +276,23 @@ class Sources:
             caps = []
             for i in range(0, len(keys), 500):
                 pipe = self.redis.pipeline(transaction=False)
-                for key in keys[i:i + 500]:
+                for key in keys[i : i + 500]:
                     pipe.hgetall(key)
-                for key, rec in zip(keys[i:i + 500], await pipe.execute(), strict=True):
+                for key, rec in zip(keys[i : i + 500], await pipe.execute(), strict=True):
                     if not rec:
                         continue  # expired between the scan and the read
                     job = json.loads(rec.get("job") or "{}")
-                    caps.append({"capture_id": key[len(CAPTURE_RECORD):], "status": rec.get("status", ""),
-                                 "stage": rec.get("stage", ""), "project_id": rec.get("project_id", ""),
-                                 "created_ms": int(rec.get("created_ms") or 0),
-                                 "after_operation_id": job.get("after_operation_id") or "",
-                                 "error": rec.get("error", "")})
+                    caps.append(
+                        {
+                            "capture_id": key[len(CAPTURE_RECORD) :],
+                            "status": rec.get("status", ""),
+                            "stage": rec.get("stage", ""),
+                            "project_id": rec.get("project_id", ""),
+                            "created_ms": int(rec.get("created_ms") or 0),
+                            "after_operation_id": job.get("after_operation_id") or "",
+                            "error": rec.get("error", ""),
+                        }
+                    )
             out["captures"] = sorted(caps, key=lambda c: -c["created_ms"])[:MAX_CAPTURES]
         except (RedisError, OSError, ValueError) as exc:
             self._remember("redis", f"camera records unreadable: {exc.__class__.__name__}")
@@ -261,8 +300,11 @@ class Sources:
 
     async def capture_png(self, capture_id: str, project_id: str) -> bytes | None:
         try:
-            res = await self.camera.Capture(camera_pb2.CaptureRequest(capture_id=capture_id, project_id=project_id),
-                                            timeout=10, metadata=self._md(project_id))
+            res = await self.camera.Capture(
+                camera_pb2.CaptureRequest(capture_id=capture_id, project_id=project_id),
+                timeout=10,
+                metadata=self._md(project_id),
+            )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "camera-worker") from None
         return bytes(res.image) if res.status == "completed" and res.image else None
@@ -274,8 +316,9 @@ class Sources:
         last: McbError | None = None
         for p in projects:
             try:
-                return p, await self._rpc(self.journal.PlanEntries, jpb.PlanEntriesRequest(plan_id=plan_id,
-                                                                                           header_only=True), p)
+                return p, await self._rpc(
+                    self.journal.PlanEntries, jpb.PlanEntriesRequest(plan_id=plan_id, header_only=True), p
+                )
             except McbError as exc:
                 if exc.code != ErrorCode.NOT_FOUND:
                     raise
@@ -286,19 +329,31 @@ class Sources:
         """A picture of ``plan_id`` before it is applied (camera_capture plan_id, compare: before on the
         left, after on the right) of the plan's box from the diagonal viewpoint; nothing is written."""
         project, head = await self.plan(plan_id, project_id)
-        req = camera_pb2.CaptureRequest(project_id=project, plan_id=plan_id, compare=True, view="diagonal",
-                                        width=PREVIEW_SIZE[0], height=PREVIEW_SIZE[1])
+        req = camera_pb2.CaptureRequest(
+            project_id=project,
+            plan_id=plan_id,
+            compare=True,
+            view="diagonal",
+            width=PREVIEW_SIZE[0],
+            height=PREVIEW_SIZE[1],
+        )
         req.region.CopyFrom(head.bounds)
         deadline = time.monotonic() + timeout_s
         try:
             res = await self.camera.Capture(req, timeout=30, metadata=self._md(project))
             while res.status != "completed":
                 if time.monotonic() > deadline:
-                    raise McbError(ErrorCode.CAPTURE_NOT_READY, f"the preview of plan {plan_id} was not drawn within "
-                                   f"{timeout_s:g} s; reload the page", details={"capture_id": res.capture_id})
+                    raise McbError(
+                        ErrorCode.CAPTURE_NOT_READY,
+                        f"the preview of plan {plan_id} was not drawn within {timeout_s:g} s; reload the page",
+                        details={"capture_id": res.capture_id},
+                    )
                 await asyncio.sleep(0.25)
-                res = await self.camera.Capture(camera_pb2.CaptureRequest(capture_id=res.capture_id, project_id=project),
-                                                timeout=10, metadata=self._md(project))
+                res = await self.camera.Capture(
+                    camera_pb2.CaptureRequest(capture_id=res.capture_id, project_id=project),
+                    timeout=10,
+                    metadata=self._md(project),
+                )
         except grpc.RpcError as exc:
             raise from_rpc_error(exc, "camera-worker") from None
         return bytes(res.image)
@@ -315,8 +370,10 @@ class Sources:
         TimeoutError instead of an empty batch)."""
         block_ms = min(block_ms, int(REDIS_READ_TIMEOUT_S * 1000) - 500)
         # RESP2, decoded: [(stream, [(id, fields)])], or none after block_ms
-        resp = cast("list[tuple[str, list[tuple[str, dict[str, str]]]]] | None",
-                    await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms))
+        resp = cast(
+            "list[tuple[str, list[tuple[str, dict[str, str]]]]] | None",
+            await self.redis.xread({PROGRESS_STREAM: last_id}, count=100, block=block_ms),
+        )
         out = []
         for _stream, entries in resp or []:
             for entry_id, fields in entries:

@@ -82,15 +82,25 @@ async def main_async() -> None:
     blobs = BlobStore(data_dir / "blobs")
     service_token = s.world_host_token("service")
     if not service_token:
-        raise SystemExit(f"journal: no world-host service token ({s.world_host_token_file or s.secrets_dir}; "
-                         "run `mcb up` or create service.token)")
+        raise SystemExit(
+            f"journal: no world-host service token ({s.world_host_token_file or s.secrets_dir}; "
+            "run `mcb up` or create service.token)"
+        )
     world = WorldClient(s.world_host_url, service_token)
     queue = ProgressStream(s.redis_url)  # progress events only; the apply work stays in SQLite
     # the planner is ours: the stack's own service token (an external world host may have another)
     planner = GrpcPlanner(s.planner_addr, read_token(s.secrets_dir, "service") or "")
     observer = Observer(db, world)
-    core = JournalCore(db, blobs, world, planner, queue, observer=observer, settings=tunables,
-                       camera=GrpcCamera(s.camera_addr, read_token(s.secrets_dir, "service") or ""))
+    core = JournalCore(
+        db,
+        blobs,
+        world,
+        planner,
+        queue,
+        observer=observer,
+        settings=tunables,
+        camera=GrpcCamera(s.camera_addr, read_token(s.secrets_dir, "service") or ""),
+    )
     core.projects.load(s.load_config().get("projects", []))
     core.projects.file = s.config_file
     try:  # a new world (a reset save) is noted and logged now; its operations are refused later
@@ -143,5 +153,13 @@ async def main_async() -> None:
         journal_pb2_grpc.add_JournalServicer_to_server(JournalServicer(core, tokens), server)
         journal_pb2_grpc.add_JournalAdminServicer_to_server(JournalAdminServicer(core, tokens), server)
 
-    await serve("journal", s.bind_host, s.port("journal_grpc"), s.port("journal_health"), add, health,
-                on_start=on_start, on_stop=on_stop)
+    await serve(
+        "journal",
+        s.bind_host,
+        s.port("journal_grpc"),
+        s.port("journal_health"),
+        add,
+        health,
+        on_start=on_start,
+        on_stop=on_stop,
+    )

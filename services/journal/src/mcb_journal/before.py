@@ -43,8 +43,9 @@ def plan_region(plan: Plan) -> common_pb2.Box | None:
     if not plan.xyz:
         return None
     xs, ys, zs = plan.xyz[0::3], plan.xyz[1::3], plan.xyz[2::3]
-    return common_pb2.Box(min=common_pb2.Vec3(x=min(xs), y=min(ys), z=min(zs)),
-                          max=common_pb2.Vec3(x=max(xs), y=max(ys), z=max(zs)))
+    return common_pb2.Box(
+        min=common_pb2.Vec3(x=min(xs), y=min(ys), z=min(zs)), max=common_pb2.Vec3(x=max(xs), y=max(ys), z=max(zs))
+    )
 
 
 async def take(core: JournalContext, op_id: str, project_id: str, plan: Plan) -> str:
@@ -61,13 +62,22 @@ async def take(core: JournalContext, op_id: str, project_id: str, plan: Plan) ->
     deadline = loop.time() + seconds
     try:
         async with asyncio.timeout_at(deadline):
-            resp = await core.camera.capture(camera_pb2.CaptureRequest(
-                project_id=project_id, region=region, view="diagonal", width=BEFORE_WIDTH, height=BEFORE_HEIGHT,
-                format="png", before_operation_id=op_id))
+            resp = await core.camera.capture(
+                camera_pb2.CaptureRequest(
+                    project_id=project_id,
+                    region=region,
+                    view="diagonal",
+                    width=BEFORE_WIDTH,
+                    height=BEFORE_HEIGHT,
+                    format="png",
+                    before_operation_id=op_id,
+                )
+            )
             while resp.status != "completed":
                 await asyncio.sleep(POLL_S)
-                resp = await core.camera.capture(camera_pb2.CaptureRequest(project_id=project_id,
-                                                                           capture_id=resp.capture_id))
+                resp = await core.camera.capture(
+                    camera_pb2.CaptureRequest(project_id=project_id, capture_id=resp.capture_id)
+                )
     except TimeoutError:
         log.info("operation %s: the Before picture was not ready within %.1f s; none is linked", op_id, seconds)
         return ""
@@ -75,6 +85,8 @@ async def take(core: JournalContext, op_id: str, project_id: str, plan: Plan) ->
         log.info("operation %s: no Before picture (%s: %s)", op_id, err.code, err.message)
         return ""
     with core.db.tx() as c:
-        c.execute("INSERT OR REPLACE INTO op_captures(op_id, before_capture_id, at_ms) VALUES (?,?,?)",
-                  (op_id, resp.capture_id, now_ms()))
+        c.execute(
+            "INSERT OR REPLACE INTO op_captures(op_id, before_capture_id, at_ms) VALUES (?,?,?)",
+            (op_id, resp.capture_id, now_ms()),
+        )
     return resp.capture_id

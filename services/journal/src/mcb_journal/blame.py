@@ -66,8 +66,11 @@ def dumps(doc: Any) -> str:
 
 def entry_doc(r: dict[str, Any]) -> dict[str, Any]:
     """One change as the agent reads it: empty fields left out."""
-    out: dict[str, Any] = {"pos": {"x": r["x"], "y": r["y"], "z": r["z"]}, "at_millis": r["at_ms"],
-                           "source": r["source"]}
+    out: dict[str, Any] = {
+        "pos": {"x": r["x"], "y": r["y"], "z": r["z"]},
+        "at_millis": r["at_ms"],
+        "source": r["source"],
+    }
     for k in ("player_name", "player_id", "cause", "operation_id", "asked_by"):
         if r.get(k):
             out[k] = r[k]
@@ -77,15 +80,18 @@ def entry_doc(r: dict[str, Any]) -> dict[str, Any]:
 
 def check_query(q: Query, area: Box) -> tuple[int, int, int]:
     """(limit, max_bytes, before oid) of a valid query, else an error a person can act on."""
-    refused = policy.box_refusal(area, q.box, "region_history: the box is outside the project area "
-                                              f"{area.as_dict()}; ask about a box inside it")
+    refused = policy.box_refusal(
+        area, q.box, f"region_history: the box is outside the project area {area.as_dict()}; ask about a box inside it"
+    )
     if refused is not None:
         raise refused
     if q.limit > PAGE_ENTRIES_MAX:
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {PAGE_ENTRIES_MAX} (default {PAGE_ENTRIES})")
     max_bytes = q.max_bytes or PAGE_BYTES
     if not PAGE_BYTES_MIN <= max_bytes <= PAGE_BYTES_MAX:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"max_bytes is {PAGE_BYTES_MIN}..{PAGE_BYTES_MAX} (default {PAGE_BYTES})")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"max_bytes is {PAGE_BYTES_MIN}..{PAGE_BYTES_MAX} (default {PAGE_BYTES})"
+        )
     if q.cause and q.cause not in CAUSES:
         raise McbError(ErrorCode.INVALID_REQUEST, f"cause {q.cause[:40]!r} is unknown; use one of {', '.join(CAUSES)}")
     if q.player and q.cause:
@@ -96,10 +102,15 @@ def check_query(q: Query, area: Box) -> tuple[int, int, int]:
     if q.cursor:
         parts = q.cursor.split(".")
         if len(parts) != 3 or parts[0] != "rh1" or not parts[2].isdigit():
-            raise McbError(ErrorCode.INVALID_REQUEST, "cursor is not one region_history issued; start with an empty one")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST, "cursor is not one region_history issued; start with an empty one"
+            )
         if parts[1] != q.key():
-            raise McbError(ErrorCode.INVALID_REQUEST, "cursor belongs to another box or other filters; repeat the "
-                                                      "call with the same region, since_millis, player and cause")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                "cursor belongs to another box or other filters; repeat the "
+                "call with the same region, since_millis, player and cause",
+            )
         before = int(parts[2])
     return q.limit or PAGE_ENTRIES, max_bytes, before
 
@@ -118,17 +129,44 @@ def changes_before(db: Database, q: Query, before: int, n: int) -> list[dict[str
     newest first: live rows (every foreign event, our echoes not packed yet) ∪ packed echoes."""
     b = q.box
     extra, args = _filters(q)
-    rows = {r["oid"]: dict(r) for r in db.all(
-        f"SELECT {_COLS} FROM observed WHERE kind='event' AND oid<? AND at_ms>=? AND x BETWEEN ? AND ?"
-        f" AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?{extra} ORDER BY oid DESC LIMIT ?",
-        before, q.since_ms, b.min.x, b.max.x, b.min.y, b.max.y, b.min.z, b.max.z, *args, n)}
+    rows = {
+        r["oid"]: dict(r)
+        for r in db.all(
+            f"SELECT {_COLS} FROM observed WHERE kind='event' AND oid<? AND at_ms>=? AND x BETWEEN ? AND ?"
+            f" AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?{extra} ORDER BY oid DESC LIMIT ?",
+            before,
+            q.since_ms,
+            b.min.x,
+            b.max.x,
+            b.min.y,
+            b.max.y,
+            b.min.z,
+            b.max.z,
+            *args,
+            n,
+        )
+    }
     if not (q.player or q.cause):  # packed rows are only our echoes
-        for pk in db.all("SELECT op_id, data, sha256 FROM packed_events WHERE lo<? AND x0<=? AND x1>=? AND y0<=?"
-                         " AND y1>=? AND z0<=? AND z1>=?", before, b.max.x, b.min.x, b.max.y, b.min.y, b.max.z,
-                         b.min.z):
+        for pk in db.all(
+            "SELECT op_id, data, sha256 FROM packed_events WHERE lo<? AND x0<=? AND x1>=? AND y0<=?"
+            " AND y1>=? AND z0<=? AND z1>=?",
+            before,
+            b.max.x,
+            b.min.x,
+            b.max.y,
+            b.min.y,
+            b.max.z,
+            b.min.z,
+        ):
             for r in unpack_rows(pk["data"], pk["sha256"], EVENT_INTS, EVENT_STRS, f"packed_events/{pk['op_id']}"):
-                if r["oid"] < before and r["at_ms"] >= q.since_ms and r["oid"] not in rows \
-                        and b.min.x <= r["x"] <= b.max.x and b.min.y <= r["y"] <= b.max.y and b.min.z <= r["z"] <= b.max.z:
+                if (
+                    r["oid"] < before
+                    and r["at_ms"] >= q.since_ms
+                    and r["oid"] not in rows
+                    and b.min.x <= r["x"] <= b.max.x
+                    and b.min.y <= r["y"] <= b.max.y
+                    and b.min.z <= r["z"] <= b.max.z
+                ):
                     rows[r["oid"]] = r | {"source": "ours", "player_name": "", "cause": "", "op_id": pk["op_id"]}
     return sorted(rows.values(), key=lambda r: -r["oid"])[:n]
 
@@ -139,8 +177,11 @@ def _attribute(db: Database, project_id: str, rows: list[dict[str, Any]]) -> lis
     ops = {r["op_id"] for r in rows if r["source"] == "ours" and r["op_id"]}
     known: dict[str, tuple[str, str]] = {}
     for op in ops:
-        row = db.one("SELECT o.project_id, COALESCE(e.player_id, '') AS asked_by FROM operations o"
-                     " LEFT JOIN op_extra e ON e.op_id=o.op_id WHERE o.op_id=?", op)
+        row = db.one(
+            "SELECT o.project_id, COALESCE(e.player_id, '') AS asked_by FROM operations o"
+            " LEFT JOIN op_extra e ON e.op_id=o.op_id WHERE o.op_id=?",
+            op,
+        )
         if row is not None:
             known[op] = (row["project_id"], row["asked_by"])
     out = []
@@ -158,12 +199,17 @@ def _attribute(db: Database, project_id: str, rows: list[dict[str, Any]]) -> lis
 
 
 def _gap_note(db: Database, oldest: int, newest: int) -> str:
-    gap = db.one("SELECT at_ms, reason FROM observed WHERE kind='gap' AND oid>? AND oid<? ORDER BY oid DESC LIMIT 1",
-                 oldest, newest)
+    gap = db.one(
+        "SELECT at_ms, reason FROM observed WHERE kind='gap' AND oid>? AND oid<? ORDER BY oid DESC LIMIT 1",
+        oldest,
+        newest,
+    )
     if gap is None:
         return ""
-    return (f"observation was interrupted ({gap['reason'][:160]}); changes made while it was (and silent "
-            "external writes) are not listed — region_inspect shows the blocks as they are")
+    return (
+        f"observation was interrupted ({gap['reason'][:160]}); changes made while it was (and silent "
+        "external writes) are not listed — region_inspect shows the blocks as they are"
+    )
 
 
 def page(db: Database, caller: Caller, area: Box, q: Query, latest_oid: int) -> dict[str, Any]:

@@ -37,8 +37,9 @@ class BlobStore:
             atomic_write(path, zlib.compress(data, ZLIB_LEVEL))
         except OSError as exc:
             if is_disk_full(exc):  # ENOSPC or EDQUOT
-                raise McbError(ErrorCode.UNAVAILABLE,
-                               "the journal's disk is full; the plan was not stored. Free space and retry.") from exc
+                raise McbError(
+                    ErrorCode.UNAVAILABLE, "the journal's disk is full; the plan was not stored. Free space and retry."
+                ) from exc
             raise
         return sha
 

@@ -32,29 +32,43 @@ from .worldread import WorldReader, read_states
 SAMPLES = 8
 
 _MESSAGES = {
-    "unsupported_block_entity": (ErrorCode.UNSUPPORTED_BLOCK,
-                                 "would place {n} block(s) whose block entity this tool does not write "
-                                 "({kinds}: spawners, command, structure and jigsaw blocks carry custom NBT) — "
-                                 "leave those positions out of the recipe"),
-    "places_fluid": (ErrorCode.UNSUPPORTED_BLOCK,
-                     "would place {n} fluid or waterlogged block(s) ({kinds}); fluids flow beyond the "
-                     "plan — use the non-waterlogged state or leave them out"),
-    "unsupported_gravity": (ErrorCode.UNSUPPORTED_BLOCK,
-                            "would place {n} gravity block(s) ({kinds}) with air or fluid below them; "
-                            "they would fall — put a solid block under each first"),
-    "unsupported_attachment": (ErrorCode.UNSUPPORTED_BLOCK,
-                               "would place {n} block(s) ({kinds}) without the block they hang or stand on "
-                               "(air, fluid, not solid there after the plan, or no dirt/grass under a plant); "
-                               "they would pop off — place the supporting block first (in the same plan is fine)"),
-    "overwrites_block_entity": (ErrorCode.CONFLICT,
-                                "would overwrite {n} block(s) with a block entity ({kinds}), e.g. a "
-                                "chest and its contents — exclude those positions"),
-    "into_fluid": (ErrorCode.CONFLICT,
-                   "would build into {n} fluid or waterlogged position(s) ({kinds}) — the water or "
-                   "lava would flow; exclude those positions or drain them by hand first"),
-    "removes_support": (ErrorCode.CONFLICT,
-                        "would remove the support under {n} gravity block(s) ({kinds}); they would "
-                        "fall — keep a solid block under each"),
+    "unsupported_block_entity": (
+        ErrorCode.UNSUPPORTED_BLOCK,
+        "would place {n} block(s) whose block entity this tool does not write "
+        "({kinds}: spawners, command, structure and jigsaw blocks carry custom NBT) — "
+        "leave those positions out of the recipe",
+    ),
+    "places_fluid": (
+        ErrorCode.UNSUPPORTED_BLOCK,
+        "would place {n} fluid or waterlogged block(s) ({kinds}); fluids flow beyond the "
+        "plan — use the non-waterlogged state or leave them out",
+    ),
+    "unsupported_gravity": (
+        ErrorCode.UNSUPPORTED_BLOCK,
+        "would place {n} gravity block(s) ({kinds}) with air or fluid below them; "
+        "they would fall — put a solid block under each first",
+    ),
+    "unsupported_attachment": (
+        ErrorCode.UNSUPPORTED_BLOCK,
+        "would place {n} block(s) ({kinds}) without the block they hang or stand on "
+        "(air, fluid, not solid there after the plan, or no dirt/grass under a plant); "
+        "they would pop off — place the supporting block first (in the same plan is fine)",
+    ),
+    "overwrites_block_entity": (
+        ErrorCode.CONFLICT,
+        "would overwrite {n} block(s) with a block entity ({kinds}), e.g. a "
+        "chest and its contents — exclude those positions",
+    ),
+    "into_fluid": (
+        ErrorCode.CONFLICT,
+        "would build into {n} fluid or waterlogged position(s) ({kinds}) — the water or "
+        "lava would flow; exclude those positions or drain them by hand first",
+    ),
+    "removes_support": (
+        ErrorCode.CONFLICT,
+        "would remove the support under {n} gravity block(s) ({kinds}); they would "
+        "fall — keep a solid block under each",
+    ),
 }
 ORDER = tuple(_MESSAGES)
 
@@ -63,18 +77,27 @@ def _short(state: str) -> str:
     return state.split("{", 1)[0].split("[", 1)[0].removeprefix("minecraft:")
 
 
-async def check_block_rules(world: WorldReader, xyz: list[int], palette: list[str], desired: list[int],
-                            base: list[str], version: str = "") -> None:
+async def check_block_rules(
+    world: WorldReader, xyz: list[int], palette: list[str], desired: list[int], base: list[str], version: str = ""
+) -> None:
     """Raise the first refusal (in ``ORDER``) that applies; return quietly otherwise."""
     index: dict[str, int] = {}
     base_idx = [index.setdefault(s, len(index)) for s in base]
     base_palette = list(index)  # dicts keep insertion order: index i is the i-th new state
-    await check_block_rules_indexed(world, xyz, palette, desired, base_palette, np.asarray(base_idx, dtype=np.int64),
-                                    version)
+    await check_block_rules_indexed(
+        world, xyz, palette, desired, base_palette, np.asarray(base_idx, dtype=np.int64), version
+    )
 
 
-async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette: list[str], desired: list[int],
-                                    base_palette: list[str], base_idx: np.ndarray, version: str = "") -> None:
+async def check_block_rules_indexed(
+    world: WorldReader,
+    xyz: list[int],
+    palette: list[str],
+    desired: list[int],
+    base_palette: list[str],
+    base_idx: np.ndarray,
+    version: str = "",
+) -> None:
     """``check_block_rules`` with the base states as ``base_palette[base_idx[i]]``: the same
     refusals, the per-position work done over arrays (a 100k-block plan in milliseconds)."""
     info = BlockInfo.load(version) if version else BlockInfo.load()
@@ -111,14 +134,17 @@ async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette:
         if len(found[reason]) < SAMPLES:
             found[reason].append((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], state))
 
-    for reason, mask, names, of in (("unsupported_block_entity", d_be[d], palette, d),
-                                    ("places_fluid", d_fluid[d], palette, d),
-                                    ("overwrites_block_entity", b_be[b], base_palette, b),
-                                    ("into_fluid", b_fluid[b], base_palette, b)):
+    for reason, mask, names, of in (
+        ("unsupported_block_entity", d_be[d], palette, d),
+        ("places_fluid", d_fluid[d], palette, d),
+        ("overwrites_block_entity", b_be[b], base_palette, b),
+        ("into_fluid", b_fluid[b], base_palette, b),
+    ):
         hits = np.flatnonzero(changed & mask)
         counts[reason] = int(hits.size)
-        found[reason] = [(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], names[int(of[i])])
-                         for i in hits[:SAMPLES].tolist()]
+        found[reason] = [
+            (xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], names[int(of[i])]) for i in hits[:SAMPLES].tolist()
+        ]
     removals: list[int] = np.flatnonzero(changed & d_nosupport[d]).tolist()  # writes leaving air/fluid
     gravity_placed: list[int] = np.flatnonzero(changed & d_grav[d]).tolist()
     attached_placed: list[int] = np.flatnonzero(changed & d_hangs[d]).tolist()
@@ -140,7 +166,11 @@ async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette:
             if p not in at:
                 outside.append(p)
         outside = sorted(set(p for p in outside if -64 <= p[1] <= 319))
-        cur = dict(zip(outside, await read_states(world, [c for p in outside for c in p]), strict=True)) if outside else {}
+        cur = (
+            dict(zip(outside, await read_states(world, [c for p in outside for c in p]), strict=True))
+            if outside
+            else {}
+        )
 
         def after(p: tuple[int, int, int]) -> str | None:
             j = at.get(p)
@@ -159,8 +189,7 @@ async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette:
         for i in attached_placed:
             (dx, dy, dz), kind = d_att[desired[i]]  # type: ignore[misc]
             sup = after((xyz[3 * i] + dx, xyz[3 * i + 1] + dy, xyz[3 * i + 2] + dz))
-            if sup is not None and not attached.holds(sup, kind, info.is_fluid(sup), info.version,
-                                                      palette[desired[i]]):
+            if sup is not None and not attached.holds(sup, kind, info.is_fluid(sup), info.version, palette[desired[i]]):
                 hit("unsupported_attachment", i, palette[desired[i]])
 
     for reason in ORDER:
@@ -173,7 +202,10 @@ async def check_block_rules_indexed(world: WorldReader, xyz: list[int], palette:
                 code,
                 f"the plan {template.format(n=counts[reason], kinds=kinds)} (at {where}"
                 f"{' …' if counts[reason] > 3 else ''}). Nothing was written.",
-                details={"reason": reason, "count": counts[reason],
-                         "samples": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in samples],
-                         "other_reasons": {k: v for k, v in counts.items() if v and k != reason}},
+                details={
+                    "reason": reason,
+                    "count": counts[reason],
+                    "samples": [{"x": x, "y": y, "z": z, "state": s} for x, y, z, s in samples],
+                    "other_reasons": {k: v for k, v in counts.items() if v and k != reason},
+                },
             )

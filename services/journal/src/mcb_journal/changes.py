@@ -36,7 +36,12 @@ async def classify(db: Database, observer: Observer, positions: list[Pos], since
     for p in positions:
         row = db.one(
             "SELECT source FROM observed WHERE kind='event' AND x=? AND y=? AND z=? AND oid>? AND source!='ours'"
-            " ORDER BY oid DESC LIMIT 1", p[0], p[1], p[2], since_oid)
+            " ORDER BY oid DESC LIMIT 1",
+            p[0],
+            p[1],
+            p[2],
+            since_oid,
+        )
         out[p] = row["source"] if row is not None else "external"
     return out
 
@@ -48,18 +53,24 @@ class Changes:
         self.observer = ctx.observer
         self.part_mask = part_mask  # parts.Parts.part_mask: which part a changed block belongs to
 
-    async def region_changes(self, caller: Caller, box: Box, since_cursor: str, limit: int, source: str = "",
-                             max_bytes: int = 0) -> dict[str, Any]:
+    async def region_changes(
+        self, caller: Caller, box: Box, since_cursor: str, limit: int, source: str = "", max_bytes: int = 0
+    ) -> dict[str, Any]:
         """The change feed; feed.py has the rules (ranges, people first, page size)."""
         self.ctx.projects.project_for(caller)
         if source not in feed.FILTERS:
-            raise McbError(ErrorCode.INVALID_REQUEST, f"source {source!r} is unknown; use player, environment, ours, "
-                                                      "foreign (player + environment) or leave it empty for all")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"source {source!r} is unknown; use player, environment, ours, "
+                "foreign (player + environment) or leave it empty for all",
+            )
         limit = feed.PAGE_EVENTS if limit <= 0 else min(limit, feed.PAGE_EVENTS)
         max_bytes = max_bytes or feed.PAGE_BYTES
         if not feed.PAGE_BYTES_MIN <= max_bytes <= feed.PAGE_BYTES_MAX:
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           f"max_bytes is {feed.PAGE_BYTES_MIN}..{feed.PAGE_BYTES_MAX} (default {feed.PAGE_BYTES})")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"max_bytes is {feed.PAGE_BYTES_MIN}..{feed.PAGE_BYTES_MAX} (default {feed.PAGE_BYTES})",
+            )
         info = await self.ctx.world.world_info()
         try:
             await self.observer.sync()
@@ -72,9 +83,16 @@ class Changes:
             return f"rc2.{info.world_uuid[:8]}.{info.epoch}.{key}.{since}.{upto}.{phase}.{after}"
 
         if not since_cursor:
-            return {"changes": 0, "by_source": {}, "events": [], "remaining": 0, "next_cursor": cursor(latest),
-                    "complete": True, "resync_required": False,
-                    "note": "fresh cursor: changes after this moment will be reported"}
+            return {
+                "changes": 0,
+                "by_source": {},
+                "events": [],
+                "remaining": 0,
+                "next_cursor": cursor(latest),
+                "complete": True,
+                "resync_required": False,
+                "note": "fresh cursor: changes after this moment will be reported",
+            }
         wid, epoch, since, upto, phase, after = feed.parse_cursor(since_cursor, box, source)
         upto = upto or latest  # an open cursor: this call fixes the range (since, upto]
         reason = ""
@@ -84,19 +102,30 @@ class Changes:
         elif since > latest or upto > latest or since > upto:
             reason = "the cursor is ahead of this journal's log (was the journal reset?)"
         else:
-            gap = self.db.one("SELECT reason FROM observed WHERE kind='gap' AND oid>? AND oid<=? ORDER BY oid LIMIT 1",
-                              since, upto)
+            gap = self.db.one(
+                "SELECT reason FROM observed WHERE kind='gap' AND oid>? AND oid<=? ORDER BY oid LIMIT 1", since, upto
+            )
             if gap is not None:
                 reason = f"observation was interrupted: {gap['reason']}"
             oldest = History(self.db).oldest_oid()
             if oldest is not None and since < oldest - 1:
                 reason = "the change log was trimmed past this cursor"
         if reason:
-            raise McbError(ErrorCode.RESYNC_REQUIRED,
-                           f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
-                           "empty since_cursor to start again",
-                           details={"next_cursor": cursor(latest)})
+            raise McbError(
+                ErrorCode.RESYNC_REQUIRED,
+                f"{reason}; read a fresh region_inspect summary, then call region_changes with an "
+                "empty since_cursor to start again",
+                details={"next_cursor": cursor(latest)},
+            )
         rows = await self.ctx.reads.run(lambda db: feed.range_rows(db, box, since, upto))
         head = feed.summarise(self.db, caller.project_id, self.part_mask, rows, source)
-        return feed.page_of(rows, source, phase, after, head, limit, max_bytes,
-                            lambda ph, oid: cursor(upto) if ph is None else cursor(since, upto, ph, oid))
+        return feed.page_of(
+            rows,
+            source,
+            phase,
+            after,
+            head,
+            limit,
+            max_bytes,
+            lambda ph, oid: cursor(upto) if ph is None else cursor(since, upto, ph, oid),
+        )

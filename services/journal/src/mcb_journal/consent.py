@@ -64,8 +64,9 @@ def placed_by(base: str, events: Sequence[tuple[Any, ...]], last_write_after: st
     return "unknown"
 
 
-def count_sources(replaced: Iterable[tuple[Pos, str]], sources: dict[Pos, str],
-                  listed: int = POSITIONS_LISTED) -> dict[str, Any]:
+def count_sources(
+    replaced: Iterable[tuple[Pos, str]], sources: dict[Pos, str], listed: int = POSITIONS_LISTED
+) -> dict[str, Any]:
     """``{"total", "by_source": {source: {"count", "positions"}}}`` (positions lowest (y, z, x)
     first, at most ``listed``; sources in SOURCES order, only those with blocks). A position
     missing from ``sources`` is ``unknown``."""
@@ -131,6 +132,10 @@ def refusal(replaced: Mapping[str, Any] | None) -> McbError | None:
         ErrorCode.PLAYER_BLOCKS_WOULD_BE_REPLACED,
         f"this plan replaces {n} block(s) a player placed, e.g. at {shown[0]}; ask the player, and only with "
         "their consent repeat build_apply with replace_player_blocks: true — or prepare a plan that leaves them",
-        details={"player_blocks": n, "replaced_total": replaced["total"],
-                 "positions": [{"x": x, "y": y, "z": z} for x, y, z in shown],
-                 "positions_omitted": max(0, n - len(shown))})
+        details={
+            "player_blocks": n,
+            "replaced_total": replaced["total"],
+            "positions": [{"x": x, "y": y, "z": z} for x, y, z in shown],
+            "positions_omitted": max(0, n - len(shown)),
+        },
+    )

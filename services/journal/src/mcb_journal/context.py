@@ -104,21 +104,36 @@ class JournalContext:
         if r is None:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
         rep = jpb.OperationReport(
-            operation_id=r["op_id"], plan_id=r["plan_id"], state=r["state"],
-            planned=r["planned"], written=r["written"], already=r["already"],
-            conflicts=r["conflicts"], batches_total=r["batches_total"],
-            batches_done=r["batches_done"], message=r["message"],
-            created_at=iso(r["created_ms"]), updated_at=iso(r["updated_ms"]),
+            operation_id=r["op_id"],
+            plan_id=r["plan_id"],
+            state=r["state"],
+            planned=r["planned"],
+            written=r["written"],
+            already=r["already"],
+            conflicts=r["conflicts"],
+            batches_total=r["batches_total"],
+            batches_done=r["batches_done"],
+            message=r["message"],
+            created_at=iso(r["created_ms"]),
+            updated_at=iso(r["updated_ms"]),
             replayed=replayed,
         )
         for c in json.loads(r["conflict_samples_json"]):
-            rep.conflict_samples.append(jpb.Conflict(
-                pos=vec(tuple(c["pos"])), expected=c["expected"], current=c["current"],
-                desired=c["desired"], source=c.get("source", "unknown"), part_id=c.get("part_id", "")))
+            rep.conflict_samples.append(
+                jpb.Conflict(
+                    pos=vec(tuple(c["pos"])),
+                    expected=c["expected"],
+                    current=c["current"],
+                    desired=c["desired"],
+                    source=c.get("source", "unknown"),
+                    part_id=c.get("part_id", ""),
+                )
+            )
         for p in json.loads(r["written_samples_json"]):
             rep.written_samples.append(vec(tuple(p)))
-        rep.notices.extend(n["text"] for n in self.db.all(
-            "SELECT text FROM op_notices WHERE op_id=? ORDER BY at_ms", op_id))
+        rep.notices.extend(
+            n["text"] for n in self.db.all("SELECT text FROM op_notices WHERE op_id=? ORDER BY at_ms", op_id)
+        )
         cap = self.db.one("SELECT before_capture_id FROM op_captures WHERE op_id=?", op_id)
         if cap is not None:
             rep.before_capture_id = cap["before_capture_id"]
@@ -128,25 +143,41 @@ class JournalContext:
             rep.state, rep.message, error_json = str(state), message, json.dumps(err.to_dict())
         if error_json:
             e = McbError.from_dict(json.loads(error_json))
-            rep.error.CopyFrom(common_pb2.Error(code=str(e.code), message=e.message, retryable=bool(e.retryable),
-                                                details_json=json.dumps(e.details) if e.details else ""))
+            rep.error.CopyFrom(
+                common_pb2.Error(
+                    code=str(e.code),
+                    message=e.message,
+                    retryable=bool(e.retryable),
+                    details_json=json.dumps(e.details) if e.details else "",
+                )
+            )
         return rep
 
     # ---------------------------------------------------------------- the writer's queue
     def pending_recovery(self) -> list[str]:
         stored = [r["op_id"] for r in self.db.all("SELECT op_id FROM operations WHERE state='recovery_required'")]
-        return stored + [op for op, v in self.unrecorded.items() if v[0] == OpState.RECOVERY_REQUIRED and op not in stored]
+        return stored + [
+            op for op, v in self.unrecorded.items() if v[0] == OpState.RECOVERY_REQUIRED and op not in stored
+        ]
 
     def runnable(self) -> list[str]:
         """Operations waiting for the writer, oldest first (``prepared`` only in journals written
         before build_apply committed ``queued`` at once)."""
-        return [r["op_id"] for r in self.db.all(
-            "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms, rowid")]
+        return [
+            r["op_id"]
+            for r in self.db.all(
+                "SELECT op_id FROM operations WHERE state IN ('prepared','queued') ORDER BY created_ms, rowid"
+            )
+        ]
 
     def waiting_for_resume(self) -> list[str]:
         """Operations that found writes paused when their turn came, oldest first."""
-        return [r["op_id"] for r in self.db.all(
-            "SELECT op_id FROM operations WHERE state='waiting_for_resume' ORDER BY created_ms, rowid")]
+        return [
+            r["op_id"]
+            for r in self.db.all(
+                "SELECT op_id FROM operations WHERE state='waiting_for_resume' ORDER BY created_ms, rowid"
+            )
+        ]
 
     # ---------------------------------------------------------------- verdicts on a full disk
     def record_verdict(self, op_id: str, state: OpState, message: str, error: McbError) -> bool:

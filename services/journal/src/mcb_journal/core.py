@@ -40,17 +40,36 @@ __all__ = ["JournalCore", "Limits"]
 
 
 class JournalCore:
-    def __init__(self, db: Database, blobs: BlobStore, world: WorldPort, planner: PlannerPort, queue: ProgressPort,
-                 *, observer: Observer | None = None, limits: Limits | None = None,
-                 settings: JournalSettings | None = None, camera: CameraPort | None = None,
-                 assets: AssetLibrary | None = None, max_waiting_operations: int = 32):
+    def __init__(
+        self,
+        db: Database,
+        blobs: BlobStore,
+        world: WorldPort,
+        planner: PlannerPort,
+        queue: ProgressPort,
+        *,
+        observer: Observer | None = None,
+        limits: Limits | None = None,
+        settings: JournalSettings | None = None,
+        camera: CameraPort | None = None,
+        assets: AssetLibrary | None = None,
+        max_waiting_operations: int = 32,
+    ):
         """``observer``: the world host's block events (app.py passes the one its task runs);
         without one the core observes ``world`` itself — there is always one."""
         self.ctx = JournalContext(
-            db=db, blobs=blobs, world=world, planner=planner, queue=queue,
+            db=db,
+            blobs=blobs,
+            world=world,
+            planner=planner,
+            queue=queue,
             observer=observer if observer is not None else Observer(db, world),
-            limits=limits or Limits(), settings=settings or JournalSettings(), camera=camera, assets=assets,
-            max_waiting_operations=max_waiting_operations)
+            limits=limits or Limits(),
+            settings=settings or JournalSettings(),
+            camera=camera,
+            assets=assets,
+            max_waiting_operations=max_waiting_operations,
+        )
         ctx = self.ctx
         self.parts = Parts(ctx)
         self.prepare = Prepare(ctx, self.parts)

@@ -145,9 +145,11 @@ def _move_plan_origins(c: sqlite3.Connection) -> None:
         if not any(origin.values()):
             continue
         rollback_of = json.dumps(origin["rollback_of"]) if origin["rollback_of"] else None
-        c.execute("INSERT OR IGNORE INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
-                  " VALUES (?,?,?,?,?)", (r["plan_id"], origin["undo_of"], origin["regenerates"], origin["design_sha"],
-                                          rollback_of))
+        c.execute(
+            "INSERT OR IGNORE INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
+            " VALUES (?,?,?,?,?)",
+            (r["plan_id"], origin["undo_of"], origin["regenerates"], origin["design_sha"], rollback_of),
+        )
         c.execute("UPDATE plans SET summary_json=? WHERE plan_id=?", (json.dumps(doc), r["plan_id"]))
 
 
@@ -184,9 +186,7 @@ class Database:
         self._add_columns()
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
-            self.conn.execute(
-                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            self.conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         elif int(row["value"]) in (1, 2, 3):
             # v1 -> v2 -> v3 only add tables (created above by IF NOT EXISTS); a v2 journal's
             # live rows of finished operations are packed by the executor's first pass.
@@ -196,9 +196,7 @@ class Database:
                 _move_plan_origins(c)
                 c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         elif int(row["value"]) != SCHEMA_VERSION:
-            raise SystemExit(
-                f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}"
-            )
+            raise SystemExit(f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}")
 
     def _add_columns(self) -> None:
         """Columns added to existing tables since v3 (issue 32: who and what changed a block); a
@@ -220,8 +218,12 @@ class Database:
         except sqlite3.OperationalError as exc:
             if not is_disk_full(exc):
                 raise
-            log.warning("journal %s: not switched to incremental compaction: the disk is too full for a VACUUM "
-                        "(needs about %d bytes free); compact will run a full VACUUM", self.path, size)
+            log.warning(
+                "journal %s: not switched to incremental compaction: the disk is too full for a VACUUM "
+                "(needs about %d bytes free); compact will run a full VACUUM",
+                self.path,
+                size,
+            )
 
     def sibling(self) -> Database:
         """A second connection to the same journal, for one thread's transactions (the executor's
@@ -282,8 +284,9 @@ class _Tx:
         self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             try:
                 self.conn.execute("COMMIT")
@@ -296,8 +299,10 @@ class _Tx:
             pass  # SQLite already rolled back (e.g. after SQLITE_FULL)
         if is_disk_full(exc):
             # Nothing of this transaction is on disk: no half-record, no write to the world.
-            raise McbError(ErrorCode.UNAVAILABLE,
-                           "the journal's disk is full; nothing was recorded or written. Free space and retry.") from exc
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                "the journal's disk is full; nothing was recorded or written. Free space and retry.",
+            ) from exc
 
 
 def is_disk_full(exc: BaseException | None) -> bool:

@@ -66,14 +66,24 @@ from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
 
-WAITING_MESSAGE = ("waiting for writes to resume: the world host's writes are paused (an owner's /ai stop or the "
-                   "dashboard); nothing was written. It runs when they resume, unless it is cancelled "
-                   "(operation_cancel)")
+WAITING_MESSAGE = (
+    "waiting for writes to resume: the world host's writes are paused (an owner's /ai stop or the "
+    "dashboard); nothing was written. It runs when they resume, unless it is cancelled "
+    "(operation_cancel)"
+)
 PAUSE_CHECK_S = 1.0  # how often the idle dispatcher asks the host whether paused writes resumed
 
 # Answers with which the host refuses a batch as a whole before writing anything.
-REFUSALS = (ErrorCode.PAUSED, ErrorCode.STALE_SNAPSHOT, ErrorCode.PERMISSION_DENIED, ErrorCode.OUT_OF_BOUNDS,
-            ErrorCode.VERSION_MISMATCH, ErrorCode.INVALID_REQUEST, ErrorCode.UNSUPPORTED_BLOCK, ErrorCode.NOT_FOUND)
+REFUSALS = (
+    ErrorCode.PAUSED,
+    ErrorCode.STALE_SNAPSHOT,
+    ErrorCode.PERMISSION_DENIED,
+    ErrorCode.OUT_OF_BOUNDS,
+    ErrorCode.VERSION_MISMATCH,
+    ErrorCode.INVALID_REQUEST,
+    ErrorCode.UNSUPPORTED_BLOCK,
+    ErrorCode.NOT_FOUND,
+)
 
 
 class Executor:
@@ -214,9 +224,15 @@ class Executor:
             return
         pending = core.pending_recovery()
         if pending:
-            set_state(core.db, op_id, OpState.FAILED, message="refused: an operation needs recovery first",
-                      error=McbError(ErrorCode.RECOVERY_REQUIRED,
-                                     f"operation(s) {', '.join(pending)} need an admin decision"))
+            set_state(
+                core.db,
+                op_id,
+                OpState.FAILED,
+                message="refused: an operation needs recovery first",
+                error=McbError(
+                    ErrorCode.RECOVERY_REQUIRED, f"operation(s) {', '.join(pending)} need an admin decision"
+                ),
+            )
             await self._progress(op_id)
             return
         if row["state"] == OpState.PREPARED:
@@ -249,8 +265,12 @@ class Executor:
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
                 self._flush(op_id)
-                set_state(core.db, op_id, OpState.CANCELLED,
-                          message=f"cancelled after {seq} of {total} batches; {written} blocks written stay")
+                set_state(
+                    core.db,
+                    op_id,
+                    OpState.CANCELLED,
+                    message=f"cancelled after {seq} of {total} batches; {written} blocks written stay",
+                )
                 await self._progress(op_id)
                 return
             if staged is None:  # batch 0; later ones were written ahead by the writer thread
@@ -265,10 +285,17 @@ class Executor:
             refusal = self._rights_refusal(row["project_id"], op_id, entries)
             if refusal is not None:
                 self._flush(op_id)
-                set_state(core.db, op_id, OpState.FAILED, error=refusal,
-                          message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
-                                  f"{written} blocks written stay",
-                          written=written, already=already, batches_done=seq)
+                set_state(
+                    core.db,
+                    op_id,
+                    OpState.FAILED,
+                    error=refusal,
+                    message=f"stopped before batch {seq + 1} of {total}: {refusal.message}; "
+                    f"{written} blocks written stay",
+                    written=written,
+                    already=already,
+                    batches_done=seq,
+                )
                 await self._progress(op_id)
                 return
             send = self._in_flight = asyncio.ensure_future(self._send(params))
@@ -292,8 +319,9 @@ class Executor:
                     # run after the resume starts from batch 1 with the same ids.
                     with self.db.tx() as c:
                         c.execute("DELETE FROM batches WHERE op_id=?", (op_id,))
-                        set_state(core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE, conn=c,
-                                  batches_total=0)
+                        set_state(
+                            core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE, conn=c, batches_total=0
+                        )
                     self._next_pause_check = 0.0
                     await self._progress(op_id)
                     return
@@ -301,14 +329,26 @@ class Executor:
                     # The host refused the batch as a whole before writing anything.
                     self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
                     new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
-                    set_state(core.db, op_id, new, error=err,
-                              message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
-                                      f"{written} blocks written stay",
-                              written=written, already=already, batches_done=seq)
+                    set_state(
+                        core.db,
+                        op_id,
+                        new,
+                        error=err,
+                        message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
+                        f"{written} blocks written stay",
+                        written=written,
+                        already=already,
+                        batches_done=seq,
+                    )
                 else:
-                    set_state(core.db, op_id, OpState.RECOVERY_REQUIRED, error=err,
-                              message=f"no answer from the world host for batch {seq + 1}; its writes are "
-                                      "unknown — an admin must review (mcb recovery review)")
+                    set_state(
+                        core.db,
+                        op_id,
+                        OpState.RECOVERY_REQUIRED,
+                        error=err,
+                        message=f"no answer from the world host for batch {seq + 1}; its writes are "
+                        "unknown — an admin must review (mcb recovery review)",
+                    )
                 await self._progress(op_id)
                 return
             if result.status == "applied":
@@ -319,10 +359,19 @@ class Executor:
                 for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
                     samples.append([e[0], e[1], e[2]])
                 # Recorded by the next batch's writer job (group commit), or below when it is the last.
-                self._pending.append((seq, {"written": len(batch_written), "already": sorted(already_set),
-                                            "replayed": result.replayed}, batch_written,
-                                      {"written": written, "already": already, "batches_done": seq + 1,
-                                       "written_samples_json": json.dumps(samples)}))
+                self._pending.append(
+                    (
+                        seq,
+                        {"written": len(batch_written), "already": sorted(already_set), "replayed": result.replayed},
+                        batch_written,
+                        {
+                            "written": written,
+                            "already": already,
+                            "batches_done": seq + 1,
+                            "written_samples_json": json.dumps(samples),
+                        },
+                    )
+                )
                 staged = await self._join()
                 fault_point("before_completion")
                 last = seq + 1 == total
@@ -341,8 +390,16 @@ class Executor:
                     if stop is not None:
                         self._flush(op_id)
                         state, message, stop_err = stop
-                        set_state(core.db, op_id, state, error=stop_err, message=f"{message}; {written} blocks written stay",
-                                  written=written, already=already, batches_done=seq + 1)
+                        set_state(
+                            core.db,
+                            op_id,
+                            state,
+                            error=stop_err,
+                            message=f"{message}; {written} blocks written stay",
+                            written=written,
+                            already=already,
+                            batches_done=seq + 1,
+                        )
                         await self._progress(op_id)
                         return
                     self.link_lost = False
@@ -356,9 +413,16 @@ class Executor:
             cs = []
             for p in conflicts[: core.limits.sample_limit]:
                 e = want.get((p.x, p.y, p.z))
-                cs.append({"pos": [p.x, p.y, p.z], "expected": e[3] if e else "", "current": p.current,
-                           "desired": e[4] if e else "", "source": "unknown",
-                           "kind": p.result})
+                cs.append(
+                    {
+                        "pos": [p.x, p.y, p.z],
+                        "expected": e[3] if e else "",
+                        "current": p.current,
+                        "desired": e[4] if e else "",
+                        "source": "unknown",
+                        "kind": p.result,
+                    }
+                )
             if cs:
                 prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
                 prepared_oid = PlanMeta.from_json(prow["summary_json"]).observed_oid if prow else 0
@@ -371,17 +435,31 @@ class Executor:
             with self.db.tx() as c:
                 c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
             set_state(
-                core.db, op_id, OpState.CONFLICT,
-                message=(f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
-                         f"(changed since prepare); nothing of that batch was written; {written} blocks written "
-                         "earlier stay. Inspect the region and prepare again."),
-                written=written, already=already, conflicts=len(conflicts), batches_done=seq)
+                core.db,
+                op_id,
+                OpState.CONFLICT,
+                message=(
+                    f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
+                    f"(changed since prepare); nothing of that batch was written; {written} blocks written "
+                    "earlier stay. Inspect the region and prepare again."
+                ),
+                written=written,
+                already=already,
+                conflicts=len(conflicts),
+                batches_done=seq,
+            )
             await self._progress(op_id)
             return
         note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
-        set_state(core.db, op_id, OpState.APPLIED,
-                  message=f"applied: {written} blocks written, {already} already in place{note}",
-                  written=written, already=already, batches_done=total)
+        set_state(
+            core.db,
+            op_id,
+            OpState.APPLIED,
+            message=f"applied: {written} blocks written, {already} already in place{note}",
+            written=written,
+            already=already,
+            batches_done=total,
+        )
         await self._progress(op_id)
 
     async def _other_world(self, op_id: str, plan) -> bool:  # noqa: ANN001
@@ -398,7 +476,13 @@ class Executor:
         if not plan.world_uuid or plan.world_uuid == info.world_uuid:
             return False
         err = worldid.changed(f"operation {op_id}", plan.world_uuid, info.world_uuid)
-        set_state(self.ctx.db, op_id, OpState.FAILED, error=err, message=f"refused before any block was written: {err.message}")
+        set_state(
+            self.ctx.db,
+            op_id,
+            OpState.FAILED,
+            error=err,
+            message=f"refused before any block was written: {err.message}",
+        )
         await self._progress(op_id)
         return True
 
@@ -421,9 +505,13 @@ class Executor:
         the journal is consistent; an apply that had begun may have one batch in the world that is
         not recorded, so it needs an admin's review, as after a crash."""
         if state == OpState.APPLYING:
-            new, outcome = OpState.RECOVERY_REQUIRED, (
-                "the apply stopped; once there is space an admin reviews it (mcb recovery review), "
-                "new writes are refused until then")
+            new, outcome = (
+                OpState.RECOVERY_REQUIRED,
+                (
+                    "the apply stopped; once there is space an admin reviews it (mcb recovery review), "
+                    "new writes are refused until then"
+                ),
+            )
         else:
             new, outcome = OpState.FAILED, "nothing was written; apply again once there is space"
         err = disk_full_error("the journal", outcome)
@@ -437,7 +525,12 @@ class Executor:
         """Batch ``seq``: (entries, compressed intent payload, its sha256, the batch_apply request)."""
         entries = plan.entries(seq * size, (seq + 1) * size)
         payload = json.dumps(entries, separators=(",", ":")).encode()
-        return entries, zlib.compress(payload, 1), hashlib.sha256(payload).hexdigest(), cls._params(plan, op_id, seq, entries)
+        return (
+            entries,
+            zlib.compress(payload, 1),
+            hashlib.sha256(payload).hexdigest(),
+            cls._params(plan, op_id, seq, entries),
+        )
 
     @staticmethod
     def _params(plan, op_id: str, seq: int, entries: list) -> dict:  # noqa: ANN001
@@ -445,9 +538,12 @@ class Executor:
         object ``MessageToDict`` gives for the ``BatchApplyParams`` message (tested), without
         building 512 messages and converting them back (~10 ms a batch)."""
         return {
-            "batchId": f"{op_id}.{seq}", "worldEpoch": plan.world_epoch,
+            "batchId": f"{op_id}.{seq}",
+            "worldEpoch": plan.world_epoch,
             "entries": [{"x": x, "y": y, "z": z, "expected": e, "desired": d} for x, y, z, e, d in entries],
-            "dependencies": [{"x": x, "y": y, "z": z, "expected": s, "desired": ""} for x, y, z, s in plan.dependencies],
+            "dependencies": [
+                {"x": x, "y": y, "z": z, "expected": s, "desired": ""} for x, y, z, s in plan.dependencies
+            ],
             "operationId": op_id,
         }
 
@@ -465,21 +561,37 @@ class Executor:
                 res = await self._send(self._params(plan, op_id, seq, plan.entries(seq * size, (seq + 1) * size)))
             except McbError as err:
                 if err.code in REFUSALS:  # e.g. a host that came back paused: it wrote nothing
-                    return 0, (OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED,
-                               f"the world host restarted during the apply and refused to re-check batch {seq + 1} "
-                               f"({err.message}): blocks of earlier batches that its crash rolled back were not "
-                               "written again; apply the same plan again to restore them", err)
-                return 0, (OpState.RECOVERY_REQUIRED, "the world host restarted during the apply and re-checking "
-                           f"batch {seq + 1} got no answer ({err.message}); an admin must review "
-                           "(mcb recovery review)", err)
+                    return 0, (
+                        OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED,
+                        f"the world host restarted during the apply and refused to re-check batch {seq + 1} "
+                        f"({err.message}): blocks of earlier batches that its crash rolled back were not "
+                        "written again; apply the same plan again to restore them",
+                        err,
+                    )
+                return 0, (
+                    OpState.RECOVERY_REQUIRED,
+                    "the world host restarted during the apply and re-checking "
+                    f"batch {seq + 1} got no answer ({err.message}); an admin must review "
+                    "(mcb recovery review)",
+                    err,
+                )
             if res.status != "applied":
-                changed = McbError(ErrorCode.CONFLICT, f"batch {seq + 1} was rolled back with the world and cannot be "
-                                                       "written again: a block there changed since")
-                return 0, (OpState.CONFLICT, f"the world host restarted during the apply: {changed.message} "
-                           "(nothing of that batch was rewritten)", changed)
+                changed = McbError(
+                    ErrorCode.CONFLICT,
+                    f"batch {seq + 1} was rolled back with the world and cannot be "
+                    "written again: a block there changed since",
+                )
+                return 0, (
+                    OpState.CONFLICT,
+                    f"the world host restarted during the apply: {changed.message} "
+                    "(nothing of that batch was rewritten)",
+                    changed,
+                )
             restored += res.rewritten_after_restart
         if restored:
-            log.warning("operation %s: %d blocks rolled back by a world-host restart were written again", op_id, restored)
+            log.warning(
+                "operation %s: %d blocks rolled back by a world-host restart were written again", op_id, restored
+            )
         return restored, None
 
     async def _send(self, params: dict) -> world_pb2.BatchApplyResult:
@@ -500,8 +612,9 @@ class Executor:
         """Start the writer's job for batch ``seq`` (the one before it is being sent): it takes
         the answered batches not yet recorded and commits them with ``seq``'s intent."""
         answered, self._pending = self._pending, []
-        fut = asyncio.get_running_loop().run_in_executor(self._writer, self._commit_ahead, plan, op_id, seq, size,
-                                                         answered)
+        fut = asyncio.get_running_loop().run_in_executor(
+            self._writer, self._commit_ahead, plan, op_id, seq, size, answered
+        )
         self._job = (fut, op_id, seq, answered)
 
     def _commit_ahead(self, plan, op_id: str, seq: int, size: int, answered: list[tuple]) -> tuple[list, dict]:  # noqa: ANN001
@@ -532,8 +645,11 @@ class Executor:
             self._pending[:0] = answered
             if raise_error:
                 raise
-            log.exception("operation %s: the journal writer failed on batch %d (its answered batches are "
-                          "recorded on their own)", op_id, seq + 1)
+            log.exception(
+                "operation %s: the journal writer failed on batch %d (its answered batches are recorded on their own)",
+                op_id,
+                seq + 1,
+            )
             return None
         self._job = None
         self._unsent = seq
@@ -541,8 +657,11 @@ class Executor:
 
     @staticmethod
     def _insert_intent(c, op_id: str, seq: int, blob: bytes, digest: str) -> None:  # noqa: ANN001
-        c.execute("INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
-                  " VALUES (?,?,?,?,?,?,?)", (op_id, seq, f"{op_id}.{seq}", "intent", blob, digest, now_ms()))
+        c.execute(
+            "INSERT INTO batches(op_id, seq, batch_id, state, entries, entries_sha256, intent_ms)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (op_id, seq, f"{op_id}.{seq}", "intent", blob, digest, now_ms()),
+        )
 
     def _settle_answered(self, c, op_id: str, answered: list[tuple]) -> None:  # noqa: ANN001 - an open transaction
         """Record answered batches (state ``done``, their ``written`` rows, the operation's counters)
@@ -561,9 +680,11 @@ class Executor:
         with self.db.tx() as c:
             self._settle_answered(c, op_id, self._pending)
             if unsent is not None:
-                c.execute("UPDATE batches SET state='aborted', result_json=?, done_ms=? WHERE op_id=? AND seq=?"
-                          " AND state='intent'", (json.dumps({"not_sent": "the operation stopped before this batch"}),
-                                                  now_ms(), op_id, unsent))
+                c.execute(
+                    "UPDATE batches SET state='aborted', result_json=?, done_ms=? WHERE op_id=? AND seq=?"
+                    " AND state='intent'",
+                    (json.dumps({"not_sent": "the operation stopped before this batch"}), now_ms(), op_id, unsent),
+                )
         self._pending = []
         if unsent is not None:
             self._unsent = None
@@ -573,15 +694,24 @@ class Executor:
             self._settle_rows(c, op_id, seq, state, result)
 
     @staticmethod
-    def _settle_rows(c, op_id: str, seq: int, state: str, result: dict,  # noqa: ANN001
-                     written_rows: list[tuple[int, int, int, str, str]] | None = None) -> None:
+    def _settle_rows(
+        c,
+        op_id: str,
+        seq: int,
+        state: str,
+        result: dict,  # noqa: ANN001
+        written_rows: list[tuple[int, int, int, str, str]] | None = None,
+    ) -> None:
         t = now_ms()
-        c.execute("UPDATE batches SET state=?, result_json=?, done_ms=? WHERE op_id=? AND seq=?",
-                  (state, json.dumps(result), t, op_id, seq))
+        c.execute(
+            "UPDATE batches SET state=?, result_json=?, done_ms=? WHERE op_id=? AND seq=?",
+            (state, json.dumps(result), t, op_id, seq),
+        )
         # What we actually wrote, each with the state it replaced (undo, parts, recovery).
         c.executemany(
             "INSERT INTO written(op_id, x, y, z, before, after, at_ms) VALUES (?,?,?,?,?,?,?)",
-            [(op_id, x, y, z, before, after, t) for x, y, z, before, after in written_rows or []])
+            [(op_id, x, y, z, before, after, t) for x, y, z, before, after in written_rows or []],
+        )
 
     def _rights_refusal(self, project_id: str, op_id: str, entries: list) -> McbError | None:
         """Permissions and the area are checked again before every batch, not only at prepare."""
@@ -589,15 +719,24 @@ class Executor:
         if project is None:
             return McbError(ErrorCode.PERMISSION_DENIED, f"project {project_id!r} no longer exists")
         extra = self.db.one("SELECT player_id FROM op_extra WHERE op_id=?", op_id)
-        return policy.batch_refusal(project.owner_player_id, project.area, extra["player_id"] if extra is not None else "",
-                                    entries)
+        return policy.batch_refusal(
+            project.owner_player_id, project.area, extra["player_id"] if extra is not None else "", entries
+        )
 
     async def _progress(self, op_id: str) -> None:
         r = self.db.one("SELECT * FROM operations WHERE op_id=?", op_id)
         if r is None:
             return
-        await self.ctx.queue.progress({
-            "operation_id": op_id, "project_id": r["project_id"], "state": r["state"],
-            "written": r["written"], "already": r["already"], "conflicts": r["conflicts"],
-            "batches_done": r["batches_done"], "batches_total": r["batches_total"], "at_ms": now_ms(),
-        })
+        await self.ctx.queue.progress(
+            {
+                "operation_id": op_id,
+                "project_id": r["project_id"],
+                "state": r["state"],
+                "written": r["written"],
+                "already": r["already"],
+                "conflicts": r["conflicts"],
+                "batches_done": r["batches_done"],
+                "batches_total": r["batches_total"],
+                "at_ms": now_ms(),
+            }
+        )

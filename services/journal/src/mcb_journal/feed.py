@@ -40,8 +40,13 @@ PAGE_EVENTS = 100
 PAGE_BYTES = 4096
 PAGE_BYTES_MIN, PAGE_BYTES_MAX = 1024, 32768
 ORDER = ("player", "environment", "ours")
-FILTERS = {"": ORDER, "player": ("player",), "environment": ("environment",), "ours": ("ours",),
-           "foreign": ("player", "environment")}
+FILTERS = {
+    "": ORDER,
+    "player": ("player",),
+    "environment": ("environment",),
+    "ours": ("ours",),
+    "foreign": ("player", "environment"),
+}
 PARTS_LISTED = 20
 
 
@@ -77,15 +82,22 @@ def parse_cursor(text: str, box: Box, source: str) -> tuple[str, str, int, int, 
     except (ValueError, IndexError):
         raise McbError(ErrorCode.INVALID_REQUEST, "since_cursor is not one this server issued") from None
     if parts[3] != region_key(box, source if upto else None):
-        raise McbError(ErrorCode.INVALID_REQUEST, "since_cursor belongs to another region or (for a next page) "
-                                                  "another source filter; repeat the call with the same region "
-                                                  "and source")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "since_cursor belongs to another region or (for a next page) "
+            "another source filter; repeat the call with the same region "
+            "and source",
+        )
     return parts[1], parts[2], since, upto, phase, after
 
 
 def _event(r: dict[str, Any]) -> dict[str, Any]:
-    out = {"pos": {"x": r["x"], "y": r["y"], "z": r["z"]}, "before": r["before"], "after": r["after"],
-           "source": r["source"]}
+    out = {
+        "pos": {"x": r["x"], "y": r["y"], "z": r["z"]},
+        "before": r["before"],
+        "after": r["after"],
+        "source": r["source"],
+    }
     if r.get("op_id"):
         out["operation_id"] = r["op_id"]
     return out
@@ -98,8 +110,16 @@ def _bounds(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return Box(Vec3(x0, y0, z0), Vec3(x1, y1, z1)).as_dict()
 
 
-def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, head: dict[str, Any],
-            limit: int, max_bytes: int, cursor_at: Callable[[int | None, int], str]) -> dict[str, Any]:
+def page_of(
+    rows: list[dict[str, Any]],
+    source: str,
+    phase: int,
+    after: int,
+    head: dict[str, Any],
+    limit: int,
+    max_bytes: int,
+    cursor_at: Callable[[int | None, int], str],
+) -> dict[str, Any]:
     """One page of ``rows`` (the range's events, oldest first) for ``source``, resuming after
     (``phase``, ``after``): people first, at most ``limit`` events and ``max_bytes`` of JSON
     (at least one event). ``head``: the range's fields; ``cursor_at(phase, oid)`` a continuation
@@ -112,10 +132,18 @@ def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, hea
     def build(n: int) -> dict[str, Any]:
         done = n >= len(queue)
         last = queue[n - 1] if n else None
-        nxt = cursor_at(None, 0) if done else (
-            cursor_at(order.index(last["source"]), last["oid"]) if last is not None else cursor_at(phase, after))
-        return head | {"events": events[:n], "remaining": len(queue) - n, "next_cursor": nxt,
-                       "complete": done, "resync_required": False}
+        nxt = (
+            cursor_at(None, 0)
+            if done
+            else (cursor_at(order.index(last["source"]), last["oid"]) if last is not None else cursor_at(phase, after))
+        )
+        return head | {
+            "events": events[:n],
+            "remaining": len(queue) - n,
+            "next_cursor": nxt,
+            "complete": done,
+            "resync_required": False,
+        }
 
     doc = build(0)
     for i, r in enumerate(queue[:limit]):
@@ -128,7 +156,13 @@ def page_of(rows: list[dict[str, Any]], source: str, phase: int, after: int, hea
     return doc
 
 
-def summarise(db: Database, caller_project: str, part_mask: Callable[[str], set[tuple[int, int, int]]], rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
+def summarise(
+    db: Database,
+    caller_project: str,
+    part_mask: Callable[[str], set[tuple[int, int, int]]],
+    rows: list[dict[str, Any]],
+    source: str,
+) -> dict[str, Any]:
     """The range's fields: totals by source (all sources), the filtered count, its bounding box
     and the parts it touches (at most PARTS_LISTED, with their change counts)."""
     totals = Counter(r["source"] for r in rows)
@@ -141,8 +175,10 @@ def summarise(db: Database, caller_project: str, part_mask: Callable[[str], set[
             n = sum(positions[p] for p in positions.keys() & mask)
             if n:
                 hits[(pr["part_id"], pr["name"])] = n
-    parts = [{"part_id": pid, "name": name, "changes": n}
-             for (pid, name), n in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0][1]))]
+    parts = [
+        {"part_id": pid, "name": name, "changes": n}
+        for (pid, name), n in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0][1]))
+    ]
     head: dict[str, Any] = {"changes": len(selected), "by_source": {s: totals[s] for s in ORDER if totals[s]}}
     if source:
         head["source"] = source

@@ -33,14 +33,18 @@ _FAR = 1 << 62
 
 
 def check(box: Box, area: Box) -> None:
-    refused = policy.box_refusal(area, box, f"history map: the box is outside the project area {area.as_dict()}; "
-                                            "ask about a box inside it")
+    refused = policy.box_refusal(
+        area, box, f"history map: the box is outside the project area {area.as_dict()}; ask about a box inside it"
+    )
     if refused is not None:
         raise refused
     w, d = box.max.x - box.min.x + 1, box.max.z - box.min.z + 1
     if w > MAX_SIDE or d > MAX_SIDE:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"history map: the box is {w} x {d} columns; at most {MAX_SIDE} x "
-                                                  f"{MAX_SIDE} — ask for a part of it", details={"max_side": MAX_SIDE})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"history map: the box is {w} x {d} columns; at most {MAX_SIDE} x {MAX_SIDE} — ask for a part of it",
+            details={"max_side": MAX_SIDE},
+        )
 
 
 def last_per_column(db: Database, box: Box, until_ms: int) -> dict[tuple[int, int], dict[str, Any]]:
@@ -48,20 +52,46 @@ def last_per_column(db: Database, box: Box, until_ms: int) -> dict[tuple[int, in
     b = box
     out: dict[tuple[int, int], dict[str, Any]] = {}
     # SQLite: with MAX() the bare columns come from the row that holds the maximum
-    for row in db.all("SELECT MAX(oid) AS oid, x, z, source, player_id, player_name, cause, op_id, at_ms FROM observed"
-                      " WHERE kind='event' AND at_ms<=? AND x BETWEEN ? AND ? AND z BETWEEN ? AND ? AND y BETWEEN ? AND ?"
-                      " GROUP BY x, z", until_ms, b.min.x, b.max.x, b.min.z, b.max.z, b.min.y, b.max.y):
+    for row in db.all(
+        "SELECT MAX(oid) AS oid, x, z, source, player_id, player_name, cause, op_id, at_ms FROM observed"
+        " WHERE kind='event' AND at_ms<=? AND x BETWEEN ? AND ? AND z BETWEEN ? AND ? AND y BETWEEN ? AND ?"
+        " GROUP BY x, z",
+        until_ms,
+        b.min.x,
+        b.max.x,
+        b.min.z,
+        b.max.z,
+        b.min.y,
+        b.max.y,
+    ):
         out[(row["x"], row["z"])] = dict(row)
-    for pk in db.all("SELECT op_id, data, sha256 FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=?"
-                     " AND z0<=? AND z1>=?", b.max.x, b.min.x, b.max.y, b.min.y, b.max.z, b.min.z):
+    for pk in db.all(
+        "SELECT op_id, data, sha256 FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
+        b.max.x,
+        b.min.x,
+        b.max.y,
+        b.min.y,
+        b.max.z,
+        b.min.z,
+    ):
         for p in unpack_rows(pk["data"], pk["sha256"], EVENT_INTS, EVENT_STRS, f"packed_events/{pk['op_id']}"):
-            if p["at_ms"] > until_ms or not (b.min.x <= p["x"] <= b.max.x and b.min.y <= p["y"] <= b.max.y
-                                             and b.min.z <= p["z"] <= b.max.z):
+            if p["at_ms"] > until_ms or not (
+                b.min.x <= p["x"] <= b.max.x and b.min.y <= p["y"] <= b.max.y and b.min.z <= p["z"] <= b.max.z
+            ):
                 continue
             have = out.get((p["x"], p["z"]))
             if have is None or have["oid"] < p["oid"]:
-                out[(p["x"], p["z"])] = {"oid": p["oid"], "x": p["x"], "z": p["z"], "source": "ours", "player_id": "",
-                                         "player_name": "", "cause": "", "op_id": pk["op_id"], "at_ms": p["at_ms"]}
+                out[(p["x"], p["z"])] = {
+                    "oid": p["oid"],
+                    "x": p["x"],
+                    "z": p["z"],
+                    "source": "ours",
+                    "player_id": "",
+                    "player_name": "",
+                    "cause": "",
+                    "op_id": pk["op_id"],
+                    "at_ms": p["at_ms"],
+                }
     return out
 
 
@@ -69,12 +99,27 @@ def time_range(db: Database, box: Box) -> tuple[int, int]:
     """The box's oldest and newest change (0, 0 when none)."""
     b = box
     lo, hi = _FAR, 0
-    r = db.row("SELECT MIN(at_ms) AS lo, MAX(at_ms) AS hi FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
-               " AND z BETWEEN ? AND ? AND y BETWEEN ? AND ?", b.min.x, b.max.x, b.min.z, b.max.z, b.min.y, b.max.y)
+    r = db.row(
+        "SELECT MIN(at_ms) AS lo, MAX(at_ms) AS hi FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
+        " AND z BETWEEN ? AND ? AND y BETWEEN ? AND ?",
+        b.min.x,
+        b.max.x,
+        b.min.z,
+        b.max.z,
+        b.min.y,
+        b.max.y,
+    )
     if r["hi"] is not None:
         lo, hi = r["lo"], r["hi"]
-    for pk in db.all("SELECT data, sha256, op_id FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=?"
-                     " AND z0<=? AND z1>=?", b.max.x, b.min.x, b.max.y, b.min.y, b.max.z, b.min.z):
+    for pk in db.all(
+        "SELECT data, sha256, op_id FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
+        b.max.x,
+        b.min.x,
+        b.max.y,
+        b.min.y,
+        b.max.z,
+        b.min.z,
+    ):
         for e in unpack_rows(pk["data"], pk["sha256"], EVENT_INTS, EVENT_STRS, f"packed_events/{pk['op_id']}"):
             if b.min.x <= e["x"] <= b.max.x and b.min.y <= e["y"] <= b.max.y and b.min.z <= e["z"] <= b.max.z:
                 lo, hi = min(lo, e["at_ms"]), max(hi, e["at_ms"])
@@ -111,8 +156,12 @@ def build(db: Database, caller: Caller, area: Box, box: Box, until_ms: int, late
     for (x, z), r in sorted(cols.items()):
         w = who_of(r, mine)
         # a player is one entry whatever name the host sent with each change (id first)
-        key = (w["source"], w.get("player_id") or w.get("player_name", ""), w.get("cause", ""),
-               w.get("operation_id", ""))
+        key = (
+            w["source"],
+            w.get("player_id") or w.get("player_name", ""),
+            w.get("cause", ""),
+            w.get("operation_id", ""),
+        )
         i = index.get(key)
         if i is None:
             i = index[key] = len(legend)

@@ -96,8 +96,9 @@ def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str
             idx.append(i)
         head_cols.append([c, "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"])
         parts.append(np.asarray(idx, dtype=np.int64).astype(head_cols[-1][1]).tobytes())
-    head = json.dumps({"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": head_cols},
-                      separators=(",", ":")).encode()
+    head = json.dumps(
+        {"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": head_cols}, separators=(",", ":")
+    ).encode()
     raw = b"".join([head, b"\n", *parts])
     return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest()
 
@@ -108,13 +109,16 @@ def _decoded(data: bytes, sha: str, what: str) -> bytes:
     except zlib.error as exc:
         raise McbError(ErrorCode.INTERNAL, f"the packed record {what} is corrupt ({exc}); restore a backup") from exc
     if hashlib.sha256(raw).hexdigest() != sha:
-        raise McbError(ErrorCode.INTERNAL, f"the packed record {what} fails its checksum; the journal database "
-                                           "is damaged — restore a backup")
+        raise McbError(
+            ErrorCode.INTERNAL,
+            f"the packed record {what} fails its checksum; the journal database is damaged — restore a backup",
+        )
     return raw
 
 
-def unpack_arrays(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
-                  what: str) -> tuple[dict[str, np.ndarray], list[Any]]:
+def unpack_arrays(
+    data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str
+) -> tuple[dict[str, np.ndarray], list[Any]]:
     """A packed record's columns as numpy arrays: integers (int64, summed back) and strings as
     palette indices, with the palette. Reads both formats: ``mcb.pack.v2`` (``pack_rows``) and
     the ``mcb.pack.v1`` records of journals packed before it (one JSON document; its decode is
@@ -142,16 +146,20 @@ def unpack_arrays(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str,
                 out[c] = np.asarray(cols[c], dtype=np.int64)
         else:
             raise McbError(ErrorCode.INTERNAL, f"the packed record {what} has unknown format {fmt!r}")
-        if set(out) != set(ints + strs) or any(len(v) != n for v in out.values()) \
-                or any(len(out[c]) and (out[c].min() < 0 or out[c].max() >= len(pal)) for c in strs):
+        if (
+            set(out) != set(ints + strs)
+            or any(len(v) != n for v in out.values())
+            or any(len(out[c]) and (out[c].min() < 0 or out[c].max() >= len(pal)) for c in strs)
+        ):
             raise ValueError("columns missing, of unequal length or out of the palette")
     except (ValueError, KeyError, TypeError) as exc:
         raise McbError(ErrorCode.INTERNAL, f"the packed record {what} is malformed ({exc}); restore a backup") from exc
     return out, pal
 
 
-def unpack_columns(data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...],
-                   what: str) -> dict[str, list[Any]]:
+def unpack_columns(
+    data: bytes, sha: str, ints: tuple[str, ...], strs: tuple[str, ...], what: str
+) -> dict[str, list[Any]]:
     """A packed record's rows column by column (integers summed back, strings resolved)."""
     arrays, pal = unpack_arrays(data, sha, ints, strs, what)
     objects = np.empty(len(pal), dtype=object)
@@ -217,8 +225,9 @@ class History:
         if key not in self._rows:
             row = self.db.one(f"SELECT data, sha256 FROM {table} WHERE op_id=?", op_id)
             ints, strs = (WRITE_INTS, WRITE_STRS) if table == "packed_writes" else (EVENT_INTS, EVENT_STRS)
-            self._rows[key] = [] if row is None else unpack_rows(
-                row["data"], row["sha256"], ints, strs, f"{table}/{op_id}")
+            self._rows[key] = (
+                [] if row is None else unpack_rows(row["data"], row["sha256"], ints, strs, f"{table}/{op_id}")
+            )
         return self._rows[key]
 
     def _packs(self, table: str) -> list[_Pack]:
@@ -230,8 +239,10 @@ class History:
                 x0, y0, z0, x1, y1, z1 = self.region
                 sql += " WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?"
                 args = (x1, x0, y1, y0, z1, z0)
-            self._meta[table] = [_Pack(r["op_id"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
-                                 for r in self.db.all(sql, *args)]
+            self._meta[table] = [
+                _Pack(r["op_id"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
+                for r in self.db.all(sql, *args)
+            ]
         return self._meta[table]
 
     def _at(self, table: str, op_id: str, p: Pos) -> list[dict[str, Any]]:
@@ -247,7 +258,9 @@ class History:
     def writes_of(self, op_id: str, certain_only: bool = False) -> list[dict[str, Any]]:
         """Every write of ``op_id`` (``wid, x, y, z, before, after, uncertain, at_ms``) in wid order."""
         by_wid = {r["wid"]: r for r in self._packed("packed_writes", op_id)}
-        by_wid.update((r["wid"], dict(r)) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id))
+        by_wid.update(
+            (r["wid"], dict(r)) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id)
+        )
         rows = sorted(by_wid.values(), key=lambda r: r["wid"])
         return [r for r in rows if not (certain_only and r["uncertain"])]
 
@@ -258,15 +271,17 @@ class History:
         pk = self.db.one("SELECT n, lo, hi FROM packed_writes WHERE op_id=?", op_id)
         if pk is None:
             return int(self.db.row("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op_id)["n"])
-        live = self.db.row("SELECT COUNT(*) AS n FROM written WHERE op_id=? AND NOT (wid BETWEEN ? AND ?)",
-                           op_id, pk["lo"], pk["hi"])["n"]
+        live = self.db.row(
+            "SELECT COUNT(*) AS n FROM written WHERE op_id=? AND NOT (wid BETWEEN ? AND ?)", op_id, pk["lo"], pk["hi"]
+        )["n"]
         return int(pk["n"]) + int(live)
 
     def later_write(self, p: Pos, wid: int) -> str | None:
         """The operation of the first write at ``p`` after write ``wid`` (uncertain ones count)."""
         best: tuple[int, str] | None = None
-        row = self.db.one("SELECT wid, op_id FROM written WHERE x=? AND y=? AND z=? AND wid>? ORDER BY wid LIMIT 1",
-                          *p, wid)
+        row = self.db.one(
+            "SELECT wid, op_id FROM written WHERE x=? AND y=? AND z=? AND wid>? ORDER BY wid LIMIT 1", *p, wid
+        )
         if row is not None:
             best = (row["wid"], row["op_id"])
         for pk in self._packs("packed_writes"):
@@ -279,8 +294,9 @@ class History:
 
     def first_certain_write(self, p: Pos) -> dict[str, Any] | None:
         """``{wid, before}`` of the earliest certain write at ``p`` (the state before we built there)."""
-        row = self.db.one("SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0"
-                          " ORDER BY wid LIMIT 1", *p)
+        row = self.db.one(
+            "SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0 ORDER BY wid LIMIT 1", *p
+        )
         best = dict(row) if row is not None else None
         for pk in self._packs("packed_writes"):
             if not _inside(p, pk.box) or (best is not None and pk.lo > best["wid"]):
@@ -293,8 +309,9 @@ class History:
     # -- our observed echoes
     def last_ours_oid(self, op_id: str, p: Pos) -> int | None:
         """The last observed echo of ``op_id``'s own write at ``p``."""
-        row = self.db.one(f"SELECT MAX(oid) AS m FROM observed WHERE {OURS} AND op_id=? AND x=? AND y=? AND z=?",
-                          op_id, *p)
+        row = self.db.one(
+            f"SELECT MAX(oid) AS m FROM observed WHERE {OURS} AND op_id=? AND x=? AND y=? AND z=?", op_id, *p
+        )
         best = row["m"] if row is not None else None
         for r in self._at("packed_events", op_id, p):
             best = r["oid"] if best is None else max(best, r["oid"])
@@ -302,12 +319,21 @@ class History:
 
     def first_event_after(self, p: Pos, since: int, not_op: str) -> dict[str, Any] | None:
         """The first observed event at ``p`` after ``since`` that is not ``not_op``'s own echo."""
-        row = self.db.one("SELECT source, oid FROM observed WHERE kind='event' AND x=? AND y=? AND z=? AND oid>?"
-                          " AND NOT (source='ours' AND op_id=?) ORDER BY oid LIMIT 1", *p, since, not_op)
+        row = self.db.one(
+            "SELECT source, oid FROM observed WHERE kind='event' AND x=? AND y=? AND z=? AND oid>?"
+            " AND NOT (source='ours' AND op_id=?) ORDER BY oid LIMIT 1",
+            *p,
+            since,
+            not_op,
+        )
         best = dict(row) if row is not None else None
         for pk in self._packs("packed_events"):
-            if pk.op_id == not_op or pk.hi <= since or not _inside(p, pk.box) \
-                    or (best is not None and pk.lo > best["oid"]):
+            if (
+                pk.op_id == not_op
+                or pk.hi <= since
+                or not _inside(p, pk.box)
+                or (best is not None and pk.lo > best["oid"])
+            ):
                 continue
             for r in self._at("packed_events", pk.op_id, p):
                 if r["oid"] > since and (best is None or r["oid"] < best["oid"]):
@@ -318,19 +344,41 @@ class History:
         """Events (all sources) with ``since`` < oid <= ``upto`` inside ``box``, oldest first, at
         most ``limit``."""
         x0, y0, z0, x1, y1, z1 = box
-        rows = [dict(r) for r in self.db.all(
-            "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
-            " AND oid<=? AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
-            since, upto, x0, x1, y0, y1, z0, z1, limit)]
+        rows = [
+            dict(r)
+            for r in self.db.all(
+                "SELECT oid, x, y, z, before, after, source, player_id, op_id FROM observed WHERE kind='event' AND oid>?"
+                " AND oid<=? AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ? ORDER BY oid LIMIT ?",
+                since,
+                upto,
+                x0,
+                x1,
+                y0,
+                y1,
+                z0,
+                z1,
+                limit,
+            )
+        ]
         live = {r["oid"] for r in rows}
         for pk in self._packs("packed_events"):
             if pk.hi <= since or pk.lo > upto:
                 continue
             for r in self._packed("packed_events", pk.op_id):
                 if since < r["oid"] <= upto and r["oid"] not in live and _inside((r["x"], r["y"], r["z"]), box):
-                    rows.append({"oid": r["oid"], "x": r["x"], "y": r["y"], "z": r["z"], "before": r["before"],
-                                 "after": r["after"], "source": "ours", "player_id": r["player_id"],
-                                 "op_id": pk.op_id})
+                    rows.append(
+                        {
+                            "oid": r["oid"],
+                            "x": r["x"],
+                            "y": r["y"],
+                            "z": r["z"],
+                            "before": r["before"],
+                            "after": r["after"],
+                            "source": "ours",
+                            "player_id": r["player_id"],
+                            "op_id": pk.op_id,
+                        }
+                    )
         rows.sort(key=lambda r: r["oid"])
         return rows[:limit]
 
@@ -343,15 +391,27 @@ class History:
         cur.row_factory = None  # plain tuples: many rows
         return cur.execute(
             "SELECT oid, x, y, z, source, before, after FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
-            " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?", (x0, x1, y0, y1, z0, z1)).fetchall()
+            " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
+            (x0, x1, y0, y1, z0, z1),
+        ).fetchall()
 
     def last_writes_in(self, box: Box6) -> dict[Pos, str]:
         """The state our last certain write left at each position inside ``box`` (consent.py)."""
         x0, y0, z0, x1, y1, z1 = box
         best: dict[Pos, tuple[int, str]] = {}
-        rows = [dict(r) for r in self.db.all(
-            "SELECT wid, x, y, z, after FROM written WHERE uncertain=0 AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?"
-            " AND z BETWEEN ? AND ?", x0, x1, y0, y1, z0, z1)]
+        rows = [
+            dict(r)
+            for r in self.db.all(
+                "SELECT wid, x, y, z, after FROM written WHERE uncertain=0 AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?"
+                " AND z BETWEEN ? AND ?",
+                x0,
+                x1,
+                y0,
+                y1,
+                z0,
+                z1,
+            )
+        ]
         for r in rows:
             p = (r["x"], r["y"], r["z"])
             if p not in best or r["wid"] > best[p][0]:
@@ -360,10 +420,17 @@ class History:
             rec = self.db.row("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
             c, pal = unpack_arrays(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
             x, y, z = c["x"], c["y"], c["z"]
-            hit = np.flatnonzero((c["uncertain"] == 0) & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
-                                 & (z >= z0) & (z <= z1))
-            for wid, px, py, pz, after in zip(c["wid"][hit].tolist(), x[hit].tolist(), y[hit].tolist(),
-                                              z[hit].tolist(), c["after"][hit].tolist(), strict=True):
+            hit = np.flatnonzero(
+                (c["uncertain"] == 0) & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1) & (z >= z0) & (z <= z1)
+            )
+            for wid, px, py, pz, after in zip(
+                c["wid"][hit].tolist(),
+                x[hit].tolist(),
+                y[hit].tolist(),
+                z[hit].tolist(),
+                c["after"][hit].tolist(),
+                strict=True,
+            ):
                 p = (px, py, pz)
                 if p not in best or wid > best[p][0]:
                     best[p] = (wid, pal[after])
@@ -387,8 +454,14 @@ def last_oid(db: Database) -> int:
 DELETE_SLICE = 5000  # live copies deleted per transaction once their pack is written
 
 
-def _merged(live: list[dict[str, Any]], old: sqlite3.Row | None, key: str, ints: tuple[str, ...],
-            strs: tuple[str, ...], what: str) -> tuple[Any, ...]:
+def _merged(
+    live: list[dict[str, Any]],
+    old: sqlite3.Row | None,
+    key: str,
+    ints: tuple[str, ...],
+    strs: tuple[str, ...],
+    what: str,
+) -> tuple[Any, ...]:
     """The packed record of ``live`` ∪ the rows of the ``old`` record, one row per ``key``
     (an interrupted pass leaves rows both live and packed): n, lo, hi, bounds, data, sha256."""
     rows = {r[key]: r for r in ([] if old is None else unpack_rows(old["data"], old["sha256"], ints, strs, what))}
@@ -402,11 +475,13 @@ def _store(c: sqlite3.Connection, table: str, op_id: str, old_sha: str | None, r
     now = c.execute(f"SELECT sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
     if (None if now is None else now["sha256"]) != old_sha:  # one packer at a time (packer.py): a bug
         raise McbError(ErrorCode.INTERNAL, f"{table}/{op_id} changed while it was being packed; not packed")
-    c.execute(f"INSERT INTO {table}(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
-              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(op_id) DO UPDATE SET n=excluded.n, lo=excluded.lo,"
-              " hi=excluded.hi, x0=excluded.x0, y0=excluded.y0, z0=excluded.z0, x1=excluded.x1, y1=excluded.y1,"
-              " z1=excluded.z1, data=excluded.data, sha256=excluded.sha256, packed_ms=excluded.packed_ms",
-              (op_id, *record, now_ms()))
+    c.execute(
+        f"INSERT INTO {table}(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256, packed_ms)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(op_id) DO UPDATE SET n=excluded.n, lo=excluded.lo,"
+        " hi=excluded.hi, x0=excluded.x0, y0=excluded.y0, z0=excluded.z0, x1=excluded.x1, y1=excluded.y1,"
+        " z1=excluded.z1, data=excluded.data, sha256=excluded.sha256, packed_ms=excluded.packed_ms",
+        (op_id, *record, now_ms()),
+    )
 
 
 def pack_operation(db: Database, op_id: str) -> dict[str, int]:
@@ -422,43 +497,56 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
         if op is None:
             raise McbError(ErrorCode.NOT_FOUND, f"operation {op_id} not found")
         if op["state"] not in TERMINAL:
-            raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}; only a finished "
-                                                      "operation is packed")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}; only a finished operation is packed"
+            )
         writes = [dict(r) for r in c.execute(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", (op_id,))]
         events = [dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))]
         records = []
-        for table, live, key, ints, strs in (("packed_writes", writes, "wid", WRITE_INTS, WRITE_STRS),
-                                             ("packed_events", events, "oid", EVENT_INTS, EVENT_STRS)):
+        for table, live, key, ints, strs in (
+            ("packed_writes", writes, "wid", WRITE_INTS, WRITE_STRS),
+            ("packed_events", events, "oid", EVENT_INTS, EVENT_STRS),
+        ):
             if live:
                 old = c.execute(f"SELECT data, sha256 FROM {table} WHERE op_id=?", (op_id,)).fetchone()
-                records.append((table, None if old is None else old["sha256"],
-                                _merged(live, old, key, ints, strs, f"{table}/{op_id}")))
+                records.append(
+                    (
+                        table,
+                        None if old is None else old["sha256"],
+                        _merged(live, old, key, ints, strs, f"{table}/{op_id}"),
+                    )
+                )
     finally:
         c.execute("COMMIT")
     if records:
         with db.tx() as w:
             for table, old_sha, record in records:
                 _store(w, table, op_id, old_sha, record)
-    for sql, ids in (("DELETE FROM written WHERE wid=?", [r["wid"] for r in writes]),
-                     ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in events])):
+    for sql, ids in (
+        ("DELETE FROM written WHERE wid=?", [r["wid"] for r in writes]),
+        ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in events]),
+    ):
         for i in range(0, len(ids), DELETE_SLICE):
             with db.tx() as w:
-                w.executemany(sql, ((v,) for v in ids[i:i + DELETE_SLICE]))
+                w.executemany(sql, ((v,) for v in ids[i : i + DELETE_SLICE]))
     with db.tx() as w:
-        dropped = w.execute("UPDATE batches SET entries=X'' WHERE op_id=? AND state!='intent' AND length(entries)>0",
-                            (op_id,)).rowcount
+        dropped = w.execute(
+            "UPDATE batches SET entries=X'' WHERE op_id=? AND state!='intent' AND length(entries)>0", (op_id,)
+        ).rowcount
     return {"writes": len(writes), "events": len(events), "batch_intents": dropped}
 
 
 def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
     """Terminal operations that still have live rows or settled intent copies, oldest first."""
     terminal = ",".join(f"'{s}'" for s in sorted(TERMINAL))
-    sql = (f"SELECT op_id FROM operations WHERE state IN ({terminal})"
-           + (" AND updated_ms<=?" if settled_before_ms is not None else "")
-           + " AND (op_id IN (SELECT op_id FROM written)"
-           f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
-           " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
-           " ORDER BY created_ms")
+    sql = (
+        f"SELECT op_id FROM operations WHERE state IN ({terminal})"
+        + (" AND updated_ms<=?" if settled_before_ms is not None else "")
+        + " AND (op_id IN (SELECT op_id FROM written)"
+        f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
+        " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
+        " ORDER BY created_ms"
+    )
     args = (settled_before_ms,) if settled_before_ms is not None else ()
     return [r["op_id"] for r in db.all(sql, *args)]
 
@@ -481,9 +569,11 @@ def pack_due(db: Database, pack_after_s: float, max_ops: int = 8) -> int:
 # ---------------------------------------------------------------------------- stats and compaction
 def _file_bytes(db: Database, blobs_root: Path) -> dict[str, int]:
     wal = db.path.with_name(db.path.name + "-wal")
-    out = {"sqlite": db.path.stat().st_size if db.path.exists() else 0,
-           "wal": wal.stat().st_size if wal.exists() else 0,
-           "blobs": sum(p.stat().st_size for p in blobs_root.rglob("*") if p.is_file())}
+    out = {
+        "sqlite": db.path.stat().st_size if db.path.exists() else 0,
+        "wal": wal.stat().st_size if wal.exists() else 0,
+        "blobs": sum(p.stat().st_size for p in blobs_root.rglob("*") if p.is_file()),
+    }
     out["total"] = sum(out.values())
     return out
 
@@ -517,20 +607,31 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     w_bytes = sum(tables.get(t, 0) for t in ("written", "written_pos", "written_op"))
     e_bytes = sum(tables.get(t, 0) for t in ("observed", "observed_pos"))
     est = (w_bytes * due_w // live_w if live_w else 0) + (e_bytes * due_e // (live_e + other_e) if live_e else 0)
-    packed = db.row("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
-                    " FROM packed_writes")
-    packed_e = db.row("SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b"
-                      " FROM packed_events")
+    packed = db.row(
+        "SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM packed_writes"
+    )
+    packed_e = db.row(
+        "SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM packed_events"
+    )
     return {
         "bytes": files,
         "operations": states,
         "written_blocks": written_blocks,
         "bytes_per_written_block": round(files["total"] / written_blocks, 1) if written_blocks else None,
         "live": {"write_rows": live_w, "our_event_rows": live_e, "other_observed_rows": other_e},
-        "packed": {"operations": int(packed["ops"]), "write_rows": int(packed["n"]),
-                   "event_rows": int(packed_e["n"]), "bytes": int(packed["b"]) + int(packed_e["b"])},
-        "packable": {"operations": len(todo), "write_rows": due_w, "event_rows": due_e,
-                     "estimated_bytes_freed": est, "free_pages_bytes": free},
+        "packed": {
+            "operations": int(packed["ops"]),
+            "write_rows": int(packed["n"]),
+            "event_rows": int(packed_e["n"]),
+            "bytes": int(packed["b"]) + int(packed_e["b"]),
+        },
+        "packable": {
+            "operations": len(todo),
+            "write_rows": due_w,
+            "event_rows": due_e,
+            "estimated_bytes_freed": est,
+            "free_pages_bytes": free,
+        },
         "pack_after_seconds": pack_after_s,
         "tables": tables,
     }
@@ -563,10 +664,18 @@ def compact(db: Database, blobs_root: Path) -> dict[str, Any]:
     except sqlite3.OperationalError as exc:
         if not is_disk_full(exc):
             raise
-        raise McbError(ErrorCode.UNAVAILABLE, f"packed {ops} operation(s), but the journal's disk is too full to "
-                                              "shrink the file (VACUUM needs about its size free); free space "
-                                              "and run compact again") from exc
-    return {"packed_operations": ops, "rows": totals, "bytes_before": before, "bytes_after": _file_bytes(db, blobs_root)}
+        raise McbError(
+            ErrorCode.UNAVAILABLE,
+            f"packed {ops} operation(s), but the journal's disk is too full to "
+            "shrink the file (VACUUM needs about its size free); free space "
+            "and run compact again",
+        ) from exc
+    return {
+        "packed_operations": ops,
+        "rows": totals,
+        "bytes_before": before,
+        "bytes_after": _file_bytes(db, blobs_root),
+    }
 
 
 def _return_free_pages(db: Database) -> None:

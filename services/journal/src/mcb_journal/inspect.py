@@ -79,9 +79,13 @@ class Scan:
         ids = np.frombuffer(idx, dtype=np.uint16) if not isinstance(idx, np.ndarray) else idx.reshape(-1)
         counts = np.bincount(ids, minlength=len(palette))
         if ids.size != sx * sy * sz or counts.size > len(palette):
-            raise McbError(ErrorCode.UNAVAILABLE, f"the world host's region_read answer for {sub} is malformed "
-                           f"({ids.size} indices for {sx * sy * sz} positions, {counts.size} needed for "
-                           f"{len(palette)} palette states)", details={"method": "region_read"})
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                f"the world host's region_read answer for {sub} is malformed "
+                f"({ids.size} indices for {sx * sy * sz} positions, {counts.size} needed for "
+                f"{len(palette)} palette states)",
+                details={"method": "region_read"},
+            )
         for i in np.flatnonzero(counts).tolist():
             self.counts[palette[i]] += int(counts[i])
         solid = np.fromiter((s.split("[", 1)[0] not in AIR_NAMES for s in palette), dtype=bool, count=len(palette))
@@ -105,14 +109,26 @@ class Scan:
                 zs = np.flatnonzero(plan.any(axis=1))
                 xs = np.flatnonzero(plan.any(axis=0))
                 ys = np.flatnonzero(mask[:, za:zb, xa:xb].any(axis=(1, 2)))
-                found = [mx + xa + int(xs[0]), my + int(ys[0]), mz + za + int(zs[0]),
-                         mx + xa + int(xs[-1]), my + int(ys[-1]), mz + za + int(zs[-1])]
+                found = [
+                    mx + xa + int(xs[0]),
+                    my + int(ys[0]),
+                    mz + za + int(zs[0]),
+                    mx + xa + int(xs[-1]),
+                    my + int(ys[-1]),
+                    mz + za + int(zs[-1]),
+                ]
                 c = cols.get((cx, cz))
                 if c is None:
                     cols[(cx, cz)] = found
                 else:
-                    cols[(cx, cz)] = [min(c[0], found[0]), min(c[1], found[1]), min(c[2], found[2]),
-                                      max(c[3], found[3]), max(c[4], found[4]), max(c[5], found[5])]
+                    cols[(cx, cz)] = [
+                        min(c[0], found[0]),
+                        min(c[1], found[1]),
+                        min(c[2], found[2]),
+                        max(c[3], found[3]),
+                        max(c[4], found[4]),
+                        max(c[5], found[5]),
+                    ]
         # heightmap: the sampled columns of this read
         x_first = (-(mx - b.min.x)) % step
         z_first = (-(mz - b.min.z)) % step
@@ -129,8 +145,9 @@ _unsupported_since: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # c
 
 
 def _refused_as_unknown_method(e: McbError) -> bool:
-    return ((e.code == ErrorCode.NOT_FOUND and "method" in (e.details or {}))
-            or (e.code == ErrorCode.INVALID_REQUEST and "not implemented" in e.message))
+    return (e.code == ErrorCode.NOT_FOUND and "method" in (e.details or {})) or (
+        e.code == ErrorCode.INVALID_REQUEST and "not implemented" in e.message
+    )
 
 
 async def existing_chunks(world: WorldReader, cx0: int, cz0: int, cx1: int, cz1: int) -> set[tuple[int, int]] | None:
@@ -144,8 +161,11 @@ async def existing_chunks(world: WorldReader, cx0: int, cz0: int, cx1: int, cz1:
         for x0 in range(cx0, cx1 + 1, CHUNKS_EXIST_MAX_SIDE):
             x1, z1 = min(cx1, x0 + CHUNKS_EXIST_MAX_SIDE - 1), min(cz1, z0 + CHUNKS_EXIST_MAX_SIDE - 1)
             try:
-                res = await world.call("chunks_exist", world_pb2.ChunksExistParams(
-                    min_cx=x0, min_cz=z0, max_cx=x1, max_cz=z1), world_pb2.ChunksExistResult)
+                res = await world.call(
+                    "chunks_exist",
+                    world_pb2.ChunksExistParams(min_cx=x0, min_cz=z0, max_cx=x1, max_cz=z1),
+                    world_pb2.ChunksExistResult,
+                )
             except McbError as e:
                 if _refused_as_unknown_method(e):
                     _unsupported_since[world] = time.monotonic()
@@ -162,7 +182,9 @@ async def existing_chunks(world: WorldReader, cx0: int, cz0: int, cx1: int, cz1:
     return out
 
 
-def chunk_rectangles(exists: set[tuple[int, int]], cx0: int, cz0: int, cx1: int, cz1: int) -> list[tuple[int, int, int, int]]:
+def chunk_rectangles(
+    exists: set[tuple[int, int]], cx0: int, cz0: int, cx1: int, cz1: int
+) -> list[tuple[int, int, int, int]]:
     """Cover the existing chunks of the range with few rectangles (cxa, cza, cxb, czb): runs of
     existing chunks in each row, a run continued by the same run in the next row grows downwards."""
     done: list[tuple[int, int, int, int]] = []
@@ -202,9 +224,13 @@ async def scan_region(world: WorldReader, box: Box, step: int) -> Scan:
                 if (cx, cz) not in exists:  # never read: O(1)
                     scan.unknown.append((cx, cz))
                     scan.unknown_positions += (min(box.max.x, cx * 16 + 15) - max(box.min.x, cx * 16) + 1) * sy * dz
-        todo = [Box(Vec3(max(box.min.x, a * 16), box.min.y, max(box.min.z, b * 16)),
-                    Vec3(min(box.max.x, c * 16 + 15), box.max.y, min(box.max.z, d * 16 + 15)))
-                for a, b, c, d in chunk_rectangles(exists, cx0, cz0, cx1, cz1)]
+        todo = [
+            Box(
+                Vec3(max(box.min.x, a * 16), box.min.y, max(box.min.z, b * 16)),
+                Vec3(min(box.max.x, c * 16 + 15), box.max.y, min(box.max.z, d * 16 + 15)),
+            )
+            for a, b, c, d in chunk_rectangles(exists, cx0, cz0, cx1, cz1)
+        ]
     reads = 0
     while todo:
         sub = todo.pop()
@@ -222,12 +248,16 @@ async def scan_region(world: WorldReader, box: Box, step: int) -> Scan:
                 continue
             if cx1 - cx0 >= cz1 - cz0:
                 mid = ((cx0 + cx1 + 1) // 2) * 16  # first x of the upper half
-                todo += [Box(sub.min, Vec3(mid - 1, sub.max.y, sub.max.z)),
-                         Box(Vec3(mid, sub.min.y, sub.min.z), sub.max)]
+                todo += [
+                    Box(sub.min, Vec3(mid - 1, sub.max.y, sub.max.z)),
+                    Box(Vec3(mid, sub.min.y, sub.min.z), sub.max),
+                ]
             else:
                 mid = ((cz0 + cz1 + 1) // 2) * 16
-                todo += [Box(sub.min, Vec3(sub.max.x, sub.max.y, mid - 1)),
-                         Box(Vec3(sub.min.x, sub.min.y, mid), sub.max)]
+                todo += [
+                    Box(sub.min, Vec3(sub.max.x, sub.max.y, mid - 1)),
+                    Box(Vec3(sub.min.x, sub.min.y, mid), sub.max),
+                ]
             continue
         scan.add(sub, palette, idx)
     scan.unknown.sort()
@@ -246,9 +276,14 @@ def occupied_boxes(scan: Scan) -> tuple[list[Box], int]:
         for (cx, cz), bx in groups.items():
             key = (cx // 2, cz // 2)
             m = merged.get(key)
-            merged[key] = bx if m is None else Box(
-                Vec3(min(m.min.x, bx.min.x), min(m.min.y, bx.min.y), min(m.min.z, bx.min.z)),
-                Vec3(max(m.max.x, bx.max.x), max(m.max.y, bx.max.y), max(m.max.z, bx.max.z)))
+            merged[key] = (
+                bx
+                if m is None
+                else Box(
+                    Vec3(min(m.min.x, bx.min.x), min(m.min.y, bx.min.y), min(m.min.z, bx.min.z)),
+                    Vec3(max(m.max.x, bx.max.x), max(m.max.y, bx.max.y), max(m.max.z, bx.max.z)),
+                )
+            )
         groups = merged
     return [groups[k] for k in sorted(groups)], cell
 
@@ -282,13 +317,17 @@ async def inspect_into(world: WorldReader, resp: jpb.RegionInspectResponse, box:
     resp.non_air = sum(n for s, n in ordered if s.split("[", 1)[0] not in AIR_NAMES)
     boxes, cell = occupied_boxes(scan)
     for bx in boxes:
-        resp.occupied.append(common_pb2.Box(
-            min=common_pb2.Vec3(x=bx.min.x, y=bx.min.y, z=bx.min.z),
-            max=common_pb2.Vec3(x=bx.max.x, y=bx.max.y, z=bx.max.z)))
+        resp.occupied.append(
+            common_pb2.Box(
+                min=common_pb2.Vec3(x=bx.min.x, y=bx.min.y, z=bx.min.z),
+                max=common_pb2.Vec3(x=bx.max.x, y=bx.max.y, z=bx.max.z),
+            )
+        )
     resp.occupied_cell = cell
     cols, rows, heights = heightmap_grid(scan)
-    resp.heightmap.CopyFrom(jpb.Heightmap(x0=box.min.x, z0=box.min.z, step=scan.step, cols=cols,
-                                          rows=rows, heights=heights))
+    resp.heightmap.CopyFrom(
+        jpb.Heightmap(x0=box.min.x, z0=box.min.z, step=scan.step, cols=cols, rows=rows, heights=heights)
+    )
     for cx, cz in scan.unknown[:UNKNOWN_LIST_MAX]:
         resp.unknown_chunks.extend([cx, cz])
     resp.unknown_chunk_count = len(scan.unknown)

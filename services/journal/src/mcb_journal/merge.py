@@ -39,8 +39,7 @@ def merge_rule(g0: str, c: str, g1: str) -> str:
     return "conflict"
 
 
-def three_way(g0: dict[Pos, str], before: dict[Pos, str], current: dict[Pos, str],
-              g1: dict[Pos, str]) -> MergeResult:
+def three_way(g0: dict[Pos, str], before: dict[Pos, str], current: dict[Pos, str], g1: dict[Pos, str]) -> MergeResult:
     out = MergeResult()
     for p in sorted(set(g0) | set(g1)):
         c = current[p]

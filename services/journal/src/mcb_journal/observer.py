@@ -30,6 +30,7 @@ class Page(NamedTuple):
     """An ``EventsSinceResult``; each event as the ``observed`` row's values after the host
     instance: (seq, x, y, z, before, after, source, player_id, operation_id, at_millis, player_name,
     cause); the last two are "" from hosts before issue 32."""
+
     events: list[tuple[int, int, int, int, str, str, str, str, str, int, str, str]]
     next_cursor: str
     resync_required: bool
@@ -42,8 +43,9 @@ _UINT64 = range(2**64)
 
 
 _PAGE_KEYS = frozenset({"events", "nextCursor", "resyncRequired", "complete", "reason"})
-_EVENT_KEYS = frozenset({"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId",
-                         "playerName", "cause"})
+_EVENT_KEYS = frozenset(
+    {"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId", "playerName", "cause"}
+)
 
 
 def read_page(data: dict[str, Any]) -> Page:
@@ -54,24 +56,46 @@ def read_page(data: dict[str, Any]) -> Page:
     fields) is read by the message parser instead, which takes both names and ignores unknown
     fields, as every other answer is read."""
     try:
-        if not data.keys() <= _PAGE_KEYS or not all(type(e) is dict and e.keys() <= _EVENT_KEYS
-                                                     for e in data.get("events", ())):
+        if not data.keys() <= _PAGE_KEYS or not all(
+            type(e) is dict and e.keys() <= _EVENT_KEYS for e in data.get("events", ())
+        ):
             return _read_page_message(data)
         events = []
         for e in data.get("events", ()):
             x, y, z = e.get("x", 0), e.get("y", 0), e.get("z", 0)
             seq, at = _u64(e.get("seq", 0)), _u64(e.get("atMillis", 0))
-            text = (e.get("before", ""), e.get("after", ""), e.get("source", ""), e.get("playerId", ""),
-                    e.get("operationId", ""))
+            text = (
+                e.get("before", ""),
+                e.get("after", ""),
+                e.get("source", ""),
+                e.get("playerId", ""),
+                e.get("operationId", ""),
+            )
             who = (e.get("playerName", ""), e.get("cause", ""))
-            if not (type(x) is int and type(y) is int and type(z) is int and x in _INT32 and y in _INT32
-                    and z in _INT32 and all(type(t) is str for t in text + who)):
+            if not (
+                type(x) is int
+                and type(y) is int
+                and type(z) is int
+                and x in _INT32
+                and y in _INT32
+                and z in _INT32
+                and all(type(t) is str for t in text + who)
+            ):
                 raise ValueError(f"event {e!r:.200}")
             events.append((seq, x, y, z, *text, at, *who))
-        page = Page(events, data.get("nextCursor", ""), data.get("resyncRequired", False),
-                    data.get("complete", False), data.get("reason", ""))
-        if not (type(page.next_cursor) is str and type(page.resync_required) is bool and type(page.complete) is bool
-                and type(page.reason) is str):
+        page = Page(
+            events,
+            data.get("nextCursor", ""),
+            data.get("resyncRequired", False),
+            data.get("complete", False),
+            data.get("reason", ""),
+        )
+        if not (
+            type(page.next_cursor) is str
+            and type(page.resync_required) is bool
+            and type(page.complete) is bool
+            and type(page.reason) is str
+        ):
             raise ValueError("page fields")
     except (AttributeError, TypeError, ValueError) as exc:
         raise McbError(ErrorCode.INTERNAL, f"the world host sent a malformed events_since page ({exc})") from None
@@ -86,8 +110,29 @@ def _read_page_message(data: dict[str, Any]) -> Page:
         m = json_format.ParseDict(data, world_pb2.EventsSinceResult(), ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise ValueError(str(exc)[:200]) from None
-    return Page([(e.seq, e.x, e.y, e.z, e.before, e.after, e.source, e.player_id, e.operation_id, e.at_millis,
-                  e.player_name, e.cause) for e in m.events], m.next_cursor, m.resync_required, m.complete, m.reason)
+    return Page(
+        [
+            (
+                e.seq,
+                e.x,
+                e.y,
+                e.z,
+                e.before,
+                e.after,
+                e.source,
+                e.player_id,
+                e.operation_id,
+                e.at_millis,
+                e.player_name,
+                e.cause,
+            )
+            for e in m.events
+        ],
+        m.next_cursor,
+        m.resync_required,
+        m.complete,
+        m.reason,
+    )
 
 
 def _u64(v: Any) -> int:
@@ -189,18 +234,25 @@ class Observer:
         self.db.set_meta("rollback_check", "")
         if r.previous_stop != "unclean" or not r.affected_operation_ids or not r.lost_writes:
             return
-        text = (f"the world host stopped uncleanly and its world rolled back to its last save: {r.lost_writes} of "
-                "our block writes made after that save were lost, and this operation wrote after it, so some of its "
-                "blocks may be missing. Check with region_inspect, or apply the same plan again (build_apply with a "
-                "new idempotency_key) to restore them; blocks changed since are reported as conflicts.")
+        text = (
+            f"the world host stopped uncleanly and its world rolled back to its last save: {r.lost_writes} of "
+            "our block writes made after that save were lost, and this operation wrote after it, so some of its "
+            "blocks may be missing. Check with region_inspect, or apply the same plan again (build_apply with a "
+            "new idempotency_key) to restore them; blocks changed since are reported as conflicts."
+        )
         at = now_ms()
         with self.db.tx() as c:
             for op_id in r.affected_operation_ids:
                 if c.execute("SELECT 1 FROM operations WHERE op_id=?", (op_id,)).fetchone():
-                    c.execute("INSERT OR IGNORE INTO op_notices(op_id, at_ms, kind, text) VALUES (?,?,?,?)",
-                              (op_id, at, "rolled_back", text))
-        log.warning("world host restarted after an unclean stop: %d lost writes; operations %s", r.lost_writes,
-                    ", ".join(r.affected_operation_ids))
+                    c.execute(
+                        "INSERT OR IGNORE INTO op_notices(op_id, at_ms, kind, text) VALUES (?,?,?,?)",
+                        (op_id, at, "rolled_back", text),
+                    )
+        log.warning(
+            "world host restarted after an unclean stop: %d lost writes; operations %s",
+            r.lost_writes,
+            ", ".join(r.affected_operation_ids),
+        )
 
     async def run_forever(self, stopping: asyncio.Event, interval: float = 0.25) -> None:
         while not stopping.is_set():

@@ -18,8 +18,15 @@ from .db import Database, now_ms
 from .states import OpState, check_transition
 
 
-def set_state(db: Database, op_id: str, new: OpState, message: str | None = None,
-              error: McbError | None = None, conn: sqlite3.Connection | None = None, **counters: Any) -> None:
+def set_state(
+    db: Database,
+    op_id: str,
+    new: OpState,
+    message: str | None = None,
+    error: McbError | None = None,
+    conn: sqlite3.Connection | None = None,
+    **counters: Any,
+) -> None:
     """The one way an operation's state and counters change (transition-checked); inside the
     caller's open transaction ``conn`` when given (the executor's group commit, an admin's
     abandon decision), else its own."""

@@ -55,7 +55,12 @@ def operation_list(core: JournalContext, req: jpb.OperationListRequest) -> jpb.O
         "SELECT o.op_id, o.project_id, o.plan_id, p.plan_hash, p.changed, p.already, p.total,"
         f" p.world_epoch, p.expires_ms, {worldid.OLD_WORLD_SQL} AS old_world"
         " FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
-        f" {cond} ORDER BY o.created_ms DESC, o.op_id LIMIT ?", world, world, *args, limit)
+        f" {cond} ORDER BY o.created_ms DESC, o.op_id LIMIT ?",
+        world,
+        world,
+        *args,
+        limit,
+    )
     if req.operation_id and not rows:
         raise McbError(ErrorCode.NOT_FOUND, f"operation {req.operation_id} not found")
     out = jpb.OperationListResponse()
@@ -69,13 +74,21 @@ def operation_list(core: JournalContext, req: jpb.OperationListRequest) -> jpb.O
             plan.world_epoch = r["world_epoch"]
             if req.operation_id:
                 _plan_detail(core, r["plan_id"], plan)
-        out.operations.append(jpb.OperationEntry(report=core.report(r["op_id"]), project_id=r["project_id"],
-                                                 plan=plan, old_world=bool(r["old_world"])))
+        out.operations.append(
+            jpb.OperationEntry(
+                report=core.report(r["op_id"]), project_id=r["project_id"], plan=plan, old_world=bool(r["old_world"])
+            )
+        )
     where, args = scope
-    counts = db.all(f"SELECT o.state, {worldid.OLD_WORLD_SQL} AS old_world, COUNT(*) AS n FROM operations o"
-                    " LEFT JOIN plans p ON p.plan_id=o.plan_id"
-                    + (f" WHERE {' AND '.join(where)}" if where else "") + " GROUP BY o.state, old_world",
-                    world, world, *args)
+    counts = db.all(
+        f"SELECT o.state, {worldid.OLD_WORLD_SQL} AS old_world, COUNT(*) AS n FROM operations o"
+        " LEFT JOIN plans p ON p.plan_id=o.plan_id"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " GROUP BY o.state, old_world",
+        world,
+        world,
+        *args,
+    )
     for c in counts:
         if c["old_world"]:
             out.old_world_operations += c["n"]
@@ -98,14 +111,24 @@ def _plan_detail(core: JournalContext, plan_id: str, plan: jpb.PlanSummary) -> N
         plan.warnings.append(f"{len(materials) - MATERIALS_LISTED} more materials not listed")
     if p.xyz:
         xs, ys, zs = p.xyz[0::3], p.xyz[1::3], p.xyz[2::3]
-        plan.region.CopyFrom(box_pb({"min": {"x": min(xs), "y": min(ys), "z": min(zs)},
-                                   "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}))
+        plan.region.CopyFrom(
+            box_pb(
+                {"min": {"x": min(xs), "y": min(ys), "z": min(zs)}, "max": {"x": max(xs), "y": max(ys), "z": max(zs)}}
+            )
+        )
 
 
 def _part_info(r: Any, old_world: bool = False) -> jpb.PartInfo:
-    return jpb.PartInfo(part_id=r["part_id"], project_id=r["project_id"], name=r["name"], operation_id=r["op_id"],
-                        protected=bool(r["protected"]), bounds=box_pb(json.loads(r["bounds_json"])),
-                        block_count=r["count"], old_world=old_world)
+    return jpb.PartInfo(
+        part_id=r["part_id"],
+        project_id=r["project_id"],
+        name=r["name"],
+        operation_id=r["op_id"],
+        protected=bool(r["protected"]),
+        bounds=box_pb(json.loads(r["bounds_json"])),
+        block_count=r["count"],
+        old_world=old_world,
+    )
 
 
 def project_index(core: JournalContext, project_id: str, req: jpb.ProjectIndexRequest) -> jpb.ProjectIndexResponse:
@@ -116,16 +139,33 @@ def project_index(core: JournalContext, project_id: str, req: jpb.ProjectIndexRe
         raise McbError(ErrorCode.INVALID_REQUEST, f"limit is at most {MAX_LIMIT}")
     out = jpb.ProjectIndexResponse()
     world = worldid.current(core.db)
-    for r in core.db.all("SELECT t.* FROM parts t LEFT JOIN operations o ON o.op_id=t.op_id"
-                         f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE t.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
-                         " ORDER BY t.name", project_id, world, world):
+    for r in core.db.all(
+        "SELECT t.* FROM parts t LEFT JOIN operations o ON o.op_id=t.op_id"
+        f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE t.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
+        " ORDER BY t.name",
+        project_id,
+        world,
+        world,
+    ):
         out.parts.append(_part_info(r))
-    for r in core.db.all("SELECT o.op_id, o.state, o.plan_id, o.written, o.message FROM operations o"
-                         f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
-                         " ORDER BY o.created_ms DESC, o.op_id LIMIT ?", project_id, world, world,
-                         req.limit or INDEX_LIMIT):
-        out.operations.append(jpb.OperationBrief(operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"],
-                                                 written=r["written"], message=r["message"]))
+    for r in core.db.all(
+        "SELECT o.op_id, o.state, o.plan_id, o.written, o.message FROM operations o"
+        f" LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=? AND NOT {worldid.OLD_WORLD_SQL}"
+        " ORDER BY o.created_ms DESC, o.op_id LIMIT ?",
+        project_id,
+        world,
+        world,
+        req.limit or INDEX_LIMIT,
+    ):
+        out.operations.append(
+            jpb.OperationBrief(
+                operation_id=r["op_id"],
+                state=r["state"],
+                plan_id=r["plan_id"],
+                written=r["written"],
+                message=r["message"],
+            )
+        )
     return out
 
 
@@ -133,14 +173,24 @@ def project_list(core: JournalContext, req: jpb.ProjectListRequest | None = None
     core.projects.refresh()
     out = jpb.ProjectListResponse()
     for r in core.db.all("SELECT * FROM projects ORDER BY project_id"):
-        out.projects.append(jpb.Project(project_id=r["project_id"], name=r["name"],
-                                        owner_player_id=r["owner_player_id"],
-                                        area=box_pb(json.loads(r["area_json"])), world_uuid=r["world_uuid"]))
+        out.projects.append(
+            jpb.Project(
+                project_id=r["project_id"],
+                name=r["name"],
+                owner_player_id=r["owner_player_id"],
+                area=box_pb(json.loads(r["area_json"])),
+                world_uuid=r["world_uuid"],
+            )
+        )
     world = worldid.current(core.db)
     include_old = bool(req and req.include_old_worlds)
-    for r in core.db.all(f"SELECT t.*, {worldid.OLD_WORLD_SQL} AS old_world FROM parts t"
-                         " LEFT JOIN operations o ON o.op_id=t.op_id LEFT JOIN plans p ON p.plan_id=o.plan_id"
-                         " ORDER BY t.project_id, t.name", world, world):
+    for r in core.db.all(
+        f"SELECT t.*, {worldid.OLD_WORLD_SQL} AS old_world FROM parts t"
+        " LEFT JOIN operations o ON o.op_id=t.op_id LEFT JOIN plans p ON p.plan_id=o.plan_id"
+        " ORDER BY t.project_id, t.name",
+        world,
+        world,
+    ):
         if r["old_world"]:
             out.old_world_parts += 1
             if not include_old:

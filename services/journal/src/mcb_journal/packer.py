@@ -79,8 +79,12 @@ class Packer:
         async with self._lock:
             ctx = multiprocessing.get_context("spawn")
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(send, job, self.db_path, self.blobs_root, pack_after_s),
-                               name="journal-packer", daemon=True)
+            proc = ctx.Process(
+                target=_child,
+                args=(send, job, self.db_path, self.blobs_root, pack_after_s),
+                name="journal-packer",
+                daemon=True,
+            )
             self._proc = proc
             try:
                 proc.start()
@@ -88,8 +92,9 @@ class Packer:
                 try:
                     answer = await asyncio.to_thread(recv.recv)  # the thread waits in recv, without the GIL
                 except EOFError:
-                    raise McbError(ErrorCode.INTERNAL, f"the packer process ended without an answer "
-                                                       f"(exit code {proc.exitcode})") from None
+                    raise McbError(
+                        ErrorCode.INTERNAL, f"the packer process ended without an answer (exit code {proc.exitcode})"
+                    ) from None
             finally:
                 if proc.is_alive():  # cancelled (the journal is stopping): every step is its own transaction
                     proc.terminate()

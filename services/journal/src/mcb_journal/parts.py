@@ -46,12 +46,15 @@ class Parts:
         if not name or len(name) > 64:
             raise McbError(ErrorCode.INVALID_REQUEST, "part name must be 1–64 characters")
         core.own_operation(caller, op_id)
-        worldid.check(f"operation {op_id}", worldid.of_operation(self.db, op_id),
-                      (await core.world.world_info()).world_uuid)
+        worldid.check(
+            f"operation {op_id}", worldid.of_operation(self.db, op_id), (await core.world.world_info()).world_uuid
+        )
         op = self.db.row("SELECT plan_id, state FROM operations WHERE op_id=?", op_id)  # own_operation: it exists
         if op["state"] not in (OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED):
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           f"operation {op_id} is {op['state']}; a part is defined from a finished operation")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"operation {op_id} is {op['state']}; a part is defined from a finished operation",
+            )
         origin = plan_origin(self.db, op["plan_id"]) if op["plan_id"] else None
         if origin is not None and origin.design_sha and op["state"] == OpState.APPLIED:
             # A regeneration: the part is the whole new design (kept blocks included).
@@ -60,8 +63,9 @@ class Parts:
         else:
             positions, sha = await core.reads.run(lambda db: _written_mask(db, core.blobs, op_id))
         bounds = box_around(positions)
-        same = self.db.one("SELECT part_id, protected FROM parts WHERE project_id=? AND name=?",
-                           project.project_id, name)
+        same = self.db.one(
+            "SELECT part_id, protected FROM parts WHERE project_id=? AND name=?", project.project_id, name
+        )
         # Parts do not overlap; redefining a part under its own name (e.g. after regenerating
         # it) replaces its mask.
         mine = set(positions)
@@ -70,24 +74,39 @@ class Parts:
                 continue
             overlap = mine & self.part_mask(other["part_id"])
             if overlap:
-                raise McbError(ErrorCode.INVALID_REQUEST,
-                               f"{len(overlap)} of these blocks already belong to part {other['name']!r} "
-                               f"({other['part_id']}); parts may not overlap — redefine that part under its "
-                               "own name, or build the extension as a separate operation",
-                               details={"part_id": other["part_id"], "overlap": len(overlap)})
+                raise McbError(
+                    ErrorCode.INVALID_REQUEST,
+                    f"{len(overlap)} of these blocks already belong to part {other['name']!r} "
+                    f"({other['part_id']}); parts may not overlap — redefine that part under its "
+                    "own name, or build the extension as a separate operation",
+                    details={"part_id": other["part_id"], "overlap": len(overlap)},
+                )
         if same is not None and same["protected"] and not policy.overrides_protection(caller.principal):
             raise McbError(ErrorCode.PERMISSION_DENIED, f"part {name!r} is protected; only an admin can redefine it")
         part_id = same["part_id"] if same is not None else "pt_" + secrets.token_hex(6)
         with self.db.tx() as c:
             if same is not None:
-                c.execute("UPDATE parts SET op_id=?, bounds_json=?, count=?, mask_sha256=?, observed_at_define=?"
-                          " WHERE part_id=?", (op_id, json.dumps(bounds.as_dict()), len(positions), sha,
-                                               self.observer.last_oid(), part_id))
+                c.execute(
+                    "UPDATE parts SET op_id=?, bounds_json=?, count=?, mask_sha256=?, observed_at_define=?"
+                    " WHERE part_id=?",
+                    (op_id, json.dumps(bounds.as_dict()), len(positions), sha, self.observer.last_oid(), part_id),
+                )
             else:
-                c.execute("INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count,"
-                          " mask_sha256, observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,?,?)",
-                          (part_id, project.project_id, name, op_id, json.dumps(bounds.as_dict()), len(positions),
-                           sha, self.observer.last_oid(), now_ms()))
+                c.execute(
+                    "INSERT INTO parts(part_id, project_id, name, op_id, protected, bounds_json, count,"
+                    " mask_sha256, observed_at_define, created_ms) VALUES (?,?,?,?,0,?,?,?,?,?)",
+                    (
+                        part_id,
+                        project.project_id,
+                        name,
+                        op_id,
+                        json.dumps(bounds.as_dict()),
+                        len(positions),
+                        sha,
+                        self.observer.last_oid(),
+                        now_ms(),
+                    ),
+                )
         return await self.part_get(caller, part_id)
 
     def parts_at(self, project_id: str, positions: list[Pos]) -> dict[Pos, str]:
@@ -128,15 +147,32 @@ class Parts:
         for e in self.db.all(
             "SELECT x, y, z, source FROM observed WHERE kind='event' AND oid>? AND source!='ours'"
             " AND x BETWEEN ? AND ? AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
-            row["observed_at_define"], b["min"]["x"], b["max"]["x"], b["min"]["y"], b["max"]["y"],
-            b["min"]["z"], b["max"]["z"]):
+            row["observed_at_define"],
+            b["min"]["x"],
+            b["max"]["x"],
+            b["min"]["y"],
+            b["max"]["y"],
+            b["min"]["z"],
+            b["max"]["z"],
+        ):
             if (e["x"], e["y"], e["z"]) in mask:
                 changed[e["source"]] += 1
-        gap = self.db.row("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND oid>?", row["observed_at_define"])["n"]
-        return {"part_id": part_id, "name": row["name"], "operation_id": row["op_id"], "bounds": b,
-                "block_count": row["count"], "protected": bool(row["protected"]),
-                "external_changes_since": {"count": sum(changed.values()), "by_source": dict(changed),
-                                           "complete": gap == 0}}
+        gap = self.db.row("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND oid>?", row["observed_at_define"])[
+            "n"
+        ]
+        return {
+            "part_id": part_id,
+            "name": row["name"],
+            "operation_id": row["op_id"],
+            "bounds": b,
+            "block_count": row["count"],
+            "protected": bool(row["protected"]),
+            "external_changes_since": {
+                "count": sum(changed.values()),
+                "by_source": dict(changed),
+                "complete": gap == 0,
+            },
+        }
 
     def part_protect(self, part_id: str, protected: bool) -> None:
         if self.db.one("SELECT 1 FROM parts WHERE part_id=?", part_id) is None:
@@ -147,6 +183,7 @@ class Parts:
     def check_write_set(self, caller: Caller, project_id: str, xyz: list[int], part_id: str) -> None:
         """A write set must stay inside the given part's exact mask (bounds are not a mask), and
         may not touch any protected part unless the caller is an admin."""
+
         def positions() -> set[tuple[int, int, int]]:  # built only when a mask is compared
             return set(zip(xyz[0::3], xyz[1::3], xyz[2::3], strict=True))
 
@@ -157,10 +194,12 @@ class Parts:
             outside = positions() - self.part_mask(part_id)
             if outside:
                 sample = sorted(outside)[:5]
-                raise McbError(ErrorCode.OUT_OF_BOUNDS,
-                               f"{len(outside)} block(s) fall outside part {part_id}'s exact mask, e.g. {sample}; "
-                               "an extension needs a new part",
-                               details={"outside": len(outside), "samples": [list(p) for p in sample]})
+                raise McbError(
+                    ErrorCode.OUT_OF_BOUNDS,
+                    f"{len(outside)} block(s) fall outside part {part_id}'s exact mask, e.g. {sample}; "
+                    "an extension needs a new part",
+                    details={"outside": len(outside), "samples": [list(p) for p in sample]},
+                )
         if policy.overrides_protection(caller.principal):
             return
         protected = self.db.all("SELECT part_id, name FROM parts WHERE project_id=? AND protected=1", project_id)
@@ -168,13 +207,22 @@ class Parts:
         for r in protected:
             hit = written & self.part_mask(r["part_id"])
             if hit:
-                raise McbError(ErrorCode.PERMISSION_DENIED,
-                               f"{len(hit)} block(s) belong to the protected part {r['name']!r} ({r['part_id']}); "
-                               "only an admin can unprotect it",
-                               details={"part_id": r["part_id"], "blocks": len(hit)})
+                raise McbError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"{len(hit)} block(s) belong to the protected part {r['name']!r} ({r['part_id']}); "
+                    "only an admin can unprotect it",
+                    details={"part_id": r["part_id"], "blocks": len(hit)},
+                )
 
-    async def regenerate(self, caller: Caller, project: Project, part_id: str, ws: common_pb2.BlockList,
-                         compiled: planner_pb2.CompileResponse, info: world_pb2.WorldInfo) -> jpb.PlanSummary:
+    async def regenerate(
+        self,
+        caller: Caller,
+        project: Project,
+        part_id: str,
+        ws: common_pb2.BlockList,
+        compiled: planner_pb2.CompileResponse,
+        info: world_pb2.WorldInfo,
+    ) -> jpb.PlanSummary:
         """build_prepare(regenerate_part_id=…): the three-way merge of merge.py as a plan."""
         row = self.db.one("SELECT * FROM parts WHERE part_id=? AND project_id=?", part_id, project.project_id)
         if row is None:
@@ -197,30 +245,36 @@ class Parts:
         current = dict(zip(positions, await read_states(self.ctx.world, flat), strict=True))
         await sync_events(self.ctx)  # who placed what the merge replaces (consent.py)
         result = three_way(g0, before, current, g1)
-        entries = sorted([(p, b, d) for p, (b, d) in result.writes.items()]
-                         + [(p, current[p], current[p]) for p in result.already],
-                         key=lambda e: (e[0][1], e[0][2], e[0][0]))
-        plan = Plan.from_entries(entries, info.world_uuid, info.epoch,
-                                 f"regenerate:{part_id}:{compiled.recipe_hash}")
-        conflicts = [jpb.Conflict(pos=vec(p), expected=g0v, current=c, desired=g1v, source="unknown",
-                                  part_id=part_id) for p, (g0v, c, g1v) in result.conflicts.items()]
+        entries = sorted(
+            [(p, b, d) for p, (b, d) in result.writes.items()] + [(p, current[p], current[p]) for p in result.already],
+            key=lambda e: (e[0][1], e[0][2], e[0][0]),
+        )
+        plan = Plan.from_entries(entries, info.world_uuid, info.epoch, f"regenerate:{part_id}:{compiled.recipe_hash}")
+        conflicts = [
+            jpb.Conflict(pos=vec(p), expected=g0v, current=c, desired=g1v, source="unknown", part_id=part_id)
+            for p, (g0v, c, g1v) in result.conflicts.items()
+        ]
         if conflicts:
-            sources = await changes.classify(self.db, self.observer,
-                                             [(c.pos.x, c.pos.y, c.pos.z) for c in conflicts],
-                                             row["observed_at_define"])
+            sources = await changes.classify(
+                self.db, self.observer, [(c.pos.x, c.pos.y, c.pos.z) for c in conflicts], row["observed_at_define"]
+            )
             for c in conflicts:
                 c.source = sources.get((c.pos.x, c.pos.y, c.pos.z), "external")
         warnings = list(compiled.warnings) + [
             f"regenerating part {row['name']!r}: {len(result.writes)} blocks change, {len(result.kept)} keep "
             f"their current state (design unchanged there; manual edits survive), {len(result.conflicts)} "
-            "conflicts (both the design and the world changed) are left as they are"]
+            "conflicts (both the design and the world changed) are left as they are"
+        ]
         bounds = box_pb(box_around(positions))
         # The new design, for redefining the part from this operation once it is applied.
-        design = {"positions": sorted([list(p) for p in g1]),
-                  "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()}}
+        design = {
+            "positions": sorted([list(p) for p in g1]),
+            "generated": {f"{x},{y},{z}": st for (x, y, z), st in g1.items()},
+        }
         design_sha = self.ctx.blobs.put(json.dumps(design, sort_keys=True, separators=(",", ":")).encode())
-        return await store_plan(self.ctx, project, plan, bounds, warnings, conflicts,
-                                PlanOrigin(regenerates=part_id, design_sha=design_sha))
+        return await store_plan(
+            self.ctx, project, plan, bounds, warnings, conflicts, PlanOrigin(regenerates=part_id, design_sha=design_sha)
+        )
 
 
 def _first_befores(db: Database, positions: set[Pos]) -> dict[Pos, str]:
@@ -240,6 +294,8 @@ def _written_mask(db: Database, blobs: BlobStore, op_id: str) -> tuple[list[Pos]
     if not rows:
         raise McbError(ErrorCode.INVALID_REQUEST, f"operation {op_id} wrote no blocks; nothing to define")
     positions = sorted({(r["x"], r["y"], r["z"]) for r in rows})
-    mask = {"positions": [list(p) for p in positions],
-            "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows}}
+    mask = {
+        "positions": [list(p) for p in positions],
+        "generated": {f"{r['x']},{r['y']},{r['z']}": r["after"] for r in rows},
+    }
     return positions, blobs.put(json.dumps(mask, sort_keys=True, separators=(",", ":")).encode())

@@ -48,15 +48,19 @@ class PlanMeta:
     replaced: Mapping[str, Any] = field(default_factory=dict)  # consent.count_sources: who placed what it replaces
 
     def to_json(self) -> str:
-        return json.dumps({"conflicts": self.conflicts, "observed_oid": self.observed_oid,
-                           "replaced": dict(self.replaced)})
+        return json.dumps(
+            {"conflicts": self.conflicts, "observed_oid": self.observed_oid, "replaced": dict(self.replaced)}
+        )
 
     @classmethod
     def from_json(cls, raw: str | None) -> PlanMeta:
         """A ``plans.summary_json`` (keys this version does not know are left out)."""
         doc: dict[str, Any] = json.loads(raw or "{}")
-        return cls(conflicts=int(doc.get("conflicts", 0)), observed_oid=int(doc.get("observed_oid", 0)),
-                   replaced=doc.get("replaced") or {})
+        return cls(
+            conflicts=int(doc.get("conflicts", 0)),
+            observed_oid=int(doc.get("observed_oid", 0)),
+            replaced=doc.get("replaced") or {},
+        )
 
 
 @dataclass(frozen=True)
@@ -107,8 +111,13 @@ class Plan:
             "recipe_hash": self.recipe_hash,
         }
         # the compact, key-sorted JSON of ``doc``; the three long int lists written the fast way
-        return ("{" + ",".join(f"{json.dumps(k)}:{_int_list_json(v) if k in _INT_LISTS else _dumps(v)}"
-                               for k, v in sorted(doc.items())) + "}").encode()
+        return (
+            "{"
+            + ",".join(
+                f"{json.dumps(k)}:{_int_list_json(v) if k in _INT_LISTS else _dumps(v)}" for k, v in sorted(doc.items())
+            )
+            + "}"
+        ).encode()
 
     @classmethod
     def decode(cls, raw: bytes) -> Plan:
@@ -127,8 +136,9 @@ class Plan:
         )
 
     @classmethod
-    def from_entries(cls, entries: list[tuple[tuple[int, int, int], str, str]], world_uuid: str,
-                     world_epoch: int, recipe_hash: str) -> Plan:
+    def from_entries(
+        cls, entries: list[tuple[tuple[int, int, int], str, str]], world_uuid: str, world_epoch: int, recipe_hash: str
+    ) -> Plan:
         """A plan from (position, base, desired) triples, in the given order (no dependencies)."""
         palette: list[str] = []
         index: dict[str, int] = {}
@@ -141,8 +151,16 @@ class Plan:
 
         desired = [idx(d) for _, _, d in entries]
         base = [idx(b) for _, b, _ in entries]
-        return cls(palette=palette, xyz=[c for p, _, _ in entries for c in p], desired=desired, base=base,
-                   dependencies=[], world_uuid=world_uuid, world_epoch=world_epoch, recipe_hash=recipe_hash)
+        return cls(
+            palette=palette,
+            xyz=[c for p, _, _ in entries for c in p],
+            desired=desired,
+            base=base,
+            dependencies=[],
+            world_uuid=world_uuid,
+            world_epoch=world_epoch,
+            recipe_hash=recipe_hash,
+        )
 
     def entries(self, start: int, stop: int) -> list[tuple[int, int, int, str, str]]:
         """(x, y, z, expected=B, desired=D) for entries [start, stop)."""

@@ -37,13 +37,20 @@ def plan_origin(db: Database, plan_id: str) -> PlanOrigin | None:
     if row is None:
         return None
     rollback_of = RollbackOf(**json.loads(row["rollback_of_json"])) if row["rollback_of_json"] else None
-    return PlanOrigin(undo_of=row["undo_of"], regenerates=row["regenerates"], design_sha=row["design_sha"],
-                      rollback_of=rollback_of)
+    return PlanOrigin(
+        undo_of=row["undo_of"], regenerates=row["regenerates"], design_sha=row["design_sha"], rollback_of=rollback_of
+    )
 
 
-async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
-                     conflicts: list[jpb.Conflict] | None = None,
-                     origin: PlanOrigin | None = None) -> jpb.PlanSummary:
+async def store_plan(
+    ctx: JournalContext,
+    project: Project,
+    plan: Plan,
+    bounds: common_pb2.Box,
+    warnings: list[str],
+    conflicts: list[jpb.Conflict] | None = None,
+    origin: PlanOrigin | None = None,
+) -> jpb.PlanSummary:
     """Persist an immutable plan (blob + row) and summarise it for the model.
 
     Every prepare path (recipes, undo, schematics) ends here, so plans look alike.
@@ -63,9 +70,16 @@ async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: 
         materials[strip_data(palette[i])] += int(per_index[i])
     batches = -(-n // ctx.limits.batch_blocks)
     summary = jpb.PlanSummary(
-        plan_id=plan_id, plan_hash=sha, changed_blocks=changed, already_blocks=already,
-        region=bounds, expires_at=iso(expires), total_positions=n, batches=batches,
-        world_epoch=plan.world_epoch, warnings=warnings,
+        plan_id=plan_id,
+        plan_hash=sha,
+        changed_blocks=changed,
+        already_blocks=already,
+        region=bounds,
+        expires_at=iso(expires),
+        total_positions=n,
+        batches=batches,
+        world_epoch=plan.world_epoch,
+        warnings=warnings,
     )
     for state, count in sorted(materials.items(), key=lambda kv: (-kv[1], kv[0]))[:32]:
         summary.materials.append(common_pb2.StateCount(state=state, count=count))
@@ -77,9 +91,15 @@ async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: 
         by = replaced["by_source"]
         summary.warnings.append(
             f"{replaced['total']} existing non-air blocks will be replaced ("
-            + ", ".join(f"{s} {v['count']}" for s, v in by.items()) + "; positions in `replaced`)"
-            + (f"; {by['player']['count']} were placed by a player: build_apply refuses this plan unless "
-               "replace_player_blocks is true — ask the player first" if "player" in by else ""))
+            + ", ".join(f"{s} {v['count']}" for s, v in by.items())
+            + "; positions in `replaced`)"
+            + (
+                f"; {by['player']['count']} were placed by a player: build_apply refuses this plan unless "
+                "replace_player_blocks is true — ask the player first"
+                if "player" in by
+                else ""
+            )
+        )
     for conflict in (conflicts or [])[: ctx.limits.sample_limit]:
         summary.conflicts.append(conflict)
     if conflicts and len(conflicts) > ctx.limits.sample_limit:
@@ -89,13 +109,28 @@ async def store_plan(ctx: JournalContext, project: Project, plan: Plan, bounds: 
         c.execute(
             "INSERT INTO plans(plan_id, project_id, plan_hash, blob_sha256, world_uuid, world_epoch,"
             " created_ms, expires_ms, changed, already, total, summary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (plan_id, project.project_id, sha, sha, plan.world_uuid, plan.world_epoch, created, expires,
-             changed, already, n, meta.to_json()),
+            (
+                plan_id,
+                project.project_id,
+                sha,
+                sha,
+                plan.world_uuid,
+                plan.world_epoch,
+                created,
+                expires,
+                changed,
+                already,
+                n,
+                meta.to_json(),
+            ),
         )
         if origin is not None:
             rollback_of = json.dumps(dataclasses.asdict(origin.rollback_of)) if origin.rollback_of else None
-            c.execute("INSERT INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
-                      " VALUES (?,?,?,?,?)", (plan_id, origin.undo_of, origin.regenerates, origin.design_sha, rollback_of))
+            c.execute(
+                "INSERT INTO plan_origins(plan_id, undo_of, regenerates, design_sha, rollback_of_json)"
+                " VALUES (?,?,?,?,?)",
+                (plan_id, origin.undo_of, origin.regenerates, origin.design_sha, rollback_of),
+            )
     return summary
 
 
@@ -106,8 +141,10 @@ async def replaced_blocks(ctx: JournalContext, plan: Plan) -> dict[str, Any]:
     air = np.array([s.split("[")[0] in AIR_NAMES for s in palette], dtype=bool).reshape(len(palette))
     _, moved = plan.changes()
     base = np.asarray(plan.base, dtype=np.int64)
-    replaced = [((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]), palette[plan.base[i]])
-                for i in np.flatnonzero(moved & ~air[base]).tolist()]
+    replaced = [
+        ((xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]), palette[plan.base[i]])
+        for i in np.flatnonzero(moved & ~air[base]).tolist()
+    ]
     return count_sources(replaced, await ctx.reads.run(lambda db: classify(db, replaced)))
 
 
@@ -122,5 +159,6 @@ async def sync_events(ctx: JournalContext) -> None:
 def fill_replaced(summary: jpb.PlanSummary, replaced: dict[str, Any]) -> None:
     summary.replaced.total = replaced["total"]
     for source, v in replaced["by_source"].items():
-        summary.replaced.by_source.append(jpb.ReplacedBySource(
-            source=source, count=v["count"], positions=[vec(tuple(p)) for p in v["positions"]]))
+        summary.replaced.by_source.append(
+            jpb.ReplacedBySource(source=source, count=v["count"], positions=[vec(tuple(p)) for p in v["positions"]])
+        )

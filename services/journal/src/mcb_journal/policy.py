@@ -31,12 +31,14 @@ def rights_refusal(principal: str, player_id: str, project_id: str, owner_player
     """None when the caller has rights in the project: its owner, an admin or one of our services."""
     if principal in (ADMIN, SERVICE) or player_id == owner_player_id:
         return None
-    return McbError(ErrorCode.PERMISSION_DENIED,
-                    f"player {player_id or '(none)'} has no rights in project {project_id!r}")
+    return McbError(
+        ErrorCode.PERMISSION_DENIED, f"player {player_id or '(none)'} has no rights in project {project_id!r}"
+    )
 
 
-def batch_refusal(owner_player_id: str, area: Box, applied_by: str,
-                  positions: Iterable[tuple[int, ...]]) -> McbError | None:
+def batch_refusal(
+    owner_player_id: str, area: Box, applied_by: str, positions: Iterable[tuple[int, ...]]
+) -> McbError | None:
     """Before every batch: the applying player's rights as the project stands now, then each
     position against its area now. ``applied_by`` '' (an admin's or a service's apply): rights hold."""
     if applied_by and applied_by != owner_player_id:

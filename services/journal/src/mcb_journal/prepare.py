@@ -38,18 +38,25 @@ class Prepare:
     async def build_prepare(self, caller: Caller, req: jpb.BuildPrepareRequest) -> jpb.PlanSummary:
         project = self.ctx.projects.project_for(caller)
         if len(req.recipe_json.encode()) > self.ctx.limits.max_recipe_bytes:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.ctx.limits.max_recipe_bytes:,}")
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"recipe is {len(req.recipe_json.encode()):,} bytes; the limit is {self.ctx.limits.max_recipe_bytes:,}",
+            )
         info = await self.ctx.world.world_info()
         worldid.note_world(self.ctx.db, info.world_uuid, info.epoch)
         area = project.area
-        compiled = await self.ctx.planner.compile(planner_pb2.CompileRequest(
-            recipe_json=req.recipe_json, minecraft_version=info.minecraft_version or self.ctx.minecraft_version,
-            limits=planner_pb2.Limits(max_changed_blocks=self.ctx.limits.max_changed_blocks,
-                                      max_examined_positions=self.ctx.limits.max_examined_positions),
-            area=box_pb(area),
-            parts=parts_for_recipe(self.ctx, project.project_id, req.recipe_json),
-        ))
+        compiled = await self.ctx.planner.compile(
+            planner_pb2.CompileRequest(
+                recipe_json=req.recipe_json,
+                minecraft_version=info.minecraft_version or self.ctx.minecraft_version,
+                limits=planner_pb2.Limits(
+                    max_changed_blocks=self.ctx.limits.max_changed_blocks,
+                    max_examined_positions=self.ctx.limits.max_examined_positions,
+                ),
+                area=box_pb(area),
+                parts=parts_for_recipe(self.ctx, project.project_id, req.recipe_json),
+            )
+        )
         ws = compiled.write_set
         if len(ws.state) == 0:
             raise McbError(ErrorCode.INVALID_REQUEST, "the recipe places no blocks")
@@ -68,16 +75,27 @@ class Prepare:
             current = await read_states(self.ctx.world, dep_xyz)
             for d, cur in zip(req.dependencies, current, strict=True):
                 if d.state and d.state != cur:
-                    raise McbError(ErrorCode.CONFLICT,
-                                   f"dependency at {d.pos.x},{d.pos.y},{d.pos.z} holds {cur}, not {d.state}",
-                                   details={"pos": [d.pos.x, d.pos.y, d.pos.z], "current": cur})
+                    raise McbError(
+                        ErrorCode.CONFLICT,
+                        f"dependency at {d.pos.x},{d.pos.y},{d.pos.z} holds {cur}, not {d.state}",
+                        details={"pos": [d.pos.x, d.pos.y, d.pos.z], "current": cur},
+                    )
                 deps.append((d.pos.x, d.pos.y, d.pos.z, cur))
-        plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=deps,
-                    world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
+        plan = Plan(
+            palette=palette,
+            xyz=xyz,
+            desired=list(ws.state),
+            base=base,
+            dependencies=deps,
+            world_uuid=info.world_uuid,
+            world_epoch=info.epoch,
+            recipe_hash=compiled.recipe_hash,
+        )
         return await self.store_plan(project, plan, compiled.bounds, list(compiled.warnings))
 
-    async def read_base(self, caller: Caller, project: Project, ws: common_pb2.BlockList,
-                        part_id: str = "") -> tuple[list[int], list[str], list[int]]:
+    async def read_base(
+        self, caller: Caller, project: Project, ws: common_pb2.BlockList, part_id: str = ""
+    ) -> tuple[list[int], list[str], list[int]]:
         """A write set's positions checked (parts.py: parts, protection) and their base states
         read from the world: (xyz, palette = desired states + base states, base indices).
         Shared by every prepare path that starts from a write set (recipes, schematics)."""
@@ -100,7 +118,13 @@ class Prepare:
             to_plan[j] = index[s]
         return xyz, palette, to_plan[read_idx].tolist()
 
-    async def store_plan(self, project: Project, plan: Plan, bounds: common_pb2.Box, warnings: list[str],
-                         conflicts: list[jpb.Conflict] | None = None) -> jpb.PlanSummary:
+    async def store_plan(
+        self,
+        project: Project,
+        plan: Plan,
+        bounds: common_pb2.Box,
+        warnings: list[str],
+        conflicts: list[jpb.Conflict] | None = None,
+    ) -> jpb.PlanSummary:
         """planstore.store_plan on this context (a plan from entries made elsewhere: tests, benches)."""
         return await store_plan(self.ctx, project, plan, bounds, warnings, conflicts)

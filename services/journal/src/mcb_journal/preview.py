@@ -41,25 +41,41 @@ def entries_in(plan: Plan, box: tuple[int, int, int, int, int, int] | None) -> t
 async def plan_entries(core: JournalContext, caller: Caller, req: jpb.PlanEntriesRequest) -> jpb.PlanEntriesResponse:
     project = core.projects.project_for(caller)
     if not req.plan_id:
-        raise McbError(ErrorCode.INVALID_REQUEST, "plan_id is required (from build_prepare)", details={"field": "plan_id"})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, "plan_id is required (from build_prepare)", details={"field": "plan_id"}
+        )
     row = core.db.one("SELECT * FROM plans WHERE plan_id=? AND project_id=?", req.plan_id, project.project_id)
     if row is None:
-        raise McbError(ErrorCode.NOT_FOUND, f"plan {req.plan_id} not found in project {project.project_id!r}; "
-                       "pass a plan_id build_prepare returned", details={"plan_id": req.plan_id})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"plan {req.plan_id} not found in project {project.project_id!r}; pass a plan_id build_prepare returned",
+            details={"plan_id": req.plan_id},
+        )
     if row["expires_ms"] < now_ms():
-        raise McbError(ErrorCode.STALE_SNAPSHOT, f"plan {req.plan_id} expired at {iso(row['expires_ms'])}; "
-                       "prepare it again to preview it",
-                       details={"plan_id": req.plan_id, "reason": "plan_expired", "expires_at": iso(row["expires_ms"])})
+        raise McbError(
+            ErrorCode.STALE_SNAPSHOT,
+            f"plan {req.plan_id} expired at {iso(row['expires_ms'])}; prepare it again to preview it",
+            details={"plan_id": req.plan_id, "reason": "plan_expired", "expires_at": iso(row["expires_ms"])},
+        )
     info = await core.world.world_info()
     worldid.check(f"plan {req.plan_id}", row["world_uuid"], info.world_uuid)
     if info.epoch != row["world_epoch"]:
-        raise McbError(ErrorCode.STALE_SNAPSHOT, f"the world's epoch changed since plan {req.plan_id} was "
-                       "prepared; prepare it again", details={"plan_id": req.plan_id, "reason": "epoch_changed"})
+        raise McbError(
+            ErrorCode.STALE_SNAPSHOT,
+            f"the world's epoch changed since plan {req.plan_id} was prepared; prepare it again",
+            details={"plan_id": req.plan_id, "reason": "epoch_changed"},
+        )
     plan = core.load_plan(req.plan_id)
     all_xyz = np.asarray(plan.xyz, dtype=np.int64).reshape(-1, 3)
-    head = jpb.PlanEntriesResponse(plan_id=req.plan_id, plan_hash=row["plan_hash"], world_uuid=row["world_uuid"] or "",
-                                   world_epoch=int(row["world_epoch"]), total=len(plan), changed=int(row["changed"]),
-                                   expires_at=iso(row["expires_ms"]))
+    head = jpb.PlanEntriesResponse(
+        plan_id=req.plan_id,
+        plan_hash=row["plan_hash"],
+        world_uuid=row["world_uuid"] or "",
+        world_epoch=int(row["world_epoch"]),
+        total=len(plan),
+        changed=int(row["changed"]),
+        expires_at=iso(row["expires_ms"]),
+    )
     if len(all_xyz):
         lo, hi = all_xyz.min(axis=0), all_xyz.max(axis=0)
         head.bounds.CopyFrom(box_pb(Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))))

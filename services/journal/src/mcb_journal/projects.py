@@ -49,17 +49,24 @@ class Projects:
                     p["project_id"], p["owner_player_id"]  # noqa: B018 - required keys
                 except (McbError, KeyError, TypeError) as exc:
                     # one bad entry must not keep every other project from loading (or the journal from starting)
-                    log.warning("ignoring project %r in the configuration: %s",
-                                p.get("project_id") if isinstance(p, dict) else p,
-                                exc.message if isinstance(exc, McbError) else f"missing or malformed {exc}")
+                    log.warning(
+                        "ignoring project %r in the configuration: %s",
+                        p.get("project_id") if isinstance(p, dict) else p,
+                        exc.message if isinstance(exc, McbError) else f"missing or malformed {exc}",
+                    )
                     continue
                 c.execute(
                     "INSERT INTO projects(project_id, name, owner_player_id, area_json, world_uuid)"
                     " VALUES (?,?,?,?,?) ON CONFLICT(project_id) DO UPDATE SET name=excluded.name,"
                     " owner_player_id=excluded.owner_player_id, area_json=excluded.area_json,"
                     " world_uuid=excluded.world_uuid",
-                    (p["project_id"], p.get("name", p["project_id"]), p["owner_player_id"],
-                     json.dumps(area.as_dict()), p.get("world_uuid", "")),
+                    (
+                        p["project_id"],
+                        p.get("name", p["project_id"]),
+                        p["owner_player_id"],
+                        json.dumps(area.as_dict()),
+                        p.get("world_uuid", ""),
+                    ),
                 )
 
     def refresh(self) -> None:
@@ -83,10 +90,14 @@ class Projects:
         """The caller's project, when the caller has rights in it (its owner, or one of our services)."""
         self.refresh()
         if not caller.project_id:
-            raise McbError(ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)")
+            raise McbError(
+                ErrorCode.PERMISSION_DENIED, "no project configured for this client (x-mcb-project-id missing)"
+            )
         project = self.get(caller.project_id)
         if project is None:
-            raise McbError(ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server")
+            raise McbError(
+                ErrorCode.PERMISSION_DENIED, f"project {caller.project_id!r} is not configured on this server"
+            )
         refused = policy.rights_refusal(caller.principal, caller.player_id, project.project_id, project.owner_player_id)
         if refused is not None:
             raise refused
@@ -99,5 +110,6 @@ class Projects:
         if row is None:
             return None
         a = json.loads(row["area_json"])
-        return Project(row["project_id"], row["name"], row["owner_player_id"],
-                       Box.parse(a["min"], a["max"]), row["world_uuid"])
+        return Project(
+            row["project_id"], row["name"], row["owner_player_id"], Box.parse(a["min"], a["max"]), row["world_uuid"]
+        )

@@ -42,27 +42,31 @@ def part_ids(recipe_json: str) -> list[str]:
 def parts_for_recipe(core: JournalContext, project_id: str, recipe_json: str) -> dict[str, common_pb2.BlockList]:
     ids = part_ids(recipe_json)
     if len(ids) > MAX_PARTS_PER_RECIPE:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"the recipe pastes {len(ids)} different parts; the limit is {MAX_PARTS_PER_RECIPE}",
-                       details={"limit": "parts", "value": len(ids), "max": MAX_PARTS_PER_RECIPE})
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the recipe pastes {len(ids)} different parts; the limit is {MAX_PARTS_PER_RECIPE}",
+            details={"limit": "parts", "value": len(ids), "max": MAX_PARTS_PER_RECIPE},
+        )
     out: dict[str, common_pb2.BlockList] = {}
     total = 0
     for part_id in ids:
         row = core.db.one("SELECT mask_sha256 FROM parts WHERE part_id=? AND project_id=?", part_id, project_id)
         if row is None:
-            raise McbError(ErrorCode.NOT_FOUND,
-                           f"paste names part {part_id!r}, which is not a part of project {project_id!r}; "
-                           "see part_get / the part ids part_define returned",
-                           details={"part_id": part_id})
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"paste names part {part_id!r}, which is not a part of project {project_id!r}; "
+                "see part_get / the part ids part_define returned",
+                details={"part_id": part_id},
+            )
         doc = json.loads(core.blobs.get(row["mask_sha256"]))
         gen = doc.get("generated") or {}
         total += len(gen)
         if total > core.limits.max_changed_blocks:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"the pasted parts hold {total:,} blocks; a plan is limited to "
-                           f"{core.limits.max_changed_blocks:,}",
-                           details={"limit": "max_changed_blocks", "value": total,
-                                    "max": core.limits.max_changed_blocks})
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"the pasted parts hold {total:,} blocks; a plan is limited to {core.limits.max_changed_blocks:,}",
+                details={"limit": "max_changed_blocks", "value": total, "max": core.limits.max_changed_blocks},
+            )
         bl = common_pb2.BlockList()
         index: dict[str, int] = {}
         for key in sorted(gen, key=lambda k: tuple(int(v) for v in k.split(","))):

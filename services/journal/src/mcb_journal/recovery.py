@@ -27,7 +27,7 @@ from .worldread import read_states
 
 def digest_of(states: dict[Pos, str]) -> str:
     h = hashlib.sha256()
-    for (x, y, z) in sorted(states):
+    for x, y, z in sorted(states):
         h.update(f"{x},{y},{z}={states[(x, y, z)]}\n".encode())
     return h.hexdigest()
 
@@ -41,9 +41,11 @@ def mask_of(db: Database, op_id: str) -> dict[Pos, tuple[str, str]]:
     for b in db.all("SELECT seq, entries, entries_sha256 FROM batches WHERE op_id=? AND state='intent'", op_id):
         raw = zlib.decompress(b["entries"])
         if hashlib.sha256(raw).hexdigest() != b["entries_sha256"]:
-            raise McbError(ErrorCode.INTERNAL,
-                           f"the intent record of batch {b['seq']} of {op_id} fails its checksum; "
-                           "the journal database is damaged — restore a backup")
+            raise McbError(
+                ErrorCode.INTERNAL,
+                f"the intent record of batch {b['seq']} of {op_id} fails its checksum; "
+                "the journal database is damaged — restore a backup",
+            )
         for x, y, z, exp, des in json.loads(raw):
             if exp != des:
                 mask[(x, y, z)] = (exp, des)
@@ -70,12 +72,17 @@ class Recovery:
         needing = []
         for r in self.ctx.db.all("SELECT op_id FROM operations WHERE state='applying'"):
             open_intent = self.ctx.db.one("SELECT seq FROM batches WHERE op_id=? AND state='intent'", r["op_id"])
-            where = (f"while batch {open_intent['seq'] + 1} was being written" if open_intent is not None
-                     else "between two batches")
+            where = (
+                f"while batch {open_intent['seq'] + 1} was being written"
+                if open_intent is not None
+                else "between two batches"
+            )
             operations.set_state(
-                self.ctx.db, r["op_id"], OpState.RECOVERY_REQUIRED,
+                self.ctx.db,
+                r["op_id"],
+                OpState.RECOVERY_REQUIRED,
                 message=f"the journal stopped {where}; new writes are refused until an admin reviews it "
-                        "(mcb recovery review) and decides",
+                "(mcb recovery review) and decides",
             )
             needing.append(r["op_id"])
         return needing
@@ -95,34 +102,54 @@ class Recovery:
         after = sum(1 for p in positions if states[p] == mask[p][1] and mask[p][1] != mask[p][0])
         foreign = sum(1 for p in positions if states[p] not in mask[p])
         return jpb.RecoveryReviewResponse(
-            operation_id=op_id, plan_id=op["plan_id"] or "", positions=len(positions), matches_before=before,
-            matches_after=after, foreign_states=foreign, current_digest=digest_of(states), sampled_at_millis=now_ms())
+            operation_id=op_id,
+            plan_id=op["plan_id"] or "",
+            positions=len(positions),
+            matches_before=before,
+            matches_after=after,
+            foreign_states=foreign,
+            current_digest=digest_of(states),
+            sampled_at_millis=now_ms(),
+        )
 
     async def recovery_abandon(self, op_id: str, expected_digest: str, principal: str) -> jpb.OperationReport:
         review = await self.recovery_review(op_id)
         if not expected_digest or review.current_digest != expected_digest:
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           "the blocks of this operation changed since the review (digest differs); "
-                           "run recovery review again and decide on the new digest",
-                           details={"current_digest": review.current_digest})
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                "the blocks of this operation changed since the review (digest differs); "
+                "run recovery review again and decide on the new digest",
+                details={"current_digest": review.current_digest},
+            )
         mask = await self.ctx.reads.run(lambda db: mask_of(db, op_id))
         t = now_ms()
         with self.db.tx() as c:
             # Decision first, in the same transaction as its effects: durable before the answer.
-            c.execute("INSERT INTO decisions(op_id, decision, digest, decided_ms, principal) VALUES (?,?,?,?,?)",
-                      (op_id, "abandon", expected_digest, t, principal))
-            c.execute("INSERT INTO op_extra(op_id, undo_forbidden) VALUES (?, 1)"
-                      " ON CONFLICT(op_id) DO UPDATE SET undo_forbidden=1", (op_id,))
+            c.execute(
+                "INSERT INTO decisions(op_id, decision, digest, decided_ms, principal) VALUES (?,?,?,?,?)",
+                (op_id, "abandon", expected_digest, t, principal),
+            )
+            c.execute(
+                "INSERT INTO op_extra(op_id, undo_forbidden) VALUES (?, 1)"
+                " ON CONFLICT(op_id) DO UPDATE SET undo_forbidden=1",
+                (op_id,),
+            )
             confirmed = {(r["x"], r["y"], r["z"]) for r in History(self.db).writes_of(op_id)}
             # Potential writes count as later writes for every earlier operation's undo.
             for (x, y, z), (b, a) in mask.items():
                 if (x, y, z) not in confirmed:
-                    c.execute("INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms)"
-                              " VALUES (?,?,?,?,?,?,1,?)", (op_id, x, y, z, b, a, t))
+                    c.execute(
+                        "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES (?,?,?,?,?,?,1,?)",
+                        (op_id, x, y, z, b, a, t),
+                    )
             c.execute("UPDATE batches SET state='abandoned', done_ms=? WHERE op_id=? AND state='intent'", (t, op_id))
             operations.set_state(
-                self.db, op_id, OpState.FAILED, conn=c,
+                self.db,
+                op_id,
+                OpState.FAILED,
+                conn=c,
                 message=f"abandoned by an admin after a crash: blocks left as they are ({review.matches_after} match "
-                        f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
-                        "undo is forbidden for this operation")
+                f"our write, {review.matches_before} the previous state, {review.foreign_states} other); "
+                "undo is forbidden for this operation",
+            )
         return self.ctx.report(op_id)

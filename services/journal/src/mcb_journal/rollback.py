@@ -54,12 +54,15 @@ def target_of(player: str, cause: str) -> Callable[[dict[str, Any]], bool]:
     (older events without a cause count as ``other``)."""
     if player:
         low = player.lower()
-        return lambda r: r["source"] == "player" and (r["player_id"] == player or (r["player_name"] or "").lower() == low)
+        return lambda r: (
+            r["source"] == "player" and (r["player_id"] == player or (r["player_name"] or "").lower() == low)
+        )
     return lambda r: r["source"] == "environment" and (r["cause"] or "other") == cause
 
 
-def rollback_rule(events: Iterable[dict[str, Any]], is_target: Callable[[dict[str, Any]], bool],
-                  current: dict[Pos, str]) -> tuple[list[tuple[Pos, str, str]], list[Conflict]]:
+def rollback_rule(
+    events: Iterable[dict[str, Any]], is_target: Callable[[dict[str, Any]], bool], current: dict[Pos, str]
+) -> tuple[list[tuple[Pos, str, str]], list[Conflict]]:
     """(keep, conflicts) from ``events`` (oldest first) and the world's ``current`` state per position:
     ``keep`` as plan entries (pos, current, restore), top-down; ``conflicts`` by position."""
     by_pos: dict[Pos, list[dict[str, Any]]] = {}
@@ -91,22 +94,32 @@ def rollback_rule(events: Iterable[dict[str, Any]], is_target: Callable[[dict[st
 def _events(db: Any, q: blame.Query) -> list[dict[str, Any]]:
     rows = blame.changes_before(db, q, 1 << 62, MAX_EVENTS + 1)
     if len(rows) > MAX_EVENTS:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED, f"more than {MAX_EVENTS:,} observed changes in this box since then; "
-                                                  "roll back a smaller box or a shorter time")
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"more than {MAX_EVENTS:,} observed changes in this box since then; "
+            "roll back a smaller box or a shorter time",
+        )
     return list(reversed(rows))  # oldest first
 
 
-async def rollback_prepare(core: JournalContext, caller: Caller, box: Any, player: str, cause: str,
-                           since_ms: int) -> jpb.PlanSummary:
+async def rollback_prepare(
+    core: JournalContext, caller: Caller, box: Any, player: str, cause: str, since_ms: int
+) -> jpb.PlanSummary:
     project = core.projects.project_for(caller)
     if bool(player) == bool(cause):
-        raise McbError(ErrorCode.INVALID_REQUEST, "rollback needs exactly one of player (a name or id) or cause "
-                                                  "(an environment cause such as explosion or fire)")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "rollback needs exactly one of player (a name or id) or cause "
+            "(an environment cause such as explosion or fire)",
+        )
     q = blame.Query(box, since_ms=since_ms, cause=cause, player=player)
     blame.check_query(q, project.area)  # the same box, cause and player rules as region_history
     if since_ms <= 0:
-        raise McbError(ErrorCode.INVALID_REQUEST, "since_millis is required: roll back changes made since when "
-                                                  "(Unix milliseconds; region_history shows the times)")
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "since_millis is required: roll back changes made since when "
+            "(Unix milliseconds; region_history shows the times)",
+        )
     try:
         await core.observer.sync()
         observed_ok = True
@@ -120,16 +133,29 @@ async def rollback_prepare(core: JournalContext, caller: Caller, box: Any, playe
     current = dict(zip(positions, states, strict=True))
     keep, found = rollback_rule((r for r in events if (r["x"], r["y"], r["z"]) in current), is_target, current)
     who = f"player {player}" if player else f"cause {cause}"
-    conflicts = [jpb.Conflict(pos=vec(c.pos), expected=c.expected, current=c.current, desired=c.desired,
-                              source=c.source) for c in found]
-    warnings = [f"rollback of {who} since {since_ms}: {len(keep)} blocks return to how they were before; "
-                f"{len(conflicts)} changed since by others stay as they are (listed as conflicts)"]
+    conflicts = [
+        jpb.Conflict(pos=vec(c.pos), expected=c.expected, current=c.current, desired=c.desired, source=c.source)
+        for c in found
+    ]
+    warnings = [
+        f"rollback of {who} since {since_ms}: {len(keep)} blocks return to how they were before; "
+        f"{len(conflicts)} changed since by others stay as they are (listed as conflicts)"
+    ]
     gaps = core.db.row("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", since_ms)["n"]
     if gaps or not observed_ok:
-        warnings.append("block events were not observed for part of that time (world host restart or link loss): "
-                        "changes then are not rolled back")
+        warnings.append(
+            "block events were not observed for part of that time (world host restart or link loss): "
+            "changes then are not rolled back"
+        )
     info = await core.world.world_info()
     plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"rollback:{who}:{since_ms}")
     bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
-    return await store_plan(core, project, plan, bounds, warnings, conflicts,
-                            PlanOrigin(rollback_of=RollbackOf(player=player, cause=cause, since_millis=since_ms)))
+    return await store_plan(
+        core,
+        project,
+        plan,
+        bounds,
+        warnings,
+        conflicts,
+        PlanOrigin(rollback_of=RollbackOf(player=player, cause=cause, since_millis=since_ms)),
+    )

@@ -69,28 +69,36 @@ async def schematic_export(core: JournalContext, caller: Caller, req: jpb.Schema
         raise refused
     limit = core.limits.max_changed_blocks
     if box.volume > limit:
-        raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                       f"the box holds {box.volume:,} positions; an export is limited to the plan limit {limit:,}",
-                       details={"positions": box.volume, "limit": limit})
+        raise McbError(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the box holds {box.volume:,} positions; an export is limited to the plan limit {limit:,}",
+            details={"positions": box.volume, "limit": limit},
+        )
     origin = box.min
     if req.HasField("origin"):
         origin = Vec3(req.origin.x, req.origin.y, req.origin.z)
     lib = library(core)
     if (lib.root / f"{name}.schem").exists() or (lib.root / f"{name}.schem").is_symlink():
-        raise McbError(ErrorCode.INVALID_REQUEST, f"asset {name!r} already exists; choose another name",
-                       details={"asset_id": name})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"asset {name!r} already exists; choose another name", details={"asset_id": name}
+        )
     info = await core.world.world_info()
-    res = await core.world.call("region_read", world_pb2.RegionReadParams(min=req.min, max=req.max),
-                                world_pb2.RegionReadResult)
+    res = await core.world.call(
+        "region_read", world_pb2.RegionReadParams(min=req.min, max=req.max), world_pb2.RegionReadResult
+    )
     entities_total = max(res.entities_total, len(res.entities))
     if entities_total:
         raise McbError(
             ErrorCode.UNSUPPORTED_BLOCK,
             f"the box holds {entities_total} entities ({', '.join(sorted({e.id for e in res.entities})[:8])}); "
             "schematics carry no entities — remove them or choose a box without them",
-            details={"entities": [{"id": e.id, "pos": {"x": e.x, "y": e.y, "z": e.z}}
-                                  for e in res.entities[:ENTITIES_LISTED]],
-                     "entities_count": entities_total})
+            details={
+                "entities": [
+                    {"id": e.id, "pos": {"x": e.x, "y": e.y, "z": e.z}} for e in res.entities[:ENTITIES_LISTED]
+                ],
+                "entities_count": entities_total,
+            },
+        )
     size = box.size
     # Block entities go into the file with their contents: re-read those positions as full
     # states (blocks_get), like a plan's base (worldread.with_full_states). Which blocks carry a
@@ -113,23 +121,39 @@ async def schematic_export(core: JournalContext, caller: Caller, req: jpb.Schema
             f"{len(which)} block entities in the box hold data this tool does not carry (a loot table, a "
             "custom name, enchanted items, styled text …); exporting them would lose it — choose a box "
             "without them",
-            details={"block_entities": [{"pos": {"x": p[0], "y": p[1], "z": p[2]},
-                                         "state": palette[int(idx[w])]} for p, w in zip(pos, which[:50], strict=True)],
-                     "count": int(len(which))})
+            details={
+                "block_entities": [
+                    {"pos": {"x": p[0], "y": p[1], "z": p[2]}, "state": palette[int(idx[w])]}
+                    for p, w in zip(pos, which[:50], strict=True)
+                ],
+                "count": int(len(which)),
+            },
+        )
     if len(palette) > 0xFFFF:
         raise McbError(ErrorCode.BUDGET_EXCEEDED, "the box holds more than 65,535 different blocks and contents")
     indices = idx.astype("<u2").tobytes()
     size = box.size
     offset = box.min - origin
-    out = await core.planner.export_schematic(planner_pb2.ExportSchematicRequest(
-        width=size.x, height=size.y, length=size.z, palette=palette, indices=indices,
-        offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z), data_version=info.data_version,
-        name=name, format_version=req.format_version or 3))
+    out = await core.planner.export_schematic(
+        planner_pb2.ExportSchematicRequest(
+            width=size.x,
+            height=size.y,
+            length=size.z,
+            palette=palette,
+            indices=indices,
+            offset=common_pb2.Vec3(x=offset.x, y=offset.y, z=offset.z),
+            data_version=info.data_version,
+            name=name,
+            format_version=req.format_version or 3,
+        )
+    )
     entry = await asyncio.to_thread(lib.write, name, out.data)
     warnings = []
     if ENTITY_CAPABILITY not in info.capabilities:
-        warnings.append("this world host does not report entities; armor stands, item frames and mobs "
-                        "in the box were not checked and are not exported")
+        warnings.append(
+            "this world host does not report entities; armor stands, item frames and mobs "
+            "in the box were not checked and are not exported"
+        )
     warnings.append("players are never exported")
     entry["warnings"] = warnings
     entry["region"] = box.as_dict()
@@ -137,8 +161,9 @@ async def schematic_export(core: JournalContext, caller: Caller, req: jpb.Schema
     return entry
 
 
-async def schematic_import_prepare(prepare: Prepare, caller: Caller,
-                                   req: jpb.SchematicImportPrepareRequest) -> jpb.PlanSummary:
+async def schematic_import_prepare(
+    prepare: Prepare, caller: Caller, req: jpb.SchematicImportPrepareRequest
+) -> jpb.PlanSummary:
     core = prepare.ctx
     project = core.projects.project_for(caller)
     if not req.HasField("target"):
@@ -147,20 +172,35 @@ async def schematic_import_prepare(prepare: Prepare, caller: Caller,
         raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270, got {req.rotation}")
     data, kind, _entry = await asyncio.to_thread(library(core).read, req.asset_id)
     info = await core.world.world_info()
-    resp = await core.planner.import_schematic(planner_pb2.ImportSchematicRequest(
-        data=data, kind=kind, target=req.target, rotation=req.rotation,
-        minecraft_version=info.minecraft_version or core.minecraft_version,
-        world_data_version=info.data_version,
-        limits=planner_pb2.Limits(max_changed_blocks=core.limits.max_changed_blocks,
-                                  max_examined_positions=core.limits.max_examined_positions),
-        area=box_pb(project.area),
-        allow_drop_block_entities=req.allow_drop_block_entities,
-    ))
+    resp = await core.planner.import_schematic(
+        planner_pb2.ImportSchematicRequest(
+            data=data,
+            kind=kind,
+            target=req.target,
+            rotation=req.rotation,
+            minecraft_version=info.minecraft_version or core.minecraft_version,
+            world_data_version=info.data_version,
+            limits=planner_pb2.Limits(
+                max_changed_blocks=core.limits.max_changed_blocks,
+                max_examined_positions=core.limits.max_examined_positions,
+            ),
+            area=box_pb(project.area),
+            allow_drop_block_entities=req.allow_drop_block_entities,
+        )
+    )
     compiled = resp.compiled
     ws = compiled.write_set
     xyz, palette, base = await prepare.read_base(caller, project, ws)
-    plan = Plan(palette=palette, xyz=xyz, desired=list(ws.state), base=base, dependencies=[],
-                world_uuid=info.world_uuid, world_epoch=info.epoch, recipe_hash=compiled.recipe_hash)
+    plan = Plan(
+        palette=palette,
+        xyz=xyz,
+        desired=list(ws.state),
+        base=base,
+        dependencies=[],
+        world_uuid=info.world_uuid,
+        world_epoch=info.epoch,
+        recipe_hash=compiled.recipe_hash,
+    )
     summary = await store_plan(core, project, plan, compiled.bounds, list(compiled.warnings))
     for lo in resp.left_out:
         summary.left_out.append(jpb.LeftOutBlock(pos=lo.pos, id=lo.id))

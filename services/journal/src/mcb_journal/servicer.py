@@ -26,16 +26,37 @@ AGENT = ("agent", "admin")
 STATUS_READERS = ("agent", "admin", "service")
 # Who may call what (docs/architecture.md, "Who may call what"; tests/hardening/test_auth_matrix.py).
 SCOPES: dict[str, tuple[str, ...]] = {
-    "ProjectContext": AGENT, "RegionInspect": AGENT, "BuildPrepare": AGENT, "BuildApply": AGENT,
-    "OperationStatus": STATUS_READERS, "OperationCancel": AGENT, "OperationUndoPrepare": AGENT,
-    "PartDefine": AGENT, "PartGet": AGENT, "RegionChanges": AGENT, "AssetList": AGENT,
-    "SchematicExport": AGENT, "SchematicImportPrepare": AGENT, "ProjectIndex": AGENT,
+    "ProjectContext": AGENT,
+    "RegionInspect": AGENT,
+    "BuildPrepare": AGENT,
+    "BuildApply": AGENT,
+    "OperationStatus": STATUS_READERS,
+    "OperationCancel": AGENT,
+    "OperationUndoPrepare": AGENT,
+    "PartDefine": AGENT,
+    "PartGet": AGENT,
+    "RegionChanges": AGENT,
+    "AssetList": AGENT,
+    "SchematicExport": AGENT,
+    "SchematicImportPrepare": AGENT,
+    "ProjectIndex": AGENT,
     # the camera worker draws a prepared plan (camera_capture plan_id), within the metadata's project
-    "PlanEntries": STATUS_READERS, "RegionHistory": AGENT, "RollbackPrepare": AGENT, "HistoryMap": AGENT,
+    "PlanEntries": STATUS_READERS,
+    "RegionHistory": AGENT,
+    "RollbackPrepare": AGENT,
+    "HistoryMap": AGENT,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
-    m: ("admin",) for m in ("RecoveryReview", "RecoveryAbandon", "PartProtect", "JournalStats", "JournalCompact",
-                            "OperationList", "ProjectList")
+    m: ("admin",)
+    for m in (
+        "RecoveryReview",
+        "RecoveryAbandon",
+        "PartProtect",
+        "JournalStats",
+        "JournalCompact",
+        "OperationList",
+        "ProjectList",
+    )
 }
 INTERNAL = "journal internal error; see the journal log"
 
@@ -82,8 +103,11 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_changes needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return messages.region_changes(await self.core.changes.region_changes(
-            _caller(c), box, request.since_cursor, request.limit, request.source, request.max_bytes))
+        return messages.region_changes(
+            await self.core.changes.region_changes(
+                _caller(c), box, request.since_cursor, request.limit, request.source, request.max_bytes
+            )
+        )
 
     async def AssetList(self, request: jpb.AssetListRequest, c) -> jpb.AssetListResponse:  # noqa: N802
         from . import schematics
@@ -110,8 +134,15 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
 
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "region_history needs a region {min, max}")
-        q = blame.Query(box_from_pb(request.region.min, request.region.max), request.cursor, request.limit,
-                        request.max_bytes, request.since_millis, request.player, request.cause)
+        q = blame.Query(
+            box_from_pb(request.region.min, request.region.max),
+            request.cursor,
+            request.limit,
+            request.max_bytes,
+            request.since_millis,
+            request.player,
+            request.cause,
+        )
         return messages.region_history(await blame.region_history(self.core.ctx, _caller(c), q))
 
     async def RollbackPrepare(self, request: jpb.RollbackPrepareRequest, c) -> jpb.PlanSummary:  # noqa: N802
@@ -120,8 +151,9 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
         if not request.HasField("region"):
             raise McbError(ErrorCode.INVALID_REQUEST, "rollback_prepare needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
-        return await rollback.rollback_prepare(self.core.ctx, _caller(c), box, request.player, request.cause,
-                                               request.since_millis)
+        return await rollback.rollback_prepare(
+            self.core.ctx, _caller(c), box, request.player, request.cause, request.since_millis
+        )
 
     async def HistoryMap(self, request: jpb.HistoryMapRequest, c) -> jpb.HistoryMapResponse:  # noqa: N802
         from .histmap import history_map
@@ -157,7 +189,9 @@ class JournalAdminServicer(journal_pb2_grpc.JournalAdminServicer):
         return jpb.PartProtectResponse(part_id=request.part_id, protected=request.protected)
 
     def JournalStats(self, request: jpb.JournalStatsRequest, c) -> jpb.JournalStatsResponse:  # noqa: N802
-        return messages.journal_stats(journal_stats(self.core.db, self.core.blobs.root, self.core.settings.pack_after_s))
+        return messages.journal_stats(
+            journal_stats(self.core.db, self.core.blobs.root, self.core.settings.pack_after_s)
+        )
 
     async def JournalCompact(self, request: jpb.JournalCompactRequest, c) -> jpb.JournalCompactResponse:  # noqa: N802
         return messages.journal_compact(await self.core.packer.compact())

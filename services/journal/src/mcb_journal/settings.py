@@ -44,6 +44,8 @@ class JournalSettings:
                 raise SystemExit(f"journal: {name} must not be negative (got {raw!r})")
             return value
 
-        return cls(link_retry_s=seconds("MCB_LINK_RETRY_SECONDS", d.link_retry_s, False),
-                   pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True),
-                   before_capture_s=seconds("MCB_JOURNAL_BEFORE_CAPTURE_S", d.before_capture_s, False))
+        return cls(
+            link_retry_s=seconds("MCB_LINK_RETRY_SECONDS", d.link_retry_s, False),
+            pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True),
+            before_capture_s=seconds("MCB_JOURNAL_BEFORE_CAPTURE_S", d.before_capture_s, False),
+        )

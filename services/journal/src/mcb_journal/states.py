@@ -42,9 +42,14 @@ TRANSITIONS: dict[OpState, frozenset[OpState]] = {
     OpState.QUEUED: frozenset({OpState.APPLYING, OpState.WAITING_FOR_RESUME, OpState.CANCELLED, OpState.FAILED}),
     OpState.WAITING_FOR_RESUME: frozenset({OpState.QUEUED, OpState.CANCELLED, OpState.FAILED}),
     OpState.APPLYING: frozenset(
-        {OpState.APPLIED, OpState.CONFLICT, OpState.CANCELLED, OpState.FAILED,
-         OpState.RECOVERY_REQUIRED,
-         OpState.WAITING_FOR_RESUME}  # only when its first batch was refused as paused: nothing written
+        {
+            OpState.APPLIED,
+            OpState.CONFLICT,
+            OpState.CANCELLED,
+            OpState.FAILED,
+            OpState.RECOVERY_REQUIRED,
+            OpState.WAITING_FOR_RESUME,
+        }  # only when its first batch was refused as paused: nothing written
     ),
     OpState.RECOVERY_REQUIRED: frozenset({OpState.FAILED}),
     OpState.APPLIED: frozenset(),

@@ -68,8 +68,11 @@ def undo_rule(writes: Iterable[UndoWrite]) -> tuple[list[tuple[Pos, str, str]], 
         if w.later_op is not None:
             reason = ("ours", f"later written by operation {w.later_op}")
         elif w.foreign_source is not None:
-            reason = (w.foreign_source, f"changed by a {w.foreign_source} after our write"
-                                        + (" (and changed back)" if w.current == w.after else ""))
+            reason = (
+                w.foreign_source,
+                f"changed by a {w.foreign_source} after our write"
+                + (" (and changed back)" if w.current == w.after else ""),
+            )
         elif w.current != w.after:
             reason = ("external", "holds another state than we wrote, with no observed event")
         if reason is None:
@@ -94,12 +97,21 @@ class Undo:
         assert op is not None
         extra = self.db.one("SELECT * FROM op_extra WHERE op_id=?", op_id)
         if extra is not None and extra["undo_forbidden"]:
-            raise McbError(ErrorCode.PERMISSION_DENIED,
-                           f"operation {op_id} was abandoned after a crash; its undo is forbidden for good")
-        if op["state"] in (OpState.PREPARED, OpState.QUEUED, OpState.WAITING_FOR_RESUME, OpState.APPLYING,
-                           OpState.RECOVERY_REQUIRED):
-            raise McbError(ErrorCode.BUSY if op["state"] != OpState.RECOVERY_REQUIRED else ErrorCode.RECOVERY_REQUIRED,
-                           f"operation {op_id} is {op['state']}; undo needs a finished operation")
+            raise McbError(
+                ErrorCode.PERMISSION_DENIED,
+                f"operation {op_id} was abandoned after a crash; its undo is forbidden for good",
+            )
+        if op["state"] in (
+            OpState.PREPARED,
+            OpState.QUEUED,
+            OpState.WAITING_FOR_RESUME,
+            OpState.APPLYING,
+            OpState.RECOVERY_REQUIRED,
+        ):
+            raise McbError(
+                ErrorCode.BUSY if op["state"] != OpState.RECOVERY_REQUIRED else ErrorCode.RECOVERY_REQUIRED,
+                f"operation {op_id} is {op['state']}; undo needs a finished operation",
+            )
         n = History(self.db).write_count(op_id)  # counted, not decoded: a refusal costs nothing
         if n > MAX_MASK:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"operation wrote {n:,} blocks; undo handles {MAX_MASK:,}")
@@ -115,17 +127,24 @@ class Undo:
         for r in rows:
             xyz += [r["x"], r["y"], r["z"]]
         current = await read_states(core.world, xyz) if rows else []
-        gaps_after = self.db.row(
-            "SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", op["created_ms"])["n"]
+        gaps_after = self.db.row("SELECT COUNT(*) AS n FROM observed WHERE kind='gap' AND at_ms>=?", op["created_ms"])[
+            "n"
+        ]
         writes = await core.reads.run(lambda db: _undo_writes(db, op_id, rows, current))
         keep, found = undo_rule(writes)
-        conflicts = [jpb.Conflict(pos=vec(c.pos), expected=c.expected, current=c.current, desired=c.desired,
-                                  source=c.source) for c in found]
-        warnings = [f"undo of {op_id}: {len(keep)} blocks return to their previous state; "
-                    f"{len(conflicts)} are conflicts and stay as they are"]
+        conflicts = [
+            jpb.Conflict(pos=vec(c.pos), expected=c.expected, current=c.current, desired=c.desired, source=c.source)
+            for c in found
+        ]
+        warnings = [
+            f"undo of {op_id}: {len(keep)} blocks return to their previous state; "
+            f"{len(conflicts)} are conflicts and stay as they are"
+        ]
         if gaps_after or not observed_ok:
-            warnings.append("block events were not observed for part of the time since this operation "
-                            "(world host restart or link loss): for those moments only the current state was checked")
+            warnings.append(
+                "block events were not observed for part of the time since this operation "
+                "(world host restart or link loss): for those moments only the current state was checked"
+            )
         plan = Plan.from_entries(keep, info.world_uuid, info.epoch, f"undo:{op_id}")
         bounds = box_pb(box_around([k[0] for k in keep])) if keep else common_pb2.Box()
         return await store_plan(core, project, plan, bounds, warnings, conflicts, PlanOrigin(undo_of=op_id))

@@ -32,18 +32,34 @@ class Views:
         info = await self.ctx.world.world_info()
         L = self.ctx.limits
         resp = jpb.ProjectContextResponse(
-            project=jpb.Project(project_id=project.project_id, name=project.name,
-                                owner_player_id=project.owner_player_id, area=box_pb(project.area),
-                                world_uuid=info.world_uuid),
+            project=jpb.Project(
+                project_id=project.project_id,
+                name=project.name,
+                owner_player_id=project.owner_player_id,
+                area=box_pb(project.area),
+                world_uuid=info.world_uuid,
+            ),
             world=info,
             limits=jpb.PlanLimits(
-                max_changed_blocks=L.max_changed_blocks, max_examined_positions=L.max_examined_positions,
-                batch_blocks=L.batch_blocks, inspect_blocks_page=L.inspect_blocks_page,
-                inspect_summary_positions=L.inspect_summary_positions, plan_ttl_seconds=L.plan_ttl_seconds),
-            capabilities=["region_inspect.summary", "region_inspect.blocks", "region_inspect.heightmap",
-                          "build_prepare",
-                          "build_apply", "operation_status", "operation_cancel",
-                          "asset_list", "schematic_export", "schematic_import_prepare"],
+                max_changed_blocks=L.max_changed_blocks,
+                max_examined_positions=L.max_examined_positions,
+                batch_blocks=L.batch_blocks,
+                inspect_blocks_page=L.inspect_blocks_page,
+                inspect_summary_positions=L.inspect_summary_positions,
+                plan_ttl_seconds=L.plan_ttl_seconds,
+            ),
+            capabilities=[
+                "region_inspect.summary",
+                "region_inspect.blocks",
+                "region_inspect.heightmap",
+                "build_prepare",
+                "build_apply",
+                "operation_status",
+                "operation_cancel",
+                "asset_list",
+                "schematic_export",
+                "schematic_import_prepare",
+            ],
             recipe_operations=list(OPERATION_TYPES),
             block_states_help=(
                 f"Vanilla Minecraft {info.minecraft_version} block states, written like "
@@ -55,24 +71,45 @@ class Views:
         # recent ones list only the current world's unless asked for (worldid.OLD_WORLD_SQL).
         # needs_attention keeps them: a recovery_required operation blocks writes whatever its world.
         w = info.world_uuid
-        select = (f"SELECT o.*, {worldid.OLD_WORLD_SQL} AS old_world FROM operations o"
-                  " LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=?")
+        select = (
+            f"SELECT o.*, {worldid.OLD_WORLD_SQL} AS old_world FROM operations o"
+            " LEFT JOIN plans p ON p.plan_id=o.plan_id WHERE o.project_id=?"
+        )
 
         def brief(r: Any) -> jpb.OperationBrief:
-            return jpb.OperationBrief(operation_id=r["op_id"], state=r["state"], plan_id=r["plan_id"],
-                                      written=r["written"], message=r["message"], old_world=bool(r["old_world"]))
+            return jpb.OperationBrief(
+                operation_id=r["op_id"],
+                state=r["state"],
+                plan_id=r["plan_id"],
+                written=r["written"],
+                message=r["message"],
+                old_world=bool(r["old_world"]),
+            )
 
-        for r in self.ctx.db.all(select + " AND o.state IN ('recovery_required','conflict')"
-                             " ORDER BY o.updated_ms DESC LIMIT 10", w, w, project.project_id):
+        for r in self.ctx.db.all(
+            select + " AND o.state IN ('recovery_required','conflict') ORDER BY o.updated_ms DESC LIMIT 10",
+            w,
+            w,
+            project.project_id,
+        ):
             resp.needs_attention.append(brief(r))
         only_current = "" if include_old_worlds else f" AND NOT {worldid.OLD_WORLD_SQL}"
-        for r in self.ctx.db.all(select + only_current + " ORDER BY o.created_ms DESC LIMIT 5",
-                             w, w, project.project_id, *(() if include_old_worlds else (w, w))):
+        for r in self.ctx.db.all(
+            select + only_current + " ORDER BY o.created_ms DESC LIMIT 5",
+            w,
+            w,
+            project.project_id,
+            *(() if include_old_worlds else (w, w)),
+        ):
             resp.recent_operations.append(brief(r))
         if not include_old_worlds:
             resp.old_world_operations = self.ctx.db.row(
                 f"SELECT COUNT(*) AS n FROM operations o LEFT JOIN plans p ON p.plan_id=o.plan_id"
-                f" WHERE o.project_id=? AND {worldid.OLD_WORLD_SQL}", project.project_id, w, w)["n"]
+                f" WHERE o.project_id=? AND {worldid.OLD_WORLD_SQL}",
+                project.project_id,
+                w,
+                w,
+            )["n"]
         return resp
 
     async def region_inspect(self, caller: Caller, req: jpb.RegionInspectRequest) -> jpb.RegionInspectResponse:
@@ -82,8 +119,9 @@ class Views:
         box = box_from_pb(req.min, req.max)
         detail = req.detail or "summary"
         if detail not in ("summary", "blocks", "heightmap"):
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           f"detail {detail!r} is unknown; use 'summary', 'blocks' or 'heightmap'")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST, f"detail {detail!r} is unknown; use 'summary', 'blocks' or 'heightmap'"
+            )
         if box.volume > self.ctx.limits.inspect_summary_positions:
             raise McbError(
                 ErrorCode.BUDGET_EXCEEDED,
@@ -106,7 +144,7 @@ class Views:
         slab = Box(Vec3(box.min.x, y0, box.min.z), Vec3(box.max.x, y1, box.max.z))
         palette, idx = await read_region(self.ctx.world, slab)
         base = (y0 - box.min.y) * layer
-        sel = idx[offset - base: end - base]
+        sel = idx[offset - base : end - base]
         used = sorted(set(sel))
         remap = {old: new for new, old in enumerate(used)}
         resp.offset = offset
@@ -147,7 +185,7 @@ class Views:
             raise McbError(ErrorCode.INVALID_REQUEST, "cursor is not one this server issued") from None
         b = box
         if coords != [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z] or not 0 <= offset < b.volume:
-            raise McbError(ErrorCode.INVALID_REQUEST,
-                           "cursor belongs to another region; repeat the call with the same min/max")
+            raise McbError(
+                ErrorCode.INVALID_REQUEST, "cursor belongs to another region; repeat the call with the same min/max"
+            )
         return offset
-

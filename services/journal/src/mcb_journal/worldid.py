@@ -68,8 +68,6 @@ def current(db: Database) -> str:
     return str(seen[-1].get("world_uuid") or "") if seen else ""
 
 
-
-
 def worlds(db: Database) -> list[dict[str, Any]]:
     row = db.one("SELECT value FROM meta WHERE key='worlds'")
     try:
@@ -87,10 +85,16 @@ def note_world(db: Database, world_uuid: str, epoch: int) -> bool:
         return False
     seen.append({"world_uuid": world_uuid, "epoch": epoch, "first_seen_ms": now_ms()})
     with db.tx() as c:
-        c.execute("INSERT INTO meta(key, value) VALUES ('worlds', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                  (json.dumps(seen[-100:]),))
+        c.execute(
+            "INSERT INTO meta(key, value) VALUES ('worlds', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (json.dumps(seen[-100:]),),
+        )
     if len(seen) > 1:
-        log.warning("the world host serves a new world %s (epoch %d; was %s): operations, parts and change "
-                    "cursors of earlier worlds are refused with world_changed", world_uuid, epoch,
-                    seen[-2].get("world_uuid"))
+        log.warning(
+            "the world host serves a new world %s (epoch %d; was %s): operations, parts and change "
+            "cursors of earlier worlds are refused with world_changed",
+            world_uuid,
+            epoch,
+            seen[-2].get("world_uuid"),
+        )
     return len(seen) > 1

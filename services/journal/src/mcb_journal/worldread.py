@@ -79,8 +79,9 @@ async def read_indexed(world: WorldReader, xyz: list[int]) -> tuple[list[str], n
     return list(index), np.array([index[s] for s in states], dtype=np.int64)
 
 
-async def with_full_states(world: WorldReader, palette: list[str], out: np.ndarray,
-                           xyz_of: Callable[[np.ndarray], np.ndarray]) -> tuple[list[str], np.ndarray]:
+async def with_full_states(
+    world: WorldReader, palette: list[str], out: np.ndarray, xyz_of: Callable[[np.ndarray], np.ndarray]
+) -> tuple[list[str], np.ndarray]:
     """region_read gives block states only; blocks_get gives full states, with the block entity's
     data (chest contents, sign text …: mcb_common.blockentity) — re-read the positions whose
     block carries a block entity. ``out``: palette index per position (changed in place);
@@ -106,7 +107,7 @@ async def _blocks_get(world: WorldReader, xyz: list[int]) -> list[str]:
     n = len(xyz) // 3
     out: list[str] = []
     for start in range(0, n, BLOCKS_GET_PAGE):
-        page = xyz[3 * start: 3 * min(n, start + BLOCKS_GET_PAGE)]
+        page = xyz[3 * start : 3 * min(n, start + BLOCKS_GET_PAGE)]
         res = await world.call("blocks_get", world_pb2.BlocksGetParams(xyz=page), world_pb2.BlocksGetResult)
         pal = list(res.palette)
         out.extend(pal[s] for s in res.state)

@@ -16,8 +16,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--height", type=int, default=48)
-    p.add_argument("--tick", type=float, default=0.1,
-                   help="seconds of wall time per game tick; 0: only POST /sim/step advances the game")
+    p.add_argument(
+        "--tick",
+        type=float,
+        default=0.1,
+        help="seconds of wall time per game tick; 0: only POST /sim/step advances the game",
+    )
     a = p.parse_args(argv)
     server = SimServer(Colony(a.seed, a.width, a.height), a.port, a.tick).start()
     print(f"oni-sim listening on http://127.0.0.1:{server.port}", flush=True)

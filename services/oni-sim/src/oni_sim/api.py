@@ -145,8 +145,11 @@ def _path(c: Colony, b: dict[str, Any]) -> list[list[int]]:
         raise _bad(shape, "path")
     out: list[list[int]] = []
     for p in path:
-        if (not isinstance(p, list) or len(p) != 2
-                or any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 4095 for v in p)):
+        if (
+            not isinstance(p, list)
+            or len(p) != 2
+            or any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 4095 for v in p)
+        ):
             raise _bad(shape, "path")
         if out and abs(p[0] - out[-1][0]) + abs(p[1] - out[-1][1]) != 1 or p in out:
             raise _bad(shape, "path")
@@ -179,7 +182,7 @@ def _page(query: dict[str, str], items: list[Any]) -> tuple[list[Any], dict[str,
         return int(raw)
 
     offset, limit = num("offset", 0, 10**9, 0), num("limit", 1, 1000, 500)
-    page = items[offset:offset + limit]
+    page = items[offset : offset + limit]
     headers = {"X-Total-Count": str(len(items))}
     if offset + limit < len(items):
         headers["X-Next-Offset"] = str(offset + limit)
@@ -205,35 +208,78 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     if what != "actions":  # the mod's own record, not a world's (as the mod core: no worldId there)
         _world(c, query, True)
     if what == "game":
-        return {"cycle": c.tick_count // CYCLE_TICKS, "duplicantCount": len(c.dupes), "worldName": c.name,
-                "worldSize": c.width, "worldWidth": c.width, "worldHeight": c.height, "paused": c.paused, "speed": c.speed,
-                "worldId": WORLD_ID,
-                "worlds": [{"id": WORLD_ID, "name": c.name, "width": c.width, "height": c.height, "active": True}],
-                "power": {"produced": c.produced_w, "consumed": c.consumed_w, "stored": c.stored_j,
-                          "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built),
-                          "circuits": [dict(i) for i in c.circuit_stats], "unconnected": dict(c.unconnected)},
-                "temperature": {"average": round(c.temperature, 2), "max": round(c.temperature + 3.0, 2),
-                                "rooms": c.rooms()},
-                # the game's meanings (the glue reads them so): breathable gas over the open cells,
-                # food in kcal; the simulator's air is one pool spread over its open cells
-                "oxygen": {"breathableKg": round(c.resources["Oxygen"], 3),
-                           "breathableCells": sum(row.count(".") for row in c.cells)},
-                "food": {"kcal": round(c.resources["Food"], 3)}}
+        return {
+            "cycle": c.tick_count // CYCLE_TICKS,
+            "duplicantCount": len(c.dupes),
+            "worldName": c.name,
+            "worldSize": c.width,
+            "worldWidth": c.width,
+            "worldHeight": c.height,
+            "paused": c.paused,
+            "speed": c.speed,
+            "worldId": WORLD_ID,
+            "worlds": [{"id": WORLD_ID, "name": c.name, "width": c.width, "height": c.height, "active": True}],
+            "power": {
+                "produced": c.produced_w,
+                "consumed": c.consumed_w,
+                "stored": c.stored_j,
+                "capacity": sum(BUILDINGS[b.id].battery for b in c.buildings if b.built),
+                "circuits": [dict(i) for i in c.circuit_stats],
+                "unconnected": dict(c.unconnected),
+            },
+            "temperature": {
+                "average": round(c.temperature, 2),
+                "max": round(c.temperature + 3.0, 2),
+                "rooms": c.rooms(),
+            },
+            # the game's meanings (the glue reads them so): breathable gas over the open cells,
+            # food in kcal; the simulator's air is one pool spread over its open cells
+            "oxygen": {
+                "breathableKg": round(c.resources["Oxygen"], 3),
+                "breathableCells": sum(row.count(".") for row in c.cells),
+            },
+            "food": {"kcal": round(c.resources["Food"], 3)},
+        }
     if what == "resources":
-        return [{"name": t, "tag": t, "amount": round(v, 3), "unit": "kcal" if t == "Food" else "kg"}
-                for t, v in sorted(c.resources.items())]
+        return [
+            {"name": t, "tag": t, "amount": round(v, 3), "unit": "kcal" if t == "Food" else "kg"}
+            for t, v in sorted(c.resources.items())
+        ]
     if what == "duplicants":
-        return [{"name": d.name, "stress": round(d.stress, 2), "calories": round(d.calories, 1),
-                 "stamina": round(d.stamina, 2), "oxygen": round(d.oxygen, 2), "diseases": d.diseases,
-                 "skillLevels": d.skillLevels} for d in c.dupes]
+        return [
+            {
+                "name": d.name,
+                "stress": round(d.stress, 2),
+                "calories": round(d.calories, 1),
+                "stamina": round(d.stamina, 2),
+                "oxygen": round(d.oxygen, 2),
+                "diseases": d.diseases,
+                "skillLevels": d.skillLevels,
+            }
+            for d in c.dupes
+        ]
     if what == "buildings":
-        return [{"name": BUILDINGS[b.id].name, "id": b.id, "x": b.x, "y": b.y, "isOperational": b.operational,
-                 "width": b.size()[0], "height": b.size()[1],
-                 "underConstruction": not b.built} for b in c.buildings]
+        return [
+            {
+                "name": BUILDINGS[b.id].name,
+                "id": b.id,
+                "x": b.x,
+                "y": b.y,
+                "isOperational": b.operational,
+                "width": b.size()[0],
+                "height": b.size()[1],
+                "underConstruction": not b.built,
+            }
+            for b in c.buildings
+        ]
     if what == "research":
         cost = TECHS[c.research_current][1] if c.research_current else 1
-        return {"current": c.research_current, "progress": round(min(1.0, c.research_points / cost), 4),
-                "completed": list(c.completed), "available": c.available_techs()}
+        return {
+            "current": c.research_current,
+            "progress": round(min(1.0, c.research_points / cost), 4),
+            "completed": list(c.completed),
+            "available": c.available_techs(),
+        }
     if what == "geysers":
         return [dict(g) for g in c.geysers]
     if what == "alert":
@@ -243,22 +289,44 @@ def _state(c: Colony, what: str, query: dict[str, str]) -> Any:
     if what == "actions":
         return [dict(o) for o in c.outcomes.values()]
     if what == "reports":
-        return [{**{k: (dict(v) if isinstance(v, dict) else v) for k, v in rep.items()}, "current": i == len(c.reports) - 1}
-                for i, rep in enumerate(c.reports)]
+        return [
+            {**{k: (dict(v) if isinstance(v, dict) else v) for k, v in rep.items()}, "current": i == len(c.reports) - 1}
+            for i, rep in enumerate(c.reports)
+        ]
     if what == "schedules":
-        return [{"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
-                for n, bl in c.schedules.items()]
+        return [
+            {"name": n, "blocks": list(bl), "duplicants": [d.name for d in c.dupes if d.schedule == n]}
+            for n, bl in c.schedules.items()
+        ]
     if what == "catalog":  # the simulator's catalog (oni_agent.catalog): no materials modelled
-        return [{"id": b.id, "name": b.name, "width": b.width, "height": b.height, "materials": [], "tech": b.tech,
-                 "available": True, "powerW": b.power, "ports": _ports(b), "rotations": b.rotations,
-                 "researched": b.tech is None or b.tech in c.completed} for b in BUILDINGS.values()]
+        return [
+            {
+                "id": b.id,
+                "name": b.name,
+                "width": b.width,
+                "height": b.height,
+                "materials": [],
+                "tech": b.tech,
+                "available": True,
+                "powerW": b.power,
+                "ports": _ports(b),
+                "rotations": b.rotations,
+                "researched": b.tech is None or b.tech in c.completed,
+            }
+            for b in BUILDINGS.values()
+        ]
     if what == "map":
         q = _query_ints(query, ("x", "y", "width", "height"))
         x, y = _int(q, "x", 0, 4095), _int(q, "y", 0, 4095)
         w, h = _int(q, "width", 1, MAP_MAX), _int(q, "height", 1, MAP_MAX)
         _in_map(c, x, y, w, h)
-        return {"x": x, "y": y, "width": w, "height": h,
-                "rows": ["".join(c.cells[yy][x:x + w]) for yy in range(y, y + h)]}
+        return {
+            "x": x,
+            "y": y,
+            "width": w,
+            "height": h,
+            "rows": ["".join(c.cells[yy][x : x + w]) for yy in range(y, y + h)],
+        }
     raise ApiError(404, "not_found", f"no endpoint /api/state/{what}")
 
 
@@ -308,8 +376,11 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         o = orientation(bid, rot, flip)
         if o is None:  # BuildingDef.PermittedRotations: the build tool offers no other orientation
             allowed = ", ".join(PERMITTED[BUILDINGS[bid].rotations])
-            raise _bad(f"{bid} cannot be turned so: the game allows {allowed} "
-                       "(rotation 90 = R90, 180, 270; flip = the mirror it allows)", "rotation" if rot else "flip")
+            raise _bad(
+                f"{bid} cannot be turned so: the game allows {allowed} "
+                "(rotation 90 = R90, 180, 270; flip = the mirror it allows)",
+                "rotation" if rot else "flip",
+            )
         args = {"buildingId": bid, "x": x, "y": y, "rotation": rot, "priority": priority, "orientation": o}
         out = {"result": "build_queued", **_with_priority({"buildingId": bid, "x": x, "y": y}, b, args)}
         if o != "Neutral":
@@ -385,8 +456,9 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
         if item not in SUITS:
             raise _bad(f"item must be one of {', '.join(SUITS)}", "item")
         # the game has no call that dresses a duplicant: suits are put on at a suit dock; nothing is queued
-        raise ApiError(501, "not_implemented",
-                       "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock")
+        raise ApiError(
+            501, "not_implemented", "wardrobe is not implemented: in the game a duplicant puts a suit on at a suit dock"
+        )
     else:
         raise ApiError(404, "not_found", f"no endpoint /api/action/{what}")
     if "worldId" in b:
@@ -397,16 +469,54 @@ def _action(c: Colony, what: str, raw: bytes) -> dict[str, Any]:
     return {**out, "actionId": aid}
 
 
-STATE = ("game", "resources", "duplicants", "buildings", "research", "geysers", "alert", "critters", "map", "actions", "catalog",
-         "schedules", "reports")
-LISTS = ("resources", "duplicants", "buildings", "geysers", "alert", "critters", "actions", "catalog", "schedules",
-         "reports")
-ACTIONS = ("dig", "build", "deconstruct", "prioritize", "research", "schedule", "wardrobe", "utility", "speed",
-           "cancel", "plant", "mop", "sweep", "harvest")
+STATE = (
+    "game",
+    "resources",
+    "duplicants",
+    "buildings",
+    "research",
+    "geysers",
+    "alert",
+    "critters",
+    "map",
+    "actions",
+    "catalog",
+    "schedules",
+    "reports",
+)
+LISTS = (
+    "resources",
+    "duplicants",
+    "buildings",
+    "geysers",
+    "alert",
+    "critters",
+    "actions",
+    "catalog",
+    "schedules",
+    "reports",
+)
+ACTIONS = (
+    "dig",
+    "build",
+    "deconstruct",
+    "prioritize",
+    "research",
+    "schedule",
+    "wardrobe",
+    "utility",
+    "speed",
+    "cancel",
+    "plant",
+    "mop",
+    "sweep",
+    "harvest",
+)
 
 
-def handle(c: Colony, method: str, path: str, query: dict[str, str], body: bytes,
-           service: str = "oni-sim") -> tuple[int, Any, dict[str, str]]:
+def handle(
+    c: Colony, method: str, path: str, query: dict[str, str], body: bytes, service: str = "oni-sim"
+) -> tuple[int, Any, dict[str, str]]:
     try:
         if path == "/health":
             _method(method, "GET")

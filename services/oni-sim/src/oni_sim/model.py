@@ -18,19 +18,19 @@ from typing import Any
 from oni_agent.catalog import BUILDINGS, SEEDS, TECHS, UTILITIES, footprint, port_cell
 
 CYCLE_TICKS = 600
-O2_PER_DUPE = 0.1          # kg/s
-CAL_PER_TICK = 1000_000 / CYCLE_TICKS   # 1000 kcal per cycle, in cal
+O2_PER_DUPE = 0.1  # kg/s
+CAL_PER_TICK = 1000_000 / CYCLE_TICKS  # 1000 kcal per cycle, in cal
 CONSTRUCTION_TICKS = 30
-DIG_TICKS = 5              # per cell and duplicant
+DIG_TICKS = 5  # per cell and duplicant
 QUEUE_MAX = 256
 OUTCOMES_KEPT = 1024  # as the mod core (ModCore.OutcomesKept)
-REPORTS_KEPT = 11      # as the glue: the last 10 cycles and the one in progress
-WIRE_MAX_W = 1000.0    # a Wire's rating (WireConfig.cs: Wire.WattageRating.Max1000; Wire.GetMaxWattageAsFloat)
-MAX_ROOM_CELLS = 128   # a cavity of more cells is no room (RoomProber: numCells <= Tuning.maxRoomSize; 128 here)
-MOP_MAX_KG = 150.0     # MopTool.maxMopAmt: a cell holding more liquid cannot be mopped
-PUDDLE_KG = 100.0      # the simulator's liquid cells each hold this much (the game: Grid.Mass)
-DEBRIS_KG = 50.0       # what one dug cell drops on the floor
-WORLD_ID = 0           # the simulator has one world (ClusterManager's first WorldContainer)
+REPORTS_KEPT = 11  # as the glue: the last 10 cycles and the one in progress
+WIRE_MAX_W = 1000.0  # a Wire's rating (WireConfig.cs: Wire.WattageRating.Max1000; Wire.GetMaxWattageAsFloat)
+MAX_ROOM_CELLS = 128  # a cavity of more cells is no room (RoomProber: numCells <= Tuning.maxRoomSize; 128 here)
+MOP_MAX_KG = 150.0  # MopTool.maxMopAmt: a cell holding more liquid cannot be mopped
+PUDDLE_KG = 100.0  # the simulator's liquid cells each hold this much (the game: Grid.Mass)
+DEBRIS_KG = 50.0  # what one dug cell drops on the floor
+WORLD_ID = 0  # the simulator has one world (ClusterManager's first WorldContainer)
 
 
 class Lcg:
@@ -59,15 +59,15 @@ class Building:
     id: str
     x: int
     y: int
-    progress: int = 0        # construction ticks done
+    progress: int = 0  # construction ticks done
     priority: int = 5
     operational: bool = False
-    stored: float = 0.0      # J, a battery's charge
-    orientation: str = "Neutral"   # the game's Orientation (catalog.orientation)
+    stored: float = 0.0  # J, a battery's charge
+    orientation: str = "Neutral"  # the game's Orientation (catalog.orientation)
     seed: str | None = None  # a plot's planted seed (PlantablePlot's occupant)
-    growth: int = 0          # seconds the crop has grown
-    harvest: bool = True     # HarvestDesignatable.harvestWhenReady (defaultHarvestStateWhenPlanted = true)
-    powered: bool = False    # a consumer served by its circuit this tick
+    growth: int = 0  # seconds the crop has grown
+    harvest: bool = True  # HarvestDesignatable.harvestWhenReady (defaultHarvestStateWhenPlanted = true)
+    powered: bool = False  # a consumer served by its circuit this tick
 
     def cells(self) -> list[tuple[int, int]]:
         return footprint(self.id, self.x, self.y, self.orientation)
@@ -85,8 +85,12 @@ class Building:
         return self.progress >= CONSTRUCTION_TICKS
 
 
-def _flood(out: dict[tuple[int, int], Any], start: tuple[int, int], label: Any,
-           joined: Callable[[tuple[int, int], tuple[int, int]], bool]) -> None:
+def _flood(
+    out: dict[tuple[int, int], Any],
+    start: tuple[int, int],
+    label: Any,
+    joined: Callable[[tuple[int, int], tuple[int, int]], bool],
+) -> None:
     """Give ``label`` to every cell reached from ``start`` through the four neighbours, a step
     from ``c`` to ``o`` taken where ``joined(c, o)`` (cells already in ``out`` are not entered)."""
     todo = [start]
@@ -97,6 +101,7 @@ def _flood(out: dict[tuple[int, int], Any], start: tuple[int, int], label: Any,
         out[c] = label
         x, y = c
         todo += [o for o in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if o not in out and joined(c, o)]
+
 
 class Colony:
     def __init__(self, seed: int = 1, width: int = 64, height: int = 48, name: str = "Terra") -> None:
@@ -118,7 +123,7 @@ class Colony:
                 elif rng.next(40) == 0:
                     self.cells[y][x] = "~"
         cx, cy = width // 2, height // 2
-        for y in range(cy, cy + 6):          # the starting cavity: 16 x 6 above the floor row cy-1
+        for y in range(cy, cy + 6):  # the starting cavity: 16 x 6 above the floor row cy-1
             for x in range(cx - 8, cx + 8):
                 self.cells[y][x] = "."
         self.buildings: list[Building] = [Building("Headquarters", cx - 2, cy, CONSTRUCTION_TICKS, 5, True)]
@@ -126,9 +131,18 @@ class Colony:
         # schedules by name, shared by the duplicants assigned to them (ScheduleManager; the first is
         # STRINGS.UI.SCHEDULESCREEN.SCHEDULE_NAME_DEFAULT)
         self.schedules: dict[str, list[str]] = {"Default Standard Schedule": ["work"] * 21 + ["sleep"] * 3}
-        self.resources: dict[str, float] = {"Oxygen": 600.0, "Water": 2000.0, "Algae": 400.0, "Food": 6000.0,
-                                            "Dirt": 500.0, "SandStone": 1000.0, "Carbon": 300.0,
-                                            "Hydrogen": 0.0, "DirtyWater": 0.0, "BasicSingleHarvestPlantSeed": 4.0}
+        self.resources: dict[str, float] = {
+            "Oxygen": 600.0,
+            "Water": 2000.0,
+            "Algae": 400.0,
+            "Food": 6000.0,
+            "Dirt": 500.0,
+            "SandStone": 1000.0,
+            "Carbon": 300.0,
+            "Hydrogen": 0.0,
+            "DirtyWater": 0.0,
+            "BasicSingleHarvestPlantSeed": 4.0,
+        }
         self.digs: deque[tuple[int, int]] = deque()
         # errands after the digs, each done by a worker: ("mop", cell), ("sweep", cell), ("plant", cell)
         self.errands: deque[tuple[str, tuple[int, int]]] = deque()
@@ -155,8 +169,17 @@ class Colony:
         self.reports: list[dict[str, Any]] = [self._new_report(0)]
         self.temperature = 24.0
         self.alerts: list[dict[str, str]] = []
-        self.geysers = [{"id": "geyser-1", "name": "Cool Steam Vent", "x": 8, "y": 8, "state": "idle",
-                         "element": "Steam", "emitRate": 0.0}]
+        self.geysers = [
+            {
+                "id": "geyser-1",
+                "name": "Cool Steam Vent",
+                "x": 8,
+                "y": 8,
+                "state": "idle",
+                "element": "Steam",
+                "emitRate": 0.0,
+            }
+        ]
         self.critters = [{"name": "Hatch", "species": "Hatch", "x": cx + 5, "y": cy, "isWild": True}]
 
     # ---- queries (the API copies under the lock; nothing here writes) ----
@@ -215,15 +238,24 @@ class Colony:
             if len(cells) > MAX_ROOM_CELLS:
                 continue
             xs, ys = [c[0] for c in cells], [c[1] for c in cells]
-            out.append({"room": "Neutral", "x": min(xs), "y": min(ys), "width": max(xs) - min(xs) + 1,
-                        "height": max(ys) - min(ys) + 1, "cells": len(cells),
-                        "temperature": round(self.cavity_temp.get(key, self.temperature), 2),
-                        "duplicants": len(self.dupes)})
+            out.append(
+                {
+                    "room": "Neutral",
+                    "x": min(xs),
+                    "y": min(ys),
+                    "width": max(xs) - min(xs) + 1,
+                    "height": max(ys) - min(ys) + 1,
+                    "cells": len(cells),
+                    "temperature": round(self.cavity_temp.get(key, self.temperature), 2),
+                    "duplicants": len(self.dupes),
+                }
+            )
         return out
 
     def available_techs(self) -> list[str]:
-        return [t for t, (_, _, pre) in TECHS.items()
-                if t not in self.completed and all(p in self.completed for p in pre)]
+        return [
+            t for t, (_, _, pre) in TECHS.items() if t not in self.completed and all(p in self.completed for p in pre)
+        ]
 
     # ---- the game thread ----
 
@@ -234,7 +266,12 @@ class Colony:
                 return None
             self.last_action_id += 1
             aid = self.last_action_id
-            self.outcomes[aid] = {"id": aid, "action": kind, "state": "queued", "body": dict(body if body is not None else args)}
+            self.outcomes[aid] = {
+                "id": aid,
+                "action": kind,
+                "state": "queued",
+                "body": dict(body if body is not None else args),
+            }
             for old in list(self.outcomes)[:-OUTCOMES_KEPT]:
                 del self.outcomes[old]
             self.queue.append((aid, kind, args))
@@ -254,8 +291,11 @@ class Colony:
             aid, kind, args = self.queue.popleft()
             refused = self._apply(kind, args)
             if aid in self.outcomes:
-                self.outcomes[aid] = {**self.outcomes[aid], "state": "refused" if refused else "applied",
-                                      **({"reason": refused} if refused else {})}
+                self.outcomes[aid] = {
+                    **self.outcomes[aid],
+                    "state": "refused" if refused else "applied",
+                    **({"reason": refused} if refused else {}),
+                }
 
     def _alert(self, kind: str, message: str, severity: str = "warning") -> None:
         self.alerts.append({"type": kind, "message": message, "severity": severity})
@@ -303,7 +343,11 @@ class Colony:
             errands = deque(e for e in self.errands if not inside(e[1]))
             plants = {c: v for c, v in self.plant_orders.items() if not inside(c)}
             if (len(digs), len(kept), len(errands), len(plants)) == (
-                    len(self.digs), len(self.buildings), len(self.errands), len(self.plant_orders)):
+                len(self.digs),
+                len(self.buildings),
+                len(self.errands),
+                len(self.plant_orders),
+            ):
                 return "nothing_there: no order in the area"
             # digs, constructions, mop/sweep errands and seed orders not done yet
             self.digs, self.buildings, self.errands, self.plant_orders = digs, kept, errands, plants
@@ -311,8 +355,11 @@ class Colony:
             return None
         elif kind == "deconstruct":
             x0, y0, w, h = a["x"], a["y"], a.get("width", 1), a.get("height", 1)
-            kept = [b for b in self.buildings if b.id == "Headquarters" or not any(
-                x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in b.cells())]
+            kept = [
+                b
+                for b in self.buildings
+                if b.id == "Headquarters" or not any(x0 <= cx < x0 + w and y0 <= cy < y0 + h for cx, cy in b.cells())
+            ]
             if len(kept) == len(self.buildings):
                 return "nothing_there: no building to deconstruct in the area"
             self.buildings = kept
@@ -337,7 +384,11 @@ class Colony:
         return f"unknown_action: {kind}"
 
     def _area(self, a: dict[str, Any]) -> list[tuple[int, int]]:
-        return [(x, y) for y in range(a["y"], a["y"] + a.get("height", 1)) for x in range(a["x"], a["x"] + a.get("width", 1))]
+        return [
+            (x, y)
+            for y in range(a["y"], a["y"] + a.get("height", 1))
+            for x in range(a["x"], a["x"] + a.get("width", 1))
+        ]
 
     def _plot(self, cell: tuple[int, int]) -> Building | None:
         return next((b for b in self.buildings if BUILDINGS[b.id].plot and b.built and (b.x, b.y) == cell), None)
@@ -362,8 +413,14 @@ class Colony:
         if kind == "mop":
             # MopTool.OnDragTool: a liquid cell, not solid, with a solid cell under it, holding at most
             # MopTool.maxMopAmt kg; other cells of the area are skipped
-            ok = [c for c in cells if self.cell(*c) == "~" and self.cell(c[0], c[1] - 1) in "#N"
-                  and PUDDLE_KG <= MOP_MAX_KG and ("mop", c) not in self.errands]
+            ok = [
+                c
+                for c in cells
+                if self.cell(*c) == "~"
+                and self.cell(c[0], c[1] - 1) in "#N"
+                and PUDDLE_KG <= MOP_MAX_KG
+                and ("mop", c) not in self.errands
+            ]
             self.errands.extend(("mop", c) for c in ok)
             return None if ok else "nothing_there: no liquid on a floor to mop in the area"
         if kind == "sweep":
@@ -429,8 +486,9 @@ class Colony:
         for start in sorted(cells):
             if start in net:
                 continue
-            _flood(net, start, len(set(net.values())),
-                   lambda c, o: o in cells and frozenset((c, o)) in self.links[kind])
+            _flood(
+                net, start, len(set(net.values())), lambda c, o: o in cells and frozenset((c, o)) in self.links[kind]
+            )
         return net
 
     def _flowing(self, built: list[Building], nets: dict[str, dict[tuple[int, int], int]]) -> dict[str, set[int]]:
@@ -440,10 +498,16 @@ class Colony:
         out: dict[str, set[int]] = {}
         for kind in ("gas", "liquid"):
             net = nets[kind]
-            sources = {net.get(b.port(d.conduit_out[1:])) for b in built
-                       if (d := BUILDINGS[b.id]).conduit_out and d.conduit_out[0] == kind and b.operational}
-            sinks = {net.get(b.port(d.conduit_in[1:])) for b in built
-                     if (d := BUILDINGS[b.id]).conduit_in and d.conduit_in[0] == kind}
+            sources = {
+                net.get(b.port(d.conduit_out[1:]))
+                for b in built
+                if (d := BUILDINGS[b.id]).conduit_out and d.conduit_out[0] == kind and b.operational
+            }
+            sinks = {
+                net.get(b.port(d.conduit_in[1:]))
+                for b in built
+                if (d := BUILDINGS[b.id]).conduit_in and d.conduit_in[0] == kind
+            }
             out[kind] = {n for n in sources & sinks if n is not None}
         return out
 
@@ -459,8 +523,11 @@ class Colony:
             kind = d.conduit_out[0]
             net = nets[kind]
             mine = net.get(b.port(d.conduit_out[1:]))
-            sinks = {net.get(o.port(od.conduit_in[1:])) for o in self.buildings if o.built
-                     and (od := BUILDINGS[o.id]).conduit_in and od.conduit_in[0] == kind}
+            sinks = {
+                net.get(o.port(od.conduit_in[1:]))
+                for o in self.buildings
+                if o.built and (od := BUILDINGS[o.id]).conduit_in and od.conduit_in[0] == kind
+            }
             if mine is None or mine not in sinks:
                 return False
         return True
@@ -487,10 +554,24 @@ class Colony:
         self.unconnected = {"generators": 0, "consumers": 0, "batteries": 0}
 
         def info(c: int) -> dict[str, Any]:
-            return circuits.setdefault(c, {"id": c, "generatedW": 0.0, "usedW": 0.0, "neededW": 0.0, "storedJ": 0.0,
-                                           "capacityJ": 0.0, "maxSafeW": WIRE_MAX_W, "generators": 0,
-                                           "consumers": 0, "batteries": 0, "unpowered": 0,
-                                           "_bat": [], "_want": []})
+            return circuits.setdefault(
+                c,
+                {
+                    "id": c,
+                    "generatedW": 0.0,
+                    "usedW": 0.0,
+                    "neededW": 0.0,
+                    "storedJ": 0.0,
+                    "capacityJ": 0.0,
+                    "maxSafeW": WIRE_MAX_W,
+                    "generators": 0,
+                    "consumers": 0,
+                    "batteries": 0,
+                    "unpowered": 0,
+                    "_bat": [],
+                    "_want": [],
+                },
+            )
 
         for b in built:
             d, c = BUILDINGS[b.id], circuit(b)
@@ -530,8 +611,9 @@ class Colony:
         self.consumed_w = sum(i["usedW"] for i in circuits.values())
         self._report("energyJ", self.produced_w, self.consumed_w)
         self.stored_j = sum(i["storedJ"] for i in circuits.values())
-        self.circuit_stats = [{k: v for k, v in i.items() if not k.startswith("_")}
-                              for _, i in sorted(circuits.items())]
+        self.circuit_stats = [
+            {k: v for k, v in i.items() if not k.startswith("_")} for _, i in sorted(circuits.items())
+        ]
         heat: dict[tuple[int, int] | None, float] = {}
         cav = self.cavities()
         for b in built:
@@ -584,7 +666,7 @@ class Colony:
     def _errand(self, kind: str, c: tuple[int, int]) -> None:
         x, y = c
         if kind == "mop" and self.cell(x, y) == "~":
-            self.cells[y][x] = "."   # the liquid is bottled and stored (a bottle of it: the colony's water)
+            self.cells[y][x] = "."  # the liquid is bottled and stored (a bottle of it: the colony's water)
             self.resources["Water"] += PUDDLE_KG
             self._cells_changed()
         elif kind == "sweep":
@@ -619,6 +701,7 @@ class Colony:
                     visit(p)
             if t not in out:
                 out.append(t)
+
         visit(tech)
         return out
 
@@ -677,9 +760,17 @@ class Colony:
                 d.calories += 1000_000
             sleeping = self.schedules[d.schedule][hour] == "sleep"
             d.stamina = min(100.0, d.stamina + 0.2) if sleeping else max(0.0, d.stamina - 0.03)
-            d.stress = max(0.0, min(100.0, d.stress + (0.05 if d.oxygen < 50 else 0.0)
-                                    + (0.02 if d.calories < 100_000 else 0.0)
-                                    + (0.02 if self.temperature > 35 else 0.0) - 0.005))
+            d.stress = max(
+                0.0,
+                min(
+                    100.0,
+                    d.stress
+                    + (0.05 if d.oxygen < 50 else 0.0)
+                    + (0.02 if d.calories < 100_000 else 0.0)
+                    + (0.02 if self.temperature > 35 else 0.0)
+                    - 0.005,
+                ),
+            )
         r["Oxygen"] = max(0.0, r["Oxygen"])
         if self.tick_count % CYCLE_TICKS == 0:
             self.reports = [*self.reports, self._new_report(self.tick_count // CYCLE_TICKS)][-REPORTS_KEPT:]

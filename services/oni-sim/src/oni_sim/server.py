@@ -87,8 +87,14 @@ class _Deadlines:
                     del self.reading[s]
             for s, write_lock in late:
                 with write_lock:
-                    _send_json(s, 408, {"error": "request_timeout",
-                                        "details": f"the whole request must arrive within {REQUEST_DEADLINE:g} s"})
+                    _send_json(
+                        s,
+                        408,
+                        {
+                            "error": "request_timeout",
+                            "details": f"the whole request must arrive within {REQUEST_DEADLINE:g} s",
+                        },
+                    )
                 try:
                     s.shutdown(socket.SHUT_RDWR)
                 except OSError:
@@ -98,8 +104,10 @@ class _Deadlines:
 def _send_json(sock: socket.socket, status: int, payload: Any, head_only: bool = False) -> None:
     data = json.dumps(payload, separators=(",", ":")).encode()
     reason = {403: "Forbidden", 408: "Request Timeout", 503: "Service Unavailable"}.get(status, "Error")
-    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\n"
+        f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+    ).encode()
     try:
         sock.settimeout(1.0)
         sock.sendall(head if head_only else head + data)
@@ -220,8 +228,7 @@ class SimServer:
             self.colony.step(self.colony.speed)  # 1..3 ticks a step: the game's speeds
 
     def start(self) -> SimServer:
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="oni-sim-http",
-                         daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="oni-sim-http", daemon=True).start()
         threading.Thread(target=self._deadlines.run, name="oni-sim-deadlines", daemon=True).start()
         if self.tick_seconds > 0:
             threading.Thread(target=self._game_thread, name="oni-sim-game", daemon=True).start()

@@ -42,8 +42,10 @@ async def _run(settings: Settings) -> None:
     # Every principal is known, so a known-but-not-allowed token gets permission_denied.
     tokens = TokenTable.load(settings.secrets_dir)
     if not any(tokens.has(p) for p in SCOPES["Compile"]):
-        raise SystemExit(f"planner: no service or admin token in {settings.secrets_dir}; run `mcb up` "
-                         "(or the compose secrets-init service) to create them, or point MCB_SECRETS_DIR at them")
+        raise SystemExit(
+            f"planner: no service or admin token in {settings.secrets_dir}; run `mcb up` "
+            "(or the compose secrets-init service) to create them, or point MCB_SECRETS_DIR at them"
+        )
 
     def add(server: grpc.aio.Server) -> None:
         planner_pb2_grpc.add_PlannerServicer_to_server(PlannerServicer(tokens, world=world), server)

@@ -39,11 +39,7 @@ assert XZ_OFF > WORLD_XZ_LIMIT
 
 def pack(cells: np.ndarray) -> np.ndarray:
     """(N, 3) cells inside the world → int64 keys ordered like (y, z, x)."""
-    return (
-        ((cells[:, 1] - WORLD_MIN_Y) << 52)
-        | ((cells[:, 2] + XZ_OFF) << 26)
-        | (cells[:, 0] + XZ_OFF)
-    )
+    return ((cells[:, 1] - WORLD_MIN_Y) << 52) | ((cells[:, 2] + XZ_OFF) << 26) | (cells[:, 0] + XZ_OFF)
 
 
 def unpack(keys: np.ndarray) -> np.ndarray:
@@ -142,8 +138,13 @@ class Blocks:
         key = (state, flipped, k)
         i = self._oriented.get(key)
         if i is None:
-            s2 = furniture.persist(state) if not flipped and k == 0 else furniture.persist(furniture.turn(
-                state, self.registry, mirror_axis="x" if flipped else None, quarter_turns=k))
+            s2 = (
+                furniture.persist(state)
+                if not flipped and k == 0
+                else furniture.persist(
+                    furniture.turn(state, self.registry, mirror_axis="x" if flipped else None, quarter_turns=k)
+                )
+            )
             i = self._oriented[key] = self.table.setdefault(s2, len(self.table))
         return i
 
@@ -160,9 +161,10 @@ class Blocks:
         flipped, k = frame.orientation()
         if text.startswith("$"):
             name = text[1:]
-            opts = tuple((self.index(st, flipped, k) | self.pin(raw, flipped, k), w)
-                         for (st, w), (raw, _) in zip(self.palette_opts[name], self.raw_palette[name],
-                                                      strict=True))
+            opts = tuple(
+                (self.index(st, flipped, k) | self.pin(raw, flipped, k), w)
+                for (st, w), (raw, _) in zip(self.palette_opts[name], self.raw_palette[name], strict=True)
+            )
             return opts, salt(name)
         return ((self.index(self.canon[text], flipped, k) | self.pin(text, flipped, k), 1),), 0
 
@@ -173,8 +175,9 @@ class Blocks:
 class Build:
     """The write set so far: keys and states per placement, in recipe order."""
 
-    def __init__(self, blocks: Blocks, world: RegionReader | None, seed: int,
-                 pasted: Mapping[tuple[str, str], sources.Source]):
+    def __init__(
+        self, blocks: Blocks, world: RegionReader | None, seed: int, pasted: Mapping[tuple[str, str], sources.Source]
+    ):
         self.blocks = blocks
         self.world = world
         self.seed = seed
@@ -195,8 +198,11 @@ class Build:
         self.explicit_parts.append(k_)
         self.explicit_states.append(s_)
         # doors, beds, tall plants: the other half joins the placement (connect.py)
-        cand = ({o & connect.INDEX_MASK for o, _ in p.options} if p.options and not p.shape.reads_world_states
-                else set(np.unique(s_ & connect.INDEX_MASK).tolist()))
+        cand = (
+            {o & connect.INDEX_MASK for o, _ in p.options}
+            if p.options and not p.shape.reads_world_states
+            else set(np.unique(s_ & connect.INDEX_MASK).tolist())
+        )
         now = list(self.blocks.table)
         version = self.blocks.registry.version
         if any(connect.info(now[i], version).cat in connect.TWO_PART for i in cand):
@@ -206,8 +212,7 @@ class Build:
         self.keys_parts.append(k_)
         self.state_parts.append(s_)
 
-    def choose(self, keys: np.ndarray, p: Placement,
-               options: tuple[tuple[int, int], ...] | None = None) -> np.ndarray:
+    def choose(self, keys: np.ndarray, p: Placement, options: tuple[tuple[int, int], ...] | None = None) -> np.ndarray:
         """A state per key: ``options`` (default: the placement's), weighted by the recipe's seed."""
         return choose(keys, p.options if options is None else options, p.salt, self.seed)
 
@@ -242,21 +247,28 @@ class Build:
             return got
         what = p.shape.NAME
         if self.world is None:
-            raise McbError(ErrorCode.UNAVAILABLE,
-                           f"{p.where()}: {what} reads the world's current states, and this planner "
-                           "has no world reader configured", details={"path": p.shape.path})
+            raise McbError(
+                ErrorCode.UNAVAILABLE,
+                f"{p.where()}: {what} reads the world's current states, and this planner "
+                "has no world reader configured",
+                details={"path": p.shape.path},
+            )
         try:
             wpal, widx = self.world(box)
         except McbError as e:
             if e.code != ErrorCode.NOT_FOUND:
                 raise
-            raise McbError(ErrorCode.NOT_FOUND,
-                           f"{p.where()}: cannot read the {what} region {box_text(box)}: {e.message}",
-                           details={**e.details, "path": p.shape.path, "region": box.as_dict()}) from None
+            raise McbError(
+                ErrorCode.NOT_FOUND,
+                f"{p.where()}: cannot read the {what} region {box_text(box)}: {e.message}",
+                details={**e.details, "path": p.shape.path, "region": box.as_dict()},
+            ) from None
         widx = np.asarray(widx, dtype=np.int64)
         if len(widx) != box.volume or (len(widx) and int(widx.max()) >= len(wpal)):
-            raise McbError(ErrorCode.INTERNAL, f"the world host answered {len(widx)} positions for "
-                                               f"{box_text(box)} ({box.volume} expected)")
+            raise McbError(
+                ErrorCode.INTERNAL,
+                f"the world host answered {len(widx)} positions for {box_text(box)} ({box.volume} expected)",
+            )
         wmap = np.empty(len(wpal), dtype=np.int64)
         for i, st in enumerate(wpal):
             try:

@@ -68,8 +68,21 @@ from .placement import IDENTITY, Frame, Placement
 from .recipe import Recipe, expanded_count, parse_recipe
 from .sources import PartBlocks, RegionReader
 
-__all__ = ["IDENTITY", "WORLD_MAX_Y", "WORLD_MIN_Y", "CompileResult", "Frame", "Limits", "Placement",
-           "canonical_json", "choose", "compile_recipe", "pack", "recipe_hash", "unpack"]
+__all__ = [
+    "IDENTITY",
+    "WORLD_MAX_Y",
+    "WORLD_MIN_Y",
+    "CompileResult",
+    "Frame",
+    "Limits",
+    "Placement",
+    "canonical_json",
+    "choose",
+    "compile_recipe",
+    "pack",
+    "recipe_hash",
+    "unpack",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +143,7 @@ class CompileResult:
     def blocks(self) -> dict[tuple[int, int, int], str]:
         """The write set as a dict (convenient for tests and small plans; O(N) objects)."""
         pal = self.palette
-        return {
-            (x, y, z): pal[s]
-            for (x, y, z), s in zip(self.xyz.tolist(), self.states.tolist(), strict=True)
-        }
+        return {(x, y, z): pal[s] for (x, y, z), s in zip(self.xyz.tolist(), self.states.tolist(), strict=True)}
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -143,10 +153,7 @@ def _check_bounds(p: Placement, area: Box | None) -> None:
     b = p.bounds()
     problem = None
     if b.min.y < WORLD_MIN_Y or b.max.y > WORLD_MAX_Y:
-        problem = (
-            f"spans y {b.min.y}..{b.max.y}, outside the world's heights "
-            f"{WORLD_MIN_Y}..{WORLD_MAX_Y}"
-        )
+        problem = f"spans y {b.min.y}..{b.max.y}, outside the world's heights {WORLD_MIN_Y}..{WORLD_MAX_Y}"
     elif min(b.min.x, b.min.z) < -WORLD_XZ_LIMIT or max(b.max.x, b.max.z) > WORLD_XZ_LIMIT:
         problem = f"spans {box_text(b)}, beyond the world border ±{WORLD_XZ_LIMIT}"
     elif area is not None and not area.contains_box(b):
@@ -166,8 +173,9 @@ def _check_bounds(p: Placement, area: Box | None) -> None:
     )
 
 
-def recipe_hash(normalised: dict[str, Any], registry_sha256: str, planner_version: str = PLANNER_VERSION,
-                inputs: str = "") -> str:
+def recipe_hash(
+    normalised: dict[str, Any], registry_sha256: str, planner_version: str = PLANNER_VERSION, inputs: str = ""
+) -> str:
     """``inputs``: a digest of what the recipe read besides itself (world regions of
     ``replace``, assets and parts of ``paste``); empty — and left out — when it read nothing."""
     h = hashlib.sha256()
@@ -221,7 +229,9 @@ def parse(data: Any, limits: Limits) -> Recipe:
         raise budget(
             f"the recipe expands to {n_ops} shapes after repeats; the limit is "
             f"{limits.max_operations} — use fewer or larger shapes",
-            "max_operations", n_ops, limits.max_operations,
+            "max_operations",
+            n_ops,
+            limits.max_operations,
         )
     return recipe
 
@@ -257,7 +267,9 @@ def examine(placements: list[Placement], limits: Limits) -> int:
             f"the recipe covers {examined} positions (before overlaps are merged); the limit is "
             f"{limits.max_examined_positions} — the largest shape is {placements[worst].where()} "
             f"with {counts[worst]}",
-            "max_examined_positions", examined, limits.max_examined_positions,
+            "max_examined_positions",
+            examined,
+            limits.max_examined_positions,
             largest={"path": placements[worst].shape.path, "positions": counts[worst]},
         )
     return examined
@@ -272,7 +284,9 @@ def rasterise(build: Build, placements: list[Placement], limits: Limits, started
             raise budget(
                 f"compiling took over {elapsed} ms (at {p.where()}); the limit is "
                 f"{limits.max_millis} ms — use fewer or smaller shapes",
-                "max_millis", elapsed, limits.max_millis,
+                "max_millis",
+                elapsed,
+                limits.max_millis,
             )
 
 
@@ -283,15 +297,18 @@ def merge(build: Build, limits: Limits) -> tuple[np.ndarray, np.ndarray]:
     changed = len(keys)
     if changed == 0:
         unmatched = build.unmatched
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       "the recipe places no blocks" + (
-                           f": {', '.join(unmatched[:4])} matched no position" if unmatched else ""),
-                       details={"unmatched": unmatched[:8]})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            "the recipe places no blocks" + (f": {', '.join(unmatched[:4])} matched no position" if unmatched else ""),
+            details={"unmatched": unmatched[:8]},
+        )
     if changed > limits.max_changed_blocks:
         raise budget(
             f"the recipe sets {changed} blocks; the limit is {limits.max_changed_blocks} per plan "
             f"— split the build into smaller plans",
-            "max_changed_blocks", changed, limits.max_changed_blocks,
+            "max_changed_blocks",
+            changed,
+            limits.max_changed_blocks,
         )
     # two halves the recipe writes itself must be one block (connect.check_halves), and such a
     # half is kept as written: a half another operation added there (its partner) does not replace it
@@ -308,12 +325,22 @@ def merge(build: Build, limits: Limits) -> tuple[np.ndarray, np.ndarray]:
     return keys, states
 
 
-def connect_blocks(build: Build, keys: np.ndarray, states: np.ndarray, world: RegionReader | None,
-                   area: Box | None, limits: Limits) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def connect_blocks(
+    build: Build, keys: np.ndarray, states: np.ndarray, world: RegionReader | None, area: Box | None, limits: Limits
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Connection states and two-part checks over the final neighbourhood (connect.py)."""
-    done = connect.finish(keys, states, build.blocks.table, build.blocks.registry, world,
-                          np.concatenate(build.added_parts) if build.added_parts else np.empty(0, dtype=np.int64),
-                          build.explicit_parts, area, (WORLD_MIN_Y, WORLD_MAX_Y), limits.max_examined_positions)
+    done = connect.finish(
+        keys,
+        states,
+        build.blocks.table,
+        build.blocks.registry,
+        world,
+        np.concatenate(build.added_parts) if build.added_parts else np.empty(0, dtype=np.int64),
+        build.explicit_parts,
+        area,
+        (WORLD_MIN_Y, WORLD_MAX_Y),
+        limits.max_examined_positions,
+    )
     if done.read is not None:
         rbox, rpal, ridx = done.read
         build.inputs.update(f"neighbourhood {box_text(rbox)}\n".encode())
@@ -323,15 +350,17 @@ def connect_blocks(build: Build, keys: np.ndarray, states: np.ndarray, world: Re
     return keys, done.states, list(done.warnings)
 
 
-def result(recipe: Recipe, build: Build, keys: np.ndarray, states: np.ndarray, examined: int,
-           warnings: list[str], pasted: bool) -> CompileResult:
+def result(
+    recipe: Recipe, build: Build, keys: np.ndarray, states: np.ndarray, examined: int, warnings: list[str], pasted: bool
+) -> CompileResult:
     """Materials (count desc, then name; they double as the palette order), bounds, the
     remaining warnings and the recipe hash."""
     blocks = build.blocks
     names = list(blocks.table)
     counts_by_state = np.bincount(states, minlength=len(names))
-    present = sorted((i for i in range(len(names)) if counts_by_state[i]),
-                     key=lambda i: (-int(counts_by_state[i]), names[i]))
+    present = sorted(
+        (i for i in range(len(names)) if counts_by_state[i]), key=lambda i: (-int(counts_by_state[i]), names[i])
+    )
     remap = np.zeros(len(names), dtype=np.uint32)
     remap[present] = np.arange(len(present), dtype=np.uint32)
     palette = tuple(names[i] for i in present)
@@ -343,19 +372,24 @@ def result(recipe: Recipe, build: Build, keys: np.ndarray, states: np.ndarray, e
 
     unmatched = build.unmatched
     if unmatched:
-        warnings.append(f"{len(unmatched)} replace operation(s) matched no position: "
-                        f"{', '.join(unmatched[:4])}{', …' if len(unmatched) > 4 else ''}")
+        warnings.append(
+            f"{len(unmatched)} replace operation(s) matched no position: "
+            f"{', '.join(unmatched[:4])}{', …' if len(unmatched) > 4 else ''}"
+        )
     unused = sorted(set(blocks.palette_opts) - blocks.used_palette)
     if unused:
         warnings.append(f"palette entries never used: {', '.join('$' + n for n in unused)}")
     info = BlockInfo.load(blocks.registry.version)
-    redstone = sorted({s.split("[", 1)[0].removeprefix("minecraft:") for s, _ in materials
-                       if info.category(s) == REDSTONE})
+    redstone = sorted(
+        {s.split("[", 1)[0].removeprefix("minecraft:") for s, _ in materials if info.category(s) == REDSTONE}
+    )
     if redstone:
         n_red = sum(c for s, c in materials if info.category(s) == REDSTONE)
-        warnings.append(f"{n_red} redstone component(s) ({', '.join(redstone[:6])}"
-                        f"{', …' if len(redstone) > 6 else ''}) may change state after placement "
-                        "as they react to their neighbours")
+        warnings.append(
+            f"{n_red} redstone component(s) ({', '.join(redstone[:6])}"
+            f"{', …' if len(redstone) > 6 else ''}) may change state after placement "
+            "as they react to their neighbours"
+        )
     weighted = any(len(blocks.palette_opts[n]) > 1 for n in blocks.used_palette)
     if recipe.seed is not None and not weighted:
         warnings.append("seed has no effect: no weighted palette entry is used")
@@ -369,8 +403,9 @@ def result(recipe: Recipe, build: Build, keys: np.ndarray, states: np.ndarray, e
         materials=materials,
         bounds=bounds,
         examined=examined,
-        recipe_hash=recipe_hash(normalised, blocks.registry.sha256,
-                                inputs=build.inputs.hexdigest() if read_anything else ""),
+        recipe_hash=recipe_hash(
+            normalised, blocks.registry.sha256, inputs=build.inputs.hexdigest() if read_anything else ""
+        ),
         minecraft_version=blocks.registry.version,
         warnings=tuple(warnings),
     )

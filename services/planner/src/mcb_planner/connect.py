@@ -102,8 +102,17 @@ PIN_SHIFT = 20
 INDEX_MASK = (1 << PIN_SHIFT) - 1
 PIN_N, PIN_E, PIN_S, PIN_W = 1, 2, 4, 8
 PIN_UP, PIN_SHAPE, PIN_TYPE, PIN_HINGE, PIN_INWALL, PIN_ALL = 16, 32, 64, 128, 256, 512
-_PIN_OF = {"north": PIN_N, "east": PIN_E, "south": PIN_S, "west": PIN_W, "up": PIN_UP,
-           "shape": PIN_SHAPE, "type": PIN_TYPE, "hinge": PIN_HINGE, "in_wall": PIN_INWALL}
+_PIN_OF = {
+    "north": PIN_N,
+    "east": PIN_E,
+    "south": PIN_S,
+    "west": PIN_W,
+    "up": PIN_UP,
+    "shape": PIN_SHAPE,
+    "type": PIN_TYPE,
+    "hinge": PIN_HINGE,
+    "in_wall": PIN_INWALL,
+}
 _SIDES = (PIN_N, PIN_E, PIN_S, PIN_W)  # clockwise from north
 
 
@@ -147,17 +156,37 @@ _NON_FULL = re.compile(
     r"scaffolding|bamboo|cactus|conduit|dragon_egg|turtle_egg|sniffer_egg|sea_pickle|_sign|_banner|"
     r"ladder|azalea|piston_head|moving_piston|shulker_box|pointed_dripstone|amethyst_cluster|_bud|"
     r"big_dripleaf.*|chorus_plant|decorated_pot|frogspawn|heavy_core|lily_pad|cocoa|composter|"
-    r"dried_ghast|_shelf|copper_golem_statue|mangrove_roots|_leaves|barrier|bed)$")
+    r"dried_ghast|_shelf|copper_golem_statue|mangrove_roots|_leaves|barrier|bed)$"
+)
 _EXCEPTIONS = re.compile(r"(_leaves|barrier|carved_pumpkin|jack_o_lantern|melon|pumpkin|shulker_box)$")
 _SIGNAL = re.compile(
     r"(redstone_block|redstone_torch|redstone_wall_torch|lever|_button|_pressure_plate|"
     r"daylight_detector|comparator|target|tripwire_hook|trapped_chest|detector_rail|lectern|"
-    r"sculk_sensor|lightning_rod)$")
+    r"sculk_sensor|lightning_rod)$"
+)
 _POST_OVERRIDE = re.compile(r"(torch|_sign|_banner|_pressure_plate|lantern|tripwire)$")
-_REPLACEABLE = frozenset({"short_grass", "fern", "dead_bush", "bush", "short_dry_grass", "snow",
-                          "vine", "glow_lichen", "light", "structure_void", "fire", "soul_fire",
-                          "crimson_roots", "warped_roots", "nether_sprouts", "hanging_roots",
-                          "leaf_litter", "resin_clump"})
+_REPLACEABLE = frozenset(
+    {
+        "short_grass",
+        "fern",
+        "dead_bush",
+        "bush",
+        "short_dry_grass",
+        "snow",
+        "vine",
+        "glow_lichen",
+        "light",
+        "structure_void",
+        "fire",
+        "soul_fire",
+        "crimson_roots",
+        "warped_roots",
+        "nether_sprouts",
+        "hanging_roots",
+        "leaf_litter",
+        "resin_clump",
+    }
+)
 
 # categories (small ints, one per class of connectable block)
 FENCE, GATE, PANE, WALL, STAIRS, WIRE, CHEST, DOOR, BED, TALL = range(1, 11)
@@ -228,12 +257,19 @@ def info(state: str, version: str) -> Info:
         family = "nether" if short == "nether_brick_fence" else "wood"
     lower = props.get("half") == "lower" or props.get("part") == "foot"
     return Info(
-        cat=cat, full=full, exception=bool(_EXCEPTIONS.search(short)),
+        cat=cat,
+        full=full,
+        exception=bool(_EXCEPTIONS.search(short)),
         conductor=full and not (raw or {}).get("transparent", False),
-        signal=bool(_SIGNAL.search(short)), air=air,
+        signal=bool(_SIGNAL.search(short)),
+        air=air,
         replaceable=air or short in _REPLACEABLE and props.get("layers", "1") == "1",
-        facing=facing, top=props.get("half") == "top", family=family, lower=lower,
-        sides=tuple(props.get(d, "") for d in DIRS), up=props.get("up") == "true",
+        facing=facing,
+        top=props.get("half") == "top",
+        family=family,
+        lower=lower,
+        sides=tuple(props.get(d, "") for d in DIRS),
+        up=props.get("up") == "true",
         post_override=bool(_POST_OVERRIDE.search(short)),
         repeater_axis=facing % 2 if short == "repeater" and facing >= 0 else -1,
         observer=facing if short == "observer" else -1,
@@ -284,8 +320,9 @@ def _split(state: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     return name, tuple(sorted(props.items()))
 
 
-def add_partners(keys: np.ndarray, states: np.ndarray, names: Sequence[str], intern: Callable[[str], int],
-                 version: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def add_partners(
+    keys: np.ndarray, states: np.ndarray, names: Sequence[str], intern: Callable[[str], int], version: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One placement's cells plus the missing halves of its two-part blocks (same pins).
 
     Returns (keys, states, added keys). A half is added only where the placement itself does
@@ -324,8 +361,9 @@ class Hood:
     live in one dense grid, so a lookup is an index computation; a larger box falls back to a
     binary search in the plan's sorted keys, the world then being air."""
 
-    def __init__(self, keys: np.ndarray, idx: np.ndarray, box: Box, world_idx: np.ndarray | None,
-                 air: int, dense: bool):
+    def __init__(
+        self, keys: np.ndarray, idx: np.ndarray, box: Box, world_idx: np.ndarray | None, air: int, dense: bool
+    ):
         self.keys, self.idx, self.box, self.air = keys, idx, box, air
         self.dense = dense
         if dense:
@@ -405,8 +443,9 @@ class Tables:
         self.fence_nether = [(fence & ~self.wood) | g | self.solid for g in self.gate_span]
         self.pane_joins = (self.cat == PANE) | (self.cat == WALL) | self.solid
         self.wall_joins = [(self.cat == WALL) | (self.cat == PANE) | g | self.solid for g in self.gate_span]
-        self.side_on = np.array([[s not in ("", "none", "false") for s in i.sides] for i in infos],
-                                dtype=bool).reshape(len(infos), 4)
+        self.side_on = np.array([[s not in ("", "none", "false") for s in i.sides] for i in infos], dtype=bool).reshape(
+            len(infos), 4
+        )
 
 
 @dataclass(frozen=True)
@@ -439,9 +478,18 @@ Props = Mapping[str, "np.ndarray | tuple[np.ndarray, tuple[str, ...]]"]
 WorldRead = Callable[[Box], tuple[Sequence[str], np.ndarray]]
 
 
-def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry: Registry,
-           world: WorldRead | None, added: np.ndarray, explicit: Sequence[np.ndarray],
-           area: Box | None, world_y: tuple[int, int], max_read: int) -> Outcome:
+def finish(
+    keys: np.ndarray,
+    packed: np.ndarray,
+    table: dict[str, int],
+    registry: Registry,
+    world: WorldRead | None,
+    added: np.ndarray,
+    explicit: Sequence[np.ndarray],
+    area: Box | None,
+    world_y: tuple[int, int],
+    max_read: int,
+) -> Outcome:
     """Connection states and two-part checks over the merged write set (sorted ``keys``)."""
     version = registry.version
     idx = (packed & INDEX_MASK).astype(np.int64)
@@ -473,16 +521,19 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
     if world is None:
         pass  # a planner without a world port (tests, the core alone): the world is air
     elif box.volume > max_read:
-        warnings.append(f"connection states were computed from the plan alone: the neighbourhood "
-                        f"{box.volume:,} positions is above the planner's read limit {max_read:,}")
+        warnings.append(
+            f"connection states were computed from the plan alone: the neighbourhood "
+            f"{box.volume:,} positions is above the planner's read limit {max_read:,}"
+        )
     else:
         try:
             wpal, wi = world(box)
         except McbError as e:
             if e.code != ErrorCode.NOT_FOUND:
                 raise
-            warnings.append(f"connection states: part of the neighbourhood was never generated "
-                            f"({e.message}); it is taken as air")
+            warnings.append(
+                f"connection states: part of the neighbourhood was never generated ({e.message}); it is taken as air"
+            )
         else:
             wi = np.asarray(wi, dtype=np.int64)
             wmap = np.empty(len(wpal), dtype=np.int64)
@@ -511,12 +562,16 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
             contradicted += _contradicted(keys[sel], idx[sel], pins[sel], props, T)
         out[sel] = _restate(idx[sel], pins[sel], props, names, intern, registry)
     if contradicted:
-        where = "; ".join(f"{' '.join(map(str, _unpack(np.array([k], dtype=np.int64))[0].tolist()))} "
-                          f"{side}={val}" for k, side, val in contradicted[:3])
-        warnings.append(f"{len(contradicted)} fence/pane side(s) the recipe spells out contradict their neighbours "
-                        f"({where}{' …' if len(contradicted) > 3 else ''}): an arm into a block that does not "
-                        "join, or none toward one that does; kept as written, but the game re-shapes them at the "
-                        "next neighbour update — leave north/east/south/west out to have them computed")
+        where = "; ".join(
+            f"{' '.join(map(str, _unpack(np.array([k], dtype=np.int64))[0].tolist()))} {side}={val}"
+            for k, side, val in contradicted[:3]
+        )
+        warnings.append(
+            f"{len(contradicted)} fence/pane side(s) the recipe spells out contradict their neighbours "
+            f"({where}{' …' if len(contradicted) > 3 else ''}): an arm into a block that does not "
+            "join, or none toward one that does; kept as written, but the game re-shapes them at the "
+            "next neighbour update — leave north/east/south/west out to have them computed"
+        )
     names = list(table)
     # doors: the upper half follows the lower (facing, hinge, open, powered)
     T2 = Tables(names, version)
@@ -525,9 +580,11 @@ def finish(keys: np.ndarray, packed: np.ndarray, table: dict[str, int], registry
         out = _sync_doors(keys, out, doors, names, intern)
     w = _world_neighbours(keys, idx, out, T, hood, wbox)
     if w:
-        warnings.append(f"{w} connectable block(s) of the world (fences, panes, walls, stairs, wire) "
-                        "touch the plan; the game may re-shape them on their next update — the plan "
-                        "leaves them as they are")
+        warnings.append(
+            f"{w} connectable block(s) of the world (fences, panes, walls, stairs, wire) "
+            "touch the plan; the game may re-shape them on their next update — the plan "
+            "leaves them as they are"
+        )
     return Outcome(out.astype(np.uint32), tuple(warnings), read_info)
 
 
@@ -543,22 +600,29 @@ def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, v
         (dx, dy, dz), other = pr
         q = np.array([keys[i] + _key_delta(dx, dy, dz)], dtype=np.int64)
         got = hood.at(q)[0]
-        if not hood.in_plan(q)[0] or info(names[got], version).cat != T.cat[idx[i]] or \
-                info(names[got], version).lower == info(st, version).lower or \
-                parse_state_text(names[got].split("{", 1)[0])[0] != parse_state_text(st.split("{", 1)[0])[0]:
+        if (
+            not hood.in_plan(q)[0]
+            or info(names[got], version).cat != T.cat[idx[i]]
+            or info(names[got], version).lower == info(st, version).lower
+            or parse_state_text(names[got].split("{", 1)[0])[0] != parse_state_text(st.split("{", 1)[0])[0]
+        ):
             bad.append((i, st))
         if len(bad) >= 8:
             break
     if bad:
         xyz = _unpack(keys[[i for i, _ in bad]])
-        samples = [{"x": int(x), "y": int(y), "z": int(z), "state": s}
-                   for (x, y, z), (_, s) in zip(xyz.tolist(), bad, strict=True)]
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       f"{len(bad)} two-part block(s) lost their other half to a later operation or "
-                       f"overlap another half (first: {samples[0]['state']} at "
-                       f"{samples[0]['x']} {samples[0]['y']} {samples[0]['z']}); place doors, beds and "
-                       "tall plants once and keep the position above/beside them free",
-                       details={"reason": "two_part_block", "count": len(bad), "samples": samples})
+        samples = [
+            {"x": int(x), "y": int(y), "z": int(z), "state": s}
+            for (x, y, z), (_, s) in zip(xyz.tolist(), bad, strict=True)
+        ]
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{len(bad)} two-part block(s) lost their other half to a later operation or "
+            f"overlap another half (first: {samples[0]['state']} at "
+            f"{samples[0]['x']} {samples[0]['y']} {samples[0]['z']}); place doors, beds and "
+            "tall plants once and keep the position above/beside them free",
+            details={"reason": "two_part_block", "count": len(bad), "samples": samples},
+        )
     if not len(added):
         return
     # added halves: inside the world/area, on a replaceable block unless the plan writes there
@@ -577,28 +641,33 @@ def _check_two_part(keys, idx, T, hood, names, added, explicit, area, world_y, v
         outside |= ((xyz < lo) | (xyz > hi)).any(axis=1)
     if outside.any():
         x, y, z = map(int, xyz[np.nonzero(outside)[0][0]])
-        raise McbError(ErrorCode.OUT_OF_BOUNDS,
-                       f"the other half of a door, bed or tall plant would land at {x} {y} {z}, outside "
-                       + ("the project's area" if area is not None else "the world's heights"),
-                       details={"reason": "other_half_outside", "count": int(outside.sum()),
-                                "x": x, "y": y, "z": z})
+        raise McbError(
+            ErrorCode.OUT_OF_BOUNDS,
+            f"the other half of a door, bed or tall plant would land at {x} {y} {z}, outside "
+            + ("the project's area" if area is not None else "the world's heights"),
+            details={"reason": "other_half_outside", "count": int(outside.sum()), "x": x, "y": y, "z": z},
+        )
     # what the world holds there (the plan does not write these positions otherwise)
     wst = hood.world_at(add)
     blocked = np.array([not info(names[s], version).replaceable for s in wst.tolist()], dtype=bool)
     if blocked.any():
         ids = np.nonzero(blocked)[0][:8]
-        samples = [{"x": int(x), "y": int(y), "z": int(z), "state": names[wst[j]]}
-                   for j, (x, y, z) in zip(ids.tolist(), xyz[ids].tolist(), strict=True)]
-        raise McbError(ErrorCode.CONFLICT,
-                       f"the other half of {int(blocked.sum())} door/bed/tall plant(s) would replace "
-                       f"{samples[0]['state']} at {samples[0]['x']} {samples[0]['y']} {samples[0]['z']}; "
-                       "clear that position in the recipe (e.g. with air) or move the block",
-                       details={"reason": "other_half_blocked", "count": int(blocked.sum()),
-                                "samples": samples})
+        samples = [
+            {"x": int(x), "y": int(y), "z": int(z), "state": names[wst[j]]}
+            for j, (x, y, z) in zip(ids.tolist(), xyz[ids].tolist(), strict=True)
+        ]
+        raise McbError(
+            ErrorCode.CONFLICT,
+            f"the other half of {int(blocked.sum())} door/bed/tall plant(s) would replace "
+            f"{samples[0]['state']} at {samples[0]['x']} {samples[0]['y']} {samples[0]['z']}; "
+            "clear that position in the recipe (e.g. with air) or move the block",
+            details={"reason": "other_half_blocked", "count": int(blocked.sum()), "samples": samples},
+        )
 
 
-def _contradicted(keys: np.ndarray, idx: np.ndarray, pins: np.ndarray, props: Props,
-                  T: Tables) -> list[tuple[int, str, str]]:
+def _contradicted(
+    keys: np.ndarray, idx: np.ndarray, pins: np.ndarray, props: Props, T: Tables
+) -> list[tuple[int, str, str]]:
     """Pinned fence/pane sides that differ from what the neighbours make (``FenceBlock.connectsTo``,
     ``IronBarsBlock.attachsTo`` as ``_fence``/``_pane`` restate them)."""
     out: list[tuple[int, str, str]] = []
@@ -648,24 +717,35 @@ def check_halves(keys: np.ndarray, packed: np.ndarray, names: Sequence[str], ver
             continue  # not written by the recipe as the same kind of block: added or checked later
         other = names[idx[j]]
         (n1, p1), (n2, p2) = (parse_state_text(s.split("{", 1)[0]) for s in (st, other))
-        differ = [k for k in _SHARED[inf.cat] if p1.get(k) != p2.get(k)
-                  and (k != "hinge" or (pins[i] & pins[j] & PIN_HINGE))]
+        differ = [
+            k for k in _SHARED[inf.cat] if p1.get(k) != p2.get(k) and (k != "hinge" or (pins[i] & pins[j] & PIN_HINGE))
+        ]
         if n1 == n2 and not info(other, version).lower and not differ:
             continue
         count += 1
         if len(bad) < 8:
             (x, y, z), (x2, y2, z2) = _unpack(np.array([keys[i], q], dtype=np.int64)).tolist()
-            bad.append({"x": x, "y": y, "z": z, "state": st, "differ": differ or ["block"],
-                        "other": {"x": x2, "y": y2, "z": z2, "state": other}})
+            bad.append(
+                {
+                    "x": x,
+                    "y": y,
+                    "z": z,
+                    "state": st,
+                    "differ": differ or ["block"],
+                    "other": {"x": x2, "y": y2, "z": z2, "state": other},
+                }
+            )
     if bad:
         b = bad[0]
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       f"{count} two-part block(s) whose two halves disagree (first: {b['state']} at "
-                       f"{b['x']} {b['y']} {b['z']} and {b['other']['state']} at {b['other']['x']} "
-                       f"{b['other']['y']} {b['other']['z']}: {', '.join(b['differ'])} differ); the game "
-                       "would drop or rewrite one half — write only the lower half / foot (the other is "
-                       "added to match) or the same block, facing, hinge and open on both",
-                       details={"reason": "halves_disagree", "count": count, "samples": bad})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{count} two-part block(s) whose two halves disagree (first: {b['state']} at "
+            f"{b['x']} {b['y']} {b['z']} and {b['other']['state']} at {b['other']['x']} "
+            f"{b['other']['y']} {b['other']['z']}: {', '.join(b['differ'])} differ); the game "
+            "would drop or rewrite one half — write only the lower half / foot (the other is "
+            "added to match) or the same block, facing, hinge and open on both",
+            details={"reason": "halves_disagree", "count": count, "samples": bad},
+        )
 
 
 def _neighbours(keys: np.ndarray, hood: Hood, dy: int = 0) -> list[np.ndarray]:
@@ -781,8 +861,12 @@ def _wire(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         over = hood.at(nk + _key_delta(0, 1, 0))
         under = hood.at(nk + _key_delta(0, -1, 0))
         climb = open_above & T.full[nb] & (T.cat[over] == WIRE)
-        direct = ((T.cat[nb] == WIRE) | (T.rep_axis[nb] == d % 2) | (T.observer[nb] == d)
-                  | (T.signal[nb] & (T.rep_axis[nb] < 0)))
+        direct = (
+            (T.cat[nb] == WIRE)
+            | (T.rep_axis[nb] == d % 2)
+            | (T.observer[nb] == d)
+            | (T.signal[nb] & (T.rep_axis[nb] < 0))
+        )
         down = ~T.cond[nb] & (T.cat[under] == WIRE)
         side[:, d] = np.where(climb, 2, np.where(direct | down, 1, 0))
     conn = side > 0
@@ -836,15 +920,24 @@ def _door(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         return hood.at(keys + (dxz[d, 1] << 26) + dxz[d, 0] + dy * up)
 
     left, right = side(_ccw(f), 0), side(_cw(f), 0)
-    score = (-T.full[left].astype(int) - T.full[side(_ccw(f), 1)] + T.full[right]
-             + T.full[side(_cw(f), 1)])
+    score = -T.full[left].astype(int) - T.full[side(_ccw(f), 1)] + T.full[right] + T.full[side(_cw(f), 1)]
     lower_of = np.array([info(n, T.version).lower for n in T.names], dtype=bool)
-    left_door = (T.cat[left] == DOOR) & lower_of[left] & (np.array(
-        [T.names[a].split("[")[0] for a in left.tolist()]) == np.array(
-        [T.names[a].split("[")[0] for a in idx.tolist()]))
-    right_door = (T.cat[right] == DOOR) & lower_of[right] & (np.array(
-        [T.names[a].split("[")[0] for a in right.tolist()]) == np.array(
-        [T.names[a].split("[")[0] for a in idx.tolist()]))
+    left_door = (
+        (T.cat[left] == DOOR)
+        & lower_of[left]
+        & (
+            np.array([T.names[a].split("[")[0] for a in left.tolist()])
+            == np.array([T.names[a].split("[")[0] for a in idx.tolist()])
+        )
+    )
+    right_door = (
+        (T.cat[right] == DOOR)
+        & lower_of[right]
+        & (
+            np.array([T.names[a].split("[")[0] for a in right.tolist()])
+            == np.array([T.names[a].split("[")[0] for a in idx.tolist()])
+        )
+    )
     # the game's DoorBlock.getHinge: right when a door is on the left only, or the right side is
     # more solid; else left (its click-position tie-break taken at the block's centre: left)
     hinge = np.where((left_door & ~right_door) | (score > 0), 1, 0)
@@ -852,8 +945,16 @@ def _door(keys, idx, T, hood) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
     return {"hinge": (np.where(lower, hinge, 0), ("left", "right"))}
 
 
-_RULES: dict[int, Callable[..., Props]] = {FENCE: _fence, GATE: _gate, PANE: _pane, WALL: _wall, STAIRS: _stairs, WIRE: _wire,
-          CHEST: _chest, DOOR: _door}
+_RULES: dict[int, Callable[..., Props]] = {
+    FENCE: _fence,
+    GATE: _gate,
+    PANE: _pane,
+    WALL: _wall,
+    STAIRS: _stairs,
+    WIRE: _wire,
+    CHEST: _chest,
+    DOOR: _door,
+}
 
 
 _WALL_SIDES = ("none", "low", "tall")
@@ -863,8 +964,14 @@ _CHEST_TYPES = ("single", "left", "right")
 _BOOL = ("false", "true")
 
 
-def _restate(idx: np.ndarray, pins: np.ndarray, props: Props, names: Sequence[str],
-             intern: Callable[[str], int], registry: Registry) -> np.ndarray:
+def _restate(
+    idx: np.ndarray,
+    pins: np.ndarray,
+    props: Props,
+    names: Sequence[str],
+    intern: Callable[[str], int],
+    registry: Registry,
+) -> np.ndarray:
     """New table indexes: each state with the computed properties, pinned ones kept. ``props``
     maps a property to a bool array or to (codes, vocabulary)."""
     cols = []
@@ -888,8 +995,9 @@ def _restate(idx: np.ndarray, pins: np.ndarray, props: Props, names: Sequence[st
     return new[inv.ravel()]
 
 
-def _sync_doors(keys: np.ndarray, out: np.ndarray, doors: np.ndarray, names: Sequence[str],
-                intern: Callable[[str], int]) -> np.ndarray:
+def _sync_doors(
+    keys: np.ndarray, out: np.ndarray, doors: np.ndarray, names: Sequence[str], intern: Callable[[str], int]
+) -> np.ndarray:
     pos_of = {int(k): i for i, k in enumerate(keys.tolist())}
     up = _key_delta(0, 1, 0)
     names = list(names)

@@ -37,8 +37,9 @@ _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
 
 
 def _err(path: str, message: str, **details) -> McbError:
-    return McbError(ErrorCode.INVALID_REQUEST, f"{path}: {message}",
-                    details={"path": path, "reason": "expression", **details})
+    return McbError(
+        ErrorCode.INVALID_REQUEST, f"{path}: {message}", details={"path": path, "reason": "expression", **details}
+    )
 
 
 def tokenize(text: str, path: str) -> list[tuple[str, str]]:
@@ -60,9 +61,12 @@ def tokenize(text: str, path: str) -> list[tuple[str, str]]:
         elif other in "+-*/%(),":
             out.append(("op", other))
         else:
-            raise _err(path, f"unexpected character {other!r} at {m.start(3) + 1} in {text!r}; "
-                             "expressions use numbers, param names, + - * / % ( ) and "
-                             f"{', '.join(FUNCTIONS)}")
+            raise _err(
+                path,
+                f"unexpected character {other!r} at {m.start(3) + 1} in {text!r}; "
+                "expressions use numbers, param names, + - * / % ( ) and "
+                f"{', '.join(FUNCTIONS)}",
+            )
         pos = m.end()
         if len(out) > MAX_TOKENS:
             raise _err(path, f"expression has more than {MAX_TOKENS} tokens")
@@ -94,8 +98,7 @@ class _Parser:
     def expect(self, value: str) -> None:
         if not self.take(value):
             got = self.peek()
-            raise _err(self.path, f"expected {value!r} in {self.text!r}, got "
-                                  f"{repr(got[1]) if got else 'the end'}")
+            raise _err(self.path, f"expected {value!r} in {self.text!r}, got {repr(got[1]) if got else 'the end'}")
 
     def check(self, v: Fraction) -> Fraction:
         if abs(v) > MAX_MAGNITUDE:
@@ -173,8 +176,7 @@ class _Parser:
                 raise _err(self.path, f"{val} is a function; call it like {val}(x)")
             if val not in self.env:
                 known = ", ".join(sorted(self.env)) or "none"
-                raise _err(self.path, f"unknown param {val!r} in {self.text!r}; params: {known}",
-                           name=val)
+                raise _err(self.path, f"unknown param {val!r} in {self.text!r}; params: {known}", name=val)
             return self.env[val]
         if self.take("("):
             v = self.expr()
@@ -234,7 +236,7 @@ def resolve_params(raw: Mapping[str, int | float | str], path: str = "params") -
         if name in out:
             return out[name]
         if name in visiting:
-            cycle = " → ".join([*visiting[visiting.index(name):], name])
+            cycle = " → ".join([*visiting[visiting.index(name) :], name])
             raise _err(f"{path}.{name}", f"params refer to each other in a cycle: {cycle}")
         v = raw[name]
         if isinstance(v, str):

@@ -27,17 +27,27 @@ MAX_DATA_TEXT = 16_384
 
 def attach(block: str, data: Any, path: str) -> str:
     if block.startswith("$"):
-        raise McbError(ErrorCode.INVALID_REQUEST,
-                       f"{path}: block_entity needs a plain block (e.g. minecraft:chest[facing=north]), "
-                       f"not the palette reference {block!r}", details={"path": path})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: block_entity needs a plain block (e.g. minecraft:chest[facing=north]), "
+            f"not the palette reference {block!r}",
+            details={"path": path},
+        )
     if not isinstance(data, dict):
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: must be an object like {{\"items\": [...]}}, "
-                                                  f"{{\"text\": {{...}}}}, {{\"patterns\": [...]}} or "
-                                                  f"{{\"profile\": \"Name\"}}", details={"path": path})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f'{path}: must be an object like {{"items": [...]}}, '
+            f'{{"text": {{...}}}}, {{"patterns": [...]}} or '
+            f'{{"profile": "Name"}}',
+            details={"path": path},
+        )
     text = be.dumps(data)
     if len(text) > MAX_DATA_TEXT:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: is {len(text)} characters of JSON; at most "
-                                                  f"{MAX_DATA_TEXT}", details={"path": path})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: is {len(text)} characters of JSON; at most {MAX_DATA_TEXT}",
+            details={"path": path},
+        )
     return be.split(block)[0] + (text if data else "")
 
 
@@ -49,22 +59,31 @@ def canonical(registry: Registry, text: str, path: str) -> str:
     be_id = BlockInfo.load(registry.version).block_entity(state)
     why = be.refusal(be_id) if be_id else None
     if why is not None:
-        raise McbError(ErrorCode.UNSUPPORTED_BLOCK, f"{name} cannot be placed: {why}",
-                       details={"reason": "unsupported_block_entity", "block_entity": be_id})
+        raise McbError(
+            ErrorCode.UNSUPPORTED_BLOCK,
+            f"{name} cannot be placed: {why}",
+            details={"reason": "unsupported_block_entity", "block_entity": be_id},
+        )
     if not data_text:
         return persist(state)
     where = path[: -len(".block")] + ".block_entity" if path.endswith(".block") else path
     if be_id is None:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{where}: {name} has no block entity; only blocks like "
-                                                  "chests, signs, banners and player heads take block_entity",
-                       details={"path": where})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{where}: {name} has no block entity; only blocks like "
+            "chests, signs, banners and player heads take block_entity",
+            details={"path": where},
+        )
     import json
 
     try:
         raw = json.loads(data_text)
     except ValueError as e:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: the block-entity data after the state is not JSON ({e}); "
-                                                  "use the box's block_entity field", details={"path": path}) from None
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: the block-entity data after the state is not JSON ({e}); use the box's block_entity field",
+            details={"path": path},
+        ) from None
     data = be.normalise(be_id, name, raw, where, registry.version)
     return be.join(state, data)
 

@@ -69,9 +69,7 @@ def kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def obj_of(
-    value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...], what: str
-) -> dict[str, Any]:
+def obj_of(value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...], what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise bad(path, f"must be {what}, got {kind_of(value)}")
     allowed = (*required, *optional)
@@ -117,15 +115,24 @@ def expr_text(value: str, path: str) -> None:
     """Expression text uses only the characters of ``EXPR_PATTERN`` (as the schema says)."""
     if not re.fullmatch(expr.EXPR_PATTERN, value):
         expr.tokenize(value, path)  # names the offending character, or the length
-        raise bad(path, f"{value[:40]!r} is not an expression (letters, digits, _ + - * / % ( ) , . "
-                         "and spaces; at most 256 characters)", reason="expression")
+        raise bad(
+            path,
+            f"{value[:40]!r} is not an expression (letters, digits, _ + - * / % ( ) , . "
+            "and spaces; at most 256 characters)",
+            reason="expression",
+        )
 
 
 class Parser:
     """Reads one recipe's operations: ``kinds`` maps each operation type to its class (ops/)."""
 
-    def __init__(self, env: dict[str, Fraction], palette: dict[str, tuple[tuple[str, int], ...]],
-                 max_depth: int, kinds: Mapping[str, type[Op]]):
+    def __init__(
+        self,
+        env: dict[str, Fraction],
+        palette: dict[str, tuple[tuple[str, int], ...]],
+        max_depth: int,
+        kinds: Mapping[str, type[Op]],
+    ):
         self.env = env
         self.palette = palette
         self.max_depth = max_depth
@@ -146,16 +153,21 @@ class Parser:
     def filter(self, value: Any, path: str) -> tuple[str, ...]:
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list) or not items or len(items) > MAX_FILTER_ENTRIES:
-            raise bad(path, f"must be a filter entry or an array of 1 to {MAX_FILTER_ENTRIES} entries "
-                             f"(\"*\", a block id, a block with properties, \"!\" to exclude), "
-                             f"got {kind_of(value)}")
+            raise bad(
+                path,
+                f"must be a filter entry or an array of 1 to {MAX_FILTER_ENTRIES} entries "
+                f'("*", a block id, a block with properties, "!" to exclude), '
+                f"got {kind_of(value)}",
+            )
         out = []
         for i, item in enumerate(items):
             p = path if isinstance(value, str) else f"{path}[{i}]"
-            if (not isinstance(item, str) or not 1 <= len(item) <= MAX_BLOCK_TEXT + 1
-                    or not _FILTER_ENTRY.match(item)):
-                raise bad(p, f"must be \"*\", a block id or a block state, optionally after one "
-                              f"\"!\" (at most {MAX_BLOCK_TEXT + 1} characters), got {kind_of(item)}")
+            if not isinstance(item, str) or not 1 <= len(item) <= MAX_BLOCK_TEXT + 1 or not _FILTER_ENTRY.match(item):
+                raise bad(
+                    p,
+                    f'must be "*", a block id or a block state, optionally after one '
+                    f'"!" (at most {MAX_BLOCK_TEXT + 1} characters), got {kind_of(item)}',
+                )
             out.append(item)
         return tuple(out)
 
@@ -165,12 +177,20 @@ class Parser:
             expr_text(value, path)
             v = expr.evaluate(value, self.env, path)
             if v.denominator != 1:
-                raise bad(path, f"{value!r} evaluates to {float(v):g}, not an integer; "
-                                 "wrap it in floor(), ceil() or round()", reason="expression")
+                raise bad(
+                    path,
+                    f"{value!r} evaluates to {float(v):g}, not an integer; wrap it in floor(), ceil() or round()",
+                    reason="expression",
+                )
             iv = int(v)
             if not lo <= iv <= hi:
-                raise bad(path, f"{value!r} evaluates to {iv}; it must be between {lo} and {hi}",
-                           minimum=lo, maximum=hi, reason="expression")
+                raise bad(
+                    path,
+                    f"{value!r} evaluates to {iv}; it must be between {lo} and {hi}",
+                    minimum=lo,
+                    maximum=hi,
+                    reason="expression",
+                )
             return iv
         return int_literal(value, path, lo, hi)
 
@@ -179,8 +199,7 @@ class Parser:
         if isinstance(value, float) and value.is_integer():
             value = builtins.int(value)
         if isinstance(value, bool) or value not in (0, 90, 180, 270):
-            raise bad(path, f"must be 0, 90, 180 or 270 (degrees clockwise seen "
-                            f"from above), got {kind_of(value)}")
+            raise bad(path, f"must be 0, 90, 180 or 270 (degrees clockwise seen from above), got {kind_of(value)}")
         return builtins.int(value) // 90
 
     def vec(self, value: Any, path: str) -> Vec3:
@@ -189,8 +208,11 @@ class Parser:
 
     def block(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or not value:
-            raise bad(path, f"must be a block state string like minecraft:stone or a palette "
-                             f"reference like $wall, got {kind_of(value)}")
+            raise bad(
+                path,
+                f"must be a block state string like minecraft:stone or a palette "
+                f"reference like $wall, got {kind_of(value)}",
+            )
         if len(value) > MAX_BLOCK_TEXT:
             raise bad(path, f"is {len(value)} characters long; at most {MAX_BLOCK_TEXT}")
         if value.startswith("$"):
@@ -199,8 +221,7 @@ class Parser:
                 near = difflib.get_close_matches(name, sorted(self.palette), n=1)
                 hint = f" (did you mean ${near[0]}?)" if near else ""
                 known = ", ".join(f"${n}" for n in sorted(self.palette)) or "none"
-                raise bad(path, f"unknown palette entry {value!r}{hint}; the palette has {known}",
-                           reason="palette_ref")
+                raise bad(path, f"unknown palette entry {value!r}{hint}; the palette has {known}", reason="palette_ref")
         return value
 
     def thickness(self, obj: dict[str, Any], path: str) -> builtins.int:
@@ -208,17 +229,16 @@ class Parser:
         if "thickness" not in obj:
             return 1 if hollow else 0
         if "hollow" in obj and not hollow:
-            raise bad(f"{path}.thickness", "a wall thickness needs a hollow shape; drop "
-                                            "\"hollow\": false or the thickness")
+            raise bad(
+                f"{path}.thickness", 'a wall thickness needs a hollow shape; drop "hollow": false or the thickness'
+            )
         return self.int(obj["thickness"], f"{path}.thickness", 1, MAX_THICKNESS)
 
     def axis(self, obj: dict[str, Any], path: str, choices: tuple[str, ...], default: str) -> str:
         axis = obj.get("axis", default)
         if not isinstance(axis, str) or axis not in choices:
-            raise bad(f"{path}.axis", f"must be one of {', '.join(repr(c) for c in choices)}, "
-                                       f"got {kind_of(axis)}")
+            raise bad(f"{path}.axis", f"must be one of {', '.join(repr(c) for c in choices)}, got {kind_of(axis)}")
         return axis
-
 
     # -- operations
     def operations(self, value: Any, path: str, depth: builtins.int) -> tuple[Op, ...]:
@@ -238,7 +258,7 @@ class Parser:
 
     def operation(self, value: Any, path: str, depth: builtins.int) -> Op:
         if not isinstance(value, dict):
-            raise bad(path, f"must be an operation object with a \"type\", got {kind_of(value)}")
+            raise bad(path, f'must be an operation object with a "type", got {kind_of(value)}')
         if "type" not in value:
             raise bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
         kind = value["type"]

@@ -35,11 +35,11 @@ class Frame:
     def shifted(self, v: Vec3) -> Frame:
         """This frame after a local translation by ``v`` (a repeat copy)."""
         a, b, c, d = self.m
-        return Frame(self.m, Vec3(self.t.x + a * v.x + b * v.z, self.t.y + v.y,
-                                  self.t.z + c * v.x + d * v.z))
+        return Frame(self.m, Vec3(self.t.x + a * v.x + b * v.z, self.t.y + v.y, self.t.z + c * v.x + d * v.z))
 
     def then(self, op: TransformOp) -> Frame:
         """This frame composed with a transform operation's local map G(p) = A·p + g."""
+
         # A = R^k · S (S = mirror x) or R^k · S_z; build A by applying the steps to the basis.
         def steps(x: int, z: int) -> tuple[int, int]:
             if op.mirror == "x":
@@ -49,6 +49,7 @@ class Frame:
             for _ in range(op.rotate):
                 x, z = -z, x
             return x, z
+
         ax, az = steps(1, 0)
         bx, bz = steps(0, 1)
         am = (ax, bx, az, bz)  # columns are the images of the x and z unit vectors

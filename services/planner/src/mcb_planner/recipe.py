@@ -68,9 +68,26 @@ from .ops import (
     TransformOp,
 )
 
-__all__ = ["MAX_RECIPE_BYTES", "ArchOp", "BoxOp", "CylinderOp", "FoundationOp", "LineOp", "Operation",
-           "OverlayOp", "PasteOp", "Recipe", "RepeatOp", "ReplaceOp", "Shape", "SolidOp", "TransformOp",
-           "decode", "expanded_count", "parse_recipe"]
+__all__ = [
+    "MAX_RECIPE_BYTES",
+    "ArchOp",
+    "BoxOp",
+    "CylinderOp",
+    "FoundationOp",
+    "LineOp",
+    "Operation",
+    "OverlayOp",
+    "PasteOp",
+    "Recipe",
+    "RepeatOp",
+    "ReplaceOp",
+    "Shape",
+    "SolidOp",
+    "TransformOp",
+    "decode",
+    "expanded_count",
+    "parse_recipe",
+]
 
 # ops/ and the schema name the same operations (a shape file without its schema entry, or the
 # reverse, fails here, at import)
@@ -94,6 +111,7 @@ class Recipe:
         """The recipe as plain JSON with defaults filled in and expressions evaluated;
         ``block`` maps each block text (the compiler passes the registry's canonical form,
         so ``stone`` and ``minecraft:stone`` normalise alike; ``$name`` references stay)."""
+
         def blk(text: str) -> str:
             return text if text.startswith("$") else block(text)
 
@@ -105,8 +123,7 @@ class Recipe:
             out["params"] = {k: expr.fraction_json(v) for k, v in self.params}
         if self.palette:
             out["palette"] = {
-                k: (blk(v[0][0]) if len(v) == 1 and v[0][1] == 1
-                    else [{"block": blk(b), "weight": w} for b, w in v])
+                k: (blk(v[0][0]) if len(v) == 1 and v[0][1] == 1 else [{"block": blk(b), "weight": w} for b, w in v])
                 for k, v in self.palette
             }
         if self.seed is not None:
@@ -170,8 +187,9 @@ def _palette_entry(value: Any, path: str) -> tuple[tuple[str, int], ...]:
     for i, item in enumerate(value):
         p = f"{path}[{i}]"
         obj = obj_of(item, p, ("block",), ("weight",), what="a palette choice {block, weight}")
-        out.append((plain(obj["block"], f"{p}.block"),
-                    int_literal(obj.get("weight", 1), f"{p}.weight", 1, MAX_PALETTE_WEIGHT)))
+        out.append(
+            (plain(obj["block"], f"{p}.block"), int_literal(obj.get("weight", 1), f"{p}.weight", 1, MAX_PALETTE_WEIGHT))
+        )
     return tuple(out)
 
 
@@ -186,8 +204,11 @@ def parse_recipe(data: Any, *, max_depth: int = 4) -> Recipe:
     obj = obj_of(data, "", ("version", "operations"), ("params", "palette", "seed"), what="a recipe")
     version = obj["version"]
     if isinstance(version, bool) or version != RECIPE_VERSION:
-        raise _bad("version", f"recipe version {version!r} is not supported; this planner reads version {RECIPE_VERSION}",
-                   supported=[RECIPE_VERSION])
+        raise _bad(
+            "version",
+            f"recipe version {version!r} is not supported; this planner reads version {RECIPE_VERSION}",
+            supported=[RECIPE_VERSION],
+        )
     env: dict[str, Fraction] = {}
     if "params" in obj:
         p = _named(obj["params"], "params", MAX_PARAMS, "named numbers or expressions")
@@ -219,6 +240,5 @@ def _named(value: Any, path: str, limit: int, what: str) -> dict[str, Any]:
         if not isinstance(k, str) or not _NAME.fullmatch(k):
             raise _bad(f"{path}.{k}", f"{k!r} is not a name (letters, digits, _; ≤ 32; not starting with a digit)")
         if k in expr.FUNCTIONS and path == "params":
-            raise _bad(f"{path}.{k}", f"{k!r} is a function name; pick another param name",
-                       reason="expression")
+            raise _bad(f"{path}.{k}", f"{k!r} is a function name; pick another param name", reason="expression")
     return value

@@ -52,9 +52,13 @@ def import_schematic(
         raise McbError(ErrorCode.INVALID_REQUEST, f"rotation must be 0, 90, 180 or 270 (clockwise), got {rotation}")
     registry = Registry.load(minecraft_version or DEFAULT_VERSION)
     s = S.read_bytes(data, kind)
-    chk = S.check_import(s, registry, world_data_version=world_data_version or registry.data_version,
-                         max_positions=limits.max_changed_blocks,
-                         allow_drop_block_entities=allow_drop_block_entities)
+    chk = S.check_import(
+        s,
+        registry,
+        world_data_version=world_data_version or registry.data_version,
+        max_positions=limits.max_changed_blocks,
+        allow_drop_block_entities=allow_drop_block_entities,
+    )
     palette, xyz_flat, states_l, warnings = S.placements(s, chk, (target.x, target.y, target.z), rotation, registry)
     if not states_l:
         raise McbError(ErrorCode.INVALID_REQUEST, "the schematic places no blocks")
@@ -69,8 +73,11 @@ def import_schematic(
     elif area is not None and not area.contains_box(bounds):
         problem = f"outside the build area {_box_text(area)}"
     if problem:
-        raise McbError(ErrorCode.OUT_OF_BOUNDS, f"the placed schematic spans {_box_text(bounds)}, {problem}",
-                       details={"bounds": bounds.as_dict(), "area": area.as_dict() if area else None})
+        raise McbError(
+            ErrorCode.OUT_OF_BOUNDS,
+            f"the placed schematic spans {_box_text(bounds)}, {problem}",
+            details={"bounds": bounds.as_dict(), "area": area.as_dict() if area else None},
+        )
     # Sort by (y, z, x) like a recipe's write set; materials order the palette.
     keys = pack(xyz)
     order = np.argsort(keys, kind="stable")
@@ -92,8 +99,9 @@ def import_schematic(
     warnings = list(chk.warnings) + warnings
     air = sum(merged.get(a, 0) for a in ("minecraft:air", "minecraft:cave_air", "minecraft:void_air"))
     if air:
-        warnings.append(f"the schematic's air ({air:,} positions) is part of the plan: it removes blocks "
-                        "that stand there now")
+        warnings.append(
+            f"the schematic's air ({air:,} positions) is part of the plan: it removes blocks that stand there now"
+        )
     left_out = []
     for b in chk.skipped:
         x, y, z = b["pos"]
@@ -115,9 +123,16 @@ def import_schematic(
     return ImportResult(compiled, tuple(left_out), s.data_version, s.format)
 
 
-def export_schematic(size: tuple[int, int, int], palette: list[str], indices: bytes, *,
-                     offset: tuple[int, int, int], data_version: int, name: str = "",
-                     format_version: int = 3) -> bytes:
+def export_schematic(
+    size: tuple[int, int, int],
+    palette: list[str],
+    indices: bytes,
+    *,
+    offset: tuple[int, int, int],
+    data_version: int,
+    name: str = "",
+    format_version: int = 3,
+) -> bytes:
     w, h, ln = size
     if min(w, h, ln) < 1:
         raise McbError(ErrorCode.INVALID_REQUEST, "export needs a non-empty region")

@@ -82,8 +82,11 @@ def parts_from_proto(request: planner_pb2.CompileRequest) -> dict[str, PartBlock
     for part_id, bl in request.parts.items():
         xyz = np.asarray(bl.xyz, dtype=np.int64)
         if len(xyz) != 3 * len(bl.state):
-            raise McbError(ErrorCode.INVALID_REQUEST, f"parts[{part_id!r}]: xyz holds {len(xyz)} numbers "
-                                                      f"for {len(bl.state)} states", details={"path": "parts"})
+            raise McbError(
+                ErrorCode.INVALID_REQUEST,
+                f"parts[{part_id!r}]: xyz holds {len(xyz)} numbers for {len(bl.state)} states",
+                details={"path": "parts"},
+            )
         out[part_id] = PartBlocks(xyz.reshape(-1, 3), tuple(bl.palette), np.asarray(bl.state, dtype=np.uint32))
     return out
 
@@ -100,10 +103,10 @@ def world_reader(world: Any, loop: asyncio.AbstractEventLoop, timeout: float = 6
         parts = []
         for y0 in range(box.min.y, box.max.y + 1, step):
             y1 = min(box.max.y, y0 + step - 1)
-            params = world_pb2.RegionReadParams(min=vec3_pb((box.min.x, y0, box.min.z)),
-                                                max=vec3_pb((box.max.x, y1, box.max.z)))
-            fut = asyncio.run_coroutine_threadsafe(
-                world.call("region_read", params, world_pb2.RegionReadResult), loop)
+            params = world_pb2.RegionReadParams(
+                min=vec3_pb((box.min.x, y0, box.min.z)), max=vec3_pb((box.max.x, y1, box.max.z))
+            )
+            fut = asyncio.run_coroutine_threadsafe(world.call("region_read", params, world_pb2.RegionReadResult), loop)
             res = fut.result(timeout)
             idx = np.frombuffer(res.indices, dtype="<u2")
             remap = np.array([index.setdefault(st, len(index)) for st in res.palette], dtype=np.uint16)
@@ -113,8 +116,9 @@ def world_reader(world: Any, loop: asyncio.AbstractEventLoop, timeout: float = 6
     return read
 
 
-def compile_request(request: planner_pb2.CompileRequest,
-                    reader: RegionReader | None = None) -> planner_pb2.CompileResponse:
+def compile_request(
+    request: planner_pb2.CompileRequest, reader: RegionReader | None = None
+) -> planner_pb2.CompileResponse:
     result = compile_recipe(
         request.recipe_json,
         minecraft_version=request.minecraft_version,
@@ -131,13 +135,19 @@ def import_request(request: planner_pb2.ImportSchematicRequest) -> planner_pb2.I
 
     t = request.target
     r = import_schematic(
-        request.data, kind=request.kind or "schem", target=vec3_of(t), rotation=request.rotation,
-        minecraft_version=request.minecraft_version, world_data_version=request.world_data_version,
-        limits=limits_from_proto(request.limits), area=area_from_proto(request),
+        request.data,
+        kind=request.kind or "schem",
+        target=vec3_of(t),
+        rotation=request.rotation,
+        minecraft_version=request.minecraft_version,
+        world_data_version=request.world_data_version,
+        limits=limits_from_proto(request.limits),
+        area=area_from_proto(request),
         allow_drop_block_entities=request.allow_drop_block_entities,
     )
     resp = planner_pb2.ImportSchematicResponse(
-        compiled=response_from_result(r.compiled), data_version=r.data_version, format=r.format)
+        compiled=response_from_result(r.compiled), data_version=r.data_version, format=r.format
+    )
     for x, y, z, bid in r.left_out:
         resp.left_out.append(planner_pb2.LeftOut(pos=vec3_pb((x, y, z)), id=bid))
     return resp
@@ -148,9 +158,14 @@ def export_request(request: planner_pb2.ExportSchematicRequest) -> planner_pb2.E
 
     o = request.offset
     data = export_schematic(
-        (request.width, request.height, request.length), list(request.palette), request.indices,
-        offset=(o.x, o.y, o.z), data_version=request.data_version, name=request.name,
-        format_version=request.format_version or 3)
+        (request.width, request.height, request.length),
+        list(request.palette),
+        request.indices,
+        offset=(o.x, o.y, o.z),
+        data_version=request.data_version,
+        name=request.name,
+        format_version=request.format_version or 3,
+    )
     return planner_pb2.ExportSchematicResponse(data=data)
 
 

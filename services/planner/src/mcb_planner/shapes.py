@@ -53,9 +53,7 @@ def box_cells(lo: Vec3, hi: Vec3, hollow: bool) -> np.ndarray:
         y, z, x = np.meshgrid(ys, zs, xs, indexing="ij")
         return np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1)
     y, z, x = np.meshgrid(ys, zs, xs, indexing="ij", sparse=True)
-    face = (
-        (x == lo.x) | (x == hi.x) | (y == lo.y) | (y == hi.y) | (z == lo.z) | (z == hi.z)
-    )
+    face = (x == lo.x) | (x == hi.x) | (y == lo.y) | (y == hi.y) | (z == lo.z) | (z == hi.z)
     iy, iz, ix = np.nonzero(face)
     return np.stack([ix + lo.x, iy + lo.y, iz + lo.z], axis=1).astype(np.int64)
 

@@ -60,7 +60,7 @@ class Grid:
 
 
 def _axis(spec: str) -> tuple[int, int]:
-    """"+y" → (1, +1): the axis index (x 0, y 1, z 2) and the direction along it."""
+    """ "+y" → (1, +1): the axis index (x 0, y 1, z 2) and the direction along it."""
     return _AXIS_INDEX[spec[-1]], (-1 if spec.startswith("-") else 1)
 
 
@@ -95,8 +95,15 @@ def erode(solid: np.ndarray, thickness: int, open_faces: tuple[tuple[int, int], 
             sl[arr_axis[axis]] = 0 if side < 0 else -1
             p[tuple(sl)] = True
         core = p[1:-1, 1:-1, 1:-1]
-        inner = (core & p[:-2, 1:-1, 1:-1] & p[2:, 1:-1, 1:-1] & p[1:-1, :-2, 1:-1]
-                 & p[1:-1, 2:, 1:-1] & p[1:-1, 1:-1, :-2] & p[1:-1, 1:-1, 2:])
+        inner = (
+            core
+            & p[:-2, 1:-1, 1:-1]
+            & p[2:, 1:-1, 1:-1]
+            & p[1:-1, :-2, 1:-1]
+            & p[1:-1, 2:, 1:-1]
+            & p[1:-1, 1:-1, :-2]
+            & p[1:-1, 1:-1, 2:]
+        )
     return solid & ~inner
 
 
@@ -111,7 +118,9 @@ def _oriented_box(axis: str, length: int, r: int) -> tuple[tuple[int, int, int],
     return (lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2])
 
 
-def ellipsoid_box(radii: tuple[int, int, int], axis: str | None = None) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def ellipsoid_box(
+    radii: tuple[int, int, int], axis: str | None = None
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     lo, hi = [-r for r in radii], list(radii)
     if axis is not None:
         a, sign = _axis(axis)
@@ -126,7 +135,9 @@ def axial_box(axis: str, radius: int, height: int) -> tuple[tuple[int, int, int]
     return _oriented_box(axis, height, radius)
 
 
-def polygon_box(points: tuple[tuple[int, int], ...], y: int, height: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def polygon_box(
+    points: tuple[tuple[int, int], ...], y: int, height: int
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     xs = [p[0] for p in points]
     zs = [p[1] for p in points]
     return (min(xs), y, min(zs)), (max(xs), y + height - 1, max(zs))
@@ -218,8 +229,12 @@ def _inside_polygon(points: tuple[tuple[int, int], ...], px: np.ndarray, pz: np.
         x1, z1 = points[k]
         x2, z2 = points[(k + 1) % n]
         cross = (x2 - x1) * (pz - z1) - (z2 - z1) * (px - x1)
-        within = ((np.minimum(x1, x2) <= px) & (px <= np.maximum(x1, x2))
-                  & (np.minimum(z1, z2) <= pz) & (pz <= np.maximum(z1, z2)))
+        within = (
+            (np.minimum(x1, x2) <= px)
+            & (px <= np.maximum(x1, x2))
+            & (np.minimum(z1, z2) <= pz)
+            & (pz <= np.maximum(z1, z2))
+        )
         on_edge |= (cross == 0) & within
         # ray towards +x: the edge straddles pz (half-open), and the crossing is right of px
         if z1 == z2:

@@ -127,27 +127,30 @@ def default_asset_reader(asset_id: str) -> tuple[bytes, str]:
     return data, kind
 
 
-def load_asset(asset_id: str, registry: Registry, max_positions: int, reader: AssetReader | None,
-               path: str) -> Source:
+def load_asset(asset_id: str, registry: Registry, max_positions: int, reader: AssetReader | None, path: str) -> Source:
     """The schematic import path (mcb_common.schematic): the same refusals — entities, block
     entities, biomes, unknown fields or blocks, a newer DataVersion, more positions than the
     plan limit — and the same placement, at anchor (0, 0, 0) without rotation."""
     try:
         data, kind = (reader or default_asset_reader)(asset_id)
         s = S.read_bytes(data, kind)
-        chk = S.check_import(s, registry, world_data_version=registry.data_version,
-                             max_positions=max_positions)
+        chk = S.check_import(s, registry, world_data_version=registry.data_version, max_positions=max_positions)
         palette, xyz_flat, states, warnings = S.placements(s, chk, (0, 0, 0), 0, registry)
     except McbError as e:
         raise _at(path, e) from None
     if not states:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: asset {asset_id!r} places no blocks",
-                       details={"path": path, "asset_id": asset_id})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: asset {asset_id!r} places no blocks",
+            details={"path": path, "asset_id": asset_id},
+        )
     cells = np.asarray(xyz_flat, dtype=np.int64).reshape(-1, 3)
     air = sum(1 for st in states if palette[st].split("[", 1)[0] in AIR_NAMES)
     if air:
-        warnings = [*warnings, f"{path}: the asset's air ({air:,} positions) is pasted too and removes "
-                               "what stands there"]
+        warnings = [
+            *warnings,
+            f"{path}: the asset's air ({air:,} positions) is pasted too and removes what stands there",
+        ]
     digest = hashlib.sha256(b"asset:" + asset_id.encode() + b"\n" + hashlib.sha256(data).digest()).hexdigest()
     return Source(cells, tuple(palette), np.asarray(states, dtype=np.uint32), digest, tuple(warnings))
 
@@ -155,13 +158,18 @@ def load_asset(asset_id: str, registry: Registry, max_positions: int, reader: As
 def load_part(part_id: str, parts: Mapping[str, PartBlocks] | None, registry: Registry, path: str) -> Source:
     pb = (parts or {}).get(part_id)
     if pb is None:
-        raise McbError(ErrorCode.NOT_FOUND,
-                       f"{path}: part {part_id!r} was not supplied; paste names parts of this project "
-                       "(the journal attaches them — see part_get)",
-                       details={"path": path, "part_id": part_id})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"{path}: part {part_id!r} was not supplied; paste names parts of this project "
+            "(the journal attaches them — see part_get)",
+            details={"path": path, "part_id": part_id},
+        )
     if len(pb.states) == 0:
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: part {part_id!r} holds no blocks",
-                       details={"path": path, "part_id": part_id})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: part {part_id!r} holds no blocks",
+            details={"path": path, "part_id": part_id},
+        )
     try:
         # a part keeps furniture as full states (state{data}, mcb_common.blockentity): the data rides along
         palette = tuple(registry.canonical(blockentity.strip(st)) + blockentity.split(st)[1] for st in pb.palette)
@@ -170,8 +178,11 @@ def load_part(part_id: str, parts: Mapping[str, PartBlocks] | None, registry: Re
     xyz = np.asarray(pb.xyz, dtype=np.int64).reshape(-1, 3)
     states = np.asarray(pb.states, dtype=np.uint32)
     if len(xyz) != len(states) or (len(states) and int(states.max()) >= len(palette)):
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path}: part {part_id!r} is malformed",
-                       details={"path": path, "part_id": part_id})
+        raise McbError(
+            ErrorCode.INVALID_REQUEST,
+            f"{path}: part {part_id!r} is malformed",
+            details={"path": path, "part_id": part_id},
+        )
     cells = xyz - xyz.min(axis=0)
     h = hashlib.sha256(b"part:" + part_id.encode() + b"\n")
     order = np.lexsort((cells[:, 0], cells[:, 2], cells[:, 1]))
@@ -193,8 +204,9 @@ def turn_cells(cells: np.ndarray, quarter_turns: int) -> np.ndarray:
 class Sources:
     """The paste sources of one compilation, each loaded once (their sizes count before any cell exists)."""
 
-    def __init__(self, registry: Registry, max_positions: int, assets: AssetReader | None,
-                 parts: Mapping[str, PartBlocks] | None):
+    def __init__(
+        self, registry: Registry, max_positions: int, assets: AssetReader | None, parts: Mapping[str, PartBlocks] | None
+    ):
         self.registry = registry
         self.max_positions = max_positions
         self.assets = assets
@@ -207,8 +219,7 @@ class Sources:
         src = self.loaded.get(key)
         if src is None:
             if paste.asset is not None:
-                src = load_asset(paste.asset, self.registry, self.max_positions, self.assets,
-                                 f"{paste.path}.asset")
+                src = load_asset(paste.asset, self.registry, self.max_positions, self.assets, f"{paste.path}.asset")
             else:
                 src = load_part(key[1], self.parts, self.registry, f"{paste.path}.part")
             self.loaded[key] = src

@@ -62,8 +62,15 @@ def parse_pregen(text: str | None) -> tuple[int, int, int, int] | None:
 async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
     # h11, never httptools: uvicorn's httptools protocol drops the body of a request that proposes
     # an h2c upgrade, as Java's HttpClient does by default on http:// (tests/contract)
-    config = uvicorn.Config(create_app(host, tokens), host=bind, port=port, log_level="warning",
-                            lifespan="off", access_log=False, http="h11")
+    config = uvicorn.Config(
+        create_app(host, tokens),
+        host=bind,
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        http="h11",
+    )
     server = uvicorn.Server(config)
     # (uvicorn before 0.29 installed its own handlers here; later versions have no such method and
     # capture signals in Server.capture_signals instead, so this assignment no longer does anything)
@@ -71,8 +78,13 @@ async def _serve(host: Host, tokens: TokenTable, bind: str, port: int) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
-    log.info("world host on http://%s:%d (world %s, automation %s)", bind, port, host.world.path,
-             "on" if host.allow_automation else "off")
+    log.info(
+        "world host on http://%s:%d (world %s, automation %s)",
+        bind,
+        port,
+        host.world.path,
+        "on" if host.allow_automation else "off",
+    )
     await server.serve()
 
 

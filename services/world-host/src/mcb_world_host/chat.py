@@ -57,12 +57,14 @@ def abbreviate(s: str) -> str:
 
 def clean_line(line: str) -> str:
     line = _UNPRINTABLE.sub("", line)
-    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "…"
+    return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
 def takeover_notice(text: str) -> str:
-    return (f'[ai] Your request "{abbreviate(text)}" was stopped: the AI bridge restarted. '
-            "Writes are paused; check the world, then send it again (/ai resume allows writes).")
+    return (
+        f'[ai] Your request "{abbreviate(text)}" was stopped: the AI bridge restarted. '
+        "Writes are paused; check the world, then send it again (/ai resume allows writes)."
+    )
 
 
 @dataclass
@@ -73,7 +75,7 @@ class Message:
     text: str
     type: str  # "prompt" | "cancel" | "command"
     at_millis: int
-    position: dict | None = None      # PlayerPosition fields, when known
+    position: dict | None = None  # PlayerPosition fields, when known
     target_block: dict | None = None  # TargetBlock fields, when known
 
 
@@ -96,16 +98,23 @@ class ChatQueue:
     shown: dict[str, deque[int]] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def submit(self, player_id: str, text: str, position: dict | None = None,
-               target_block: dict | None = None, may_stop_all: bool = True) -> Message:
+    def submit(
+        self,
+        player_id: str,
+        text: str,
+        position: dict | None = None,
+        target_block: dict | None = None,
+        may_stop_all: bool = True,
+    ) -> Message:
         if not player_id or not text or not text.strip():
             raise invalid("a chat message needs a player and text")
         if len(text) > MAX_TEXT:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a chat line holds at most {MAX_TEXT} characters")
         t = text.strip()
         kind = message_type(t, may_stop_all)
-        m = Message(f"msg-{secrets.token_hex(8)}", player_id, self.project_id, t, kind, self.clock(),
-                    position, target_block)
+        m = Message(
+            f"msg-{secrets.token_hex(8)}", player_id, self.project_id, t, kind, self.clock(), position, target_block
+        )
         with self.lock:
             self.pending.append(m)
             while len(self.pending) > MAX_PENDING:
@@ -142,20 +151,28 @@ class ChatQueue:
         with self.lock:
             lease = self.leased.get(message_id)
             if lease is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"message {abbreviate(message_id)!r} is not leased "
-                               "(unknown, not polled yet, finished, or failed when another bridge took over)")
+                raise McbError(
+                    ErrorCode.NOT_FOUND,
+                    f"message {abbreviate(message_id)!r} is not leased "
+                    "(unknown, not polled yet, finished, or failed when another bridge took over)",
+                )
             if lease.client_id != client_id:
-                raise McbError(ErrorCode.PERMISSION_DENIED,
-                               f"message {message_id} is leased to another client; only the lease holder may reply")
+                raise McbError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"message {message_id} is leased to another client; only the lease holder may reply",
+                )
             if player_id != lease.msg.player_id:
-                raise McbError(ErrorCode.PERMISSION_DENIED,
-                               f"message {message_id} came from another player; replies go only to its initiator")
+                raise McbError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"message {message_id} came from another player; replies go only to its initiator",
+                )
             lines = [c for c in (clean_line(x) for x in _LINE_BREAK.split(text)) if c.strip()]
             if error.strip():
                 lines.append(clean_line("[ai] error: " + " ".join(error.split())))
             if len(lines) > MAX_LINES_PER_REPLY:
-                raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                               f"a reply shows at most {MAX_LINES_PER_REPLY} lines, got {len(lines)}")
+                raise McbError(
+                    ErrorCode.BUDGET_EXCEEDED, f"a reply shows at most {MAX_LINES_PER_REPLY} lines, got {len(lines)}"
+                )
             if lines:
                 now = self.clock()
                 window = self.shown.setdefault(player_id, deque())
@@ -164,9 +181,11 @@ class ChatQueue:
                 if len(window) + len(lines) > RATE_LINES:
                     first_free = window[len(window) + len(lines) - RATE_LINES - 1]
                     wait = max(1, first_free + RATE_WINDOW_MS - now)
-                    raise McbError(ErrorCode.BUSY,
-                                   f"at most {RATE_LINES} lines per second per player; retry in {wait} ms "
-                                   "(nothing was shown)", details={"retryAfterMillis": wait})
+                    raise McbError(
+                        ErrorCode.BUSY,
+                        f"at most {RATE_LINES} lines per second per player; retry in {wait} ms (nothing was shown)",
+                        details={"retryAfterMillis": wait},
+                    )
                 for line in lines:
                     window.append(now)
                     self._tell(player_id, line)

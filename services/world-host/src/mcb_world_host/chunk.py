@@ -45,7 +45,7 @@ def unpack_indices(data: Iterable[int] | np.ndarray, bits: int, count: int = SEC
     need = (count + per_long - 1) // per_long
     if len(longs) < need:
         raise McbError(ErrorCode.INTERNAL, f"packed data has {len(longs)} longs, needs {need} for {bits} bits")
-    shifts = (np.arange(per_long, dtype=np.uint64) * np.uint64(bits))
+    shifts = np.arange(per_long, dtype=np.uint64) * np.uint64(bits)
     mask = np.uint64((1 << bits) - 1)
     vals = (longs[:need, None] >> shifts[None, :]) & mask
     return vals.reshape(-1)[:count].astype(np.uint16)
@@ -57,7 +57,7 @@ def pack_indices(indices: np.ndarray, bits: int) -> nbt.LongArray:
     need = (n + per_long - 1) // per_long
     padded = np.zeros(need * per_long, dtype=np.uint64)
     padded[:n] = indices.astype(np.uint64)
-    shifts = (np.arange(per_long, dtype=np.uint64) * np.uint64(bits))
+    shifts = np.arange(per_long, dtype=np.uint64) * np.uint64(bits)
     words = np.bitwise_or.reduce(padded.reshape(need, per_long) << shifts[None, :], axis=1)
     out = nbt.LongArray()
     out.frombytes(words.astype(np.uint64).view(np.int64).tobytes())
@@ -228,8 +228,16 @@ class Chunk:
             return  # nothing there, nothing to put: the common case of a batch (indexed, not a scan)
         if not isinstance(lst, list):
             lst = self.root["block_entities"] = nbt.List(nbt.COMPOUND)
-        keep = [be for be in lst if not (isinstance(be, dict) and int(be.get("x", 1 << 40)) == x
-                                         and int(be.get("y", 1 << 40)) == y and int(be.get("z", 1 << 40)) == z)]
+        keep = [
+            be
+            for be in lst
+            if not (
+                isinstance(be, dict)
+                and int(be.get("x", 1 << 40)) == x
+                and int(be.get("y", 1 << 40)) == y
+                and int(be.get("z", 1 << 40)) == z
+            )
+        ]
         if be_id is not None:
             keep.append(blockentities.to_nbt(be_id, x, y, z, data))
         if len(keep) != len(lst) or be_id is not None:
@@ -274,8 +282,10 @@ class Chunk:
             if isinstance(b, dict):
                 biomes = copy.deepcopy(b)
                 break
-        tag["biomes"] = biomes if biomes is not None else nbt.Compound(
-            palette=nbt.List(nbt.STRING, [nbt.String("minecraft:plains")])
+        tag["biomes"] = (
+            biomes
+            if biomes is not None
+            else nbt.Compound(palette=nbt.List(nbt.STRING, [nbt.String("minecraft:plains")]))
         )
         sections = self.root["sections"]
         pos = len(sections)
@@ -399,11 +409,13 @@ def flat_chunk(
         if bits:
             idx = np.repeat(np.array([order.index(s) for s in ys], dtype=np.uint16), 256)
             bs["data"] = pack_indices(idx, bits)
-        sections.append(nbt.Compound(
-            Y=nbt.Byte(sy),
-            block_states=bs,
-            biomes=nbt.Compound(palette=nbt.List(nbt.STRING, [nbt.String(biome)])),
-        ))
+        sections.append(
+            nbt.Compound(
+                Y=nbt.Byte(sy),
+                block_states=bs,
+                biomes=nbt.Compound(palette=nbt.List(nbt.STRING, [nbt.String(biome)])),
+            )
+        )
     n_sections = max_s - min_s + 1
     return nbt.Compound(
         DataVersion=nbt.Int(data_version),

@@ -38,25 +38,33 @@ def check_save(path: Path, data_version: int = levelmod.DATA_VERSION) -> dict[st
     """The save's name and versions, or a refusal naming what is wrong."""
     path = Path(path)
     if not path.is_dir():
-        raise McbError(ErrorCode.NOT_FOUND, f"{path} is not a folder; give the save's folder "
-                       "(e.g. ~/.minecraft/saves/My World)", details={"path": str(path)})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"{path} is not a folder; give the save's folder (e.g. ~/.minecraft/saves/My World)",
+            details={"path": str(path)},
+        )
     if not (path / "level.dat").is_file():
-        raise McbError(ErrorCode.NOT_FOUND, f"{path} holds no level.dat: not a Minecraft Java save folder",
-                       details={"path": str(path)})
+        raise McbError(
+            ErrorCode.NOT_FOUND,
+            f"{path} holds no level.dat: not a Minecraft Java save folder",
+            details={"path": str(path)},
+        )
     try:
         info = levelmod.level_info(levelmod.read_level(path / "level.dat"))
     except McbError:
         raise
     except Exception as exc:  # a corrupt file: any parse error
-        raise McbError(ErrorCode.INVALID_REQUEST, f"{path / 'level.dat'} is unreadable ({exc})",
-                       details={"path": str(path)}) from None
+        raise McbError(
+            ErrorCode.INVALID_REQUEST, f"{path / 'level.dat'} is unreadable ({exc})", details={"path": str(path)}
+        ) from None
     if info["dataVersion"] != data_version:
         raise McbError(
             ErrorCode.VERSION_MISMATCH,
             f"{path} was saved by Minecraft {info['minecraftVersion'] or '?'} (DataVersion {info['dataVersion']}); "
             f"this tool writes {levelmod.MINECRAFT_VERSION} (DataVersion {data_version}) only — open the world "
             f"once in Minecraft {levelmod.MINECRAFT_VERSION} (it converts it), then try again",
-            details={"path": str(path), "data_version": info["dataVersion"], "expected": data_version})
+            details={"path": str(path), "data_version": info["dataVersion"], "expected": data_version},
+        )
     return info
 
 
@@ -79,10 +87,12 @@ def locked_by_other(path: Path) -> bool:
 
 
 def _locked_error(path: Path) -> McbError:
-    return McbError(ErrorCode.BUSY,
-                    f"Minecraft has the world {path} open ({LOCK_FILE} is locked): leave the world in the game "
-                    "(or stop the server using it), then start again",
-                    details={"path": str(path), "lock": str(Path(path) / LOCK_FILE)})
+    return McbError(
+        ErrorCode.BUSY,
+        f"Minecraft has the world {path} open ({LOCK_FILE} is locked): leave the world in the game "
+        "(or stop the server using it), then start again",
+        details={"path": str(path), "lock": str(Path(path) / LOCK_FILE)},
+    )
 
 
 class SessionLock:

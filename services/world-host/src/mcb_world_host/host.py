@@ -70,33 +70,58 @@ class Host:
 
     # -- health / info ---------------------------------------------------------------------------
     def health(self) -> world_pb2.Health:
-        return world_pb2.Health(status="ok", service="world-host", version=__version__,
-                                protocol_version=PROTOCOL, paused=self.state.paused)
+        return world_pb2.Health(
+            status="ok", service="world-host", version=__version__, protocol_version=PROTOCOL, paused=self.state.paused
+        )
 
     def world_info(self, _: world_pb2.Empty) -> world_pb2.WorldInfo:
         w = self.world
         reg = w.registry
-        caps = ["region_read", "chunks_exist", "blocks_get", "batch_apply", "events_since", "pause", "embedded_world",
-                "region_read.block_entities", "region_read.entities", "chat"]
+        caps = [
+            "region_read",
+            "chunks_exist",
+            "blocks_get",
+            "batch_apply",
+            "events_since",
+            "pause",
+            "embedded_world",
+            "region_read.block_entities",
+            "region_read.entities",
+            "chat",
+        ]
         if self.allow_automation:
             caps.append("local_automation")
         info = world_pb2.WorldInfo(
-            world_uuid=w.meta.world_uuid, world_name=w.name, epoch=w.meta.epoch,
-            data_version=w.data_version, minecraft_version=w.minecraft_version,
-            min_y=w.min_y, max_y=w.max_y,
-            registry=world_pb2.RegistryInfo(minecraft_version=reg.version, data_version=reg.data_version,
-                                            block_count=len(reg.blocks), sha256=reg.sha256),
-            host_instance=self.instance, paused=self.state.paused, capabilities=caps,
-            host_kind="world-host", host_version=__version__, protocol_version=PROTOCOL,
+            world_uuid=w.meta.world_uuid,
+            world_name=w.name,
+            epoch=w.meta.epoch,
+            data_version=w.data_version,
+            minecraft_version=w.minecraft_version,
+            min_y=w.min_y,
+            max_y=w.max_y,
+            registry=world_pb2.RegistryInfo(
+                minecraft_version=reg.version,
+                data_version=reg.data_version,
+                block_count=len(reg.blocks),
+                sha256=reg.sha256,
+            ),
+            host_instance=self.instance,
+            paused=self.state.paused,
+            capabilities=caps,
+            host_kind="world-host",
+            host_version=__version__,
+            protocol_version=PROTOCOL,
         )
         chunks = w.existing_chunks()
         if chunks:
             xs = [c[0] for c in chunks]
             zs = [c[1] for c in chunks]
-            info.loaded_area.CopyFrom(common_pb2.Box(
-                min=common_pb2.Vec3(x=min(xs), y=w.min_section, z=min(zs)),
-                max=common_pb2.Vec3(x=max(xs), y=w.max_section, z=max(zs)),
-            ))
+            info.loaded_area.CopyFrom(
+                common_pb2.Box(
+                    min=common_pb2.Vec3(x=min(xs), y=w.min_section, z=min(zs)),
+                    max=common_pb2.Vec3(x=max(xs), y=w.max_section, z=max(zs)),
+                )
+            )
         return info
 
     # -- reads -----------------------------------------------------------------------------------
@@ -109,17 +134,23 @@ class Host:
             raise McbError(ErrorCode.OUT_OF_BOUNDS, f"x/z beyond the world border (±{WORLD_XZ_LIMIT})")
         size = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
         if size > MAX_REGION_POSITIONS:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"region_read of {size} positions exceeds the limit of {MAX_REGION_POSITIONS}; split the box",
-                           details={"positions": size, "limit": MAX_REGION_POSITIONS})
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"region_read of {size} positions exceeds the limit of {MAX_REGION_POSITIONS}; split the box",
+                details={"positions": size, "limit": MAX_REGION_POSITIONS},
+            )
         palette, arr, revs = self.world.region_read(lo, hi)
         ents = self.world.entities_in(lo, hi)
         return world_pb2.RegionReadResult(
-            min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]), max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]),
-            palette=palette, indices=arr.astype("<u2").tobytes(),
+            min=common_pb2.Vec3(x=lo[0], y=lo[1], z=lo[2]),
+            max=common_pb2.Vec3(x=hi[0], y=hi[1], z=hi[2]),
+            palette=palette,
+            indices=arr.astype("<u2").tobytes(),
             revisions=[world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs],
             block_entities=self._block_entities(lo, hi),
-            entities=[world_pb2.EntityInfo(id=e.id, x=e.x, y=e.y, z=e.z, uuid=e.uuid) for e in ents[:MAX_REGION_ENTITIES]],
+            entities=[
+                world_pb2.EntityInfo(id=e.id, x=e.x, y=e.y, z=e.z, uuid=e.uuid) for e in ents[:MAX_REGION_ENTITIES]
+            ],
             entities_total=len(ents),
         )
 
@@ -130,9 +161,11 @@ class Host:
             raise McbError(ErrorCode.OUT_OF_BOUNDS, f"chunks beyond the world border (±{WORLD_XZ_LIMIT} blocks)")
         n = (cx1 - cx0 + 1) * (cz1 - cz0 + 1)
         if n > MAX_CHUNKS_EXIST:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED,
-                           f"chunks_exist of {n} chunks exceeds the limit of {MAX_CHUNKS_EXIST}; split the range",
-                           details={"chunks": n, "limit": MAX_CHUNKS_EXIST})
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"chunks_exist of {n} chunks exceeds the limit of {MAX_CHUNKS_EXIST}; split the range",
+                details={"chunks": n, "limit": MAX_CHUNKS_EXIST},
+            )
         bitmap, count = self.world.chunks_exist(cx0, cz0, cx1, cz1)
         return world_pb2.ChunksExistResult(min_cx=cx0, min_cz=cz0, max_cx=cx1, max_cz=cz1, bitmap=bitmap, count=count)
 
@@ -145,7 +178,9 @@ class Host:
         if len(xyz) % 3:
             raise invalid(f"xyz must hold 3 integers per position; got {len(xyz)} integers")
         if len(xyz) // 3 > MAX_BLOCKS_GET:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"blocks_get of {len(xyz) // 3} positions exceeds {MAX_BLOCKS_GET}")
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED, f"blocks_get of {len(xyz) // 3} positions exceeds {MAX_BLOCKS_GET}"
+            )
         positions = [(xyz[i], xyz[i + 1], xyz[i + 2]) for i in range(0, len(xyz), 3)]
         states = self.world.get_blocks(positions)
         palette: list[str] = []
@@ -183,7 +218,9 @@ class Host:
         if len(p.entries) == 0:
             raise invalid("a batch needs at least one entry")
         if len(p.entries) > MAX_BATCH_ENTRIES:
-            raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(p.entries)}")
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED, f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(p.entries)}"
+            )
         if len(p.dependencies) > MAX_BATCH_DEPENDENCIES:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch declares at most {MAX_BATCH_DEPENDENCIES} dependencies")
         digest = self._content_hash(p)
@@ -192,18 +229,25 @@ class Host:
             row = w.hostlog.get(p.batch_id)
             if row is not None and row.state == "complete":
                 if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
-                    raise invalid(f"batch id {p.batch_id!r} was already used for a different batch; "
-                                  "a new batch needs a new id (same id + same content replays the answer)")
+                    raise invalid(
+                        f"batch id {p.batch_id!r} was already used for a different batch; "
+                        "a new batch needs a new id (same id + same content replays the answer)"
+                    )
                 res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
                 res.replayed = True
                 return res
             if self.state.paused:
-                raise McbError(ErrorCode.PAUSED, f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first")
+                raise McbError(
+                    ErrorCode.PAUSED,
+                    f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first",
+                )
             if p.world_epoch != w.meta.epoch:
-                raise McbError(ErrorCode.STALE_SNAPSHOT,
-                               f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
-                               "re-read world_info and re-plan",
-                               details={"worldEpoch": w.meta.epoch})
+                raise McbError(
+                    ErrorCode.STALE_SNAPSHOT,
+                    f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
+                    "re-read world_info and re-plan",
+                    details={"worldEpoch": w.meta.epoch},
+                )
             # validate and read
             seen: set[tuple[int, int, int]] = set()
             entries = []
@@ -231,19 +275,21 @@ class Host:
             already: list[common_pb2.Vec3] = []
             writes: list[Change] = []
             currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
-            for ((x, y, z), expected, desired), current in zip(entries, currents[:len(entries)], strict=True):
+            for ((x, y, z), expected, desired), current in zip(entries, currents[: len(entries)], strict=True):
                 if current == desired:
                     already.append(common_pb2.Vec3(x=x, y=y, z=z))
                 elif current == expected:
                     if '{"unsupported":' in current:  # data the model cannot carry would be lost
-                        raise McbError(ErrorCode.UNSUPPORTED_BLOCK,
-                                       f"({x},{y},{z}) holds a block entity with data this host cannot carry "
-                                       f"({current[current.index('{'):][:120]}); it does not overwrite it",
-                                       details={"pos": [x, y, z]})
+                        raise McbError(
+                            ErrorCode.UNSUPPORTED_BLOCK,
+                            f"({x},{y},{z}) holds a block entity with data this host cannot carry "
+                            f"({current[current.index('{') :][:120]}); it does not overwrite it",
+                            details={"pos": [x, y, z]},
+                        )
                     writes.append(Change(x, y, z, current, desired))
                 else:
                     problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
-            for ((x, y, z), expected), current in zip(deps, currents[len(entries):], strict=True):
+            for ((x, y, z), expected), current in zip(deps, currents[len(entries) :], strict=True):
                 if current != expected:
                     problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
             res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)
@@ -260,8 +306,9 @@ class Host:
                 res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
                 res.applied_at_millis = _now_ms()
             ticket = w.log_batch(p.batch_id, digest, p.operation_id, writes, self._to_dict(res))
-            self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours",
-                                    operation_id=p.operation_id)
+            self.events.record_many(
+                ((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours", operation_id=p.operation_id
+            )
         # outside the lock: batches arriving together share one fsync; the answer comes after it
         w.wait_durable(ticket)
         return res
@@ -278,8 +325,10 @@ class Host:
         region = None
         if p.HasField("region"):
             b = p.region
-            region = ((min(b.min.x, b.max.x), min(b.min.y, b.max.y), min(b.min.z, b.max.z)),
-                      (max(b.min.x, b.max.x), max(b.min.y, b.max.y), max(b.min.z, b.max.z)))
+            region = (
+                (min(b.min.x, b.max.x), min(b.min.y, b.max.y), min(b.min.z, b.max.z)),
+                (max(b.min.x, b.max.x), max(b.min.y, b.max.y), max(b.min.z, b.max.z)),
+            )
         return page_json(self.events.since(p.cursor, p.limit or MAX_PAGE, region))
 
     # -- pause -----------------------------------------------------------------------------------
@@ -309,7 +358,7 @@ class Host:
     # -- local automation --------------------------------------------------------------------------
     def automation_set_blocks(self, p: world_pb2.AutomationSetBlocksParams) -> world_pb2.AutomationSetBlocksResult:
         if p.actor not in ("player", "environment", "external"):
-            raise invalid(f"actor must be \"player\", \"environment\" or \"external\", got {p.actor!r}")
+            raise invalid(f'actor must be "player", "environment" or "external", got {p.actor!r}')
         if not p.blocks:
             raise invalid("blocks is empty")
         if len(p.blocks) > MAX_AUTOMATION_BLOCKS:
@@ -321,19 +370,22 @@ class Host:
             items.append((b.x, b.y, b.z, self.world.canonical_desired(b.state)))
         player = p.player_id or "console"
         if p.actor != "player" and p.player_name:
-            raise invalid("player_name is for actor \"player\" only")
+            raise invalid('player_name is for actor "player" only')
         check_player_name(p.player_name)
         if p.actor != "environment" and p.cause:
-            raise invalid("cause is for actor \"environment\" only")
+            raise invalid('cause is for actor "environment" only')
         cause = check_cause(p.cause) if p.actor == "environment" else ""
 
         def observed(changes: list[Change]) -> None:
             if p.actor in ("player", "environment"):
                 # environment = fluids, fire, gravity, growth, explosions: observed, but no person.
-                self.events.record_many(((c.x, c.y, c.z, c.before, c.after) for c in changes), p.actor,
-                                        player_id=player if p.actor == "player" else "",
-                                        player_name=(p.player_name or player) if p.actor == "player" else "",
-                                        cause=cause)
+                self.events.record_many(
+                    ((c.x, c.y, c.z, c.before, c.after) for c in changes),
+                    p.actor,
+                    player_id=player if p.actor == "player" else "",
+                    player_name=(p.player_name or player) if p.actor == "player" else "",
+                    cause=cause,
+                )
 
         changes = self.world.set_blocks_direct(items, f"automation-{secrets.token_hex(12)}", observed)
         return world_pb2.AutomationSetBlocksResult(changed=len(changes))
@@ -368,8 +420,9 @@ class Host:
         msgs, took_over = self.chat.poll(p.client_id, p.max_messages)
         out = world_pb2.ChatPollResult(took_over=took_over)
         for m in msgs:
-            cm = out.messages.add(id=m.id, player_id=m.player_id, project_id=m.project_id, text=m.text,
-                                  type=m.type, at_millis=m.at_millis)
+            cm = out.messages.add(
+                id=m.id, player_id=m.player_id, project_id=m.project_id, text=m.text, type=m.type, at_millis=m.at_millis
+            )
             if m.position is not None:
                 json_format.ParseDict(m.position, cm.position)
             if m.target_block is not None:

@@ -79,6 +79,7 @@ class Ticket:
     """One row waiting for the log: a batch (``undo`` may be empty: an answer that wrote nothing)
     or a host setting (``key``). ``error`` is set when its commit failed: its blocks are still
     in memory until the world undoes them (``World.settle_failed``)."""
+
     lsn: int
     batch: BatchRow | None = None
     key: str = ""
@@ -129,7 +130,10 @@ class HostLog:
 
     def _row(self, r: tuple) -> BatchRow:
         return BatchRow(
-            batch_id=r[0], content_hash=r[1], operation_id=r[2], state=r[3],
+            batch_id=r[0],
+            content_hash=r[1],
+            operation_id=r[2],
+            state=r[3],
             undo=[tuple(u) for u in json.loads(r[4] or "[]")],
             result=json.loads(r[5]) if r[5] else None,
         )
@@ -208,8 +212,11 @@ class HostLog:
                             if t.value is None:
                                 self._db.execute("DELETE FROM host_state WHERE key=?", (t.key,))
                             else:
-                                self._db.execute("INSERT INTO host_state(key, value) VALUES (?, ?) "
-                                                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (t.key, t.value))
+                                self._db.execute(
+                                    "INSERT INTO host_state(key, value) VALUES (?, ?) "
+                                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                                    (t.key, t.value),
+                                )
                             continue
                         b = t.batch
                         undo = json.dumps(b.undo, separators=(",", ":")) if b.undo else "[]"
@@ -217,8 +224,18 @@ class HostLog:
                         self._db.execute(
                             "INSERT OR REPLACE INTO batches(batch_id, content_hash, operation_id, state, undo_json, "
                             "result_json, begun_ms, finished_ms, lsn, redo) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                            (b.batch_id, b.content_hash, b.operation_id, "complete", undo,
-                             json.dumps(b.result, separators=(",", ":")), now, now, t.lsn, 1 if b.undo else 0),
+                            (
+                                b.batch_id,
+                                b.content_hash,
+                                b.operation_id,
+                                "complete",
+                                undo,
+                                json.dumps(b.result, separators=(",", ":")),
+                                now,
+                                now,
+                                t.lsn,
+                                1 if b.undo else 0,
+                            ),
                         )
                     if self.crash_hook is not None:
                         self.crash_hook("log_append")
@@ -273,7 +290,8 @@ class HostLog:
         with self._lock:
             rows = self._db.execute(
                 "SELECT batch_id, content_hash, operation_id, state, undo_json, result_json FROM batches "
-                "WHERE redo=1 ORDER BY lsn").fetchall()
+                "WHERE redo=1 ORDER BY lsn"
+            ).fetchall()
         return [self._row(r) for r in rows]
 
     def cut(self, lsn: int) -> None:

@@ -41,9 +41,9 @@ def _layer_block_id(state: str) -> str:
 
 
 def flat_generator() -> nbt.Compound:
-    layers = nbt.List(nbt.COMPOUND, [
-        nbt.Compound(block=nbt.String(_layer_block_id(s)), height=nbt.Int(h)) for s, h in FLAT_LAYERS
-    ])
+    layers = nbt.List(
+        nbt.COMPOUND, [nbt.Compound(block=nbt.String(_layer_block_id(s)), height=nbt.Int(h)) for s, h in FLAT_LAYERS]
+    )
     return nbt.Compound(
         type=nbt.String("minecraft:flat"),
         settings=nbt.Compound(
@@ -82,21 +82,29 @@ def new_flat_level(name: str, seed: int | None = None, spawn: tuple[int, int, in
         bonus_chest=nbt.Byte(0),
         seed=nbt.Long(seed),
         generate_features=nbt.Byte(0),
-        dimensions=nbt.Compound({
-            "minecraft:overworld": nbt.Compound(generator=flat_generator(), type=nbt.String("minecraft:overworld")),
-            "minecraft:the_nether": _noise_dimension("minecraft:nether", "minecraft:nether", "minecraft:multi_noise", "minecraft:the_nether"),
-            "minecraft:the_end": _noise_dimension("minecraft:end", None, "minecraft:the_end", "minecraft:the_end"),
-        }),
+        dimensions=nbt.Compound(
+            {
+                "minecraft:overworld": nbt.Compound(generator=flat_generator(), type=nbt.String("minecraft:overworld")),
+                "minecraft:the_nether": _noise_dimension(
+                    "minecraft:nether", "minecraft:nether", "minecraft:multi_noise", "minecraft:the_nether"
+                ),
+                "minecraft:the_end": _noise_dimension("minecraft:end", None, "minecraft:the_end", "minecraft:the_end"),
+            }
+        ),
     )
     gateways = list(range(20))
     random.Random(seed).shuffle(gateways)  # the game shuffles the 20 end gateways per world
     data["DragonFight"] = nbt.Compound(
         NeedsStateScanning=nbt.Byte(1),
         Gateways=nbt.List(nbt.INT, [nbt.Int(g) for g in gateways]),
-        DragonKilled=nbt.Byte(0), PreviouslyKilled=nbt.Byte(0),
+        DragonKilled=nbt.Byte(0),
+        PreviouslyKilled=nbt.Byte(0),
     )
     data["Version"] = nbt.Compound(
-        Snapshot=nbt.Byte(0), Series=nbt.String("main"), Id=nbt.Int(DATA_VERSION), Name=nbt.String(MINECRAFT_VERSION),
+        Snapshot=nbt.Byte(0),
+        Series=nbt.String("main"),
+        Id=nbt.Int(DATA_VERSION),
+        Name=nbt.String(MINECRAFT_VERSION),
     )
     data["DayTime"] = nbt.Long(6000)  # noon: pictures of a new build are lit
     data["initialized"] = nbt.Byte(1)
@@ -104,19 +112,21 @@ def new_flat_level(name: str, seed: int | None = None, spawn: tuple[int, int, in
     data["allowCommands"] = nbt.Byte(1)
     data["WanderingTraderSpawnDelay"] = nbt.Int(24000)
     data["CustomBossEvents"] = nbt.Compound()
-    data["game_rules"] = nbt.Compound({
-        # building-friendly; every other rule keeps its default (the game fills missing rules)
-        "minecraft:advance_time": nbt.Byte(0),
-        "minecraft:advance_weather": nbt.Byte(0),
-        "minecraft:spawn_mobs": nbt.Byte(0),
-        "minecraft:spawn_monsters": nbt.Byte(0),
-        "minecraft:spawn_phantoms": nbt.Byte(0),
-        "minecraft:spawn_patrols": nbt.Byte(0),
-        "minecraft:spawn_wandering_traders": nbt.Byte(0),
-        "minecraft:mob_griefing": nbt.Byte(0),
-        "minecraft:fire_spread_radius_around_player": nbt.Int(0),
-        "minecraft:tnt_explodes": nbt.Byte(0),
-    })
+    data["game_rules"] = nbt.Compound(
+        {
+            # building-friendly; every other rule keeps its default (the game fills missing rules)
+            "minecraft:advance_time": nbt.Byte(0),
+            "minecraft:advance_weather": nbt.Byte(0),
+            "minecraft:spawn_mobs": nbt.Byte(0),
+            "minecraft:spawn_monsters": nbt.Byte(0),
+            "minecraft:spawn_phantoms": nbt.Byte(0),
+            "minecraft:spawn_patrols": nbt.Byte(0),
+            "minecraft:spawn_wandering_traders": nbt.Byte(0),
+            "minecraft:mob_griefing": nbt.Byte(0),
+            "minecraft:fire_spread_radius_around_player": nbt.Int(0),
+            "minecraft:tnt_explodes": nbt.Byte(0),
+        }
+    )
     data["rainTime"] = nbt.Int(0)
     data["thunderTime"] = nbt.Int(0)
     data["hardcore"] = nbt.Byte(0)
@@ -135,13 +145,21 @@ def new_flat_level(name: str, seed: int | None = None, spawn: tuple[int, int, in
     data["LevelName"] = nbt.String(name)
     data["DataVersion"] = nbt.Int(DATA_VERSION)
     data["world_border"] = nbt.Compound(
-        center_z=nbt.Double(0.0), damage_per_block=nbt.Double(0.2), warning_time=nbt.Int(15),
-        size=nbt.Double(59999968.0), safe_zone=nbt.Double(5.0), warning_blocks=nbt.Int(5),
-        lerp_target=nbt.Double(59999968.0), lerp_time=nbt.Long(0), center_x=nbt.Double(0.0),
+        center_z=nbt.Double(0.0),
+        damage_per_block=nbt.Double(0.2),
+        warning_time=nbt.Int(15),
+        size=nbt.Double(59999968.0),
+        safe_zone=nbt.Double(5.0),
+        warning_blocks=nbt.Int(5),
+        lerp_target=nbt.Double(59999968.0),
+        lerp_time=nbt.Long(0),
+        center_x=nbt.Double(0.0),
     )
     data["DataPacks"] = nbt.Compound(
         Enabled=nbt.List(nbt.STRING, [nbt.String("vanilla")]),
-        Disabled=nbt.List(nbt.STRING, [nbt.String(n) for n in ("minecart_improvements", "redstone_experiments", "trade_rebalance")]),
+        Disabled=nbt.List(
+            nbt.STRING, [nbt.String(n) for n in ("minecart_improvements", "redstone_experiments", "trade_rebalance")]
+        ),
     )
     return nbt.Compound(Data=data)
 

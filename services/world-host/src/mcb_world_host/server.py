@@ -56,8 +56,11 @@ def _ok_response(result: Any, request_id: Any) -> Response:
     A handler may answer the JSON form itself (a dict: events_since's pages)."""
     if isinstance(result, dict):
         return JSONResponse({"ok": True, "result": result, "requestId": request_id})
-    big = {f.name: f.json_name for f in result.DESCRIPTOR.fields
-           if f.type == f.TYPE_BYTES and not f.is_repeated and len(getattr(result, f.name)) > _BIG_BYTES}
+    big = {
+        f.name: f.json_name
+        for f in result.DESCRIPTOR.fields
+        if f.type == f.TYPE_BYTES and not f.is_repeated and len(getattr(result, f.name)) > _BIG_BYTES
+    }
     if not big:
         return JSONResponse({"ok": True, "result": _to_json(result), "requestId": request_id})
     rest = type(result)()
@@ -68,8 +71,9 @@ def _ok_response(result: Any, request_id: Any) -> Response:
     out = _to_json(rest)
     for json_name in big.values():
         out[json_name] = marker + json_name
-    body = json.dumps({"ok": True, "result": out, "requestId": request_id}, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode("utf-8")
+    body = json.dumps(
+        {"ok": True, "result": out, "requestId": request_id}, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    ).encode("utf-8")
     for name, json_name in big.items():
         body = body.replace(f'"{marker}{json_name}"'.encode(), b'"' + base64.b64encode(getattr(result, name)) + b'"', 1)
     return Response(body, media_type="application/json")
@@ -93,18 +97,22 @@ def _parse_error_message(exc: Exception, method: str) -> str:
 def _no_camera_account(_params: Any) -> Any:
     """camera_account_pose: the embedded host has no game server, so no players and no camera
     account to move; the built-in renderer (the default camera driver) needs none."""
-    raise McbError(ErrorCode.CAMERA_UNAVAILABLE,
-                   "the embedded world host has no players, so no camera account to move; use the built-in "
-                   "renderer (MCB_CAMERA_DRIVER=builtin), or a Paper server with camera.account set",
-                   details={"reason": "no_camera_account"})
+    raise McbError(
+        ErrorCode.CAMERA_UNAVAILABLE,
+        "the embedded world host has no players, so no camera account to move; use the built-in "
+        "renderer (MCB_CAMERA_DRIVER=builtin), or a Paper server with camera.account set",
+        details={"reason": "no_camera_account"},
+    )
 
 
 def _no_previews(_params: Any) -> Any:
     """chat_preview: client-side blocks need a game server with players (the Paper plugin); the
     embedded host has none. A plan is seen here with camera_capture(plan_id) instead."""
-    raise McbError(ErrorCode.INVALID_REQUEST,
-                   "the embedded world host has no players to show a plan to; use camera_capture with plan_id, "
-                   "or a Paper server", details={"reason": "no_previews"})
+    raise McbError(
+        ErrorCode.INVALID_REQUEST,
+        "the embedded world host has no players to show a plan to; use camera_capture with plan_id, or a Paper server",
+        details={"reason": "no_previews"},
+    )
 
 
 def create_app(host: Host, tokens: TokenTable) -> FastAPI:
@@ -144,8 +152,10 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         try:
             principal = tokens.principal_for(bearer(request.headers.get("authorization")))
             if principal is None:
-                raise McbError(ErrorCode.UNAUTHENTICATED,
-                               "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)")
+                raise McbError(
+                    ErrorCode.UNAUTHENTICATED,
+                    "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)",
+                )
             if principal not in ("admin", "service"):
                 raise McbError(ErrorCode.PERMISSION_DENIED, f"the {principal} token may not save (admin or service)")
             n = await run_in_threadpool(host.world.checkpoint, "save")
@@ -156,10 +166,18 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         except Exception as exc:  # noqa: BLE001 - the boundary: every failure is structured
             record_exception(exc)
             if is_disk_full(exc):
-                return _error(disk_full_error("the world host", "the save is incomplete; every answered batch is kept "
-                                              "in the write-ahead log and written by a later save"), None)
+                return _error(
+                    disk_full_error(
+                        "the world host",
+                        "the save is incomplete; every answered batch is kept "
+                        "in the write-ahead log and written by a later save",
+                    ),
+                    None,
+                )
             log.exception("internal error in /v1/save")
-            return _error(McbError(ErrorCode.INTERNAL, f"save failed ({exc.__class__.__name__}); see the world host log"), None)
+            return _error(
+                McbError(ErrorCode.INTERNAL, f"save failed ({exc.__class__.__name__}); see the world host log"), None
+            )
 
     @app.post("/v1/rpc")
     async def rpc(request: Request) -> Response:
@@ -168,8 +186,10 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
             raw = await request.body()  # at most MAX_BODY: BodyLimit refused a larger one before this
             principal = tokens.principal_for(bearer(request.headers.get("authorization")))
             if principal is None:
-                raise McbError(ErrorCode.UNAUTHENTICATED,
-                               "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)")
+                raise McbError(
+                    ErrorCode.UNAUTHENTICATED,
+                    "missing or unknown bearer token (Authorization: Bearer <token from the secrets folder>)",
+                )
             try:
                 body = json.loads(raw)
             except (ValueError, UnicodeDecodeError) as exc:
@@ -182,18 +202,25 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
                 request_id = uuid.uuid4().hex
             method = body.get("method")
             if not isinstance(method, str) or not method:
-                raise invalid("missing \"method\" (a string naming a world-protocol method)")
+                raise invalid('missing "method" (a string naming a world-protocol method)')
             spec = methods.get(method)
             if spec is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"unknown method {method[:80]!r}; known: {', '.join(sorted(methods))}",
-                               details={"method": method[:80]})
+                raise McbError(
+                    ErrorCode.NOT_FOUND,
+                    f"unknown method {method[:80]!r}; known: {', '.join(sorted(methods))}",
+                    details={"method": method[:80]},
+                )
             if principal not in spec["scopes"]:
-                raise McbError(ErrorCode.PERMISSION_DENIED,
-                               f"the {principal} token may not call {method} (allowed: {', '.join(spec['scopes'])})")
+                raise McbError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"the {principal} token may not call {method} (allowed: {', '.join(spec['scopes'])})",
+                )
             if method in AUTOMATION_METHODS and not host.allow_automation:
-                raise McbError(ErrorCode.PERMISSION_DENIED,
-                               f"{method} needs local automation, which is off; start the world host with "
-                               "MCB_ALLOW_LOCAL_AUTOMATION=1 (the local runner's embedded-world config does)")
+                raise McbError(
+                    ErrorCode.PERMISSION_DENIED,
+                    f"{method} needs local automation, which is off; start the world host with "
+                    "MCB_ALLOW_LOCAL_AUTOMATION=1 (the local runner's embedded-world config does)",
+                )
             if not spec.get("implemented") or method not in handlers:
                 raise invalid(f"{method} is not implemented yet by the embedded host")
             params = body.get("params", {})
@@ -217,7 +244,9 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
                 log.error("%s: disk full (%s)", method, exc)
                 return _error(disk_full_error("the world host", "the request was not completed"), request_id)
             log.exception("internal error in /v1/rpc")
-            return _error(McbError(ErrorCode.INTERNAL, f"internal error ({exc.__class__.__name__}); see the world host log"),
-                          request_id)
+            return _error(
+                McbError(ErrorCode.INTERNAL, f"internal error ({exc.__class__.__name__}); see the world host log"),
+                request_id,
+            )
 
     return app

@@ -134,8 +134,13 @@ class World:
 
     # -- creation ------------------------------------------------------------------------------
     @classmethod
-    def create_flat(cls, path: Path, registry: Registry, name: str = "mcb flat world",
-                    pregen: tuple[int, int, int, int] | None = None) -> World:
+    def create_flat(
+        cls,
+        path: Path,
+        registry: Registry,
+        name: str = "mcb flat world",
+        pregen: tuple[int, int, int, int] | None = None,
+    ) -> World:
         path = Path(path)
         if (path / "level.dat").exists():
             raise McbError(ErrorCode.INVALID_REQUEST, f"a world already exists at {path}")
@@ -147,8 +152,9 @@ class World:
         return world
 
     @classmethod
-    def open_or_create(cls, path: Path, registry: Registry, create: str | None,
-                       pregen: tuple[int, int, int, int] | None) -> World:
+    def open_or_create(
+        cls, path: Path, registry: Registry, create: str | None, pregen: tuple[int, int, int, int] | None
+    ) -> World:
         if (Path(path) / "level.dat").exists():
             world = cls(path, registry)
             if pregen is not None and world.is_flat():
@@ -178,8 +184,15 @@ class World:
                     assert region is not None
                     if region.has_chunk(cx, cz):
                         continue
-                    root = flat_chunk(cx, cz, self.data_version or levelmod.DATA_VERSION,
-                                      levelmod.FLAT_LAYERS, self.min_y, self.max_y, levelmod.FLAT_BIOME)
+                    root = flat_chunk(
+                        cx,
+                        cz,
+                        self.data_version or levelmod.DATA_VERSION,
+                        levelmod.FLAT_LAYERS,
+                        self.min_y,
+                        self.max_y,
+                        levelmod.FLAT_BIOME,
+                    )
                     region.write_chunk(cx, cz, nbt.write(root))
                     self._missing.discard((cx, cz))
                     made += 1
@@ -195,9 +208,15 @@ class World:
             return WorldMeta(str(d["worldUuid"]), int(d["epoch"]), int(d.get("createdAtMillis", 0)), d)
         except FileNotFoundError:
             meta = WorldMeta(str(uuid.uuid4()), 1, int(time.time() * 1000))
-            _atomic_write_json(p, {"worldUuid": meta.world_uuid, "epoch": meta.epoch,
-                                   "createdAtMillis": meta.created_at_millis,
-                                   "note": "minecraft-builder-mcp world identity; bump epoch when the world is replaced"})
+            _atomic_write_json(
+                p,
+                {
+                    "worldUuid": meta.world_uuid,
+                    "epoch": meta.epoch,
+                    "createdAtMillis": meta.created_at_millis,
+                    "note": "minecraft-builder-mcp world identity; bump epoch when the world is replaced",
+                },
+            )
             return meta
         except (ValueError, KeyError) as exc:
             raise McbError(ErrorCode.INTERNAL, f"{p} is unreadable ({exc}); fix or remove it") from None
@@ -354,7 +373,9 @@ class World:
             chunks = self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), False)
             return [chunks[(x >> 4, z >> 4)].get_full(x, y, z, self.blockinfo) for x, y, z in positions]
 
-    def region_read(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> tuple[list[str], np.ndarray, list[tuple[int, int, int, int]]]:
+    def region_read(
+        self, lo: tuple[int, int, int], hi: tuple[int, int, int]
+    ) -> tuple[list[str], np.ndarray, list[tuple[int, int, int, int]]]:
         """(palette, uint16 indices shaped (sy, sz, sx) in YZX order, section revisions)."""
         (x0, y0, z0), (x1, y1, z1) = lo, hi
         self.check_height(y0, y1)
@@ -385,10 +406,12 @@ class World:
                         lut[i] = g
                     by0, by1 = max(y0, sec_y * 16), min(y1, sec_y * 16 + 15)
                     cube = idx.reshape(16, 16, 16)
-                    sub = cube[by0 - sec_y * 16: by1 - sec_y * 16 + 1,
-                               bz0 - cz * 16: bz1 - cz * 16 + 1,
-                               bx0 - cx * 16: bx1 - cx * 16 + 1]
-                    out[by0 - y0: by1 - y0 + 1, bz0 - z0: bz1 - z0 + 1, bx0 - x0: bx1 - x0 + 1] = lut[sub]
+                    sub = cube[
+                        by0 - sec_y * 16 : by1 - sec_y * 16 + 1,
+                        bz0 - cz * 16 : bz1 - cz * 16 + 1,
+                        bx0 - cx * 16 : bx1 - cx * 16 + 1,
+                    ]
+                    out[by0 - y0 : by1 - y0 + 1, bz0 - z0 : bz1 - z0 + 1, bx0 - x0 : bx1 - x0 + 1] = lut[sub]
         return palette, out, revs
 
     def entities_in(self, lo: tuple[int, int, int], hi: tuple[int, int, int]) -> list[EntityRecord]:
@@ -420,7 +443,9 @@ class World:
                     try:
                         root = nbt.read(data)
                     except nbt.NbtError as exc:
-                        raise McbError(ErrorCode.INTERNAL, f"entity chunk ({cx},{cz}) in {path.name} is not valid NBT: {exc}") from None
+                        raise McbError(
+                            ErrorCode.INTERNAL, f"entity chunk ({cx},{cz}) in {path.name} is not valid NBT: {exc}"
+                        ) from None
                     stack = list(root.get("Entities") or ())
                     while stack:
                         e = stack.pop()
@@ -459,8 +484,11 @@ class World:
         be_id = self.blockinfo.block_entity(s)
         why = blockentity.refusal(be_id) if be_id else None
         if why is not None:
-            raise McbError(ErrorCode.UNSUPPORTED_BLOCK, f"{s} cannot be written: {why}",
-                           details={"reason": "unsupported_block_entity"})
+            raise McbError(
+                ErrorCode.UNSUPPORTED_BLOCK,
+                f"{s} cannot be written: {why}",
+                details={"reason": "unsupported_block_entity"},
+            )
         return blockentity.canonical_full(s + data, be_id, self.registry.version)
 
     def canonical_expected(self, state: str) -> str:
@@ -484,11 +512,19 @@ class World:
             self._write_states([(c.x, c.y, c.z, c.before) for c in reversed(changes)])
             if isinstance(exc, McbError):
                 raise
-            raise McbError(ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed") from exc
+            raise McbError(
+                ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed"
+            ) from exc
         return self._bump([(c.x, c.y, c.z) for c in changes])
 
-    def write_batch(self, changes: list[Change], batch_id: str, content_hash: str, operation_id: str = "",
-                    result: dict | None = None) -> list[tuple[int, int, int, int]]:
+    def write_batch(
+        self,
+        changes: list[Change],
+        batch_id: str,
+        content_hash: str,
+        operation_id: str = "",
+        result: dict | None = None,
+    ) -> list[tuple[int, int, int, int]]:
         """``apply`` + ``log_batch`` + ``wait_durable``: durable when this returns."""
         with self.lock:
             revs = self.apply(changes)
@@ -504,8 +540,9 @@ class World:
             revs[key] = self.revisions[key]
         return [(cx, sy, cz, r) for (cx, sy, cz), r in sorted(revs.items())]
 
-    def log_batch(self, batch_id: str, content_hash: str, operation_id: str, changes: list[Change],
-                  result: dict) -> Ticket:
+    def log_batch(
+        self, batch_id: str, content_hash: str, operation_id: str, changes: list[Change], result: dict
+    ) -> Ticket:
         """Queue the batch's record for the write-ahead log (caller holds ``self.lock``; then
         ``wait_durable`` without it, so batches arriving together share one fsync)."""
         undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
@@ -524,8 +561,10 @@ class World:
         exc = ticket.error
         if is_disk_full(exc):
             raise disk_full_error("the world host", "nothing was changed") from exc
-        raise McbError(ErrorCode.INTERNAL, f"the write-ahead log could not take the batch ({exc.__class__.__name__}: "
-                                           f"{exc}); nothing was changed") from exc
+        raise McbError(
+            ErrorCode.INTERNAL,
+            f"the write-ahead log could not take the batch ({exc.__class__.__name__}: {exc}); nothing was changed",
+        ) from exc
 
     def settle_failed(self) -> None:
         """Undo, newest first, the writes of batches whose log commit failed (caller holds
@@ -535,12 +574,18 @@ class World:
         for t in self.hostlog.take_failed():
             if t.batch is not None and t.batch.undo:
                 undo = t.batch.undo
-                log.error("batch %s was not logged (%s): undoing its %d writes in memory", t.batch.batch_id, t.error, len(undo))
+                log.error(
+                    "batch %s was not logged (%s): undoing its %d writes in memory",
+                    t.batch.batch_id,
+                    t.error,
+                    len(undo),
+                )
                 self._write_states([(x, y, z, before) for x, y, z, before, _ in reversed(undo)])
                 self._bump((x, y, z) for x, y, z, _, _ in undo)
                 if self.on_undone is not None:
-                    self.on_undone([(x, y, z, after, before) for x, y, z, before, after in reversed(undo)],
-                                   t.batch.operation_id)
+                    self.on_undone(
+                        [(x, y, z, after, before) for x, y, z, before, after in reversed(undo)], t.batch.operation_id
+                    )
             t.undone.set()
 
     def _write_states(self, items: list[tuple[int, int, int, str]]) -> None:
@@ -611,9 +656,13 @@ class World:
             except BaseException as exc:
                 with self.lock:
                     self._unsaved |= keys  # the log still holds them: written by the next checkpoint
-                log.error("checkpoint%s failed (%s); the write-ahead log keeps every batch", f" ({why})" if why else "", exc)
+                log.error(
+                    "checkpoint%s failed (%s); the write-ahead log keeps every batch", f" ({why})" if why else "", exc
+                )
                 if is_disk_full(exc):
-                    raise disk_full_error("the world host", "every answered batch is kept in its write-ahead log") from exc
+                    raise disk_full_error(
+                        "the world host", "every answered batch is kept in its write-ahead log"
+                    ) from exc
                 raise
             finally:
                 self._saving = set()
@@ -634,8 +683,10 @@ class World:
             while not self._closing.is_set():
                 if self._checkpoint_now.wait(min(every_s, 0.25)):
                     self._checkpoint_now.clear()
-                elif not (self.hostlog.logged_bytes >= log_mb * 1_000_000
-                          or time.monotonic() - self._last_checkpoint >= every_s):
+                elif not (
+                    self.hostlog.logged_bytes >= log_mb * 1_000_000
+                    or time.monotonic() - self._last_checkpoint >= every_s
+                ):
                     continue
                 if self._closing.is_set():
                     break
@@ -672,7 +723,9 @@ class World:
         """Batches ``begun`` in a log of a host before the write-ahead design: rolled back."""
         done = []
         for row in self.hostlog.pending():
-            log.warning("rolling back batch %s: it was begun but never completed (%d blocks)", row.batch_id, len(row.undo))
+            log.warning(
+                "rolling back batch %s: it was begun but never completed (%d blocks)", row.batch_id, len(row.undo)
+            )
             with self.lock:
                 for k in {(x >> 4, z >> 4) for x, _, z, _, _ in row.undo}:
                     self._chunks.pop(k, None)  # the region files are the truth for these
@@ -682,8 +735,12 @@ class World:
             done.append(row.batch_id)
         return done
 
-    def set_blocks_direct(self, items: list[tuple[int, int, int, str]], log_id: str,
-                          on_applied: Callable[[list[Change]], None] | None = None) -> list[Change]:
+    def set_blocks_direct(
+        self,
+        items: list[tuple[int, int, int, str]],
+        log_id: str,
+        on_applied: Callable[[list[Change]], None] | None = None,
+    ) -> list[Change]:
         """Automation writes (not a caller's batch): same durability, no compare-and-set.
         ``on_applied`` runs under the world lock once the blocks are written in memory."""
         with self.lock:

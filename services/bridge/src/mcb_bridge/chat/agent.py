@@ -45,16 +45,29 @@ from .sessions import SessionRecord
 
 log = logging.getLogger("mcb.chat.agent")
 
-TOOL_NAMES = ("project_context", "region_inspect", "region_changes", "part_get", "build_prepare",
-              "build_apply", "operation_status", "operation_cancel", "operation_undo_prepare",
-              "part_define", "camera_capture", "camera_list", "asset_list", "schematic_export",
-              "schematic_import_prepare")
+TOOL_NAMES = (
+    "project_context",
+    "region_inspect",
+    "region_changes",
+    "part_get",
+    "build_prepare",
+    "build_apply",
+    "operation_status",
+    "operation_cancel",
+    "operation_undo_prepare",
+    "part_define",
+    "camera_capture",
+    "camera_list",
+    "asset_list",
+    "schematic_export",
+    "schematic_import_prepare",
+)
 _TOOL_RE = re.compile(r"\b(" + "|".join(TOOL_NAMES) + r")\b")
 
 
 @dataclass
 class AgentEvent:
-    kind: str            # "text" | "tool" | "tool_result" | "permission_refused"
+    kind: str  # "text" | "tool" | "tool_result" | "permission_refused"
     text: str = ""
     tool: str = ""
     data: dict[str, Any] | None = None
@@ -104,8 +117,13 @@ class _Client:
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any):
         self.owner.permission_refusals += 1
-        await self.owner.emit(session_id, AgentEvent("permission_refused", tool=_tool_name(
-            getattr(tool_call, "title", None), getattr(tool_call, "raw_input", None))))
+        await self.owner.emit(
+            session_id,
+            AgentEvent(
+                "permission_refused",
+                tool=_tool_name(getattr(tool_call, "title", None), getattr(tool_call, "raw_input", None)),
+            ),
+        )
         for opt in options or []:
             if getattr(opt, "kind", "") in ("reject_once", "reject_always"):
                 return RequestPermissionResponse(outcome=AllowedOutcome(option_id=opt.option_id, outcome="selected"))
@@ -174,11 +192,15 @@ class AgentNotLoggedIn(Exception):
 
     def __init__(self, cfg: ChatConfig):
         if cfg.acp_command:
-            how = ("the chat agent (MCB_ACP_COMMAND) is not logged in: log it in with its own tool, or use the "
-                   "pinned agent with `mcb login` or MCB_OPENAI_API_KEY")
+            how = (
+                "the chat agent (MCB_ACP_COMMAND) is not logged in: log it in with its own tool, or use the "
+                "pinned agent with `mcb login` or MCB_OPENAI_API_KEY"
+            )
         else:
-            how = ("the chat agent is not logged in: run `mcb login`, or set MCB_OPENAI_API_KEY (or "
-                   "MCB_CODEX_API_KEY) where the chat loop runs, then ask again")
+            how = (
+                "the chat agent is not logged in: run `mcb login`, or set MCB_OPENAI_API_KEY (or "
+                "MCB_CODEX_API_KEY) where the chat loop runs, then ask again"
+            )
         super().__init__(how)
 
 
@@ -221,17 +243,27 @@ class AgentProcess:
         self._stderr_file = open(logdir / f"agent-{self.name}.log", "ab")  # noqa: SIM115
         self.proc = await asyncio.create_subprocess_exec(
             # no orphan survives a bridge killed with SIGKILL (the group kill covers normal stops)
-            *with_parent_death_signal(argv, signal.SIGKILL), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=self._stderr_file, env=env, cwd=str(p["work"]), start_new_session=True, limit=8 * 1024 * 1024,
+            *with_parent_death_signal(argv, signal.SIGKILL),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self._stderr_file,
+            env=env,
+            cwd=str(p["work"]),
+            start_new_session=True,
+            limit=8 * 1024 * 1024,
         )
         # _Client answers a part of acp's Client protocol: acp (router.py _resolve_handler) looks each
         # method up and answers method_not_found for one it lacks
         self.conn = connect_to_agent(cast("Client", _Client(self)), self.proc.stdin, self.proc.stdout)
-        self.init = await self._while_alive(self.conn.initialize(
-            protocol_version=PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(),
-            client_info=Implementation(name="mcb-bridge", title="minecraft-builder chat", version="0.1.0"),
-        ), 60, "initialize")
+        self.init = await self._while_alive(
+            self.conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=ClientCapabilities(),
+                client_info=Implementation(name="mcb-bridge", title="minecraft-builder chat", version="0.1.0"),
+            ),
+            60,
+            "initialize",
+        )
         await self._authenticate()
         return self.init
 
@@ -247,8 +279,10 @@ class AgentProcess:
             if task in done:  # a closed connection fails the request: was it the process ending?
                 await asyncio.wait({waiter}, timeout=2)
             if waiter.done():
-                raise AgentDied(f"the agent process {_ended(self.proc.returncode)} during {what}"
-                                f" (its stderr: {self.cfg.state_dir / 'logs' / f'agent-{self.name}.log'})")
+                raise AgentDied(
+                    f"the agent process {_ended(self.proc.returncode)} during {what}"
+                    f" (its stderr: {self.cfg.state_dir / 'logs' / f'agent-{self.name}.log'})"
+                )
             if task in done:
                 return task.result()  # raises the request's own error
             raise TimeoutError(f"the agent did not answer {what} within {timeout:.0f} s")
@@ -297,8 +331,14 @@ class AgentProcess:
     def mcp_servers(self, player_id: str) -> list[McpServerStdio]:
         cmd = list(self.cfg.mcp_command)
         env = isolation.mcp_server_env(self.cfg, self.project_id, player_id)
-        return [McpServerStdio(name="minecraft", command=cmd[0], args=cmd[1:],
-                               env=[EnvVariable(name=k, value=v) for k, v in env.items()])]
+        return [
+            McpServerStdio(
+                name="minecraft",
+                command=cmd[0],
+                args=cmd[1:],
+                env=[EnvVariable(name=k, value=v) for k, v in env.items()],
+            )
+        ]
 
     async def open_session(self, player_id: str, rec: SessionRecord) -> tuple[str, str]:
         """(session_id, how): how is "loaded", "new" or "new_from_summary"."""
@@ -307,8 +347,11 @@ class AgentProcess:
         if rec.session_id and caps is not None and getattr(caps, "load_session", False):
             self.replaying = True
             try:
-                resp = await self._while_alive(self.conn.load_session(
-                    cwd=cwd, session_id=rec.session_id, mcp_servers=self.mcp_servers(player_id)), 60, "session/load")
+                resp = await self._while_alive(
+                    self.conn.load_session(cwd=cwd, session_id=rec.session_id, mcp_servers=self.mcp_servers(player_id)),
+                    60,
+                    "session/load",
+                )
                 await self._select_model(rec.session_id, resp)
                 return rec.session_id, "loaded"
             except AgentDied:
@@ -322,8 +365,9 @@ class AgentProcess:
             finally:
                 self.replaying = False
         try:
-            resp = await self._while_alive(self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)),
-                                           60, "session/new")
+            resp = await self._while_alive(
+                self.conn.new_session(cwd=cwd, mcp_servers=self.mcp_servers(player_id)), 60, "session/new"
+            )
         except RequestError as exc:
             if _not_logged_in(exc):
                 raise AgentNotLoggedIn(self.cfg) from None
@@ -371,8 +415,10 @@ class AgentProcess:
                         raise AgentNotLoggedIn(self.cfg) from None
                     raise
             self._prompt_task.cancel()
-            raise AgentDied(f"the agent process {_ended(self.proc.returncode)} during the turn"
-                            + (" (killed after ignoring cancel)" if self.killed else ""))
+            raise AgentDied(
+                f"the agent process {_ended(self.proc.returncode)} during the turn"
+                + (" (killed after ignoring cancel)" if self.killed else "")
+            )
         except asyncio.CancelledError:
             self._prompt_task.cancel()
             raise

@@ -97,18 +97,35 @@ class Services:
     async def undo_prepare(self, project: str, player: str, op: str) -> journal_pb2.PlanSummary:
         return await self._with_journal(project, player, lambda jc: jc.operation_undo_prepare(op))
 
-    async def apply(self, project: str, player: str, plan: journal_pb2.PlanSummary | Any, key: str,
-                    replace_player_blocks: bool = False) -> journal_pb2.OperationReport:
-        return await self._with_journal(project, player, lambda jc: jc.build_apply(
-            plan.plan_id, plan.plan_hash, key, replace_player_blocks))
+    async def apply(
+        self,
+        project: str,
+        player: str,
+        plan: journal_pb2.PlanSummary | Any,
+        key: str,
+        replace_player_blocks: bool = False,
+    ) -> journal_pb2.OperationReport:
+        return await self._with_journal(
+            project, player, lambda jc: jc.build_apply(plan.plan_id, plan.plan_hash, key, replace_player_blocks)
+        )
 
     async def plan_entries(self, project: str, player: str, plan_id: str) -> journal_pb2.PlanEntriesResponse:
         return await self._with_journal(project, player, lambda jc: jc.plan_entries(plan_id))
 
-    async def rollback_prepare(self, project: str, player: str, lo: tuple[int, int, int], hi: tuple[int, int, int],
-                               target: str, cause: str, since_ms: int) -> journal_pb2.PlanSummary:
+    async def rollback_prepare(
+        self,
+        project: str,
+        player: str,
+        lo: tuple[int, int, int],
+        hi: tuple[int, int, int],
+        target: str,
+        cause: str,
+        since_ms: int,
+    ) -> journal_pb2.PlanSummary:
         mn, mx = dict(zip("xyz", lo, strict=True)), dict(zip("xyz", hi, strict=True))
-        return await self._with_journal(project, player, lambda jc: jc.rollback_prepare(mn, mx, target, cause, since_ms))
+        return await self._with_journal(
+            project, player, lambda jc: jc.rollback_prepare(mn, mx, target, cause, since_ms)
+        )
 
     async def status(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
         return await self._with_journal(project, player, lambda jc: jc.operation_status(op))
@@ -124,12 +141,15 @@ class Services:
             try:
                 await journal_pb2_grpc.JournalAdminStub(ch).PartProtect(
                     journal_pb2.PartProtectRequest(part_id=part, protected=protected),
-                    metadata=call_metadata(self.admin_token, project), timeout=30)
+                    metadata=call_metadata(self.admin_token, project),
+                    timeout=30,
+                )
             except grpc.RpcError as exc:
                 raise from_rpc_error(exc, "journal", 30) from None
 
-    async def region_history(self, project: str, player: str, lo: tuple[int, int, int],
-                             hi: tuple[int, int, int]) -> journal_pb2.RegionHistoryResponse:
+    async def region_history(
+        self, project: str, player: str, lo: tuple[int, int, int], hi: tuple[int, int, int]
+    ) -> journal_pb2.RegionHistoryResponse:
         mn, mx = dict(zip("xyz", lo, strict=True)), dict(zip("xyz", hi, strict=True))
         return await self._with_journal(project, player, lambda jc: jc.region_history(mn, mx, limit=WHO_LINES))
 
@@ -138,7 +158,9 @@ class Services:
             try:
                 return await camera_pb2_grpc.CameraStub(ch).SaveCamera(
                     camera_pb2.SaveCameraRequest(project_id=project, camera=cam),
-                    metadata=call_metadata(self.agent_token, project, player), timeout=30)
+                    metadata=call_metadata(self.agent_token, project, player),
+                    timeout=30,
+                )
             except grpc.RpcError as exc:
                 raise from_rpc_error(exc, "camera worker", 30) from None
 
@@ -182,8 +204,9 @@ def area_from_args(args: tuple[str, ...], item: dict[str, Any], min_y: int, max_
     if lo[1] < min_y or hi[1] > max_y:
         raise ProjectError(f"y must stay inside the world ({min_y}..{max_y}), got {lo[1]}..{hi[1]}")
     if hi[0] - lo[0] + 1 > MAX_SIDE or hi[2] - lo[2] + 1 > MAX_SIDE:
-        raise ProjectError(f"an area is at most {MAX_SIDE} blocks wide in x and z, got "
-                           f"{hi[0] - lo[0] + 1} x {hi[2] - lo[2] + 1}")
+        raise ProjectError(
+            f"an area is at most {MAX_SIDE} blocks wide in x and z, got {hi[0] - lo[0] + 1} x {hi[2] - lo[2] + 1}"
+        )
     return _inside_world(lo, hi)
 
 
@@ -211,8 +234,10 @@ def who_box(args: tuple[str, ...], item: dict[str, Any]) -> tuple[tuple[int, int
     if not args:
         tb = item.get("target_block")
         if not tb:
-            raise ProjectError("look at a block (within reach) and say `/ai who` again, or give a box: "
-                               "`/ai who X1 Y1 Z1 X2 Y2 Z2` (~ for your position)")
+            raise ProjectError(
+                "look at a block (within reach) and say `/ai who` again, or give a box: "
+                "`/ai who X1 Y1 Z1 X2 Y2 Z2` (~ for your position)"
+            )
         p = (int(tb.get("x", 0)), int(tb.get("y", 0)), int(tb.get("z", 0)))
         return p, p
     lo, hi = corners(args, item)
@@ -228,8 +253,13 @@ def who_line(e: journal_pb2.HistoryEntry, now_ms: int) -> str:
     who = author(e)
     air = ("minecraft:air", "minecraft:cave_air", "minecraft:void_air")
     short = [s.split("[")[0].split("{")[0].removeprefix("minecraft:") for s in (e.before, e.after)]
-    what = (f"broke {short[0]}" if e.after in air else f"placed {short[1]}" if e.before in air
-            else f"changed {short[0]} to {short[1]}")
+    what = (
+        f"broke {short[0]}"
+        if e.after in air
+        else f"placed {short[1]}"
+        if e.before in air
+        else f"changed {short[0]} to {short[1]}"
+    )
     return f"{who} {what} at {e.pos.x} {e.pos.y} {e.pos.z}, {when}"
 
 
@@ -281,16 +311,23 @@ class CommandRunner:
     """Runs one command for the chat loop; ``reply`` shows a line to the player (interim), the
     return value is the final answer. Raises ProjectError / McbError with what to show."""
 
-    def __init__(self, registry: ProjectRegistry, services: Any, world_range: Callable[[], Awaitable[tuple[int, int]]],
-                 world_uuid: Callable[[], Awaitable[str]]):
+    def __init__(
+        self,
+        registry: ProjectRegistry,
+        services: Any,
+        world_range: Callable[[], Awaitable[tuple[int, int]]],
+        world_uuid: Callable[[], Awaitable[str]],
+    ):
         self.registry, self.services = registry, services
         self.world_range, self.world_uuid = world_range, world_uuid
 
     def _own(self, project: str, player: str) -> None:
         owner = self.registry.owner(project)
         if owner != player:
-            raise ProjectError(f"project {project!r} belongs to another player; `/ai project use <name>` one of yours "
-                               "or `/ai project create <name>`")
+            raise ProjectError(
+                f"project {project!r} belongs to another player; `/ai project use <name>` one of yours "
+                "or `/ai project create <name>`"
+            )
 
     async def project_create(self, item: dict[str, Any], cmd: Command) -> str:
         name, player = cmd.args[0], item["player_id"]
@@ -324,20 +361,27 @@ class CommandRunner:
         part, on = cmd.args[0], len(cmd.args) == 1
         await self.services.part_get(project, player, part)  # not_found unless it is this project's part
         await self.services.part_protect(project, part, on)
-        return (f"part {part} is protected: the AI can no longer change it" if on
-                else f"part {part} is no longer protected")
+        return (
+            f"part {part} is protected: the AI can no longer change it" if on else f"part {part} is no longer protected"
+        )
 
     async def camera_save(self, item: dict[str, Any], cmd: Command) -> str:
         project, player, name = item["project_id"], item["player_id"], cmd.args[0]
         self._own(project, player)
         pos = _need_position(item, "`camera save`")
-        pose = camera_pb2.Pose(x=pos["x"], y=pos["y"] + EYE_HEIGHT, z=pos["z"], yaw=pos["yaw"],
-                               pitch=max(-90.0, min(90.0, pos["pitch"])))
-        cam = await self.services.camera_save(project, player, camera_pb2.CameraInfo(
-            camera_id=name, name=name, pose=pose, world_uuid=await self.world_uuid()))
+        pose = camera_pb2.Pose(
+            x=pos["x"], y=pos["y"] + EYE_HEIGHT, z=pos["z"], yaw=pos["yaw"], pitch=max(-90.0, min(90.0, pos["pitch"]))
+        )
+        cam = await self.services.camera_save(
+            project,
+            player,
+            camera_pb2.CameraInfo(camera_id=name, name=name, pose=pose, world_uuid=await self.world_uuid()),
+        )
         p = cam.pose
-        return (f"camera {cam.camera_id} saved at {p.x:.1f} {p.y:.1f} {p.z:.1f} (yaw {p.yaw:.0f}, pitch {p.pitch:.0f}); "
-                "the AI can capture from it")
+        return (
+            f"camera {cam.camera_id} saved at {p.x:.1f} {p.y:.1f} {p.z:.1f} (yaw {p.yaw:.0f}, pitch {p.pitch:.0f}); "
+            "the AI can capture from it"
+        )
 
     async def who(self, item: dict[str, Any], cmd: Command) -> str:
         """Who or what changed the block looked at (or a box), newest first (see the module doc)."""
@@ -356,8 +400,15 @@ class CommandRunner:
             lines.append(f"note: {resp.note}")
         return "\n".join(lines)
 
-    async def undo(self, item: dict[str, Any], cmd: Command, reply: Reply, *,
-                   cancelled: Callable[[], bool] = lambda: False, started: Callable[[str], None] = lambda op: None) -> str:
+    async def undo(
+        self,
+        item: dict[str, Any],
+        cmd: Command,
+        reply: Reply,
+        *,
+        cancelled: Callable[[], bool] = lambda: False,
+        started: Callable[[str], None] = lambda op: None,
+    ) -> str:
         """Undo an operation (see the module doc). `cancelled`: asks the journal to cancel the undo
         (an own `/ai stop`); `started` learns the undo's operation id."""
         project, player = item["project_id"], item["player_id"]
@@ -383,16 +434,18 @@ class CommandRunner:
         if rep.state == "applied":
             text = f"undone {op}: {rep.written} blocks restored"
         elif rep.state == "conflict":
-            text = (f"undo of {op} stopped on a conflict after {rep.written} blocks: "
-                    + conflict_summary(list(rep.conflict_samples), rep.conflicts))
+            text = f"undo of {op} stopped on a conflict after {rep.written} blocks: " + conflict_summary(
+                list(rep.conflict_samples), rep.conflicts
+            )
         else:
             text = f"undo of {op} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
-                f": {rep.error.message}" if rep.error.message else "")
+                f": {rep.error.message}" if rep.error.message else ""
+            )
         return text + (f"; {skipped}" if skipped else "")
 
-
-    async def follow(self, project: str, player: str, rep: journal_pb2.OperationReport,
-                     cancelled: Callable[[], bool] = lambda: False) -> journal_pb2.OperationReport:
+    async def follow(
+        self, project: str, player: str, rep: journal_pb2.OperationReport, cancelled: Callable[[], bool] = lambda: False
+    ) -> journal_pb2.OperationReport:
         """The operation's report once it ended (or when UNDO_WAIT_S passed); `cancelled` asks the
         journal to cancel it (an own `/ai stop`)."""
         deadline = asyncio.get_running_loop().time() + UNDO_WAIT_S
@@ -413,8 +466,11 @@ class CommandRunner:
         for c in conflicts[:ROLLBACK_NAMED]:
             p = (c.pos.x, c.pos.y, c.pos.z)
             hist = await self.services.region_history(project, player, p, p)
-            who = author(hist.entries[0]) if hist.entries and c.source != "external" else (
-                "an unrecorded change" if c.source == "external" else c.source)
+            who = (
+                author(hist.entries[0])
+                if hist.entries and c.source != "external"
+                else ("an unrecorded change" if c.source == "external" else c.source)
+            )
             named.append(f"{who} at {p[0]} {p[1]} {p[2]}")
         return ", ".join(named) + (", ..." if len(conflicts) > ROLLBACK_NAMED else "")
 
@@ -435,14 +491,23 @@ class CommandRunner:
         head = f"rollback of {who} since {since} ago in {describe((lo, hi))}"
         left = ""
         if plan.conflicts:
-            left = (f"{len(plan.conflicts)} block(s) changed since by others stay as they are: "
-                    + await self._named_conflicts(project, player, list(plan.conflicts)))
+            left = (
+                f"{len(plan.conflicts)} block(s) changed since by others stay as they are: "
+                + await self._named_conflicts(project, player, list(plan.conflicts))
+            )
         pending = pending_from(project, player, to_dict(plan))
         text = f"{head}: " + (f"{plan.changed_blocks} block(s) to restore" if pending else "nothing to restore")
         return "\n".join([text, *([left] if left else [])]), pending
 
-    async def apply_plan(self, plan: Any, key: str, reply: Reply, *, cancelled: Callable[[], bool] = lambda: False,
-                         started: Callable[[str], object] = lambda op: None) -> str:
+    async def apply_plan(
+        self,
+        plan: Any,
+        key: str,
+        reply: Reply,
+        *,
+        cancelled: Callable[[], bool] = lambda: False,
+        started: Callable[[str], object] = lambda op: None,
+    ) -> str:
         """`/ai apply`: the player's pending plan (plans.PendingPlan), applied with their consent, also
         to replacing the players' blocks the offer named; followed until it ends."""
         rep = await self.services.apply(plan.project, plan.player, plan, key, replace_player_blocks=True)
@@ -452,12 +517,14 @@ class CommandRunner:
         if rep.state == "applied":
             return f"done: {rep.written} blocks placed" + (f", {rep.already} already in place" if rep.already else "")
         if rep.state == "conflict":
-            return (f"stopped on a conflict after {rep.written} blocks: "
-                    + conflict_summary(list(rep.conflict_samples), rep.conflicts))
+            return f"stopped on a conflict after {rep.written} blocks: " + conflict_summary(
+                list(rep.conflict_samples), rep.conflicts
+            )
         if rep.state not in FINISHED:
             return f"{rep.operation_id} is still {rep.state}; see it with /ai status later"
         return f"{rep.operation_id} ended {rep.state.replace('_', ' ')} after {rep.written} blocks" + (
-            f": {rep.error.message}" if rep.error.message else "")
+            f": {rep.error.message}" if rep.error.message else ""
+        )
 
 
 def error_text(exc: Exception) -> str:

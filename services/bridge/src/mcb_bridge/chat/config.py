@@ -34,7 +34,9 @@ class ChatConfigError(Exception):
 
 
 def _platform_package() -> str:
-    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(platform.system(), platform.system().lower())
+    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
+        platform.system(), platform.system().lower()
+    )
     machine = platform.machine().lower()
     arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine, machine)
     return f"{CODEX_ACP_PACKAGE}-{system}-{arch}"
@@ -128,12 +130,19 @@ def load_chat_config(settings: Settings | None = None, *, require_tokens: bool =
     admin = s.world_host_token("admin") or ""  # chat_poll/chat_reply on the world host
     agent = read_token(s.secrets_dir, "agent") or ""
     if require_tokens and not admin:
-        where = (f"{s.world_host_token_file.parent}/admin.token (beside the world host's service token file; the "
-                 "plugin creates it at first start)") if s.world_host_token_file else \
-            f"{s.secrets_dir}/admin.token (written by `mcb up`) or MCB_ADMIN_TOKEN"
+        where = (
+            (
+                f"{s.world_host_token_file.parent}/admin.token (beside the world host's service token file; the "
+                "plugin creates it at first start)"
+            )
+            if s.world_host_token_file
+            else f"{s.secrets_dir}/admin.token (written by `mcb up`) or MCB_ADMIN_TOKEN"
+        )
         raise ChatConfigError(f"no admin token for the world host's chat: expected {where}")
     if require_tokens and not agent:
-        raise ChatConfigError(f"no agent token: expected {s.secrets_dir}/agent.token (written by `mcb up`) or MCB_AGENT_TOKEN")
+        raise ChatConfigError(
+            f"no agent token: expected {s.secrets_dir}/agent.token (written by `mcb up`) or MCB_AGENT_TOKEN"
+        )
     command = os.environ.get("MCB_ACP_COMMAND", "").strip() or None
     if command and not os.path.isabs(command):
         found = shutil.which(command)

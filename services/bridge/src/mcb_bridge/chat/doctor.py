@@ -60,8 +60,10 @@ def agent_credentials(cfg: Any) -> tuple[dict[str, Any], str | None]:
         return {**info, "checked": False, "note": "custom agent (MCB_ACP_COMMAND): its credentials are its own"}, None
     if cfg.api_key or login.is_file():
         return {**info, "checked": True}, None
-    return {**info, "checked": True}, ("the chat agent has no credentials: set MCB_OPENAI_API_KEY (or "
-                                       f"MCB_CODEX_API_KEY), or run `mcb login` (device code; writes {login})")
+    return {**info, "checked": True}, (
+        "the chat agent has no credentials: set MCB_OPENAI_API_KEY (or "
+        f"MCB_CODEX_API_KEY), or run `mcb login` (device code; writes {login})"
+    )
 
 
 def report() -> dict[str, Any]:
@@ -76,8 +78,12 @@ def report() -> dict[str, Any]:
         doc["problems"].append("the world host is not reachable (is `mcb up` running?)")
     else:
         try:  # which host: kind, versions, world, capabilities (checked as `mcb up` checks it)
-            ident = world_probe(cfg.world_url, s.world_host_token("service") or "",
-                                str(s.world_host_token_file or s.secrets_dir / "service.token"), timeout=3.0)
+            ident = world_probe(
+                cfg.world_url,
+                s.world_host_token("service") or "",
+                str(s.world_host_token_file or s.secrets_dir / "service.token"),
+                timeout=3.0,
+            )
             doc["world_host"]["identity"] = ident.as_dict()
             if not ident.offers_chat:
                 doc["problems"].append("the world host does not offer chat: /ai messages cannot reach the agent")
@@ -102,8 +108,11 @@ def report() -> dict[str, Any]:
         "state_dir": str(cfg.state_dir),
         "agent": agent,
         "model": cfg.model or "(the agent's default)",
-        "api_key": ("set from " + ("MCB_OPENAI_API_KEY" if os.environ.get("MCB_OPENAI_API_KEY") else "MCB_CODEX_API_KEY"))
-                   if cfg.api_key else "not set (OPENAI_API_KEY is never inherited)",
+        "api_key": (
+            "set from " + ("MCB_OPENAI_API_KEY" if os.environ.get("MCB_OPENAI_API_KEY") else "MCB_CODEX_API_KEY")
+        )
+        if cfg.api_key
+        else "not set (OPENAI_API_KEY is never inherited)",
         "auth_method": cfg.auth_method,
         "admin_token": "present" if cfg.admin_token else "missing",
         "agent_token": "present" if cfg.agent_token else "missing",

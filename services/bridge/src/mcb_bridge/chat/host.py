@@ -12,8 +12,11 @@ class HostChat:
         self.client = WorldClient(world_url, admin_token, timeout=timeout)
 
     async def chat_poll(self, client_id: str, max_messages: int = 16) -> world_pb2.ChatPollResult:
-        return await self.client.call("chat_poll", world_pb2.ChatPollParams(client_id=client_id, max_messages=max_messages),
-                                      world_pb2.ChatPollResult)
+        return await self.client.call(
+            "chat_poll",
+            world_pb2.ChatPollParams(client_id=client_id, max_messages=max_messages),
+            world_pb2.ChatPollResult,
+        )
 
     async def chat_reply(self, params: world_pb2.ChatReplyParams) -> world_pb2.ChatReplyResult:
         return await self.client.call("chat_reply", params, world_pb2.ChatReplyResult)

@@ -50,11 +50,21 @@ ISOLATION_SETTINGS = {
     "sandbox_mode": "read-only",
     "approval_policy": "on-request (every permission request is refused by the bridge)",
     "network_access": False,
-    "disabled": ["shell_tool", "unified_exec", "apps", "web_search", "view_image", "browser",
-                 "computer_use", "hooks", "plugins", "multi_agent"],
+    "disabled": [
+        "shell_tool",
+        "unified_exec",
+        "apps",
+        "web_search",
+        "view_image",
+        "browser",
+        "computer_use",
+        "hooks",
+        "plugins",
+        "multi_agent",
+    ],
     "client_capabilities": "no fs, no terminal",
     "environment": f"allowlist {list(INHERITED)} + own HOME/XDG/CODEX_HOME/TMPDIR; API key only from "
-                   "MCB_OPENAI_API_KEY/MCB_CODEX_API_KEY",
+    "MCB_OPENAI_API_KEY/MCB_CODEX_API_KEY",
 }
 
 NOT_ISOLATED = [
@@ -113,16 +123,18 @@ def agent_env(cfg: ChatConfig, source: dict[str, str] | None = None) -> dict[str
     src = os.environ if source is None else source
     p = paths(cfg)
     env = {k: src[k] for k in INHERITED if src.get(k)}
-    env.update({
-        "HOME": str(p["home"]),
-        "USERPROFILE": str(p["home"]),
-        "CODEX_HOME": str(p["codex_home"]),
-        "XDG_CONFIG_HOME": str(p["xdg_config"]),
-        "XDG_CACHE_HOME": str(p["xdg_cache"]),
-        "XDG_DATA_HOME": str(p["xdg_data"]),
-        "TMPDIR": str(p["tmp"]),
-        "NO_BROWSER": "1",
-    })
+    env.update(
+        {
+            "HOME": str(p["home"]),
+            "USERPROFILE": str(p["home"]),
+            "CODEX_HOME": str(p["codex_home"]),
+            "XDG_CONFIG_HOME": str(p["xdg_config"]),
+            "XDG_CACHE_HOME": str(p["xdg_cache"]),
+            "XDG_DATA_HOME": str(p["xdg_data"]),
+            "TMPDIR": str(p["tmp"]),
+            "NO_BROWSER": "1",
+        }
+    )
     if cfg.api_key:
         env["OPENAI_API_KEY"] = cfg.api_key
         env["CODEX_API_KEY"] = cfg.api_key

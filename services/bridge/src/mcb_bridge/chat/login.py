@@ -30,8 +30,12 @@ def pinned_codex_cli() -> dict[str, str | None]:
             installed = json.loads((binary.parents[3] / "package.json").read_text()).get("version")
         except (OSError, ValueError):
             pass
-    return {"package": CODEX_PACKAGE, "pinned": pinned, "installed": installed,
-            "binary": str(binary) if binary else None}
+    return {
+        "package": CODEX_PACKAGE,
+        "pinned": pinned,
+        "installed": installed,
+        "binary": str(binary) if binary else None,
+    }
 
 
 def run(action: str | None) -> int:
@@ -43,8 +47,11 @@ def run(action: str | None) -> int:
         return 2
     pin = pinned_codex_cli()
     if not pin["binary"]:
-        print(f"mcb login: the pinned Codex CLI {pin['pinned']} is not installed: "
-              f"run `cd {ACP_DIR} && npm ci --ignore-scripts` (scripts/bootstrap.sh does)", file=sys.stderr)
+        print(
+            f"mcb login: the pinned Codex CLI {pin['pinned']} is not installed: "
+            f"run `cd {ACP_DIR} && npm ci --ignore-scripts` (scripts/bootstrap.sh does)",
+            file=sys.stderr,
+        )
         return 2
     argv = [str(pin["binary"]), "login", *(["status"] if action == "status" else ["--device-auth"])]
     env = isolation.agent_env(cfg)

@@ -48,8 +48,8 @@ log = logging.getLogger("mcb.chat")
 
 PROGRESS_STREAM = "mcb:progress"
 REPLY_MAX = 1000
-MAX_LINE = 256       # the host's per-line cap (longer lines are cut there)
-MAX_LINES = 4        # the host's lines per reply
+MAX_LINE = 256  # the host's per-line cap (longer lines are cut there)
+MAX_LINES = 4  # the host's lines per reply
 # answered before the next polled message is handled: a prompt right after `project use` goes there
 INLINE_COMMANDS = {"project create", "project use", "area set"}
 INSPECT_TOOLS = {"project_context", "region_inspect", "region_changes", "part_get", "camera_capture"}
@@ -77,9 +77,15 @@ class Turn:
 def message_item(m: world_pb2.ChatMessage) -> dict[str, Any]:
     d = json_format.MessageToDict(m, preserving_proto_field_name=True)
     return {
-        "id": m.id, "player_id": m.player_id, "project_id": m.project_id, "text": m.text,
-        "type": m.type or "prompt", "position": d.get("position"), "target_block": d.get("target_block"),
-        "at_millis": int(m.at_millis), "received_ms": int(time.time() * 1000),
+        "id": m.id,
+        "player_id": m.player_id,
+        "project_id": m.project_id,
+        "text": m.text,
+        "type": m.type or "prompt",
+        "position": d.get("position"),
+        "target_block": d.get("target_block"),
+        "at_millis": int(m.at_millis),
+        "received_ms": int(time.time() * 1000),
     }
 
 
@@ -94,13 +100,21 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
     ]
     pos = item.get("position")
     if pos:
-        lines.append("Player position: x={:.1f} y={:.1f} z={:.1f}, yaw {:.0f}, pitch {:.0f}{}".format(
-            float(pos.get("x", 0)), float(pos.get("y", 0)), float(pos.get("z", 0)),
-            float(pos.get("yaw", 0)), float(pos.get("pitch", 0)),
-            f", world {pos['world']}" if pos.get("world") else ""))
+        lines.append(
+            "Player position: x={:.1f} y={:.1f} z={:.1f}, yaw {:.0f}, pitch {:.0f}{}".format(
+                float(pos.get("x", 0)),
+                float(pos.get("y", 0)),
+                float(pos.get("z", 0)),
+                float(pos.get("yaw", 0)),
+                float(pos.get("pitch", 0)),
+                f", world {pos['world']}" if pos.get("world") else "",
+            )
+        )
     tb = item.get("target_block")
     if tb:
-        lines.append(f"Looking at block ({tb.get('x', 0)}, {tb.get('y', 0)}, {tb.get('z', 0)}) {tb.get('state', '')}".rstrip())
+        lines.append(
+            f"Looking at block ({tb.get('x', 0)}, {tb.get('y', 0)}, {tb.get('z', 0)}) {tb.get('state', '')}".rstrip()
+        )
     if summary:
         lines.append(f"Summary of the earlier conversation (the full history could not be restored):\n{summary}")
     if interrupted is not None and interrupted.unfinished:
@@ -108,16 +122,24 @@ def build_prompt(item: dict[str, Any], *, summary: str = "", interrupted: Sessio
         lines.append(
             f"Note: the previous request ({interrupted.unfinished.get('task', '')!r}) was interrupted before it "
             f"finished. Operations it started: {ops}. Check them with operation_status before repeating anything; "
-            "nothing was replayed automatically.")
+            "nothing was replayed automatically."
+        )
     lines.append(f"Request: {item.get('text', '')}")
     return "\n".join(lines)
 
 
 class ChatLoop:
-    def __init__(self, cfg: ChatConfig, host: Any, redis: Any, *,
-                 agent_factory: Callable[[str], AgentProcess] | None = None, client_id: str | None = None,
-                 op_checker: Callable[[str, str, list[str]], Awaitable[dict[str, str]]] | None = None,
-                 services: Any = None):
+    def __init__(
+        self,
+        cfg: ChatConfig,
+        host: Any,
+        redis: Any,
+        *,
+        agent_factory: Callable[[str], AgentProcess] | None = None,
+        client_id: str | None = None,
+        op_checker: Callable[[str, str, list[str]], Awaitable[dict[str, str]]] | None = None,
+        services: Any = None,
+    ):
         self.cfg, self.host, self.redis = cfg, host, redis
         self.client_id = client_id or f"mcb-bridge-{uuid.uuid4().hex}"
         self.queue = TurnQueue(redis, cfg.max_queued)
@@ -134,14 +156,16 @@ class ChatLoop:
         self.metrics: dict[str, list[float]] = {"turn_overhead_ms": [], "stop_latency_ms": []}
         self.took_over = False
         self.op_checker = op_checker or self._journal_states
-        self._seq = 0                        # order in which this bridge polled messages
-        self.stop_seq: dict[str, int] = {}   # project -> seq of its latest /ai stop
+        self._seq = 0  # order in which this bridge polled messages
+        self.stop_seq: dict[str, int] = {}  # project -> seq of its latest /ai stop
         self.projects = ProjectRegistry(cfg.config_path, cfg.state_dir, cfg.owners)
-        self.services = services or Services(cfg.journal_addr, cfg.camera_addr, cfg.agent_token,
-                                                cfg.journal_admin_token)
+        self.services = services or Services(
+            cfg.journal_addr, cfg.camera_addr, cfg.agent_token, cfg.journal_admin_token
+        )
         self.commands = CommandRunner(self.projects, self.services, self._world_range, self._world_uuid)
-        self.plans = PlanPreviews(host, self.client_id,
-                                  lambda project, player, plan: self.services.plan_entries(project, player, plan))
+        self.plans = PlanPreviews(
+            host, self.client_id, lambda project, player, plan: self.services.plan_entries(project, player, plan)
+        )
 
     # --- the poll loop ----------------------------------------------------------------
     async def start(self) -> None:
@@ -177,8 +201,13 @@ class ChatLoop:
                         await self.handle(m)
                     except (RedisError, OSError) as exc:
                         log.warning("turn queue unavailable: %s", exc.__class__.__name__)
-                        await self.reply(m.id, m.player_id, "", done=True,
-                                         error="the bridge's turn queue is unavailable; try again later")
+                        await self.reply(
+                            m.id,
+                            m.player_id,
+                            "",
+                            done=True,
+                            error="the bridge's turn queue is unavailable; try again later",
+                        )
                 if not res.messages:
                     await self._sleep(self.cfg.poll_interval_s)
         finally:
@@ -222,9 +251,12 @@ class ChatLoop:
             item["command"] = cmd.name
         pos = await self.queue.push(project, item)
         if pos == 0:
-            await self.reply(item["id"], item["player_id"],
-                             f"busy, try later: {self.cfg.max_queued} requests are already waiting in this project",
-                             done=True)
+            await self.reply(
+                item["id"],
+                item["player_id"],
+                f"busy, try later: {self.cfg.max_queued} requests are already waiting in this project",
+                done=True,
+            )
             return
         if project in self.active:
             await self.reply(item["id"], item["player_id"], f"queued (#{pos}); another request is running")
@@ -261,8 +293,14 @@ class ChatLoop:
         lines = fit_lines(text, MAX_LINES - (1 if error else 0))
         for _ in range(len(lines) + (1 if error else 0)):
             await self.limiter.acquire(player_id)
-        params = world_pb2.ChatReplyParams(id=msg_id, player_id=player_id, text="\n".join(lines), done=done,
-                                           error=error[:MAX_LINE - 20], client_id=self.client_id)
+        params = world_pb2.ChatReplyParams(
+            id=msg_id,
+            player_id=player_id,
+            text="\n".join(lines),
+            done=done,
+            error=error[: MAX_LINE - 20],
+            client_id=self.client_id,
+        )
         for _attempt in range(5):
             try:
                 res = await self.host.chat_reply(params)
@@ -341,36 +379,52 @@ class ChatLoop:
                 rec.session_id = turn.session_id
                 self.sessions.save(project, turn.player, rec)
             if how == "new_from_summary":
-                await self.reply(turn.msg_id, turn.player,
-                                 "I could not restore our earlier conversation; continuing from a short summary of it.")
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    "I could not restore our earlier conversation; continuing from a short summary of it.",
+                )
             if interrupted is not None:
                 states: dict[str, str] = {}
                 if interrupted.operations:
                     try:
                         states = await asyncio.wait_for(
-                            self.op_checker(project, turn.player, interrupted.operations[:5]), 10)
+                            self.op_checker(project, turn.player, interrupted.operations[:5]), 10
+                        )
                     except Exception as exc:  # noqa: BLE001
                         log.warning("cannot check interrupted operations: %s", exc.__class__.__name__)
-                interrupted.operations = [f"{op} ({states.get(op, 'state unknown')})"
-                                          for op in interrupted.operations[:5]]
-                checked = ("; its operations now: " + ", ".join(interrupted.operations)) if interrupted.operations \
+                interrupted.operations = [
+                    f"{op} ({states.get(op, 'state unknown')})" for op in interrupted.operations[:5]
+                ]
+                checked = (
+                    ("; its operations now: " + ", ".join(interrupted.operations))
+                    if interrupted.operations
                     else "; it had started no operation"
-                await self.reply(turn.msg_id, turn.player,
-                                 "Your previous request was interrupted before it finished" + checked
-                                 + ". Nothing is repeated automatically.")
+                )
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    "Your previous request was interrupted before it finished"
+                    + checked
+                    + ". Nothing is repeated automatically.",
+                )
             # only a request that came after the latest /ai stop resumes writes
             resumed = None
             if item.get("seq", 0) > self.stop_seq.get(project, 0):
                 resumed = await self.resume_writes(project, turn.player, f"new request by the owner {turn.player}")
             if resumed is False and not turn.cancelled:
-                await self.reply(turn.msg_id, turn.player,
-                                 "note: writes are paused (after /ai stop or a bridge restart) until the project owner's "
-                                 "next request or /ai resume")
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    "note: writes are paused (after /ai stop or a bridge restart) until the project owner's "
+                    "next request or /ai resume",
+                )
             if turn.cancelled:
                 stop_reason = "cancelled"
             else:
-                prompt = build_prompt(item, summary=rec.compact_summary() if how == "new_from_summary" else "",
-                                      interrupted=interrupted)
+                prompt = build_prompt(
+                    item, summary=rec.compact_summary() if how == "new_from_summary" else "", interrupted=interrupted
+                )
                 turn.prompt_sent = time.monotonic()
                 self.metrics["turn_overhead_ms"].append((turn.prompt_sent - turn.received) * 1000)
                 stop_reason = await agent.prompt(turn.session_id, prompt, lambda ev: self._on_event(turn, ev))
@@ -409,15 +463,29 @@ class ChatLoop:
             if stop_reason in ("config", "not_logged_in"):
                 pass  # already answered with the one line that says what to do
             elif stop_reason == "shutdown":
-                await self.reply(turn.msg_id, turn.player, "", done=True,
-                                 error="the chat bridge stopped during this request; nothing is repeated automatically")
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    "",
+                    done=True,
+                    error="the chat bridge stopped during this request; nothing is repeated automatically",
+                )
             elif turn.cancelled or stop_reason == "cancelled":
                 killed = turn.agent is not None and turn.agent.killed
-                await self.reply(turn.msg_id, turn.player,
-                                 "stopped" + (" (the agent ignored the stop and was ended)" if killed else ""), done=True)
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    "stopped" + (" (the agent ignored the stop and was ended)" if killed else ""),
+                    done=True,
+                )
             elif stop_reason.startswith("error") or stop_reason == "died":
-                await self.reply(turn.msg_id, turn.player, final[:REPLY_MAX // 2], done=True,
-                                 error="the agent failed during this request; nothing is repeated automatically")
+                await self.reply(
+                    turn.msg_id,
+                    turn.player,
+                    final[: REPLY_MAX // 2],
+                    done=True,
+                    error="the agent failed during this request; nothing is repeated automatically",
+                )
             else:
                 if stop_reason not in ("end_turn", "StopReason.end_turn"):
                     final = (final + f" [{stop_reason}]").strip()
@@ -426,8 +494,13 @@ class ChatLoop:
             if turn.agent is not None and turn.agent.tool_rtt_ms:
                 self.metrics.setdefault("tool_rtt_ms", []).extend(turn.agent.tool_rtt_ms)
                 turn.agent.tool_rtt_ms.clear()
-            log.info("turn %s in %s ended: %s (overhead %s ms)", turn.msg_id, project, stop_reason,
-                     f"{(turn.prompt_sent - turn.received) * 1000:.0f}" if turn.prompt_sent else "-")
+            log.info(
+                "turn %s in %s ended: %s (overhead %s ms)",
+                turn.msg_id,
+                project,
+                stop_reason,
+                f"{(turn.prompt_sent - turn.received) * 1000:.0f}" if turn.prompt_sent else "-",
+            )
             rec.last_task = item["text"][:200]
             rec.last_result = (final or stop_reason)[:300]
             rec.operations = turn.operations[:20]
@@ -441,7 +514,11 @@ class ChatLoop:
             turn.text.append(ev.text)
         elif ev.kind == "tool" and ev.tool in INSPECT_TOOLS:
             await self.stage(turn, "inspect", "inspecting the area...")
-        elif ev.kind == "tool_result" and ev.tool in ("build_prepare", "schematic_import_prepare", "operation_undo_prepare"):
+        elif ev.kind == "tool_result" and ev.tool in (
+            "build_prepare",
+            "schematic_import_prepare",
+            "operation_undo_prepare",
+        ):
             n = (ev.data or {}).get("changed_blocks")
             if isinstance(n, (int, float, str)) and str(n).isdigit():
                 await self.stage(turn, f"plan:{n}", f"planned {int(n)} blocks")
@@ -452,7 +529,9 @@ class ChatLoop:
             turn.applied_plans.add(plan_id)
             await self.plans.clear(turn.player, plan_id)  # applied: the preview has done its job
         elif ev.kind == "permission_refused":
-            await self.stage(turn, "permission", "the agent asked for an extra permission; the chat bridge refuses all such requests")
+            await self.stage(
+                turn, "permission", "the agent asked for an extra permission; the chat bridge refuses all such requests"
+            )
 
     async def _offer_left_plan(self, turn: Turn) -> None:
         """The turn's last prepared plan, when the agent left it unapplied, becomes the player's
@@ -506,14 +585,26 @@ class ChatLoop:
                 pct_sent[op] = bucket
                 await self.reply(turn.msg_id, turn.player, f"applying... {pct}%")
         elif state == "waiting_for_resume":
-            await self.stage(turn, f"wait:{op}", "waiting: writes are paused; it runs when they resume "
-                             "(your next request or /ai resume), or `stop` cancels it")
+            await self.stage(
+                turn,
+                f"wait:{op}",
+                "waiting: writes are paused; it runs when they resume "
+                "(your next request or /ai resume), or `stop` cancels it",
+            )
         elif state == "applied":
-            await self.stage(turn, f"done:{op}", f"done: {ev.get('written', 0)} blocks placed"
-                             + (f", {ev.get('already')} already in place" if ev.get("already") else ""))
+            await self.stage(
+                turn,
+                f"done:{op}",
+                f"done: {ev.get('written', 0)} blocks placed"
+                + (f", {ev.get('already')} already in place" if ev.get("already") else ""),
+            )
         elif state == "conflict":
-            await self.stage(turn, f"end:{op}", f"stopped on a conflict: {ev.get('conflicts', 0)} block(s) changed "
-                             "under the plan and were not overwritten")
+            await self.stage(
+                turn,
+                f"end:{op}",
+                f"stopped on a conflict: {ev.get('conflicts', 0)} block(s) changed "
+                "under the plan and were not overwritten",
+            )
         elif state in ("cancelled", "failed", "recovery_required"):
             await self.stage(turn, f"end:{op}", f"operation {state.replace('_', ' ')}")
 
@@ -551,8 +642,11 @@ class ChatLoop:
                 return
             if cmd.name == "resume":
                 ok = await self.resume_writes(project, player, f"/ai resume by {player}")
-                text = {None: "writes are not paused", True: "writes resumed",
-                        False: "writes stay paused: only the project owner may resume them"}[ok]
+                text = {
+                    None: "writes are not paused",
+                    True: "writes resumed",
+                    False: "writes stay paused: only the project owner may resume them",
+                }[ok]
             elif cmd.name == "status":
                 text = await self.status_text(project, player)
             elif cmd.name == "rollback":  # offered as the player's pending plan: /ai apply is their consent
@@ -562,9 +656,14 @@ class ChatLoop:
             elif cmd.name in ("apply", "reject", "preview"):
                 text = await self.plan_command(item, cmd.name)
             else:
-                handler = {"project create": self.commands.project_create, "project use": self.commands.project_use,
-                           "area set": self.commands.area_set, "protect": self.commands.protect,
-                           "camera save": self.commands.camera_save, "who": self.commands.who}[cmd.name]
+                handler = {
+                    "project create": self.commands.project_create,
+                    "project use": self.commands.project_use,
+                    "area set": self.commands.area_set,
+                    "protect": self.commands.protect,
+                    "camera save": self.commands.camera_save,
+                    "who": self.commands.who,
+                }[cmd.name]
                 text = await handler(item, cmd)
         except (ProjectError, McbError) as exc:
             await self.reply(item["id"], player, "", done=True, error=error_text(exc))
@@ -590,8 +689,11 @@ class ChatLoop:
             await self.resume_writes(plan.project, player, f"/ai apply by the owner {player}")
         try:
             return await self.commands.apply_plan(
-                plan, f"chat-apply-{item['id']}", lambda line: self.reply(item["id"], player, line),
-                started=lambda op: self._spawn(self.plans.clear(player, plan.plan_id)))
+                plan,
+                f"chat-apply-{item['id']}",
+                lambda line: self.reply(item["id"], player, line),
+                started=lambda op: self._spawn(self.plans.clear(player, plan.plan_id)),
+            )
         except McbError as exc:
             if PlanPreviews.gone(exc):
                 await self.plans.clear(player, plan.plan_id)
@@ -604,17 +706,23 @@ class ChatLoop:
         except McbError:
             paused = "unknown (the world host did not answer)"
         turn = self.active.get(project)
-        running = "nothing" if turn is None else ("your request" if turn.player == player else "another player's request")
+        running = (
+            "nothing" if turn is None else ("your request" if turn.player == player else "another player's request")
+        )
         waiting = await self.queue.length(project)
-        text = (f"project {project} ({'yours' if owner == player else 'owner ' + str(owner or 'unknown')}); "
-                f"writes {paused}; running: {running}; {waiting} waiting")
+        text = (
+            f"project {project} ({'yours' if owner == player else 'owner ' + str(owner or 'unknown')}); "
+            f"writes {paused}; running: {running}; {waiting} waiting"
+        )
         if owner == player:  # the ids `/ai undo <op>` takes
             try:
                 recent = await self.services.recent_operations(project, player)
             except McbError as exc:
                 return text + f"\nrecent operations: unknown ({exc.code})"
-            text += "\nrecent operations: " + (", ".join(
-                f"{o.operation_id} {o.state.replace('_', ' ')} ({o.written} blocks)" for o in recent[:3]) or "none")
+            text += "\nrecent operations: " + (
+                ", ".join(f"{o.operation_id} {o.state.replace('_', ' ')} ({o.written} blocks)" for o in recent[:3])
+                or "none"
+            )
         return text
 
     async def run_undo(self, project: str, item: dict[str, Any]) -> None:
@@ -626,14 +734,21 @@ class ChatLoop:
         try:
             if item.get("seq", 0) > self.stop_seq.get(project, 0):
                 await self.resume_writes(project, turn.player, f"/ai undo by the owner {turn.player}")
-            text = await self.commands.undo(item, cmd, lambda line: self.reply(turn.msg_id, turn.player, line),
-                                            cancelled=lambda: turn.cancelled, started=turn.operations.append)
+            text = await self.commands.undo(
+                item,
+                cmd,
+                lambda line: self.reply(turn.msg_id, turn.player, line),
+                cancelled=lambda: turn.cancelled,
+                started=turn.operations.append,
+            )
             await self.reply(turn.msg_id, turn.player, "stopped: " + text if turn.cancelled else text, done=True)
         except (ProjectError, McbError) as exc:
             await self.reply(turn.msg_id, turn.player, "", done=True, error=error_text(exc))
         except Exception as exc:  # noqa: BLE001
             log.exception("undo %s failed", turn.msg_id)
-            await self.reply(turn.msg_id, turn.player, "", done=True, error=f"the undo failed ({exc.__class__.__name__})")
+            await self.reply(
+                turn.msg_id, turn.player, "", done=True, error=f"the undo failed ({exc.__class__.__name__})"
+            )
         finally:
             self.active.pop(project, None)
             await self.queue.set_active(project, None)
@@ -668,8 +783,13 @@ class ChatLoop:
         honoured = True
         for turn in list(self.active.values()):
             honoured = await self._cancel_turn(turn, journal=True) and honoured
-        await self.reply(item["id"], player, "stopped; writes stay paused until your next request or /ai resume"
-                         + ("" if honoured else " (the agent ignored the stop and was ended)"), done=True)
+        await self.reply(
+            item["id"],
+            player,
+            "stopped; writes stay paused until your next request or /ai resume"
+            + ("" if honoured else " (the agent ignored the stop and was ended)"),
+            done=True,
+        )
 
     async def on_own_stop(self, item: dict[str, Any]) -> None:
         """`/ai stop` by a player who may stop only their own requests (Paper: without mcb.ai.stop)."""
@@ -680,8 +800,9 @@ class ChatLoop:
         for turn in mine:
             honoured = await self._cancel_turn(turn, journal=True) and honoured
         text = "stopped your request" if mine else "nothing of yours was running"
-        await self.reply(item["id"], player, text + ("" if honoured else " (the agent ignored the stop and was ended)"),
-                         done=True)
+        await self.reply(
+            item["id"], player, text + ("" if honoured else " (the agent ignored the stop and was ended)"), done=True
+        )
 
     async def shutdown(self) -> None:
         self.stopping.set()
@@ -701,7 +822,7 @@ def fit_lines(text: str, max_lines: int = MAX_LINES) -> list[str]:
     lines = [" ".join(x.split()) for x in text.splitlines()]
     lines = [x for x in lines if x]
     if len(lines) > max_lines:
-        lines = lines[: max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+        lines = lines[: max_lines - 1] + [" ".join(lines[max_lines - 1 :])]
     return [x if len(x) <= MAX_LINE else x[: MAX_LINE - 1] + "\u2026" for x in lines]
 
 

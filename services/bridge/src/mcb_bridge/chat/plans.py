@@ -56,16 +56,28 @@ def pending_from(project: str, player: str, summary: dict[str, Any]) -> PendingP
     changed = int(summary.get("changed_blocks") or 0)
     if not plan_id or not plan_hash or changed <= 0:
         return None
-    return PendingPlan(project, player, str(plan_id), str(plan_hash), changed, player_blocks(summary),
-                       str(summary.get("expires_at") or ""))
+    return PendingPlan(
+        project,
+        player,
+        str(plan_id),
+        str(plan_hash),
+        changed,
+        player_blocks(summary),
+        str(summary.get("expires_at") or ""),
+    )
 
 
 def offer_text(plan: PendingPlan, shown: str) -> str:
     """What the player is told about a pending plan; ``shown`` says whether and how they see it."""
-    consent = (f" It replaces {plan.player_blocks} block(s) placed by players: /ai apply agrees to that."
-               if plan.player_blocks else "")
-    return (f"plan {plan.plan_id}: {plan.changed} blocks to change, not built yet. {shown} "
-            f"/ai apply builds it, /ai reject drops it.{consent}")
+    consent = (
+        f" It replaces {plan.player_blocks} block(s) placed by players: /ai apply agrees to that."
+        if plan.player_blocks
+        else ""
+    )
+    return (
+        f"plan {plan.plan_id}: {plan.changed} blocks to change, not built yet. {shown} "
+        f"/ai apply builds it, /ai reject drops it.{consent}"
+    )
 
 
 class PlanPreviews:
@@ -83,19 +95,31 @@ class PlanPreviews:
         try:
             resp: journal_pb2.PlanEntriesResponse = await self.journal(plan.project, plan.player, plan.plan_id)
             if len(resp.desired) > MAX_PREVIEW_BLOCKS:
-                return offer_text(plan, f"It is too large to show in game ({len(resp.desired)} blocks, at most "
-                                        f"{MAX_PREVIEW_BLOCKS}).")
-            res = await self.host.chat_preview(world_pb2.ChatPreviewParams(
-                client_id=self.client_id, player_id=plan.player, plan_id=plan.plan_id, palette=list(resp.palette),
-                xyz=list(resp.xyz), desired=list(resp.desired), show=True,
-                expires_at_millis=_millis(resp.expires_at)))
+                return offer_text(
+                    plan, f"It is too large to show in game ({len(resp.desired)} blocks, at most {MAX_PREVIEW_BLOCKS})."
+                )
+            res = await self.host.chat_preview(
+                world_pb2.ChatPreviewParams(
+                    client_id=self.client_id,
+                    player_id=plan.player,
+                    plan_id=plan.plan_id,
+                    palette=list(resp.palette),
+                    xyz=list(resp.xyz),
+                    desired=list(resp.desired),
+                    show=True,
+                    expires_at_millis=_millis(resp.expires_at),
+                )
+            )
         except McbError as exc:
             if (exc.details or {}).get("reason") == "no_previews":
                 return offer_text(plan, "(This world host cannot show it in game.)")
             log.warning("cannot show plan %s to %s: %s", plan.plan_id, plan.player, exc.code)
             return offer_text(plan, f"(It cannot be shown in game: {exc.message})")
-        shown = ("You see it in game now; only you do (/ai preview hides or shows it)." if res.shown
-                 else "/ai preview shows it in game (only to you).")
+        shown = (
+            "You see it in game now; only you do (/ai preview hides or shows it)."
+            if res.shown
+            else "/ai preview shows it in game (only to you)."
+        )
         return offer_text(plan, shown)
 
     async def toggle(self, player: str) -> str:
@@ -104,18 +128,25 @@ class PlanPreviews:
         if plan is None:
             return "no plan of yours is waiting: ask /ai for a build first"
         try:
-            res = await self.host.chat_preview(world_pb2.ChatPreviewParams(
-                client_id=self.client_id, player_id=player, plan_id=plan.plan_id, toggle=True))
+            res = await self.host.chat_preview(
+                world_pb2.ChatPreviewParams(
+                    client_id=self.client_id, player_id=player, plan_id=plan.plan_id, toggle=True
+                )
+            )
         except McbError as exc:
             if (exc.details or {}).get("reason") != "no_previews":
                 raise
-            return (f"this world host cannot show plans in game; plan {plan.plan_id} waits: "
-                    "/ai apply builds it, /ai reject drops it")
+            return (
+                f"this world host cannot show plans in game; plan {plan.plan_id} waits: "
+                "/ai apply builds it, /ai reject drops it"
+            )
         if not res.blocks:
             return f"plan {plan.plan_id} has no preview any more (expired?); /ai apply or /ai reject decide"
         if res.shown:
-            return (f"showing plan {plan.plan_id} ({res.blocks} blocks, only you see them); "
-                    "/ai apply builds it, /ai reject drops it")
+            return (
+                f"showing plan {plan.plan_id} ({res.blocks} blocks, only you see them); "
+                "/ai apply builds it, /ai reject drops it"
+            )
         return f"plan {plan.plan_id} hidden: you see the real blocks; /ai preview shows it again"
 
     async def clear(self, player: str, plan_id: str = "") -> PendingPlan | None:
@@ -125,8 +156,11 @@ class PlanPreviews:
             return None
         del self.pending[player]
         try:
-            await self.host.chat_preview(world_pb2.ChatPreviewParams(
-                client_id=self.client_id, player_id=player, plan_id=plan.plan_id, clear=True))
+            await self.host.chat_preview(
+                world_pb2.ChatPreviewParams(
+                    client_id=self.client_id, player_id=player, plan_id=plan.plan_id, clear=True
+                )
+            )
         except McbError as exc:
             if (exc.details or {}).get("reason") != "no_previews":
                 log.warning("cannot clear the preview of %s for %s: %s", plan.plan_id, player, exc.code)

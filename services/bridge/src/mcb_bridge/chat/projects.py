@@ -51,8 +51,10 @@ def _write_json(path: Path, doc: Any) -> None:
     try:
         atomic_write(path, json.dumps(doc, indent=2) + "\n")
     except OSError as exc:
-        raise ProjectError(f"the bridge cannot write {path} ({exc.strerror or exc}); projects and areas can only "
-                           "be changed where the chat loop may write the runtime config") from None
+        raise ProjectError(
+            f"the bridge cannot write {path} ({exc.strerror or exc}); projects and areas can only "
+            "be changed where the chat loop may write the runtime config"
+        ) from None
 
 
 class ProjectRegistry:
@@ -102,8 +104,10 @@ class ProjectRegistry:
         try:
             fh = open(lock, "a")  # noqa: SIM115 - closed below
         except OSError as exc:
-            raise ProjectError(f"the bridge cannot lock {lock} ({exc.strerror or exc}); projects and areas can only "
-                               "be changed where the chat loop may write the runtime config") from None
+            raise ProjectError(
+                f"the bridge cannot lock {lock} ({exc.strerror or exc}); projects and areas can only "
+                "be changed where the chat loop may write the runtime config"
+            ) from None
         with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             doc = self._config()
@@ -131,16 +135,21 @@ class ProjectRegistry:
             except (KeyError, TypeError, ValueError):
                 continue
             if overlaps(box, other):
-                raise ProjectError(f"that area overlaps project {p['project_id']!r} of another player "
-                                   f"({describe(other)})")
+                raise ProjectError(
+                    f"that area overlaps project {p['project_id']!r} of another player ({describe(other)})"
+                )
 
     def create(self, project_id: str, owner: str, box: Box) -> dict[str, Any]:
         with self._locked() as doc:
             projects = doc.setdefault("projects", [])
             if not isinstance(projects, list):
                 raise ProjectError("the runtime config's `projects` is not a list; fix config.json")
-            if any(isinstance(p, dict) and str(p.get("project_id", "")).lower() == project_id.lower()
-                   for p in projects) or project_id in self.fallback_owners:
+            if (
+                any(
+                    isinstance(p, dict) and str(p.get("project_id", "")).lower() == project_id.lower() for p in projects
+                )
+                or project_id in self.fallback_owners
+            ):
                 raise ProjectError(f"a project named {project_id!r} exists already")
             self._check_overlap(doc, project_id, owner, box)
             entry = {"project_id": project_id, "name": project_id, "owner_player_id": owner, "area": area_of(box)}
@@ -149,8 +158,10 @@ class ProjectRegistry:
 
     def set_area(self, project_id: str, owner: str, box: Box) -> None:
         with self._locked() as doc:
-            entry = next((p for p in doc.get("projects") or [] if isinstance(p, dict)
-                          and p.get("project_id") == project_id), None)
+            entry = next(
+                (p for p in doc.get("projects") or [] if isinstance(p, dict) and p.get("project_id") == project_id),
+                None,
+            )
             if entry is None:
                 raise ProjectError(f"project {project_id!r} is not in the runtime config")
             self._check_overlap(doc, project_id, owner, box)

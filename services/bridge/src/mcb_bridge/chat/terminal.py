@@ -59,8 +59,15 @@ async def run(player: str | None, use_loop: bool, wait_s: float, out=sys.stdout)
         loop_task = asyncio.ensure_future(loop.run())
     seen: list[str] = []
     try:
-        seen = list((await world.call("automation_chat_outbox", world_pb2.AutomationChatOutboxParams(player_id=player),
-                                      world_pb2.AutomationChatOutboxResult)).lines)
+        seen = list(
+            (
+                await world.call(
+                    "automation_chat_outbox",
+                    world_pb2.AutomationChatOutboxParams(player_id=player),
+                    world_pb2.AutomationChatOutboxResult,
+                )
+            ).lines
+        )
     except McbError as exc:
         print(f"mcb chat: the world host refused automation_chat_outbox: {exc}", file=sys.stderr)
         return 1
@@ -70,9 +77,15 @@ async def run(player: str | None, use_loop: bool, wait_s: float, out=sys.stdout)
         nonlocal seen
         while True:
             with contextlib.suppress(McbError):
-                cur = list((await world.call("automation_chat_outbox",
-                                             world_pb2.AutomationChatOutboxParams(player_id=player),
-                                             world_pb2.AutomationChatOutboxResult)).lines)
+                cur = list(
+                    (
+                        await world.call(
+                            "automation_chat_outbox",
+                            world_pb2.AutomationChatOutboxParams(player_id=player),
+                            world_pb2.AutomationChatOutboxResult,
+                        )
+                    ).lines
+                )
                 for line in _new_lines(seen, cur):
                     print(line, file=out, flush=True)
                 seen = cur
@@ -90,8 +103,11 @@ async def run(player: str | None, use_loop: bool, wait_s: float, out=sys.stdout)
             if not text:
                 continue
             try:
-                await world.call("automation_chat", world_pb2.AutomationChatParams(player_id=player, text=text),
-                                 world_pb2.AutomationChatResult)
+                await world.call(
+                    "automation_chat",
+                    world_pb2.AutomationChatParams(player_id=player, text=text),
+                    world_pb2.AutomationChatResult,
+                )
                 sent += 1
             except McbError as exc:
                 print(f"mcb chat: not sent: {exc}", file=sys.stderr)

@@ -43,5 +43,22 @@ KINDS: dict[str, type[Op]] = {t: cls for cls in _classes(Op) for t in cls.TYPES}
 
 Operation = Op
 
-__all__ = ["KINDS", "ArchOp", "Container", "BoxOp", "CylinderOp", "FoundationOp", "LineOp", "Op", "Operation", "OverlayOp",
-           "PasteOp", "Placer", "RepeatOp", "ReplaceOp", "Shape", "SolidOp", "TransformOp"]
+__all__ = [
+    "KINDS",
+    "ArchOp",
+    "Container",
+    "BoxOp",
+    "CylinderOp",
+    "FoundationOp",
+    "LineOp",
+    "Op",
+    "Operation",
+    "OverlayOp",
+    "PasteOp",
+    "Placer",
+    "RepeatOp",
+    "ReplaceOp",
+    "Shape",
+    "SolidOp",
+    "TransformOp",
+]

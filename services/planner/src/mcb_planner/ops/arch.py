@@ -41,8 +41,7 @@ class ArchOp(Shape):
     def parse(cls, p: Parser, kind: str, obj: dict[str, Any], path: str, depth: int) -> ArchOp:
         axis = obj["axis"]
         if axis not in ("x", "z"):
-            raise bad(f"{path}.axis", f"must be \"x\" or \"z\" (the axis the arch spans along), "
-                                      f"got {kind_of(axis)}")
+            raise bad(f"{path}.axis", f'must be "x" or "z" (the axis the arch spans along), got {kind_of(axis)}')
         return cls(
             path,
             p.vec(obj["center"], f"{path}.center"),
@@ -55,9 +54,16 @@ class ArchOp(Shape):
         )
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "arch", "center": self.center.as_dict(), "radius": self.radius,
-                "width": self.width, "axis": self.axis, "depth": self.depth, "filled": self.filled,
-                "block": block(self.block)}
+        return {
+            "type": "arch",
+            "center": self.center.as_dict(),
+            "radius": self.radius,
+            "width": self.width,
+            "axis": self.axis,
+            "depth": self.depth,
+            "filled": self.filled,
+            "block": block(self.block),
+        }
 
     def local_bounds(self, p: Placement) -> Box:
         c, r, dp = self.center, self.radius, self.depth - 1

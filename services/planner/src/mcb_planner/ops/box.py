@@ -36,8 +36,13 @@ class BoxOp(Shape):
         return cls(path, lo, hi, block, boolean(obj.get("hollow", False), f"{path}.hollow"))
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "box", "min": self.min.as_dict(), "max": self.max.as_dict(),
-                "block": block(self.block), "hollow": self.hollow}
+        return {
+            "type": "box",
+            "min": self.min.as_dict(),
+            "max": self.max.as_dict(),
+            "block": block(self.block),
+            "hollow": self.hollow,
+        }
 
     def local_bounds(self, p: Placement) -> Box:
         return Box(self.min, self.max)

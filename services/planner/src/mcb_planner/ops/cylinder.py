@@ -45,8 +45,14 @@ class CylinderOp(Shape):
         )
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "cylinder", "center": self.center.as_dict(), "radius": self.radius,
-                "height": self.height, "block": block(self.block), "hollow": self.hollow}
+        return {
+            "type": "cylinder",
+            "center": self.center.as_dict(),
+            "radius": self.radius,
+            "height": self.height,
+            "block": block(self.block),
+            "hollow": self.hollow,
+        }
 
     def local_bounds(self, p: Placement) -> Box:
         c, r = self.center, self.radius

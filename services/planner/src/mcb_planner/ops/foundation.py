@@ -41,14 +41,21 @@ class FoundationOp(Container, Shape):
         inner = p.operations(obj["operations"], f"{path}.operations", depth + 1)
         for op in (o for top in inner for o in top.walk()):
             if isinstance(op, Shape) and op.reads_world:
-                raise bad(f"{op.path}.type", f"a foundation stands under shapes; "
-                                             f"{op.NAME} cannot be inside one")
-        return cls(path, p.block(obj["block"], f"{path}.block"),
-                   p.int(obj.get("max_depth", 64), f"{path}.max_depth", 1, MAX_FOUNDATION_DEPTH), inner)
+                raise bad(f"{op.path}.type", f"a foundation stands under shapes; {op.NAME} cannot be inside one")
+        return cls(
+            path,
+            p.block(obj["block"], f"{path}.block"),
+            p.int(obj.get("max_depth", 64), f"{path}.max_depth", 1, MAX_FOUNDATION_DEPTH),
+            inner,
+        )
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "foundation", "block": block(self.block), "max_depth": self.max_depth,
-                "operations": [o.to_json(block) for o in self.operations]}
+        return {
+            "type": "foundation",
+            "block": block(self.block),
+            "max_depth": self.max_depth,
+            "operations": [o.to_json(block) for o in self.operations],
+        }
 
     def expanded_count(self) -> int:
         return Container.expanded_count(self) + 1
@@ -66,8 +73,9 @@ class FoundationOp(Container, Shape):
 
         opts, salt = placer.blocks.options(self.block, frame)
         n_children = self.expanded_count() - 1
-        return Placement(self, frame, copies, opts, salt, children=tuple(placer.placements[-n_children:]),
-                         floor=placer.floor)
+        return Placement(
+            self, frame, copies, opts, salt, children=tuple(placer.placements[-n_children:]), floor=placer.floor
+        )
 
     def world_bounds(self, p: Placement) -> Box:
         """Everything it may fill or read: under its children, down to max_depth."""
@@ -75,8 +83,10 @@ class FoundationOp(Container, Shape):
         lo_y = min(b.min.y for b in bs)
         top = max(max(b.max.y for b in bs) - 1, lo_y - 1)
         bottom = max(p.floor, lo_y - self.max_depth)
-        return Box(Vec3(min(b.min.x for b in bs), min(bottom, top), min(b.min.z for b in bs)),
-                   Vec3(max(b.max.x for b in bs), max(bottom, top), max(b.max.z for b in bs)))
+        return Box(
+            Vec3(min(b.min.x for b in bs), min(bottom, top), min(b.min.z for b in bs)),
+            Vec3(max(b.max.x for b in bs), max(bottom, top), max(b.max.z for b in bs)),
+        )
 
     def count(self, p: Placement) -> int:
         return self.world_bounds(p).volume
@@ -109,10 +119,18 @@ class FoundationOp(Container, Shape):
         if lost.any():
             j = int(np.nonzero(lost)[0][0])
             x, z, b = int(xs[j]), int(zs[j]), int(bottom[j])
-            raise budget(f"{p.where()}: no ground under x {x} z {z} within {b - int(lowest[j])} blocks "
-                         f"below y {b} (max_depth {self.max_depth}, lowest y {int(lowest[j])}) — raise "
-                         "max_depth or build lower", "foundation_depth", b - int(lowest[j]),
-                         self.max_depth, path=self.path, x=x, z=z, columns=int(lost.sum()))
+            raise budget(
+                f"{p.where()}: no ground under x {x} z {z} within {b - int(lowest[j])} blocks "
+                f"below y {b} (max_depth {self.max_depth}, lowest y {int(lowest[j])}) — raise "
+                "max_depth or build lower",
+                "foundation_depth",
+                b - int(lowest[j]),
+                self.max_depth,
+                path=self.path,
+                x=x,
+                z=z,
+                columns=int(lost.sum()),
+            )
         ground = box.min.y + (len(yy) - 1 - np.argmax(cand[::-1], axis=0))
         fill = (yy > ground[None, :]) & window & ~column
         iy, jc = np.nonzero(fill)

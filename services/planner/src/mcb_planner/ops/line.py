@@ -27,12 +27,15 @@ class LineOp(Shape):
 
     @classmethod
     def parse(cls, p: Parser, kind: str, obj: dict[str, Any], path: str, depth: int) -> LineOp:
-        return cls(path, p.vec(obj["from"], f"{path}.from"), p.vec(obj["to"], f"{path}.to"),
-                   p.block(obj["block"], f"{path}.block"))
+        return cls(
+            path,
+            p.vec(obj["from"], f"{path}.from"),
+            p.vec(obj["to"], f"{path}.to"),
+            p.block(obj["block"], f"{path}.block"),
+        )
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "line", "from": self.start.as_dict(), "to": self.end.as_dict(),
-                "block": block(self.block)}
+        return {"type": "line", "from": self.start.as_dict(), "to": self.end.as_dict(), "block": block(self.block)}
 
     def local_bounds(self, p: Placement) -> Box:
         return Box.of(self.start, self.end)

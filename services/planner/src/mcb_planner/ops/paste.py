@@ -43,15 +43,20 @@ class PasteOp(Shape):
     def parse(cls, p: Parser, kind: str, obj: dict[str, Any], path: str, depth: int) -> PasteOp:
         has = [k for k in ("asset", "part") if k in obj]
         if len(has) != 1:
-            raise bad(f"{path}.asset" if not has else f"{path}.part",
-                      "missing; a paste needs \"asset\" (a library id, see asset_list) or "
-                      "\"part\" (a part id)" if not has else
-                      "a paste takes either \"asset\" or \"part\", not both")
+            raise bad(
+                f"{path}.asset" if not has else f"{path}.part",
+                'missing; a paste needs "asset" (a library id, see asset_list) or "part" (a part id)'
+                if not has
+                else 'a paste takes either "asset" or "part", not both',
+            )
         src = obj[has[0]]
         pattern = _ASSET_ID if has[0] == "asset" else _PART_ID
         if not isinstance(src, str) or not pattern.match(src):
-            raise bad(f"{path}.{has[0]}", f"must be {'an asset id like tower or farm.nbt' if has[0] == 'asset' else 'a part id like pt_0123abcd4567'}, "
-                                          f"got {kind_of(src)}")
+            raise bad(
+                f"{path}.{has[0]}",
+                f"must be {'an asset id like tower or farm.nbt' if has[0] == 'asset' else 'a part id like pt_0123abcd4567'}, "
+                f"got {kind_of(src)}",
+            )
         turns = p.quarter_turns(obj.get("rotation", 0), f"{path}.rotation")
         at = p.vec(obj["at"], f"{path}.at")
         return cls(path, src if has[0] == "asset" else None, src if has[0] == "part" else None, at, turns)
@@ -70,8 +75,10 @@ class PasteOp(Shape):
         flipped, k = frame.orientation()
         # states: the frame's map after the paste's own turn, m · R^r
         kk = (k - self.rotation) % 4 if flipped else (k + self.rotation) % 4
-        remap_src = np.array([placer.blocks.index(st, flipped, kk) | connect.PIN_ALL << connect.PIN_SHIFT
-                              for st in src.palette], dtype=np.uint32)  # pasted: kept as saved
+        remap_src = np.array(
+            [placer.blocks.index(st, flipped, kk) | connect.PIN_ALL << connect.PIN_SHIFT for st in src.palette],
+            dtype=np.uint32,
+        )  # pasted: kept as saved
         cells = sources.turn_cells(src.cells, self.rotation)
         cells += np.array([self.at.x, self.at.y, self.at.z], dtype=np.int64)
         return Placement(self, frame, copies, (), 0, (cells, remap_src[src.states]))

@@ -33,8 +33,12 @@ class RepeatOp(Container):
         return cls(path, count, offset, inner)
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "repeat", "count": self.count, "offset": self.offset.as_dict(),
-                "operations": [o.to_json(block) for o in self.operations]}
+        return {
+            "type": "repeat",
+            "count": self.count,
+            "offset": self.offset.as_dict(),
+            "operations": [o.to_json(block) for o in self.operations],
+        }
 
     def expanded_count(self) -> int:
         return self.count * Container.expanded_count(self)

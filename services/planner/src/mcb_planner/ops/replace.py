@@ -54,8 +54,14 @@ class ReplaceOp(Shape):
         return cls(path, lo, hi, flt, to, tuple("[" not in t for t in texts))
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "replace", "min": self.min.as_dict(), "max": self.max.as_dict(),
-                "from": list(self.filter), "to": block(self.to), "keep_properties": list(self.keep)}
+        return {
+            "type": "replace",
+            "min": self.min.as_dict(),
+            "max": self.max.as_dict(),
+            "from": list(self.filter),
+            "to": block(self.to),
+            "keep_properties": list(self.keep),
+        }
 
     @property
     def block_text(self) -> str:
@@ -96,16 +102,23 @@ class ReplaceOp(Shape):
         for j, u in enumerate(uniq.tolist()):
             st = names[u]
             try:
-                local = st if inv == (False, 0) else transform_state(
-                    st, registry, mirror_axis="x" if inv[0] else None, quarter_turns=inv[1])
+                local = (
+                    st
+                    if inv == (False, 0)
+                    else transform_state(st, registry, mirror_axis="x" if inv[0] else None, quarter_turns=inv[1])
+                )
                 if not sources.matches(blocks.filters[self.path], local):
                     continue
             except McbError:
                 continue  # not a state of this registry
             opts = tuple(
-                (blocks.index(sources.keep_properties(local, c, registry) if keep else c, flipped, kq)
-                 | (_KEPT if keep else blocks.pin(raw, flipped, kq)), w)
-                for (c, w), keep, raw in zip(choices, self.keep, raws, strict=True))
+                (
+                    blocks.index(sources.keep_properties(local, c, registry) if keep else c, flipped, kq)
+                    | (_KEPT if keep else blocks.pin(raw, flipped, kq)),
+                    w,
+                )
+                for (c, w), keep, raw in zip(choices, self.keep, raws, strict=True)
+            )
             if len(opts) == 1:
                 fixed[j] = opts[0][0]
             else:

@@ -54,25 +54,26 @@ class SolidOp(Shape):
         if kind == "polygon":
             pts = obj["points"]
             if not isinstance(pts, list) or not 3 <= len(pts) <= MAX_POLYGON_POINTS:
-                raise bad(f"{path}.points", f"must be an array of 3 to {MAX_POLYGON_POINTS} "
-                                             f"points {{x, z}}, got {kind_of(pts)}")
+                raise bad(
+                    f"{path}.points",
+                    f"must be an array of 3 to {MAX_POLYGON_POINTS} points {{x, z}}, got {kind_of(pts)}",
+                )
             points = []
             for i, pt in enumerate(pts):
                 o = obj_of(pt, f"{path}.points[{i}]", ("x", "z"), (), what="a point {x, z}")
-                points.append(tuple(p.int(o[a], f"{path}.points[{i}].{a}", -COORD_LIMIT, COORD_LIMIT)
-                                    for a in "xz"))
+                points.append(tuple(p.int(o[a], f"{path}.points[{i}].{a}", -COORD_LIMIT, COORD_LIMIT) for a in "xz"))
             y = p.int(obj["y"], f"{path}.y", -COORD_LIMIT, COORD_LIMIT)
             h = p.int(obj["height"], f"{path}.height", 1, MAX_HEIGHT)
-            return cls(path, kind, Vec3(0, y, 0), (0, 0, 0), h, "", thick, blk,
-                           tuple(points), spelled)  # type: ignore[arg-type]
+            return cls(path, kind, Vec3(0, y, 0), (0, 0, 0), h, "", thick, blk, tuple(points), spelled)  # type: ignore[arg-type]
         center = p.vec(obj["center"], f"{path}.center")
         if kind == "sphere":
             r = radius()
             return cls(path, kind, center, (r, r, r), 0, "", thick, blk, (), spelled)
         if kind in ("ellipsoid", "dome"):
             if kind == "dome" and ("radius" in obj) == ("radii" in obj):
-                raise bad(f"{path}.radius", "a dome takes either \"radius\" (half sphere) or "
-                                             "\"radii\" {x, y, z} (half ellipsoid)")
+                raise bad(
+                    f"{path}.radius", 'a dome takes either "radius" (half sphere) or "radii" {x, y, z} (half ellipsoid)'
+                )
             if "radii" in obj:
                 o = obj_of(obj["radii"], f"{path}.radii", ("x", "y", "z"), (), what="radii {x, y, z}")
                 radii = tuple(p.int(o[a], f"{path}.radii.{a}", 0, MAX_SOLID_RADIUS) for a in "xyz")
@@ -84,23 +85,21 @@ class SolidOp(Shape):
         if kind == "cylinder":
             r = p.int(obj["radius"], f"{path}.radius", 0, MAX_RADIUS)
             h = p.int(obj["height"], f"{path}.height", 1, MAX_HEIGHT)
-            return cls(path, kind, center, (r, r, r), h, p.axis(obj, path, ("x", "y", "z"), "y"),
-                           thick, blk, (), spelled)
+            return cls(
+                path, kind, center, (r, r, r), h, p.axis(obj, path, ("x", "y", "z"), "y"), thick, blk, (), spelled
+            )
         r = radius()
         default_h = r + 1 if kind == "pyramid" else None
-        height = (p.int(obj["height"], f"{path}.height", 1, MAX_SOLID_RADIUS + 1) if "height" in obj
-                  else default_h)
+        height = p.int(obj["height"], f"{path}.height", 1, MAX_SOLID_RADIUS + 1) if "height" in obj else default_h
         assert height is not None
-        return cls(path, kind, center, (r, r, r), height, p.axis(obj, path, AXES, "+y"), thick, blk,
-                       (), spelled)
+        return cls(path, kind, center, (r, r, r), height, p.axis(obj, path, AXES, "+y"), thick, blk, (), spelled)
 
     # -- operations
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.kind}
         if self.kind == "polygon":
-            out |= {"points": [{"x": x, "z": z} for x, z in self.points], "y": self.center.y,
-                    "height": self.height}
+            out |= {"points": [{"x": x, "z": z} for x, z in self.points], "y": self.center.y, "height": self.height}
         else:
             out["center"] = self.center.as_dict()
             if self.kind in ("ellipsoid", "dome") and "radii" in self.spelled:
@@ -124,8 +123,9 @@ class SolidOp(Shape):
         if self.kind in ("sphere", "ellipsoid", "dome"):
             lo, hi = solids.ellipsoid_box(self.radii, self.axis or None)
         else:
-            lo, hi = solids.axial_box(self.axis if self.kind != "cylinder" else "+" + self.axis, self.radii[0],
-                                      self.height)
+            lo, hi = solids.axial_box(
+                self.axis if self.kind != "cylinder" else "+" + self.axis, self.radii[0], self.height
+            )
         c = (self.center.x, self.center.y, self.center.z)
         return (lo[0] + c[0], lo[1] + c[1], lo[2] + c[2]), (hi[0] + c[0], hi[1] + c[1], hi[2] + c[2])
 

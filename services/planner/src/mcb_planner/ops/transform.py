@@ -35,12 +35,13 @@ class TransformOp(Container):
         turns = p.quarter_turns(obj.get("rotate", 0), f"{path}.rotate")
         mir = obj.get("mirror")
         if "mirror" in obj and (not isinstance(mir, str) or mir not in ("x", "z")):
-            raise bad(f"{path}.mirror", f"must be \"x\" (east ↔ west) or \"z\" (north ↔ south), "
-                                        f"got {kind_of(mir)}")
+            raise bad(f"{path}.mirror", f'must be "x" (east ↔ west) or "z" (north ↔ south), got {kind_of(mir)}')
         for k in ("rotate", "mirror"):
             if k in obj and "anchor" not in obj:
-                raise bad(f"{path}.anchor", f"missing; a transform with {k!r} needs the anchor "
-                                            "position it turns or mirrors about")
+                raise bad(
+                    f"{path}.anchor",
+                    f"missing; a transform with {k!r} needs the anchor position it turns or mirrors about",
+                )
         anchor = p.vec(obj["anchor"], f"{path}.anchor") if "anchor" in obj else Vec3(0, 0, 0)
         translate = p.vec(obj["translate"], f"{path}.translate") if "translate" in obj else Vec3(0, 0, 0)
         p.nest(path, depth)
@@ -48,9 +49,14 @@ class TransformOp(Container):
         return cls(path, turns, mir, anchor, translate, inner)
 
     def to_json(self, block: BlockText) -> dict[str, Any]:
-        return {"type": "transform", "rotate": self.rotate * 90, "mirror": self.mirror,
-                "anchor": self.anchor.as_dict(), "translate": self.translate.as_dict(),
-                "operations": [o.to_json(block) for o in self.operations]}
+        return {
+            "type": "transform",
+            "rotate": self.rotate * 90,
+            "mirror": self.mirror,
+            "anchor": self.anchor.as_dict(),
+            "translate": self.translate.as_dict(),
+            "operations": [o.to_json(block) for o in self.operations],
+        }
 
     def expand(self, frame: Frame, copies: tuple[int, ...]) -> Iterator[tuple[Shape, Frame, tuple[int, ...]]]:
         return Container.expand(self, frame.then(self), copies)

@@ -27,7 +27,7 @@ from mcb_rpc.health import health_fields, record_exception
 from mcb_rpc.settings import Settings
 from mcb_rpc.tokens import read_token
 
-from . import __version__, histmap, historypage, render
+from . import __version__, histmap, historypage, render, rollbackpage
 from .security import SESSION_COOKIE, LoginThrottle, Sessions, allowed_hosts, host_ok, origin_ok
 from .sources import Sources, as_dict
 
@@ -53,6 +53,7 @@ def _static(name: str) -> bytes:
 
 def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> FastAPI:
     app = FastAPI(title="mcb dashboard", docs_url=None, redoc_url=None, openapi_url=None)
+    rollbacks = rollbackpage.Rollbacks()
     app.add_middleware(BodyLimit, max_bytes=MAX_FORM_BYTES)
     statics = {
         "dashboard.js": ("text/javascript", _static("dashboard.js")),
@@ -168,7 +169,19 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                     f'<p class="bad">{render.e(exc.code)}: {render.e(exc.message)}</p>',
                     status=STATUS.get(exc.code, 502),
                 )
-            return html_page(request, f"Plan {op_id}", render.plan_page(project, as_dict(head)))
+            rb = rollbacks.get(op_id)
+            blocks = None
+            if rb is not None and int(rb.summary.get("total_positions", 0)) <= 5000:
+                try:
+                    blocks = (await sources.plan_blocks(op_id, project))[: rollbackpage.LIST_BLOCKS]
+                except McbError as exc:
+                    log.warning("dashboard: blocks of plan %s unreadable: %s: %s", op_id, exc.code, exc.message)
+            csrf = sessions.csrf(s) if s else ""
+            msg, kind = flash_of(request)
+            body = render.plan_page(project, as_dict(head)) + rollbackpage.section(
+                rb, op_id, project, blocks, csrf, s is not None
+            )
+            return html_page(request, f"Plan {op_id}", body, msg, kind)
         try:
             entry = as_dict(await sources.operation(op_id))
         except McbError as exc:
@@ -249,7 +262,21 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                 )
             except McbError as exc:
                 column = historypage.column_section(col[0], col[1], None, f"{exc.code}: {exc.message}", until)
-        return html_page(request, f"History of {project_id}", historypage.page(project, win, doc, until, column))
+        s = sid(request)
+        rb_form = rollbackpage.form(
+            project_id,
+            doc,
+            win.x0,
+            win.z0,
+            until or int(doc["last_millis"]),
+            sessions.csrf(s) if s else "",
+            s is not None,
+        )
+        body = historypage.page(
+            project, win, doc, until, column, lambda w: rollbackpage.legend_button(w, s is not None), rb_form
+        )
+        msg, kind = flash_of(request)
+        return html_page(request, f"History of {project_id}", body, msg, kind)
 
     @app.get("/projects/{project_id}/history.png")
     async def history_png(request: Request, project_id: str):
@@ -367,12 +394,62 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
         log.info("dashboard: writes %s", "paused" if res.get("paused") else "resumed")
         return _back("/", "paused" if res.get("paused") else "resumed")
 
+    @app.post("/projects/{project_id}/rollback")
+    async def rollback_prepare(request: Request, project_id: str):
+        """Prepare rollback (issue 32 item 4): the journal's RollbackPrepare, then the plan's page."""
+        f, refused = await admin_action(request)
+        if refused:
+            return refused
+        here = f"/projects/{project_id}/history"
+        try:
+            player, cause = rollbackpage.parse_target(f.get("target") or f.get("who", ""))
+            since = rollbackpage.parse_since(f.get("since", ""))
+            project = await sources.project(project_id)
+            if f.get("window") == "1":
+                x0, z0 = (int(f[k]) if f.get(k, "").lstrip("-").isdigit() else None for k in ("x0", "z0"))
+                region = histmap.window(project["area"], x0, z0).box()
+            else:
+                region = project["area"]
+            summary = await sources.rollback_prepare(project_id, region, player, cause, since)
+            label = f"environment: {cause}" if cause else f"player {player}"
+            if player:  # the name the journal saw, for the page
+                mine = await sources.history_of(project_id, region, since, player=player, limit=1)
+                label = histmap.label(mine[0]) if mine else label
+            rb = rollbackpage.Rollback(project_id, label, since, summary)
+            for c in summary.get("conflicts", []):  # who made the later edits it leaves alone
+                p = c.get("pos", {})
+                at = (p.get("x", 0), p.get("y", 0), p.get("z", 0))
+                one = {"min": dict(zip("xyz", at, strict=True)), "max": dict(zip("xyz", at, strict=True))}
+                rb.later[at] = rollbackpage.later_edits(await sources.history_of(project_id, one, since), player, cause)
+        except McbError as exc:
+            log.warning("dashboard: rollback in %s refused: %s: %s", project_id, exc.code, exc.message)
+            return _back(here, "rollback_refused", code=str(exc.code))
+        rollbacks.put(rb)
+        log.info("dashboard: rollback of %s prepared in %s: %s", label, project_id, summary["plan_id"])
+        return _back(f"/operations/{summary['plan_id']}", "rollback_prepared", project=project_id)
+
     @app.post("/operations/{op_id}/{what}")
     async def op_action(request: Request, op_id: str, what: str):
         f, refused = await admin_action(request)
         if refused:
             return refused
         here = f"/operations/{op_id}"
+        if what == "apply":  # Apply rollback: a plan this dashboard prepared (its summary names the consent)
+            rb = rollbacks.get(op_id)
+            if rb is None:
+                return _plain(
+                    404, "this dashboard did not prepare that rollback (or restarted since); prepare it again"
+                )
+            try:
+                _project, head = await sources.plan(op_id, rb.project_id)
+                rep = await sources.build_apply(
+                    rb.project_id, op_id, head.plan_hash, f.get("replace_player_blocks") == "1"
+                )
+            except McbError as exc:
+                log.warning("dashboard: apply %s refused: %s: %s", op_id, exc.code, exc.message)
+                return _back(here, "apply_refused", code=str(exc.code), project=rb.project_id)
+            log.info("dashboard: apply %s -> %s %s", op_id, rep.operation_id, rep.state)
+            return _back(f"/operations/{rep.operation_id}", "apply_done", state=rep.state)
         try:
             if what == "cancel":
                 entry = await sources.operation(op_id)

@@ -8,6 +8,7 @@ the page lists that column's history. dashboard.js only submits the form when th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -28,7 +29,8 @@ def swatch(rgb: tuple[int, int, int]) -> str:
     )
 
 
-def legend(doc: dict[str, Any]) -> str:
+def legend(doc: dict[str, Any], button: Callable[[dict[str, Any]], str] | None = None) -> str:
+    """The legend; ``button`` adds an entry's action (rollbackpage.legend_button)."""
     items = []
     for w in sorted(doc["legend"], key=lambda w: (-w["columns"], histmap.key(w))):
         name = e(histmap.label(w))
@@ -36,7 +38,8 @@ def legend(doc: dict[str, Any]) -> str:
             name = f'operation <a href="/operations/{e(w["operation_id"])}">{e(w["operation_id"])}</a>'
         items.append(
             f'<li data-who="{e(histmap.key(w))}" data-colour="{histmap.hex_colour(histmap.colour(w))}">'
-            f"{swatch(histmap.colour(w))} {name} · {e(w['columns'])} column{'s' if w['columns'] != 1 else ''}</li>"
+            f"{swatch(histmap.colour(w))} {name} · {e(w['columns'])} column{'s' if w['columns'] != 1 else ''}"
+            f"{button(w) if button else ''}</li>"
         )
     return (
         f'<ul id="history-legend" class="legend">{"".join(items)}'
@@ -101,7 +104,16 @@ def column_section(x: int, z: int, hist: dict[str, Any] | None, error: str, unti
     return head + note + table + more + "</section>"
 
 
-def page(project: dict[str, Any], win: histmap.Window, doc: dict[str, Any], until: int, column: str = "") -> str:
+def page(
+    project: dict[str, Any],
+    win: histmap.Window,
+    doc: dict[str, Any],
+    until: int,
+    column: str = "",
+    button: Callable[[dict[str, Any]], str] | None = None,
+    rollback: str = "",
+) -> str:
+    """The page; ``button`` and ``rollback`` are the legend's rollback buttons and their form (rollbackpage)."""
     pid = project["project_id"]
     first, last = int(doc["first_millis"]), int(doc["last_millis"])
     value = until or last
@@ -129,5 +141,5 @@ def page(project: dict[str, Any], win: histmap.Window, doc: dict[str, Any], unti
         f'<p class="slider">{slider}</p><div class="map">'
         f'<input type="image" id="history-map" name="at" src="{src}" width="{win.width * s}" '
         f'height="{win.depth * s}" alt="map of who last changed each column" data-x0="{win.x0}" '
-        f'data-z0="{win.z0}" data-scale="{s}">{legend(doc)}</div></form></section>{column}'
+        f'data-z0="{win.z0}" data-scale="{s}">{legend(doc, button)}</div></form>{rollback}</section>{column}'
     )

@@ -36,6 +36,10 @@ FLASH: dict[str, tuple[str, str]] = {
     "abandon_done": ("abandon: the operation is now {state}", "ok"),
     "cancel_refused": ("cancel refused ({code}); the dashboard log says why", "bad"),
     "abandon_refused": ("abandon refused ({code}); the dashboard log says why", "bad"),
+    "rollback_prepared": ("rollback prepared: nothing is written until it is applied", "ok"),
+    "rollback_refused": ("rollback refused ({code}); the dashboard log says why", "bad"),
+    "apply_done": ("apply: the operation is now {state}", "ok"),
+    "apply_refused": ("apply refused ({code}); the dashboard log says why", "bad"),
 }
 _CODES = frozenset(c.value for c in ErrorCode)
 

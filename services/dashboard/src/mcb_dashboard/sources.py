@@ -2,8 +2,8 @@
 
 Services: each ``GET /health``. World host: ``world_info`` / ``pause`` / ``resume`` through
 mcb_rpc.worldclient (the stack's service token for that host). Journal: JournalAdmin
-(OperationList, ProjectList, RecoveryReview, RecoveryAbandon) and Journal.OperationCancel with
-the stack's admin token. Redis: the progress stream, the chat queues (``mcb:chat:q:<project>``),
+(OperationList, ProjectList, RecoveryReview, RecoveryAbandon) and Journal (OperationCancel, HistoryMap,
+RegionHistory, PlanEntries, RollbackPrepare, BuildApply) with the stack's admin token. Redis: the progress stream, the chat queues (``mcb:chat:q:<project>``),
 the camera worker's heartbeat and capture records. Images: the camera worker's ``Capture`` poll.
 Every failure becomes an McbError (mcb_rpc.errors) that the page shows; no token is ever part
 of what is returned.
@@ -236,6 +236,44 @@ class Sources:
             "complete": r.complete,
             "note": r.note,
         }
+
+    async def rollback_prepare(
+        self, project_id: str, region: dict[str, Any], player: str, cause: str, since_ms: int
+    ) -> dict[str, Any]:
+        """The journal's RollbackPrepare (issue 32 item 4): a prepared plan's summary, as plain data."""
+        req = jpb.RollbackPrepareRequest(player=player, cause=cause, since_millis=since_ms)
+        json_format.ParseDict({"region": region}, req)
+        return as_dict(await self._rpc(self.journal.RollbackPrepare, req, project_id))
+
+    async def history_of(
+        self, project_id: str, region: dict[str, Any], since_ms: int, player: str = "", limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """RegionHistory's first page of ``region`` since ``since_ms`` (newest first), as plain data."""
+        req = jpb.RegionHistoryRequest(limit=limit, max_bytes=32768, since_millis=since_ms, player=player)
+        json_format.ParseDict({"region": region}, req)
+        r = await self._rpc(self.journal.RegionHistory, req, project_id)
+        return [as_dict(x) | {"at_millis": x.at_millis} for x in r.entries]
+
+    async def plan_blocks(self, plan_id: str, project_id: str) -> list[tuple[dict[str, int], str]]:
+        """A prepared plan's positions and the state each gets (journal PlanEntries, every entry)."""
+        r = await self._rpc(self.journal.PlanEntries, jpb.PlanEntriesRequest(plan_id=plan_id), project_id)
+        xyz = list(r.xyz)
+        return [
+            ({"x": xyz[3 * i], "y": xyz[3 * i + 1], "z": xyz[3 * i + 2]}, r.palette[d]) for i, d in enumerate(r.desired)
+        ]
+
+    async def build_apply(
+        self, project_id: str, plan_id: str, plan_hash: str, replace_player_blocks: bool
+    ) -> jpb.OperationReport:
+        """Journal BuildApply with the admin token (an admin's apply: docs/architecture.md "Who may call
+        what"); the idempotency key is the plan's own, so a second click returns the same operation."""
+        req = jpb.BuildApplyRequest(
+            plan_id=plan_id,
+            plan_hash=plan_hash,
+            idempotency_key=f"dashboard-apply-{plan_id}",
+            replace_player_blocks=replace_player_blocks,
+        )
+        return await self._rpc(self.journal.BuildApply, req, project_id)
 
     async def recovery_review(self, op_id: str) -> dict[str, Any]:
         return plain(await self._rpc(self.admin.RecoveryReview, jpb.OperationRef(operation_id=op_id)))

@@ -2,7 +2,9 @@
 Playwright, as test_dashboard.py) on the real stack with the embedded host: a named player's edit,
 an environment change (an explosion) and one of our operations -> the map shows three distinct
 legend entries in their colours (the PNG read back by Pillow); the slider set before the operation
-hides it; a click on a column lists that column's history (who, when, block before -> after)."""
+hides it; a click on a column lists that column's history (who, when, block before -> after).
+Item 4 from the same page: a griefer's edits rolled back (Prepare rollback, the plan's page, Apply
+rollback), exactly their changes undone."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import httpx
 import pytest
 from e2e.components import start_components
 from e2e.mcpclient import apply_and_wait, call
-from e2e.test_dashboard import ARGS, CHROMIUM, TIMEOUT_MS, in_thread
+from e2e.test_dashboard import ARGS, CHROMIUM, TIMEOUT_MS, in_thread, login, tokens
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -170,3 +172,81 @@ def test_bad_input_gets_a_message_not_a_traceback(dash):
     assert r.status_code == 400 and "until must be a number" in r.text
     r = httpx.get(f"{base}/projects/{project}/history", params={"x": 5000, "z": 0}, timeout=30)
     assert r.status_code == 200 and "out_of_bounds" in r.text  # the column's history is refused, the map stays
+
+
+GRIEFER = {"actor": "player", "playerId": "uuid-g3", "playerName": "Griefer3"}
+BOB = {"actor": "player", "playerId": "uuid-bob", "playerName": "Bob"}
+ALEX = {"actor": "player", "playerId": "uuid-alex", "playerName": "Alex"}
+WALL = [(10, 64, -20), (11, 64, -20), (12, 64, -20)]
+WATCHED = [*WALL, (12, 65, -20), (13, 65, -20)]
+
+
+def states(comp) -> dict[tuple[int, int, int], str]:
+    res = comp.world_rpc("blocks_get", {"xyz": [c for p in WATCHED for c in p]})
+    return {p: res["palette"][i] for p, i in zip(WATCHED, res["state"], strict=True)}
+
+
+def test_a_griefers_changes_are_rolled_back_from_the_history_page(dash):
+    """Issue 32 item 4: a griefer's edits among Alex's and Bob's; Prepare rollback on the griefer's
+    legend entry (since a time typed into the form) -> the plan's page lists the blocks it restores
+    and Bob's later repair it leaves alone (named); Apply rollback with the consent box -> exactly
+    the griefer's changes are undone."""
+    import time
+
+    page, comp, base = dash["page"], dash["comp"], dash["base"]
+    project = json.loads((comp.runtime / "config.json").read_text())["projects"][0]["project_id"]
+    for x, y, z in WALL:
+        automation(comp, x, y, z, "minecraft:stone_bricks", **ALEX)
+    untouched = states(comp)
+    time.sleep(0.05)
+    since = int(time.time() * 1000)
+    time.sleep(0.05)
+    for x, y, z, s in [
+        (10, 64, -20, "minecraft:air"),
+        (11, 64, -20, "minecraft:air"),
+        (12, 65, -20, "minecraft:tnt"),
+        (13, 65, -20, "minecraft:tnt"),
+    ]:
+        automation(comp, x, y, z, s, **GRIEFER)
+    automation(comp, 11, 64, -20, "minecraft:cobblestone", **BOB)  # Bob repairs one, after the griefer
+    before = states(comp)
+
+    login(dash)
+    page.goto(f"{base}/projects/{project}/history")
+    page.wait_for_selector("#rollback-form")
+    assert page.input_value("#rollback-since").endswith(" UTC")  # default: the slider's time
+    page.fill("#rollback-since", str(since))
+    page.click('#history-legend li[data-who="player:uuid-g3"] button')
+    page.wait_for_selector("#rollback")
+    assert "/operations/pl_" in page.url
+    assert "rollback prepared" in page.inner_text(".flash")
+    text = page.inner_text("#rollback")
+    assert "Rollback of player Griefer3" in text and "3 blocks return to how they were before" in text, text
+    restore = {r.inner_text().split("\t")[0]: r.inner_text() for r in page.locator("#rollback-restore tbody tr").all()}
+    assert set(restore) == {"(10, 64, -20)", "(12, 65, -20)", "(13, 65, -20)"}, restore
+    assert "minecraft:stone_bricks" in restore["(10, 64, -20)"]
+    left = page.locator("#rollback-left tbody tr").all()
+    assert len(left) == 1, [r.inner_text() for r in left]
+    assert "(11, 64, -20)" in left[0].inner_text() and "player Bob" in left[0].inner_text()
+    assert "minecraft:air → minecraft:cobblestone" in left[0].inner_text()
+    assert "replace the 2 player blocks" in page.inner_text("#rollback form.apply")
+    assert states(comp) == before, "preparing wrote nothing"
+    page.screenshot(path=str(dash["tmp"] / "rollback-plan.png"), full_page=True)
+    body = page.content()
+    assert not [t for t in tokens(comp) if t in body]
+
+    page.check('#rollback input[name="replace_player_blocks"]')
+    page.click("#rollback form.apply button")
+    page.wait_for_url("**/operations/op_*")
+    assert "apply: the operation is now" in page.inner_text(".flash")
+    deadline = time.monotonic() + 90
+    while (state := page.locator("span.badge[data-state]").first.inner_text()) not in ("applied", "conflict", "failed"):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.5)
+        page.reload()
+    assert state == "applied", page.inner_text("main")
+    after = states(comp)
+    assert after[(10, 64, -20)] == "minecraft:stone_bricks"  # the griefer's break is undone
+    assert after[(11, 64, -20)] == "minecraft:cobblestone"  # Bob's repair stays
+    assert after[(12, 65, -20)] == untouched[(12, 65, -20)] and after[(13, 65, -20)] == untouched[(13, 65, -20)]
+    assert after[(12, 64, -20)] == before[(12, 64, -20)] == "minecraft:stone_bricks"  # nothing else changed

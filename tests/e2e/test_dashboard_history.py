@@ -193,6 +193,8 @@ def test_a_griefers_changes_are_rolled_back_from_the_history_page(dash):
     the griefer's changes are undone."""
     import time
 
+    from mcb_dashboard.historypage import when
+
     page, comp, base = dash["page"], dash["comp"], dash["base"]
     project = json.loads((comp.runtime / "config.json").read_text())["projects"][0]["project_id"]
     for x, y, z in WALL:
@@ -212,10 +214,16 @@ def test_a_griefers_changes_are_rolled_back_from_the_history_page(dash):
     before = states(comp)
 
     login(dash)
+    # the slider set back to just before: the form's since is the next millisecond, and it offers the griefer
+    page.goto(f"{base}/projects/{project}/history?until={since - 1}")
+    page.wait_for_selector("#rollback-form")
+    assert page.input_value("#rollback-since") == when(since)
+    assert page.locator('#rollback-who option[value="player:uuid-g3"]').count() == 1
+    assert page.locator('#history-legend li[data-who="player:uuid-g3"]').count() == 0  # not on the map then
+    # now: the griefer's own legend entry, the time typed into the form
     page.goto(f"{base}/projects/{project}/history")
     page.wait_for_selector("#rollback-form")
-    assert page.input_value("#rollback-since").endswith(" UTC")  # default: the slider's time
-    page.fill("#rollback-since", str(since))
+    page.fill("#rollback-since", when(since))
     page.click('#history-legend li[data-who="player:uuid-g3"] button')
     page.wait_for_selector("#rollback")
     assert "/operations/pl_" in page.url

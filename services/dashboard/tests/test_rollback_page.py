@@ -27,7 +27,15 @@ DOC = {
 
 def page(session: bool, until: int = 0) -> str:
     win = histmap.window(AREA)
-    form = rollbackpage.form("p1", DOC, win.x0, win.z0, until or 2_000, "c5rf" if session else "", session)
+    form = rollbackpage.form(
+        "p1",
+        DOC["legend"] + [GRIEF | {"columns": 9}],
+        win.x0,
+        win.z0,
+        until or 2_000,
+        "c5rf" if session else "",
+        session,
+    )
     return historypage.page(
         {"project_id": "p1", "name": "n", "area": AREA},
         win,
@@ -47,6 +55,7 @@ def test_players_and_causes_get_a_button_and_the_form_defaults_to_the_sliders_ti
     assert '<input type="hidden" name="csrf" value="c5rf">' in html
     assert 'name="since" size="28" value="1970-01-01 00:00:01.500 UTC"' in html
     assert '<option value="player:u-g">player Grief&lt;er&gt;</option>' in html and "Grief<er>" not in html
+    assert html.count('<option value="player:u-g">') == 1  # once, though in the legend of then and of now
     assert 'name="window" value="1"' in html and 'name="x0" value="-64"' in html
     assert " disabled" not in html
 
@@ -58,7 +67,7 @@ def test_logged_out_the_buttons_are_disabled_and_carry_no_csrf():
 
 
 def test_no_form_without_a_player_or_cause():
-    assert rollbackpage.form("p", DOC | {"legend": [OP]}, 0, 0, 1, "c", True) == ""
+    assert rollbackpage.form("p", [OP], 0, 0, 1, "c", True) == ""
 
 
 def test_the_forms_values():

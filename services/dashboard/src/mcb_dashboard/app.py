@@ -263,12 +263,18 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
             except McbError as exc:
                 column = historypage.column_section(col[0], col[1], None, f"{exc.code}: {exc.message}", until)
         s = sid(request)
+        whom = doc["legend"]
+        if until:  # the slider set back: also whoever changed a column since (the ones to roll back)
+            try:
+                whom = whom + (await sources.history_map(project_id, win.box(), 0))["legend"]
+            except McbError as exc:
+                log.warning("dashboard: the map as of now unreadable: %s: %s", exc.code, exc.message)
         rb_form = rollbackpage.form(
             project_id,
-            doc,
+            whom,
             win.x0,
             win.z0,
-            until or int(doc["last_millis"]),
+            until + 1 if until else int(doc["last_millis"]),  # changes after what the map shows
             sessions.csrf(s) if s else "",
             s is not None,
         )

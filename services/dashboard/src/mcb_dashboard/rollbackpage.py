@@ -121,10 +121,10 @@ def later_edits(entries: list[dict[str, Any]], player: str, cause: str) -> list[
     return out
 
 
-def form(pid: str, doc: dict[str, Any], x0: int, z0: int, since_ms: int, csrf: str, session: bool) -> str:
-    """The small form under the legend: who or what, since, the box. The legend's buttons submit it
-    with their entry (``form=rollback-form``)."""
-    options = [(key(w), label(w)) for w in doc["legend"] if w["source"] in ("player", "environment")]
+def form(pid: str, legend: list[dict[str, Any]], x0: int, z0: int, since_ms: int, csrf: str, session: bool) -> str:
+    """The small form under the legend: who or what (the players and causes of ``legend``), since,
+    the box. The legend's buttons submit it with their entry (``form=rollback-form``)."""
+    options = {key(w): label(w) for w in legend if w["source"] in ("player", "environment")}.items()
     if not options:
         return ""
     dis = "" if session else ' disabled title="log in with the admin token first"'

@@ -49,6 +49,7 @@ async def _flow(tmp_path: Path, monkeypatch) -> dict[str, object]:
             form = {"csrf": "x", "target": "environment:explosion", "since": "2026-12-02 15:00:00 UTC"}
             out["no_login"] = (await c.post("/projects/p/rollback", data=form, headers=ORIGIN)).status_code
             out["no_origin"] = (await c.post("/projects/p/rollback", data=form)).status_code
+            out["apply_no_login"] = (await c.post("/operations/pl_0/apply", data=form, headers=ORIGIN)).status_code
             r = await c.post("/login", data={"token": ADMIN}, headers=ORIGIN)
             assert r.status_code == 303 and r.headers["location"] == "/?msg=logged_in"
             out["bad_csrf"] = (await c.post("/projects/p/rollback", data=form, headers=ORIGIN)).status_code
@@ -66,6 +67,8 @@ async def _flow(tmp_path: Path, monkeypatch) -> dict[str, object]:
             )
             out["prepared_location"] = r.headers.get("location", "")
             out["plan_page"] = (await c.get(r.headers["location"])).text
+            r = await c.post("/operations/pl_0123456789abcdef/apply", data={"csrf": form["csrf"]}, headers=ORIGIN)
+            out["apply_unknown"] = (r.status_code, r.text)
             out["parse_refused"] = (
                 await c.post("/projects/p/rollback", data=form | {"since": "yesterday"}, headers=ORIGIN)
             ).headers.get("location", "")
@@ -83,6 +86,12 @@ def flow(tmp_path, monkeypatch):
 
 def test_refused_without_login_origin_or_csrf(flow):
     assert flow["no_login"] == 401 and flow["no_origin"] == 403 and flow["bad_csrf"] == 403
+    assert flow["apply_no_login"] == 401
+
+
+def test_apply_is_only_for_a_rollback_this_dashboard_prepared(flow):
+    status, text = flow["apply_unknown"]
+    assert status == 404 and "did not prepare that rollback" in text
 
 
 def test_the_journals_refusal_is_a_status_line(flow):

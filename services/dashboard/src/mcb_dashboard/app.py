@@ -447,9 +447,8 @@ def create_app(sources: Sources, sessions: Sessions, hosts: frozenset[str]) -> F
                     404, "this dashboard did not prepare that rollback (or restarted since); prepare it again"
                 )
             try:
-                _project, head = await sources.plan(op_id, rb.project_id)
                 rep = await sources.build_apply(
-                    rb.project_id, op_id, head.plan_hash, f.get("replace_player_blocks") == "1"
+                    rb.project_id, op_id, rb.summary["plan_hash"], f.get("replace_player_blocks") == "1"
                 )
             except McbError as exc:
                 log.warning("dashboard: apply %s refused: %s: %s", op_id, exc.code, exc.message)

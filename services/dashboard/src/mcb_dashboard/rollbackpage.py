@@ -9,9 +9,9 @@ made them (RegionHistory of each such position since the time: the changes after
 one there). **Apply rollback** applies the plan with the admin token (BuildApply, an admin's apply),
 after a checkbox that names how many player blocks it replaces (``replace_player_blocks``).
 
-What RollbackPrepare answered is kept in this process only (``Rollbacks``, the newest
-``KEEP`` plans): the journal keeps a plan's blocks, not its summary, so after a restart a rollback's
-plan page shows the plan without the summary and the ways to apply it elsewhere. Every value goes
+What RollbackPrepare answered is kept in this process only (``Rollbacks``, the newest ``KEEP``
+plans): the journal keeps a plan's blocks and counts, not the conflicts it listed, so after a
+restart a rollback's plan page shows the plan without the summary and the ways to apply it elsewhere. Every value goes
 through ``render.e``; nothing secret is kept or shown.
 """
 

@@ -99,6 +99,7 @@ def test_later_edits_are_the_others_after_the_targets_last():
 def rollback(player_blocks: int) -> rollbackpage.Rollback:
     summary = {
         "plan_id": "pl_0123456789abcdef",
+        "plan_hash": "h4sh",
         "changed_blocks": 2,
         "total_positions": 2,
         "warnings": ["rollback of player u-g since 1500: 2 blocks return ..."],
@@ -137,9 +138,12 @@ def test_the_plan_page_lists_what_is_restored_and_who_made_the_edits_left_alone(
     assert left.count('class="left-alone"') == 2
     assert "player Alex at 1970-01-01 00:00:02.000 UTC: <code>minecraft:tnt</code> → <code>minecraft:glass" in left
     assert "changed without an event (an external edit)" in left
-    assert 'name="replace_player_blocks" value="1" required> Yes, replace the 2 player blocks' in html
+    assert (
+        'name="replace_player_blocks" value="1" required> Yes, replace the 2 player blocks player Grief&lt;er&gt; placed with what was there before'
+        in html
+    )
     assert 'action="/operations/pl_0123456789abcdef/apply"' in html and 'name="csrf" value="c5rf"' in html
-    assert "/ai apply" in html and "build_apply" in html
+    assert "/ai apply" in html and '"plan_hash": "h4sh"' in html
 
 
 def test_no_consent_checkbox_without_player_blocks_and_no_apply_without_a_summary():

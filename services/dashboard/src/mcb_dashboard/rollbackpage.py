@@ -165,11 +165,12 @@ def section(
     session: bool,
 ) -> str:
     """The rollback's summary on its plan page, the Apply rollback action and the other ways to apply."""
+    plan_hash = rb.summary.get("plan_hash", "…") if rb else "…"  # the hash the journal answered
     ways = (
         f"<p>Other ways to apply it: the player in chat <code>/ai apply</code> (the rollback they asked with "
         f"<code>/ai rollback</code>), or the agent's MCP tool <code>build_apply</code> with "
-        f'<code>{{"plan_id": "{e(plan_id)}", "plan_hash": …, "replace_player_blocks": true}}</code> after the '
-        "player agreed.</p>"
+        f'<code>{{"plan_id": "{e(plan_id)}", "plan_hash": "{e(plan_hash)}", "replace_player_blocks": true}}</code> '
+        "after the player agreed.</p>"
     )
     if rb is None:
         return f'<section id="rollback" aria-labelledby="h-rb"><h2 id="h-rb">Apply</h2>{ways}</section>'
@@ -225,7 +226,7 @@ def section(
     n = rb.player_blocks
     consent = (
         f'<label><input type="checkbox" name="replace_player_blocks" value="1" required> Yes, replace the '
-        f"{n} player block{'s' if n != 1 else ''} this rollback puts back (what {e(rb.label)} placed)</label> "
+        f"{n} player block{'s' if n != 1 else ''} {e(rb.label)} placed with what was there before</label> "
         if n
         else ""
     )

@@ -159,12 +159,26 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
                 resp.palette.add(state=s, count=c)
             resp.non_air = total - counts.get("minecraft:air", 0)
         if request.detail == "blocks":
+            # as the journal's blocks pages (services/journal/src/mcb_journal/views.py): a cursor
+            # names its offset and its region, another region's is refused, max_positions cuts the page
+            region = f"{mn.x}.{mn.y}.{mn.z}.{mx.x}.{mx.y}.{mx.z}"
             offset = 0
             if request.cursor:
-                if not request.cursor.startswith("fake-page:"):
-                    self._fail(context, McbError(ErrorCode.INVALID_REQUEST, "bad cursor"))
-                offset = int(request.cursor.split(":", 1)[1])
-            end = min(total, offset + PAGE)
+                head, _, rest = request.cursor.partition(":")
+                at_s, _, of_region = rest.partition(":")
+                if head != "fake-page" or not at_s.isdigit():
+                    self._fail(context, McbError(ErrorCode.INVALID_REQUEST, "cursor is not one this server issued"))
+                if of_region != region or not 0 <= int(at_s) < total:
+                    self._fail(
+                        context,
+                        McbError(
+                            ErrorCode.INVALID_REQUEST,
+                            "cursor belongs to another region; repeat the call with the same min/max",
+                        ),
+                    )
+                offset = int(at_s)
+            page = min(PAGE, request.max_positions) if request.max_positions else PAGE
+            end = min(total, offset + page)
             index: dict[str, int] = {}
             for i in range(offset, end):
                 s = at(i)
@@ -174,7 +188,7 @@ class FakeJournal(journal_pb2_grpc.JournalServicer):
                 resp.page_states.append(index[s])
             resp.offset = offset
             if end < total:
-                resp.next_cursor = f"fake-page:{end}"
+                resp.next_cursor = f"fake-page:{end}:{region}"
                 resp.truncated = True
         return resp
 

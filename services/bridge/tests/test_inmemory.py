@@ -348,9 +348,10 @@ def test_heightmap_and_region_checks(fresh_fake: FakeEnv) -> None:
 
     order, cursor, summary_cursor = arun(with_client(fresh_fake, body))
     assert order["code"] == "invalid_request" and "min.x" in order["message"]
+    # the cursor is the journal's, passed through as is: the journal refuses one it did not issue
     assert cursor["code"] == "invalid_request" and "cursor" in cursor["message"]
     assert summary_cursor["code"] == "invalid_request"
-    assert fresh_fake.fake.calls == []
+    assert [c[0] for c in fresh_fake.fake.calls] == ["RegionInspect"]
 
 
 def test_heightmap_reaches_the_journal_and_renders_rows(fresh_fake: FakeEnv) -> None:

@@ -109,9 +109,17 @@ class JournalClient:
         return await self._call("ProjectIndex", journal_pb2.ProjectIndexRequest(limit=limit))
 
     async def region_inspect(
-        self, min_: dict[str, Any], max_: dict[str, Any], detail: str, cursor: str = "", step: int = 0
+        self,
+        min_: dict[str, Any],
+        max_: dict[str, Any],
+        detail: str,
+        cursor: str = "",
+        step: int = 0,
+        max_positions: int = 0,
     ) -> journal_pb2.RegionInspectResponse:
-        req = journal_pb2.RegionInspectRequest(min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor, step=step)
+        req = journal_pb2.RegionInspectRequest(
+            min=vec3(min_), max=vec3(max_), detail=detail, cursor=cursor, step=step, max_positions=max_positions
+        )
         return await self._call("RegionInspect", req)
 
     async def build_prepare(

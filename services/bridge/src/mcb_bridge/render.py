@@ -14,12 +14,10 @@ Conventions of everything the model reads (stated once here, and in the tool des
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
 from google.protobuf.message import Message
-from mcb_common.errors import ErrorCode, McbError
 from mcb_rpc import pbjson
 
 MAX_TEXT_BYTES = 64 * 1024
@@ -195,8 +193,6 @@ NOT_IN_PAGE = " "
 _ALPHABET = [c for c in (chr(i) for i in range(33, 127)) if c not in ' "\\.']
 _ALPHABET_SET = set(_ALPHABET)
 
-CURSOR_PREFIX = "rb1."  # distinct from the journal's own cursors, which this one wraps
-
 
 def _symbols(states: list[str]) -> dict[str, str]:
     """A short, mostly mnemonic symbol per state (first letter of the block name first)."""
@@ -226,36 +222,6 @@ def _symbols(states: list[str]) -> dict[str, str]:
         else:
             out[s] = next(pairs)
     return out
-
-
-def encode_cursor(region: tuple[int, ...], journal_cursor: str, skip: int) -> str:
-    raw = dumps({"r": list(region), "j": journal_cursor, "k": skip}).encode()
-    return CURSOR_PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, region: tuple[int, ...]) -> tuple[str, int]:
-    """-> (journal cursor for the page to fetch, positions of that page to skip)."""
-    bad = McbError(
-        ErrorCode.INVALID_REQUEST,
-        "cursor is not a next_cursor returned by region_inspect; omit it to start at the first page",
-    )
-    if not cursor.startswith(CURSOR_PREFIX):
-        raise bad
-    body = cursor[len(CURSOR_PREFIX) :]
-    try:
-        data = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        r, j, k = data["r"], data["j"], data["k"]
-        if not (isinstance(j, str) and isinstance(k, int) and k >= 0 and isinstance(r, list)):
-            raise ValueError
-    except (ValueError, KeyError, TypeError):
-        raise bad from None
-    if tuple(r) != tuple(region):
-        raise McbError(
-            ErrorCode.INVALID_REQUEST,
-            "this cursor belongs to another region: pass the same min and max as the call that "
-            "returned it, or omit the cursor",
-        )
-    return j, k
 
 
 def region_summary(resp: Any) -> dict[str, Any]:
@@ -323,102 +289,89 @@ def region_heightmap(resp: Any) -> dict[str, Any]:
     return fit(out)
 
 
-def region_blocks(
-    resp: Any,
-    region: tuple[int, ...],
-    journal_cursor: str,
-    skip: int,
-    max_bytes: int = SOFT_TEXT_BYTES,
-) -> dict[str, Any]:
-    """Render one journal page (minus its first ``skip`` positions) as legend + layers.
+def region_blocks(resp: Any, region: tuple[int, ...]) -> dict[str, Any]:
+    """Render one journal page of blocks as legend + layers; ``next_cursor`` is the journal's own."""
+    return _blocks(resp, region, len(resp.page_states))
 
-    If the rendering would exceed ``max_bytes`` the page is cut further: the answer then ends
-    early and ``next_cursor`` resumes inside this journal page.
-    """
+
+def blocks_that_fit(resp: Any, region: tuple[int, ...], max_bytes: int = SOFT_TEXT_BYTES) -> int:
+    """How many of the page's positions render within ``max_bytes`` (at least 1): the bridge asks
+    the journal again for that many when it is fewer than the page holds."""
+    n = len(resp.page_states)
+    if n <= 1 or text_size(_blocks(resp, region, n)) <= max_bytes:
+        return n
+    lo, hi = 1, n  # largest n whose rendering fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_size(_blocks(resp, region, mid)) <= max_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _blocks(resp: Any, region: tuple[int, ...], n: int) -> dict[str, Any]:
+    """The first ``n`` positions of a journal page as legend + layers (all of them: the journal's
+    next_cursor, else the next cursor is not known here and the answer says it is cut)."""
     x0, y0, z0, x1, y1, z1 = region
     dx, dz = x1 - x0 + 1, z1 - z0 + 1
     states = list(resp.page_states)
-    if skip > len(states):
-        raise McbError(ErrorCode.INVALID_REQUEST, "cursor is past the end of its page; omit it to start again")
-    start = int(resp.offset) + skip
-    remaining = states[skip:]
+    start = int(resp.offset)
+    page = states[:n]
     # The journal's palette/non_air for a blocks page may describe the page or the region;
     # the answer states only what the page itself proves (counts per page, legend).
-    base: dict[str, Any] = {
+    out: dict[str, Any] = {
         "region": {"min": {"x": x0, "y": y0, "z": z0}, "max": {"x": x1, "y": y1, "z": z1}},
         "detail": "blocks",
         "positions": int(resp.positions),
     }
     air_idx = {i for i, s in enumerate(resp.page_palette) if s.split("[", 1)[0] in AIR_STATES}
-
-    def render(n: int) -> dict[str, Any]:
-        page = remaining[:n]
-        used = _by_freq(page)
-        names = [resp.page_palette[i] for i in used]
-        sym_by_state = _symbols(names)
-        sym = {i: sym_by_state[resp.page_palette[i]] for i in used}
-        width = len(next(iter(sym.values()))) if sym else 1
-        blank = NOT_IN_PAGE * width
-        layers: list[dict[str, Any]] = []
-        rows: dict[tuple[int, int], list[str]] = {}
-        order: list[tuple[int, int]] = []
-        for k, st in enumerate(page):
-            idx = start + k
-            x = x0 + idx % dx
-            z = z0 + (idx // dx) % dz
-            y = y0 + idx // (dx * dz)
-            key = (y, z)
-            if key not in rows:
-                rows[key] = [blank] * dx
-                order.append(key)
-            rows[key][x - x0] = sym[st]
-        current_y = None
-        for y, z in order:
-            if y != current_y:
-                layers.append({"y": y, "z_from": z, "rows": []})
-                current_y = y
-            layers[-1]["rows"].append("".join(rows[(y, z)]))
-        legend = {sym_by_state[s]: s for s in names}
-        if any(blank in "".join(layer["rows"]) for layer in layers):
-            legend[blank] = "(not in this page)"
-        out = dict(base)
-        out.update(
-            {
-                "page": {"first_position": start, "count": n, "non_air": sum(1 for st in page if st not in air_idx)},
-                "orientation": (
-                    f"each layer is one y; layers[].rows[j] is z = z_from + j (z grows southward); "
-                    f"the i-th symbol of a row (each symbol is symbol_width={width} character"
-                    f"{'s' if width > 1 else ''}) is x = {x0} + i (x grows eastward). Positions "
-                    "are in y, then z, then x order."
-                ),
-                "symbol_width": width,
-                "legend": legend,
-                "layers": layers,
-            }
-        )
-        done = n
-        if done < len(remaining):
-            out["next_cursor"] = encode_cursor(region, journal_cursor, skip + done)
-            out["truncated"] = True
-        elif resp.next_cursor:
-            out["next_cursor"] = encode_cursor(region, resp.next_cursor, 0)
-            out["truncated"] = True
-        else:
-            out["truncated"] = False
-        return out
-
-    n = len(remaining)
-    out = render(n)
-    if text_size(out) <= max_bytes or n <= 1:
-        return out
-    lo, hi = 1, n  # largest n whose rendering fits
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if text_size(render(mid)) <= max_bytes:
-            lo = mid
-        else:
-            hi = mid - 1
-    return render(lo)
+    used = _by_freq(page)
+    names = [resp.page_palette[i] for i in used]
+    sym_by_state = _symbols(names)
+    sym = {i: sym_by_state[resp.page_palette[i]] for i in used}
+    width = len(next(iter(sym.values()))) if sym else 1
+    blank = NOT_IN_PAGE * width
+    layers: list[dict[str, Any]] = []
+    rows: dict[tuple[int, int], list[str]] = {}
+    order: list[tuple[int, int]] = []
+    for k, st in enumerate(page):
+        idx = start + k
+        x = x0 + idx % dx
+        z = z0 + (idx // dx) % dz
+        y = y0 + idx // (dx * dz)
+        key = (y, z)
+        if key not in rows:
+            rows[key] = [blank] * dx
+            order.append(key)
+        rows[key][x - x0] = sym[st]
+    current_y = None
+    for y, z in order:
+        if y != current_y:
+            layers.append({"y": y, "z_from": z, "rows": []})
+            current_y = y
+        layers[-1]["rows"].append("".join(rows[(y, z)]))
+    legend = {sym_by_state[s]: s for s in names}
+    if any(blank in "".join(layer["rows"]) for layer in layers):
+        legend[blank] = "(not in this page)"
+    out.update(
+        {
+            "page": {"first_position": start, "count": n, "non_air": sum(1 for st in page if st not in air_idx)},
+            "orientation": (
+                f"each layer is one y; layers[].rows[j] is z = z_from + j (z grows southward); "
+                f"the i-th symbol of a row (each symbol is symbol_width={width} character"
+                f"{'s' if width > 1 else ''}) is x = {x0} + i (x grows eastward). Positions "
+                "are in y, then z, then x order."
+            ),
+            "symbol_width": width,
+            "legend": legend,
+            "layers": layers,
+        }
+    )
+    if resp.next_cursor:
+        out["next_cursor"] = resp.next_cursor
+    out["truncated"] = bool(resp.next_cursor) or n < len(states)
+    return out
 
 
 def _by_freq(page: list[int]) -> list[int]:

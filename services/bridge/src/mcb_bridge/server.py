@@ -312,9 +312,13 @@ class Bridge:
             if detail == "heightmap":
                 return render.region_heightmap(resp)
             return render.region_summary(resp)
-        journal_cursor, skip = render.decode_cursor(cursor, region) if cursor else ("", 0)
-        resp = await self.journal.region_inspect(mn, mx, "blocks", journal_cursor)
-        return render.region_blocks(resp, region, journal_cursor, skip)
+        # the journal's cursor is passed through as is; a page that would not fit in one answer is
+        # asked for again with as many positions as fit, so its next_cursor resumes right there
+        resp = await self.journal.region_inspect(mn, mx, "blocks", cursor)
+        fits = render.blocks_that_fit(resp, region)
+        if fits < len(resp.page_states):
+            resp = await self.journal.region_inspect(mn, mx, "blocks", cursor, max_positions=fits)
+        return render.region_blocks(resp, region)
 
     async def _build_prepare(self, args: dict[str, Any]) -> dict[str, Any]:
         recipe_json = json.dumps(args["recipe"], ensure_ascii=False, separators=(",", ":"), sort_keys=True)

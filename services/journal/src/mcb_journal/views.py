@@ -137,6 +137,8 @@ class Views:
         # blocks: one page of positions in YZX order, starting at the cursor's offset
         offset = self._parse_cursor(req.cursor, box)
         page = self.ctx.limits.inspect_blocks_page
+        if req.max_positions:
+            page = min(page, int(req.max_positions))
         layer = box.size.x * box.size.z
         y0 = box.min.y + offset // layer
         end = min(box.volume, offset + page)

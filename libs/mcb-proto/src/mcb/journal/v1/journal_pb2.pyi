@@ -693,18 +693,20 @@ class ProjectContextResponse(_message.Message):
     def __init__(self, project: _Optional[_Union[Project, _Mapping]] = ..., world: _Optional[_Union[_world_pb2.WorldInfo, _Mapping]] = ..., limits: _Optional[_Union[PlanLimits, _Mapping]] = ..., capabilities: _Optional[_Iterable[str]] = ..., recipe_operations: _Optional[_Iterable[str]] = ..., block_states_help: _Optional[str] = ..., needs_attention: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., recent_operations: _Optional[_Iterable[_Union[OperationBrief, _Mapping]]] = ..., old_world_operations: _Optional[int] = ...) -> None: ...
 
 class RegionInspectRequest(_message.Message):
-    __slots__ = ("min", "max", "detail", "cursor", "step")
+    __slots__ = ("min", "max", "detail", "cursor", "step", "max_positions")
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
+    MAX_POSITIONS_FIELD_NUMBER: _ClassVar[int]
     min: _common_pb2.Vec3
     max: _common_pb2.Vec3
     detail: str
     cursor: str
     step: int
-    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., detail: _Optional[str] = ..., cursor: _Optional[str] = ..., step: _Optional[int] = ...) -> None: ...
+    max_positions: int
+    def __init__(self, min: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., detail: _Optional[str] = ..., cursor: _Optional[str] = ..., step: _Optional[int] = ..., max_positions: _Optional[int] = ...) -> None: ...
 
 class Heightmap(_message.Message):
     __slots__ = ("x0", "z0", "step", "cols", "rows", "heights")

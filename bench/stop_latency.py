@@ -98,13 +98,13 @@ def main() -> int:
                 anyio.run(run)
                 if mode == "pause":
                     comp.world_rpc("resume", {"reason": "bench"})
-                hostlog = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
-                rows = hostlog.execute(
+                host_db = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
+                rows = host_db.execute(
                     "SELECT begun_ms, finished_ms FROM batches WHERE operation_id=? AND"
                     " state='complete' AND undo_json != '[]'",
                     (out["op"],),
                 ).fetchall()
-                hostlog.close()
+                host_db.close()
                 last_write = max((r[1] for r in rows), default=out["t_stop_ms"])
                 results[mode].append(
                     {
@@ -114,10 +114,10 @@ def main() -> int:
                         "state": out["state"],
                     }
                 )
-            hostlog = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
+            host_db = sqlite3.connect(Path(tmp) / "rt" / "world" / "mcb" / "host.sqlite")
             per_batch = [
                 r[1] - r[0]
-                for r in hostlog.execute(
+                for r in host_db.execute(
                     "SELECT begun_ms, finished_ms FROM batches WHERE state='complete' AND finished_ms IS NOT NULL"
                     " AND undo_json != '[]'"
                 )

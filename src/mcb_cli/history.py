@@ -76,6 +76,7 @@ def describe(e: dict[str, Any]) -> str:
         who = e.get("cause", "other")
     elif e.get("operation_id"):
         who = f"operation {e['operation_id']}" + (f" (asked by {e['asked_by']})" if e.get("asked_by") else "")
+        who += f' "{e["prompt"]}"' if e.get("prompt") else ""
     else:
         who = "another project's operation"
     return f"{at}  ({p['x']}, {p['y']}, {p['z']})  {who}  {e['before']} -> {e['after']}"

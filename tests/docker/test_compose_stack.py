@@ -373,9 +373,21 @@ def test_mcp_seed_build_read_back_from_the_world_volume(stack: Stack, tmp_path: 
 
     result = stack.mcp(scenario)
     stack.seed = result  # type: ignore[attr-defined]
-    # The save in the world volume, copied out of the running world host and read by anvil-parser2.
+    # The save in the world volume, copied out of the running world host and read by anvil-parser2,
+    # after a checkpoint (the host answers batches from its write-ahead log and writes region files
+    # at checkpoints; POST /v1/save answers when they hold every answered block).
     from e2e.independent import block_at
 
+    saved = stack.exec(
+        "world-host",
+        "python",
+        "-c",
+        "import os, urllib.request as u; t = open('/secrets/service.token').read().strip(); "
+        "port = os.environ.get('MCB_WORLD_HOST_PORT', '8765'); "
+        "req = u.Request(f'http://127.0.0.1:{port}/v1/save', method='POST', headers={'Authorization': 'Bearer ' + t}); "
+        "print(u.urlopen(req, timeout=60).read().decode())",
+    )
+    assert '"saved":true' in saved.stdout.replace(" ", ""), saved.stdout + saved.stderr
     stack.run("cp", "world-host:/data/world", str(tmp_path / "world"))
     assert {pos: block_at(tmp_path / "world", *pos) for pos in EXPECTED} == EXPECTED
 

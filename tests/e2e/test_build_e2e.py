@@ -165,7 +165,7 @@ def test_seed_recipe_over_http(stack):
     if stack.host == "embedded":  # java-core keeps blocks in memory: no save on disk to read back
         from e2e.independent import block_at
 
-        world = stack.runtime / "world"
+        world = stack.saved_world()
         assert {pos: block_at(world, *pos) for pos in EXPECTED} == EXPECTED
 
 

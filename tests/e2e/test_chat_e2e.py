@@ -71,6 +71,21 @@ def test_chat_builds_a_tower_through_acp_and_mcp(stack) -> None:
     assert states[:3] == ["minecraft:stone_bricks"] * 3, states
     assert states[3].startswith("minecraft:air"), states
 
+    # block history names the player's request beside the operation it started (issue 32 item 3)
+    hist = subprocess.run(
+        [sys.executable, "-m", "mcb_cli.main", "history", "20,64,20,22,68,22", "--json"],
+        env=dict(stack.env) | {"MCB_RUNTIME_DIR": str(stack.runtime)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert hist.returncode == 0, hist.stderr
+    ours = [json.loads(x) for x in hist.stdout.splitlines() if x.strip()]
+    assert len(ours) == 42 and {(e["source"], e.get("prompt")) for e in ours} == {
+        ("ours", "build a tower at 20 64 20")
+    }, ours[:3]
+
     runtime = stack.runtime
     env = json.loads((runtime / "chat" / "agent-home" / "env.json").read_text())
     assert stack.token("admin") not in json.dumps(env) and stack.world.token("admin") not in json.dumps(env)

@@ -114,7 +114,7 @@ def test_furnish_a_room_read_back_conflict_and_undo(comp):
     assert states(comp, pts) == expected
 
     if comp.world.kind == "embedded":  # the save itself, through an independent reader
-        region = anvil.Region.from_file(str(comp.runtime / "world" / "region" / "r.0.-1.mca"))
+        region = anvil.Region.from_file(str(comp.saved_world() / "region" / "r.0.-1.mca"))
         bes = {}
         for cx, cz in {(x >> 4, z >> 4) for x, _, z in pts}:
             for b in region.chunk_data(cx, cz)["block_entities"]:

@@ -164,7 +164,7 @@ def test_furnished_fixture_imported_with_contents(comp, name: str, target: dict)
     ox, oy, oz = s.offset
     lo = (target["x"] + ox, target["z"] + oz)
     hi = (lo[0] + s.width - 1, lo[1] + s.length - 1)
-    saved = _block_entities(comp.runtime / "world", lo, hi)
+    saved = _block_entities(comp.saved_world(), lo, hi)
     for b in s.block_entities:
         x, y, z = b["pos"]
         pos = (target["x"] + ox + x, target["y"] + oy + y, target["z"] + oz + z)

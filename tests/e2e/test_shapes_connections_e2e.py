@@ -96,7 +96,7 @@ def test_connected_blocks_come_out_joined_and_read_back_independently(comp):
     if comp.world.kind == "embedded":  # java-core keeps blocks in memory: no save on disk
         from e2e.independent import block_at
 
-        world = comp.runtime / "world"
+        world = comp.saved_world()
         assert {p: block_at(world, *p) for p in EXPECTED} == EXPECTED
 
 

@@ -136,6 +136,20 @@ class OnWorldHost:
         """A world-protocol call with the host's own token of ``principal``."""
         return self.world.rpc(method, params, principal)
 
+    def saved_world(self) -> Path:
+        """The embedded host's save, complete while the host runs: it answers a batch once the
+        batch is in its write-ahead log and writes region files at checkpoints, so a reader of the
+        files asks for one first (``POST /v1/save``, which answers when they hold every answered
+        block: docs/world-protocol.md)."""
+        assert self.world.kind == "embedded", "only the embedded host keeps a save on disk"
+        r = httpx.post(
+            f"{self.world.url}/v1/save",
+            headers={"Authorization": f"Bearer {self.world.token('service')}"},
+            timeout=60,
+        )
+        assert r.status_code == 200 and r.json()["result"]["saved"] is True, r.text
+        return self.runtime / "world"
+
 
 def external_host(kind: str, tmp: Path) -> WorldHost:
     """A Java host (``java-core`` or ``paper-mock``) on a free port with its own secrets folder (skips

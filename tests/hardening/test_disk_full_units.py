@@ -84,7 +84,7 @@ def test_world_host_full_disk_refuses_whole_batches(tmp_path):
             free(fs)
         world.close()
         reopened = World(fs / "w", registry)
-        assert reopened.hostlog.pending() == []
+        assert reopened.host_state.pending() == []
         reopened.close()
     print("world host outcomes by free space:", outcomes)
     assert any(o.startswith("refused") for o in outcomes)

@@ -54,6 +54,10 @@ class FakeServices:
         )
         return journal_pb2.OperationReport(operation_id="op_undo", state="queued")
 
+    async def note_prompt(self, project, player, ops, prompt):
+        self.calls.append(("note_prompt", project, player, tuple(ops), prompt))
+        return len(ops)
+
     async def plan_entries(self, project, player, plan_id):
         self.calls.append(("plan_entries", project, player, plan_id))
         return journal_pb2.PlanEntriesResponse(plan_id=plan_id)

@@ -92,6 +92,24 @@ def test_part_ids_are_found_at_any_depth_and_bad_json_finds_none():
     assert part_ids(json.dumps({"operations": [{"type": "paste", "asset": "x"}]})) == []
 
 
+def test_part_ids_are_the_pastes_the_planner_parses():
+    """Found with the planner's syntax walk (mcb_common.recipe_syntax): pastes inside any container,
+    not a paste-shaped object where no operation can stand (the planner refuses such a recipe)."""
+    box = {"type": "box", "min": {"x": 0, "y": 64, "z": 0}, "max": {"x": 0, "y": 64, "z": 0}, "block": "stone"}
+    doc = {
+        "version": 1,
+        "params": {"n": {"type": "paste", "part": "pt_in_params"}},
+        "operations": [
+            {"type": "foundation", "block": "stone", "operations": [{"type": "paste", "part": "pt_f", "at": {}}]},
+            {"type": "repeat", "count": 2, "offset": {}, "operations": [{"type": "paste", "part": "pt_r", "at": {}}]},
+            {"type": "repaet", "operations": [{"type": "paste", "part": "pt_under_a_typo", "at": {}}]},
+            {**box, "hollow": {"type": "paste", "part": "pt_as_a_value"}},
+            {"type": "paste", "part": "pt_f", "at": {}},
+        ],
+    }
+    assert part_ids(json.dumps(doc)) == ["pt_f", "pt_r"]
+
+
 def test_a_pasted_part_reaches_the_planner_and_the_plan(core):
     summary = asyncio.run(
         core.prepare.build_prepare(Caller("agent", "p", "alice"), jpb.BuildPrepareRequest(recipe_json=paste("pt_mine")))

@@ -4,12 +4,14 @@ called World._chunks_for), and the names say the same jobs as the Java core's.""
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 from mcb_world_host import host as hostmod
+from mcb_world_host.hoststate import HostState
 from mcb_world_host.world import World
 
 
@@ -55,6 +57,12 @@ def test_block_entities_in_a_box(world):
     assert world.block_entities_in((5, 60, 5), (8, 70, 8)) == []
 
 
-def test_the_in_memory_state_is_not_called_hoststate():
-    """HostState is the Java core's durable state (hostlog.HostLog here); the in-memory one is LiveState."""
+def test_host_state_names_the_durable_state_as_in_the_java_core(world):
+    """HostState is the durable state on both hosts (Java: dev.mcb.world.core.HostState; here
+    hoststate.HostState, held by the World); the in-memory one is host.LiveState."""
+    assert isinstance(world.host_state, HostState)
     assert not hasattr(hostmod, "HostState") and hasattr(hostmod, "LiveState")
+    assert importlib.util.find_spec("mcb_world_host.hostlog") is None  # one name, not two
+    java = Path(__file__).parents[3] / "paper-plugin/core/src/main/java/dev/mcb/world/core/HostState.java"
+    if java.exists():  # the name is the Java core's class
+        assert "public final class HostState" in java.read_text()

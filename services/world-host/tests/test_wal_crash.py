@@ -56,7 +56,7 @@ for n in range(4):
     print(f"ack b{n}", flush=True)
     if n == 1 and point.startswith("checkpoint") or point == "before_wal_truncate" and n == 1:
         w.crash_hook = kill
-        w.hostlog.crash_hook = kill
+        w.host_state.crash_hook = kill
         w.checkpoint()  # killed inside it
 wal = path / "mcb" / "host.sqlite-wal"
 print(f"wal {wal.stat().st_size}", flush=True)
@@ -64,7 +64,7 @@ if point == "torn_tail":
     host.batch_apply(batch(4))  # committed and fsynced, never answered: the kill comes first
     print(f"wal {wal.stat().st_size}", flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
-w.hostlog.crash_hook = kill
+w.host_state.crash_hook = kill
 w.crash_hook = kill
 host.batch_apply(batch(4))  # log_append: killed inside its commit
 print("ack b4", flush=True)
@@ -150,18 +150,18 @@ def test_kill9_at_each_crash_point_keeps_every_answered_batch(world_dir, registr
             for p in positions(n):
                 assert w.get_block(*p) == BLOCKS[n], (point, n, p)
                 expect[p] = BLOCKS[n]
-            row = w.hostlog.get(f"b{n}")
+            row = w.host_state.get(f"b{n}")
             assert row is not None and row.state == "complete" and row.result["status"] == "applied"
         # the unanswered batch: absent (its commit never completed), never partly there
         for n in range(answered, 5):
             got = {w.get_block(*p) for p in positions(n)}
             assert got == {AIR}, (point, n, got)
-            assert w.hostlog.get(f"b{n}") is None
+            assert w.host_state.get(f"b{n}") is None
             for p in positions(n)[:20]:
                 expect[p] = AIR
         for x, z in ((-12, -3), (11, 2)):
             expect[(x, 63, z)] = BASE  # the flat world around the writes is intact
-        assert w.hostlog.redo_rows() == []  # start-up checkpointed and cut the log
+        assert w.host_state.redo_rows() == []  # start-up checkpointed and cut the log
     finally:
         w.close()
     check_on_disk(world_dir, expect)
@@ -177,7 +177,7 @@ def test_a_clean_stop_leaves_a_complete_save_and_an_empty_log(world_dir, registr
     assert (
         host.batch_apply(world_pb2.BatchApplyParams(batch_id="s", world_epoch=1, entries=entries)).status == "applied"
     )
-    assert w.hostlog.redo_rows() != []  # answered from the log; no region written yet
+    assert w.host_state.redo_rows() != []  # answered from the log; no region written yet
     w.close()
     wal = world_dir / "mcb" / "host.sqlite-wal"
     assert not wal.exists() or wal.stat().st_size == 0  # the log was cut
@@ -216,15 +216,15 @@ def test_batches_arriving_together_share_one_fsync(world_dir, registry):
             )
             results[i * 4 + k] = host.batch_apply(p).status
 
-    w.hostlog.crash_hook = lambda point: time.sleep(0.03) if point == "log_append" else None
-    before = w.hostlog.commits
+    w.host_state.crash_hook = lambda point: time.sleep(0.03) if point == "log_append" else None
+    before = w.host_state.commits
     threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
     assert set(results.values()) == {"applied"} and len(results) == 32
-    commits = w.hostlog.commits - before
+    commits = w.host_state.commits - before
     print(f"32 batches from 8 threads: {commits} log commits")
     assert commits <= 24
     w.close()

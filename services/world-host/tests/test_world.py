@@ -80,7 +80,7 @@ def test_a_begun_batch_of_an_older_host_log_is_rolled_back_on_reopen(tmp_path, r
     assert w2.recovered == ["crashy"]
     assert w2.get_block(-1, 70, -1) == "minecraft:air"
     assert w2.get_block(17, 70, 3) == "minecraft:air"
-    assert w2.hostlog.get("crashy").state == "rolled_back"
+    assert w2.host_state.get("crashy").state == "rolled_back"
     w2.close()
     w3 = World(tmp_path / "w", registry)
     assert w3.recovered == [] and w3.get_block(-1, 70, -1) == "minecraft:air"
@@ -108,11 +108,11 @@ def test_failed_checkpoint_keeps_the_log_and_the_next_one_writes_it(tmp_path, re
     monkeypatch.setattr(regionmod.RegionFile, "write_chunks", flaky)
     with pytest.raises(OSError):
         w.checkpoint()
-    assert [r.batch_id for r in w.hostlog.redo_rows()] == ["b"]  # not cut
+    assert [r.batch_id for r in w.host_state.redo_rows()] == ["b"]  # not cut
     assert w.get_block(-1, 70, -1) == "minecraft:stone" and w.get_block(17, 70, 3) == "minecraft:glass"
     monkeypatch.setattr(regionmod.RegionFile, "write_chunks", real)
     assert w.checkpoint() == 2
-    assert w.hostlog.redo_rows() == []
+    assert w.host_state.redo_rows() == []
     w.close()
     w2 = World(tmp_path / "w", registry)
     assert w2.replayed == 0
@@ -149,15 +149,15 @@ def test_a_log_commit_that_fails_undoes_the_batch_and_every_later_one(tmp_path, 
     def full(_point):
         raise OSError(28, "No space left on device")
 
-    w.hostlog.crash_hook = full
+    w.host_state.crash_hook = full
     for t in (t1, t2):
         with pytest.raises(McbError) as ei:
             w.wait_durable(t)
         assert ei.value.code == ErrorCode.UNAVAILABLE and "nothing was changed" in ei.value.message
-    assert w.hostlog.commits == 1  # "first" only: the failed group was one commit attempt
-    w.hostlog.crash_hook = None
+    assert w.host_state.commits == 1  # "first" only: the failed group was one commit attempt
+    w.host_state.crash_hook = None
     assert w.get_block(0, 70, 0) == "minecraft:dirt" and w.get_block(1, 70, 0) == "minecraft:air"
-    assert w.hostlog.get("one") is None and w.hostlog.get("two") is None
+    assert w.host_state.get("one") is None and w.host_state.get("two") is None
     assert host.batch_apply(batch("three", [(0, 70, 0, "dirt", "stone")])).status == "applied"
     w.close()
     w2 = World(tmp_path / "w", registry)

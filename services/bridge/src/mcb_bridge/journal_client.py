@@ -158,6 +158,10 @@ class JournalClient:
     async def operation_cancel(self, operation_id: str) -> journal_pb2.OperationReport:
         return await self._call("OperationCancel", journal_pb2.OperationRef(operation_id=operation_id))
 
+    async def operation_prompt(self, operation_ids: list[str], prompt: str) -> int:
+        req = journal_pb2.OperationPromptRequest(operation_ids=operation_ids, prompt=prompt)
+        return int((await self._call("OperationPrompt", req)).noted)
+
     async def operation_undo_prepare(self, operation_id: str) -> journal_pb2.PlanSummary:
         return await self._call("OperationUndoPrepare", journal_pb2.OperationRef(operation_id=operation_id))
 

@@ -417,7 +417,7 @@ def history_entry(e: Any) -> dict[str, Any]:
     """One change of region_history (journal HistoryEntry), as the journal measured its page
     (mcb_journal.blame.entry_doc: empty fields left out)."""
     out: dict[str, Any] = {"pos": vec(e.pos), "at_millis": e.at_millis, "source": e.source}
-    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by"):
+    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by", "prompt"):
         if getattr(e, k):
             out[k] = getattr(e, k)
     out["before"], out["after"] = e.before, e.after

@@ -71,7 +71,7 @@ def entry_doc(r: dict[str, Any]) -> dict[str, Any]:
         "at_millis": r["at_ms"],
         "source": r["source"],
     }
-    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by"):
+    for k in ("player_name", "player_id", "cause", "operation_id", "asked_by", "prompt"):
         if r.get(k):
             out[k] = r[k]
     out["before"], out["after"] = r["before"], r["after"]
@@ -175,22 +175,22 @@ def _attribute(db: Database, project_id: str, rows: list[dict[str, Any]]) -> lis
     """Each row with its operation's details (ours) or its cause (environment: ``other`` when the
     host sent none)."""
     ops = {r["op_id"] for r in rows if r["source"] == "ours" and r["op_id"]}
-    known: dict[str, tuple[str, str]] = {}
+    known: dict[str, tuple[str, str, str]] = {}
     for op in ops:
         row = db.one(
-            "SELECT o.project_id, COALESCE(e.player_id, '') AS asked_by FROM operations o"
-            " LEFT JOIN op_extra e ON e.op_id=o.op_id WHERE o.op_id=?",
+            "SELECT o.project_id, COALESCE(e.player_id, '') AS asked_by, COALESCE(e.prompt, '') AS prompt"
+            " FROM operations o LEFT JOIN op_extra e ON e.op_id=o.op_id WHERE o.op_id=?",
             op,
         )
         if row is not None:
-            known[op] = (row["project_id"], row["asked_by"])
+            known[op] = (row["project_id"], row["asked_by"], row["prompt"])
     out = []
     for r in rows:
         d = dict(r)
         if d["source"] == "ours":
-            project, asked = known.get(d["op_id"], ("", ""))
+            project, asked, prompt = known.get(d["op_id"], ("", "", ""))
             mine = project == project_id
-            d["operation_id"], d["asked_by"] = (d["op_id"], asked) if mine else ("", "")
+            d["operation_id"], d["asked_by"], d["prompt"] = (d["op_id"], asked, prompt) if mine else ("", "", "")
             d["player_id"] = d["player_name"] = ""
         elif d["source"] == "environment":
             d["cause"] = d["cause"] or "other"

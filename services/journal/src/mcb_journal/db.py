@@ -89,7 +89,8 @@ CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
 CREATE INDEX IF NOT EXISTS observed_gaps ON observed (oid) WHERE kind = 'gap';
 CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
-  undo_forbidden INTEGER NOT NULL DEFAULT 0
+  undo_forbidden INTEGER NOT NULL DEFAULT 0,
+  prompt TEXT NOT NULL DEFAULT ''  -- the chat request that started it (issue 32), else ''
 );
 CREATE TABLE IF NOT EXISTS op_captures (
   op_id TEXT PRIMARY KEY, before_capture_id TEXT NOT NULL, at_ms INTEGER NOT NULL
@@ -205,6 +206,8 @@ class Database:
         for col in ("player_name", "cause"):
             if col not in have:
                 self.conn.execute(f"ALTER TABLE observed ADD COLUMN {col} TEXT NOT NULL DEFAULT ''")
+        if "prompt" not in {r["name"] for r in self.conn.execute("PRAGMA table_info(op_extra)")}:
+            self.conn.execute("ALTER TABLE op_extra ADD COLUMN prompt TEXT NOT NULL DEFAULT ''")
 
     def _convert_to_incremental(self) -> None:
         """A journal made before incremental compaction: one VACUUM at start-up (before anything

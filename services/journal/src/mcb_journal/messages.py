@@ -134,6 +134,7 @@ def region_history(d: dict[str, Any]) -> jpb.RegionHistoryResponse:
                 operation_id=e.get("operation_id", ""),
                 asked_by=e.get("asked_by", ""),
                 at_millis=int(e["at_millis"]),
+                prompt=e.get("prompt", ""),
             )
             for e in d["entries"]
         ],

@@ -1,19 +1,23 @@
 """Parts a recipe pastes: found in the recipe JSON and attached to the planner's request.
 
 The planner is stateless and never sees the journal's database, so before ``Compile`` the
-journal walks the recipe for ``{"type": "paste", "part": "<part_id>"}`` (at any nesting
-depth), checks each part belongs to the caller's project, and attaches its generated states
-(the part blob's ``generated``: "x,y,z" → state) as ``CompileRequest.parts``. A recipe that is
-not valid JSON attaches nothing — the planner reports the error with its path.
+journal lists the parts the recipe pastes (``{"type": "paste", "part": "<part_id>"}`` at any
+nesting depth) with the recipe's syntax walk the planner's parser is built on
+(``mcb_common.recipe_syntax.walk``: operation types, child operations and paste sources as the
+recipe schema defines them), checks each part belongs to the caller's project, and attaches its
+generated states (the part blob's ``generated``: "x,y,z" → state) as ``CompileRequest.parts``.
+Leniently: a recipe that is not valid JSON, and whatever is not an operation, attach nothing —
+the planner reports the error with its path.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcb.common.v1 import common_pb2
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.recipe_syntax import walk
 
 if TYPE_CHECKING:
     from .context import JournalContext
@@ -26,16 +30,7 @@ def part_ids(recipe_json: str) -> list[str]:
         doc = json.loads(recipe_json)
     except (ValueError, RecursionError):
         return []
-    found: list[str] = []
-    stack: list[Any] = [doc]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("type") == "paste" and isinstance(node.get("part"), str) and node["part"] not in found:
-                found.append(node["part"])
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    found = {part for node in walk(doc) if isinstance(part := node.sources().get("part"), str)}
     return sorted(found)
 
 

@@ -45,6 +45,8 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "RegionHistory": AGENT,
     "RollbackPrepare": AGENT,
     "HistoryMap": AGENT,
+    # the chat bridge names the request behind its player's operations (agent token, player set)
+    "OperationPrompt": AGENT,
 }
 ADMIN_SCOPES: dict[str, tuple[str, ...]] = {
     m: ("admin",)
@@ -162,6 +164,12 @@ class JournalServicer(journal_pb2_grpc.JournalServicer):
             raise McbError(ErrorCode.INVALID_REQUEST, "the history map needs a region {min, max}")
         box = box_from_pb(request.region.min, request.region.max)
         return messages.history_map(await history_map(self.core.ctx, _caller(c), box, request.until_millis))
+
+    async def OperationPrompt(self, request: jpb.OperationPromptRequest, c) -> jpb.OperationPromptResponse:  # noqa: N802
+        from .prompts import operation_prompt
+
+        noted = await operation_prompt(self.core.ctx, _caller(c), list(request.operation_ids), request.prompt)
+        return jpb.OperationPromptResponse(noted=noted)
 
     async def PlanEntries(self, request: jpb.PlanEntriesRequest, c) -> jpb.PlanEntriesResponse:  # noqa: N802
         from .preview import plan_entries

@@ -1,11 +1,14 @@
 """The recipe grammar's building blocks: what every operation's ``parse`` uses.
 
 The grammar has one definition, the JSON Schema ``mcb_common.recipe_schema.RECIPE_SCHEMA`` (the
-bridge serves it and generates the agent's guides from it). From it come, here, each
-operation's required and optional keys (``KEYS``, in the schema's order, so refusals list
-them as the schema does) and the operation types; ops/ holds one class per operation, each
-parsing its own keys with the ``Parser`` below, so the parser has no list of operations of
-its own (``recipe.parse_recipe`` checks that ops/ and the schema name the same ones).
+bridge serves it and generates the agent's guides from it). Its syntax is read from it in
+``mcb_common.recipe_syntax``, shared with the journal (which lists the parts a recipe pastes with
+the same walk): each operation's required and optional keys (``KEYS``, in the schema's order, so
+refusals list them as the schema does), the operation types, and the keys that hold child
+operations. The ``Parser`` below finds each operation's type (``recipe_syntax.operation_type``) and
+its children (``recipe_syntax.children``) there; ops/ holds one class per operation, each parsing
+its own keys with the ``Parser``, so the parser has no list of operations of its own
+(``recipe.parse_recipe`` checks that ops/ and the schema name the same ones).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from mcb_common.recipe_schema import (
     MAX_FILTER_ENTRIES,
     MAX_THICKNESS,
     OPERATION_TYPES,
-    RECIPE_SCHEMA,
 )
+from mcb_common.recipe_syntax import KEYS, children, operation_type
 
 from . import expr
 
@@ -36,14 +39,6 @@ if TYPE_CHECKING:
     from .ops import Op
 
 
-def _keys(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    body = RECIPE_SCHEMA["$defs"][name]
-    required = tuple(body["required"])
-    return required, tuple(k for k in body["properties"] if k not in required)
-
-
-# operation type → (required keys, optional keys), from the schema
-KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {t: _keys(t) for t in OPERATION_TYPES}
 _FILTER_ENTRY = re.compile(FILTER_ENTRY_PATTERN)
 
 
@@ -248,6 +243,14 @@ class Parser:
             raise bad(path, "is empty; give at least one operation")
         return tuple(self.operation(item, f"{path}[{i}]", depth) for i, item in enumerate(value))
 
+    def children(self, kind: str, obj: dict[str, Any], path: str, depth: builtins.int) -> tuple[Op, ...]:
+        """The child operations of container ``obj`` (within the nesting budget), from the keys the
+        schema gives them (``recipe_syntax.children``)."""
+        self.nest(path, depth)
+        return tuple(
+            op for key_path, value in children(kind, obj, path) for op in self.operations(value, key_path, depth + 1)
+        )
+
     def nest(self, path: str, depth: builtins.int) -> None:
         if depth + 1 > self.max_depth:
             raise McbError(
@@ -257,15 +260,16 @@ class Parser:
             )
 
     def operation(self, value: Any, path: str, depth: builtins.int) -> Op:
-        if not isinstance(value, dict):
-            raise bad(path, f'must be an operation object with a "type", got {kind_of(value)}')
-        if "type" not in value:
-            raise bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
-        kind = value["type"]
-        if not isinstance(kind, str) or kind not in self.kinds:
-            near = difflib.get_close_matches(str(kind), OPERATION_TYPES, n=1)
+        kind = operation_type(value)
+        if kind is None or kind not in self.kinds:
+            if not isinstance(value, dict):
+                raise bad(path, f'must be an operation object with a "type", got {kind_of(value)}')
+            if "type" not in value:
+                raise bad(f"{path}.type", f"missing; one of {', '.join(OPERATION_TYPES)}")
+            given = value["type"]
+            near = difflib.get_close_matches(str(given), OPERATION_TYPES, n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            msg = f"unknown operation {kind_of(kind)}{hint}; recipes have {', '.join(OPERATION_TYPES)}"
+            msg = f"unknown operation {kind_of(given)}{hint}; recipes have {', '.join(OPERATION_TYPES)}"
             raise bad(f"{path}.type", msg, supported=list(OPERATION_TYPES))
         required, optional = KEYS[kind]
         obj = obj_of(value, path, required, optional, what=f"a {kind} operation")

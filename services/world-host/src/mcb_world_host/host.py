@@ -41,7 +41,7 @@ class LiveState:
     """What the host keeps in memory only: the pause flag as the write path reads it (the Java
     core's BatchExecutor.paused) and the players automation_chat set (the Java core asks its Players
     port). The durable state (the Java core's HostState: the pause that survives restarts, the
-    batches' records) is ``hostlog.HostLog`` here."""
+    batches' records) is ``hoststate.HostState`` here, as there."""
 
     paused: bool = False
     pause_reason: str = ""
@@ -63,7 +63,7 @@ class Host:
         self.allow_automation = allow_automation
         self.instance = secrets.token_hex(8)
         self.events = EventLog(self.instance)
-        reason = world.hostlog.pause_reason()  # a pause survives restarts and crashes
+        reason = world.host_state.pause_reason()  # a pause survives restarts and crashes
         self.state = LiveState(paused=reason is not None, pause_reason=reason or "")
         world.on_undone = lambda changes, op: self.events.record_many(changes, "ours", operation_id=op)
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
@@ -226,7 +226,7 @@ class Host:
         digest = self._content_hash(p)
         with w.lock:
             w.settle_failed()  # no batch validates against writes the log could not take
-            row = w.hostlog.get(p.batch_id)
+            row = w.host_state.get(p.batch_id)
             if row is not None and row.state == "complete":
                 if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
                     raise invalid(
@@ -345,12 +345,12 @@ class Host:
         with self.world.lock:
             self.state.paused = True
             self.state.pause_reason = reason[:500]
-            self.world.hostlog.set_paused(self.state.pause_reason)
+            self.world.host_state.set_paused(self.state.pause_reason)
         self.world.request_checkpoint()  # the region files catch up off the answer path
 
     def resume(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:
         with self.world.lock:
-            self.world.hostlog.set_paused(None)  # on disk first: a failure leaves writes paused
+            self.world.host_state.set_paused(None)  # on disk first: a failure leaves writes paused
             self.state.paused = False
             self.state.pause_reason = ""
         return world_pb2.PauseResult(paused=False, reason=p.reason[:500])

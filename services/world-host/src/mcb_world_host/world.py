@@ -6,7 +6,7 @@
     <world>/region/r.X.Z.mca     vanilla Anvil regions (region.py, chunk.py)
     <world>/entities/r.X.Z.mca   vanilla entity regions (1.17+): read only, never written
     <world>/mcb/world.json       ours: {"worldUuid", "epoch", ...} (not in level.dat)
-    <world>/mcb/host.sqlite      ours: the write-ahead batch log (hostlog.py)
+    <world>/mcb/host.sqlite      ours: the write-ahead batch log (hoststate.py)
 
 Reads never generate chunks: a missing chunk is ``not_found`` with ``missingChunks``.
 Writes go only into existing ``minecraft:full`` chunks (a proto-chunk would be regenerated
@@ -41,7 +41,7 @@ from mcb_common.registry import AIR, AIR_NAMES, Registry
 
 from . import level as levelmod
 from .chunk import Chunk, flat_chunk
-from .hostlog import HostLog, Ticket, Undo
+from .hoststate import HostState, Ticket, Undo
 from .region import REGION_NAME, RegionFile, region_coords, region_name
 
 log = logging.getLogger("mcb.world")
@@ -114,7 +114,7 @@ class World:
         self.data_version = info["dataVersion"]
         self.minecraft_version = info["minecraftVersion"]
         self.meta = self._load_meta()
-        self.hostlog = HostLog(self.path / "mcb" / "host.sqlite")
+        self.host_state = HostState(self.path / "mcb" / "host.sqlite")
         # Set when a failed batch could not even be rolled back (disk full): every later write is
         # refused with this message until a restart rolls the batch back (``_recover``).
         self.write_blocked = ""
@@ -546,13 +546,13 @@ class World:
         """Queue the batch's record for the write-ahead log (caller holds ``self.lock``; then
         ``wait_durable`` without it, so batches arriving together share one fsync)."""
         undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
-        return self.hostlog.submit_batch(batch_id, content_hash, operation_id, undo, result)
+        return self.host_state.submit_batch(batch_id, content_hash, operation_id, undo, result)
 
     def wait_durable(self, ticket: Ticket) -> None:
         """Return once the record is in the log and fsynced. If the log could not take it (disk
         full), its writes (and those of every batch logged after it) are undone in memory and
         this raises: nothing was changed."""
-        self.hostlog.wait(ticket)
+        self.host_state.wait(ticket)
         if ticket.error is None:
             return
         with self.lock:
@@ -569,9 +569,9 @@ class World:
     def settle_failed(self) -> None:
         """Undo, newest first, the writes of batches whose log commit failed (caller holds
         ``self.lock``: no batch validates against them any more once this returns)."""
-        if not self.hostlog.has_failed():
+        if not self.host_state.has_failed():
             return
-        for t in self.hostlog.take_failed():
+        for t in self.host_state.take_failed():
             if t.batch is not None and t.batch.undo:
                 undo = t.batch.undo
                 log.error(
@@ -617,12 +617,12 @@ class World:
         held only while the chunks are encoded. Returns the number of chunks written."""
         with self._checkpoint_lock:
             for _ in range(1000):
-                self.hostlog.flush()  # every queued record committed (no world lock: see wait_durable)
+                self.host_state.flush()  # every queued record committed (no world lock: see wait_durable)
                 with self.lock:
                     self.settle_failed()
-                    if self.hostlog.in_flight():
+                    if self.host_state.in_flight():
                         continue  # a batch was queued meanwhile; commit it first
-                    lsn = self.hostlog.last_lsn
+                    lsn = self.host_state.last_lsn
                     keys, self._unsaved = self._unsaved, set()
                     self._saving = keys
                     by_region: dict[tuple[int, int], list[tuple[int, int, bytes]]] = {}
@@ -652,7 +652,7 @@ class World:
                         self.crash_hook("checkpoint_mid")  # one region written, the others not
                 if self.crash_hook is not None and by_region:
                     self.crash_hook("checkpoint_before_cut")
-                self.hostlog.cut(lsn)
+                self.host_state.cut(lsn)
             except BaseException as exc:
                 with self.lock:
                     self._unsaved |= keys  # the log still holds them: written by the next checkpoint
@@ -684,7 +684,7 @@ class World:
                 if self._checkpoint_now.wait(min(every_s, 0.25)):
                     self._checkpoint_now.clear()
                 elif not (
-                    self.hostlog.logged_bytes >= log_mb * 1_000_000
+                    self.host_state.logged_bytes >= log_mb * 1_000_000
                     or time.monotonic() - self._last_checkpoint >= every_s
                 ):
                     continue
@@ -710,7 +710,7 @@ class World:
         """Start-up: write every logged batch the region files may lack (``redo``) again, in log
         order, then checkpoint and cut the log. Redo sets ``after`` states only, so running it
         again (a crash during this) ends the same."""
-        rows = self.hostlog.redo_rows()
+        rows = self.host_state.redo_rows()
         with self.lock:
             for row in rows:
                 self._write_states([(x, y, z, after) for x, y, z, _, after in row.undo])
@@ -722,7 +722,7 @@ class World:
     def _recover(self) -> list[str]:
         """Batches ``begun`` in a log of a host before the write-ahead design: rolled back."""
         done = []
-        for row in self.hostlog.pending():
+        for row in self.host_state.pending():
             log.warning(
                 "rolling back batch %s: it was begun but never completed (%d blocks)", row.batch_id, len(row.undo)
             )
@@ -731,7 +731,7 @@ class World:
                     self._chunks.pop(k, None)  # the region files are the truth for these
                 self._write_states([(x, y, z, before) for x, y, z, before, _ in row.undo])
             self.checkpoint("rollback")
-            self.hostlog.mark_rolled_back(row.batch_id)
+            self.host_state.mark_rolled_back(row.batch_id)
             done.append(row.batch_id)
         return done
 
@@ -784,4 +784,4 @@ class World:
                     r.close()
             self._regions.clear()
             self._chunks.clear()
-            self.hostlog.close()
+            self.host_state.close()

@@ -133,6 +133,11 @@ class Services:
     async def cancel(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
         return await self._with_journal(project, player, lambda jc: jc.operation_cancel(op))
 
+    async def note_prompt(self, project: str, player: str, ops: list[str], prompt: str) -> int:
+        """The player's request beside the operations their turn started (the journal keeps it
+        for their own operations only; block history shows it)."""
+        return await self._with_journal(project, player, lambda jc: jc.operation_prompt(ops, prompt))
+
     async def part_get(self, project: str, player: str, part: str) -> str:
         return (await self._with_journal(project, player, lambda jc: jc.part_get(part))).json
 

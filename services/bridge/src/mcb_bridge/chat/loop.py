@@ -459,6 +459,13 @@ class ChatLoop:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
             self.active.pop(project, None)  # a stop from now on has no running turn to cancel
+            if turn.operations and item["text"].strip():
+                # block history names the request beside the operations (best effort), before the
+                # last line: a player who reads it and asks for the history sees it
+                try:
+                    await self.services.note_prompt(project, turn.player, turn.operations[:100], item["text"])
+                except McbError as exc:
+                    log.info("the request was not noted beside its operations: %s", exc.code)
             final = "".join(turn.text).strip()
             if stop_reason in ("config", "not_logged_in"):
                 pass  # already answered with the one line that says what to do

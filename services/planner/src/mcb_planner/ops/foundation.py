@@ -37,8 +37,7 @@ class FoundationOp(Container, Shape):
 
     @classmethod
     def parse(cls, p: Parser, kind: str, obj: dict[str, Any], path: str, depth: int) -> FoundationOp:
-        p.nest(path, depth)
-        inner = p.operations(obj["operations"], f"{path}.operations", depth + 1)
+        inner = p.children(kind, obj, path, depth)
         for op in (o for top in inner for o in top.walk()):
             if isinstance(op, Shape) and op.reads_world:
                 raise bad(f"{op.path}.type", f"a foundation stands under shapes; {op.NAME} cannot be inside one")

@@ -28,8 +28,7 @@ class RepeatOp(Container):
     def parse(cls, p: Parser, kind: str, obj: dict[str, Any], path: str, depth: int) -> RepeatOp:
         count = p.int(obj["count"], f"{path}.count", 1, MAX_REPEAT_COUNT)
         offset = p.vec(obj["offset"], f"{path}.offset")
-        p.nest(path, depth)
-        inner = p.operations(obj["operations"], f"{path}.operations", depth + 1)
+        inner = p.children(kind, obj, path, depth)
         return cls(path, count, offset, inner)
 
     def to_json(self, block: BlockText) -> dict[str, Any]:

@@ -44,8 +44,7 @@ class TransformOp(Container):
                 )
         anchor = p.vec(obj["anchor"], f"{path}.anchor") if "anchor" in obj else Vec3(0, 0, 0)
         translate = p.vec(obj["translate"], f"{path}.translate") if "translate" in obj else Vec3(0, 0, 0)
-        p.nest(path, depth)
-        inner = p.operations(obj["operations"], f"{path}.operations", depth + 1)
+        inner = p.children(kind, obj, path, depth)
         return cls(path, turns, mir, anchor, translate, inner)
 
     def to_json(self, block: BlockText) -> dict[str, Any]:

@@ -84,7 +84,7 @@ class RegionHistoryRequest(_message.Message):
     def __init__(self, region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., max_bytes: _Optional[int] = ..., since_millis: _Optional[int] = ..., player: _Optional[str] = ..., cause: _Optional[str] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
-    __slots__ = ("pos", "before", "after", "source", "player_id", "player_name", "cause", "operation_id", "asked_by", "at_millis")
+    __slots__ = ("pos", "before", "after", "source", "player_id", "player_name", "cause", "operation_id", "asked_by", "at_millis", "prompt")
     POS_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
     AFTER_FIELD_NUMBER: _ClassVar[int]
@@ -95,6 +95,7 @@ class HistoryEntry(_message.Message):
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     ASKED_BY_FIELD_NUMBER: _ClassVar[int]
     AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
     pos: _common_pb2.Vec3
     before: str
     after: str
@@ -105,7 +106,22 @@ class HistoryEntry(_message.Message):
     operation_id: str
     asked_by: str
     at_millis: int
-    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., operation_id: _Optional[str] = ..., asked_by: _Optional[str] = ..., at_millis: _Optional[int] = ...) -> None: ...
+    prompt: str
+    def __init__(self, pos: _Optional[_Union[_common_pb2.Vec3, _Mapping]] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., operation_id: _Optional[str] = ..., asked_by: _Optional[str] = ..., at_millis: _Optional[int] = ..., prompt: _Optional[str] = ...) -> None: ...
+
+class OperationPromptRequest(_message.Message):
+    __slots__ = ("operation_ids", "prompt")
+    OPERATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    operation_ids: _containers.RepeatedScalarFieldContainer[str]
+    prompt: str
+    def __init__(self, operation_ids: _Optional[_Iterable[str]] = ..., prompt: _Optional[str] = ...) -> None: ...
+
+class OperationPromptResponse(_message.Message):
+    __slots__ = ("noted",)
+    NOTED_FIELD_NUMBER: _ClassVar[int]
+    noted: int
+    def __init__(self, noted: _Optional[int] = ...) -> None: ...
 
 class RegionHistoryResponse(_message.Message):
     __slots__ = ("entries", "next_cursor", "complete", "note")

@@ -110,6 +110,11 @@ class JournalStub:
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
                 response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
                 _registered_method=True)
+        self.OperationPrompt = channel.unary_unary(
+                '/mcb.journal.v1.Journal/OperationPrompt',
+                request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptRequest.SerializeToString,
+                response_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptResponse.FromString,
+                _registered_method=True)
         self.RegionHistory = channel.unary_unary(
                 '/mcb.journal.v1.Journal/RegionHistory',
                 request_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.RegionHistoryRequest.SerializeToString,
@@ -229,6 +234,13 @@ class JournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OperationPrompt(self, request, context):
+        """The chat request that started the caller player's operations (shown in their history).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegionHistory(self, request, context):
         """Who or what changed each position of a box, and when (issue 32; services/journal blame.py
         has the rules): newest first, paged with a cursor, the caller's project only. Agent and admin.
@@ -332,6 +344,11 @@ def add_JournalServicer_to_server(servicer, server):
                     servicer.PlanEntries,
                     request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.FromString,
                     response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.SerializeToString,
+            ),
+            'OperationPrompt': grpc.unary_unary_rpc_method_handler(
+                    servicer.OperationPrompt,
+                    request_deserializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptRequest.FromString,
+                    response_serializer=mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptResponse.SerializeToString,
             ),
             'RegionHistory': grpc.unary_unary_rpc_method_handler(
                     servicer.RegionHistory,
@@ -754,6 +771,33 @@ class Journal:
             '/mcb.journal.v1.Journal/PlanEntries',
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesRequest.SerializeToString,
             mcb_dot_journal_dot_v1_dot_journal__pb2.PlanEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OperationPrompt(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mcb.journal.v1.Journal/OperationPrompt',
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptRequest.SerializeToString,
+            mcb_dot_journal_dot_v1_dot_journal__pb2.OperationPromptResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,4 +1,6 @@
-"""The host's write-ahead batch log: ``<world>/mcb/host.sqlite`` (SQLite in WAL mode, synchronous=FULL).
+"""HostState, the host's durable state (the Java core's ``HostState`` does the same job): the write-ahead
+batch log and the pause that survives restarts, in ``<world>/mcb/host.sqlite`` (SQLite in WAL mode,
+synchronous=FULL).
 
 One row per batch id:
 
@@ -89,7 +91,7 @@ class Ticket:
     undone: threading.Event = field(default_factory=threading.Event)
 
 
-class HostLog:
+class HostState:
     def __init__(self, path: Path):
         make_dirs(path.parent)  # the batch log's folder survives a crash like the log
         self.path = path

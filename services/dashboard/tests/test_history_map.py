@@ -93,6 +93,7 @@ def test_a_columns_history_lists_who_when_and_the_blocks():
                 "source": "ours",
                 "operation_id": "op_9",
                 "asked_by": "owner-uuid",
+                "prompt": "a <b>oak</b> floor",
                 "at_millis": 3_000,
                 "pos": {"x": 1, "y": 65, "z": 2},
                 "before": "minecraft:air",
@@ -118,6 +119,7 @@ def test_a_columns_history_lists_who_when_and_the_blocks():
     }
     html = historypage.column_section(1, 2, hist, "", 2_500)
     assert html.index("op_9") < html.index("explosion") < html.index("&lt;Alex&gt;")
+    assert "<q>a &lt;b&gt;oak&lt;/b&gt; floor</q>" in html  # the request that started it, escaped
     assert "asked by <code>owner-uuid</code>" in html and "minecraft:air</code> → <code>minecraft:oak_planks" in html
     assert html.count("after the map’s time") == 1 and "Older changes not listed" in html
     assert "1970-01-01 00:00:02.000 UTC" in html

@@ -83,6 +83,8 @@ def column_section(x: int, z: int, hist: dict[str, Any] | None, error: str, unti
         elif h.get("operation_id"):
             asked = f" (asked by <code>{e(h['asked_by'])}</code>)" if h.get("asked_by") else ""
             who = f'operation <a href="/operations/{e(h["operation_id"])}">{e(h["operation_id"])}</a>{asked}'
+            if h.get("prompt"):  # the player's /ai request that started it
+                who += f" <q>{e(h['prompt'])}</q>"
         else:
             who = "an operation of another project"
         later = until and int(h["at_millis"]) > until

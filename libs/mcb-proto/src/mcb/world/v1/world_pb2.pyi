@@ -274,6 +274,46 @@ class BatchApplyResult(_message.Message):
     rewritten_after_restart: int
     def __init__(self, batch_id: _Optional[str] = ..., status: _Optional[str] = ..., written: _Optional[int] = ..., already: _Optional[int] = ..., conflicts: _Optional[int] = ..., problems: _Optional[_Iterable[_Union[EntryResult, _Mapping]]] = ..., already_positions: _Optional[_Iterable[_Union[_common_pb2.Vec3, _Mapping]]] = ..., replayed: _Optional[bool] = ..., revisions: _Optional[_Iterable[_Union[SectionRevision, _Mapping]]] = ..., applied_at_millis: _Optional[int] = ..., rewritten_after_restart: _Optional[int] = ...) -> None: ...
 
+class BatchApplyManyParams(_message.Message):
+    __slots__ = ("batches",)
+    BATCHES_FIELD_NUMBER: _ClassVar[int]
+    batches: _containers.RepeatedCompositeFieldContainer[BatchApplyParams]
+    def __init__(self, batches: _Optional[_Iterable[_Union[BatchApplyParams, _Mapping]]] = ...) -> None: ...
+
+class BatchAnswer(_message.Message):
+    __slots__ = ("batch_id", "outcome", "result", "error", "reason")
+    BATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    batch_id: str
+    outcome: str
+    result: BatchApplyResult
+    error: _common_pb2.Error
+    reason: str
+    def __init__(self, batch_id: _Optional[str] = ..., outcome: _Optional[str] = ..., result: _Optional[_Union[BatchApplyResult, _Mapping]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class BatchApplyManyResult(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[BatchAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[BatchAnswer, _Mapping]]] = ...) -> None: ...
+
+class BatchCancelParams(_message.Message):
+    __slots__ = ("operation_id",)
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    def __init__(self, operation_id: _Optional[str] = ...) -> None: ...
+
+class BatchCancelResult(_message.Message):
+    __slots__ = ("operation_id", "cancelled")
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    operation_id: str
+    cancelled: bool
+    def __init__(self, operation_id: _Optional[str] = ..., cancelled: _Optional[bool] = ...) -> None: ...
+
 class EventsSinceParams(_message.Message):
     __slots__ = ("cursor", "limit", "region")
     CURSOR_FIELD_NUMBER: _ClassVar[int]

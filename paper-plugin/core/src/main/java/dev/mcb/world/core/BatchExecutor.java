@@ -45,6 +45,8 @@ public final class BatchExecutor {
     public static final long BUDGET_NANOS = 5_000_000L;
     public static final int XZ_LIMIT = 29_999_984;
     private static final int MAX_RECORDS = 100_000;
+    /** batch_cancel keeps the names of this many operations (the newest), in memory. */
+    public static final int MAX_CANCELLED = 4096;
 
     public record TickStats(long ticks, long busyTicks, long batches, long blocks, long maxOwnNanos,
                             long lastOwnNanos, long totalOwnNanos, int recommendedBatchSize) {
@@ -69,16 +71,44 @@ public final class BatchExecutor {
         final List<Pending> deps;
         final CompletableFuture<BatchApplyResult> future = new CompletableFuture<>();
         final AtomicInteger state = new AtomicInteger(); // 0 queued, 1 running, 2 withdrawn
+        /** The batch_apply_many request it belongs to, or null (a plain batch_apply). */
+        final Sequence sequence;
         /** Set for the replay of a doubtful record: the answer given before the restart. */
         BatchApplyResult original;
         CompletableFuture<Void> durable = CompletableFuture.completedFuture(null);
 
-        Job(String batchId, String digest, String operationId, List<Pending> entries, List<Pending> deps) {
+        Job(String batchId, String digest, String operationId, List<Pending> entries, List<Pending> deps,
+            Sequence sequence) {
             this.batchId = batchId;
             this.digest = digest;
             this.operationId = operationId;
             this.entries = entries;
             this.deps = deps;
+            this.sequence = sequence;
+        }
+    }
+
+    /**
+     * The batches of one {@code batch_apply_many} request, submitted one after the other. A batch of a
+     * sequence runs only in a tick after the one in which the sequence's previous batch ran (each batch in its
+     * own tick, under the tick budget, as if sent alone), and right before it starts, on the server thread, it
+     * is checked against the operations {@link #cancel} named ({@link NotStarted}: {@code cancelled}).
+     */
+    public static final class Sequence {
+        /** The executor tick in which this sequence's last batch ran (server thread only). */
+        private long lastTick = -1;
+    }
+
+    /**
+     * A batch of a {@link Sequence} that did not start and was not recorded: {@code reason} is
+     * {@code cancelled} (its operation was named by {@link #cancel} before it began).
+     */
+    public static final class NotStarted extends RuntimeException {
+        public final String reason;
+
+        NotStarted(String reason) {
+            super(reason, null, false, false);
+            this.reason = reason;
         }
     }
 
@@ -112,6 +142,9 @@ public final class BatchExecutor {
     private volatile String pauseReason = "";
     private volatile boolean writing;
     private double nanosPerPosition = 2_000; // moving average, refined by every batch
+    private long tickSeq; // executor ticks so far (server thread)
+    /** Operations {@link #cancel} named, oldest first (the last {@link #MAX_CANCELLED} are kept). */
+    private final LinkedHashMap<String, Boolean> cancelled = new LinkedHashMap<>();
 
     private long ticks;
     private long busyTicks;
@@ -218,6 +251,51 @@ public final class BatchExecutor {
         return n;
     }
 
+    // ---- batch_cancel ---------------------------------------------------------------------------------
+    /**
+     * No batch of {@code operationId} in a {@link Sequence} starts after this returns (a batch already being
+     * written finishes; plain batches are not affected). Kept in memory, the last {@link #MAX_CANCELLED} names.
+     */
+    public void cancel(String operationId) {
+        if (operationId == null || operationId.isEmpty()) {
+            throw McbException.invalid("batch_cancel needs operationId (the operation whose batches must not start)");
+        }
+        String k = cancelKey(operationId);
+        synchronized (cancelled) {
+            cancelled.remove(k); // named again: the newest
+            cancelled.put(k, Boolean.TRUE);
+            var it = cancelled.keySet().iterator();
+            while (cancelled.size() > MAX_CANCELLED && it.hasNext()) {
+                it.next();
+                it.remove();
+            }
+        }
+    }
+
+    /** Whether {@link #cancel} named {@code operationId} (among the last {@link #MAX_CANCELLED}); "" never. */
+    public boolean cancelled(String operationId) {
+        if (operationId == null || operationId.isEmpty()) {
+            return false;
+        }
+        String k = cancelKey(operationId);
+        synchronized (cancelled) {
+            return cancelled.containsKey(k);
+        }
+    }
+
+    /** Long names are kept as their SHA-256, so 4,096 of them stay small whatever a caller sends. */
+    private static String cancelKey(String operationId) {
+        if (operationId.length() <= 128) {
+            return operationId;
+        }
+        try {
+            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(operationId.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** True while the executor itself is writing on the server thread (the adapter ignores those events). */
     public boolean writing() {
         return writing;
@@ -225,6 +303,16 @@ public final class BatchExecutor {
 
     // ---- submit (any thread) -------------------------------------------------------------------------
     public CompletableFuture<BatchApplyResult> submit(BatchApplyParams p, int worldEpoch, int minY, int maxY) {
+        return submit(p, worldEpoch, minY, maxY, null);
+    }
+
+    /**
+     * As {@link #submit(BatchApplyParams, int, int, int)}, as a batch of {@code sequence} (null: a plain batch):
+     * it runs in a later tick than the sequence's previous batch, and a batch whose operation was cancelled
+     * before it starts fails with {@link NotStarted} (nothing written, nothing recorded).
+     */
+    public CompletableFuture<BatchApplyResult> submit(BatchApplyParams p, int worldEpoch, int minY, int maxY,
+                                                      Sequence sequence) {
         if (p.getBatchId().isEmpty() || p.getBatchId().length() > 200) {
             throw McbException.invalid("batchId is required (1..200 characters): it is the batch's idempotency key");
         }
@@ -301,7 +389,7 @@ public final class BatchExecutor {
             throw new McbException(ErrorCode.OUT_OF_BOUNDS,
                     "y " + lo + ".." + hi + " is outside the world's height " + minY + ".." + maxY, det);
         }
-        Job job = new Job(p.getBatchId(), digest, p.getOperationId(), entries, deps);
+        Job job = new Job(p.getBatchId(), digest, p.getOperationId(), entries, deps, sequence);
         synchronized (records) {
             Object r = records.get(p.getBatchId());
             if (r instanceof Done done && done.doubtful() && done.digest().equals(digest)) {
@@ -423,10 +511,14 @@ public final class BatchExecutor {
         long start = clock.getAsLong();
         int blocksThisTick = 0;
         int ran = 0;
+        tickSeq++;
         while (true) {
             Job j = queue.peek();
             if (j == null) {
                 break;
+            }
+            if (j.sequence != null && j.sequence.lastTick >= tickSeq && j.state.get() == 0) {
+                break; // the previous batch of its request ran in this tick: it waits for the next one
             }
             int n = j.entries.size();
             long elapsed = clock.getAsLong() - start;
@@ -437,6 +529,15 @@ public final class BatchExecutor {
             queue.poll();
             if (!j.state.compareAndSet(0, 1)) {
                 continue;
+            }
+            RuntimeException refused = stopped(j);
+            if (refused != null) { // stopped before it began: nothing read or written, not counted as run
+                forget(j);
+                j.future.completeExceptionally(refused);
+                continue;
+            }
+            if (j.sequence != null) {
+                j.sequence.lastTick = tickSeq;
             }
             long t0 = clock.getAsLong();
             run(j);
@@ -502,11 +603,22 @@ public final class BatchExecutor {
         }
     }
 
-    private BatchApplyResult execute(Job j) {
+    /**
+     * Checked right before a batch starts, on the server thread: the pause flag (every batch), and for a batch of
+     * a {@link Sequence} the operations {@link #cancel} named. Null: it may start.
+     */
+    private RuntimeException stopped(Job j) {
         if (paused) {
-            throw new McbException(ErrorCode.PAUSED, "writes were paused before this batch started (" + pauseReason
+            return new McbException(ErrorCode.PAUSED, "writes were paused before this batch started (" + pauseReason
                     + "); call resume first");
         }
+        if (j.sequence != null && cancelled(j.operationId)) {
+            return new NotStarted("cancelled");
+        }
+        return null;
+    }
+
+    private BatchApplyResult execute(Job j) {
         // chunks: never generate, never ask the disk here (server thread). The batch's chunks were held before
         // it was queued, so they are loaded; one that is not was reported missing by the hold.
         Set<Long> checked = new HashSet<>();

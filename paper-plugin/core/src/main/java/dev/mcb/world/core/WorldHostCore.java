@@ -11,8 +11,13 @@ import dev.mcb.proto.world.v1.AutomationChatParams;
 import dev.mcb.proto.world.v1.AutomationChatResult;
 import dev.mcb.proto.world.v1.AutomationSetBlocksParams;
 import dev.mcb.proto.world.v1.AutomationSetBlocksResult;
+import dev.mcb.proto.world.v1.BatchAnswer;
+import dev.mcb.proto.world.v1.BatchApplyManyParams;
+import dev.mcb.proto.world.v1.BatchApplyManyResult;
 import dev.mcb.proto.world.v1.BatchApplyParams;
 import dev.mcb.proto.world.v1.BatchApplyResult;
+import dev.mcb.proto.world.v1.BatchCancelParams;
+import dev.mcb.proto.world.v1.BatchCancelResult;
 import dev.mcb.proto.world.v1.BlockEvent;
 import dev.mcb.proto.world.v1.BlocksGetParams;
 import dev.mcb.proto.world.v1.BlocksGetResult;
@@ -49,10 +54,12 @@ import dev.mcb.world.core.port.WorldDescriptor;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +76,9 @@ public final class WorldHostCore {
     public static final int MAX_REGION_POSITIONS = 2_097_152;
     public static final int MAX_BLOCKS_GET = 100_000;
     public static final int MAX_AUTOMATION_BLOCKS = 32_768;
+    /** batch_apply_many takes at most this many batches a request. */
+    public static final int MAX_BATCHES_PER_REQUEST = 16;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("mcb.world.core");
 
     private final HostConfig config;
     private final WorldAccess world;
@@ -153,6 +163,8 @@ public final class WorldHostCore {
         handlers.put("chunks_exist", m -> chunksExist((ChunksExistParams) m));
         handlers.put("blocks_get", m -> blocksGet((BlocksGetParams) m));
         handlers.put("batch_apply", m -> batchApply((BatchApplyParams) m));
+        handlers.put("batch_apply_many", m -> batchApplyMany((BatchApplyManyParams) m));
+        handlers.put("batch_cancel", m -> batchCancel((BatchCancelParams) m));
         handlers.put("events_since", m -> eventsSince((EventsSinceParams) m));
         handlers.put("pause", m -> pause((PauseParams) m));
         handlers.put("resume", m -> resume((PauseParams) m));
@@ -203,6 +215,8 @@ public final class WorldHostCore {
             case "ChunksExistParams" -> ChunksExistParams.newBuilder();
             case "BlocksGetParams" -> BlocksGetParams.newBuilder();
             case "BatchApplyParams" -> BatchApplyParams.newBuilder();
+            case "BatchApplyManyParams" -> BatchApplyManyParams.newBuilder();
+            case "BatchCancelParams" -> BatchCancelParams.newBuilder();
             case "EventsSinceParams" -> EventsSinceParams.newBuilder();
             case "PauseParams" -> PauseParams.newBuilder();
             case "AutomationSetBlocksParams" -> AutomationSetBlocksParams.newBuilder();
@@ -242,8 +256,8 @@ public final class WorldHostCore {
 
     public WorldInfo worldInfo() {
         WorldDescriptor d = world.describe();
-        List<String> caps = new ArrayList<>(List.of("region_read", "chunks_exist", "blocks_get", "batch_apply", "events_since", "pause",
-                "environment_events", "chat"));
+        List<String> caps = new ArrayList<>(List.of("region_read", "chunks_exist", "blocks_get", "batch_apply",
+                "batch_apply_many", "events_since", "pause", "environment_events", "chat"));
         if (config.allowLocalAutomation()) {
             caps.add("local_automation");
         }
@@ -330,6 +344,16 @@ public final class WorldHostCore {
 
     // ---- batches -------------------------------------------------------------------------------------
     public BatchApplyResult batchApply(BatchApplyParams p) {
+        return applyOne(p, null);
+    }
+
+    /**
+     * One batch as batch_apply takes it: its chunks held off the server thread, queued for the tick, the caller
+     * waiting within the call time limit ({@code busy} and withdrawn when it did not start in time). With a
+     * {@code sequence} (batch_apply_many) it runs in a later tick than the sequence's previous batch and may end
+     * in {@link BatchExecutor.NotStarted} (its operation was cancelled before it began).
+     */
+    private BatchApplyResult applyOne(BatchApplyParams p, BatchExecutor.Sequence sequence) {
         WorldDescriptor d = world.describe();
         // the batch's chunks are loaded (never generated) and held off the server thread first, so the
         // executor's tick never loads one; the hold ends with the batch
@@ -343,7 +367,7 @@ public final class WorldHostCore {
         }
         CompletableFuture<BatchApplyResult> f;
         try {
-            f = executor.submit(p, d.epoch(), d.minY(), d.maxY());
+            f = executor.submit(p, d.epoch(), d.minY(), d.maxY(), sequence);
         } catch (RuntimeException e) {
             if (hold != null) {
                 hold.close();
@@ -361,13 +385,125 @@ public final class WorldHostCore {
                 throw new McbException(ErrorCode.BUSY, "the server did not start this batch within "
                         + config.callTimeout().toSeconds() + " s; nothing was written; retry with the same batchId");
             }
-            return await(f); // it is running: its answer is moments away
+            return awaitBatch(f); // it is running: its answer is moments away
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
         } catch (ExecutionException e) {
-            throw unwrap(e);
+            throw unwrapBatch(e);
         }
+    }
+
+    private static BatchApplyResult awaitBatch(CompletableFuture<BatchApplyResult> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
+        } catch (ExecutionException e) {
+            throw unwrapBatch(e);
+        }
+    }
+
+    private static RuntimeException unwrapBatch(ExecutionException e) {
+        return e.getCause() instanceof BatchExecutor.NotStarted n ? n : unwrap(e);
+    }
+
+    /**
+     * batch_apply_many (docs/world-protocol.md): up to {@link #MAX_BATCHES_PER_REQUEST} batches, taken in
+     * order, each exactly as {@link #batchApply} takes it alone (own id and record, compare-and-set,
+     * all-or-nothing, the same refusals, durable before its answer) and each in its own tick under the tick
+     * budget: the next batch is submitted only once the previous one is answered, and runs in a later tick.
+     * Before each batch after the first the pause flag is checked, and before every batch the operations
+     * {@code batch_cancel} named (here on the calling thread, and again on the server thread right before it
+     * starts); a batch that is not applied ends the request. Whole-request refusals come before anything is read.
+     */
+    public BatchApplyManyResult batchApplyMany(BatchApplyManyParams p) {
+        int n = p.getBatchesCount();
+        if (n == 0) {
+            throw McbException.invalid("batch_apply_many needs at least one batch (1.." + MAX_BATCHES_PER_REQUEST + ")");
+        }
+        if (n > MAX_BATCHES_PER_REQUEST) {
+            com.google.gson.JsonObject det = new com.google.gson.JsonObject();
+            det.addProperty("limit", "batches");
+            det.addProperty("max", MAX_BATCHES_PER_REQUEST);
+            throw new McbException(ErrorCode.BUDGET_EXCEEDED, "batch_apply_many takes at most " + MAX_BATCHES_PER_REQUEST
+                    + " batches a request, got " + n + "; send the rest in another request", det);
+        }
+        Set<String> ids = new HashSet<>();
+        for (BatchApplyParams b : p.getBatchesList()) {
+            if (!ids.add(b.getBatchId())) {
+                String shown = b.getBatchId().length() > 200 ? b.getBatchId().substring(0, 200) : b.getBatchId();
+                com.google.gson.JsonObject det = new com.google.gson.JsonObject();
+                det.addProperty("batchId", shown);
+                throw new McbException(ErrorCode.INVALID_REQUEST, "batch id '" + shown + "' appears more than once in "
+                        + "this request; every batch of a request needs its own id", det);
+            }
+        }
+        BatchExecutor.Sequence sequence = new BatchExecutor.Sequence();
+        BatchApplyManyResult.Builder out = BatchApplyManyResult.newBuilder();
+        String stop = null; // why the batches from here on are not started
+        for (int i = 0; i < n; i++) {
+            BatchApplyParams b = p.getBatches(i);
+            if (stop == null && i > 0 && executor.paused()) {
+                stop = "paused";
+            }
+            if (stop == null && executor.cancelled(b.getOperationId())) {
+                stop = "cancelled";
+            }
+            if (stop != null) {
+                out.addAnswers(notStarted(b, stop));
+                continue;
+            }
+            try {
+                BatchApplyResult r = applyOne(b, sequence);
+                out.addAnswers(BatchAnswer.newBuilder().setBatchId(b.getBatchId()).setOutcome("answered").setResult(r));
+                if (!"applied".equals(r.getStatus())) {
+                    stop = "after_conflict";
+                }
+            } catch (BatchExecutor.NotStarted e) {
+                stop = e.reason;
+                out.addAnswers(notStarted(b, stop));
+            } catch (McbException e) {
+                if (i > 0 && e.code == ErrorCode.PAUSED) {
+                    // a pause landed after the check above, before this batch began: it did not start
+                    stop = "paused";
+                    out.addAnswers(notStarted(b, stop));
+                } else {
+                    stop = "after_error";
+                    out.addAnswers(BatchAnswer.newBuilder().setBatchId(b.getBatchId()).setOutcome("error")
+                            .setError(error(e)));
+                }
+            } catch (RuntimeException e) {
+                LOG.log(java.util.logging.Level.SEVERE, "internal error in batch_apply_many (batch "
+                        + b.getBatchId() + ")", e);
+                stop = "after_error";
+                out.addAnswers(BatchAnswer.newBuilder().setBatchId(b.getBatchId()).setOutcome("error")
+                        .setError(error(new McbException(ErrorCode.INTERNAL, "internal error ("
+                                + e.getClass().getSimpleName() + "); see the world host log"))));
+            }
+        }
+        return out.build();
+    }
+
+    private static BatchAnswer notStarted(BatchApplyParams b, String reason) {
+        return BatchAnswer.newBuilder().setBatchId(b.getBatchId()).setOutcome("not_started").setReason(reason).build();
+    }
+
+    /** An error as the envelope carries it ({@link McbException#toJson}), as an {@code mcb.common.v1.Error}. */
+    static dev.mcb.proto.common.v1.Error error(McbException e) {
+        return dev.mcb.proto.common.v1.Error.newBuilder().setCode(e.code.wire)
+                .setMessage(e.getMessage() == null ? "" : e.getMessage()).setRetryable(e.code.retryable)
+                .setDetailsJson(e.details == null ? "" : e.details.toString()).build();
+    }
+
+    /**
+     * batch_cancel: no batch of the operation starts after this answers, in any batch_apply_many request (a batch
+     * already being written finishes; plain batch_apply is not affected). In memory, the last 4,096 names.
+     */
+    public BatchCancelResult batchCancel(BatchCancelParams p) {
+        executor.cancel(p.getOperationId());
+        return BatchCancelResult.newBuilder().setOperationId(p.getOperationId()).setCancelled(true).build();
     }
 
     private static <T> T await(CompletableFuture<T> f) {

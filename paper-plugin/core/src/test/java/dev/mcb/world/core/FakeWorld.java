@@ -16,6 +16,12 @@ final class FakeWorld implements WorldAccess {
     volatile int failSetAfter = -1;
     int sets;
     volatile Runnable onSet;
+    /** Called after each write with its position and state (the server thread, inside the batch). */
+    volatile SetHook onSetAt;
+
+    interface SetHook {
+        void set(int x, int y, int z, String state);
+    }
 
     static long key(int x, int y, int z) {
         return EventLog.key(x, y, z);
@@ -66,6 +72,10 @@ final class FakeWorld implements WorldAccess {
         Runnable r = onSet;
         if (r != null) {
             r.run();
+        }
+        SetHook h = onSetAt;
+        if (h != null) {
+            h.set(x, y, z, state);
         }
     }
 

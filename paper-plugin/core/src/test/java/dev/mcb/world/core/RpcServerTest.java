@@ -104,6 +104,74 @@ class RpcServerTest {
         assertEquals(403, r.statusCode(), r.body());
     }
 
+    static String manyBody(String... batches) {
+        return "{\"method\":\"batch_apply_many\",\"params\":{\"batches\":[" + String.join(",", batches) + "]}}";
+    }
+
+    static String manyBatch(String id, int y, int epoch) {
+        return "{\"batchId\":\"" + id + "\",\"worldEpoch\":" + epoch + ",\"operationId\":\"op-rpc\",\"entries\":"
+                + "[{\"x\":0,\"y\":" + y + ",\"z\":0,\"expected\":\"air\",\"desired\":\"stone\"}]}";
+    }
+
+    @Test
+    void batchApplyManyAndBatchCancelOverRpc() throws Exception {
+        String ok = manyBody(manyBatch("m0", 70, 1), manyBatch("m1", 71, 2), manyBatch("m2", 72, 1));
+        assertEquals(403, call("adm-token", ok).statusCode(), "service only");
+        HttpResponse<String> r = call("svc-token", ok);
+        assertEquals(200, r.statusCode(), r.body());
+        JsonObject res = JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonObject("result");
+        var answers = res.getAsJsonArray("answers");
+        assertEquals(3, answers.size());
+        JsonObject a0 = answers.get(0).getAsJsonObject();
+        assertEquals("m0", a0.get("batchId").getAsString());
+        assertEquals("answered", a0.get("outcome").getAsString());
+        assertEquals("applied", a0.getAsJsonObject("result").get("status").getAsString());
+        JsonObject a1 = answers.get(1).getAsJsonObject();
+        assertEquals("error", a1.get("outcome").getAsString());
+        JsonObject err = a1.getAsJsonObject("error");
+        assertEquals("stale_snapshot", err.get("code").getAsString());
+        assertEquals(false, err.get("retryable").getAsBoolean());
+        assertTrue(err.get("message").getAsString().contains("epoch"), err.toString());
+        assertEquals(1, JsonParser.parseString(err.get("detailsJson").getAsString()).getAsJsonObject()
+                .get("worldEpoch").getAsInt());
+        JsonObject a2 = answers.get(2).getAsJsonObject();
+        assertEquals("not_started", a2.get("outcome").getAsString());
+        assertEquals("after_error", a2.get("reason").getAsString());
+        // whole-request refusals: the envelope's error, with the HTTP status of its code
+        r = call("svc-token", manyBody());
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid_request", code(r));
+        String[] many = new String[17];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = manyBatch("n" + i, 80, 1);
+        }
+        r = call("svc-token", manyBody(many));
+        assertEquals(413, r.statusCode(), r.body());
+        assertEquals("budget_exceeded", code(r));
+        r = call("svc-token", manyBody(manyBatch("d", 81, 1), manyBatch("d", 82, 1)));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid_request", code(r));
+        r = call("svc-token", "{\"method\":\"batch_apply_many\",\"params\":{\"batches\":[],\"nope\":1}}");
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("nope"), r.body());
+        // batch_cancel
+        r = call("svc-token", "{\"method\":\"batch_cancel\",\"params\":{\"operationId\":\"op-rpc\"}}");
+        assertEquals(200, r.statusCode(), r.body());
+        JsonObject c = JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonObject("result");
+        assertEquals("op-rpc", c.get("operationId").getAsString());
+        assertTrue(c.get("cancelled").getAsBoolean());
+        assertEquals(403, call("adm-token", "{\"method\":\"batch_cancel\",\"params\":{\"operationId\":\"x\"}}")
+                .statusCode());
+        r = call("svc-token", "{\"method\":\"batch_cancel\",\"params\":{}}");
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid_request", code(r));
+        r = call("svc-token", manyBody(manyBatch("m3", 73, 1)));
+        JsonObject cancelled = JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonObject("result")
+                .getAsJsonArray("answers").get(0).getAsJsonObject();
+        assertEquals("not_started", cancelled.get("outcome").getAsString(), r.body());
+        assertEquals("cancelled", cancelled.get("reason").getAsString());
+    }
+
     JsonObject health() throws Exception {
         HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health")).GET().build();
         HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());

@@ -6,10 +6,13 @@ compare-and-set batches, idempotency by batch id, pause, events, local automatio
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,13 +20,16 @@ from google.protobuf import json_format
 from mcb.common.v1 import common_pb2
 from mcb.world.v1 import world_pb2
 from mcb_common.causes import check_cause, check_player_name
+from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError, invalid
 from mcb_common.geometry import WORLD_XZ_LIMIT
 from mcb_rpc import pbjson
+from mcb_rpc.health import record_error, record_exception
 
 from . import __version__
 from .chat import ChatQueue, Message
 from .events import MAX_PAGE, EventLog, page_json
+from .hoststate import Ticket
 from .world import Change, World
 
 PROTOCOL = "mcb.world.v1"
@@ -34,6 +40,10 @@ MAX_BATCH_ENTRIES = 512
 MAX_BATCH_DEPENDENCIES = 4096
 MAX_BLOCKS_GET = 100_000
 MAX_AUTOMATION_BLOCKS = 32_768
+MAX_MANY_BATCHES = 16  # batches in one batch_apply_many request
+MAX_CANCELLED_OPERATIONS = 4096  # operations batch_cancel remembers (in memory)
+
+log = logging.getLogger("mcb.world.host")
 
 
 @dataclass
@@ -57,6 +67,32 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _as_mcb_error(exc: Exception) -> McbError:
+    """The McbError ``server.py``'s boundary would answer for ``exc`` (batch_apply's refusal)."""
+    if isinstance(exc, McbError):
+        err = exc
+    elif is_disk_full(exc):
+        err = disk_full_error("the world host", "the batch was not completed")
+    else:
+        log.exception("internal error in a batch of batch_apply_many")
+        record_exception(exc)
+        return McbError(ErrorCode.INTERNAL, f"internal error ({exc.__class__.__name__}); see the world host log")
+    record_error(err)  # server-side failures only, for /health (as the boundary does)
+    return err
+
+
+def _error_message(err: McbError) -> common_pb2.Error:
+    """``err`` as the ``mcb.common.v1.Error`` of a per-batch answer: the same code, message,
+    retryable and details as batch_apply's error envelope (``McbError.to_dict``)."""
+    d = err.to_dict()
+    return common_pb2.Error(
+        code=d["code"],
+        message=d["message"],
+        retryable=d["retryable"],
+        details_json=json.dumps(d["details"], separators=(",", ":")) if d.get("details") else "",
+    )
+
+
 class Host:
     def __init__(self, world: World, allow_automation: bool = False, project_id: str = "default"):
         self.world = world
@@ -67,6 +103,8 @@ class Host:
         self.state = LiveState(paused=reason is not None, pause_reason=reason or "")
         world.on_undone = lambda changes, op: self.events.record_many(changes, "ours", operation_id=op)
         self.chat = ChatQueue(project_id or "default", on_cancel=self._on_cancel, on_takeover=self._on_takeover)
+        # operations named by batch_cancel, oldest first (changed under the world lock)
+        self._cancelled: OrderedDict[str, None] = OrderedDict()
 
     # -- health / info ---------------------------------------------------------------------------
     def health(self) -> world_pb2.Health:
@@ -82,6 +120,7 @@ class Host:
             "chunks_exist",
             "blocks_get",
             "batch_apply",
+            "batch_apply_many",
             "events_since",
             "pause",
             "embedded_world",
@@ -212,7 +251,17 @@ class Host:
         return hashlib.sha256(json.dumps(d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
     def batch_apply(self, p: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
-        w = self.world
+        digest = self._check_batch(p)
+        with self.world.lock:
+            res, ticket = self._take_batch(p, digest)
+        if ticket is not None:
+            # outside the lock: batches arriving together share one fsync; the answer comes after it
+            self.world.wait_durable(ticket)
+        return res
+
+    def _check_batch(self, p: world_pb2.BatchApplyParams) -> str:
+        """What ``batch_apply`` refuses before reading anything (no lock): the batch's id and
+        sizes. Returns the batch's content hash (its idempotency record compares it)."""
         if not p.batch_id or len(p.batch_id) > 200:
             raise invalid("batchId is required (1..200 characters): it is the batch's idempotency key")
         if len(p.entries) == 0:
@@ -223,95 +272,194 @@ class Host:
             )
         if len(p.dependencies) > MAX_BATCH_DEPENDENCIES:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch declares at most {MAX_BATCH_DEPENDENCIES} dependencies")
-        digest = self._content_hash(p)
-        with w.lock:
-            w.settle_failed()  # no batch validates against writes the log could not take
-            row = w.host_state.get(p.batch_id)
-            if row is not None and row.state == "complete":
-                if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
-                    raise invalid(
-                        f"batch id {p.batch_id!r} was already used for a different batch; "
-                        "a new batch needs a new id (same id + same content replays the answer)"
-                    )
-                res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
-                res.replayed = True
-                return res
-            if self.state.paused:
-                raise McbError(
-                    ErrorCode.PAUSED,
-                    f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first",
+        return self._content_hash(p)
+
+    def _take_batch(
+        self, p: world_pb2.BatchApplyParams, digest: str
+    ) -> tuple[world_pb2.BatchApplyResult, Ticket | None]:
+        """Take one batch (``_check_batch`` passed; the caller holds the world lock): its replay
+        by id, or compare-and-set and all-or-nothing in memory, its record queued for the log.
+        Returns the answer and the log ticket to wait for (without the lock) before giving it;
+        None for a replay. Raises the McbError ``batch_apply`` refuses the batch with (nothing
+        written). Shared by ``batch_apply`` and ``batch_apply_many``."""
+        w = self.world
+        w.settle_failed()  # no batch validates against writes the log could not take
+        row = w.host_state.get(p.batch_id)
+        if row is not None and row.state == "complete":
+            if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
+                raise invalid(
+                    f"batch id {p.batch_id!r} was already used for a different batch; "
+                    "a new batch needs a new id (same id + same content replays the answer)"
                 )
-            if p.world_epoch != w.meta.epoch:
-                raise McbError(
-                    ErrorCode.STALE_SNAPSHOT,
-                    f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
-                    "re-read world_info and re-plan",
-                    details={"worldEpoch": w.meta.epoch},
-                )
-            # validate and read
-            seen: set[tuple[int, int, int]] = set()
-            entries = []
-            for e in p.entries:
-                pos = (e.x, e.y, e.z)
-                if pos in seen:
-                    raise invalid(f"position ({e.x},{e.y},{e.z}) appears twice in the batch")
-                seen.add(pos)
-                if not _xz_ok(e.x, e.z):
-                    raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({e.x},{e.y},{e.z}) is beyond the world border")
-                if not e.expected or not e.desired:
-                    raise invalid(f"entry ({e.x},{e.y},{e.z}) needs both expected and desired states")
-                entries.append((pos, w.canonical_expected(e.expected), w.canonical_desired(e.desired)))
-            deps = []
-            for d in p.dependencies:
-                if not d.expected:
-                    raise invalid(f"dependency ({d.x},{d.y},{d.z}) needs an expected state")
-                deps.append(((d.x, d.y, d.z), w.canonical_expected(d.expected)))
-            all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
-            ys = [y for _, y, _ in all_pos]
-            w.check_height(min(ys), max(ys))
-            w.require_chunks((pos for pos, _, _ in entries), for_write=True)
-            w.require_chunks((pos for pos, _ in deps), for_write=False)
-            problems: list[world_pb2.EntryResult] = []
-            already: list[common_pb2.Vec3] = []
-            writes: list[Change] = []
-            currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
-            for ((x, y, z), expected, desired), current in zip(entries, currents[: len(entries)], strict=True):
-                if current == desired:
-                    already.append(common_pb2.Vec3(x=x, y=y, z=z))
-                elif current == expected:
-                    if '{"unsupported":' in current:  # data the model cannot carry would be lost
-                        raise McbError(
-                            ErrorCode.UNSUPPORTED_BLOCK,
-                            f"({x},{y},{z}) holds a block entity with data this host cannot carry "
-                            f"({current[current.index('{') :][:120]}); it does not overwrite it",
-                            details={"pos": [x, y, z]},
-                        )
-                    writes.append(Change(x, y, z, current, desired))
-                else:
-                    problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
-            for ((x, y, z), expected), current in zip(deps, currents[len(entries) :], strict=True):
-                if current != expected:
-                    problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
-            res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)
-            if problems:
-                res.status = "conflict"
-                res.conflicts = len(problems)
-                res.problems.extend(problems)
-                res.applied_at_millis = _now_ms()
-                writes = []  # nothing written; the answer is logged for replay by id
-            else:
-                revs = w.apply(writes) if writes else []
-                res.status = "applied"
-                res.written = len(writes)
-                res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
-                res.applied_at_millis = _now_ms()
-            ticket = w.log_batch(p.batch_id, digest, p.operation_id, writes, self._to_dict(res))
-            self.events.record_many(
-                ((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours", operation_id=p.operation_id
+            res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
+            res.replayed = True
+            return res, None
+        if self.state.paused:
+            raise McbError(
+                ErrorCode.PAUSED,
+                f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first",
             )
-        # outside the lock: batches arriving together share one fsync; the answer comes after it
-        w.wait_durable(ticket)
-        return res
+        if p.world_epoch != w.meta.epoch:
+            raise McbError(
+                ErrorCode.STALE_SNAPSHOT,
+                f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
+                "re-read world_info and re-plan",
+                details={"worldEpoch": w.meta.epoch},
+            )
+        # validate and read
+        seen: set[tuple[int, int, int]] = set()
+        entries = []
+        for e in p.entries:
+            pos = (e.x, e.y, e.z)
+            if pos in seen:
+                raise invalid(f"position ({e.x},{e.y},{e.z}) appears twice in the batch")
+            seen.add(pos)
+            if not _xz_ok(e.x, e.z):
+                raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({e.x},{e.y},{e.z}) is beyond the world border")
+            if not e.expected or not e.desired:
+                raise invalid(f"entry ({e.x},{e.y},{e.z}) needs both expected and desired states")
+            entries.append((pos, w.canonical_expected(e.expected), w.canonical_desired(e.desired)))
+        deps = []
+        for d in p.dependencies:
+            if not d.expected:
+                raise invalid(f"dependency ({d.x},{d.y},{d.z}) needs an expected state")
+            deps.append(((d.x, d.y, d.z), w.canonical_expected(d.expected)))
+        all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
+        ys = [y for _, y, _ in all_pos]
+        w.check_height(min(ys), max(ys))
+        w.require_chunks((pos for pos, _, _ in entries), for_write=True)
+        w.require_chunks((pos for pos, _ in deps), for_write=False)
+        problems: list[world_pb2.EntryResult] = []
+        already: list[common_pb2.Vec3] = []
+        writes: list[Change] = []
+        currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
+        for ((x, y, z), expected, desired), current in zip(entries, currents[: len(entries)], strict=True):
+            if current == desired:
+                already.append(common_pb2.Vec3(x=x, y=y, z=z))
+            elif current == expected:
+                if '{"unsupported":' in current:  # data the model cannot carry would be lost
+                    raise McbError(
+                        ErrorCode.UNSUPPORTED_BLOCK,
+                        f"({x},{y},{z}) holds a block entity with data this host cannot carry "
+                        f"({current[current.index('{') :][:120]}); it does not overwrite it",
+                        details={"pos": [x, y, z]},
+                    )
+                writes.append(Change(x, y, z, current, desired))
+            else:
+                problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
+        for ((x, y, z), expected), current in zip(deps, currents[len(entries) :], strict=True):
+            if current != expected:
+                problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
+        res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)
+        if problems:
+            res.status = "conflict"
+            res.conflicts = len(problems)
+            res.problems.extend(problems)
+            res.applied_at_millis = _now_ms()
+            writes = []  # nothing written; the answer is logged for replay by id
+        else:
+            revs = w.apply(writes) if writes else []
+            res.status = "applied"
+            res.written = len(writes)
+            res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
+            res.applied_at_millis = _now_ms()
+        ticket = w.log_batch(p.batch_id, digest, p.operation_id, writes, self._to_dict(res))
+        self.events.record_many(
+            ((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours", operation_id=p.operation_id
+        )
+        return res, ticket
+
+    # -- batch_apply_many, batch_cancel ------------------------------------------------------------
+    def batch_apply_many(self, p: world_pb2.BatchApplyManyParams) -> world_pb2.BatchApplyManyResult:
+        """Up to 16 batches, in order, each taken as ``batch_apply`` takes one (``_take_batch``).
+        Each batch holds the world lock only while it is taken, so ``pause`` and ``batch_cancel``
+        land between two batches (and answer once the batch in progress is taken); before every
+        batch the operations ``batch_cancel`` named are checked, before every batch after the
+        first the pause flag (the first answers ``paused`` as ``batch_apply`` would). A batch not
+        applied ends the request. Durability: the batches' log records are queued one after the
+        other and the answer waits for the last ticket only (group commit: one fsync for the
+        request); the earlier tickets are committed with or before it."""
+        w = self.world
+        batches = list(p.batches)
+        if not batches:
+            raise invalid("batch_apply_many needs at least one batch (1..16)")
+        if len(batches) > MAX_MANY_BATCHES:
+            raise McbError(
+                ErrorCode.BUDGET_EXCEEDED,
+                f"batch_apply_many takes at most {MAX_MANY_BATCHES} batches, got {len(batches)}; split the request",
+                details={"batches": len(batches), "limit": MAX_MANY_BATCHES},
+            )
+        seen: set[str] = set()
+        for b in batches:
+            if b.batch_id and b.batch_id in seen:
+                raise invalid(
+                    f"batch id {b.batch_id[:200]!r} appears twice in the request; every batch needs its own id",
+                    batchId=b.batch_id[:200],
+                )
+            seen.add(b.batch_id)
+        answers: list[world_pb2.BatchAnswer] = []
+        tickets: list[tuple[int, Ticket]] = []
+        stop = ""  # why the batches after this point are not started
+        for i, b in enumerate(batches):
+            if stop:
+                answers.append(world_pb2.BatchAnswer(batch_id=b.batch_id, outcome="not_started", reason=stop))
+                continue
+            if i:
+                time.sleep(0)  # let a pause/batch_cancel waiting for the lock take it between two batches
+            answer = world_pb2.BatchAnswer(batch_id=b.batch_id)
+            try:
+                refused: McbError | None = None
+                try:
+                    digest = self._check_batch(b)  # no lock: ids and sizes, the content hash
+                except McbError as err:
+                    digest, refused = "", err
+                with w.lock:
+                    if b.operation_id and b.operation_id in self._cancelled:
+                        answer.outcome, answer.reason = "not_started", "cancelled"
+                    elif i and self.state.paused:
+                        answer.outcome, answer.reason = "not_started", "paused"
+                    elif refused is not None:
+                        raise refused
+                    else:
+                        res, ticket = self._take_batch(b, digest)
+                        answer.outcome = "answered"
+                        answer.result.CopyFrom(res)
+                        if ticket is not None:
+                            tickets.append((i, ticket))
+            except Exception as exc:  # noqa: BLE001 - one batch's refusal is its answer; the request goes on answering
+                answer.outcome = "error"
+                answer.error.CopyFrom(_error_message(_as_mcb_error(exc)))
+            answers.append(answer)
+            if answer.outcome == "not_started":
+                stop = answer.reason
+            elif answer.outcome == "error":
+                stop = "after_error"
+            elif answer.result.status != "applied":
+                stop = "after_conflict"
+        if tickets:
+            with contextlib.suppress(McbError):
+                w.wait_durable(tickets[-1][1])  # the one fsync; a failure is answered per batch below
+            for i, t in tickets:
+                try:
+                    w.wait_durable(t)  # committed with (or before) the last: returns at once
+                except McbError as err:  # the log could not take it: undone in memory, nothing written
+                    record_error(err)
+                    answers[i].ClearField("result")
+                    answers[i].outcome = "error"
+                    answers[i].error.CopyFrom(_error_message(err))
+        return world_pb2.BatchApplyManyResult(answers=answers)
+
+    def batch_cancel(self, p: world_pb2.BatchCancelParams) -> world_pb2.BatchCancelResult:
+        """No batch of the operation starts in a ``batch_apply_many`` request after this answers
+        (under the world lock: a batch being taken finishes first). In memory, the last 4,096."""
+        if not p.operation_id:
+            raise invalid("batch_cancel needs operationId (the operation whose batches must not start)")
+        with self.world.lock:
+            self._cancelled.pop(p.operation_id, None)
+            self._cancelled[p.operation_id] = None
+            while len(self._cancelled) > MAX_CANCELLED_OPERATIONS:
+                self._cancelled.popitem(last=False)
+        return world_pb2.BatchCancelResult(operation_id=p.operation_id, cancelled=True)
 
     @staticmethod
     def _to_dict(msg) -> dict:

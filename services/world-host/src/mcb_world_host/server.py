@@ -125,6 +125,8 @@ def create_app(host: Host, tokens: TokenTable) -> FastAPI:
         "chunks_exist": host.chunks_exist,
         "blocks_get": host.blocks_get,
         "batch_apply": host.batch_apply,
+        "batch_apply_many": host.batch_apply_many,
+        "batch_cancel": host.batch_cancel,
         "events_since": host.events_since,
         "pause": host.pause,
         "resume": host.resume,

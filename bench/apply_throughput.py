@@ -38,6 +38,8 @@ from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
 from world_host_batches import apply_box, serve_world  # noqa: E402
 
 BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
+# batches per request of the world host alone: the journal's default (MCB_JOURNAL_BATCHES_PER_REQUEST)
+PER_REQUEST = 8
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -103,14 +105,15 @@ async def timed_apply(client, recipe) -> dict:
     }
 
 
-def host_alone(tmp: Path, pristine_world: Path) -> dict:
+def host_alone(tmp: Path, pristine_world: Path, per_request: int = 1) -> dict:
     """The same box sent straight to a world host on a copy of ``pristine_world`` in 512-block
-    batches, one after the other (no journal, bridge or observer): what the stack's apply would
-    take if everything but the world host cost nothing — its floor with this host."""
+    batches, one request after the other (no journal, bridge or observer): what the stack's apply
+    would take if everything but the world host cost nothing — its floor with this host.
+    ``per_request``: batches a request (``batch_apply_many`` above 1, as the journal sends them)."""
     shutil.copytree(pristine_world, tmp / "world")
     proc, url, token = serve_world(tmp, tmp / "world")
     try:
-        secs = apply_box(url, token, BOX, "minecraft:stone")
+        secs = apply_box(url, token, BOX, "minecraft:stone", per_request)
         # the region files complete: the embedded host's checkpoint (POST /v1/save), what
         # amulet-core's save does; a host before the write-ahead log wrote them before each answer
         t0 = time.perf_counter()
@@ -124,6 +127,7 @@ def host_alone(tmp: Path, pristine_world: Path) -> dict:
         "save_s": round(save_s, 3),
         "apply_save_s": round(secs + save_s, 3),
         "batches": -(-100_000 // 512),
+        "batches_per_request": per_request,
         "save": "POST /v1/save" if save_s else "none (regions written before each answer)",
     }
 
@@ -191,7 +195,8 @@ def main() -> int:
                 out["amulet_core_100k"] = {"error": r.stderr[-2000:]}
         else:
             out["amulet_core_100k"] = {"skipped": "bench/.venv-amulet not installed (see the module docstring)"}
-        out["world_host_alone_100k"] = host_alone(Path(tmp) / "host-alone", fresh / "world")
+        out["world_host_alone_100k"] = host_alone(Path(tmp) / "host-alone", fresh / "world", PER_REQUEST)
+        out["world_host_alone_100k_one_batch_a_request"] = host_alone(Path(tmp) / "host-alone-1", fresh / "world")
         am = out["amulet_core_100k"]
         if "set_save_s" in am:
             out["ratio_world_host_alone_over_amulet_set_save"] = round(

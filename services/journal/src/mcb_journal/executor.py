@@ -14,6 +14,11 @@ For each batch of ≤ 512 entries (ARCHITECTURE §3):
   4. persist the outcome: ``done`` (with the exact positions written), ``conflict`` (nothing
      of this batch written; the operation stops) or ``aborted`` (paused/refused);
   5. publish progress.
+Groups (issue 29): to a host that lists ``batch_apply_many`` the batches go in groups of
+``settings.batches_per_request`` (8) a request — the intents of a group committed together, one
+answer per batch; the host starts no batch after one that was not applied, nor after a pause or a
+``batch_cancel`` (apply.py sends it on ``operation_cancel``), so a stop still lets at most the batch
+in progress finish. Below, "batch k" reads "group k" then; with an older host a group is one batch.
 Pipeline and group commit: step 1 of batch k+1 runs in the writer thread (its own SQLite
 connection) while the world host writes batch k, and batch k-1's ``done`` (step 4) is in that
 same fsync'd transaction — one journal fsync per batch, off the event loop, so batch k+1 is sent

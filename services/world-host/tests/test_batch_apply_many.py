@@ -50,7 +50,11 @@ def many(host: Host, *batches) -> list[world_pb2.BatchAnswer]:
 
 def kinds(answers) -> list[str]:
     return [
-        a.result.status if a.outcome == "answered" else a.reason if a.outcome == "not_started" else a.error.code
+        a.result.status
+        if a.outcome == "answered"
+        else a.reason
+        if a.outcome == "not_started"
+        else "error:" + a.error.code
         for a in answers
     ]
 
@@ -89,7 +93,7 @@ def test_an_error_is_batch_apply_s_refusal_and_ends_the_request(world):
     with pytest.raises(McbError) as alone:
         host.batch_apply(bad)  # what batch_apply refuses this batch with
     answers = many(host, batch("e1", 70), bad, batch("e3", 72))
-    assert kinds(answers) == ["applied", "unsupported_block", "after_error"]
+    assert kinds(answers) == ["applied", "error:unsupported_block", "after_error"]
     err = answers[1].error
     want = alone.value.to_dict()
     assert (err.code, err.message, err.retryable) == (want["code"], want["message"], want["retryable"])
@@ -98,10 +102,14 @@ def test_an_error_is_batch_apply_s_refusal_and_ends_the_request(world):
     assert row(world, 71) == {AIR} and row(world, 72) == {AIR} and row(world, 70) == {STONE}
     # a stale epoch, and a batch without entries (refused before reading): the same
     answers = many(host, batch("e4", 73, epoch=7), batch("e5", 74))
-    assert kinds(answers) == ["stale_snapshot", "after_error"] and answers[0].error.retryable is False
+    assert kinds(answers) == ["error:stale_snapshot", "after_error"] and answers[0].error.retryable is False
     assert json.loads(answers[0].error.details_json) == {"worldEpoch": 1}
     empty = world_pb2.BatchApplyParams(batch_id="e6", world_epoch=1)
-    assert kinds(many(host, batch("e7", 75), empty, batch("e8", 76))) == ["applied", "invalid_request", "after_error"]
+    assert kinds(many(host, batch("e7", 75), empty, batch("e8", 76))) == [
+        "applied",
+        "error:invalid_request",
+        "after_error",
+    ]
 
 
 def test_replays_inside_a_request(world):
@@ -113,7 +121,7 @@ def test_replays_inside_a_request(world):
     assert again[0].result.written == first[0].result.written == 8
     # a known id with other content: batch_apply's invalid_request, and the request ends there
     reused = many(host, batch("r4", 73), batch("r1", 70, desired=GLASS), batch("r5", 74))
-    assert kinds(reused) == ["applied", "invalid_request", "after_error"]
+    assert kinds(reused) == ["applied", "error:invalid_request", "after_error"]
     assert row(world, 70) == {STONE} and row(world, 74) == {AIR}
 
 
@@ -140,7 +148,7 @@ def test_paused_before_the_request(world):
     many(host, batch("p0", 69))
     host.pause(world_pb2.PauseParams(reason="owner"))
     answers = many(host, batch("p1", 70), batch("p2", 71))
-    assert kinds(answers) == ["paused", "after_error"] and answers[0].error.retryable
+    assert kinds(answers) == ["error:paused", "after_error"] and answers[0].error.retryable
     answers = many(host, batch("p0", 69), batch("p3", 72))
     assert kinds(answers) == ["applied", "paused"] and answers[0].result.replayed
     assert row(world, 70) == row(world, 72) == {AIR}
@@ -251,6 +259,34 @@ def test_a_log_failure_answers_every_batch_of_its_commit_as_an_error(world):
     assert row(world, 70) == {AIR} and row(world, 71) == {AIR} and row(world, 69) == {STONE}
     world.host_state.crash_hook = None
     assert kinds(many(host, batch("f1", 70), batch("f2", 71))) == ["applied", "applied"]  # retry: not replayed
+
+
+@pytest.mark.parametrize("replay_with", ["batch_apply", "batch_apply_many"])
+def test_a_replay_of_an_answer_on_its_way_to_the_log_waits_for_its_commit(world, replay_with):
+    """A batch is applied in memory and its row queued; while its commit (made to take 0.3 s) runs,
+    the same batch is sent again: the replayed answer comes only once that commit is fsynced
+    (a replay is never answered before the first answer could be)."""
+    host = Host(world)
+    committing = threading.Event()
+
+    def slow(point: str) -> None:
+        if point == "log_append":
+            committing.set()
+            time.sleep(0.3)
+
+    world.host_state.crash_hook = slow
+    first = threading.Thread(target=lambda: host.batch_apply(batch("w1", 70)))
+    first.start()
+    assert committing.wait(10)
+    before = world.host_state.commits
+    if replay_with == "batch_apply":
+        res = host.batch_apply(batch("w1", 70))
+    else:
+        (answer,) = many(host, batch("w1", 70))
+        res = answer.result
+    assert res.replayed and res.status == "applied"
+    assert world.host_state.commits == before + 1  # answered after the first one's commit
+    first.join(10)
 
 
 # A child process: request A (4 batches) answered and printed; then request B (4 batches) killed

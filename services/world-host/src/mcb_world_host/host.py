@@ -279,8 +279,8 @@ class Host:
     ) -> tuple[world_pb2.BatchApplyResult, Ticket | None]:
         """Take one batch (``_check_batch`` passed; the caller holds the world lock): its replay
         by id, or compare-and-set and all-or-nothing in memory, its record queued for the log.
-        Returns the answer and the log ticket to wait for (without the lock) before giving it;
-        None for a replay. Raises the McbError ``batch_apply`` refuses the batch with (nothing
+        Returns the answer and the log ticket to wait for (without the lock) before giving it:
+        None for a replay of a committed answer. Raises the McbError ``batch_apply`` refuses the batch with (nothing
         written). Shared by ``batch_apply`` and ``batch_apply_many``."""
         w = self.world
         w.settle_failed()  # no batch validates against writes the log could not take
@@ -293,7 +293,8 @@ class Host:
                 )
             res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
             res.replayed = True
-            return res, None
+            # an answer still on its way to the log is given, replayed too, once it is durable
+            return res, w.host_state.in_flight_ticket(p.batch_id)
         if self.state.paused:
             raise McbError(
                 ErrorCode.PAUSED,
@@ -438,7 +439,8 @@ class Host:
                 stop = "after_conflict"
         if tickets:
             with contextlib.suppress(McbError):
-                w.wait_durable(tickets[-1][1])  # the one fsync; a failure is answered per batch below
+                # the one fsync: the newest row's commit holds (or follows) every older one's
+                w.wait_durable(max((t for _, t in tickets), key=lambda t: t.lsn))
             for i, t in tickets:
                 try:
                     w.wait_durable(t)  # committed with (or before) the last: returns at once

@@ -154,6 +154,13 @@ class HostState:
             ).fetchone()
         return self._row(r) if r else None
 
+    def in_flight_ticket(self, batch_id: str) -> Ticket | None:
+        """The ticket of the batch's row if it is submitted and not committed yet (a replay of it
+        is answered once that commit is fsynced, as the first answer is)."""
+        with self._qlock:
+            t = self._inflight.get(batch_id)
+        return t if t is not None and not t.done else None
+
     # -- the write-ahead path --------------------------------------------------------------------
     def submit_batch(self, batch_id: str, content_hash: str, operation_id: str, undo: Undo, result: dict) -> Ticket:
         """Queue a batch's record (what it wrote and replaced, and its answer) for the log. The

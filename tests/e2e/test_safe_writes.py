@@ -11,6 +11,7 @@ import base64
 import json
 import subprocess
 import sys
+import time
 import uuid
 
 import anyio
@@ -227,6 +228,47 @@ def test_11_agent_token_cannot_call_admin_or_spoof_identity(comp):
         assert exc.value.error["code"] == "out_of_bounds"
 
     run(comp, scenario)
+
+
+def test_cancel_lets_at_most_the_batch_in_progress_finish(comp):
+    """operation_cancel while batches go in groups (batch_apply_many, 8 a request): once it answers,
+    the host writes at most the batch it had begun — the journal tells it with batch_cancel, so the
+    rest of a request already sent is not started. Counted from the host's own events."""
+    cursor = comp.world_rpc("events_since", {"cursor": ""})["nextCursor"]
+    holder = {}
+
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(-64, 200, -64, -1, 223, -33, "minecraft:stone")})
+        assert plan["batches"] == 96
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
+        op_id = op["operation_id"]
+        with anyio.fail_after(TIMEOUT):
+            while (await call(client, "operation_status", {"operation_id": op_id}))["batches_done"] < 8:
+                await anyio.sleep(0.02)
+        await call(client, "operation_cancel", {"operation_id": op_id})
+        holder["answered_ms"] = time.time() * 1000
+        with anyio.fail_after(TIMEOUT):
+            while (st := await call(client, "operation_status", {"operation_id": op_id}))["state"] == "applying":
+                await anyio.sleep(0.05)
+        holder["op"], holder["status"] = op_id, st
+
+    run(comp, scenario)
+    st = holder["status"]
+    assert st["state"] == "cancelled", st
+    ours, nxt = [], cursor
+    while True:
+        page = comp.world_rpc("events_since", {"cursor": nxt})
+        ours += [e for e in page["events"] if e["source"] == "ours" and e["operationId"] == holder["op"]]
+        nxt = page["nextCursor"]
+        if page["complete"]:
+            break
+    late = [e for e in ours if int(e["atMillis"]) > holder["answered_ms"]]
+    assert len(late) <= 512, f"{len(late)} blocks written after the cancel answered"
+    assert len(ours) == st["written"] < 96 * 512, (len(ours), st)  # the journal's count is the host's
 
 
 def test_7_change_feed_and_resync_after_host_restart(comp):

@@ -5,6 +5,7 @@ straight to a world host alone (512-block batches over HTTP, no journal): the fl
 apply with this host, as a ratio to amulet-core too.
 
     uv run python bench/apply_throughput.py            # writes bench/out/apply_throughput.json
+    uv run python bench/apply_throughput.py --million  # also 1,000,000 blocks as ten 100k applies
 
 The box's entry also gives the CPU seconds each process of the stack spent during its apply
 (``cpu_s_by_process``, from /proc): unlike the wall time, it barely depends on what else runs.
@@ -38,6 +39,8 @@ from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
 from world_host_batches import apply_box, serve_world  # noqa: E402
 
 BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
+# batches per request of the world host alone: the journal's default (MCB_JOURNAL_BATCHES_PER_REQUEST)
+PER_REQUEST = 8
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -76,6 +79,40 @@ def cpu_by_process(root_pid: int) -> dict[str, float]:
     return out
 
 
+async def ten_boxes(client, root_pid: int, one: dict) -> dict:
+    """1,000,000 blocks as ten 100,000-block applies one after the other (a plan holds at most
+    100,000 changed blocks): two columns of five 50 × 40 × 50 boxes above the first box."""
+    before = cpu_by_process(root_pid)
+    t0 = time.perf_counter()
+    applies = []
+    for i in range(10):
+        x0, y0 = (-64, 14)[i % 2], 104 + 40 * (i // 2)
+        recipe = {
+            "version": 1,
+            "operations": [
+                {
+                    "type": "box",
+                    "min": {"x": x0, "y": y0, "z": -25},
+                    "max": {"x": x0 + 49, "y": y0 + 39, "z": 24},
+                    "block": "minecraft:stone",
+                }
+            ],
+        }
+        applies.append(await timed_apply(client, recipe))
+    wall = time.perf_counter() - t0
+    after = cpu_by_process(root_pid)
+    one_s = one["prepare_s"] + one["apply_s"]
+    return {
+        "blocks": sum(a["changed_blocks"] for a in applies),
+        "wall_s": round(wall, 3),
+        "apply_s_each": [a["apply_s"] for a in applies],
+        "ratio_to_one_100k_prepare_and_apply": round(wall / one_s, 2),
+        "cpu_s_by_process": {
+            k: round(v - before.get(k, 0.0), 2) for k, v in sorted(after.items()) if v - before.get(k, 0.0) >= 0.05
+        },
+    }
+
+
 async def timed_apply(client, recipe) -> dict:
     t0 = time.perf_counter()
     plan = await call(client, "build_prepare", {"recipe": recipe})
@@ -103,14 +140,15 @@ async def timed_apply(client, recipe) -> dict:
     }
 
 
-def host_alone(tmp: Path, pristine_world: Path) -> dict:
+def host_alone(tmp: Path, pristine_world: Path, per_request: int = 1) -> dict:
     """The same box sent straight to a world host on a copy of ``pristine_world`` in 512-block
-    batches, one after the other (no journal, bridge or observer): what the stack's apply would
-    take if everything but the world host cost nothing — its floor with this host."""
+    batches, one request after the other (no journal, bridge or observer): what the stack's apply
+    would take if everything but the world host cost nothing — its floor with this host.
+    ``per_request``: batches a request (``batch_apply_many`` above 1, as the journal sends them)."""
     shutil.copytree(pristine_world, tmp / "world")
     proc, url, token = serve_world(tmp, tmp / "world")
     try:
-        secs = apply_box(url, token, BOX, "minecraft:stone")
+        secs = apply_box(url, token, BOX, "minecraft:stone", per_request)
         # the region files complete: the embedded host's checkpoint (POST /v1/save), what
         # amulet-core's save does; a host before the write-ahead log wrote them before each answer
         t0 = time.perf_counter()
@@ -124,11 +162,13 @@ def host_alone(tmp: Path, pristine_world: Path) -> dict:
         "save_s": round(save_s, 3),
         "apply_save_s": round(secs + save_s, 3),
         "batches": -(-100_000 // 512),
+        "batches_per_request": per_request,
         "save": "POST /v1/save" if save_s else "none (regions written before each answer)",
     }
 
 
 def main() -> int:
+    million = "--million" in sys.argv[1:]
     out: dict = {
         "machine": {
             "python": platform.python_version(),
@@ -164,6 +204,8 @@ def main() -> int:
                         for k, v in sorted(after.items())
                         if v - before.get(k, 0.0) >= 0.05
                     }
+                    if million:
+                        out["million"] = await ten_boxes(client, stack.popen.pid, out["box_100k"])
 
             anyio.run(run)
         finally:
@@ -191,7 +233,8 @@ def main() -> int:
                 out["amulet_core_100k"] = {"error": r.stderr[-2000:]}
         else:
             out["amulet_core_100k"] = {"skipped": "bench/.venv-amulet not installed (see the module docstring)"}
-        out["world_host_alone_100k"] = host_alone(Path(tmp) / "host-alone", fresh / "world")
+        out["world_host_alone_100k"] = host_alone(Path(tmp) / "host-alone", fresh / "world", PER_REQUEST)
+        out["world_host_alone_100k_one_batch_a_request"] = host_alone(Path(tmp) / "host-alone-1", fresh / "world")
         am = out["amulet_core_100k"]
         if "set_save_s" in am:
             out["ratio_world_host_alone_over_amulet_set_save"] = round(

@@ -53,27 +53,40 @@ def serve_world(tmpd: Path, world_dir: Path | None = None) -> tuple[Proc, str, s
     return proc, url, token
 
 
-def apply_box(url: str, token: str, box: tuple[int, int, int, int, int, int], block: str) -> float:
+def apply_box(
+    url: str, token: str, box: tuple[int, int, int, int, int, int], block: str, per_request: int = 1
+) -> float:
     """Write ``box`` (x0, y0, z0, x1, y1, z1) with ``block`` over air straight to the host, 512
-    entries a batch in y, z, x order, one request after the other: -> seconds."""
+    entries a batch in y, z, x order, one request after the other: -> seconds. ``per_request`` > 1
+    sends that many batches a request with ``batch_apply_many`` (as the journal does with a host that
+    lists it)."""
     x0, y0, z0, x1, y1, z1 = box
     pos = [(x, y, z) for y in range(y0, y1 + 1) for z in range(z0, z1 + 1) for x in range(x0, x1 + 1)]
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as c:
         epoch = c.post("/v1/rpc", json={"method": "world_info", "params": {}}).json()["result"]["epoch"]
+        batches = [
+            {
+                "batchId": f"box-{b // BATCH}",
+                "worldEpoch": epoch,
+                "entries": [
+                    {"x": x, "y": y, "z": z, "expected": "minecraft:air", "desired": block}
+                    for x, y, z in pos[b : b + BATCH]
+                ],
+            }
+            for b in range(0, len(pos), BATCH)
+        ]
         t0 = time.perf_counter()
-        for b in range(0, len(pos), BATCH):
-            entries = [
-                {"x": x, "y": y, "z": z, "expected": "minecraft:air", "desired": block}
-                for x, y, z in pos[b : b + BATCH]
-            ]
-            r = c.post(
-                "/v1/rpc",
-                json={
-                    "method": "batch_apply",
-                    "params": {"batchId": f"box-{b // BATCH}", "worldEpoch": epoch, "entries": entries},
-                },
-            ).json()
-            assert r["ok"] and r["result"]["status"] == "applied", r
+        for g in range(0, len(batches), per_request):
+            group = batches[g : g + per_request]
+            if per_request == 1:
+                r = c.post("/v1/rpc", json={"method": "batch_apply", "params": group[0]}).json()
+                assert r["ok"] and r["result"]["status"] == "applied", r
+                continue
+            r = c.post("/v1/rpc", json={"method": "batch_apply_many", "params": {"batches": group}}).json()
+            assert r["ok"], r
+            assert all(
+                a["outcome"] == "answered" and a["result"]["status"] == "applied" for a in r["result"]["answers"]
+            )
         return time.perf_counter() - t0
 
 

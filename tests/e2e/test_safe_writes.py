@@ -11,6 +11,7 @@ import base64
 import json
 import subprocess
 import sys
+import time
 import uuid
 
 import anyio
@@ -229,6 +230,47 @@ def test_11_agent_token_cannot_call_admin_or_spoof_identity(comp):
     run(comp, scenario)
 
 
+def test_cancel_lets_at_most_the_batch_in_progress_finish(comp):
+    """operation_cancel while batches go in groups (batch_apply_many, 8 a request): once it answers,
+    the host writes at most the batch it had begun — the journal tells it with batch_cancel, so the
+    rest of a request already sent is not started. Counted from the host's own events."""
+    cursor = comp.world_rpc("events_since", {"cursor": ""})["nextCursor"]
+    holder = {}
+
+    async def scenario(client):
+        plan = await call(client, "build_prepare", {"recipe": box(-64, 200, -64, -1, 223, -33, "minecraft:stone")})
+        assert plan["batches"] == 96
+        op = await call(
+            client,
+            "build_apply",
+            {"plan_id": plan["plan_id"], "plan_hash": plan["plan_hash"], "idempotency_key": str(uuid.uuid4())},
+        )
+        op_id = op["operation_id"]
+        with anyio.fail_after(TIMEOUT):
+            while (await call(client, "operation_status", {"operation_id": op_id}))["batches_done"] < 8:
+                await anyio.sleep(0.02)
+        await call(client, "operation_cancel", {"operation_id": op_id})
+        holder["answered_ms"] = time.time() * 1000
+        with anyio.fail_after(TIMEOUT):
+            while (st := await call(client, "operation_status", {"operation_id": op_id}))["state"] == "applying":
+                await anyio.sleep(0.05)
+        holder["op"], holder["status"] = op_id, st
+
+    run(comp, scenario)
+    st = holder["status"]
+    assert st["state"] == "cancelled", st
+    ours, nxt = [], cursor
+    while True:
+        page = comp.world_rpc("events_since", {"cursor": nxt})
+        ours += [e for e in page["events"] if e["source"] == "ours" and e["operationId"] == holder["op"]]
+        nxt = page["nextCursor"]
+        if page["complete"]:
+            break
+    late = [e for e in ours if int(e["atMillis"]) > holder["answered_ms"]]
+    assert len(late) <= 512, f"{len(late)} blocks written after the cancel answered"
+    assert len(ours) == st["written"] < 96 * 512, (len(ours), st)  # the journal's count is the host's
+
+
 def test_7_change_feed_and_resync_after_host_restart(comp):
     async def scenario_before(client):
         region = {"min": {"x": 60, "y": 60, "z": 60}, "max": {"x": 63, "y": 70, "z": 63}}
@@ -268,22 +310,32 @@ def test_7_change_feed_and_resync_after_host_restart(comp):
     run(comp, after)
 
 
-@pytest.mark.parametrize("skip", [0, 1, 2])
 @pytest.mark.parametrize("point", ["before_intent", "after_intent", "during_write", "before_completion"])
-def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip):
+@pytest.mark.parametrize(("per_request", "skip"), [(2, 0), (2, 1), (2, 2), (1, 1)])
+def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip, per_request):
+    # per_request: batches per world-protocol request (MCB_JOURNAL_BATCHES_PER_REQUEST): 2 sends groups
+    # of two with batch_apply_many to hosts that list it (every case); 1 is one batch_apply per batch, as
+    # with a host without it (the middle case: a group written ahead while one is in flight). The apply
+    # is four groups either way.
+    g = per_request
     env_admin = comp.env | {"MCB_JOURNAL_ADDR": f"127.0.0.1:{comp.ports['journal_grpc']}"}
     x0 = {"before_intent": -40, "after_intent": 0, "during_write": 40, "before_completion": 20}[point]
-    # the skip-th time the point is met: batch skip's before/after_intent (batch 0 on the event loop,
-    # later ones in the writer thread while batch skip-1 is in flight), during_write while batch
-    # skip is in flight, before_completion once batch skip is answered (batch skip+1 written ahead)
-    z0 = 20 * skip  # each case in its own 16 x 8 x 16 box
+    y0 = 80 if g == 1 else 110  # the box: 16 x 8g x 16, four groups of g batches
+    # the skip-th time the point is met: group skip's before/after_intent (group 0 on the event loop,
+    # later ones in the writer thread while group skip-1 is in flight), during_write while group
+    # skip is in flight, before_completion once group skip is answered (group skip+1 written ahead)
+    z0 = 20 * skip  # each case in its own box
     comp.procs["journal"].stop()
-    comp.start("journal", {"MCB_FAULT_POINT": point, "MCB_FAULT_SKIP": str(skip)})
+    comp.start(
+        "journal",
+        {"MCB_FAULT_POINT": point, "MCB_FAULT_SKIP": str(skip), "MCB_JOURNAL_BATCHES_PER_REQUEST": str(g)},
+    )
     journal = comp.procs["journal"]
 
     async def crash(client):
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 80, z0, x0 + 15, 87, z0 + 15, "minecraft:stone")})
-        assert plan["batches"] == 4
+        recipe = box(x0, y0, z0, x0 + 15, y0 + 8 * g - 1, z0 + 15, "minecraft:stone")
+        plan = await call(client, "build_prepare", {"recipe": recipe})
+        assert plan["batches"] == 4 * g
         await call(
             client,
             "build_apply",
@@ -297,13 +349,14 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
     assert journal.popen.returncode == -9
     comp.start("journal")  # fault point no longer armed
     op_holder = {}
+    probe = y0 + 8 * g + 4  # above the box
 
     async def after(client):
         ctx = await call(client, "project_context")
         stuck = [o for o in ctx["needs_attention"] if o["state"] == "recovery_required"]
         assert len(stuck) == 1
         op_holder["op"] = stuck[0]["operation_id"]
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 90, z0, x0, 90, z0)})
+        plan = await call(client, "build_prepare", {"recipe": box(x0, probe, z0, x0, probe, z0)})
         with pytest.raises(ToolError) as exc:
             await call(
                 client,
@@ -323,23 +376,28 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
     )
     assert out.returncode == 0, out.stderr
     review = json.loads(out.stdout)
-    # (batches with an intent, {batches possibly written}): the review counts each block of them
-    # exactly once, whether or not its batch was recorded; a batch in flight at the kill is all
-    # written or not at all (the host's call). No lost or duplicated write.
+
+    # (groups with intents, batches possibly written): the review counts each block of them exactly
+    # once, whether or not its batch was recorded; each batch of a group in flight at the kill is all
+    # written or not at all (the host's call), and the host starts them in order: any prefix of the
+    # group may be written. No lost or duplicated write.
+    def inflight(k):  # group k in flight at the kill: the batches before it written, any prefix of it
+        return set(range(k * g, (k + 1) * g + 1))
+
     intended, written = {
-        "before_intent": (0, {0}) if skip == 0 else (skip, {skip - 1, skip}),
-        "after_intent": (1, {0}) if skip == 0 else (skip + 1, {skip - 1, skip}),  # batch skip never sent
-        "during_write": (skip + 1, {skip, skip + 1}),
-        "before_completion": (skip + 2, {skip + 1}),  # skip answered, not recorded; skip+1 not sent
+        "before_intent": (0, {0}) if skip == 0 else (skip, inflight(skip - 1)),
+        "after_intent": (1, {0}) if skip == 0 else (skip + 1, inflight(skip - 1)),  # group skip never sent
+        "during_write": (skip + 1, inflight(skip)),
+        "before_completion": (skip + 2, {(skip + 1) * g}),  # skip answered, not recorded; skip+1 not sent
     }[point]
-    assert review["positions"] == 512 * intended, (skip, review)
+    assert review["positions"] == 512 * g * intended, (skip, review)
     assert review["matches_after"] in {512 * n for n in written}, (skip, review)
     assert review["matches_before"] == review["positions"] - review["matches_after"], (skip, review)
     assert review["foreign_states"] == 0
     digest = review["current_digest"]
     if review["positions"]:  # (an empty mask — crash before the first intent — has nothing to change)
         # A foreign change after the review makes the digest stale: refused.
-        automation(comp, "external", [(x0, 80, z0, "minecraft:glass")])
+        automation(comp, "external", [(x0, y0, z0, "minecraft:glass")])
         stale = subprocess.run(
             [sys.executable, "-m", "mcb_cli.main", "recovery", "abandon", op_id, "--digest", digest],
             env=env_admin,
@@ -369,10 +427,10 @@ def test_6_crash_leaves_recovery_required_and_admin_settles_it(comp, point, skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["state"] == "failed"
     if review["positions"]:
-        assert state_at(comp, x0, 80, z0) == "minecraft:glass"  # nothing rewritten automatically
+        assert state_at(comp, x0, y0, z0) == "minecraft:glass"  # nothing rewritten automatically
 
     async def unblocked(client):
-        plan = await call(client, "build_prepare", {"recipe": box(x0, 91, z0, x0, 91, z0)})
+        plan = await call(client, "build_prepare", {"recipe": box(x0, probe + 1, z0, x0, probe + 1, z0)})
         st = await apply_and_wait(client, plan)
         assert st["state"] == "applied"
         with pytest.raises(ToolError) as exc:

@@ -6,9 +6,12 @@ world or off protected parts (parts.py) — and an operation's status and cancel
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 
 from mcb.journal.v1 import journal_pb2 as jpb
+from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
 from . import operations, worldid
@@ -21,6 +24,8 @@ from .plans import PlanMeta
 from .projects import Caller
 from .states import OpState
 
+log = logging.getLogger("mcb.journal.apply")
+
 
 class Apply:
     def __init__(self, ctx: JournalContext, parts: Parts):
@@ -31,7 +36,7 @@ class Apply:
         self.ctx.own_operation(caller, op_id)
         return self.ctx.report(op_id)
 
-    def operation_cancel(self, caller: Caller, op_id: str) -> jpb.OperationReport:
+    async def operation_cancel(self, caller: Caller, op_id: str) -> jpb.OperationReport:
         self.ctx.own_operation(caller, op_id)
         row = self.ctx.db.one("SELECT state FROM operations WHERE op_id=?", op_id)
         assert row is not None
@@ -41,8 +46,23 @@ class Apply:
             operations.set_state(
                 self.ctx.db, op_id, OpState.CANCELLED, message="cancelled before any block was written"
             )
-        # An applying operation sees the flag before its next batch (executor.py).
+        elif row["state"] == OpState.APPLYING:
+            await self._stop_at_host(op_id)
+        # An applying operation sees the flag before its next request (executor.py); the host, told
+        # by batch_cancel, starts no further batch of a request already sent.
         return self.ctx.report(op_id)
+
+    async def _stop_at_host(self, op_id: str) -> None:
+        """``batch_cancel`` to the world host: once it answers, no batch of the operation starts there
+        (a batch_apply_many request carries several). A host without it (an older one answers
+        invalid_request) or one that does not answer within 2 s leaves the journal's own check before
+        each request: the cancel is never refused for it."""
+        try:
+            await asyncio.wait_for(
+                self.ctx.world.call("batch_cancel", {"operationId": op_id}, world_pb2.BatchCancelResult), 2.0
+            )
+        except (McbError, TimeoutError) as err:
+            log.info("operation %s: batch_cancel not taken by the world host (%s)", op_id, err)
 
     # ---------------------------------------------------------------- apply
     async def build_apply(self, caller: Caller, req: jpb.BuildApplyRequest) -> jpb.OperationReport:

@@ -154,5 +154,5 @@ class JournalCore:
     def operation_status(self, caller: Caller, op_id: str) -> jpb.OperationReport:
         return self.applies.operation_status(caller, op_id)
 
-    def operation_cancel(self, caller: Caller, op_id: str) -> jpb.OperationReport:
-        return self.applies.operation_cancel(caller, op_id)
+    async def operation_cancel(self, caller: Caller, op_id: str) -> jpb.OperationReport:
+        return await self.applies.operation_cancel(caller, op_id)

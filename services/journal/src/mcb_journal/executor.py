@@ -14,6 +14,11 @@ For each batch of ≤ 512 entries (ARCHITECTURE §3):
   4. persist the outcome: ``done`` (with the exact positions written), ``conflict`` (nothing
      of this batch written; the operation stops) or ``aborted`` (paused/refused);
   5. publish progress.
+Groups (issue 29): to a host that lists ``batch_apply_many`` the batches go in groups of
+``settings.batches_per_request`` (8) a request — the intents of a group committed together, one
+answer per batch; the host starts no batch after one that was not applied, nor after a pause or a
+``batch_cancel`` (apply.py sends it on ``operation_cancel``), so a stop still lets at most the batch
+in progress finish. Below, "batch k" reads "group k" then; with an older host a group is one batch.
 Pipeline and group commit: step 1 of batch k+1 runs in the writer thread (its own SQLite
 connection) while the world host writes batch k, and batch k-1's ``done`` (step 4) is in that
 same fsync'd transaction — one journal fsync per batch, off the event loop, so batch k+1 is sent
@@ -98,16 +103,17 @@ class Executor:
         # operation counters). The writer thread commits them with a later batch's intent (one
         # fsync for both: group commit), or ``_flush`` on its own before the operation stops or ends.
         self._pending: list[tuple] = []
-        # A batch whose intent is committed but which was not sent (yet): aborted if the operation stops.
-        self._unsent: int | None = None
+        # Batches whose intents are committed but which were not sent (yet): aborted if the operation stops.
+        self._unsent: list[int] = []
         # The writer: one thread with its own connection, so that a batch's intent is committed
         # while the world host writes the batch before it. Its job in flight: (future, operation,
-        # seq, the answered batches handed to it).
+        # its first seq, the answered batches handed to it).
         self.wdb = self.db.sibling()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-writer")
-        self._job: tuple[asyncio.Future, str, int, list[tuple]] | None = None
+        self._job: tuple[asyncio.Future, str, list[int], list[tuple]] | None = None
         self._in_flight: asyncio.Future | None = None  # the batch_apply request of the batch being sent
         self._host_paused = False  # what the world_info read just before an operation's first batch said
+        self._host_many = False  # ... and whether the host lists batch_apply_many
         self._next_pause_check = 0.0
         self._packing: asyncio.Task | None = None  # the packing pass in flight (packer.py)
 
@@ -258,10 +264,13 @@ class Executor:
         gaps = self._gap_mark()
         restored = 0
         self._pending = []
-        self._unsent = None
-        staged: tuple[list, dict] | None = None  # batch seq's entries and request; its intent is committed
+        self._unsent = []
         self._in_flight = None
-        for seq in range(total):
+        per_request = self._batches_per_request()
+        groups = [list(range(s, min(total, s + per_request))) for s in range(0, total, per_request)]
+        staged: list[tuple[list, dict]] | None = None  # the group's (entries, request) per batch; intents committed
+        for g, seqs in enumerate(groups):
+            seq = seqs[0]
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
                 self._flush(op_id)
@@ -273,16 +282,17 @@ class Executor:
                 )
                 await self._progress(op_id)
                 return
-            if staged is None:  # batch 0; later ones were written ahead by the writer thread
-                entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
+            if staged is None:  # the first group; later ones were written ahead by the writer thread
+                built = [self._prepare(plan, op_id, s, size) for s in seqs]
                 fault_point("before_intent")
                 with self.db.tx() as c:
-                    self._insert_intent(c, op_id, seq, blob, digest)
-                self._unsent = seq
+                    for s, (_, blob, digest, _) in zip(seqs, built, strict=True):
+                        self._insert_intent(c, op_id, s, blob, digest)
+                self._unsent = list(seqs)
                 fault_point("after_intent")
-            else:
-                entries, params = staged
-            refusal = self._rights_refusal(row["project_id"], op_id, entries)
+                staged = [(b[0], b[3]) for b in built]
+            group = staged
+            refusal = self._rights_refusal(row["project_id"], op_id, [e for entries, _ in group for e in entries])
             if refusal is not None:
                 self._flush(op_id)
                 set_state(
@@ -298,98 +308,77 @@ class Executor:
                 )
                 await self._progress(op_id)
                 return
-            send = self._in_flight = asyncio.ensure_future(self._send(params))
-            self._unsent = None
+            send = self._in_flight = asyncio.ensure_future(self._send_group([params for _, params in group]))
+            self._unsent = []
             staged = None
-            if seq + 1 < total:
-                # Pipeline: while the world host writes batch seq, the writer thread commits the
-                # answered batches' completions and batch seq+1's intent (one fsync'd transaction).
-                self._write_ahead(plan, op_id, seq + 1, size)
-            if seq:
+            if g + 1 < len(groups):
+                # Pipeline: while the world host writes this group, the writer thread commits the
+                # answered batches' completions and the next group's intents (one fsync'd transaction).
+                self._write_ahead(plan, op_id, groups[g + 1], size)
+            if g:
                 await self._progress(op_id)
             try:
-                result = await send
-            except McbError as err:
-                await self._join(raise_error=False)  # an intent written ahead is aborted by _flush: never sent
+                answers: list[world_pb2.BatchApplyResult | McbError | str] = await send
+            except McbError as err:  # no answer for the request: what happened to its batches is unknown
+                await self._join(raise_error=False)  # intents written ahead are aborted by _flush: never sent
                 self._flush(op_id)
-                if err.code == ErrorCode.PAUSED and seq == 0:
-                    # Paused after the world_info check, before the first batch arrived: the host
-                    # refused it whole, nothing of the operation is written. It waits like one
-                    # whose turn came while paused; its batch rows go (none was applied), so the
-                    # run after the resume starts from batch 1 with the same ids.
-                    with self.db.tx() as c:
-                        c.execute("DELETE FROM batches WHERE op_id=?", (op_id,))
-                        set_state(
-                            core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE, conn=c, batches_total=0
-                        )
-                    self._next_pause_check = 0.0
-                    await self._progress(op_id)
-                    return
-                if err.code in REFUSALS:
-                    # The host refused the batch as a whole before writing anything.
-                    self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
-                    new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
-                    set_state(
-                        core.db,
-                        op_id,
-                        new,
-                        error=err,
-                        message=f"stopped before batch {seq + 1} of {total}: {err.message}; "
-                        f"{written} blocks written stay",
-                        written=written,
-                        already=already,
-                        batches_done=seq,
-                    )
+                if err.code in REFUSALS:  # refused as a whole before anything was written
+                    answers = [err] + ["after_error"] * (len(seqs) - 1)
                 else:
                     set_state(
                         core.db,
                         op_id,
                         OpState.RECOVERY_REQUIRED,
                         error=err,
-                        message=f"no answer from the world host for batch {seq + 1}; its writes are "
-                        "unknown — an admin must review (mcb recovery review)",
+                        message=f"no answer from the world host for batch {seq + 1}"
+                        + (f" (and the {len(seqs) - 1} sent with it)" if len(seqs) > 1 else "")
+                        + "; its writes are unknown — an admin must review (mcb recovery review)",
                     )
-                await self._progress(op_id)
-                return
-            if result.status == "applied":
-                already_set = {(p.x, p.y, p.z) for p in result.already_positions}
+                    await self._progress(op_id)
+                    return
+            stop: tuple[int, list, world_pb2.BatchApplyResult | McbError | str] | None = None
+            for s, (entries, _), answer in zip(seqs, group, answers, strict=True):
+                if not isinstance(answer, world_pb2.BatchApplyResult) or answer.status != "applied":
+                    stop = (s, entries, answer)
+                    break
+                already_set = {(p.x, p.y, p.z) for p in answer.already_positions}
                 batch_written = [e for e in entries if (e[0], e[1], e[2]) not in already_set]
                 written += len(batch_written)
                 already += len(already_set)
                 for e in batch_written[: max(0, core.limits.sample_limit - len(samples))]:
                     samples.append([e[0], e[1], e[2]])
-                # Recorded by the next batch's writer job (group commit), or below when it is the last.
+                # Recorded by the next group's writer job (group commit), or by _flush at the end.
                 self._pending.append(
                     (
-                        seq,
-                        {"written": len(batch_written), "already": sorted(already_set), "replayed": result.replayed},
+                        s,
+                        {"written": len(batch_written), "already": sorted(already_set), "replayed": answer.replayed},
                         batch_written,
                         {
                             "written": written,
                             "already": already,
-                            "batches_done": seq + 1,
+                            "batches_done": s + 1,
                             "written_samples_json": json.dumps(samples),
                         },
                     )
                 )
+            if stop is None:
                 staged = await self._join()
                 fault_point("before_completion")
-                last = seq + 1 == total
+                last = g + 1 == len(groups)
                 if last:
                     self._flush(op_id)
                     await self._progress(op_id)
-                if last:
                     try:  # a restart right before the last answer: let the observer see its gap
                         await core.observer.sync()
                     except McbError:
                         pass
                 if self.link_lost or self._gap_mark() > gaps:
                     self._flush(op_id, keep_unsent=True)
-                    n, stop = await self._reverify(op_id, plan, seq + 1, size)
+                    n, halt = await self._reverify(op_id, plan, seqs[-1] + 1, size)
                     restored += n
-                    if stop is not None:
+                    if halt is not None:
                         self._flush(op_id)
-                        state, message, stop_err = stop
+                        state, message, stop_err = halt
                         set_state(
                             core.db,
                             op_id,
@@ -398,7 +387,7 @@ class Executor:
                             message=f"{message}; {written} blocks written stay",
                             written=written,
                             already=already,
-                            batches_done=seq + 1,
+                            batches_done=seqs[-1] + 1,
                         )
                         await self._progress(op_id)
                         return
@@ -407,49 +396,11 @@ class Executor:
                 continue
             await self._join(raise_error=False)
             self._flush(op_id)
-            # conflict: nothing of this batch was written; stop before it.
-            conflicts = [p for p in result.problems if p.result in ("conflict", "dependency_changed")]
-            want = {(e[0], e[1], e[2]): e for e in entries}
-            cs = []
-            for p in conflicts[: core.limits.sample_limit]:
-                e = want.get((p.x, p.y, p.z))
-                cs.append(
-                    {
-                        "pos": [p.x, p.y, p.z],
-                        "expected": e[3] if e else "",
-                        "current": p.current,
-                        "desired": e[4] if e else "",
-                        "source": "unknown",
-                        "kind": p.result,
-                    }
-                )
-            if cs:
-                prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
-                prepared_oid = PlanMeta.from_json(prow["summary_json"]).observed_oid if prow else 0
-                sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
-                parts = self.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
-                for sample in cs:
-                    sample["source"] = sources.get(tuple(sample["pos"]), "external")
-                    sample["part_id"] = parts.get(tuple(sample["pos"]), "")
-            self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
-            with self.db.tx() as c:
-                c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
-            set_state(
-                core.db,
-                op_id,
-                OpState.CONFLICT,
-                message=(
-                    f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
-                    f"(changed since prepare); nothing of that batch was written; {written} blocks written "
-                    "earlier stay. Inspect the region and prepare again."
-                ),
-                written=written,
-                already=already,
-                conflicts=len(conflicts),
-                batches_done=seq,
-            )
-            await self._progress(op_id)
-            return
+            seq, entries, answer = stop
+            for rest in seqs[seqs.index(seq) + 1 :]:  # sent, never started by the host: nothing written
+                self._settle_batch(op_id, rest, "aborted", {"not_started": "an earlier batch of its request stopped"})
+            if await self._stopped_at(op_id, row, plan, seq, total, entries, answer, written, already):
+                return
         note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
         set_state(
             core.db,
@@ -462,16 +413,182 @@ class Executor:
         )
         await self._progress(op_id)
 
+    async def _stopped_at(  # noqa: PLR0913 - the operation's running totals
+        self,
+        op_id: str,
+        row,  # noqa: ANN001 - the operation's row
+        plan,  # noqa: ANN001
+        seq: int,
+        total: int,
+        entries: list,
+        answer: world_pb2.BatchApplyResult | McbError | str,
+        written: int,
+        already: int,
+    ) -> bool:
+        """Batch ``seq`` was not applied (its answered predecessors are recorded): settle it and the
+        operation. -> True (the operation stopped)."""
+        core = self.ctx
+        if isinstance(answer, str):  # not started by the host (batch_apply_many): nothing of it written
+            if answer == "cancelled":
+                self._settle_batch(op_id, seq, "aborted", {"not_started": answer})
+                set_state(
+                    core.db,
+                    op_id,
+                    OpState.CANCELLED,
+                    message=f"cancelled after {seq} of {total} batches; {written} blocks written stay",
+                )
+                await self._progress(op_id)
+                return True
+            answer = (
+                McbError(ErrorCode.PAUSED, "writes were paused before this batch began")
+                if answer == "paused"
+                else McbError(ErrorCode.INTERNAL, f"the world host did not start this batch ({answer})")
+            )
+        if isinstance(answer, McbError):
+            err = answer
+            if err.code == ErrorCode.PAUSED and seq == 0:
+                # Paused after the world_info check, before the first batch arrived: the host
+                # refused it whole, nothing of the operation is written. It waits like one
+                # whose turn came while paused; its batch rows go (none was applied), so the
+                # run after the resume starts from batch 1 with the same ids.
+                with self.db.tx() as c:
+                    c.execute("DELETE FROM batches WHERE op_id=?", (op_id,))
+                    set_state(
+                        core.db, op_id, OpState.WAITING_FOR_RESUME, message=WAITING_MESSAGE, conn=c, batches_total=0
+                    )
+                self._next_pause_check = 0.0
+                await self._progress(op_id)
+                return True
+            if err.code in REFUSALS or err.code == ErrorCode.INTERNAL and "did not start" in err.message:
+                # The host refused the batch as a whole before writing anything.
+                self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
+                new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED
+                set_state(
+                    core.db,
+                    op_id,
+                    new,
+                    error=err,
+                    message=f"stopped before batch {seq + 1} of {total}: {err.message}; {written} blocks written stay",
+                    written=written,
+                    already=already,
+                    batches_done=seq,
+                )
+            else:
+                set_state(
+                    core.db,
+                    op_id,
+                    OpState.RECOVERY_REQUIRED,
+                    error=err,
+                    message=f"no answer from the world host for batch {seq + 1}; its writes are "
+                    "unknown — an admin must review (mcb recovery review)",
+                )
+            await self._progress(op_id)
+            return True
+        # conflict: nothing of this batch was written; stop before it.
+        conflicts = [p for p in answer.problems if p.result in ("conflict", "dependency_changed")]
+        want = {(e[0], e[1], e[2]): e for e in entries}
+        cs = []
+        for p in conflicts[: core.limits.sample_limit]:
+            e = want.get((p.x, p.y, p.z))
+            cs.append(
+                {
+                    "pos": [p.x, p.y, p.z],
+                    "expected": e[3] if e else "",
+                    "current": p.current,
+                    "desired": e[4] if e else "",
+                    "source": "unknown",
+                    "kind": p.result,
+                }
+            )
+        if cs:
+            prow = self.db.one("SELECT summary_json FROM plans WHERE plan_id=?", row["plan_id"])
+            prepared_oid = PlanMeta.from_json(prow["summary_json"]).observed_oid if prow else 0
+            sources = await changes.classify(self.db, core.observer, [tuple(c["pos"]) for c in cs], prepared_oid)
+            parts = self.parts.parts_at(row["project_id"], [tuple(c["pos"]) for c in cs])
+            for sample in cs:
+                sample["source"] = sources.get(tuple(sample["pos"]), "external")
+                sample["part_id"] = parts.get(tuple(sample["pos"]), "")
+        self._settle_batch(op_id, seq, "conflict", {"problems": cs, "conflicts": len(conflicts)})
+        with self.db.tx() as c:
+            c.execute("UPDATE operations SET conflict_samples_json=? WHERE op_id=?", (json.dumps(cs), op_id))
+        set_state(
+            core.db,
+            op_id,
+            OpState.CONFLICT,
+            message=(
+                f"stopped at batch {seq + 1} of {total}: {len(conflicts)} block(s) are not as planned "
+                f"(changed since prepare); nothing of that batch was written; {written} blocks written "
+                "earlier stay. Inspect the region and prepare again."
+            ),
+            written=written,
+            already=already,
+            conflicts=len(conflicts),
+            batches_done=seq,
+        )
+        await self._progress(op_id)
+        return True
+
+    def _batches_per_request(self) -> int:
+        """Batches sent in one request: the journal's setting with a host listing ``batch_apply_many``
+        (read by ``_other_world`` just before), else one ``batch_apply`` per batch."""
+        return self.ctx.settings.batches_per_request if self._host_many else 1
+
+    async def _send_group(self, group: list[dict]) -> list[world_pb2.BatchApplyResult | McbError | str]:
+        """Send a group of batches: one ``batch_apply`` (a group of one) or one ``batch_apply_many``.
+        -> per batch its result, the McbError it was refused with, or why it was not started. Raises
+        McbError when the request itself got no answer or was refused whole."""
+        if len(group) == 1 and not self._host_many:
+            return [await self._send(group[0])]
+        deadline = time.monotonic() + self.ctx.settings.link_retry_s
+        delay = 0.1
+        while True:
+            try:
+                res = await self.ctx.world.call("batch_apply_many", {"batches": group}, world_pb2.BatchApplyManyResult)
+                break
+            except McbError as err:
+                if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
+                    raise
+                self.link_lost = True
+                log.warning("batches %s..: %s; retrying the same batch ids", group[0]["batchId"], err.message)
+                await self._sleep(delay)
+                delay = min(delay * 2, 1.0)
+        if [a.batch_id for a in res.answers] != [p["batchId"] for p in group]:
+            raise McbError(
+                ErrorCode.INTERNAL,
+                f"the world host answered batches {[a.batch_id for a in res.answers][:4]}... for "
+                f"{[p['batchId'] for p in group][:4]}...: not one answer per batch in order",
+            )
+        return [self._answer(a) for a in res.answers]
+
+    @staticmethod
+    def _answer(a: world_pb2.BatchAnswer) -> world_pb2.BatchApplyResult | McbError | str:
+        if a.outcome == "answered":
+            return a.result
+        if a.outcome == "error":
+            try:
+                code = ErrorCode(a.error.code)
+            except ValueError:
+                code = ErrorCode.INTERNAL
+            try:
+                details = json.loads(a.error.details_json) if a.error.details_json else {}
+            except ValueError:
+                details = {}
+            return McbError(code, a.error.message, details=details if isinstance(details, dict) else {})
+        return a.reason or "not_started"
+
     async def _other_world(self, op_id: str, plan) -> bool:  # noqa: ANN001
         """An operation planned for another world (the save was replaced since) fails with
         world_changed before any batch; the host's epoch check alone misses a new world that
-        starts at the same epoch."""
+        starts at the same epoch. Also notes whether writes are paused and whether the host takes
+        several batches a request."""
         self._host_paused = False
+        self._host_many = False
         try:
             info = await self.ctx.world.world_info()
         except McbError:
             return False  # the batches meet the outage and handle it
         self._host_paused = bool(info.paused)
+        self._host_many = "batch_apply_many" in info.capabilities and self.ctx.settings.batches_per_request > 1
         worldid.note_world(self.db, info.world_uuid, info.epoch)
         if not plan.world_uuid or plan.world_uuid == info.world_uuid:
             return False
@@ -608,34 +725,43 @@ class Executor:
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)
 
-    def _write_ahead(self, plan, op_id: str, seq: int, size: int) -> None:  # noqa: ANN001
-        """Start the writer's job for batch ``seq`` (the one before it is being sent): it takes
-        the answered batches not yet recorded and commits them with ``seq``'s intent."""
+    def _write_ahead(self, plan, op_id: str, seqs: list[int], size: int) -> None:  # noqa: ANN001
+        """Start the writer's job for the group of batches ``seqs`` (the group before it is being
+        sent): it takes the answered batches not yet recorded and commits them with the group's intents."""
         answered, self._pending = self._pending, []
         fut = asyncio.get_running_loop().run_in_executor(
-            self._writer, self._commit_ahead, plan, op_id, seq, size, answered
+            self._writer, self._commit_ahead, plan, op_id, seqs, size, answered
         )
-        self._job = (fut, op_id, seq, answered)
+        self._job = (fut, op_id, seqs, answered)
 
-    def _commit_ahead(self, plan, op_id: str, seq: int, size: int, answered: list[tuple]) -> tuple[list, dict]:  # noqa: ANN001
-        """In the writer thread, while the host writes batch seq-1: build batch ``seq``, then in ONE
-        fsync'd transaction record the answered batches and ``seq``'s intent. -> (entries, request)."""
-        fault_point("during_write")  # a crash while batch seq-1 is in flight
-        entries, blob, digest, params = self._prepare(plan, op_id, seq, size)
+    def _commit_ahead(
+        self,
+        plan,  # noqa: ANN001
+        op_id: str,
+        seqs: list[int],
+        size: int,
+        answered: list[tuple],
+    ) -> list[tuple[list, dict]]:
+        """In the writer thread, while the host writes the group before: build the batches ``seqs``,
+        then in ONE fsync'd transaction record the answered batches and their intents. -> (entries,
+        request) per batch."""
+        fault_point("during_write")  # a crash while the group before is in flight
+        built = [self._prepare(plan, op_id, seq, size) for seq in seqs]
         fault_point("before_intent")
         with self.wdb.tx() as c:
             self._settle_answered(c, op_id, answered)
-            self._insert_intent(c, op_id, seq, blob, digest)
+            for seq, (_, blob, digest, _) in zip(seqs, built, strict=True):
+                self._insert_intent(c, op_id, seq, blob, digest)
         fault_point("after_intent")
-        return entries, params
+        return [(b[0], b[3]) for b in built]
 
-    async def _join(self, raise_error: bool = True) -> tuple[list, dict] | None:
-        """Wait for the writer's job: -> the next batch's (entries, request), its intent committed
-        and not sent (``_unsent``). When the job failed nothing of it is on disk: its answered
+    async def _join(self, raise_error: bool = True) -> list[tuple[list, dict]] | None:
+        """Wait for the writer's job: -> the next group's (entries, request) per batch, their intents
+        committed and not sent (``_unsent``). When the job failed nothing of it is on disk: its answered
         batches are pending again (``_flush`` records them) and its error is raised."""
         if self._job is None:
             return None
-        fut, op_id, seq, answered = self._job
+        fut, op_id, seqs, answered = self._job
         try:
             staged = await asyncio.shield(fut)  # a cancelled caller leaves the job to a later join
         except asyncio.CancelledError:
@@ -648,11 +774,11 @@ class Executor:
             log.exception(
                 "operation %s: the journal writer failed on batch %d (its answered batches are recorded on their own)",
                 op_id,
-                seq + 1,
+                seqs[0] + 1,
             )
             return None
         self._job = None
-        self._unsent = seq
+        self._unsent = list(seqs)
         return staged
 
     @staticmethod
@@ -673,21 +799,23 @@ class Executor:
 
     def _flush(self, op_id: str, keep_unsent: bool = False) -> None:
         """Before the operation stops, ends or re-checks (its own transaction): record the answered
-        batches, and abort the intent of a batch that was written ahead but never sent."""
-        unsent = None if keep_unsent else self._unsent
-        if not self._pending and unsent is None:
+        batches, and abort the intents of batches that were written ahead but never sent."""
+        unsent = [] if keep_unsent else self._unsent
+        if not self._pending and not unsent:
             return
         with self.db.tx() as c:
             self._settle_answered(c, op_id, self._pending)
-            if unsent is not None:
-                c.execute(
-                    "UPDATE batches SET state='aborted', result_json=?, done_ms=? WHERE op_id=? AND seq=?"
-                    " AND state='intent'",
-                    (json.dumps({"not_sent": "the operation stopped before this batch"}), now_ms(), op_id, unsent),
-                )
+            c.executemany(
+                "UPDATE batches SET state='aborted', result_json=?, done_ms=? WHERE op_id=? AND seq=?"
+                " AND state='intent'",
+                [
+                    (json.dumps({"not_sent": "the operation stopped before this batch"}), now_ms(), op_id, seq)
+                    for seq in unsent
+                ],
+            )
         self._pending = []
-        if unsent is not None:
-            self._unsent = None
+        if unsent:
+            self._unsent = []
 
     def _settle_batch(self, op_id: str, seq: int, state: str, result: dict) -> None:
         with self.db.tx() as c:

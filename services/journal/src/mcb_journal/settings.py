@@ -26,6 +26,11 @@ class JournalSettings:
     # small capture of the plan's region before the first batch; 0 switches it off
     # (MCB_JOURNAL_BEFORE_CAPTURE_S).
     before_capture_s: float = 5.0
+    # Batches sent in one world-protocol request (batch_apply_many, to hosts that list it; 1..16): they
+    # share a round trip and the host's fsync; the host still stops between them (pause, cancel), so a
+    # stop lets at most the batch in progress finish. 1: one batch_apply per batch
+    # (MCB_JOURNAL_BATCHES_PER_REQUEST).
+    batches_per_request: int = 8
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> JournalSettings:
@@ -44,7 +49,17 @@ class JournalSettings:
                 raise SystemExit(f"journal: {name} must not be negative (got {raw!r})")
             return value
 
+        raw = env.get("MCB_JOURNAL_BATCHES_PER_REQUEST", "").strip()
+        try:
+            per_request = int(raw) if raw else d.batches_per_request
+        except ValueError:
+            per_request = 0
+        if not 1 <= per_request <= 16:
+            raise SystemExit(
+                f"journal: MCB_JOURNAL_BATCHES_PER_REQUEST must be a whole number from 1 to 16 (got {raw!r})"
+            )
         return cls(
+            batches_per_request=per_request,
             link_retry_s=seconds("MCB_LINK_RETRY_SECONDS", d.link_retry_s, False),
             pack_after_s=seconds("MCB_JOURNAL_PACK_AFTER_S", d.pack_after_s, True),
             before_capture_s=seconds("MCB_JOURNAL_BEFORE_CAPTURE_S", d.before_capture_s, False),

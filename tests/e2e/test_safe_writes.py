@@ -635,7 +635,9 @@ def test_lost_world_host_link_stops_and_requires_recovery(comp):
     assert review["foreign_states"] == 0
     assert review["matches_before"] + review["matches_after"] == review["positions"]
     assert review["matches_after"] >= st["written"]
-    assert review["positions"] - st["written"] <= 512  # confirmed writes + at most one unfinished batch
+    # confirmed writes + at most the unfinished request: a group of 8 batches (MCB_JOURNAL_BATCHES_PER_REQUEST)
+    # to a host with batch_apply_many, one batch to one without
+    assert review["positions"] - st["written"] <= 512 * 8
     done = subprocess.run(
         [
             sys.executable,

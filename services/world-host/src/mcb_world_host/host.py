@@ -388,11 +388,11 @@ class Host:
             raise McbError(
                 ErrorCode.BUDGET_EXCEEDED,
                 f"batch_apply_many takes at most {MAX_MANY_BATCHES} batches, got {len(batches)}; split the request",
-                details={"batches": len(batches), "limit": MAX_MANY_BATCHES},
+                details={"limit": "batches", "max": MAX_MANY_BATCHES},  # as the Java hosts
             )
         seen: set[str] = set()
         for b in batches:
-            if b.batch_id and b.batch_id in seen:
+            if b.batch_id in seen:  # two empty ids too, as the Java hosts count them
                 raise invalid(
                     f"batch id {b.batch_id[:200]!r} appears twice in the request; every batch needs its own id",
                     batchId=b.batch_id[:200],

@@ -3,12 +3,13 @@ in the batch's completion transaction instead of a ``written`` row per block. Hi
 every question exactly as over rows: the same random sequence of operations, stored as rows in one
 journal and as per-batch records in another (with recovery's uncertain rows, our echoes, foreign
 events and per-operation packing in between), gets identical answers — and the wids are the
-same numbers, so ordering across operations is unchanged.
+same numbers, so ordering across operations is unchanged. The world host's echoes of our own
+writes go through the observer, which packs them per operation and transaction
+(``batch_events``), against the previous observer's row per event.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from mcb_journal import history
 from mcb_journal.db import SCHEMA_VERSION, Database
 from mcb_journal.history import History, pack_operation
+from mcb_journal.observer import Observer, Page
 
 from services.journal.tests.test_history import ALL, answers
 
@@ -50,12 +52,32 @@ def _journal(path: Path) -> Database:
     return db
 
 
-def _echo(c: sqlite3.Connection, op: str, rows: list[tuple], source: str = "ours") -> None:
-    c.executemany(
-        "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source, player_id, op_id, at_ms)"
-        " VALUES ('event', 'h', 0, ?, ?, ?, ?, ?, ?, '', ?, 5)",
-        [(x, y, z, b, a, source, op) for x, y, z, b, a in rows],
-    )
+def _observe(db: Database, events: list[tuple], packed: bool) -> None:
+    """One observer transaction of one events_since page: through ``Observer._record`` (packed),
+    or as the observer before issue 29 stored it, a row per event (the reference)."""
+    cursor = db.get_meta("observer_cursor", "")
+    nxt = f"h:{len(cursor) + 1}"
+    if packed:
+        obs = Observer.__new__(Observer)
+        obs._rdb = db
+        obs._record([(cursor, Page(events, nxt, False, False, ""))])
+        return
+    with db.tx() as c:
+        if not cursor:
+            c.execute(
+                "INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap', ?, ?, ?)",
+                ("h", 1, "observation started"),
+            )
+        c.executemany(
+            "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
+            " player_id, op_id, at_ms, player_name, cause) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [("h", *e) for e in events],
+        )
+        db.set_meta("observer_cursor", nxt)
+
+
+def _event(p: tuple, before: str, after: str, source: str, op: str, cause: str = "") -> tuple:
+    return (7, *p, before, after, source, "" if source == "ours" else "bob", op, 5, "", cause)
 
 
 def _run(db: Database, steps: list[tuple], packed: bool) -> None:
@@ -72,8 +94,12 @@ def _run(db: Database, steps: list[tuple], packed: bool) -> None:
                     history.record_batch_writes(c, f"op{i}", seqs[i], rows, 1000 + seqs[i])
                 else:
                     history.insert_write_rows(c, f"op{i}", rows, 1000 + seqs[i])
-            with db.tx() as c:
-                _echo(c, f"op{i}", rows)
+            echoes = [_event((x, y, z), b, a, "ours", f"op{i}") for x, y, z, b, a in rows]
+            if len(rows) > 3:  # a player's change between two of our echoes, in the same page
+                echoes.insert(2, _event(rows[0][:3], rows[0][4], "minecraft:dirt", "player", ""))
+            if len(rows) > 6:  # an echo with a cause stays a row (a record has no such column)
+                echoes[5] = _event(rows[4][:3], rows[4][3], rows[4][4], "ours", f"op{i}", cause="piston")
+            _observe(db, echoes, packed)
             seqs[i] += 1
             last.update({(x, y, z): a for x, y, z, _, a in rows})
         elif kind == "uncertain" and step[1] not in finished:  # recovery stays row-based
@@ -82,8 +108,7 @@ def _run(db: Database, steps: list[tuple], packed: bool) -> None:
                     c, f"op{step[1]}", [(*p, "minecraft:air", "minecraft:stone") for p in step[2]], 7, 1
                 )
         elif kind == "foreign":
-            with db.tx() as c:
-                _echo(c, "", [(*step[1], "minecraft:stone", "minecraft:dirt")], source="player")
+            _observe(db, [_event(step[1], "minecraft:stone", "minecraft:dirt", "player", "")], packed)
         elif kind == "finish" and step[1] not in finished:
             finished.add(step[1])
             with db.tx() as c:
@@ -113,6 +138,7 @@ def test_per_batch_records_answer_every_history_question_as_rows_do(tmp_path_fac
         _run(rows_db, steps, packed=False)
         _run(packed_db, steps, packed=True)
         assert packed_db.one("SELECT COUNT(*) AS n FROM written WHERE uncertain=0")["n"] == 0  # no row per block
+        assert packed_db.one("SELECT COUNT(*) AS n FROM observed WHERE source='ours' AND cause=''")["n"] == 0
         assert _everything(packed_db) == _everything(rows_db)
         # the operations still running keep their per-batch records; packing merges them all
         for i in range(4):
@@ -121,6 +147,7 @@ def test_per_batch_records_answer_every_history_question_as_rows_do(tmp_path_fac
                     c.execute("UPDATE operations SET state='applied' WHERE op_id=?", (f"op{i}",))
                 pack_operation(db, f"op{i}")
         assert packed_db.one("SELECT COUNT(*) AS n FROM batch_writes")["n"] == 0
+        assert packed_db.one("SELECT COUNT(*) AS n FROM batch_events")["n"] == 0
         assert _everything(packed_db) == _everything(rows_db)
     finally:
         rows_db.close()

@@ -134,6 +134,16 @@ CREATE TABLE IF NOT EXISTS batch_writes (
   data BLOB NOT NULL, sha256 TEXT NOT NULL,
   PRIMARY KEY (op_id, seq)
 );
+-- v5: the world host's echoes of one operation's own writes (source 'ours', no player name or
+-- cause) recorded by one observer transaction, packed as one record instead of an observed row
+-- each; lo..hi: their oids (other rows of the transaction are numbered in between).
+CREATE TABLE IF NOT EXISTS batch_events (
+  op_id TEXT NOT NULL, n INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,
+  x0 INTEGER NOT NULL, y0 INTEGER NOT NULL, z0 INTEGER NOT NULL,
+  x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
+  data BLOB NOT NULL, sha256 TEXT NOT NULL,
+  PRIMARY KEY (op_id, lo)
+);
 """
 
 

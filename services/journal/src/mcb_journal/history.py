@@ -55,6 +55,12 @@ EVENT_STRS = ("host_instance", "before", "after", "player_id", "reason")
 WRITE_COLS = ", ".join(WRITE_INTS + WRITE_STRS)
 EVENT_COLS = ", ".join(EVENT_INTS + EVENT_STRS)
 OURS = "kind='event' AND source='ours'"
+# Every packed record of our echoes, per operation and per observer transaction, read in one
+# statement (one snapshot): ``FROM {EVENT_RECORDS} WHERE ...`` (blame.py, histmap.py).
+EVENT_RECORDS = (
+    "(SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256 FROM packed_events"
+    " UNION ALL SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256 FROM batch_events)"
+)
 
 
 # ---------------------------------------------------------------------------- the packed format
@@ -166,6 +172,35 @@ def record_batch_writes(
             data,
             sha,
         ),
+    )
+
+
+def next_oids(c: sqlite3.Connection) -> int:
+    """The next oid of ``observed``'s AUTOINCREMENT sequence (the caller numbers its rows from it
+    and then calls ``take_oids``)."""
+    seq = c.execute("SELECT seq FROM sqlite_sequence WHERE name='observed'").fetchone()
+    top = c.execute("SELECT MAX(oid) FROM observed").fetchone()[0]
+    return max(int(seq[0]) if seq is not None else 0, int(top or 0)) + 1
+
+
+def take_oids(c: sqlite3.Connection, last: int) -> None:
+    """Record ``last`` as the largest oid given (the rows and records numbered by the caller)."""
+    if c.execute("UPDATE sqlite_sequence SET seq=max(seq, ?) WHERE name='observed'", (last,)).rowcount == 0:
+        c.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('observed', ?)", (last,))
+
+
+def record_batch_events(c: sqlite3.Connection, op_id: str, rows: list[dict[str, Any]]) -> None:
+    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction
+    (rows with every ``EVENT_INTS`` / ``EVENT_STRS`` column, oids given by the caller, in order)
+    as ONE packed ``batch_events`` record instead of an ``observed`` row each."""
+    if not rows:
+        return
+    data, sha = pack_rows(rows, EVENT_INTS, EVENT_STRS)
+    x0, y0, z0, x1, y1, z1 = bounds_of(rows)
+    c.execute(
+        "INSERT INTO batch_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (op_id, len(rows), rows[0]["oid"], rows[-1]["oid"], x0, y0, z0, x1, y1, z1, data, sha),
     )
 
 
@@ -289,7 +324,11 @@ _COLS_OF = {
     "packed_writes": (WRITE_INTS, WRITE_STRS),
     "batch_writes": (WRITE_INTS, WRITE_STRS),
     "packed_events": (EVENT_INTS, EVENT_STRS),
+    "batch_events": (EVENT_INTS, EVENT_STRS),
 }
+_MERGED_INTO = {"batch_writes": "packed_writes", "batch_events": "packed_events"}
+# the column that names one record of a per-batch table (a batch; an observer transaction's first oid)
+_RECORD_KEY = {"batch_writes": "seq", "batch_events": "lo"}
 
 
 def _what(pk: _Pack) -> str:
@@ -315,8 +354,9 @@ class History:
         """A record's data. A batch record listed earlier may have been merged into its
         operation's pack and dropped since (packing commits the pack first): its rows are then
         the pack's rows in the batch's wid range, read from there (``_rows_of``)."""
-        if pk.seq >= 0:
-            return self.db.one(f"SELECT data, sha256 FROM {pk.table} WHERE op_id=? AND seq=?", pk.op_id, pk.seq)
+        if pk.table in _RECORD_KEY:
+            key = _RECORD_KEY[pk.table]
+            return self.db.one(f"SELECT data, sha256 FROM {pk.table} WHERE op_id=? AND {key}=?", pk.op_id, pk.seq)
         return self.db.one(f"SELECT data, sha256 FROM {pk.table} WHERE op_id=?", pk.op_id)
 
     def _rows_of(self, pk: _Pack) -> list[dict[str, Any]]:
@@ -324,11 +364,12 @@ class History:
         if key not in self._rows:
             row = self._record(pk)
             ints, strs = _COLS_OF[pk.table]
-            if row is None and pk.table == "batch_writes":
-                merged = _Pack("packed_writes", pk.op_id, -1, 0, 0, pk.box)
+            if row is None and pk.table in _MERGED_INTO:
+                merged = _Pack(_MERGED_INTO[pk.table], pk.op_id, -1, 0, 0, pk.box)
                 whole = self._record(merged)
                 rows = [] if whole is None else unpack_rows(whole["data"], whole["sha256"], ints, strs, _what(merged))
-                self._rows[key] = [r for r in rows if pk.lo <= r["wid"] <= pk.hi]
+                id_col = ints[0]  # wid / oid: a per-batch record's range holds only its own rows of its operation
+                self._rows[key] = [r for r in rows if pk.lo <= r[id_col] <= pk.hi]
             else:
                 self._rows[key] = [] if row is None else unpack_rows(row["data"], row["sha256"], ints, strs, _what(pk))
         return self._rows[key]
@@ -340,7 +381,7 @@ class History:
     def _packs(self, table: str) -> list[_Pack]:
         """Records of ``table`` overlapping ``region`` (all when no region)."""
         if table not in self._meta:
-            seq = "seq" if table == "batch_writes" else "-1 AS seq"
+            seq = f"{_RECORD_KEY[table]} AS seq" if table in _RECORD_KEY else "-1 AS seq"
             sql = f"SELECT op_id, {seq}, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table}"
             args: tuple = ()
             if self.region is not None:
@@ -375,10 +416,18 @@ class History:
             self._by_pos[key] = idx
         return self._by_pos[key].get(p, [])
 
-    def _batch_packs_of(self, op_id: str) -> list[_Pack]:
+    def _event_packs(self) -> list[_Pack]:
+        """Every packed record of our echoes: per observer transaction, then per operation."""
+        batches = self._packs("batch_events")
+        return self._packs("packed_events") + batches
+
+    def _batch_packs_of(self, op_id: str, table: str = "batch_writes") -> list[_Pack]:
+        key = _RECORD_KEY[table]
         return [
-            _Pack("batch_writes", op_id, r["seq"], r["lo"], r["hi"], (0, 0, 0, 0, 0, 0))
-            for r in self.db.all("SELECT seq, lo, hi FROM batch_writes WHERE op_id=? ORDER BY seq", op_id)
+            _Pack(table, op_id, r["k"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
+            for r in self.db.all(
+                f"SELECT {key} AS k, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table} WHERE op_id=? ORDER BY lo", op_id
+            )
         ]
 
     # -- written
@@ -445,8 +494,10 @@ class History:
             f"SELECT MAX(oid) AS m FROM observed WHERE {OURS} AND op_id=? AND x=? AND y=? AND z=?", op_id, *p
         )
         best = row["m"] if row is not None else None
-        for r in self._at(_Pack("packed_events", op_id, -1, 0, 0, (0, 0, 0, 0, 0, 0)), p):
-            best = r["oid"] if best is None else max(best, r["oid"])
+        records = [pk for pk in self._batch_packs_of(op_id, "batch_events") if _inside(p, pk.box)]
+        for pk in [*records, _Pack("packed_events", op_id, -1, 0, 0, (0, 0, 0, 0, 0, 0))]:
+            for r in self._at(pk, p):
+                best = r["oid"] if best is None else max(best, r["oid"])
         return best
 
     def first_event_after(self, p: Pos, since: int, not_op: str) -> dict[str, Any] | None:
@@ -459,7 +510,7 @@ class History:
             not_op,
         )
         best = dict(row) if row is not None else None
-        for pk in self._packs("packed_events"):
+        for pk in self._event_packs():
             if (
                 pk.op_id == not_op
                 or pk.hi <= since
@@ -492,12 +543,13 @@ class History:
                 limit,
             )
         ]
-        live = {r["oid"] for r in rows}
-        for pk in self._packs("packed_events"):
+        seen = {r["oid"] for r in rows}  # a row may be in two forms while it is being packed: once
+        for pk in self._event_packs():
             if pk.hi <= since or pk.lo > upto:
                 continue
             for r in self._rows_of(pk):
-                if since < r["oid"] <= upto and r["oid"] not in live and _inside((r["x"], r["y"], r["z"]), box):
+                if since < r["oid"] <= upto and r["oid"] not in seen and _inside((r["x"], r["y"], r["z"]), box):
+                    seen.add(r["oid"])
                     rows.append(
                         {
                             "oid": r["oid"],
@@ -584,7 +636,8 @@ class History:
     def oldest_oid(self) -> int | None:
         a = self.db.row("SELECT MIN(oid) AS m FROM observed")["m"]
         b = self.db.row("SELECT MIN(lo) AS m FROM packed_events")["m"]
-        vals = [v for v in (a, b) if v is not None]
+        c = self.db.row("SELECT MIN(lo) AS m FROM batch_events")["m"]
+        vals = [v for v in (a, b, c) if v is not None]
         return min(vals) if vals else None
 
 
@@ -652,7 +705,14 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
         for b in c.execute("SELECT seq, data, sha256 FROM batch_writes WHERE op_id=? ORDER BY seq", (op_id,)):
             batch_seqs.append(b["seq"])
             writes += unpack_rows(b["data"], b["sha256"], WRITE_INTS, WRITE_STRS, f"batch_writes/{op_id}/{b['seq']}")
-        events = [dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))]
+        live_events = [
+            dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))
+        ]
+        events = list(live_events)
+        event_los = []
+        for b in c.execute("SELECT lo, data, sha256 FROM batch_events WHERE op_id=? ORDER BY lo", (op_id,)):
+            event_los.append(b["lo"])
+            events += unpack_rows(b["data"], b["sha256"], EVENT_INTS, EVENT_STRS, f"batch_events/{op_id}/{b['lo']}")
         records = []
         for table, live, key, ints, strs in (
             ("packed_writes", writes, "wid", WRITE_INTS, WRITE_STRS),
@@ -674,15 +734,16 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
             for table, old_sha, record in records:
                 _store(w, table, op_id, old_sha, record)
     # The batch records' rows are in the pack now: drop them (a few hundred records at most).
-    for i in range(0, len(batch_seqs), BATCH_DELETE_SLICE):
-        with db.tx() as w:
-            w.executemany(
-                "DELETE FROM batch_writes WHERE op_id=? AND seq=?",
-                ((op_id, q) for q in batch_seqs[i : i + BATCH_DELETE_SLICE]),
-            )
+    for sql, keys in (
+        ("DELETE FROM batch_writes WHERE op_id=? AND seq=?", batch_seqs),
+        ("DELETE FROM batch_events WHERE op_id=? AND lo=?", event_los),
+    ):
+        for i in range(0, len(keys), BATCH_DELETE_SLICE):
+            with db.tx() as w:
+                w.executemany(sql, ((op_id, k) for k in keys[i : i + BATCH_DELETE_SLICE]))
     for sql, ids in (
         ("DELETE FROM written WHERE wid=?", [r["wid"] for r in live_writes]),
-        ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in events]),
+        ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in live_events]),
     ):
         for i in range(0, len(ids), DELETE_SLICE):
             with db.tx() as w:
@@ -701,6 +762,8 @@ def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
         f"SELECT op_id FROM operations WHERE state IN ({terminal})"
         + (" AND updated_ms<=?" if settled_before_ms is not None else "")
         + " AND (op_id IN (SELECT op_id FROM written)"
+        " OR op_id IN (SELECT op_id FROM batch_writes)"
+        " OR op_id IN (SELECT op_id FROM batch_events)"
         f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
         " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
         " ORDER BY created_ms"
@@ -774,6 +837,9 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     batch = db.row(
         "SELECT COUNT(*) AS records, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM batch_writes"
     )
+    batch_e = db.row(
+        "SELECT COUNT(*) AS records, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM batch_events"
+    )
     return {
         "bytes": files,
         "operations": states,
@@ -781,7 +847,12 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
         "bytes_per_written_block": round(files["total"] / written_blocks, 1) if written_blocks else None,
         "live": {"write_rows": live_w, "our_event_rows": live_e, "other_observed_rows": other_e},
         # the writes of completed batches of operations not packed yet, one record per batch
-        "batch_records": {"records": int(batch["records"]), "write_rows": int(batch["n"]), "bytes": int(batch["b"])},
+        "batch_records": {
+            "records": int(batch["records"]) + int(batch_e["records"]),
+            "write_rows": int(batch["n"]),
+            "event_rows": int(batch_e["n"]),
+            "bytes": int(batch["b"]) + int(batch_e["b"]),
+        },
         "packed": {
             "operations": int(packed["ops"]),
             "write_rows": int(packed["n"]),

@@ -1,19 +1,23 @@
-"""What our operations wrote and what the world host saw them write: live rows and packed operations.
+"""What our operations wrote and what the world host saw them write: per-batch records, live rows and packed operations.
 
-While an operation runs, every block it writes is a ``written`` row and the world host's echo
-of that write (an ``observed`` event with ``source='ours'``) is an ``observed`` row: row per
-block, indexed by position, cheap to append. Once the operation is terminal (applied,
-conflict, cancelled, failed) those rows never change again, so they are **packed**: one
-``packed_writes`` and one ``packed_events`` row per operation holding every column of every
-row, losslessly — zlib of column-wise, delta-encoded integers and palette-indexed strings,
-with the operation's position bounds and id range so a reader decodes only the operations
-that can matter. The intent copies of its settled batches are dropped (the plan blob holds the
-same entries; recovery reads only unsettled intents). docs/journal-format.md §5 is the rule.
+While an operation runs, each completed batch's writes are ONE ``batch_writes`` record, written
+in the batch's completion transaction (``record_batch_writes``; the wids a row per block would
+have got, from ``written``'s sequence), and the world host's echoes of its own writes (``observed``
+events with ``source='ours'``) are one ``batch_events`` record per observer transaction
+(``record_batch_events``; the observer numbers them among the other events). ``written`` rows
+remain for recovery's uncertain writes and for journals from before schema 5 (docs/journal-format.md
+§6). Once the operation is terminal (applied, conflict, cancelled, failed) all of it never
+changes again, so it is **packed**: one ``packed_writes`` and one ``packed_events`` row per
+operation holding every column of every row, losslessly — zlib of column-wise, delta-encoded
+integers and palette-indexed strings, with the position bounds and id range so a reader decodes
+only the records that can matter; its per-batch records are merged in and dropped. The intent
+copies of its settled batches are dropped (the plan blob holds the same entries; recovery reads
+only unsettled intents). docs/journal-format.md §5 is the rule.
 
 :class:`History` is the only reader: every question undo, recovery, parts, regeneration and
-the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ packed
-rows, so packing changes no answer. Foreign events (players, environment) and gaps always
-stay live rows.
+the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ per-batch
+records ∪ packed operations, so neither form changes an answer. Foreign events (players,
+environment) and gaps always stay live rows.
 
 Packing and compaction run in a child process (packer.py), never on the journal's event loop,
 and hold the write lock only briefly: the packed record is written first, while the live copies

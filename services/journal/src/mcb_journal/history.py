@@ -193,18 +193,29 @@ def take_oids(c: sqlite3.Connection, last: int) -> None:
         c.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('observed', ?)", (last,))
 
 
-def record_batch_events(c: sqlite3.Connection, op_id: str, rows: list[dict[str, Any]]) -> None:
-    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction
-    (rows with every ``EVENT_INTS`` / ``EVENT_STRS`` column, oids given by the caller, in order)
-    as ONE packed ``batch_events`` record instead of an ``observed`` row each."""
+def record_batch_events(c: sqlite3.Connection, op_id: str, rows: list[tuple]) -> None:
+    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction,
+    each ``(oid, host_seq, x, y, z, at_ms, host_instance, before, after, player_id)`` with the oid
+    the caller gave it, in order, as ONE packed ``batch_events`` record (``reason`` is "", as on
+    every event row) instead of an ``observed`` row each."""
     if not rows:
         return
-    data, sha = pack_rows(rows, EVENT_INTS, EVENT_STRS)
-    x0, y0, z0, x1, y1, z1 = bounds_of(rows)
+    oid, seq, x, y, z, at, instance, before, after, player = zip(*rows, strict=True)
+    data, sha = pack_columns(
+        len(rows),
+        {"oid": oid, "host_seq": seq, "x": x, "y": y, "z": z, "at_ms": at},
+        {
+            "host_instance": list(instance),
+            "before": list(before),
+            "after": list(after),
+            "player_id": list(player),
+            "reason": [""] * len(rows),
+        },
+    )
     c.execute(
         "INSERT INTO batch_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (op_id, len(rows), rows[0]["oid"], rows[-1]["oid"], x0, y0, z0, x1, y1, z1, data, sha),
+        (op_id, len(rows), oid[0], oid[-1], min(x), min(y), min(z), max(x), max(y), max(z), data, sha),
     )
 
 

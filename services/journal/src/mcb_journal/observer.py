@@ -208,7 +208,7 @@ class Observer:
             # operation (history.record_batch_events), the rest rows, and the numbering is what
             # inserting every one as a row would have given.
             oid = next_oids(c)
-            ours: dict[str, list[dict]] = {}
+            ours: dict[str, list[tuple]] = {}
             for cursor, res in pages:
                 instance = res.next_cursor.rpartition(":")[0]
                 if res.resync_required and cursor:
@@ -223,21 +223,7 @@ class Observer:
                 for e in res.events:
                     seq, x, y, z, before, after, source, player_id, op_id, at, player_name, cause = e
                     if source == "ours" and op_id and not player_name and not cause:
-                        ours.setdefault(op_id, []).append(
-                            {
-                                "oid": oid,
-                                "host_seq": seq,
-                                "x": x,
-                                "y": y,
-                                "z": z,
-                                "at_ms": at,
-                                "host_instance": instance,
-                                "before": before,
-                                "after": after,
-                                "player_id": player_id,
-                                "reason": "",
-                            }
-                        )
+                        ours.setdefault(op_id, []).append((oid, seq, x, y, z, at, instance, before, after, player_id))
                     else:
                         rows.append((oid, instance, *e))
                     oid += 1

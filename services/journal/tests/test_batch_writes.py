@@ -123,6 +123,8 @@ def _everything(db: Database) -> dict:
         out[("count", op)] = h.write_count(op)
     for box in BOXES:
         out[("last_writes_in", box)] = History(db, box).last_writes_in(box)
+        out[("live_events", box)] = sorted(History(db, box).live_event_tuples_in(box))
+        out[("live_events_all", box)] = sorted(History(db).live_event_tuples_in(box))
         out[("region_first", box)] = {
             p: History(db, box).first_certain_write(p) for p in [(box[0], box[1], box[2]), (box[3], box[4], box[5])]
         }

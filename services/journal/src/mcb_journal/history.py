@@ -582,17 +582,40 @@ class History:
         return rows[:limit]
 
     def live_event_tuples_in(self, box: Box6) -> list[tuple[int, int, int, int, str, str, str]]:
-        """The live events inside ``box`` as ``(oid, x, y, z, source, before, after)``, unordered
-        (consent.py, for many positions). Foreign events are always live; packed events are only
-        our echoes of writes that ``last_writes_in`` reads from the packed writes."""
+        """The events inside ``box`` not packed with their operation, as ``(oid, x, y, z, source,
+        before, after)``, unordered (consent.py, for many positions): the live rows and the echoes
+        in per-transaction records (``batch_events``: what were live rows before schema 5).
+        Foreign events are always live; per-operation packed events are only our echoes of
+        writes that ``last_writes_in`` reads from the packed writes."""
         x0, y0, z0, x1, y1, z1 = box
         cur = self.db.conn.cursor()
         cur.row_factory = None  # plain tuples: many rows
-        return cur.execute(
+        out = cur.execute(
             "SELECT oid, x, y, z, source, before, after FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
             " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
             (x0, x1, y0, y1, z0, z1),
         ).fetchall()
+        for pk in self._packs("batch_events"):
+            b = pk.box
+            if not (b[0] <= x1 and b[3] >= x0 and b[1] <= y1 and b[4] >= y0 and b[2] <= z1 and b[5] >= z0):
+                continue
+            rec = self._record(pk)
+            if rec is None:  # packed with its operation since: no longer live
+                continue
+            c, pal = unpack_arrays(rec["data"], rec["sha256"], EVENT_INTS, EVENT_STRS, _what(pk))
+            x, y, z = c["x"], c["y"], c["z"]
+            hit = np.flatnonzero((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1) & (z >= z0) & (z <= z1))
+            for oid, px, py, pz, before, after in zip(
+                c["oid"][hit].tolist(),
+                x[hit].tolist(),
+                y[hit].tolist(),
+                z[hit].tolist(),
+                c["before"][hit].tolist(),
+                c["after"][hit].tolist(),
+                strict=True,
+            ):
+                out.append((oid, px, py, pz, "ours", pal[before], pal[after]))
+        return out
 
     def last_writes_in(self, box: Box6) -> dict[Pos, str]:
         """The state our last certain write left at each position inside ``box`` (consent.py)."""

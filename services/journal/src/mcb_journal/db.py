@@ -124,7 +124,7 @@ CREATE TABLE IF NOT EXISTS packed_events (
   data BLOB NOT NULL, sha256 TEXT NOT NULL, packed_ms INTEGER NOT NULL
 );
 -- v5: the writes of one completed batch, packed in the batch's completion transaction (one
--- record instead of a ``written`` row per block; history.py, docs/journal-format.md §5). lo..hi:
+-- record instead of a ``written`` row per block; history.py, docs/journal-format.md §6). lo..hi:
 -- the batch's wid range, taken from written's AUTOINCREMENT sequence; x0..z1: the bounds.
 -- Packing the finished operation merges them into its packed_writes record and drops them.
 CREATE TABLE IF NOT EXISTS batch_writes (
@@ -214,7 +214,7 @@ class Database:
             # live rows of finished operations are packed by the executor's first pass.
             # v3 -> v4: what undo and regeneration wrote into a plan's summary_json after its insert
             # moves to plan_origins (the summary keeps what prepare wrote).
-            # v4 -> v5 adds batch_writes only: the live written rows of a v4 journal stay valid and
+            # v4 -> v5 adds batch_writes and batch_events only: a v4 journal's live rows stay valid and
             # are read with the per-batch records (history.History).
             with self.tx() as c:
                 if int(row["value"]) < 4:

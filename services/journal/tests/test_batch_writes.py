@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcb_journal import history
 from mcb_journal.db import SCHEMA_VERSION, Database
-from mcb_journal.history import History, pack_operation
+from mcb_journal.history import History, journal_stats, pack_operation, packable
 from mcb_journal.observer import Observer, Page
 
 from services.journal.tests.test_history import ALL, answers
@@ -214,3 +214,26 @@ def test_a_schema_4_journal_opens_and_its_live_rows_answer_as_before(tmp_path):
         history.record_batch_writes(c, "op1", 0, [(0, 64, 0, "minecraft:stone", "minecraft:glass")], 2)
     assert History(db).later_write((0, 64, 0), ref[0]["wid"]) == "op1"
     db.close()
+
+
+def test_stats_count_the_rows_in_per_batch_records_as_not_packed_yet(tmp_path):
+    db = _journal(tmp_path / "j.sqlite")
+    rows = [(x, 64, 0, "minecraft:air", "minecraft:stone") for x in range(5)]
+    with db.tx() as c:
+        history.record_batch_writes(c, "op0", 0, rows, 2)
+        c.execute("UPDATE operations SET state='applied' WHERE op_id='op0'")
+    _observe(db, [_event(r[:3], r[3], r[4], "ours", "op0") for r in rows], packed=True)
+    st = journal_stats(db, tmp_path, 30.0)
+    assert st["live"]["write_rows"] == 5 and st["live"]["our_event_rows"] == 5
+    assert st["batch_records"] == {
+        "records": 2,
+        "write_rows": 5,
+        "event_rows": 5,
+        "bytes": st["batch_records"]["bytes"],
+    }
+    assert st["packable"]["write_rows"] == 5 and st["packable"]["event_rows"] == 5
+    assert packable(db) == ["op0"]
+    pack_operation(db, "op0")
+    st = journal_stats(db, tmp_path, 30.0)
+    assert st["live"]["write_rows"] == 0 and st["live"]["our_event_rows"] == 0 and packable(db) == []
+    assert st["packed"]["write_rows"] == 5 and st["packed"]["event_rows"] == 5

@@ -854,10 +854,21 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     other_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE NOT ({OURS})")["n"])
     todo = packable(db)
     marks = ",".join("?" * len(todo))
-    due_w = due_e = 0
+    due_w = due_e = due_bw = due_be = due_bytes = 0
     if todo:
         due_w = int(db.row(f"SELECT COUNT(*) AS n FROM written WHERE op_id IN ({marks})", *todo)["n"])
         due_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS} AND op_id IN ({marks})", *todo)["n"])
+        for table in ("batch_writes", "batch_events"):
+            r = db.row(
+                f"SELECT COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM {table}"
+                f" WHERE op_id IN ({marks})",
+                *todo,
+            )
+            due_bytes += int(r["b"])
+            if table == "batch_writes":
+                due_bw = int(r["n"])
+            else:
+                due_be = int(r["n"])
     tables = _table_bytes(db)
     page = int(db.row("PRAGMA page_size")[0])
     free = int(db.row("PRAGMA freelist_count")[0]) * page
@@ -866,6 +877,7 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     w_bytes = sum(tables.get(t, 0) for t in ("written", "written_pos", "written_op"))
     e_bytes = sum(tables.get(t, 0) for t in ("observed", "observed_pos"))
     est = (w_bytes * due_w // live_w if live_w else 0) + (e_bytes * due_e // (live_e + other_e) if live_e else 0)
+    est += due_bytes  # per-batch records (§6): their bytes, less the one record per operation they become
     packed = db.row(
         "SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM packed_writes"
     )
@@ -883,8 +895,13 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
         "operations": states,
         "written_blocks": written_blocks,
         "bytes_per_written_block": round(files["total"] / written_blocks, 1) if written_blocks else None,
-        "live": {"write_rows": live_w, "our_event_rows": live_e, "other_observed_rows": other_e},
-        # the writes of completed batches of operations not packed yet, one record per batch
+        # not packed with their operation yet: rows, and the rows in per-batch records (§6)
+        "live": {
+            "write_rows": live_w + int(batch["n"]),
+            "our_event_rows": live_e + int(batch_e["n"]),
+            "other_observed_rows": other_e,
+        },
+        # of those, the rows in per-batch records (not carried by the JournalStats RPC)
         "batch_records": {
             "records": int(batch["records"]) + int(batch_e["records"]),
             "write_rows": int(batch["n"]),
@@ -899,8 +916,8 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
         },
         "packable": {
             "operations": len(todo),
-            "write_rows": due_w,
-            "event_rows": due_e,
+            "write_rows": due_w + due_bw,
+            "event_rows": due_e + due_be,
             "estimated_bytes_freed": est,
             "free_pages_bytes": free,
         },

@@ -96,7 +96,7 @@ def test_v2_journal_migrates_and_packing_changes_no_answer(tmp_path):
     assert len(written_before) == 170 and len(ours_before) == 170
 
     db = Database(path)
-    assert db.get_meta("schema_version") == SCHEMA_VERSION == 4
+    assert db.get_meta("schema_version") == SCHEMA_VERSION == 5
     ref = answers(db)
     assert ref["later"] and any(v is not None for v in ref["later"].values())  # the replace/undo overwrote
     assert any(v is not None and v["source"] != "ours" for v in ref["after"].values())  # foreign events seen

@@ -36,7 +36,7 @@ def test_a_schema_3_journal_moves_what_undo_and_regeneration_added_into_plan_ori
     before = {r[0]: json.loads(r[1]) for r in sqlite3.connect(path).execute("SELECT plan_id, summary_json FROM plans")}
     assert before[UNDO]["undo_of"] and before[REGEN]["regenerates"] and before[REGEN]["design_sha"]
     db = Database(path)
-    assert db.get_meta("schema_version") == SCHEMA_VERSION == 4
+    assert db.get_meta("schema_version") == SCHEMA_VERSION == 5
     undo_of = db.row("SELECT op_id FROM operations ORDER BY created_ms LIMIT 1")["op_id"]
     assert before[UNDO]["undo_of"] == undo_of
     assert plan_origin(db, UNDO) == PlanOrigin(undo_of=undo_of)

@@ -35,7 +35,7 @@ from mcb_common.geometry import Box
 
 from . import policy
 from .db import Database
-from .history import EVENT_INTS, EVENT_STRS, last_oid, unpack_rows
+from .history import EVENT_INTS, EVENT_RECORDS, EVENT_STRS, last_oid, unpack_rows
 from .projects import Caller
 
 PAGE_ENTRIES, PAGE_ENTRIES_MAX = 50, 100
@@ -148,7 +148,7 @@ def changes_before(db: Database, q: Query, before: int, n: int) -> list[dict[str
     }
     if not (q.player or q.cause):  # packed rows are only our echoes
         for pk in db.all(
-            "SELECT op_id, data, sha256 FROM packed_events WHERE lo<? AND x0<=? AND x1>=? AND y0<=?"
+            f"SELECT op_id, data, sha256 FROM {EVENT_RECORDS} WHERE lo<? AND x0<=? AND x1>=? AND y0<=?"
             " AND y1>=? AND z0<=? AND z1>=?",
             before,
             b.max.x,

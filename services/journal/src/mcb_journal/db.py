@@ -22,7 +22,7 @@ from mcb_common.errors import ErrorCode, McbError
 
 log = logging.getLogger("mcb.journal.db")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 AUTO_VACUUM_INCREMENTAL = 2  # PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
 SCHEMA = """
@@ -123,6 +123,27 @@ CREATE TABLE IF NOT EXISTS packed_events (
   x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
   data BLOB NOT NULL, sha256 TEXT NOT NULL, packed_ms INTEGER NOT NULL
 );
+-- v5: the writes of one completed batch, packed in the batch's completion transaction (one
+-- record instead of a ``written`` row per block; history.py, docs/journal-format.md §6). lo..hi:
+-- the batch's wid range, taken from written's AUTOINCREMENT sequence; x0..z1: the bounds.
+-- Packing the finished operation merges them into its packed_writes record and drops them.
+CREATE TABLE IF NOT EXISTS batch_writes (
+  op_id TEXT NOT NULL, seq INTEGER NOT NULL, n INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,
+  x0 INTEGER NOT NULL, y0 INTEGER NOT NULL, z0 INTEGER NOT NULL,
+  x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
+  data BLOB NOT NULL, sha256 TEXT NOT NULL,
+  PRIMARY KEY (op_id, seq)
+);
+-- v5: the world host's echoes of one operation's own writes (source 'ours', no player name or
+-- cause) recorded by one observer transaction, packed as one record instead of an observed row
+-- each; lo..hi: their oids (other rows of the transaction are numbered in between).
+CREATE TABLE IF NOT EXISTS batch_events (
+  op_id TEXT NOT NULL, n INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,
+  x0 INTEGER NOT NULL, y0 INTEGER NOT NULL, z0 INTEGER NOT NULL,
+  x1 INTEGER NOT NULL, y1 INTEGER NOT NULL, z1 INTEGER NOT NULL,
+  data BLOB NOT NULL, sha256 TEXT NOT NULL,
+  PRIMARY KEY (op_id, lo)
+);
 """
 
 
@@ -188,13 +209,16 @@ class Database:
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             self.conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row["value"]) in (1, 2, 3):
+        elif int(row["value"]) in (1, 2, 3, 4):
             # v1 -> v2 -> v3 only add tables (created above by IF NOT EXISTS); a v2 journal's
             # live rows of finished operations are packed by the executor's first pass.
             # v3 -> v4: what undo and regeneration wrote into a plan's summary_json after its insert
             # moves to plan_origins (the summary keeps what prepare wrote).
+            # v4 -> v5 adds batch_writes and batch_events only: a v4 journal's live rows stay valid and
+            # are read with the per-batch records (history.History).
             with self.tx() as c:
-                _move_plan_origins(c)
+                if int(row["value"]) < 4:
+                    _move_plan_origins(c)
                 c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         elif int(row["value"]) != SCHEMA_VERSION:
             raise SystemExit(f"journal database {path} has schema {row['value']}, this build expects {SCHEMA_VERSION}")

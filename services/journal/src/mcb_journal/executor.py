@@ -60,7 +60,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.diskfull import disk_full_error, is_disk_full
 from mcb_common.errors import ErrorCode, McbError
 
-from . import before, changes, policy, worldid
+from . import before, changes, history, policy, worldid
 from .context import JournalContext
 from .db import now_ms
 from .faults import fault_point
@@ -835,11 +835,9 @@ class Executor:
             "UPDATE batches SET state=?, result_json=?, done_ms=? WHERE op_id=? AND seq=?",
             (state, json.dumps(result), t, op_id, seq),
         )
-        # What we actually wrote, each with the state it replaced (undo, parts, recovery).
-        c.executemany(
-            "INSERT INTO written(op_id, x, y, z, before, after, at_ms) VALUES (?,?,?,?,?,?,?)",
-            [(op_id, x, y, z, before, after, t) for x, y, z, before, after in written_rows or []],
-        )
+        # What we actually wrote, each with the state it replaced (undo, parts, recovery): one
+        # packed record for the batch (history.record_batch_writes), not a row per block.
+        history.record_batch_writes(c, op_id, seq, written_rows or [], t)
 
     def _rights_refusal(self, project_id: str, op_id: str, entries: list) -> McbError | None:
         """Permissions and the area are checked again before every batch, not only at prepare."""

@@ -25,7 +25,7 @@ from mcb_common.geometry import Box
 from . import policy
 from .blame import _gap_note
 from .db import Database
-from .history import EVENT_INTS, EVENT_STRS, last_oid, unpack_rows
+from .history import EVENT_INTS, EVENT_RECORDS, EVENT_STRS, last_oid, unpack_rows
 from .projects import Caller
 
 MAX_SIDE = 256
@@ -66,7 +66,7 @@ def last_per_column(db: Database, box: Box, until_ms: int) -> dict[tuple[int, in
     ):
         out[(row["x"], row["z"])] = dict(row)
     for pk in db.all(
-        "SELECT op_id, data, sha256 FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
+        f"SELECT op_id, data, sha256 FROM {EVENT_RECORDS} WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
         b.max.x,
         b.min.x,
         b.max.y,
@@ -112,7 +112,7 @@ def time_range(db: Database, box: Box) -> tuple[int, int]:
     if r["hi"] is not None:
         lo, hi = r["lo"], r["hi"]
     for pk in db.all(
-        "SELECT data, sha256, op_id FROM packed_events WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
+        f"SELECT data, sha256, op_id FROM {EVENT_RECORDS} WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?",
         b.max.x,
         b.min.x,
         b.max.y,

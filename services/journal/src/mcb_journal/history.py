@@ -1,19 +1,23 @@
-"""What our operations wrote and what the world host saw them write: live rows and packed operations.
+"""What our operations wrote and what the world host saw them write: per-batch records, live rows and packed operations.
 
-While an operation runs, every block it writes is a ``written`` row and the world host's echo
-of that write (an ``observed`` event with ``source='ours'``) is an ``observed`` row: row per
-block, indexed by position, cheap to append. Once the operation is terminal (applied,
-conflict, cancelled, failed) those rows never change again, so they are **packed**: one
-``packed_writes`` and one ``packed_events`` row per operation holding every column of every
-row, losslessly — zlib of column-wise, delta-encoded integers and palette-indexed strings,
-with the operation's position bounds and id range so a reader decodes only the operations
-that can matter. The intent copies of its settled batches are dropped (the plan blob holds the
-same entries; recovery reads only unsettled intents). docs/journal-format.md §5 is the rule.
+While an operation runs, each completed batch's writes are ONE ``batch_writes`` record, written
+in the batch's completion transaction (``record_batch_writes``; the wids a row per block would
+have got, from ``written``'s sequence), and the world host's echoes of its own writes (``observed``
+events with ``source='ours'``) are one ``batch_events`` record per observer transaction
+(``record_batch_events``; the observer numbers them among the other events). ``written`` rows
+remain for recovery's uncertain writes and for journals from before schema 5 (docs/journal-format.md
+§6). Once the operation is terminal (applied, conflict, cancelled, failed) all of it never
+changes again, so it is **packed**: one ``packed_writes`` and one ``packed_events`` row per
+operation holding every column of every row, losslessly — zlib of column-wise, delta-encoded
+integers and palette-indexed strings, with the position bounds and id range so a reader decodes
+only the records that can matter; its per-batch records are merged in and dropped. The intent
+copies of its settled batches are dropped (the plan blob holds the same entries; recovery reads
+only unsettled intents). docs/journal-format.md §5 is the rule.
 
 :class:`History` is the only reader: every question undo, recovery, parts, regeneration and
-the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ packed
-rows, so packing changes no answer. Foreign events (players, environment) and gaps always
-stay live rows.
+the change feed ask of ``written`` / ours-``observed`` is answered over live rows ∪ per-batch
+records ∪ packed operations, so neither form changes an answer. Foreign events (players,
+environment) and gaps always stay live rows.
 
 Packing and compaction run in a child process (packer.py), never on the journal's event loop,
 and hold the write lock only briefly: the packed record is written first, while the live copies
@@ -55,6 +59,12 @@ EVENT_STRS = ("host_instance", "before", "after", "player_id", "reason")
 WRITE_COLS = ", ".join(WRITE_INTS + WRITE_STRS)
 EVENT_COLS = ", ".join(EVENT_INTS + EVENT_STRS)
 OURS = "kind='event' AND source='ours'"
+# Every packed record of our echoes, per operation and per observer transaction, read in one
+# statement (one snapshot): ``FROM {EVENT_RECORDS} WHERE ...`` (blame.py, histmap.py).
+EVENT_RECORDS = (
+    "(SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256 FROM packed_events"
+    " UNION ALL SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256 FROM batch_events)"
+)
 
 
 # ---------------------------------------------------------------------------- the packed format
@@ -72,35 +82,152 @@ def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str
     the narrowest type that holds them, strings as palette indices. Returns the compressed bytes
     and the sha256 of the uncompressed record. Decoding is array work (numpy) and zlib, which
     releases the GIL: no long pure-Python or JSON step (see ``unpack_arrays``)."""
-    palette: list[Any] = []
-    index: dict[Any, int] = {}
-    head_cols: list[list[str]] = []
-    parts: list[bytes] = []
+    int_cols: dict[str, list[int]] = {}
     for c in ints:
         vals = [r[c] for r in rows]
         bad = next((v for v in vals if not isinstance(v, int)), None)
         if bad is not None:
             raise ValueError(f"column {c} holds {bad!r}, not an integer")
-        delta = np.diff(np.asarray(vals, dtype=np.int64), prepend=np.int64(0)) if vals else np.zeros(0, np.int64)
-        dt = _int_dtype(int(delta.min()), int(delta.max())) if len(delta) else "<i1"
+        int_cols[c] = vals
+    return pack_columns(len(rows), int_cols, {c: [r[c] for r in rows] for c in strs})
+
+
+def pack_columns(n: int, int_cols: dict[str, Any], str_cols: dict[str, list[Any]]) -> tuple[bytes, str]:
+    """``pack_rows`` of columns given as sequences (integer columns may be numpy arrays), in the
+    order given: the same ``mcb.pack.v2`` record. The executor packs a batch's writes with it in
+    the batch's completion transaction (``record_batch_writes``)."""
+    palette: list[Any] = []
+    index: dict[Any, int] = {}
+    head_cols: list[list[str]] = []
+    parts: list[bytes] = []
+    for c, vals in int_cols.items():
+        delta = np.diff(np.asarray(vals, dtype=np.int64), prepend=np.int64(0)) if n else np.zeros(0, np.int64)
+        dt = _int_dtype(int(delta.min()), int(delta.max())) if n else "<i1"
         head_cols.append([c, dt])
         parts.append(delta.astype(dt).tobytes())
-    for c in strs:
-        idx = []
-        for r in rows:
-            s = r[c]
-            i = index.get(s)
-            if i is None:
-                i = index[s] = len(palette)
+    for c, svals in str_cols.items():
+        for s in svals:
+            if s not in index:
+                index[s] = len(palette)
                 palette.append(s)
-            idx.append(i)
+        idx = [index[s] for s in svals]
         head_cols.append([c, "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"])
         parts.append(np.asarray(idx, dtype=np.int64).astype(head_cols[-1][1]).tobytes())
     head = json.dumps(
-        {"format": PACK_FORMAT, "n": len(rows), "palette": palette, "cols": head_cols}, separators=(",", ":")
+        {"format": PACK_FORMAT, "n": n, "palette": palette, "cols": head_cols}, separators=(",", ":")
     ).encode()
     raw = b"".join([head, b"\n", *parts])
     return zlib.compress(raw, 6), hashlib.sha256(raw).hexdigest()
+
+
+def next_wids(c: sqlite3.Connection, n: int) -> int:
+    """Take ``n`` wids from ``written``'s AUTOINCREMENT sequence inside the caller's write
+    transaction, as ``n`` inserted rows would: -> the first. A later row (recovery's uncertain
+    rows) or batch numbers after them, so wid order across operations is unchanged."""
+    seq = c.execute("SELECT seq FROM sqlite_sequence WHERE name='written'").fetchone()
+    top = c.execute("SELECT MAX(wid) FROM written").fetchone()[0]
+    first = max(int(seq[0]) if seq is not None else 0, int(top or 0)) + 1
+    if seq is None:
+        c.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('written', ?)", (first + n - 1,))
+    else:
+        c.execute("UPDATE sqlite_sequence SET seq=? WHERE name='written'", (first + n - 1,))
+    return first
+
+
+def record_batch_writes(
+    c: sqlite3.Connection, op_id: str, seq: int, rows: list[tuple[int, int, int, str, str]], at_ms: int
+) -> None:
+    """What batch ``seq`` of ``op_id`` wrote (``(x, y, z, before, after)`` in order), as ONE packed
+    ``batch_writes`` record inside the caller's transaction (the batch's completion): the same
+    columns and wids that ``len(rows)`` ``written`` rows would hold (certain, ``at_ms``)."""
+    if not rows:
+        return
+    n = len(rows)
+    first = next_wids(c, n)
+    xs, ys, zs, befores, afters = zip(*rows, strict=True)
+    x, y, z = np.asarray(xs, dtype=np.int64), np.asarray(ys, dtype=np.int64), np.asarray(zs, dtype=np.int64)
+    data, sha = pack_columns(
+        n,
+        {
+            "wid": np.arange(first, first + n, dtype=np.int64),
+            "x": x,
+            "y": y,
+            "z": z,
+            "uncertain": np.zeros(n, dtype=np.int64),
+            "at_ms": np.full(n, at_ms, dtype=np.int64),
+        },
+        {"before": list(befores), "after": list(afters)},
+    )
+    c.execute(
+        "INSERT INTO batch_writes(op_id, seq, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            op_id,
+            seq,
+            n,
+            first,
+            first + n - 1,
+            int(x.min()),
+            int(y.min()),
+            int(z.min()),
+            int(x.max()),
+            int(y.max()),
+            int(z.max()),
+            data,
+            sha,
+        ),
+    )
+
+
+def next_oids(c: sqlite3.Connection) -> int:
+    """The next oid of ``observed``'s AUTOINCREMENT sequence (the caller numbers its rows from it
+    and then calls ``take_oids``)."""
+    seq = c.execute("SELECT seq FROM sqlite_sequence WHERE name='observed'").fetchone()
+    top = c.execute("SELECT MAX(oid) FROM observed").fetchone()[0]
+    return max(int(seq[0]) if seq is not None else 0, int(top or 0)) + 1
+
+
+def take_oids(c: sqlite3.Connection, last: int) -> None:
+    """Record ``last`` as the largest oid given (the rows and records numbered by the caller)."""
+    if c.execute("UPDATE sqlite_sequence SET seq=max(seq, ?) WHERE name='observed'", (last,)).rowcount == 0:
+        c.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('observed', ?)", (last,))
+
+
+def record_batch_events(c: sqlite3.Connection, op_id: str, rows: list[tuple]) -> None:
+    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction,
+    each ``(oid, host_seq, x, y, z, at_ms, host_instance, before, after, player_id)`` with the oid
+    the caller gave it, in order, as ONE packed ``batch_events`` record (``reason`` is "", as on
+    every event row) instead of an ``observed`` row each."""
+    if not rows:
+        return
+    oid, seq, x, y, z, at, instance, before, after, player = zip(*rows, strict=True)
+    data, sha = pack_columns(
+        len(rows),
+        {"oid": oid, "host_seq": seq, "x": x, "y": y, "z": z, "at_ms": at},
+        {
+            "host_instance": list(instance),
+            "before": list(before),
+            "after": list(after),
+            "player_id": list(player),
+            "reason": [""] * len(rows),
+        },
+    )
+    c.execute(
+        "INSERT INTO batch_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (op_id, len(rows), oid[0], oid[-1], min(x), min(y), min(z), max(x), max(y), max(z), data, sha),
+    )
+
+
+def insert_write_rows(
+    c: sqlite3.Connection, op_id: str, rows: list[tuple[int, int, int, str, str]], at_ms: int, uncertain: int = 0
+) -> None:
+    """The same writes as one ``written`` row each (recovery's uncertain writes; the equivalence
+    test's reference)."""
+    c.executemany(
+        "INSERT INTO written(op_id, x, y, z, before, after, uncertain, at_ms) VALUES (?,?,?,?,?,?,?,?)",
+        [(op_id, x, y, z, b, a, uncertain, at_ms) for x, y, z, b, a in rows],
+    )
 
 
 def _decoded(data: bytes, sha: str, what: str) -> bytes:
@@ -200,81 +327,150 @@ def _inside(p: Pos, b: Box6) -> bool:
 
 @dataclass
 class _Pack:
+    table: str  # packed_writes / packed_events (one per operation) or batch_writes (one per batch)
     op_id: str
+    seq: int  # the batch (batch_writes); -1 for a record of a whole operation
     lo: int  # smallest wid / oid
     hi: int  # largest wid / oid
     box: Box6
 
 
+_COLS_OF = {
+    "packed_writes": (WRITE_INTS, WRITE_STRS),
+    "batch_writes": (WRITE_INTS, WRITE_STRS),
+    "packed_events": (EVENT_INTS, EVENT_STRS),
+    "batch_events": (EVENT_INTS, EVENT_STRS),
+}
+_MERGED_INTO = {"batch_writes": "packed_writes", "batch_events": "packed_events"}
+# the column that names one record of a per-batch table (a batch; an observer transaction's first oid)
+_RECORD_KEY = {"batch_writes": "seq", "batch_events": "lo"}
+
+
+def _what(pk: _Pack) -> str:
+    return f"{pk.table}/{pk.op_id}" + (f"/{pk.seq}" if pk.seq >= 0 else "")
+
+
 # ---------------------------------------------------------------------------- the reader
 class History:
-    """Live ∪ packed rows. Make one per question. Packing may commit between two of its reads:
-    a row is then seen live and packed, never in neither (module docstring), so answers keep one
-    copy per ``wid`` / ``oid`` (the minimum or maximum ones need no care)."""
+    """Live rows ∪ per-batch packed writes ∪ packed operations. Make one per question. Packing
+    may commit between two of its reads: a row is then seen in two forms, never in none (module
+    docstring), so answers keep one copy per ``wid`` / ``oid`` (the minimum or maximum ones need
+    no care)."""
 
     def __init__(self, db: Database, region: Box6 | None = None):
         self.db = db
         self.region = region
-        self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._rows: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
         self._meta: dict[str, list[_Pack]] = {}
-        self._by_pos: dict[tuple[str, str], dict[Pos, list[dict[str, Any]]]] = {}
+        self._by_pos: dict[tuple[str, str, int], dict[Pos, list[dict[str, Any]]]] = {}
 
     # -- packed records
-    def _packed(self, table: str, op_id: str) -> list[dict[str, Any]]:
-        key = (table, op_id)
+    def _record(self, pk: _Pack) -> sqlite3.Row | None:
+        """A record's data. A batch record listed earlier may have been merged into its
+        operation's pack and dropped since (packing commits the pack first): its rows are then
+        the pack's rows in the batch's wid range, read from there (``_rows_of``)."""
+        if pk.table in _RECORD_KEY:
+            key = _RECORD_KEY[pk.table]
+            return self.db.one(f"SELECT data, sha256 FROM {pk.table} WHERE op_id=? AND {key}=?", pk.op_id, pk.seq)
+        return self.db.one(f"SELECT data, sha256 FROM {pk.table} WHERE op_id=?", pk.op_id)
+
+    def _rows_of(self, pk: _Pack) -> list[dict[str, Any]]:
+        key = (pk.table, pk.op_id, pk.seq)
         if key not in self._rows:
-            row = self.db.one(f"SELECT data, sha256 FROM {table} WHERE op_id=?", op_id)
-            ints, strs = (WRITE_INTS, WRITE_STRS) if table == "packed_writes" else (EVENT_INTS, EVENT_STRS)
-            self._rows[key] = (
-                [] if row is None else unpack_rows(row["data"], row["sha256"], ints, strs, f"{table}/{op_id}")
-            )
+            row = self._record(pk)
+            ints, strs = _COLS_OF[pk.table]
+            if row is None and pk.table in _MERGED_INTO:
+                merged = _Pack(_MERGED_INTO[pk.table], pk.op_id, -1, 0, 0, pk.box)
+                whole = self._record(merged)
+                rows = [] if whole is None else unpack_rows(whole["data"], whole["sha256"], ints, strs, _what(merged))
+                id_col = ints[0]  # wid / oid: a per-batch record's range holds only its own rows of its operation
+                self._rows[key] = [r for r in rows if pk.lo <= r[id_col] <= pk.hi]
+            else:
+                self._rows[key] = [] if row is None else unpack_rows(row["data"], row["sha256"], ints, strs, _what(pk))
         return self._rows[key]
 
+    def _packed(self, table: str, op_id: str) -> list[dict[str, Any]]:
+        """The rows of ``op_id``'s per-operation record in ``table``."""
+        return self._rows_of(_Pack(table, op_id, -1, 0, 0, (0, 0, 0, 0, 0, 0)))
+
     def _packs(self, table: str) -> list[_Pack]:
-        """Packed operations overlapping ``region`` (all when no region)."""
+        """Records of ``table`` overlapping ``region`` (all when no region)."""
         if table not in self._meta:
-            sql = f"SELECT op_id, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table}"
+            seq = f"{_RECORD_KEY[table]} AS seq" if table in _RECORD_KEY else "-1 AS seq"
+            sql = f"SELECT op_id, {seq}, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table}"
             args: tuple = ()
             if self.region is not None:
                 x0, y0, z0, x1, y1, z1 = self.region
                 sql += " WHERE x0<=? AND x1>=? AND y0<=? AND y1>=? AND z0<=? AND z1>=?"
                 args = (x1, x0, y1, y0, z1, z0)
             self._meta[table] = [
-                _Pack(r["op_id"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
+                _Pack(
+                    table,
+                    r["op_id"],
+                    r["seq"],
+                    r["lo"],
+                    r["hi"],
+                    (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]),
+                )
                 for r in self.db.all(sql, *args)
             ]
         return self._meta[table]
 
-    def _at(self, table: str, op_id: str, p: Pos) -> list[dict[str, Any]]:
-        key = (table, op_id)
+    def _write_packs(self) -> list[_Pack]:
+        """Every packed record of writes: per batch, then per operation (listed in the order that
+        packing drops them: a batch record gone from the first list is in the second)."""
+        batches = self._packs("batch_writes")
+        return self._packs("packed_writes") + batches
+
+    def _at(self, pk: _Pack, p: Pos) -> list[dict[str, Any]]:
+        key = (pk.table, pk.op_id, pk.seq)
         if key not in self._by_pos:
             idx: dict[Pos, list[dict[str, Any]]] = {}
-            for r in self._packed(table, op_id):
+            for r in self._rows_of(pk):
                 idx.setdefault((r["x"], r["y"], r["z"]), []).append(r)
             self._by_pos[key] = idx
         return self._by_pos[key].get(p, [])
 
+    def _event_packs(self) -> list[_Pack]:
+        """Every packed record of our echoes: per observer transaction, then per operation."""
+        batches = self._packs("batch_events")
+        return self._packs("packed_events") + batches
+
+    def _batch_packs_of(self, op_id: str, table: str = "batch_writes") -> list[_Pack]:
+        key = _RECORD_KEY[table]
+        return [
+            _Pack(table, op_id, r["k"], r["lo"], r["hi"], (r["x0"], r["y0"], r["z0"], r["x1"], r["y1"], r["z1"]))
+            for r in self.db.all(
+                f"SELECT {key} AS k, lo, hi, x0, y0, z0, x1, y1, z1 FROM {table} WHERE op_id=? ORDER BY lo", op_id
+            )
+        ]
+
     # -- written
     def writes_of(self, op_id: str, certain_only: bool = False) -> list[dict[str, Any]]:
         """Every write of ``op_id`` (``wid, x, y, z, before, after, uncertain, at_ms``) in wid order."""
-        by_wid = {r["wid"]: r for r in self._packed("packed_writes", op_id)}
-        by_wid.update(
-            (r["wid"], dict(r)) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id)
-        )
+        # Oldest form first (live rows, batch records, the operation's pack): packing writes the
+        # newer form before it drops the older one, so every row is seen at least once.
+        by_wid = {r["wid"]: dict(r) for r in self.db.all(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", op_id)}
+        for pk in self._batch_packs_of(op_id):
+            by_wid.update((r["wid"], r) for r in self._rows_of(pk))
+        by_wid.update((r["wid"], r) for r in self._packed("packed_writes", op_id))
         rows = sorted(by_wid.values(), key=lambda r: r["wid"])
         return [r for r in rows if not (certain_only and r["uncertain"])]
 
     def write_count(self, op_id: str) -> int:
-        """How many writes ``op_id`` has (certain and uncertain), without decoding its pack: the
-        packed count plus the live rows outside the pack's wid range (those inside it are the
-        copies a packing pass has not deleted yet)."""
+        """How many writes ``op_id`` has (certain and uncertain), without decoding a record: the
+        packed count, plus the per-batch records and live rows outside the pack's wid range
+        (those inside it are copies a packing pass has not deleted yet). A batch's wid range
+        is contiguous and taken whole, so a batch record is either inside the pack or not."""
         pk = self.db.one("SELECT n, lo, hi FROM packed_writes WHERE op_id=?", op_id)
-        if pk is None:
-            return int(self.db.row("SELECT COUNT(*) AS n FROM written WHERE op_id=?", op_id)["n"])
-        live = self.db.row(
-            "SELECT COUNT(*) AS n FROM written WHERE op_id=? AND NOT (wid BETWEEN ? AND ?)", op_id, pk["lo"], pk["hi"]
+        lo, hi, n = (1, 0, 0) if pk is None else (pk["lo"], pk["hi"], int(pk["n"]))
+        batches = self.db.row(
+            "SELECT COALESCE(SUM(n), 0) AS n FROM batch_writes WHERE op_id=? AND NOT (lo>=? AND hi<=?)", op_id, lo, hi
         )["n"]
-        return int(pk["n"]) + int(live)
+        live = self.db.row(
+            "SELECT COUNT(*) AS n FROM written WHERE op_id=? AND NOT (wid BETWEEN ? AND ?)", op_id, lo, hi
+        )["n"]
+        return n + int(batches) + int(live)
 
     def later_write(self, p: Pos, wid: int) -> str | None:
         """The operation of the first write at ``p`` after write ``wid`` (uncertain ones count)."""
@@ -284,10 +480,10 @@ class History:
         )
         if row is not None:
             best = (row["wid"], row["op_id"])
-        for pk in self._packs("packed_writes"):
+        for pk in self._write_packs():
             if pk.hi <= wid or not _inside(p, pk.box) or (best is not None and pk.lo > best[0]):
                 continue
-            for r in self._at("packed_writes", pk.op_id, p):
+            for r in self._at(pk, p):
                 if r["wid"] > wid and (best is None or r["wid"] < best[0]):
                     best = (r["wid"], pk.op_id)
         return None if best is None else best[1]
@@ -298,10 +494,10 @@ class History:
             "SELECT wid, before FROM written WHERE x=? AND y=? AND z=? AND uncertain=0 ORDER BY wid LIMIT 1", *p
         )
         best = dict(row) if row is not None else None
-        for pk in self._packs("packed_writes"):
+        for pk in self._write_packs():
             if not _inside(p, pk.box) or (best is not None and pk.lo > best["wid"]):
                 continue
-            for r in self._at("packed_writes", pk.op_id, p):
+            for r in self._at(pk, p):
                 if not r["uncertain"] and (best is None or r["wid"] < best["wid"]):
                     best = {"wid": r["wid"], "before": r["before"]}
         return best
@@ -313,8 +509,10 @@ class History:
             f"SELECT MAX(oid) AS m FROM observed WHERE {OURS} AND op_id=? AND x=? AND y=? AND z=?", op_id, *p
         )
         best = row["m"] if row is not None else None
-        for r in self._at("packed_events", op_id, p):
-            best = r["oid"] if best is None else max(best, r["oid"])
+        records = [pk for pk in self._batch_packs_of(op_id, "batch_events") if _inside(p, pk.box)]
+        for pk in [*records, _Pack("packed_events", op_id, -1, 0, 0, (0, 0, 0, 0, 0, 0))]:
+            for r in self._at(pk, p):
+                best = r["oid"] if best is None else max(best, r["oid"])
         return best
 
     def first_event_after(self, p: Pos, since: int, not_op: str) -> dict[str, Any] | None:
@@ -327,7 +525,7 @@ class History:
             not_op,
         )
         best = dict(row) if row is not None else None
-        for pk in self._packs("packed_events"):
+        for pk in self._event_packs():
             if (
                 pk.op_id == not_op
                 or pk.hi <= since
@@ -335,7 +533,7 @@ class History:
                 or (best is not None and pk.lo > best["oid"])
             ):
                 continue
-            for r in self._at("packed_events", pk.op_id, p):
+            for r in self._at(pk, p):
                 if r["oid"] > since and (best is None or r["oid"] < best["oid"]):
                     best = {"source": "ours", "oid": r["oid"]}
         return best
@@ -360,12 +558,13 @@ class History:
                 limit,
             )
         ]
-        live = {r["oid"] for r in rows}
-        for pk in self._packs("packed_events"):
+        seen = {r["oid"] for r in rows}  # a row may be in two forms while it is being packed: once
+        for pk in self._event_packs():
             if pk.hi <= since or pk.lo > upto:
                 continue
-            for r in self._packed("packed_events", pk.op_id):
-                if since < r["oid"] <= upto and r["oid"] not in live and _inside((r["x"], r["y"], r["z"]), box):
+            for r in self._rows_of(pk):
+                if since < r["oid"] <= upto and r["oid"] not in seen and _inside((r["x"], r["y"], r["z"]), box):
+                    seen.add(r["oid"])
                     rows.append(
                         {
                             "oid": r["oid"],
@@ -383,17 +582,40 @@ class History:
         return rows[:limit]
 
     def live_event_tuples_in(self, box: Box6) -> list[tuple[int, int, int, int, str, str, str]]:
-        """The live events inside ``box`` as ``(oid, x, y, z, source, before, after)``, unordered
-        (consent.py, for many positions). Foreign events are always live; packed events are only
-        our echoes of writes that ``last_writes_in`` reads from the packed writes."""
+        """The events inside ``box`` not packed with their operation, as ``(oid, x, y, z, source,
+        before, after)``, unordered (consent.py, for many positions): the live rows and the echoes
+        in per-transaction records (``batch_events``: what were live rows before schema 5).
+        Foreign events are always live; per-operation packed events are only our echoes of
+        writes that ``last_writes_in`` reads from the packed writes."""
         x0, y0, z0, x1, y1, z1 = box
         cur = self.db.conn.cursor()
         cur.row_factory = None  # plain tuples: many rows
-        return cur.execute(
+        out = cur.execute(
             "SELECT oid, x, y, z, source, before, after FROM observed WHERE kind='event' AND x BETWEEN ? AND ?"
             " AND y BETWEEN ? AND ? AND z BETWEEN ? AND ?",
             (x0, x1, y0, y1, z0, z1),
         ).fetchall()
+        for pk in self._packs("batch_events"):
+            b = pk.box
+            if not (b[0] <= x1 and b[3] >= x0 and b[1] <= y1 and b[4] >= y0 and b[2] <= z1 and b[5] >= z0):
+                continue
+            rec = self._record(pk)
+            if rec is None:  # packed with its operation since: no longer live
+                continue
+            c, pal = unpack_arrays(rec["data"], rec["sha256"], EVENT_INTS, EVENT_STRS, _what(pk))
+            x, y, z = c["x"], c["y"], c["z"]
+            hit = np.flatnonzero((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1) & (z >= z0) & (z <= z1))
+            for oid, px, py, pz, before, after in zip(
+                c["oid"][hit].tolist(),
+                x[hit].tolist(),
+                y[hit].tolist(),
+                z[hit].tolist(),
+                c["before"][hit].tolist(),
+                c["after"][hit].tolist(),
+                strict=True,
+            ):
+                out.append((oid, px, py, pz, "ours", pal[before], pal[after]))
+        return out
 
     def last_writes_in(self, box: Box6) -> dict[Pos, str]:
         """The state our last certain write left at each position inside ``box`` (consent.py)."""
@@ -416,9 +638,22 @@ class History:
             p = (r["x"], r["y"], r["z"])
             if p not in best or r["wid"] > best[p][0]:
                 best[p] = (r["wid"], r["after"])
-        for pk in self._packs("packed_writes"):  # as arrays: only the rows inside the box become objects
-            rec = self.db.row("SELECT data, sha256 FROM packed_writes WHERE op_id=?", pk.op_id)
-            c, pal = unpack_arrays(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, f"packed_writes/{pk.op_id}")
+        for pk in self._write_packs():  # as arrays: only the rows inside the box become objects
+            if not (
+                pk.box[0] <= x1
+                and pk.box[3] >= x0
+                and pk.box[1] <= y1
+                and pk.box[4] >= y0
+                and pk.box[2] <= z1
+                and pk.box[5] >= z0
+            ):
+                continue
+            rec = self._record(pk)
+            if rec is None:  # merged into its operation's pack and dropped since: read there
+                rec = self._record(_Pack("packed_writes", pk.op_id, -1, 0, 0, pk.box))
+                if rec is None:
+                    continue
+            c, pal = unpack_arrays(rec["data"], rec["sha256"], WRITE_INTS, WRITE_STRS, _what(pk))
             x, y, z = c["x"], c["y"], c["z"]
             hit = np.flatnonzero(
                 (c["uncertain"] == 0) & (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1) & (z >= z0) & (z <= z1)
@@ -439,7 +674,8 @@ class History:
     def oldest_oid(self) -> int | None:
         a = self.db.row("SELECT MIN(oid) AS m FROM observed")["m"]
         b = self.db.row("SELECT MIN(lo) AS m FROM packed_events")["m"]
-        vals = [v for v in (a, b) if v is not None]
+        c = self.db.row("SELECT MIN(lo) AS m FROM batch_events")["m"]
+        vals = [v for v in (a, b, c) if v is not None]
         return min(vals) if vals else None
 
 
@@ -452,6 +688,7 @@ def last_oid(db: Database) -> int:
 
 # ---------------------------------------------------------------------------- packing
 DELETE_SLICE = 5000  # live copies deleted per transaction once their pack is written
+BATCH_DELETE_SLICE = 50  # batch records (≤ 512 writes each) dropped per transaction once merged
 
 
 def _merged(
@@ -500,8 +737,20 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
             raise McbError(
                 ErrorCode.INVALID_REQUEST, f"operation {op_id} is {op['state']}; only a finished operation is packed"
             )
-        writes = [dict(r) for r in c.execute(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", (op_id,))]
-        events = [dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))]
+        live_writes = [dict(r) for r in c.execute(f"SELECT {WRITE_COLS} FROM written WHERE op_id=?", (op_id,))]
+        writes = list(live_writes)
+        batch_seqs = []
+        for b in c.execute("SELECT seq, data, sha256 FROM batch_writes WHERE op_id=? ORDER BY seq", (op_id,)):
+            batch_seqs.append(b["seq"])
+            writes += unpack_rows(b["data"], b["sha256"], WRITE_INTS, WRITE_STRS, f"batch_writes/{op_id}/{b['seq']}")
+        live_events = [
+            dict(r) for r in c.execute(f"SELECT {EVENT_COLS} FROM observed WHERE {OURS} AND op_id=?", (op_id,))
+        ]
+        events = list(live_events)
+        event_los = []
+        for b in c.execute("SELECT lo, data, sha256 FROM batch_events WHERE op_id=? ORDER BY lo", (op_id,)):
+            event_los.append(b["lo"])
+            events += unpack_rows(b["data"], b["sha256"], EVENT_INTS, EVENT_STRS, f"batch_events/{op_id}/{b['lo']}")
         records = []
         for table, live, key, ints, strs in (
             ("packed_writes", writes, "wid", WRITE_INTS, WRITE_STRS),
@@ -522,9 +771,17 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
         with db.tx() as w:
             for table, old_sha, record in records:
                 _store(w, table, op_id, old_sha, record)
+    # The batch records' rows are in the pack now: drop them (a few hundred records at most).
+    for sql, keys in (
+        ("DELETE FROM batch_writes WHERE op_id=? AND seq=?", batch_seqs),
+        ("DELETE FROM batch_events WHERE op_id=? AND lo=?", event_los),
+    ):
+        for i in range(0, len(keys), BATCH_DELETE_SLICE):
+            with db.tx() as w:
+                w.executemany(sql, ((op_id, k) for k in keys[i : i + BATCH_DELETE_SLICE]))
     for sql, ids in (
-        ("DELETE FROM written WHERE wid=?", [r["wid"] for r in writes]),
-        ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in events]),
+        ("DELETE FROM written WHERE wid=?", [r["wid"] for r in live_writes]),
+        ("DELETE FROM observed WHERE oid=?", [r["oid"] for r in live_events]),
     ):
         for i in range(0, len(ids), DELETE_SLICE):
             with db.tx() as w:
@@ -543,6 +800,8 @@ def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
         f"SELECT op_id FROM operations WHERE state IN ({terminal})"
         + (" AND updated_ms<=?" if settled_before_ms is not None else "")
         + " AND (op_id IN (SELECT op_id FROM written)"
+        " OR op_id IN (SELECT op_id FROM batch_writes)"
+        " OR op_id IN (SELECT op_id FROM batch_events)"
         f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
         " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
         " ORDER BY created_ms"
@@ -595,10 +854,21 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     other_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE NOT ({OURS})")["n"])
     todo = packable(db)
     marks = ",".join("?" * len(todo))
-    due_w = due_e = 0
+    due_w = due_e = due_bw = due_be = due_bytes = 0
     if todo:
         due_w = int(db.row(f"SELECT COUNT(*) AS n FROM written WHERE op_id IN ({marks})", *todo)["n"])
         due_e = int(db.row(f"SELECT COUNT(*) AS n FROM observed WHERE {OURS} AND op_id IN ({marks})", *todo)["n"])
+        for table in ("batch_writes", "batch_events"):
+            r = db.row(
+                f"SELECT COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM {table}"
+                f" WHERE op_id IN ({marks})",
+                *todo,
+            )
+            due_bytes += int(r["b"])
+            if table == "batch_writes":
+                due_bw = int(r["n"])
+            else:
+                due_be = int(r["n"])
     tables = _table_bytes(db)
     page = int(db.row("PRAGMA page_size")[0])
     free = int(db.row("PRAGMA freelist_count")[0]) * page
@@ -607,18 +877,37 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
     w_bytes = sum(tables.get(t, 0) for t in ("written", "written_pos", "written_op"))
     e_bytes = sum(tables.get(t, 0) for t in ("observed", "observed_pos"))
     est = (w_bytes * due_w // live_w if live_w else 0) + (e_bytes * due_e // (live_e + other_e) if live_e else 0)
+    est += due_bytes  # per-batch records (§6): their bytes, less the one record per operation they become
     packed = db.row(
         "SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM packed_writes"
     )
     packed_e = db.row(
         "SELECT COUNT(*) AS ops, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM packed_events"
     )
+    batch = db.row(
+        "SELECT COUNT(*) AS records, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM batch_writes"
+    )
+    batch_e = db.row(
+        "SELECT COUNT(*) AS records, COALESCE(SUM(n), 0) AS n, COALESCE(SUM(length(data)), 0) AS b FROM batch_events"
+    )
     return {
         "bytes": files,
         "operations": states,
         "written_blocks": written_blocks,
         "bytes_per_written_block": round(files["total"] / written_blocks, 1) if written_blocks else None,
-        "live": {"write_rows": live_w, "our_event_rows": live_e, "other_observed_rows": other_e},
+        # not packed with their operation yet: rows, and the rows in per-batch records (§6)
+        "live": {
+            "write_rows": live_w + int(batch["n"]),
+            "our_event_rows": live_e + int(batch_e["n"]),
+            "other_observed_rows": other_e,
+        },
+        # of those, the rows in per-batch records (not carried by the JournalStats RPC)
+        "batch_records": {
+            "records": int(batch["records"]) + int(batch_e["records"]),
+            "write_rows": int(batch["n"]),
+            "event_rows": int(batch_e["n"]),
+            "bytes": int(batch["b"]) + int(batch_e["b"]),
+        },
         "packed": {
             "operations": int(packed["ops"]),
             "write_rows": int(packed["n"]),
@@ -627,8 +916,8 @@ def journal_stats(db: Database, blobs_root: Path, pack_after_s: float) -> dict[s
         },
         "packable": {
             "operations": len(todo),
-            "write_rows": due_w,
-            "event_rows": due_e,
+            "write_rows": due_w + due_bw,
+            "event_rows": due_e + due_be,
             "estimated_bytes_freed": est,
             "free_pages_bytes": free,
         },

@@ -18,7 +18,7 @@ from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
 
 from .db import Database, now_ms
-from .history import last_oid
+from .history import last_oid, next_oids, record_batch_events, take_oids
 from .ports import WorldPort
 
 log = logging.getLogger("mcb.journal.observer")
@@ -203,20 +203,38 @@ class Observer:
             if self._rdb.get_meta("observer_cursor", "") != pages[0][0]:  # c is this connection
                 log.warning("observer: a group of pages from cursor %r was recorded already; skipped", pages[0][0])
                 return
+            # Rows are numbered here, in the order the host reported them, from observed's
+            # AUTOINCREMENT sequence: the echoes of our own writes become one packed record per
+            # operation (history.record_batch_events), the rest rows, and the numbering is what
+            # inserting every one as a row would have given.
+            oid = next_oids(c)
+            ours: dict[str, list[tuple]] = {}
             for cursor, res in pages:
                 instance = res.next_cursor.rpartition(":")[0]
                 if res.resync_required and cursor:
                     restarted_instance = instance
                 if res.resync_required or not cursor:
                     c.execute(
-                        "INSERT INTO observed(kind, host_instance, at_ms, reason) VALUES ('gap', ?, ?, ?)",
-                        (instance, now_ms(), res.reason or "observation started"),
+                        "INSERT INTO observed(oid, kind, host_instance, at_ms, reason) VALUES (?, 'gap', ?, ?, ?)",
+                        (oid, instance, now_ms(), res.reason or "observation started"),
                     )
+                    oid += 1
+                rows = []
+                for e in res.events:
+                    seq, x, y, z, before, after, source, player_id, op_id, at, player_name, cause = e
+                    if source == "ours" and op_id and not player_name and not cause:
+                        ours.setdefault(op_id, []).append((oid, seq, x, y, z, at, instance, before, after, player_id))
+                    else:
+                        rows.append((oid, instance, *e))
+                    oid += 1
                 c.executemany(
-                    "INSERT INTO observed(kind, host_instance, host_seq, x, y, z, before, after, source,"
-                    " player_id, op_id, at_ms, player_name, cause) VALUES ('event',?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [(instance, *e) for e in res.events],
+                    "INSERT INTO observed(oid, kind, host_instance, host_seq, x, y, z, before, after, source,"
+                    " player_id, op_id, at_ms, player_name, cause) VALUES (?,'event',?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
                 )
+            for op_id, echoes in ours.items():
+                record_batch_events(c, op_id, echoes)
+            take_oids(c, oid - 1)
             self._rdb.set_meta("observer_cursor", pages[-1][1].next_cursor)
         self.healthy = True
         if restarted_instance:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from e2e.conftest import start_stack  # noqa: E402
 from e2e.mcpclient import call, http_client  # noqa: E402
 from e2e.test_build_e2e import SEED_RECIPE  # noqa: E402
+from journal_size import journal_bytes  # noqa: E402
 from world_host_batches import apply_box, serve_world  # noqa: E402
 
 BOX = (-25, 64, -25, 24, 103, 24)  # 50 × 40 × 50 = 100,000 blocks
@@ -79,9 +80,11 @@ def cpu_by_process(root_pid: int) -> dict[str, float]:
     return out
 
 
-async def ten_boxes(client, root_pid: int, one: dict) -> dict:
+async def ten_boxes(client, root_pid: int, one: dict, runtime: Path) -> dict:
     """1,000,000 blocks as ten 100,000-block applies one after the other (a plan holds at most
-    100,000 changed blocks): two columns of five 50 × 40 × 50 boxes above the first box."""
+    100,000 changed blocks): two columns of five 50 × 40 × 50 boxes above the first box. Also the
+    journal's bytes on disk per block written (the 100k box too) right after the last apply and
+    once its automatic packing ran (MCB_JOURNAL_PACK_AFTER_S, 30 s), never a manual compact."""
     before = cpu_by_process(root_pid)
     t0 = time.perf_counter()
     applies = []
@@ -102,7 +105,14 @@ async def ten_boxes(client, root_pid: int, one: dict) -> dict:
     wall = time.perf_counter() - t0
     after = cpu_by_process(root_pid)
     one_s = one["prepare_s"] + one["apply_s"]
+    blocks = sum(a["changed_blocks"] for a in applies) + one["changed_blocks"]
+    at_end = journal_bytes(runtime)
+    await anyio.sleep(40)
+    packed = journal_bytes(runtime)
     return {
+        "journal_bytes_per_block_at_end": round(at_end["total"] / blocks, 1),
+        "journal_bytes_per_block_after_40_s": round(packed["total"] / blocks, 1),
+        "journal_bytes_after_40_s": packed,
         "blocks": sum(a["changed_blocks"] for a in applies),
         "wall_s": round(wall, 3),
         "apply_s_each": [a["apply_s"] for a in applies],
@@ -205,7 +215,7 @@ def main() -> int:
                         if v - before.get(k, 0.0) >= 0.05
                     }
                     if million:
-                        out["million"] = await ten_boxes(client, stack.popen.pid, out["box_100k"])
+                        out["million"] = await ten_boxes(client, stack.popen.pid, out["box_100k"], runtime)
 
             anyio.run(run)
         finally:

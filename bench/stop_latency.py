@@ -79,7 +79,9 @@ def main() -> int:
                                 "idempotency_key": str(uuid.uuid4()),
                             },
                         )
-                        await anyio.sleep(rng.uniform(0.5, 1.5))
+                        # the stop lands while it writes: the apply takes ~1 s on a quiet machine since
+                        # batches go 8 a request (issue 29), so a later stop would often find it done
+                        await anyio.sleep(rng.uniform(0.2, 0.7))
                         out["t_stop_ms"] = time.time() * 1000
                         if mode == "cancel":
                             await call(c, "operation_cancel", {"operation_id": op["operation_id"]})

@@ -3,7 +3,7 @@
     uv run python bench/fault_rounds.py [--rounds 42] [--seed N]
 
 One stack (real processes: Redis, embedded world host, planner, journal, bridge); each round
-applies 3,200 blocks while a scripted player edits the region, and kills the world host, the
+applies 6,400 blocks while a scripted player edits the region, and kills the world host, the
 journal or Redis (in turn) with SIGKILL at a random moment, then restarts it. Counts lost,
 duplicated and clobbered blocks and how each operation ended (tests/hardening/faultrounds.py
 says exactly how); writes bench/out/fault_rounds.json.

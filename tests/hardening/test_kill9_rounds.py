@@ -1,5 +1,5 @@
 """Issue 12 item 8 (kill -9 part), bounded for CI: one kill -9 round per victim (world host,
-journal, Redis) at a random moment of a 3,200-block apply with a scripted player editing the
+journal, Redis) at a random moment of a 6,400-block apply with a scripted player editing the
 region; 0 lost, 0 duplicated, 0 clobbered player blocks, and every operation ends applied,
 conflict or recovery_required (a recovery_required one is reviewed and abandoned). The long
 version with many rounds is ``bench/fault_rounds.py``; ``MCB_FAULT_SEED`` replays a seed."""

@@ -411,3 +411,79 @@ def test_a_failing_writer_records_the_answered_batches_and_fails_the_operation(t
     assert batch_states(core, op) == {0: "done", 1: "done"}
     assert len(History(core.db).writes_of(op, certain_only=True)) == 8  # one packed record per answered batch
     assert "a bug in the writer" in caplog.text
+
+
+class ManyWorld(RecordingWorld):
+    """A host listing ``batch_apply_many`` that answers each request as docs/world-protocol.md says:
+    batches in order, none started after one that was not applied. ``conflict_at``: the batch id
+    answered ``conflict``; ``violate``: the first batch answered ``not_started``/``after_conflict``
+    with no conflict before it (a host breaking the protocol)."""
+
+    def __init__(self, conflict_at: str = "", violate: bool = False) -> None:
+        super().__init__()
+        self.requests: list[list[str]] = []
+        self.conflict_at, self.violate = conflict_at, violate
+
+    async def world_info(self):
+        info = await super().world_info()
+        info.capabilities.append("batch_apply_many")
+        return info
+
+    async def call(self, method, params, result_type):
+        if method != "batch_apply_many":
+            return await super().call(method, params, result_type)
+        ids = [b["batchId"] for b in params["batches"]]
+        self.requests.append(ids)
+        answers, stopped = [], "after_conflict" if self.violate else ""
+        for b in params["batches"]:
+            if stopped:
+                answers.append(world_pb2.BatchAnswer(batch_id=b["batchId"], outcome="not_started", reason=stopped))
+                continue
+            self.batches.append(b["batchId"])
+            status = "conflict" if b["batchId"] == self.conflict_at else "applied"
+            res = world_pb2.BatchApplyResult(batch_id=b["batchId"], status=status)
+            if status == "conflict":
+                e = b["entries"][0]
+                res.conflicts = 1
+                res.problems.add(x=e["x"], y=e["y"], z=e["z"], result="conflict", current="minecraft:glass")
+                stopped = "after_conflict"
+            else:
+                res.written = len(b["entries"])
+            answers.append(world_pb2.BatchAnswer(batch_id=b["batchId"], outcome="answered", result=res))
+        return world_pb2.BatchApplyManyResult(answers=answers)
+
+
+def test_batches_go_in_groups_and_a_conflict_stops_the_rest_of_its_request(tmp_path):
+    world = ManyWorld()
+    core = four_batches(tmp_path, world)
+
+    async def main():
+        op = await queue_op(core, 64, "g")
+        world.conflict_at = f"{op}.2"
+        ex = core.executor()
+        await run_until(ex, lambda: state(core, op) not in ("queued", "applying"))
+        ex.close()
+        return op
+
+    op = asyncio.run(main())
+    assert world.requests == [[f"{op}.{i}" for i in range(4)]]  # one request: the journal's groups of 8
+    assert state(core, op) == "conflict"
+    assert batch_states(core, op) == {0: "done", 1: "done", 2: "conflict", 3: "aborted"}
+    assert len(History(core.db).writes_of(op, certain_only=True)) == 8
+
+
+def test_a_host_breaking_the_protocol_fails_the_operation_without_a_recovery(tmp_path):
+    world = ManyWorld(violate=True)
+    core = four_batches(tmp_path, world)
+
+    async def main():
+        op = await queue_op(core, 64, "v")
+        ex = core.executor()
+        await run_until(ex, lambda: state(core, op) not in ("queued", "applying"))
+        ex.close()
+        return op
+
+    op = asyncio.run(main())
+    assert world.batches == []
+    assert state(core, op) == "failed"  # nothing was started: no open intent to review
+    assert set(batch_states(core, op).values()) == {"aborted"}

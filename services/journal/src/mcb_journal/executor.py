@@ -428,6 +428,7 @@ class Executor:
         """Batch ``seq`` was not applied (its answered predecessors are recorded): settle it and the
         operation. -> True (the operation stopped)."""
         core = self.ctx
+        refused = False  # refused as a whole although its code is not one of REFUSALS
         if isinstance(answer, str):  # not started by the host (batch_apply_many): nothing of it written
             if answer == "cancelled":
                 self._settle_batch(op_id, seq, "aborted", {"not_started": answer})
@@ -439,11 +440,11 @@ class Executor:
                 )
                 await self._progress(op_id)
                 return True
-            answer = (
-                McbError(ErrorCode.PAUSED, "writes were paused before this batch began")
-                if answer == "paused"
-                else McbError(ErrorCode.INTERNAL, f"the world host did not start this batch ({answer})")
-            )
+            if answer == "paused":
+                answer = McbError(ErrorCode.PAUSED, "writes were paused before this batch began")
+            else:  # "after_conflict"/"after_error" with no such batch before it: the host broke the protocol
+                answer = McbError(ErrorCode.INTERNAL, f"the world host did not start this batch ({answer})")
+                refused = True
         if isinstance(answer, McbError):
             err = answer
             if err.code == ErrorCode.PAUSED and seq == 0:
@@ -459,7 +460,7 @@ class Executor:
                 self._next_pause_check = 0.0
                 await self._progress(op_id)
                 return True
-            if err.code in REFUSALS or err.code == ErrorCode.INTERNAL and "did not start" in err.message:
+            if err.code in REFUSALS or refused:
                 # The host refused the batch as a whole before writing anything.
                 self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
                 new = OpState.CANCELLED if err.code == ErrorCode.PAUSED else OpState.FAILED

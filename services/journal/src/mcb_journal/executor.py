@@ -67,6 +67,7 @@ from .faults import fault_point
 from .operations import set_state
 from .parts import Parts
 from .plans import PlanMeta
+from .ports import M
 from .states import OpState, is_terminal
 
 log = logging.getLogger("mcb.journal.executor")
@@ -274,13 +275,7 @@ class Executor:
             cur = self.db.one("SELECT cancel_requested FROM operations WHERE op_id=?", op_id)
             if cur is not None and cur["cancel_requested"]:
                 self._flush(op_id)
-                set_state(
-                    core.db,
-                    op_id,
-                    OpState.CANCELLED,
-                    message=f"cancelled after {seq} of {total} batches; {written} blocks written stay",
-                )
-                await self._progress(op_id)
+                await self._cancelled(op_id, seq, total, written)
                 return
             if staged is None:  # the first group; later ones were written ahead by the writer thread
                 built = [self._prepare(plan, op_id, s, size) for s in seqs]
@@ -399,8 +394,8 @@ class Executor:
             seq, entries, answer = stop
             for rest in seqs[seqs.index(seq) + 1 :]:  # sent, never started by the host: nothing written
                 self._settle_batch(op_id, rest, "aborted", {"not_started": "an earlier batch of its request stopped"})
-            if await self._stopped_at(op_id, row, plan, seq, total, entries, answer, written, already):
-                return
+            await self._stopped_at(op_id, row, seq, total, entries, answer, written, already)
+            return
         note = f"; {restored} blocks rolled back by a world-host restart were written again" if restored else ""
         set_state(
             core.db,
@@ -417,29 +412,22 @@ class Executor:
         self,
         op_id: str,
         row,  # noqa: ANN001 - the operation's row
-        plan,  # noqa: ANN001
         seq: int,
         total: int,
         entries: list,
         answer: world_pb2.BatchApplyResult | McbError | str,
         written: int,
         already: int,
-    ) -> bool:
+    ) -> None:
         """Batch ``seq`` was not applied (its answered predecessors are recorded): settle it and the
-        operation. -> True (the operation stopped)."""
+        operation, which stops."""
         core = self.ctx
         refused = False  # refused as a whole although its code is not one of REFUSALS
         if isinstance(answer, str):  # not started by the host (batch_apply_many): nothing of it written
             if answer == "cancelled":
                 self._settle_batch(op_id, seq, "aborted", {"not_started": answer})
-                set_state(
-                    core.db,
-                    op_id,
-                    OpState.CANCELLED,
-                    message=f"cancelled after {seq} of {total} batches; {written} blocks written stay",
-                )
-                await self._progress(op_id)
-                return True
+                await self._cancelled(op_id, seq, total, written)
+                return
             if answer == "paused":
                 answer = McbError(ErrorCode.PAUSED, "writes were paused before this batch began")
             else:  # "after_conflict"/"after_error" with no such batch before it: the host broke the protocol
@@ -459,7 +447,7 @@ class Executor:
                     )
                 self._next_pause_check = 0.0
                 await self._progress(op_id)
-                return True
+                return
             if err.code in REFUSALS or refused:
                 # The host refused the batch as a whole before writing anything.
                 self._settle_batch(op_id, seq, "aborted", {"error": err.to_dict()})
@@ -484,7 +472,7 @@ class Executor:
                     "unknown — an admin must review (mcb recovery review)",
                 )
             await self._progress(op_id)
-            return True
+            return
         # conflict: nothing of this batch was written; stop before it.
         conflicts = [p for p in answer.problems if p.result in ("conflict", "dependency_changed")]
         want = {(e[0], e[1], e[2]): e for e in entries}
@@ -527,7 +515,16 @@ class Executor:
             batches_done=seq,
         )
         await self._progress(op_id)
-        return True
+
+    async def _cancelled(self, op_id: str, seq: int, total: int, written: int) -> None:
+        """The operation ends ``cancelled`` before batch ``seq`` (its answered batches are recorded)."""
+        set_state(
+            self.ctx.db,
+            op_id,
+            OpState.CANCELLED,
+            message=f"cancelled after {seq} of {total} batches; {written} blocks written stay",
+        )
+        await self._progress(op_id)
 
     def _batches_per_request(self) -> int:
         """Batches sent in one request: the journal's setting with a host listing ``batch_apply_many``
@@ -538,21 +535,11 @@ class Executor:
         """Send a group of batches: one ``batch_apply`` (a group of one) or one ``batch_apply_many``.
         -> per batch its result, the McbError it was refused with, or why it was not started. Raises
         McbError when the request itself got no answer or was refused whole."""
-        if len(group) == 1 and not self._host_many:
+        if not self._host_many:  # groups of one batch
             return [await self._send(group[0])]
-        deadline = time.monotonic() + self.ctx.settings.link_retry_s
-        delay = 0.1
-        while True:
-            try:
-                res = await self.ctx.world.call("batch_apply_many", {"batches": group}, world_pb2.BatchApplyManyResult)
-                break
-            except McbError as err:
-                if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
-                    raise
-                self.link_lost = True
-                log.warning("batches %s..: %s; retrying the same batch ids", group[0]["batchId"], err.message)
-                await self._sleep(delay)
-                delay = min(delay * 2, 1.0)
+        res = await self._call_retrying(
+            "batch_apply_many", {"batches": group}, world_pb2.BatchApplyManyResult, f"{group[0]['batchId']}.."
+        )
         if [a.batch_id for a in res.answers] != [p["batchId"] for p in group]:
             raise McbError(
                 ErrorCode.INTERNAL,
@@ -713,16 +700,21 @@ class Executor:
         return restored, None
 
     async def _send(self, params: dict) -> world_pb2.BatchApplyResult:
+        return await self._call_retrying("batch_apply", params, world_pb2.BatchApplyResult, params["batchId"])
+
+    async def _call_retrying(self, method: str, params: dict, result: type[M], what: str) -> M:
+        """A batch request, retried with the same batch ids while the link is lost (idempotent), up to
+        ``link_retry_s``; ``link_lost`` tells the run a restart may have rolled batches back."""
         deadline = time.monotonic() + self.ctx.settings.link_retry_s
         delay = 0.1
         while True:
             try:
-                return await self.ctx.world.call("batch_apply", params, world_pb2.BatchApplyResult)
+                return await self.ctx.world.call(method, params, result)
             except McbError as err:
                 if err.code != ErrorCode.UNAVAILABLE or time.monotonic() > deadline or self.stopping.is_set():
                     raise
                 self.link_lost = True
-                log.warning("batch %s: %s; retrying the same batch id", params["batchId"], err.message)
+                log.warning("batch %s: %s; retrying the same batch ids", what, err.message)
                 await self._sleep(delay)
                 delay = min(delay * 2, 1.0)
 

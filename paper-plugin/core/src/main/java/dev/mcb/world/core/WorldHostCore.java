@@ -385,28 +385,13 @@ public final class WorldHostCore {
                 throw new McbException(ErrorCode.BUSY, "the server did not start this batch within "
                         + config.callTimeout().toSeconds() + " s; nothing was written; retry with the same batchId");
             }
-            return awaitBatch(f); // it is running: its answer is moments away
+            return await(f); // it is running: its answer is moments away
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
         } catch (ExecutionException e) {
-            throw unwrapBatch(e);
+            throw unwrap(e);
         }
-    }
-
-    private static BatchApplyResult awaitBatch(CompletableFuture<BatchApplyResult> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new McbException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the server thread");
-        } catch (ExecutionException e) {
-            throw unwrapBatch(e);
-        }
-    }
-
-    private static RuntimeException unwrapBatch(ExecutionException e) {
-        return e.getCause() instanceof BatchExecutor.NotStarted n ? n : unwrap(e);
     }
 
     /**
@@ -517,10 +502,16 @@ public final class WorldHostCore {
         }
     }
 
+    /** The server thread's failure as the call answers it: an McbException as it is, a batch of a
+     *  batch_apply_many request that did not start ({@link BatchExecutor.NotStarted}) as it is, anything else
+     *  as an internal error. */
     static RuntimeException unwrap(ExecutionException e) {
         Throwable c = e.getCause();
         if (c instanceof McbException m) {
             return m;
+        }
+        if (c instanceof BatchExecutor.NotStarted n) {
+            return n;
         }
         return new McbException(ErrorCode.INTERNAL, "internal error on the server thread ("
                 + (c == null ? "?" : c.getClass().getSimpleName()) + "); see the server log");

@@ -25,25 +25,63 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
 
-def free_port() -> int:
+# Ports a test hands to a server it starts are taken from below the kernel's ephemeral range.
+# A port the OS picked with bind(0) is free only for a moment: every outgoing connection (a gRPC
+# channel, a Redis client, httpx) also takes its local port from the ephemeral range, and one did take
+# 48545 between the pick and the journal's bind in a CI run ("Address already in use"). Below that
+# range the kernel never hands a port out by itself, so the bind check here stays true unless another
+# program listens there, and the counter keeps one test run from handing out the same port twice.
+_LOW, _HIGH = 20000, 32768
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_high = min(_HIGH, _ephemeral_low())
+_next_port = _LOW + (os.getpid() * 7919) % max(1, _high - _LOW)
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    return free_ports(1)[0]
 
 
 def free_ports(n: int) -> list[int]:
-    """n distinct free ports (all sockets are held open until every port is chosen, so the
-    OS cannot hand the same port out twice)."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+    """n distinct ports nothing listens on, outside the ephemeral range where the system can; else
+    ports the OS picks (bind to 0, all held until every one is chosen)."""
+    global _next_port
+    if _high - _LOW < 1000:  # an unusual ephemeral range: fall back to the OS's choice
+        socks = []
+        try:
+            for _ in range(n):
+                s = socket.socket()
+                s.bind(("127.0.0.1", 0))
+                socks.append(s)
+            return [s.getsockname()[1] for s in socks]
+        finally:
+            for s in socks:
+                s.close()
+    ports: list[int] = []
+    for _ in range(_high - _LOW):
+        port = _next_port
+        _next_port = _LOW + (_next_port + 1 - _LOW) % (_high - _LOW)
+        if _bindable(port):
+            ports.append(port)
+            if len(ports) == n:
+                return ports
+    raise RuntimeError(f"no {n} free ports between {_LOW} and {_high}")
 
 
 def wait_until(pred: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:

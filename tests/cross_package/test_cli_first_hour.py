@@ -10,13 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cli_env(runtime: Path, **extra: str) -> dict[str, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -15,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from harness import free_port
 from oni_agent.cli import main
 from oni_agent.client import ModClient
 
@@ -68,12 +68,6 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
         return rc, json.loads(out.out), out.err
     except ValueError:
         return rc, out.out, out.err
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_setup_writes_config_checks_health_and_refuses_bad_values(sim_proc, tmp_path, capsys) -> None:

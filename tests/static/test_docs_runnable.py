@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from harness import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKED = re.compile(r"^<!-- runnable -->\n```(?:bash|sh)\n(.*?)^```", re.S | re.M)
@@ -50,12 +50,6 @@ def runnable_blocks() -> dict[str, list[str]]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_the_marker_is_found():
     """The check must check something: docs/runtime.md marks its reset and backup commands."""
     assert len(runnable_blocks().get("docs/runtime.md", [])) >= 2
@@ -68,7 +62,7 @@ def test_runnable_blocks_run(doc, tmp_path: Path):
         "MCB_RUNTIME_DIR": str(tmp_path / ".runtime"),
         "MCB_REPO": str(ROOT),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-        **{f"MCB_{p}_PORT": str(_free_port()) for p in PORTS},
+        **{f"MCB_{p}_PORT": str(free_port()) for p in PORTS},
     }
     (tmp_path / ".runtime").mkdir()  # as `mcb up` leaves it (empty here)
     for i, block in enumerate(runnable_blocks()[doc], 1):

@@ -426,6 +426,66 @@ def test_events_player_external_ours_and_resync(world_host):
         assert after["resyncRequired"] is True and after["reason"] and after["nextCursor"] != p2["nextCursor"]
 
 
+def _expand(runs: list[dict]) -> list[dict]:
+    """A runs page's events, each as the events form prints it."""
+    out = []
+    for r in runs:
+        n = len(r["x"])
+        assert all(len(r[k]) == n for k in ("y", "z", "before", "after")) and n > 0, r
+        for i in range(n):
+            out.append(
+                {
+                    "seq": str(int(r["firstSeq"]) + i),
+                    "x": r["x"][i],
+                    "y": r["y"][i],
+                    "z": r["z"][i],
+                    "before": r["states"][r["before"][i]],
+                    "after": r["states"][r["after"][i]],
+                    **{k: r[k] for k in ("source", "playerId", "atMillis", "operationId", "playerName", "cause")},
+                }
+            )
+    return out
+
+
+def test_runs_are_the_same_events_as_columns(world_host):
+    """events_since with runs (issue 29; hosts listing events_since.runs): the same events, cursors
+    and completeness as the events form, for any limit and region; a batch's echoes are one run."""
+    c, auto = Client(world_host), Client(world_host, "automation")
+    if "events_since.runs" not in c.ok("world_info")["capabilities"]:
+        pytest.skip("this host does not list events_since.runs (the journal asks it for events)")
+    cur = c.ok("events_since", {"cursor": ""})["nextCursor"]
+    auto.ok(
+        "automation_set_blocks",
+        {
+            "actor": "player",
+            "playerId": "bob",
+            "blocks": [{"x": x, "y": 70, "z": 3, "state": "stone"} for x in range(4)],
+        },
+    )
+    epoch = c.ok("world_info")["epoch"]
+    apply(c, "runs1", [(x, 71, 3, AIR, STONE) for x in range(5)], epoch)
+    auto.ok("automation_set_blocks", {"actor": "environment", "blocks": [{"x": 9, "y": 70, "z": 3, "state": "glass"}]})
+    whole = c.ok("events_since", {"cursor": cur, "runs": True})
+    assert whole["events"] == [] and [(r["source"], len(r["x"])) for r in whole["runs"]] == [
+        ("player", 4),
+        ("ours", 5),
+        ("environment", 1),
+    ]
+    assert whole["runs"][1]["operationId"] == "op-runs1" and whole["complete"] is True
+    region = {"min": {"x": 1, "y": 70, "z": 3}, "max": {"x": 2, "y": 71, "z": 3}}
+    for params in ({}, {"limit": 3}, {"limit": 1}, {"region": region}, {"region": region, "limit": 3}):
+        at, seen = cur, 0
+        while True:
+            events = c.ok("events_since", {"cursor": at, **params})
+            runs = c.ok("events_since", {"cursor": at, **params, "runs": True})
+            assert _expand(runs["runs"]) == events["events"], params
+            assert (runs["nextCursor"], runs["complete"]) == (events["nextCursor"], events["complete"]), params
+            at, seen = events["nextCursor"], seen + len(events["events"])
+            if events["complete"]:
+                break
+        assert seen == (4 if "region" in params else 10), params
+
+
 # ---- automation, auth, envelope --------------------------------------------------------------
 def test_environment_changes_are_their_own_source(world_host):
     c = Client(world_host)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcb_journal import history
 from mcb_journal.db import SCHEMA_VERSION, Database
 from mcb_journal.history import History, journal_stats, pack_operation, packable
-from mcb_journal.observer import Observer, Page
+from mcb_journal.observer import Observer, Page, Run
 
 from services.journal.tests.test_history import ALL, answers
 
@@ -52,15 +53,44 @@ def _journal(path: Path) -> Database:
     return db
 
 
-def _observe(db: Database, events: list[tuple], packed: bool) -> None:
-    """One observer transaction of one events_since page: through ``Observer._record`` (packed),
-    or as the observer before issue 29 stored it, a row per event (the reference)."""
+def as_runs(events: list[tuple]) -> list[Run]:
+    """A page's events as the runs a host answering in runs sends: consecutive events of one writer
+    at one time (the seqs are consecutive here) are one run."""
+    runs: list[Run] = []
+    for seq, x, y, z, before, after, source, player, op, at, name, cause in events:
+        common = (source, player, at, op, name, cause)
+        last = runs[-1] if runs else None
+        if (
+            last is not None
+            and (last.source, last.player_id, last.at_millis, last.operation_id, last.player_name, last.cause) == common
+            and last.first + len(last.x) == seq
+        ):
+            for col, v in zip((last.x, last.y, last.z, last.before, last.after), (x, y, z, before, after), strict=True):
+                col.append(v)
+        else:
+            runs.append(Run(seq, source, player, at, op, name, cause, [x], [y], [z], [before], [after]))
+    return runs
+
+
+def _observe(db: Database, events: list[tuple], packed: bool | str) -> None:
+    """One observer transaction of one events_since page: through ``Observer._record`` (packed;
+    ``"runs"``: the page in runs, as the embedded host answers since issue 29), or as the observer
+    before issue 29 stored it, a row per event (the reference). The events are numbered here, the
+    host's seqs counting on from the last page's."""
     cursor = db.get_meta("observer_cursor", "")
+    first = int(db.get_meta("test_seq", "0")) + 1
+    events = [(first + k, *e[1:]) for k, e in enumerate(events)]
+    db.set_meta("test_seq", str(first + len(events) - 1))
     nxt = f"h:{len(cursor) + 1}"
     if packed:
         obs = Observer.__new__(Observer)
         obs._rdb = db
-        obs._record([(cursor, Page(events, nxt, False, False, ""))])
+        page = (
+            Page([], nxt, False, False, "", as_runs(events))
+            if packed == "runs"
+            else Page(events, nxt, False, False, "")
+        )
+        obs._record([(cursor, page)])
         return
     with db.tx() as c:
         if not cursor:
@@ -80,7 +110,7 @@ def _event(p: tuple, before: str, after: str, source: str, op: str, cause: str =
     return (7, *p, before, after, source, "" if source == "ours" else "bob", op, 5, "", cause)
 
 
-def _run(db: Database, steps: list[tuple], packed: bool) -> None:
+def _run(db: Database, steps: list[tuple], packed: bool | str) -> None:
     seqs = [0, 0, 0, 0]
     last: dict[tuple[int, int, int], str] = {}
     finished: set[int] = set()
@@ -131,14 +161,15 @@ def _everything(db: Database) -> dict:
     return out
 
 
+@pytest.mark.parametrize("form", [True, "runs"], ids=["events", "runs"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(STEP, min_size=1, max_size=14))
-def test_per_batch_records_answer_every_history_question_as_rows_do(tmp_path_factory, steps):
+def test_per_batch_records_answer_every_history_question_as_rows_do(tmp_path_factory, form, steps):
     base = tmp_path_factory.mktemp("eq")
     rows_db, packed_db = _journal(base / "rows.sqlite"), _journal(base / "packed.sqlite")
     try:
         _run(rows_db, steps, packed=False)
-        _run(packed_db, steps, packed=True)
+        _run(packed_db, steps, packed=form)
         assert packed_db.one("SELECT COUNT(*) AS n FROM written WHERE uncertain=0")["n"] == 0  # no row per block
         assert packed_db.one("SELECT COUNT(*) AS n FROM observed WHERE source='ours' AND cause=''")["n"] == 0
         assert _everything(packed_db) == _everything(rows_db)

@@ -158,6 +158,98 @@ def test_a_malformed_page_is_an_error_not_a_row(damage):
     assert exc.value.code == ErrorCode.INTERNAL and "malformed events_since page" in exc.value.message
 
 
+# ---- runs (issue 29): a writer's consecutive events as columns
+
+STATE = st.sampled_from(["minecraft:air", "minecraft:stone", "a", ""])
+RUN = st.integers(1, 6).flatmap(
+    lambda n: st.builds(
+        lambda first, text, at, cols, picks: (first, text, at, cols, picks),
+        st.integers(0, 2**64 - 1 - n),
+        st.tuples(TEXT, TEXT, TEXT, TEXT, TEXT),
+        U64,
+        st.tuples(*[st.lists(INT32, min_size=n, max_size=n)] * 3),
+        st.tuples(*[st.lists(STATE, min_size=n, max_size=n)] * 2),
+    )
+)
+
+
+def run_message(first, text, at, cols, picks) -> world_pb2.EventRun:
+    source, player, op, name, cause = text
+    states = sorted(set(picks[0] + picks[1]))
+    return world_pb2.EventRun(
+        first_seq=first,
+        source=source,
+        player_id=player,
+        at_millis=at,
+        operation_id=op,
+        player_name=name,
+        cause=cause,
+        states=states,
+        x=cols[0],
+        y=cols[1],
+        z=cols[2],
+        before=[states.index(v) for v in picks[0]],
+        after=[states.index(v) for v in picks[1]],
+    )
+
+
+@given(st.lists(RUN, max_size=4), st.booleans(), st.booleans())
+def test_a_page_of_runs_reads_as_its_events(runs, all_fields, proto_names):
+    """Each run reads as the events it stands for (seq first, first + 1, ...; before and after
+    looked up in its states), in any proto3 JSON form of the message."""
+    msg = world_pb2.EventsSinceResult(runs=[run_message(*r) for r in runs], next_cursor="h:9", complete=True)
+    page = observer.read_page(
+        json_format.MessageToDict(
+            msg, always_print_fields_with_no_presence=all_fields, preserving_proto_field_name=proto_names
+        )
+    )
+    want = []
+    for first, (source, player, op, name, cause), at, (xs, ys, zs), (befores, afters) in runs:
+        want += [
+            (first + i, x, y, z, b, a, source, player, op, at, name, cause)
+            for i, (x, y, z, b, a) in enumerate(zip(xs, ys, zs, befores, afters, strict=True))
+        ]
+    assert page.events == [] and [e for r in page.runs for e in observer.run_events(r)] == want
+
+
+GOOD_RUN = {"firstSeq": "4", "source": "ours", "operationId": "op", "states": ["a", "b"], "x": [1, 2], "y": [3, 4]}
+GOOD_RUN |= {"z": [5, 6], "before": [0, 0], "after": [1, 0]}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"x": [1]},  # columns of two lengths
+        {"x": [], "y": [], "z": [], "before": [], "after": []},  # no event
+        {"x": [1, "2"]},
+        {"y": [1, 2**31]},
+        {"z": [1.0, 2]},
+        {"z": [True, 2]},
+        {"before": [0, 2]},  # beyond its states
+        {"after": [-1, 0]},
+        {"states": ["a", 1]},
+        {"states": "ab"},
+        {"firstSeq": str(2**64 - 1)},  # its second event's seq is beyond uint64
+        {"firstSeq": "-4"},
+        {"atMillis": "x"},
+        {"operationId": 5},
+        {"x": "12"},
+    ],
+)
+def test_a_malformed_run_is_an_error_not_a_row(damage):
+    with pytest.raises(McbError) as exc:
+        observer.read_page({"nextCursor": "h:1", "complete": True, "runs": [GOOD_RUN | damage]})
+    assert exc.value.code == ErrorCode.INTERNAL and "malformed events_since page" in exc.value.message
+
+
+def test_a_good_run_reads_and_a_page_of_both_events_and_runs_is_refused():
+    page = observer.read_page({"nextCursor": "h:1", "complete": True, "runs": [GOOD_RUN]})
+    assert [e[:6] for e in observer.run_events(page.runs[0])] == [(4, 1, 3, 5, "a", "b"), (5, 2, 4, 6, "a", "a")]
+    for extra in ({}, {"newRunField": 1}):  # through the message parser too
+        with pytest.raises(McbError):
+            observer.read_page({"nextCursor": "h:1", "runs": [GOOD_RUN | extra], "events": [{"seq": "1", "x": 1}]})
+
+
 def test_a_page_with_a_field_this_journal_does_not_know_is_read_without_it():
     page = observer.read_page(
         {

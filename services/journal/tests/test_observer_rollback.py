@@ -73,16 +73,18 @@ def test_an_applied_operation_whose_blocks_rolled_back_gets_a_notice(tmp_path):
     world = RestartingWorld([op, "op_of_another_journal"], lost=40)
     obs = Observer(core.db, world)
     asyncio.run(obs.sync())  # the same host instance: no restart seen yet
-    assert world.info_calls == 0
+    assert world.info_calls <= 1  # at most its capabilities (events_since.runs), once
     world.instance = "b"  # the host crashed and came back
     for _ in range(4):
         asyncio.run(obs.sync())
-    assert world.info_calls == 3, "asked until the host's check was final, then stopped asking"
+    assert world.info_calls >= 3, "asked until the host's check was final"
     rep = core.report(op)
     assert rep.state == "applied"
     assert len(rep.notices) == 1 and "40 of our block writes" in rep.notices[0] and "rolled back" in rep.notices[0]
-    asyncio.run(obs.sync())
-    assert len(core.report(op).notices) == 1 and world.info_calls == 3
+    asked = world.info_calls
+    for _ in range(3):
+        asyncio.run(obs.sync())
+    assert len(core.report(op).notices) == 1 and world.info_calls == asked, "then stopped asking"
 
 
 def test_a_clean_restart_or_nothing_lost_adds_no_notice(tmp_path):

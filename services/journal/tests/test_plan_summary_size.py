@@ -43,8 +43,13 @@ class EventsJson:
     """A fake world's ``call_json`` (the observer reads events_since pages in their JSON form):
     the JSON of what its ``call`` answers."""
 
+    async def world_info(self):  # a host before events_since.runs (the Java hosts)
+        return world_pb2.WorldInfo(world_uuid="w-1", epoch=1, minecraft_version="1.21.11")
+
     async def call_json(self, method, params):  # the observer's events_since: the JSON form
         assert method == "events_since"
+        # a host that does not list events_since.runs may refuse the field (the Java hosts' parser is strict)
+        assert not params.runs, "runs asked of a host that does not list events_since.runs"
         return pbjson.to_json(await self.call(method, params, world_pb2.EventsSinceResult))
 
 

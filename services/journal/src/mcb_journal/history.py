@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.eventrun import EventRun
 from mcb_common.geometry import Box, Vec3
 
 from .db import AUTO_VACUUM_INCREMENTAL, Database, is_disk_full, now_ms
@@ -193,29 +194,75 @@ def take_oids(c: sqlite3.Connection, last: int) -> None:
         c.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('observed', ?)", (last,))
 
 
-def record_batch_events(c: sqlite3.Connection, op_id: str, rows: list[tuple]) -> None:
-    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction,
-    each ``(oid, host_seq, x, y, z, at_ms, host_instance, before, after, player_id)`` with the oid
-    the caller gave it, in order, as ONE packed ``batch_events`` record (``reason`` is "", as on
-    every event row) instead of an ``observed`` row each."""
-    if not rows:
+class Echoes:
+    """The world host's echoes of one operation's writes gathered by one observer transaction, as
+    the columns of its ``batch_events`` record: one event at a time (``add``) or a run at once
+    (``add_run``: list extends, no step per event)."""
+
+    def __init__(self) -> None:
+        self.oid: list[int] = []
+        self.seq: list[int] = []
+        self.x: list[int] = []
+        self.y: list[int] = []
+        self.z: list[int] = []
+        self.at: list[int] = []
+        self.instance: list[str] = []
+        self.before: list[str] = []
+        self.after: list[str] = []
+        self.player: list[str] = []
+
+    def add(
+        self, oid: int, seq: int, x: int, y: int, z: int, at: int, instance: str, before: str, after: str, player: str
+    ) -> None:
+        self.oid.append(oid)
+        self.seq.append(seq)
+        self.x.append(x)
+        self.y.append(y)
+        self.z.append(z)
+        self.at.append(at)
+        self.instance.append(instance)
+        self.before.append(before)
+        self.after.append(after)
+        self.player.append(player)
+
+    def add_run(self, oid: int, run: EventRun, instance: str) -> None:
+        """``run``'s events numbered from ``oid``."""
+        n = len(run.x)
+        self.oid += range(oid, oid + n)
+        self.seq += range(run.first, run.first + n)
+        self.x += run.x
+        self.y += run.y
+        self.z += run.z
+        self.at += [run.at_millis] * n
+        self.instance += [instance] * n
+        self.before += run.before
+        self.after += run.after
+        self.player += [run.player_id] * n
+
+
+def record_batch_events(c: sqlite3.Connection, op_id: str, echoes: Echoes) -> None:
+    """The world host's echoes of ``op_id``'s own writes recorded by one observer transaction, in
+    order, with the oids the caller gave them, as ONE packed ``batch_events`` record (``reason`` is
+    "", as on every event row) instead of an ``observed`` row each."""
+    n = len(echoes.oid)
+    if not n:
         return
-    oid, seq, x, y, z, at, instance, before, after, player = zip(*rows, strict=True)
+    x, y, z = echoes.x, echoes.y, echoes.z
     data, sha = pack_columns(
-        len(rows),
-        {"oid": oid, "host_seq": seq, "x": x, "y": y, "z": z, "at_ms": at},
+        n,
+        {"oid": echoes.oid, "host_seq": echoes.seq, "x": x, "y": y, "z": z, "at_ms": echoes.at},
         {
-            "host_instance": list(instance),
-            "before": list(before),
-            "after": list(after),
-            "player_id": list(player),
-            "reason": [""] * len(rows),
+            "host_instance": echoes.instance,
+            "before": echoes.before,
+            "after": echoes.after,
+            "player_id": echoes.player,
+            "reason": [""] * n,
         },
     )
     c.execute(
         "INSERT INTO batch_events(op_id, n, lo, hi, x0, y0, z0, x1, y1, z1, data, sha256)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (op_id, len(rows), oid[0], oid[-1], min(x), min(y), min(z), max(x), max(y), max(z), data, sha),
+        (op_id, n, echoes.oid[0], echoes.oid[-1], min(x), min(y), min(z), max(x), max(y), max(z), data, sha),
     )
 
 

@@ -5,6 +5,8 @@ table in order. When the host answers ``resync_required`` (it restarted, or trim
 memory) a ``gap`` row is written: history before it is incomplete, and everything that
 reasons about "no later write touched this block" (undo, the change feed) must say so.
 ``sync()`` drains the host up to now; callers that decide on history call it first.
+A host listing ``events_since.runs`` is asked for runs (issue 29): a batch's echoes arrive as one
+object of columns and go into the operation's ``batch_events`` record as they are.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any, NamedTuple
 from google.protobuf import json_format
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.eventrun import EventRun
 
 from .db import Database, now_ms
-from .history import last_oid, next_oids, record_batch_events, take_oids
+from .history import Echoes, last_oid, next_oids, record_batch_events, take_oids
 from .ports import WorldPort
 
 log = logging.getLogger("mcb.journal.observer")
@@ -26,25 +29,55 @@ log = logging.getLogger("mcb.journal.observer")
 PAGES_PER_COMMIT = 5  # events_since pages (the host's page: 1,000 events; 100 on older hosts) per transaction
 
 
+Run = EventRun  # an ``EventRun`` read from a page (before and after looked up in its states)
+
+
+def run_events(r: Run) -> list[tuple[int, int, int, int, str, str, str, str, str, int, str, str]]:
+    """A run's events as a page's event tuples."""
+    return [
+        (r.first + i, x, y, z, b, a, r.source, r.player_id, r.operation_id, r.at_millis, r.player_name, r.cause)
+        for i, (x, y, z, b, a) in enumerate(zip(r.x, r.y, r.z, r.before, r.after, strict=True))
+    ]
+
+
 class Page(NamedTuple):
     """An ``EventsSinceResult``; each event as the ``observed`` row's values after the host
     instance: (seq, x, y, z, before, after, source, player_id, operation_id, at_millis, player_name,
-    cause); the last two are "" from hosts before issue 32."""
+    cause); the last two are "" from hosts before issue 32. A host that answers in runs (issue 29)
+    fills ``runs`` instead of ``events``."""
 
     events: list[tuple[int, int, int, int, str, str, str, str, str, int, str, str]]
     next_cursor: str
     resync_required: bool
     complete: bool
     reason: str
+    runs: list[Run] = []  # noqa: RUF012 - a NamedTuple default, never mutated
 
 
 _INT32 = range(-(2**31), 2**31)
 _UINT64 = range(2**64)
 
 
-_PAGE_KEYS = frozenset({"events", "nextCursor", "resyncRequired", "complete", "reason"})
+_PAGE_KEYS = frozenset({"events", "nextCursor", "resyncRequired", "complete", "reason", "runs"})
 _EVENT_KEYS = frozenset(
     {"seq", "x", "y", "z", "before", "after", "source", "playerId", "atMillis", "operationId", "playerName", "cause"}
+)
+_RUN_KEYS = frozenset(
+    {
+        "firstSeq",
+        "source",
+        "playerId",
+        "atMillis",
+        "operationId",
+        "playerName",
+        "cause",
+        "states",
+        "x",
+        "y",
+        "z",
+        "before",
+        "after",
+    }
 )
 
 
@@ -56,10 +89,13 @@ def read_page(data: dict[str, Any]) -> Page:
     fields) is read by the message parser instead, which takes both names and ignores unknown
     fields, as every other answer is read."""
     try:
-        if not data.keys() <= _PAGE_KEYS or not all(
-            type(e) is dict and e.keys() <= _EVENT_KEYS for e in data.get("events", ())
+        if (
+            not data.keys() <= _PAGE_KEYS
+            or not all(type(e) is dict and e.keys() <= _EVENT_KEYS for e in data.get("events", ()))
+            or not all(type(r) is dict and r.keys() <= _RUN_KEYS for r in data.get("runs", ()))
         ):
             return _read_page_message(data)
+        runs = [_read_run(r) for r in data.get("runs", ())]
         events = []
         for e in data.get("events", ()):
             x, y, z = e.get("x", 0), e.get("y", 0), e.get("z", 0)
@@ -89,6 +125,7 @@ def read_page(data: dict[str, Any]) -> Page:
             data.get("resyncRequired", False),
             data.get("complete", False),
             data.get("reason", ""),
+            runs,
         )
         if not (
             type(page.next_cursor) is str
@@ -97,20 +134,58 @@ def read_page(data: dict[str, Any]) -> Page:
             and type(page.reason) is str
         ):
             raise ValueError("page fields")
+        if page.events and page.runs:
+            raise ValueError("a page holds events or runs, not both")
     except (AttributeError, TypeError, ValueError) as exc:
         raise McbError(ErrorCode.INTERNAL, f"the world host sent a malformed events_since page ({exc})") from None
     return page
+
+
+def _ints(v: Any, lo: int, hi: int, what: str) -> list[int]:
+    """A JSON array of integers in lo..hi-1 (no bool, no float), checked without a Python step per
+    element where the C built-ins can do it."""
+    if type(v) is not list or not set(map(type, v)) <= {int} or (v and (min(v) < lo or max(v) >= hi)):
+        raise ValueError(f"run {what} must be an array of integers in {lo}..{hi - 1}")
+    return v
+
+
+def _read_run(r: dict[str, Any]) -> Run:
+    """An ``EventRun`` from its JSON form, as strictly as an event: every column of one length (at
+    least one event), coordinates int32, before and after indices into its states."""
+    states = r.get("states", [])
+    if type(states) is not list or not all(type(s) is str for s in states):
+        raise ValueError("run states must be an array of strings")
+    x = _ints(r.get("x", []), -(2**31), 2**31, "x")
+    n = len(x)
+    y, z = _ints(r.get("y", []), -(2**31), 2**31, "y"), _ints(r.get("z", []), -(2**31), 2**31, "z")
+    before = _ints(r.get("before", []), 0, len(states), "before")
+    after = _ints(r.get("after", []), 0, len(states), "after")
+    if n == 0 or not len(y) == len(z) == len(before) == len(after) == n:
+        raise ValueError(f"run columns of lengths {[len(c) for c in (x, y, z, before, after)]}")
+    first, at = _u64(r.get("firstSeq", 0)), _u64(r.get("atMillis", 0))
+    if first + n - 1 not in _UINT64:
+        raise ValueError("run seqs beyond uint64")
+    text = tuple(r.get(k, "") for k in ("source", "playerId", "operationId", "playerName", "cause"))
+    if not all(type(t) is str for t in text):
+        raise ValueError(f"run {r!r:.200}")
+    source, player, op, name, cause = text
+    return Run(
+        first, source, player, at, op, name, cause, x, y, z, [states[i] for i in before], [states[i] for i in after]
+    )
 
 
 def _read_page_message(data: dict[str, Any]) -> Page:
     events = data.get("events", [])
     if not (type(events) is list and all(type(e) is dict for e in events)):  # ParseDict would take ["x"] as [{}]
         raise ValueError("events must be a list of objects")
+    runs = data.get("runs", [])
+    if not (type(runs) is list and all(type(r) is dict for r in runs)):
+        raise ValueError("runs must be a list of objects")
     try:
         m = json_format.ParseDict(data, world_pb2.EventsSinceResult(), ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise ValueError(str(exc)[:200]) from None
-    return Page(
+    page = Page(
         [
             (
                 e.seq,
@@ -132,6 +207,35 @@ def _read_page_message(data: dict[str, Any]) -> Page:
         m.resync_required,
         m.complete,
         m.reason,
+        [_run_of(r) for r in m.runs],
+    )
+    if page.events and page.runs:
+        raise ValueError("a page holds events or runs, not both")
+    return page
+
+
+def _run_of(r: world_pb2.EventRun) -> Run:
+    n = len(r.x)
+    if n == 0 or not len(r.y) == len(r.z) == len(r.before) == len(r.after) == n:
+        raise ValueError("run columns of different lengths")
+    if any(i >= len(r.states) for i in (*r.before, *r.after)):
+        raise ValueError("run index beyond its states")
+    if r.first_seq + n - 1 not in _UINT64:
+        raise ValueError("run seqs beyond uint64")
+    st = list(r.states)
+    return Run(
+        r.first_seq,
+        r.source,
+        r.player_id,
+        r.at_millis,
+        r.operation_id,
+        r.player_name,
+        r.cause,
+        list(r.x),
+        list(r.y),
+        list(r.z),
+        [st[i] for i in r.before],
+        [st[i] for i in r.after],
     )
 
 
@@ -152,6 +256,9 @@ class Observer:
         self.world = world
         self._lock = asyncio.Lock()
         self.healthy = False
+        # whether the host lists events_since.runs (asked once; again after a restart or an error:
+        # a host of another version may stand behind the same address)
+        self._runs: bool | None = None
 
     @property
     def cursor(self) -> str:
@@ -168,8 +275,17 @@ class Observer:
         async with self._lock:
             cursor = self.cursor
             pages: list[tuple[str, Page]] = []
+            if self._runs is None:
+                self._runs = "events_since.runs" in (await self.world.world_info()).capabilities
             for _ in range(10_000):
-                res = read_page(await self.world.call_json("events_since", world_pb2.EventsSinceParams(cursor=cursor)))
+                try:
+                    params = world_pb2.EventsSinceParams(cursor=cursor, runs=self._runs)
+                    res = read_page(await self.world.call_json("events_since", params))
+                except McbError:
+                    self._runs = None
+                    raise
+                if res.resync_required:
+                    self._runs = None
                 pages.append((cursor, res))
                 cursor = res.next_cursor
                 if res.complete or res.resync_required or len(pages) >= PAGES_PER_COMMIT:
@@ -208,7 +324,7 @@ class Observer:
             # operation (history.record_batch_events), the rest rows, and the numbering is what
             # inserting every one as a row would have given.
             oid = next_oids(c)
-            ours: dict[str, list[tuple]] = {}
+            ours: dict[str, Echoes] = {}
             for cursor, res in pages:
                 instance = res.next_cursor.rpartition(":")[0]
                 if res.resync_required and cursor:
@@ -223,10 +339,16 @@ class Observer:
                 for e in res.events:
                     seq, x, y, z, before, after, source, player_id, op_id, at, player_name, cause = e
                     if source == "ours" and op_id and not player_name and not cause:
-                        ours.setdefault(op_id, []).append((oid, seq, x, y, z, at, instance, before, after, player_id))
+                        ours.setdefault(op_id, Echoes()).add(oid, seq, x, y, z, at, instance, before, after, player_id)
                     else:
                         rows.append((oid, instance, *e))
                     oid += 1
+                for r in res.runs:  # a batch's echoes as one run: its columns go to the record as they are
+                    if r.source == "ours" and r.operation_id and not r.player_name and not r.cause:
+                        ours.setdefault(r.operation_id, Echoes()).add_run(oid, r, instance)
+                    else:
+                        rows += [(oid + i, instance, *e) for i, e in enumerate(run_events(r))]
+                    oid += len(r.x)
                 c.executemany(
                     "INSERT INTO observed(oid, kind, host_instance, host_seq, x, y, z, before, after, source,"
                     " player_id, op_id, at_ms, player_name, cause) VALUES (?,'event',?,?,?,?,?,?,?,?,?,?,?,?,?)",

@@ -10,20 +10,23 @@ event carries the player's name, an environment event its cause (mcb_common.caus
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from mcb_common.errors import invalid
+from mcb_common.eventrun import EventRun
 
 MAX_PAGE = 1000  # events per events_since page (a 100,000-block apply's echoes: 100 pages)
 RETAIN = 200_000
 
 
-class Event(NamedTuple):  # a tuple: 100,000 of them per 100,000-block apply
+class Event(NamedTuple):  # one event of an events_since page in its `events` form
     seq: int
     x: int
     y: int
@@ -38,6 +41,18 @@ class Event(NamedTuple):  # a tuple: 100,000 of them per 100,000-block apply
     cause: str = ""
 
 
+Run = EventRun  # what record_many was given, kept as one run (a batch's 512 echoes: one object)
+
+
+def run_events(r: Run) -> list[Event]:
+    """A run's events in their ``events`` form."""
+    common = (r.source, r.player_id, r.at_millis, r.operation_id, r.player_name, r.cause)
+    return [
+        Event(r.first + i, x, y, z, b, a, *common)
+        for i, (x, y, z, b, a) in enumerate(zip(r.x, r.y, r.z, r.before, r.after, strict=True))
+    ]
+
+
 @dataclass
 class Page:
     events: list[Event]
@@ -45,12 +60,16 @@ class Page:
     resync_required: bool
     complete: bool
     reason: str
+    runs: list[Run] = field(default_factory=list)  # instead of events when asked for runs
 
 
 class EventLog:
     def __init__(self, instance: str, retain: int = RETAIN):
         self.instance = instance
-        self._events: deque[Event] = deque(maxlen=retain)
+        self._runs: deque[Run] = deque()
+        self._firsts: deque[int] = deque()  # each run's first seq (bisected by since)
+        self._count = 0  # events held (at most retain)
+        self._retain = retain
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -63,15 +82,36 @@ class EventLog:
         player_name: str = "",
         cause: str = "",
     ) -> None:
-        """Several changes (x, y, z, before, after) of one writer, at one time: a batch's echoes."""
+        """Several changes (x, y, z, before, after) of one writer, at one time: a batch's echoes,
+        numbered in order, kept as one run."""
+        cols = [list(c) for c in zip(*changes, strict=True)]
+        if not cols:
+            return
+        xs, ys, zs, befores, afters = cols
         with self._lock:
-            at, seq = int(time.time() * 1000), self._seq
-            for x, y, z, before, after in changes:
-                seq += 1
-                self._events.append(
-                    Event(seq, x, y, z, before, after, source, player_id, at, operation_id, player_name, cause)
-                )
-            self._seq = seq
+            at = int(time.time() * 1000)
+            run = Run(
+                self._seq + 1, source, player_id, at, operation_id, player_name, cause, xs, ys, zs, befores, afters
+            )
+            self._seq += len(xs)
+            self._runs.append(run)
+            self._firsts.append(run.first)
+            self._count += len(xs)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Keep the last ``retain`` events: whole runs go first, then the head of the oldest."""
+        while self._count > self._retain:
+            oldest = self._runs[0]
+            extra = self._count - self._retain
+            if len(oldest.x) <= extra:
+                self._runs.popleft()
+                self._firsts.popleft()
+                self._count -= len(oldest.x)
+            else:
+                self._runs[0] = oldest.part(extra, len(oldest.x))
+                self._firsts[0] = self._runs[0].first
+                self._count -= extra
 
     def cursor_now(self) -> str:
         with self._lock:
@@ -82,7 +122,10 @@ class EventLog:
         cursor: str,
         limit: int = MAX_PAGE,
         region: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None,
+        runs: bool = False,
     ) -> Page:
+        """The events after ``cursor`` (at most ``limit``, inside ``region`` when given), as
+        ``events`` or, with ``runs``, as ``runs``: the same events either way."""
         limit = MAX_PAGE if limit <= 0 else min(limit, MAX_PAGE)
         if not cursor:
             return Page([], self.cursor_now(), False, True, "")
@@ -103,8 +146,8 @@ class EventLog:
         with self._lock:
             if seq > self._seq:
                 raise invalid(f"cursor {cursor!r} is ahead of this host (latest event {self._seq})")
-            oldest = self._events[0].seq if self._events else self._seq + 1
-            if self._events and seq < oldest - 1:
+            oldest = self._firsts[0] if self._runs else self._seq + 1
+            if self._runs and seq < oldest - 1:
                 return Page(
                     [],
                     fresh,
@@ -113,24 +156,50 @@ class EventLog:
                     f"events before #{oldest} were trimmed from memory; re-read the region and continue "
                     "from the new cursor.",
                 )
-            out: list[Event] = []
+            out: list[Run] = []
+            taken = 0
             last = seq
             complete = True
-            # events are sorted by seq; skip to the first after the cursor
-            start = max(0, seq - oldest + 1) if self._events else 0
-            for i in range(start, len(self._events)):
-                ev = self._events[i]
-                if region is not None:
-                    (x0, y0, z0), (x1, y1, z1) = region
-                    if not (x0 <= ev.x <= x1 and y0 <= ev.y <= y1 and z0 <= ev.z <= z1):
-                        last = ev.seq
+            # the run holding the first event after the cursor, then on
+            k = max(0, bisect.bisect_right(self._firsts, seq + 1) - 1)
+            for r in itertools.islice(self._runs, k, None):
+                i = max(0, seq + 1 - r.first)
+                n = len(r.x)
+                if region is None:
+                    take = min(n - i, limit - taken)
+                    if take < n - i:
+                        complete = False
+                    if take > 0:
+                        out.append(r.part(i, i + take) if (i, take) != (0, n) else r)
+                        taken += take
+                        last = r.first + i + take - 1
+                    if not complete:
+                        break
+                    continue
+                (x0, y0, z0), (x1, y1, z1) = region
+                i0 = j = i  # events i0..j-1 are inside, not yet taken
+                while j < n:
+                    if x0 <= r.x[j] <= x1 and y0 <= r.y[j] <= y1 and z0 <= r.z[j] <= z1:
+                        if taken + (j - i0) >= limit:  # the page is full: this event is the next page's first
+                            complete = False
+                            break
+                        j += 1
                         continue
-                if len(out) >= limit:
-                    complete = False
+                    if j > i0:
+                        out.append(r.part(i0, j))
+                        taken += j - i0
+                    last = r.first + j  # outside: skipped, and the cursor passes it
+                    j += 1
+                    i0 = j
+                if j > i0:
+                    out.append(r.part(i0, j))
+                    taken += j - i0
+                    last = r.first + j - 1
+                if not complete:
                     break
-                out.append(ev)
-                last = ev.seq
-        return Page(out, f"{self.instance}:{last}", False, complete, "")
+        if runs:
+            return Page([], f"{self.instance}:{last}", False, complete, "", out)
+        return Page([e for r in out for e in run_events(r)], f"{self.instance}:{last}", False, complete, "")
 
 
 def page_json(page: Page) -> dict[str, Any]:
@@ -159,4 +228,30 @@ def page_json(page: Page) -> dict[str, Any]:
         "resyncRequired": page.resync_required,
         "complete": page.complete,
         "reason": page.reason,
+        "runs": [run_json(r) for r in page.runs],
+    }
+
+
+def run_json(r: Run) -> dict[str, Any]:
+    """An ``EventRun`` in its JSON form: the states it names once each, the events' before and after
+    as indices into them."""
+    index: dict[str, int] = {}
+    for s in r.before:
+        index.setdefault(s, len(index))
+    for s in r.after:
+        index.setdefault(s, len(index))
+    return {
+        "firstSeq": str(r.first),
+        "source": r.source,
+        "playerId": r.player_id,
+        "atMillis": str(r.at_millis),
+        "operationId": r.operation_id,
+        "playerName": r.player_name,
+        "cause": r.cause,
+        "states": list(index),
+        "x": r.x,
+        "y": r.y,
+        "z": r.z,
+        "before": [index[s] for s in r.before],
+        "after": [index[s] for s in r.after],
     }

@@ -122,6 +122,7 @@ class Host:
             "batch_apply",
             "batch_apply_many",
             "events_since",
+            "events_since.runs",
             "pause",
             "embedded_world",
             "region_read.block_entities",
@@ -469,7 +470,8 @@ class Host:
 
     # -- events ----------------------------------------------------------------------------------
     def events_since(self, p: world_pb2.EventsSinceParams) -> dict[str, Any]:
-        """An ``EventsSinceResult`` in its JSON form (``events.page_json``: no message per event)."""
+        """An ``EventsSinceResult`` in its JSON form (``events.page_json``: no message per event),
+        as ``runs`` when asked for them."""
         if p.limit > MAX_PAGE:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"limit {p.limit} exceeds the page size of {MAX_PAGE}")
         region = None
@@ -479,7 +481,7 @@ class Host:
                 (min(b.min.x, b.max.x), min(b.min.y, b.max.y), min(b.min.z, b.max.z)),
                 (max(b.min.x, b.max.x), max(b.min.y, b.max.y), max(b.min.z, b.max.z)),
             )
-        return page_json(self.events.since(p.cursor, p.limit or MAX_PAGE, region))
+        return page_json(self.events.since(p.cursor, p.limit or MAX_PAGE, region, runs=p.runs))
 
     # -- pause -----------------------------------------------------------------------------------
     def pause(self, p: world_pb2.PauseParams) -> world_pb2.PauseResult:

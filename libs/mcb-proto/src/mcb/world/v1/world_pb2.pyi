@@ -315,14 +315,16 @@ class BatchCancelResult(_message.Message):
     def __init__(self, operation_id: _Optional[str] = ..., cancelled: _Optional[bool] = ...) -> None: ...
 
 class EventsSinceParams(_message.Message):
-    __slots__ = ("cursor", "limit", "region")
+    __slots__ = ("cursor", "limit", "region", "runs")
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     REGION_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
     cursor: str
     limit: int
     region: _common_pb2.Box
-    def __init__(self, cursor: _Optional[str] = ..., limit: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ...) -> None: ...
+    runs: bool
+    def __init__(self, cursor: _Optional[str] = ..., limit: _Optional[int] = ..., region: _Optional[_Union[_common_pb2.Box, _Mapping]] = ..., runs: _Optional[bool] = ...) -> None: ...
 
 class BlockEvent(_message.Message):
     __slots__ = ("seq", "x", "y", "z", "before", "after", "source", "player_id", "at_millis", "operation_id", "player_name", "cause")
@@ -352,19 +354,51 @@ class BlockEvent(_message.Message):
     cause: str
     def __init__(self, seq: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., z: _Optional[int] = ..., before: _Optional[str] = ..., after: _Optional[str] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., at_millis: _Optional[int] = ..., operation_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ...) -> None: ...
 
+class EventRun(_message.Message):
+    __slots__ = ("first_seq", "source", "player_id", "at_millis", "operation_id", "player_name", "cause", "states", "x", "y", "z", "before", "after")
+    FIRST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    AT_MILLIS_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    first_seq: int
+    source: str
+    player_id: str
+    at_millis: int
+    operation_id: str
+    player_name: str
+    cause: str
+    states: _containers.RepeatedScalarFieldContainer[str]
+    x: _containers.RepeatedScalarFieldContainer[int]
+    y: _containers.RepeatedScalarFieldContainer[int]
+    z: _containers.RepeatedScalarFieldContainer[int]
+    before: _containers.RepeatedScalarFieldContainer[int]
+    after: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, first_seq: _Optional[int] = ..., source: _Optional[str] = ..., player_id: _Optional[str] = ..., at_millis: _Optional[int] = ..., operation_id: _Optional[str] = ..., player_name: _Optional[str] = ..., cause: _Optional[str] = ..., states: _Optional[_Iterable[str]] = ..., x: _Optional[_Iterable[int]] = ..., y: _Optional[_Iterable[int]] = ..., z: _Optional[_Iterable[int]] = ..., before: _Optional[_Iterable[int]] = ..., after: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class EventsSinceResult(_message.Message):
-    __slots__ = ("events", "next_cursor", "resync_required", "complete", "reason")
+    __slots__ = ("events", "next_cursor", "resync_required", "complete", "reason", "runs")
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
     RESYNC_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
     events: _containers.RepeatedCompositeFieldContainer[BlockEvent]
     next_cursor: str
     resync_required: bool
     complete: bool
     reason: str
-    def __init__(self, events: _Optional[_Iterable[_Union[BlockEvent, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., resync_required: _Optional[bool] = ..., complete: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+    runs: _containers.RepeatedCompositeFieldContainer[EventRun]
+    def __init__(self, events: _Optional[_Iterable[_Union[BlockEvent, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., resync_required: _Optional[bool] = ..., complete: _Optional[bool] = ..., reason: _Optional[str] = ..., runs: _Optional[_Iterable[_Union[EventRun, _Mapping]]] = ...) -> None: ...
 
 class PauseParams(_message.Message):
     __slots__ = ("reason",)

@@ -33,6 +33,7 @@ import dev.mcb.proto.world.v1.ChatPreviewResult;
 import dev.mcb.proto.world.v1.ChatReplyParams;
 import dev.mcb.proto.world.v1.ChatReplyResult;
 import dev.mcb.proto.world.v1.Empty;
+import dev.mcb.proto.world.v1.EventRun;
 import dev.mcb.proto.world.v1.EventsSinceParams;
 import dev.mcb.proto.world.v1.EventsSinceResult;
 import dev.mcb.proto.world.v1.Health;
@@ -257,7 +258,7 @@ public final class WorldHostCore {
     public WorldInfo worldInfo() {
         WorldDescriptor d = world.describe();
         List<String> caps = new ArrayList<>(List.of("region_read", "chunks_exist", "blocks_get", "batch_apply",
-                "batch_apply_many", "events_since", "pause", "environment_events", "chat"));
+                "batch_apply_many", "events_since", "events_since.runs", "pause", "environment_events", "chat"));
         if (config.allowLocalAutomation()) {
             caps.add("local_automation");
         }
@@ -630,12 +631,60 @@ public final class WorldHostCore {
         EventLog.Page page = events.since(p.getCursor(), p.getLimit() == 0 ? EventLog.MAX_PAGE : p.getLimit(), region);
         EventsSinceResult.Builder r = EventsSinceResult.newBuilder().setNextCursor(page.nextCursor())
                 .setResyncRequired(page.resyncRequired()).setComplete(page.complete()).setReason(page.reason());
+        if (p.getRuns()) {
+            addRuns(r, page.events());
+            return r.build();
+        }
         for (EventLog.Event e : page.events()) {
             r.addEvents(BlockEvent.newBuilder().setSeq(e.seq()).setX(e.x()).setY(e.y()).setZ(e.z()).setBefore(e.before())
                     .setAfter(e.after()).setSource(e.source().wire).setPlayerId(e.playerId()).setAtMillis(e.atMillis())
                     .setOperationId(e.operationId()).setPlayerName(e.playerName()).setCause(e.cause()));
         }
         return r.build();
+    }
+
+    /**
+     * A page's events as runs (issue 29, docs/world-protocol.md "Runs"): consecutive seqs of one writer at
+     * one time as columns, each state named once a run. A batch's echoes recorded within one millisecond
+     * are one run; one that crosses a millisecond boundary is two.
+     */
+    static void addRuns(EventsSinceResult.Builder r, List<EventLog.Event> events) {
+        EventRun.Builder run = null;
+        Map<String, Integer> states = new HashMap<>();
+        EventLog.Event prev = null;
+        for (EventLog.Event e : events) {
+            if (run == null || !sameRun(prev, e)) {
+                if (run != null) {
+                    r.addRuns(run);
+                }
+                run = EventRun.newBuilder().setFirstSeq(e.seq()).setSource(e.source().wire).setPlayerId(e.playerId())
+                        .setAtMillis(e.atMillis()).setOperationId(e.operationId()).setPlayerName(e.playerName())
+                        .setCause(e.cause());
+                states.clear();
+            }
+            run.addX(e.x()).addY(e.y()).addZ(e.z()).addBefore(stateIndex(run, states, e.before()))
+                    .addAfter(stateIndex(run, states, e.after()));
+            prev = e;
+        }
+        if (run != null) {
+            r.addRuns(run);
+        }
+    }
+
+    private static boolean sameRun(EventLog.Event a, EventLog.Event b) {
+        return b.seq() == a.seq() + 1 && a.source() == b.source() && a.playerId().equals(b.playerId())
+                && a.atMillis() == b.atMillis() && a.operationId().equals(b.operationId())
+                && a.playerName().equals(b.playerName()) && a.cause().equals(b.cause());
+    }
+
+    private static int stateIndex(EventRun.Builder run, Map<String, Integer> states, String state) {
+        Integer i = states.get(state);
+        if (i == null) {
+            i = states.size();
+            states.put(state, i);
+            run.addStates(state);
+        }
+        return i;
     }
 
     // ---- pause ---------------------------------------------------------------------------------------

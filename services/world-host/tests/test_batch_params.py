@@ -268,3 +268,16 @@ def test_section_revisions_count_every_block_written(world):
     assert [(r.cx, r.sy, r.cz, r.revision) for r in a.revisions] == [(0, 4, -1, 1), (0, 4, 0, 2)]
     b = host.batch_apply(Batch("r2", epoch, [(2, 70, 0, AIR, STONE), (-1, 70, 0, AIR, GLASS)]))
     assert [(r.cx, r.sy, r.cz, r.revision) for r in b.revisions] == [(-1, 4, 0, 1), (0, 4, 0, 3)]
+
+
+def test_get_blocks_reads_what_get_block_reads(world):
+    """Across chunks and sections, absent sections (air) and a block entity's data."""
+    furnace = 'minecraft:furnace[facing=south,lit=false]{"items":[{"count":8,"id":"minecraft:coal","slot":1}]}'
+    host = Host(world)
+    res = host.batch_apply(Batch("g1", world.meta.epoch, [(3, 70, 3, AIR, furnace), (-1, 300, -1, AIR, GLASS)]))
+    assert res.status == "applied"
+    pos = [(x, y, z) for y in (-64, -60, -1, 63, 70, 300, 319) for z in (-1, 3, 15) for x in (-16, -1, 0, 3, 15)]
+    got = world.get_blocks(pos)
+    assert got == [world.get_block(*p) for p in pos]
+    assert got[pos.index((3, 70, 3))].startswith("minecraft:furnace[facing=south,lit=false]{")
+    assert got[pos.index((-1, 300, -1))] == GLASS and got[pos.index((0, 319, 15))] == AIR

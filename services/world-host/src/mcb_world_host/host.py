@@ -302,10 +302,11 @@ class Host:
             and max(zs) <= WORLD_XZ_LIMIT
             and all(e[3] and e[4] for e in entries)
         ):
-            # a batch names few states: each canonical form once. An expected state is never
-            # refused, so the first desired state refused here is the first entry's refused below.
-            expected = {e[3]: w.canonical_expected(e[3]) for e in entries}
-            desired = {e[4]: w.canonical_desired(e[4]) for e in entries}
+            # a batch names few states: each canonical form once, in the order the entries name
+            # them. An expected state is never refused, so the first desired state refused here is
+            # the one of the first entry refused below.
+            expected = {s: w.canonical_expected(s) for s in dict.fromkeys([e[3] for e in entries])}
+            desired = {s: w.canonical_desired(s) for s in dict.fromkeys([e[4] for e in entries])}
             return [(x, y, z, expected[ex], desired[de]) for x, y, z, ex, de in entries]
         seen: set[tuple[int, int, int]] = set()
         out = []

@@ -382,16 +382,23 @@ class World:
         self.check_height(min(ys), max(ys))
         info = self.blockinfo
         plain: dict[str, bool] = {}  # state -> carries no block entity (a batch meets few states)
+        # (cx, sy, cz) -> the section's (palette states, indices), None if absent (all air): what
+        # Chunk.get_block reads, looked up once per section rather than once per position
+        views: dict[tuple[int, int, int], tuple[list[str], np.ndarray] | None] = {}
         out = []
         with self.lock:
             chunks = self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), False)
             for x, y, z in positions:
-                c = chunks[(x >> 4, z >> 4)]
-                state = c.get_block(x, y, z)
+                key = (x >> 4, y >> 4, z >> 4)
+                if key in views:
+                    view = views[key]
+                else:
+                    view = views[key] = chunks[(key[0], key[2])].section_view(key[1])
+                state = AIR if view is None else view[0][view[1].item(((y & 15) << 8) | ((z & 15) << 4) | (x & 15))]
                 bare = plain.get(state)
                 if bare is None:
                     bare = plain[state] = info.block_entity(state) is None
-                out.append(state if bare else c.get_full(x, y, z, info))
+                out.append(state if bare else chunks[(key[0], key[2])].get_full(x, y, z, info))
         return out
 
     def region_read(
@@ -557,7 +564,7 @@ class World:
     def _bump(self, positions: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
         """Each position's section revision +1 (a section with n positions: +n); -> the sections'
         new revisions, sorted."""
-        counts = Counter((x >> 4, y >> 4, z >> 4) for x, y, z in positions)
+        counts = Counter([(x >> 4, y >> 4, z >> 4) for x, y, z in positions])
         revisions = self.revisions
         for key, n in counts.items():
             revisions[key] = revisions.get(key, 0) + n

@@ -625,9 +625,12 @@ class World:
         parsed: dict[str, tuple[str, str, str | None]] = {}  # a batch names few states
         for x, y, z, state in items:
             key = (x >> 4, z >> 4)
-            c = touched.get(key) or self.chunk(*key)
+            c = touched.get(key)
+            first = c is None
             if c is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
+                c = self.chunk(*key)
+                if c is None:
+                    raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
             hit = parsed.get(state)
             if hit is None:
                 s, data = blockentity.split(state)
@@ -637,8 +640,9 @@ class World:
             if be_id is not None or not isinstance(bes := c.root.get("block_entities"), list) or bes:
                 c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
             # (else: no block entity in the chunk and none to put: set_block_entity would do nothing)
-            touched[key] = c
-            self._unsaved.add(key)
+            if first:  # once the chunk's first block is set, as every later one
+                touched[key] = c
+                self._unsaved.add(key)
 
     # -- checkpoints -------------------------------------------------------------------------------
     def checkpoint(self, why: str = "") -> int:

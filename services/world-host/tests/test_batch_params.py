@@ -239,18 +239,23 @@ def test_states_are_canonical_in_the_checked_batch(world):
 @pytest.mark.parametrize("form", ["pb", "legacy"])
 def test_a_batch_logged_with_an_older_hash_still_replays(world, form):
     host = Host(world)
-    b = Batch("old", world.meta.epoch, [(0, 70, 0, AIR, STONE)], operation_id="op")
-    digest = Host._content_hash(b.message()) if form == "pb" else Host._legacy_content_hash(b.message())
+    params = {"batchId": "old", "worldEpoch": world.meta.epoch, "operationId": "op", "entries": [entry(y=70)]}
+    params["dependencies"] = [{"x": 5, "y": 70, "expected": AIR}]
+    old_message = pbjson.parse(params, world_pb2.BatchApplyParams)  # what an older host hashed
+    digest = Host._content_hash(old_message) if form == "pb" else Host._legacy_content_hash(old_message)
     assert not digest.startswith("j1:")
+    b = parse_batch(params)
+    assert b is not None
     answer = world_pb2.BatchApplyResult(batch_id="old", status="applied", written=1)
     with world.lock:
         world.apply([(0, 70, 0, AIR, STONE)])
         t = world.log_batch("old", digest, "op", [(0, 70, 0, AIR, STONE)], pbjson.to_json(answer))
     world.wait_durable(t)
-    again = host.batch_apply(b.message())
+    again = host.batch_apply(b)
     assert again.replayed and again.written == 1
+    assert host.batch_apply(old_message).replayed
     with pytest.raises(McbError) as ei:
-        host.batch_apply(Batch("old", world.meta.epoch, [(0, 70, 0, AIR, GLASS)], operation_id="op"))
+        host.batch_apply(Batch("old", world.meta.epoch, [(0, 70, 0, AIR, STONE)], operation_id="op"))  # no dependency
     assert ei.value.code == ErrorCode.INVALID_REQUEST and "already used" in ei.value.message
 
 

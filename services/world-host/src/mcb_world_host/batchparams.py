@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from mcb.world.v1 import world_pb2
@@ -25,6 +26,7 @@ Entry = tuple[int, int, int, str, str]
 _SINT32_MIN, _SINT32_MAX = -(2**31), 2**31 - 1
 _UINT32_MAX = 2**32 - 1
 _ENTRY_KEYS = frozenset({"x", "y", "z", "expected", "desired"})  # their JSON names are their names
+_ENTRY_FIELDS = itemgetter("x", "y", "z", "expected", "desired")
 # BatchApplyParams' JSON names and field names -> the field
 _BATCH_KEYS = {
     "batchId": "batch_id",
@@ -98,9 +100,12 @@ def _entries(raw: Any) -> list[Entry] | None:
         return None
     if not raw:
         return []
-    if not all(type(e) is dict and e.keys() <= _ENTRY_KEYS for e in raw):
+    if set(map(type, raw)) != {dict} or not all(map(_ENTRY_KEYS.issuperset, raw)):
         return None
-    out = [(e.get("x", 0), e.get("y", 0), e.get("z", 0), e.get("expected", ""), e.get("desired", "")) for e in raw]
+    if set(map(len, raw)) == {5}:  # every field named (the usual form): no default to fill in
+        out: list[Any] = list(map(_ENTRY_FIELDS, raw))
+    else:
+        out = [(e.get("x", 0), e.get("y", 0), e.get("z", 0), e.get("expected", ""), e.get("desired", "")) for e in raw]
     xs, ys, zs, expected, desired = zip(*out, strict=True)
     types = set(map(type, xs))
     types.update(map(type, ys))

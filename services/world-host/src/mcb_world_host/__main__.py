@@ -22,6 +22,7 @@ the log is cut, files are closed. After a crash the next start replays the log f
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -101,6 +102,23 @@ def _env_float(name: str, default: float) -> float:
     return value
 
 
+# gen-0 collections every 50,000 new container objects instead of 700 (a 512-block batch makes
+# ~4,000: its request's JSON, its log record, its answer), and the older generations 20× rarer
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
+def tune_gc() -> None:
+    """Once the world is open and the host built: everything alive now (the block registry, the
+    modules, the world's metadata) moves to the permanent generation, where no collection looks at
+    it again, and collections run less often. A 100,000-block apply (196 batches) spent ~1 ms a
+    batch in the collector, most of it in full collections walking those start-up objects; with
+    this, ~0.05 ms (bench/apply_throughput.py, the world host alone). Reference counting frees
+    everything as before; only reference cycles wait a little longer for a collection."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s world-host %(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env()
@@ -140,6 +158,7 @@ def main() -> None:
     projects = settings.load_config().get("projects") or [{}]
     project_id = str(projects[0].get("project_id") or "default") if isinstance(projects[0], dict) else "default"
     host = Host(world, allow_automation=allow, project_id=project_id)
+    tune_gc()
     try:
         asyncio.run(_serve(host, tokens, bind, port))
     finally:

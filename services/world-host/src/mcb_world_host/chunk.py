@@ -121,11 +121,11 @@ class Section:
             self.index_of.setdefault(s, i)
 
     def get(self, lx: int, ly: int, lz: int) -> str:
-        return self.states[int(self.indices[(ly << 8) | (lz << 4) | lx])]
+        return self.states[self.indices.item((ly << 8) | (lz << 4) | lx)]
 
     def set(self, lx: int, ly: int, lz: int, state: str) -> str:
         i = (ly << 8) | (lz << 4) | lx
-        before = self.states[int(self.indices[i])]
+        before = self.states[self.indices.item(i)]
         if before == state:
             return before
         idx = self.index_of.get(state)

@@ -27,9 +27,10 @@ from mcb_rpc import pbjson
 from mcb_rpc.health import record_error, record_exception
 
 from . import __version__
+from .batchparams import Batch, Entry
 from .chat import ChatQueue, Message
 from .events import MAX_PAGE, EventLog, page_json
-from .hoststate import Ticket
+from .hoststate import Ticket, Undo
 from .world import Change, World
 
 PROTOCOL = "mcb.world.v1"
@@ -237,8 +238,8 @@ class Host:
     # -- batch_apply -----------------------------------------------------------------------------
     @staticmethod
     def _content_hash(p: world_pb2.BatchApplyParams) -> str:
-        """sha256 of the batch's content (everything but its id): the deterministic protobuf
-        encoding, ~20× cheaper than the JSON form for 512 entries."""
+        """The hash host logs written before ``Batch.content_hash`` hold ("pb:": the deterministic
+        protobuf encoding of the batch without its id); their batches replay too."""
         q = world_pb2.BatchApplyParams()
         q.CopyFrom(p)
         q.batch_id = ""
@@ -251,33 +252,80 @@ class Host:
         d.pop("batchId", None)
         return hashlib.sha256(json.dumps(d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
-    def batch_apply(self, p: world_pb2.BatchApplyParams) -> world_pb2.BatchApplyResult:
-        digest = self._check_batch(p)
+    def _same_content(self, logged: str, b: Batch, digest: str) -> bool:
+        """Whether the content hash logged for ``b``'s id (in any form a host ever logged) is ``b``'s."""
+        if logged == digest:
+            return True
+        if logged.startswith("j1:"):
+            return False
+        p = b.message()
+        return logged == (self._content_hash(p) if logged.startswith("pb:") else self._legacy_content_hash(p))
+
+    def batch_apply(self, p: world_pb2.BatchApplyParams | Batch) -> world_pb2.BatchApplyResult:
+        b = p if isinstance(p, Batch) else Batch.of(p)
+        digest = self._check_batch(b)
         with self.world.lock:
-            res, ticket = self._take_batch(p, digest)
+            res, ticket = self._take_batch(b, digest)
         if ticket is not None:
             # outside the lock: batches arriving together share one fsync; the answer comes after it
             self.world.wait_durable(ticket)
         return res
 
-    def _check_batch(self, p: world_pb2.BatchApplyParams) -> str:
+    def _check_batch(self, b: Batch) -> str:
         """What ``batch_apply`` refuses before reading anything (no lock): the batch's id and
         sizes. Returns the batch's content hash (its idempotency record compares it)."""
-        if not p.batch_id or len(p.batch_id) > 200:
+        if not b.batch_id or len(b.batch_id) > 200:
             raise invalid("batchId is required (1..200 characters): it is the batch's idempotency key")
-        if len(p.entries) == 0:
+        if len(b.entries) == 0:
             raise invalid("a batch needs at least one entry")
-        if len(p.entries) > MAX_BATCH_ENTRIES:
+        if len(b.entries) > MAX_BATCH_ENTRIES:
             raise McbError(
-                ErrorCode.BUDGET_EXCEEDED, f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(p.entries)}"
+                ErrorCode.BUDGET_EXCEEDED, f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(b.entries)}"
             )
-        if len(p.dependencies) > MAX_BATCH_DEPENDENCIES:
+        if len(b.dependencies) > MAX_BATCH_DEPENDENCIES:
             raise McbError(ErrorCode.BUDGET_EXCEEDED, f"a batch declares at most {MAX_BATCH_DEPENDENCIES} dependencies")
-        return self._content_hash(p)
+        return b.content_hash()
 
-    def _take_batch(
-        self, p: world_pb2.BatchApplyParams, digest: str
-    ) -> tuple[world_pb2.BatchApplyResult, Ticket | None]:
+    def _checked_entries(self, entries: list[Entry]) -> list[Entry]:
+        """The entries with canonical expected and desired states, or the refusal of the first
+        entry (in the batch's order) that is refused: a position named twice, beyond the world
+        border, without expected or desired, or a desired state the host does not write."""
+        w = self.world
+        positions = {(x, y, z) for x, y, z, _, _ in entries}
+        xs = [e[0] for e in entries]
+        zs = [e[2] for e in entries]
+        canon: dict[str, str] = {}
+        if (
+            len(positions) == len(entries)
+            and -WORLD_XZ_LIMIT <= min(xs)
+            and max(xs) <= WORLD_XZ_LIMIT
+            and -WORLD_XZ_LIMIT <= min(zs)
+            and max(zs) <= WORLD_XZ_LIMIT
+            and all(e[3] and e[4] for e in entries)
+        ):
+            # a batch names few states: each canonical form once, in the order the entries name
+            # them. An expected state is never refused, so the first desired state refused here is
+            # the one of the first entry refused below.
+            expected = {s: w.canonical_expected(s) for s in dict.fromkeys([e[3] for e in entries])}
+            desired = {s: w.canonical_desired(s) for s in dict.fromkeys([e[4] for e in entries])}
+            return [(x, y, z, expected[ex], desired[de]) for x, y, z, ex, de in entries]
+        seen: set[tuple[int, int, int]] = set()
+        out = []
+        for x, y, z, ex, de in entries:
+            pos = (x, y, z)
+            if pos in seen:
+                raise invalid(f"position ({x},{y},{z}) appears twice in the batch")
+            seen.add(pos)
+            if not _xz_ok(x, z):
+                raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({x},{y},{z}) is beyond the world border")
+            if not ex or not de:
+                raise invalid(f"entry ({x},{y},{z}) needs both expected and desired states")
+            canon[ex] = w.canonical_expected(ex)
+            canon[de] = w.canonical_desired(de)
+            out.append((x, y, z, canon[ex], canon[de]))
+        return out
+
+    def _take_batch(self, b: Batch, digest: str) -> tuple[world_pb2.BatchApplyResult, Ticket | None]:
         """Take one batch (``_check_batch`` passed; the caller holds the world lock): its replay
         by id, or compare-and-set and all-or-nothing in memory, its record queued for the log.
         Returns the answer and the log ticket to wait for (without the lock) before giving it:
@@ -285,57 +333,46 @@ class Host:
         written). Shared by ``batch_apply`` and ``batch_apply_many``."""
         w = self.world
         w.settle_failed()  # no batch validates against writes the log could not take
-        row = w.host_state.get(p.batch_id)
+        row = w.host_state.get(b.batch_id)
         if row is not None and row.state == "complete":
-            if row.content_hash != digest and row.content_hash != self._legacy_content_hash(p):
+            if not self._same_content(row.content_hash, b, digest):
                 raise invalid(
-                    f"batch id {p.batch_id!r} was already used for a different batch; "
+                    f"batch id {b.batch_id!r} was already used for a different batch; "
                     "a new batch needs a new id (same id + same content replays the answer)"
                 )
             res = pbjson.parse(row.result or {}, world_pb2.BatchApplyResult)
             res.replayed = True
             # an answer still on its way to the log is given, replayed too, once it is durable
-            return res, w.host_state.in_flight_ticket(p.batch_id)
+            return res, w.host_state.in_flight_ticket(b.batch_id)
         if self.state.paused:
             raise McbError(
                 ErrorCode.PAUSED,
                 f"writes are paused ({self.state.pause_reason or 'no reason given'}); call resume first",
             )
-        if p.world_epoch != w.meta.epoch:
+        if b.world_epoch != w.meta.epoch:
             raise McbError(
                 ErrorCode.STALE_SNAPSHOT,
-                f"batch is for world epoch {p.world_epoch} but the world is at epoch {w.meta.epoch}; "
+                f"batch is for world epoch {b.world_epoch} but the world is at epoch {w.meta.epoch}; "
                 "re-read world_info and re-plan",
                 details={"worldEpoch": w.meta.epoch},
             )
         # validate and read
-        seen: set[tuple[int, int, int]] = set()
-        entries = []
-        for e in p.entries:
-            pos = (e.x, e.y, e.z)
-            if pos in seen:
-                raise invalid(f"position ({e.x},{e.y},{e.z}) appears twice in the batch")
-            seen.add(pos)
-            if not _xz_ok(e.x, e.z):
-                raise McbError(ErrorCode.OUT_OF_BOUNDS, f"({e.x},{e.y},{e.z}) is beyond the world border")
-            if not e.expected or not e.desired:
-                raise invalid(f"entry ({e.x},{e.y},{e.z}) needs both expected and desired states")
-            entries.append((pos, w.canonical_expected(e.expected), w.canonical_desired(e.desired)))
+        entries = self._checked_entries(b.entries)
         deps = []
-        for d in p.dependencies:
-            if not d.expected:
-                raise invalid(f"dependency ({d.x},{d.y},{d.z}) needs an expected state")
-            deps.append(((d.x, d.y, d.z), w.canonical_expected(d.expected)))
-        all_pos = [pos for pos, _, _ in entries] + [pos for pos, _ in deps]
+        for x, y, z, ex, _ in b.dependencies:
+            if not ex:
+                raise invalid(f"dependency ({x},{y},{z}) needs an expected state")
+            deps.append((x, y, z, w.canonical_expected(ex)))
+        all_pos = [(x, y, z) for x, y, z, _, _ in entries] + [(x, y, z) for x, y, z, _ in deps]
         ys = [y for _, y, _ in all_pos]
         w.check_height(min(ys), max(ys))
-        w.require_chunks((pos for pos, _, _ in entries), for_write=True)
-        w.require_chunks((pos for pos, _ in deps), for_write=False)
+        w.require_chunks(all_pos[: len(entries)], for_write=True)
+        w.require_chunks(all_pos[len(entries) :], for_write=False)
         problems: list[world_pb2.EntryResult] = []
         already: list[common_pb2.Vec3] = []
-        writes: list[Change] = []
+        writes: Undo = []  # (x, y, z, before, after)
         currents = w.get_blocks(all_pos)  # one lookup of the batch's chunks, not one per entry
-        for ((x, y, z), expected, desired), current in zip(entries, currents[: len(entries)], strict=True):
+        for (x, y, z, expected, desired), current in zip(entries, currents[: len(entries)], strict=True):
             if current == desired:
                 already.append(common_pb2.Vec3(x=x, y=y, z=z))
             elif current == expected:
@@ -346,13 +383,13 @@ class Host:
                         f"({current[current.index('{') :][:120]}); it does not overwrite it",
                         details={"pos": [x, y, z]},
                     )
-                writes.append(Change(x, y, z, current, desired))
+                writes.append((x, y, z, current, desired))
             else:
                 problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="conflict", current=current))
-        for ((x, y, z), expected), current in zip(deps, currents[len(entries) :], strict=True):
+        for (x, y, z, expected), current in zip(deps, currents[len(entries) :], strict=True):
             if current != expected:
                 problems.append(world_pb2.EntryResult(x=x, y=y, z=z, result="dependency_changed", current=current))
-        res = world_pb2.BatchApplyResult(batch_id=p.batch_id, already=len(already), already_positions=already)
+        res = world_pb2.BatchApplyResult(batch_id=b.batch_id, already=len(already), already_positions=already)
         if problems:
             res.status = "conflict"
             res.conflicts = len(problems)
@@ -363,16 +400,14 @@ class Host:
             revs = w.apply(writes) if writes else []
             res.status = "applied"
             res.written = len(writes)
-            res.revisions.extend(world_pb2.SectionRevision(cx=a, sy=b, cz=c, revision=r) for a, b, c, r in revs)
+            res.revisions.extend(world_pb2.SectionRevision(cx=cx, sy=sy, cz=cz, revision=r) for cx, sy, cz, r in revs)
             res.applied_at_millis = _now_ms()
-        ticket = w.log_batch(p.batch_id, digest, p.operation_id, writes, self._to_dict(res))
-        self.events.record_many(
-            ((c.x, c.y, c.z, c.before, c.after) for c in writes), "ours", operation_id=p.operation_id
-        )
+        ticket = w.log_batch(b.batch_id, digest, b.operation_id, writes, self._to_dict(res))
+        self.events.record_many(writes, "ours", operation_id=b.operation_id)
         return res, ticket
 
     # -- batch_apply_many, batch_cancel ------------------------------------------------------------
-    def batch_apply_many(self, p: world_pb2.BatchApplyManyParams) -> world_pb2.BatchApplyManyResult:
+    def batch_apply_many(self, p: world_pb2.BatchApplyManyParams | list[Batch]) -> world_pb2.BatchApplyManyResult:
         """Up to 16 batches, in order, each taken as ``batch_apply`` takes one (``_take_batch``).
         Each batch holds the world lock only while it is taken, so ``pause`` and ``batch_cancel``
         land between two batches (and answer once the batch in progress is taken); before every
@@ -380,9 +415,10 @@ class Host:
         first the pause flag (the first answers ``paused`` as ``batch_apply`` would). A batch not
         applied ends the request. Durability: the batches' log records are queued one after the
         other and the answer waits for the last ticket only (group commit: one fsync for the
-        request); the earlier tickets are committed with or before it."""
+        request); the earlier tickets are committed with or before it. ``p``: the message, or
+        its batches as ``Batch`` (``batchparams.parse_many``)."""
         w = self.world
-        batches = list(p.batches)
+        batches = p if isinstance(p, list) else [Batch.of(b) for b in p.batches]
         if not batches:
             raise invalid("batch_apply_many needs at least one batch (1..16)")
         if len(batches) > MAX_MANY_BATCHES:

@@ -26,7 +26,7 @@ import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +58,17 @@ class Change:
     z: int
     before: str
     after: str
+
+
+def _undo(writes: list[Change] | Undo) -> Undo:
+    """Writes as (x, y, z, before, after) tuples (a batch's own writes are tuples already: no
+    object per block on its path)."""
+    out: Undo = []
+    for w in writes:
+        if not isinstance(w, Change):
+            return writes  # type: ignore[return-value]  # tuples (one kind per list)
+        out.append((w.x, w.y, w.z, w.before, w.after))
+    return out
 
 
 @dataclass(frozen=True)
@@ -369,9 +380,26 @@ class World:
             return []
         ys = [p[1] for p in positions]
         self.check_height(min(ys), max(ys))
+        info = self.blockinfo
+        plain: dict[str, bool] = {}  # state -> carries no block entity (a batch meets few states)
+        # (cx, sy, cz) -> the section's (palette states, indices), None if absent (all air): what
+        # Chunk.get_block reads, looked up once per section rather than once per position
+        views: dict[tuple[int, int, int], tuple[list[str], np.ndarray] | None] = {}
+        out = []
         with self.lock:
             chunks = self._chunks_for(((x >> 4, z >> 4) for x, _, z in positions), False)
-            return [chunks[(x >> 4, z >> 4)].get_full(x, y, z, self.blockinfo) for x, y, z in positions]
+            for x, y, z in positions:
+                key = (x >> 4, y >> 4, z >> 4)
+                if key in views:
+                    view = views[key]
+                else:
+                    view = views[key] = chunks[(key[0], key[2])].section_view(key[1])
+                state = AIR if view is None else view[0][view[1].item(((y & 15) << 8) | ((z & 15) << 4) | (x & 15))]
+                bare = plain.get(state)
+                if bare is None:
+                    bare = plain[state] = info.block_entity(state) is None
+                out.append(state if bare else chunks[(key[0], key[2])].get_full(x, y, z, info))
+        return out
 
     def region_read(
         self, lo: tuple[int, int, int], hi: tuple[int, int, int]
@@ -498,24 +526,25 @@ class World:
         except McbError:
             return state.strip()
 
-    def apply(self, changes: list[Change]) -> list[tuple[int, int, int, int]]:
-        """Write ``changes`` (their ``before`` checked by the caller under ``self.lock``) into the
-        decoded chunks, all-or-nothing; returns the bumped section revisions. Nothing is durable
-        until the batch's record is logged (``log_batch``, ``wait_durable``). The caller holds
-        ``self.lock``."""
+    def apply(self, writes: list[Change] | Undo) -> list[tuple[int, int, int, int]]:
+        """Write ``writes`` (``Change``s or (x, y, z, before, after) tuples, their ``before``
+        checked by the caller under ``self.lock``) into the decoded chunks, all-or-nothing; returns
+        the bumped section revisions. Nothing is durable until the batch's record is logged
+        (``log_batch``, ``wait_durable``). The caller holds ``self.lock``."""
+        writes = _undo(writes)
         if self.write_blocked:
             raise McbError(ErrorCode.UNAVAILABLE, self.write_blocked)
         self.settle_failed()
         try:
-            self._write_states([(c.x, c.y, c.z, c.after) for c in changes])
+            self._write_states([(x, y, z, after) for x, y, z, _, after in writes])
         except BaseException as exc:
-            self._write_states([(c.x, c.y, c.z, c.before) for c in reversed(changes)])
+            self._write_states([(x, y, z, before) for x, y, z, before, _ in reversed(writes)])
             if isinstance(exc, McbError):
                 raise
             raise McbError(
                 ErrorCode.INTERNAL, f"writing the batch failed ({exc.__class__.__name__}: {exc}); nothing was changed"
             ) from exc
-        return self._bump([(c.x, c.y, c.z) for c in changes])
+        return self._bump([(x, y, z) for x, y, z, _, _ in writes])
 
     def write_batch(
         self,
@@ -533,20 +562,21 @@ class World:
         return revs
 
     def _bump(self, positions: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
-        revs = {}
-        for x, y, z in positions:
-            key = (x >> 4, y >> 4, z >> 4)
-            self.revisions[key] = self.revisions.get(key, 0) + 1
-            revs[key] = self.revisions[key]
-        return [(cx, sy, cz, r) for (cx, sy, cz), r in sorted(revs.items())]
+        """Each position's section revision +1 (a section with n positions: +n); -> the sections'
+        new revisions, sorted."""
+        counts = Counter([(x >> 4, y >> 4, z >> 4) for x, y, z in positions])
+        revisions = self.revisions
+        for key, n in counts.items():
+            revisions[key] = revisions.get(key, 0) + n
+        return [(cx, sy, cz, revisions[(cx, sy, cz)]) for cx, sy, cz in sorted(counts)]
 
     def log_batch(
-        self, batch_id: str, content_hash: str, operation_id: str, changes: list[Change], result: dict
+        self, batch_id: str, content_hash: str, operation_id: str, writes: list[Change] | Undo, result: dict
     ) -> Ticket:
-        """Queue the batch's record for the write-ahead log (caller holds ``self.lock``; then
-        ``wait_durable`` without it, so batches arriving together share one fsync)."""
-        undo: Undo = [(c.x, c.y, c.z, c.before, c.after) for c in changes]
-        return self.host_state.submit_batch(batch_id, content_hash, operation_id, undo, result)
+        """Queue the batch's record (``writes``: ``Change``s or (x, y, z, before, after) tuples)
+        for the write-ahead log (caller holds ``self.lock``; then ``wait_durable`` without it, so
+        batches arriving together share one fsync)."""
+        return self.host_state.submit_batch(batch_id, content_hash, operation_id, _undo(writes), result)
 
     def wait_durable(self, ticket: Ticket) -> None:
         """Return once the record is in the log and fsynced. If the log could not take it (disk
@@ -595,9 +625,12 @@ class World:
         parsed: dict[str, tuple[str, str, str | None]] = {}  # a batch names few states
         for x, y, z, state in items:
             key = (x >> 4, z >> 4)
-            c = touched.get(key) or self.chunk(*key)
+            c = touched.get(key)
+            first = c is None
             if c is None:
-                raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
+                c = self.chunk(*key)
+                if c is None:
+                    raise McbError(ErrorCode.NOT_FOUND, f"chunk {key} vanished during the write")
             hit = parsed.get(state)
             if hit is None:
                 s, data = blockentity.split(state)
@@ -607,8 +640,9 @@ class World:
             if be_id is not None or not isinstance(bes := c.root.get("block_entities"), list) or bes:
                 c.set_block_entity(x, y, z, be_id, json.loads(data) if data else None)
             # (else: no block entity in the chunk and none to put: set_block_entity would do nothing)
-            touched[key] = c
-            self._unsaved.add(key)
+            if first:  # once the chunk's first block is set, as every later one
+                touched[key] = c
+                self._unsaved.add(key)
 
     # -- checkpoints -------------------------------------------------------------------------------
     def checkpoint(self, why: str = "") -> int:

@@ -126,8 +126,9 @@ class Executor:
 
     def pack_pass(self) -> None:
         """Start a pass that packs finished operations' rows (history.py), a few at a time, at most
-        every 5 s and one pass at a time, in the packer's child process (packer.py): neither the
-        event loop nor the dispatcher waits for it. The first pass, at start, packs a migrated journal."""
+        every 5 s and one pass at a time, in the packer's child process (packer.py), started only
+        when a read on a worker thread finds something due: neither the event loop nor the
+        dispatcher waits for it. The first pass, at start, packs a migrated journal."""
         if time.monotonic() < self._next_pack or (self._packing is not None and not self._packing.done()):
             return
         self._next_pack = time.monotonic() + 5.0

@@ -840,21 +840,36 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
     return {"writes": len(writes), "events": len(events), "batch_intents": dropped}
 
 
-def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
-    """Terminal operations that still have live rows or settled intent copies, oldest first."""
+def _packable_sql(cols: str, settled_before: bool) -> str:
+    """The terminal operations that still have live rows or settled intent copies (``cols`` of
+    each; settled before a ``?`` ms when ``settled_before``): ``packable`` and ``pack_is_due``."""
     terminal = ",".join(f"'{s}'" for s in sorted(TERMINAL))
-    sql = (
-        f"SELECT op_id FROM operations WHERE state IN ({terminal})"
-        + (" AND updated_ms<=?" if settled_before_ms is not None else "")
+    return (
+        f"SELECT {cols} FROM operations WHERE state IN ({terminal})"
+        + (" AND updated_ms<=?" if settled_before else "")
         + " AND (op_id IN (SELECT op_id FROM written)"
         " OR op_id IN (SELECT op_id FROM batch_writes)"
         " OR op_id IN (SELECT op_id FROM batch_events)"
         f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
         " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
-        " ORDER BY created_ms"
     )
+
+
+def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
+    """Terminal operations that still have live rows or settled intent copies, oldest first."""
+    sql = _packable_sql("op_id", settled_before_ms is not None) + " ORDER BY created_ms"
     args = (settled_before_ms,) if settled_before_ms is not None else ()
     return [r["op_id"] for r in db.all(sql, *args)]
+
+
+def pack_is_due(db: Database, pack_after_s: float) -> bool:
+    """Whether ``pack_due(db, pack_after_s)`` now would find an operation to pack (``packable``'s
+    question, stopping at the first one): one read, asked before a packing pass starts its child
+    process (packer.py), so a journal with nothing due starts none."""
+    if pack_after_s < 0:
+        return False
+    sql = f"SELECT EXISTS ({_packable_sql('1', True)}) AS due"
+    return bool(db.row(sql, now_ms() - int(pack_after_s * 1000))["due"])
 
 
 def pack_due(db: Database, pack_after_s: float, max_ops: int = 8) -> int:

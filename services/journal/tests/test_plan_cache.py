@@ -45,3 +45,14 @@ def test_the_last_plan_is_decoded_once_and_its_blob_still_checked(core, monkeypa
     with pytest.raises(McbError) as err:
         core.load_plan(a.plan_id)
     assert err.value.code == ErrorCode.NOT_FOUND
+
+
+def test_a_plans_bounds_are_the_box_around_its_positions():
+    """Plan.bounds (computed once: the Before picture and the executor's area check use it)."""
+    from mcb_common.geometry import Box, Vec3
+
+    entries = [((x, 64 - x % 7, -3 * x), "minecraft:air", "minecraft:stone") for x in range(-20, 31)]
+    plan = Plan.from_entries(entries, "w", 1, "r")
+    assert plan.bounds == Box(Vec3(-20, 58, -90), Vec3(30, 64, 60))
+    assert plan.bounds is plan.bounds
+    assert Plan.from_entries([], "w", 1, "r").bounds is None

@@ -295,7 +295,7 @@ class Executor:
         self._unsent = []
         self._in_flight = None
         per_request = self._batches_per_request()
-        bounds = plan.bounds()  # when the area holds them, its batches' positions are not checked one by one
+        bounds = plan.bounds  # when the area holds them, its batches' positions are not checked one by one
         groups = [list(range(s, min(total, s + per_request))) for s in range(0, total, per_request)]
         staged: list[tuple[list, JsonText]] | None = None  # the group's (entries, request) per batch; intents committed
         for g, seqs in enumerate(groups):

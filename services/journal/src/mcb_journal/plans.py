@@ -10,6 +10,7 @@ from (``PlanOrigin``, the ``plan_origins`` table) are written once with it (plan
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -181,9 +182,11 @@ class Plan:
             )
         )
 
+    @functools.cached_property
     def bounds(self) -> Box | None:
-        """The box around every entry's position (None without entries): the executor checks it
-        against the project's area before every batch (policy.batch_refusal)."""
+        """The box around every entry's position (None without entries), computed once (a plan
+        never changes): the operation's Before picture frames it (before.py), and the executor
+        checks it against the project's area before every batch (policy.batch_refusal)."""
         if not len(self):
             return None
         xyz = np.fromiter(self.xyz, dtype=np.int64, count=3 * len(self)).reshape(len(self), 3)

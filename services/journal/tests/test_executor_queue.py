@@ -7,7 +7,9 @@ is an in-memory fake that records every batch it is sent."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import zlib
 
 from mcb.journal.v1 import journal_pb2 as jpb
 from mcb.world.v1 import world_pb2
@@ -254,9 +256,30 @@ def test_the_batch_request_is_the_protocol_json_of_the_message():
         entries=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=e, desired=d) for x, y, z, e, d in entries],
         dependencies=[world_pb2.BatchEntry(x=x, y=y, z=z, expected=s) for x, y, z, s in P.dependencies],
     )
-    assert Executor._params(P, "op_1", 3, entries) == json_format.MessageToDict(
-        msg, always_print_fields_with_no_presence=True
-    )
+    want = json_format.MessageToDict(msg, always_print_fields_with_no_presence=True)
+    params = Executor._params(P, "op_1", 3, entries)
+    assert json.loads(params.text) == want and params == want  # the bytes sent, and as a mapping (doubles)
+
+
+def test_a_batch_is_encoded_directly_as_json_dumps_would():
+    """The intent payload (hashed and stored, read by recovery) is ``json.dumps(entries)`` compact,
+    byte for byte, and the request's entries are the protocol objects of the same entries: for
+    names that need escaping too, a last short batch and an empty one."""
+    from mcb_journal.plans import Plan
+
+    names = ["minecraft:air", 'minecraft:oak_sign[text="a\\b"]', "minecraft:caf\u00e9", "minecraft:stone"]
+    entries = [((x, 64 + x % 3, -x), names[x % 4], names[(x + 1) % 4]) for x in range(-600, 600, 1)]
+    plan = Plan.from_entries(entries, "w", 3, "r")
+    for seq in (0, 1, 2):  # 512, 512 and the last 176
+        ents, blob, digest, params = Executor._prepare(plan, "op_9", seq, 512)
+        payload = json.dumps(ents, separators=(",", ":")).encode()
+        assert zlib.decompress(blob) == payload and digest == hashlib.sha256(payload).hexdigest()
+        doc = json.loads(params.text)
+        assert doc["batchId"] == f"op_9.{seq}" and doc["worldEpoch"] == 3 and doc["operationId"] == "op_9"
+        assert doc["entries"] == [{"x": x, "y": y, "z": z, "expected": e, "desired": d} for x, y, z, e, d in ents]
+        assert [list(e) for e in json.loads(payload)] == [list(e) for e in ents]
+    assert Executor._prepare(plan, "op_9", 5, 512)[0] == []
+    assert json.loads(Executor._prepare(plan, "op_9", 5, 512)[3].text)["entries"] == []
 
 
 class WatchingWorld(RecordingWorld):

@@ -160,3 +160,21 @@ def test_a_core_as_built_checks_protected_parts_at_prepare_and_at_apply(tmp_path
             assert e.code == ErrorCode.PERMISSION_DENIED and e.details["part_id"] == part["part_id"]
 
     asyncio.run(main())
+
+
+def test_a_batch_inside_its_bounds_is_refused_as_position_by_position():
+    """The executor hands the bounds of its whole plan with every batch (issue 29): when the area
+    holds them no position is looked at; when it does not, the answer is the first position outside,
+    as without them."""
+    inside = [(x, y, z, "a", "b") for x in range(10) for y in (0, 9) for z in (0, 9)]
+    plan_bounds = Box(Vec3(0, 0, 0), Vec3(12, 9, 9))  # the plan goes on past x = 9, in later batches
+    assert policy.batch_refusal("alice", AREA, "alice", inside, Box(Vec3(0, 0, 0), Vec3(9, 9, 9))) is None
+    assert policy.batch_refusal("alice", AREA, "alice", inside, plan_bounds) is None
+    for bad in ((10, 5, 5), (5, -1, 5), (5, 5, 10)):
+        positions = inside[:7] + [(*bad, "a", "b")] + inside[7:] + [(11, 9, 9, "a", "b")]
+        for bounds in (None, plan_bounds, Box(Vec3(-1, -1, -1), Vec3(11, 9, 10))):
+            err = policy.batch_refusal("alice", AREA, "alice", positions, bounds)
+            assert err is not None and err.code == ErrorCode.OUT_OF_BOUNDS
+            assert f"({bad[0]},{bad[1]},{bad[2]})" in err.message
+    revoked = policy.batch_refusal("alice", AREA, "bob", inside, plan_bounds)
+    assert revoked is not None and revoked.code == ErrorCode.PERMISSION_DENIED

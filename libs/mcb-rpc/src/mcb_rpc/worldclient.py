@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -17,6 +18,7 @@ import httpx
 from google.protobuf.message import Message
 from mcb.world.v1 import world_pb2
 from mcb_common.errors import ErrorCode, McbError
+from mcb_common.jsontext import JsonText
 
 from . import pbjson
 
@@ -56,19 +58,33 @@ class WorldClient:
                 ErrorCode.UNAVAILABLE, f"world host unreachable at {self._url}: {exc.__class__.__name__}"
             ) from exc
 
-    async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M:
+    async def call(self, method: str, params: Message | Mapping[str, Any], result: type[M]) -> M:
         return parse_result(await self.call_json(method, params), result)
 
-    async def call_json(self, method: str, params: Message | dict[str, Any]) -> dict[str, Any]:
+    async def call_json(self, method: str, params: Message | Mapping[str, Any]) -> dict[str, Any]:
         """The result as the host sent it (its JSON form, unparsed): for answers too large to be
-        worth building messages for (the observer's 1,000-event pages). Errors as ``call``."""
-        body = {
-            "method": method,
-            "params": to_json(params) if isinstance(params, Message) else params,
-            "requestId": uuid.uuid4().hex,
-        }
+        worth building messages for (the observer's 1,000-event pages). Errors as ``call``.
+        ``params``: a message, its JSON form, or that form already encoded (``JsonText``: the
+        journal's batch requests), sent as it is."""
+        request_id = uuid.uuid4().hex
+        post: dict[str, Any]
+        if isinstance(params, JsonText):  # already encoded: its bytes go as they are
+            body = b'{"method":%s,"params":%s,"requestId":"%s"}' % (
+                json.dumps(method).encode(),
+                params.text,
+                request_id.encode(),
+            )
+            post = {"content": body, "headers": {"Content-Type": "application/json"}}
+        else:
+            post = {
+                "json": {
+                    "method": method,
+                    "params": to_json(params) if isinstance(params, Message) else params,
+                    "requestId": request_id,
+                }
+            }
         try:
-            r = await self._client.post(f"{self._url}/v1/rpc", json=body)
+            r = await self._client.post(f"{self._url}/v1/rpc", **post)
         except httpx.HTTPError as exc:
             raise McbError(
                 ErrorCode.UNAVAILABLE,

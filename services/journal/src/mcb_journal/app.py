@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import Any
 
@@ -29,6 +30,22 @@ from .settings import JournalSettings
 
 log = logging.getLogger("mcb.journal")
 VERSION = "0.1.0"
+# The cyclic GC while an apply runs (issue 29): its young generation is collected every 700 net
+# allocations by default, and each full collection walks every object the start-up made (modules,
+# protobuf descriptors, numpy, grpc: a few hundred thousand) though none of them ever becomes
+# garbage. After start-up those are frozen out of the collector's walks, and the young generation
+# is collected every GC_THRESHOLDS[0] allocations (the journal's garbage is freed by reference
+# counting; the collector only finds cycles). Measured (gc.callbacks) during bench/apply_throughput.py's
+# 100k-block apply, 196 batches: 0.14 s of collections by default, 0.055 s frozen, 0.007 s frozen and
+# with these thresholds (≈ 0.7 ms a batch less).
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
+def tune_gc() -> None:
+    """Freeze what start-up made (never collected again, never walked) and collect less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 class GrpcPlanner:
@@ -112,6 +129,7 @@ async def main_async() -> None:
     if needing:
         log.warning("operations need recovery before new writes: %s", ", ".join(needing))
     executor = core.executor()
+    tune_gc()
     # service: the camera worker reads OperationStatus (only that; see servicer.STATUS_READERS)
     tokens = TokenTable.load(s.secrets_dir, ("agent", "admin", "service"))
     tasks: list[asyncio.Task[Any]] = []

@@ -40,11 +40,11 @@ POLL_S = 0.2
 
 def plan_region(plan: Plan) -> common_pb2.Box | None:
     """The bounding box of the plan's positions (None for an empty plan)."""
-    if not plan.xyz:
+    b = plan.bounds
+    if b is None:
         return None
-    xs, ys, zs = plan.xyz[0::3], plan.xyz[1::3], plan.xyz[2::3]
     return common_pb2.Box(
-        min=common_pb2.Vec3(x=min(xs), y=min(ys), z=min(zs)), max=common_pb2.Vec3(x=max(xs), y=max(ys), z=max(zs))
+        min=common_pb2.Vec3(x=b.min.x, y=b.min.y, z=b.min.z), max=common_pb2.Vec3(x=b.max.x, y=b.max.y, z=b.max.z)
     )
 
 

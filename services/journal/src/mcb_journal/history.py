@@ -69,12 +69,25 @@ EVENT_RECORDS = (
 
 
 # ---------------------------------------------------------------------------- the packed format
+_INT_RANGES = tuple((dt, int(np.iinfo(dt).min), int(np.iinfo(dt).max)) for dt in ("<i1", "<i2", "<i4"))
+
+
 def _int_dtype(lo: int, hi: int) -> str:
-    for dt in ("<i1", "<i2", "<i4"):
-        info = np.iinfo(dt)
-        if info.min <= lo and hi <= info.max:
+    for dt, dmin, dmax in _INT_RANGES:
+        if dmin <= lo and hi <= dmax:
             return dt
     return "<i8"
+
+
+def _deltas(vals: Any) -> np.ndarray:
+    """``np.diff(vals, prepend=0)`` as int64, without np.diff's general machinery (a batch's
+    columns are packed in its completion transaction)."""
+    a = np.asarray(vals, dtype=np.int64)
+    out = np.empty_like(a)
+    if len(a):
+        out[0] = a[0]
+        np.subtract(a[1:], a[:-1], out=out[1:])
+    return out
 
 
 def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str, ...]) -> tuple[bytes, str]:
@@ -102,18 +115,18 @@ def pack_columns(n: int, int_cols: dict[str, Any], str_cols: dict[str, list[Any]
     head_cols: list[list[str]] = []
     parts: list[bytes] = []
     for c, vals in int_cols.items():
-        delta = np.diff(np.asarray(vals, dtype=np.int64), prepend=np.int64(0)) if n else np.zeros(0, np.int64)
+        delta = _deltas(vals) if n else np.zeros(0, np.int64)
         dt = _int_dtype(int(delta.min()), int(delta.max())) if n else "<i1"
         head_cols.append([c, dt])
         parts.append(delta.astype(dt).tobytes())
     for c, svals in str_cols.items():
-        for s in svals:
+        for s in dict.fromkeys(svals):  # this column's values in the order they first appear
             if s not in index:
                 index[s] = len(palette)
                 palette.append(s)
-        idx = [index[s] for s in svals]
+        idx = list(map(index.__getitem__, svals))
         head_cols.append([c, "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"])
-        parts.append(np.asarray(idx, dtype=np.int64).astype(head_cols[-1][1]).tobytes())
+        parts.append(np.asarray(idx, dtype=head_cols[-1][1]).tobytes())
     head = json.dumps(
         {"format": PACK_FORMAT, "n": n, "palette": palette, "cols": head_cols}, separators=(",", ":")
     ).encode()
@@ -840,21 +853,36 @@ def pack_operation(db: Database, op_id: str) -> dict[str, int]:
     return {"writes": len(writes), "events": len(events), "batch_intents": dropped}
 
 
-def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
-    """Terminal operations that still have live rows or settled intent copies, oldest first."""
+def _packable_sql(cols: str, settled_before: bool) -> str:
+    """The terminal operations that still have live rows or settled intent copies (``cols`` of
+    each; settled before a ``?`` ms when ``settled_before``): ``packable`` and ``pack_is_due``."""
     terminal = ",".join(f"'{s}'" for s in sorted(TERMINAL))
-    sql = (
-        f"SELECT op_id FROM operations WHERE state IN ({terminal})"
-        + (" AND updated_ms<=?" if settled_before_ms is not None else "")
+    return (
+        f"SELECT {cols} FROM operations WHERE state IN ({terminal})"
+        + (" AND updated_ms<=?" if settled_before else "")
         + " AND (op_id IN (SELECT op_id FROM written)"
         " OR op_id IN (SELECT op_id FROM batch_writes)"
         " OR op_id IN (SELECT op_id FROM batch_events)"
         f" OR op_id IN (SELECT op_id FROM observed WHERE {OURS})"
         " OR op_id IN (SELECT op_id FROM batches WHERE state!='intent' AND length(entries)>0))"
-        " ORDER BY created_ms"
     )
+
+
+def packable(db: Database, settled_before_ms: int | None = None) -> list[str]:
+    """Terminal operations that still have live rows or settled intent copies, oldest first."""
+    sql = _packable_sql("op_id", settled_before_ms is not None) + " ORDER BY created_ms"
     args = (settled_before_ms,) if settled_before_ms is not None else ()
     return [r["op_id"] for r in db.all(sql, *args)]
+
+
+def pack_is_due(db: Database, pack_after_s: float) -> bool:
+    """Whether ``pack_due(db, pack_after_s)`` now would find an operation to pack (``packable``'s
+    question, stopping at the first one): one read, asked before a packing pass starts its child
+    process (packer.py), so a journal with nothing due starts none."""
+    if pack_after_s < 0:
+        return False
+    sql = f"SELECT EXISTS ({_packable_sql('1', True)}) AS due"
+    return bool(db.row(sql, now_ms() - int(pack_after_s * 1000))["due"])
 
 
 def pack_due(db: Database, pack_after_s: float, max_ops: int = 8) -> int:

@@ -10,12 +10,14 @@ from (``PlanOrigin``, the ``plan_origins`` table) are written once with it (plan
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from mcb_common.geometry import Box, Vec3
 
 PLAN_FORMAT = "mcb.plan.v1"
 
@@ -163,12 +165,33 @@ class Plan:
         )
 
     def entries(self, start: int, stop: int) -> list[tuple[int, int, int, str, str]]:
-        """(x, y, z, expected=B, desired=D) for entries [start, stop)."""
-        p, xyz = self.palette, self.xyz
-        return [
-            (xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], p[self.base[i]], p[self.desired[i]])
-            for i in range(start, min(stop, len(self)))
-        ]
+        """(x, y, z, expected=B, desired=D) for entries [start, stop) (built from slices: the executor
+        takes 512 a batch)."""
+        stop = min(stop, len(self))
+        if start >= stop:
+            return []
+        name, xyz = self.palette.__getitem__, self.xyz
+        return list(
+            zip(
+                xyz[3 * start : 3 * stop : 3],
+                xyz[3 * start + 1 : 3 * stop : 3],
+                xyz[3 * start + 2 : 3 * stop : 3],
+                map(name, self.base[start:stop]),
+                map(name, self.desired[start:stop]),
+                strict=True,
+            )
+        )
+
+    @functools.cached_property
+    def bounds(self) -> Box | None:
+        """The box around every entry's position (None without entries), computed once (a plan
+        never changes): the operation's Before picture frames it (before.py), and the executor
+        checks it against the project's area before every batch (policy.batch_refusal)."""
+        if not len(self):
+            return None
+        xyz = np.fromiter(self.xyz, dtype=np.int64, count=3 * len(self)).reshape(len(self), 3)
+        lo, hi = xyz.min(axis=0), xyz.max(axis=0)
+        return Box(Vec3(*map(int, lo)), Vec3(*map(int, hi)))
 
     def changed_count(self) -> int:
         return int(self.changes()[1].sum())

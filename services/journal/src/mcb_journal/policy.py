@@ -37,12 +37,20 @@ def rights_refusal(principal: str, player_id: str, project_id: str, owner_player
 
 
 def batch_refusal(
-    owner_player_id: str, area: Box, applied_by: str, positions: Iterable[tuple[int, ...]]
+    owner_player_id: str,
+    area: Box,
+    applied_by: str,
+    positions: Iterable[tuple[int, ...]],
+    bounds: Box | None = None,
 ) -> McbError | None:
     """Before every batch: the applying player's rights as the project stands now, then each
-    position against its area now. ``applied_by`` '' (an admin's or a service's apply): rights hold."""
+    position against its area now. ``applied_by`` '' (an admin's or a service's apply): rights hold.
+    ``bounds``: a box around every position (the executor's: its whole plan's), looked at first:
+    when the area holds it, it holds every position, and they are not looked at one by one."""
     if applied_by and applied_by != owner_player_id:
         return McbError(ErrorCode.PERMISSION_DENIED, "the player's rights in this project were revoked")
+    if bounds is not None and area.contains_box(bounds):
+        return None
     p = outside(area, positions)
     if p is not None:
         x, y, z = p

@@ -8,6 +8,7 @@ contract).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from google.protobuf.message import Message
@@ -20,12 +21,13 @@ M = TypeVar("M", bound=Message)
 
 class WorldPort(Protocol):
     """The world protocol (docs/world-protocol.md): one call per method, results as messages,
-    errors as McbError. ``params`` may be a message or its JSON form (the executor builds
-    ``batch_apply`` requests as JSON directly)."""
+    errors as McbError. ``params`` may be a message or its JSON form: a dict, or the JSON already
+    encoded (``mcb_common.jsontext.JsonText``, a read-only mapping: the executor encodes its
+    ``batch_apply`` / ``batch_apply_many`` requests directly, and a transport sends those bytes)."""
 
-    async def call(self, method: str, params: Message | dict[str, Any], result: type[M]) -> M: ...
+    async def call(self, method: str, params: Message | Mapping[str, Any], result: type[M]) -> M: ...
 
-    async def call_json(self, method: str, params: Message | dict[str, Any]) -> dict[str, Any]:
+    async def call_json(self, method: str, params: Message | Mapping[str, Any]) -> dict[str, Any]:
         """The result's JSON form, unparsed (the observer reads its large pages directly)."""
         ...
 

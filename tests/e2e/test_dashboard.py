@@ -525,18 +525,31 @@ def test_cancel_a_running_operation_from_its_page(dash):
             },
         )
 
-    in_thread(comp, prepare)  # 60,000 blocks: 118 batches, seconds of writing
-    in_thread(comp, apply)
-    op_id = holder["op"]["operation_id"]
-    page.goto(f"{base}/operations/{op_id}")
-    page.click("text=Cancel this operation")
-    page.wait_for_selector("text=cancel: the operation is now")
+    in_thread(comp, prepare)  # 60,000 blocks: 118 batches
+    # The stack writes them in under a second now, faster than a browser opens the page and clicks
+    # (CI saw it `applied` first), so the host's writes are paused first: the operation waits for its
+    # turn (`waiting_for_resume`, still cancellable) until the page cancels it. Cancelling an
+    # operation that is writing is test_safe_writes' test_cancel_lets_at_most_the_batch_in_progress_finish.
+    comp.world_rpc("pause", {"reason": "dashboard cancel test"})
+    try:
+        in_thread(comp, apply)
+        op_id = holder["op"]["operation_id"]
 
-    def settled() -> bool:
-        page.goto(f"{base}/operations/{op_id}")
-        return page.inner_text(f'[data-state="{op_id}"]') != "applying"
+        def waiting() -> bool:
+            page.goto(f"{base}/operations/{op_id}")
+            return page.inner_text(f'[data-state="{op_id}"]') == "waiting_for_resume"
 
-    wait_until(settled, 60, "the cancelled operation to stop")
+        wait_until(waiting, 60, "the operation to wait for paused writes")
+        page.click("text=Cancel this operation")
+        page.wait_for_selector("text=cancel: the operation is now")
+
+        def settled() -> bool:
+            page.goto(f"{base}/operations/{op_id}")
+            return page.inner_text(f'[data-state="{op_id}"]') not in ("applying", "waiting_for_resume")
+
+        wait_until(settled, 60, "the cancelled operation to stop")
+    finally:
+        comp.world_rpc("resume", {"reason": "dashboard cancel test"})
     assert page.inner_text(f'[data-state="{op_id}"]') == "cancelled"
     assert "Cancel this operation" not in page.inner_text("body")
     shot(dash, "cancelled")

@@ -48,7 +48,9 @@ class EventsJson:
 
     async def call_json(self, method, params):  # the observer's events_since: the JSON form
         assert method == "events_since"
-        # a host that does not list events_since.runs may refuse the field (the Java hosts' parser is strict)
+        # a host that does not list events_since.runs may refuse the field: the Java hosts parse params with
+        # protobuf-java's JsonFormat.parser() (paper-plugin/core/.../RpcServer.java), which refuses unknown
+        # fields unless ignoringUnknownFields() is set (protobuf-java util, JsonFormat.Parser)
         assert not params.runs, "runs asked of a host that does not list events_since.runs"
         return pbjson.to_json(await self.call(method, params, world_pb2.EventsSinceResult))
 

@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 from harness import ROOT
+from mcb.journal.v1 import journal_pb2
 from mcb.world.v1 import world_pb2
+from mcb_common.errors import ErrorCode, McbError
 from mcb_bridge.chat.config import ChatConfig, ChatConfigError
 from mcb_bridge.chat.isolation import CONFIG_MARKER, write_codex_config
-from mcb_bridge.chat.loop import ChatLoop
+from mcb_bridge.chat.agent import AgentEvent
+from mcb_bridge.chat.loop import ChatLoop, Turn
 from mcb_bridge.chat.ratelimit import RateLimiter
 from mcb_bridge.chat.sessions import SessionStore
 from mcb_common.chatcommands import message_type
@@ -315,6 +318,49 @@ def test_stop_cancels_the_turn_and_progress_comes_from_the_journal_stream(tmp_pa
         assert SessionStore(cfg.state_dir).load("p1", "alice").operations == ["op_1"]
 
     run_loop(cfg, scenario)
+
+
+def test_an_operation_that_ended_before_its_progress_event_was_read_is_told_from_the_journal(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """The journal commits an operation's state before it publishes the progress event, so the agent
+    can see ``applied`` (operation_status) and end its turn before the event is read (CI, 2026-12-03:
+    no "done:" line). The turn's end asks the journal for what no event told; once per operation."""
+    cfg = make_cfg(tmp_path, redis_url)
+
+    class Journal:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+            self.states = {"op_a": ("applied", 42, 3), "op_b": ("applying", 5, 0), "op_c": ("conflict", 1, 0)}
+
+        async def status(self, project: str, player: str, op: str) -> journal_pb2.OperationReport:
+            self.asked.append(op)
+            if op == "op_gone":
+                raise McbError(ErrorCode.NOT_FOUND, "no such operation")
+            state, written, already = self.states[op]
+            return journal_pb2.OperationReport(
+                operation_id=op, state=state, written=written, already=already, conflicts=2 if op == "op_c" else 0
+            )
+
+    journal = Journal()
+
+    async def scenario(loop: ChatLoop, host: FakeHost) -> None:
+        turn = Turn(item={"text": "x"}, project="p1", player="alice", msg_id="m-1", received=time.monotonic())
+        for op in ("op_a", "op_b", "op_c", "op_gone", "op_told"):
+            await loop._on_event(turn, AgentEvent("tool_result", tool="build_apply", data={"operation_id": op}))
+        # op_told's end came as a progress event; it is not told again, nor asked for
+        await loop._progress_event(turn, {"operation_id": "op_told", "state": "applied", "written": 9}, {})
+        await loop._tell_ended_operations(turn)
+        await loop._tell_ended_operations(turn)  # a second look tells nothing twice
+        assert host.texts("m-1") == [
+            "done: 9 blocks placed",
+            "done: 42 blocks placed, 3 already in place",
+            "stopped on a conflict: 2 block(s) changed under the plan and were not overwritten",
+        ]
+        assert journal.asked == ["op_a", "op_b", "op_c", "op_gone", "op_b", "op_gone"]
+        assert turn.operations == ["op_a", "op_b", "op_c", "op_gone", "op_told"]
+
+    run_loop(cfg, scenario, services=journal)
 
 
 def test_an_agent_that_ignores_cancel_is_killed_after_5_s(tmp_path: Path, redis_url: str) -> None:

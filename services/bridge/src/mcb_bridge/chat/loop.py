@@ -458,6 +458,8 @@ class ChatLoop:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
+            if stop_reason != "shutdown":
+                await self._tell_ended_operations(turn)
             self.active.pop(project, None)  # a stop from now on has no running turn to cancel
             if turn.operations and item["text"].strip():
                 # block history names the request beside the operations (best effort), before the
@@ -531,10 +533,14 @@ class ChatLoop:
                 await self.stage(turn, f"plan:{n}", f"planned {int(n)} blocks")
             if ev.tool in PREPARE_TOOLS and ev.data:
                 turn.prepared.append(ev.data)
-        elif ev.kind == "tool_result" and ev.tool == "build_apply" and (ev.data or {}).get("plan_id"):
-            plan_id = str(ev.data["plan_id"])  # type: ignore[index]
-            turn.applied_plans.add(plan_id)
-            await self.plans.clear(turn.player, plan_id)  # applied: the preview has done its job
+        elif ev.kind == "tool_result" and ev.tool == "build_apply" and ev.data:
+            op = ev.data.get("operation_id")
+            if isinstance(op, str) and op and op not in turn.operations:
+                turn.operations.append(op)  # its end is told even when no progress event was read in time
+            if ev.data.get("plan_id"):
+                plan_id = str(ev.data["plan_id"])
+                turn.applied_plans.add(plan_id)
+                await self.plans.clear(turn.player, plan_id)  # applied: the preview has done its job
         elif ev.kind == "permission_refused":
             await self.stage(
                 turn, "permission", "the agent asked for an extra permission; the chat bridge refuses all such requests"
@@ -598,22 +604,50 @@ class ChatLoop:
                 "waiting: writes are paused; it runs when they resume "
                 "(your next request or /ai resume), or `stop` cancels it",
             )
-        elif state == "applied":
+        else:
+            await self._end_stage(turn, op, str(state), ev.get("written", 0), ev.get("already", 0), ev.get("conflicts", 0))
+
+    async def _end_stage(self, turn: Turn, op: str, state: str, written: Any, already: Any, conflicts: Any) -> None:
+        """The one line that tells how an operation of the turn ended (once, whichever path saw it)."""
+        if state == "applied":
             await self.stage(
                 turn,
-                f"done:{op}",
-                f"done: {ev.get('written', 0)} blocks placed"
-                + (f", {ev.get('already')} already in place" if ev.get("already") else ""),
+                f"end:{op}",
+                f"done: {written or 0} blocks placed" + (f", {already} already in place" if already else ""),
             )
         elif state == "conflict":
             await self.stage(
                 turn,
                 f"end:{op}",
-                f"stopped on a conflict: {ev.get('conflicts', 0)} block(s) changed "
-                "under the plan and were not overwritten",
+                f"stopped on a conflict: {conflicts or 0} block(s) changed under the plan and were not overwritten",
             )
         elif state in ("cancelled", "failed", "recovery_required"):
             await self.stage(turn, f"end:{op}", f"operation {state.replace('_', ' ')}")
+
+    async def _tell_ended_operations(self, turn: Turn) -> None:
+        """At a turn's end, the operations it started whose end no progress event told yet.
+
+        The journal publishes an operation's progress event after it commits the state, so the
+        agent can read ``applied`` from operation_status and end its turn before the event is
+        in the stream (or before the watcher read it). The journal is asked instead; an operation
+        still running is left to /ai status. Best effort: the turn's answer never waits long."""
+        pending = [op for op in turn.operations[:20] if f"end:{op}" not in turn.stages]
+        if not pending or turn.cancelled:
+            return
+
+        async def ask() -> None:
+            for op in pending:
+                try:
+                    rep = await self.services.status(turn.project, turn.player, op)
+                except McbError as exc:
+                    log.info("operation %s: no state for the turn's end (%s)", op, exc.code)
+                    continue
+                await self._end_stage(turn, op, rep.state, rep.written, rep.already, rep.conflicts)
+
+        try:
+            await asyncio.wait_for(ask(), 5)
+        except Exception as exc:  # noqa: BLE001 - the turn's answer must still be sent
+            log.info("the turn's operations were not all told: %s", exc.__class__.__name__)
 
     async def _journal_states(self, project: str, player: str, ops: list[str]) -> dict[str, str]:
         """Each operation's state in the journal (agent token, the trusted project/player)."""

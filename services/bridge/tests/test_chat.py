@@ -18,14 +18,14 @@ import redis.asyncio as aioredis
 from harness import ROOT
 from mcb.journal.v1 import journal_pb2
 from mcb.world.v1 import world_pb2
-from mcb_common.errors import ErrorCode, McbError
+from mcb_bridge.chat.agent import AgentEvent
 from mcb_bridge.chat.config import ChatConfig, ChatConfigError
 from mcb_bridge.chat.isolation import CONFIG_MARKER, write_codex_config
-from mcb_bridge.chat.agent import AgentEvent
 from mcb_bridge.chat.loop import ChatLoop, Turn
 from mcb_bridge.chat.ratelimit import RateLimiter
 from mcb_bridge.chat.sessions import SessionStore
 from mcb_common.chatcommands import message_type
+from mcb_common.errors import ErrorCode, McbError
 
 SCRIPTED = ROOT / "tests" / "scripted_acp_agent.py"
 ADMIN = "ADMIN-" + uuid.uuid4().hex

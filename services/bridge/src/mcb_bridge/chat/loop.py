@@ -605,7 +605,9 @@ class ChatLoop:
                 "(your next request or /ai resume), or `stop` cancels it",
             )
         else:
-            await self._end_stage(turn, op, str(state), ev.get("written", 0), ev.get("already", 0), ev.get("conflicts", 0))
+            await self._end_stage(
+                turn, op, str(state), ev.get("written", 0), ev.get("already", 0), ev.get("conflicts", 0)
+            )
 
     async def _end_stage(self, turn: Turn, op: str, state: str, written: Any, already: Any, conflicts: Any) -> None:
         """The one line that tells how an operation of the turn ended (once, whichever path saw it)."""

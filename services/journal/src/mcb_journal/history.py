@@ -43,6 +43,7 @@ from mcb_common.errors import ErrorCode, McbError
 from mcb_common.eventrun import EventRun
 from mcb_common.geometry import Box, Vec3
 
+from .columns import delta_column
 from .db import AUTO_VACUUM_INCREMENTAL, Database, is_disk_full, now_ms
 from .states import TERMINAL
 
@@ -69,27 +70,6 @@ EVENT_RECORDS = (
 
 
 # ---------------------------------------------------------------------------- the packed format
-_INT_RANGES = tuple((dt, int(np.iinfo(dt).min), int(np.iinfo(dt).max)) for dt in ("<i1", "<i2", "<i4"))
-
-
-def _int_dtype(lo: int, hi: int) -> str:
-    for dt, dmin, dmax in _INT_RANGES:
-        if dmin <= lo and hi <= dmax:
-            return dt
-    return "<i8"
-
-
-def _deltas(vals: Any) -> np.ndarray:
-    """``np.diff(vals, prepend=0)`` as int64, without np.diff's general machinery (a batch's
-    columns are packed in its completion transaction)."""
-    a = np.asarray(vals, dtype=np.int64)
-    out = np.empty_like(a)
-    if len(a):
-        out[0] = a[0]
-        np.subtract(a[1:], a[:-1], out=out[1:])
-    return out
-
-
 def pack_rows(rows: list[dict[str, Any]], ints: tuple[str, ...], strs: tuple[str, ...]) -> tuple[bytes, str]:
     """``zlib`` of a ``mcb.pack.v2`` record: one JSON header line (format, n, palette, the
     columns with their dtypes), then the columns as little-endian arrays, integers as deltas in
@@ -115,10 +95,9 @@ def pack_columns(n: int, int_cols: dict[str, Any], str_cols: dict[str, list[Any]
     head_cols: list[list[str]] = []
     parts: list[bytes] = []
     for c, vals in int_cols.items():
-        delta = _deltas(vals) if n else np.zeros(0, np.int64)
-        dt = _int_dtype(int(delta.min()), int(delta.max())) if n else "<i1"
+        dt, data = delta_column(vals if n else ())
         head_cols.append([c, dt])
-        parts.append(delta.astype(dt).tobytes())
+        parts.append(data)
     for c, svals in str_cols.items():
         for s in dict.fromkeys(svals):  # this column's values in the order they first appear
             if s not in index:

@@ -19,26 +19,11 @@ from typing import Any
 import numpy as np
 from mcb_common.geometry import Box, Vec3
 
-PLAN_FORMAT = "mcb.plan.v1"
+from .columns import delta_column, read_delta_columns
 
-
-_INT_LISTS = ("xyz", "desired", "base")
-_INT_CHARS = b"0123456789-,[]"
-
-
-def _dumps(v: Any) -> str:
-    return json.dumps(v, separators=(",", ":"), sort_keys=True)
-
-
-def _int_list_json(v: Any) -> str:
-    """``_dumps(v)`` for a list of ints, about twice as fast (a 100k-block plan has 500k of
-    them): a list's ``str`` without its spaces, used only when nothing but digits, signs,
-    commas and brackets remain (so never for bools, floats or numpy scalars)."""
-    if type(v) is list:
-        s = str(v).replace(" ", "")
-        if not s.encode().translate(None, _INT_CHARS):
-            return s
-    return _dumps(v)
+PLAN_FORMAT = "mcb.plan.v2"
+PLAN_FORMAT_V1 = "mcb.plan.v1"  # one JSON document: read, never written (plans stored before v2)
+_COLUMNS = ("x", "y", "z", "desired", "base")
 
 
 @dataclass(frozen=True)
@@ -101,36 +86,54 @@ class Plan:
         return len(self.desired)
 
     def encode(self) -> bytes:
-        doc = {
+        """The plan's bytes (``plan_hash`` is their sha256): a line of key-sorted compact JSON (the
+        format, the palette, the dependencies, the world and recipe, ``n`` and the columns' types),
+        then five integer columns of ``n`` values as deltas (columns.py): x, y, z, desired, base.
+        A 100k-block plan encodes in a few ms (its JSON form took ~24 ms, and ~16 ms to decode)."""
+        n = len(self)
+        xyz = np.asarray(self.xyz, dtype=np.int64).reshape(n, 3)
+        cols: list[list[str]] = []
+        parts: list[bytes] = []
+        for name, vals in zip(_COLUMNS, (xyz[:, 0], xyz[:, 1], xyz[:, 2], self.desired, self.base), strict=True):
+            dt, data = delta_column(vals)
+            cols.append([name, dt])
+            parts.append(data)
+        head = {
             "format": PLAN_FORMAT,
+            "n": n,
+            "cols": cols,
             "palette": self.palette,
-            "xyz": self.xyz,
-            "desired": self.desired,
-            "base": self.base,
             "dependencies": [list(d) for d in self.dependencies],
             "world_uuid": self.world_uuid,
             "world_epoch": self.world_epoch,
             "recipe_hash": self.recipe_hash,
         }
-        # the compact, key-sorted JSON of ``doc``; the three long int lists written the fast way
-        return (
-            "{"
-            + ",".join(
-                f"{json.dumps(k)}:{_int_list_json(v) if k in _INT_LISTS else _dumps(v)}" for k, v in sorted(doc.items())
-            )
-            + "}"
-        ).encode()
+        return b"\n".join([json.dumps(head, separators=(",", ":"), sort_keys=True).encode(), b"".join(parts)])
 
     @classmethod
     def decode(cls, raw: bytes) -> Plan:
-        doc: dict[str, Any] = json.loads(raw)
-        if doc.get("format") != PLAN_FORMAT:
-            raise ValueError(f"unknown plan format {doc.get('format')!r}")
+        """A plan's bytes, in this format or ``mcb.plan.v1`` (one JSON document). ValueError when
+        they are neither, or their columns do not add up."""
+        head_raw, nl, body = raw.partition(b"\n")
+        doc: dict[str, Any] = json.loads(head_raw)
+        fmt = doc.get("format")
+        if fmt == PLAN_FORMAT and nl:
+            n = int(doc["n"])
+            cols = read_delta_columns(body, doc["cols"], n)
+            if [c for c, _ in doc["cols"]] != list(_COLUMNS):
+                raise ValueError(f"plan columns {[c for c, _ in doc['cols']]}, not {list(_COLUMNS)}")
+            xyz = np.empty((n, 3), dtype=np.int64)
+            xyz[:, 0], xyz[:, 1], xyz[:, 2] = cols["x"], cols["y"], cols["z"]
+            xyz_list, desired, base = xyz.ravel().tolist(), cols["desired"].tolist(), cols["base"].tolist()
+        elif fmt == PLAN_FORMAT_V1 and not nl:
+            xyz_list, desired, base = doc["xyz"], doc["desired"], doc["base"]
+        else:
+            raise ValueError(f"unknown plan format {fmt!r}")
         return cls(
             palette=doc["palette"],
-            xyz=doc["xyz"],
-            desired=doc["desired"],
-            base=doc["base"],
+            xyz=xyz_list,
+            desired=desired,
+            base=base,
             dependencies=[tuple(d) for d in doc["dependencies"]],
             world_uuid=doc["world_uuid"],
             world_epoch=doc["world_epoch"],

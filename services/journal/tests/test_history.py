@@ -8,9 +8,12 @@ a glass line and the undo of the hollow box.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from mcb_common.errors import ErrorCode, McbError
 from mcb_journal import history
@@ -319,6 +322,46 @@ def test_packed_records_round_trip_in_v2_and_v1_records_still_read(rows):
     assert history.unpack_rows(data, sha, history.WRITE_INTS, history.WRITE_STRS, "t") == rows
     old, old_sha = _v1_record(rows, history.WRITE_INTS, history.WRITE_STRS)
     assert history.unpack_rows(old, old_sha, history.WRITE_INTS, history.WRITE_STRS, "t") == rows
+
+
+def _reference_pack(n: int, int_cols: dict, str_cols: dict) -> bytes:
+    """The record's uncompressed bytes, one step a value: what pack_columns must give."""
+    palette: list = []
+    cols, parts = [], []
+    for c, vals in int_cols.items():
+        d = np.diff(np.asarray(vals, dtype=np.int64), prepend=0)
+        dt = next(
+            t for t in ("<i1", "<i2", "<i4", "<i8") if not n or np.iinfo(t).min <= d.min() <= d.max() <= np.iinfo(t).max
+        )
+        cols.append([c, dt])
+        parts.append(d.astype(dt).tobytes())
+    for c, vals in str_cols.items():
+        for v in vals:
+            if v not in palette:
+                palette.append(v)
+        dt = "<u1" if len(palette) <= 0xFF else "<u2"
+        cols.append([c, dt])
+        parts.append(np.asarray([palette.index(v) for v in vals], dtype=dt).tobytes())
+    head = json.dumps({"format": "mcb.pack.v2", "n": n, "palette": palette, "cols": cols}, separators=(",", ":"))
+    return b"".join([head.encode(), b"\n", *parts])
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 300])
+def test_columns_of_one_value_pack_as_any_other(n):
+    """pack_columns takes a column holding one value without a step a row (the echoes' instance,
+    player and reason): the same bytes as one step a value, in any order of the columns."""
+    strs = {
+        "same": ["minecraft:stone"] * n,
+        "mixed": [f"s{i % 7}" for i in range(n)],
+        "same_again": ["".join(["minecraft:", "stone"])] * n,  # equal, not the same object
+        "new_one": ["x"] * n,
+        "many": [f"m{i}" for i in range(n)],  # past 255 states: the later columns' indices are <u2
+    }
+    ints = {"a": list(range(5, 5 + n)), "b": [7] * n}
+    data, sha = history.pack_columns(n, ints, strs)
+    assert zlib.decompress(data) == _reference_pack(n, ints, strs)
+    back = history.unpack_columns(data, sha, ("a", "b"), tuple(strs), "t")
+    assert back == {**ints, **strs}
 
 
 def zlib_head(data: bytes) -> bytes:

@@ -99,13 +99,17 @@ def pack_columns(n: int, int_cols: dict[str, Any], str_cols: dict[str, list[Any]
         head_cols.append([c, dt])
         parts.append(data)
     for c, svals in str_cols.items():
-        for s in dict.fromkeys(svals):  # this column's values in the order they first appear
+        one = n > 0 and svals.count(svals[0]) == n  # one value (an instance, a player, a reason): no step a row
+        for s in (svals[0],) if one else dict.fromkeys(svals):  # this column's values in the order they first appear
             if s not in index:
                 index[s] = len(palette)
                 palette.append(s)
-        idx = list(map(index.__getitem__, svals))
-        head_cols.append([c, "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"])
-        parts.append(np.asarray(idx, dtype=head_cols[-1][1]).tobytes())
+        dt = "<u1" if len(palette) <= 0xFF else "<u2" if len(palette) <= 0xFFFF else "<u4"
+        head_cols.append([c, dt])
+        if one:
+            parts.append(np.full(n, index[svals[0]], dtype=dt).tobytes())
+        else:
+            parts.append(np.asarray(list(map(index.__getitem__, svals)), dtype=dt).tobytes())
     head = json.dumps(
         {"format": PACK_FORMAT, "n": n, "palette": palette, "cols": head_cols}, separators=(",", ":")
     ).encode()

@@ -43,7 +43,8 @@ def main() -> int:
                 print(
                     f"round {r:>3} kill -9 {res.victim:<10} after {res.delay_s:5.2f} s: {res.state:<17} "
                     f"written {res.written:>5} (host log {res.host_written:>5}) lost {res.lost} "
-                    f"dup {res.duplicated} clobbered {res.clobbered} player edits {res.player_edits}"
+                    f"dup {res.duplicated} clobbered {res.clobbered} player edits {res.player_edits} "
+                    f"batches done at the kill {res.batches_before_kill}/{res.batches}"
                     f"{' reviewed+abandoned' if res.reviewed else ''}{' PROBLEMS ' + str(res.problems) if res.problems else ''}",
                     flush=True,
                 )

@@ -87,6 +87,9 @@ CREATE TABLE IF NOT EXISTS observed (
 CREATE INDEX IF NOT EXISTS observed_pos ON observed (x, z, y);
 -- the gaps alone (a few rows): the executor looks up the latest before every batch
 CREATE INDEX IF NOT EXISTS observed_gaps ON observed (oid) WHERE kind = 'gap';
+-- our own echoes as rows (journals from before schema 5; none since): packing asks which
+-- operations have any every few seconds, without scanning the players' events
+CREATE INDEX IF NOT EXISTS observed_ours ON observed (op_id) WHERE kind='event' AND source='ours';
 CREATE TABLE IF NOT EXISTS op_extra (
   op_id TEXT PRIMARY KEY, player_id TEXT NOT NULL DEFAULT '', observed_at_start INTEGER NOT NULL DEFAULT 0,
   undo_forbidden INTEGER NOT NULL DEFAULT 0,

@@ -21,17 +21,21 @@ def test_tune_gc_freezes_start_up_objects_and_raises_the_thresholds():
         gc.set_threshold(*before)
 
 
-def test_the_journal_logs_no_line_per_world_host_request():
-    """httpx's INFO line per request (the observer polls 4 times a second) stays out of the
-    journal's log; its warnings do not."""
+def test_the_services_log_no_line_per_http_request():
+    """httpx's INFO line per request (the journal's observer polls 4 times a second) stays out of the
+    journal's log and every service's that configures logging through mcb_rpc (planner, camera
+    worker, dashboard); its warnings do not."""
     import logging
 
     from mcb_journal.__main__ import setup_logging
+    from mcb_rpc.service import configure_logging
 
     httpx_log = logging.getLogger("httpx")
     before = httpx_log.level
     try:
-        setup_logging()
-        assert not httpx_log.isEnabledFor(logging.INFO) and httpx_log.isEnabledFor(logging.WARNING)
+        for setup in (setup_logging, lambda: configure_logging("camera-worker")):
+            httpx_log.setLevel(logging.NOTSET)
+            setup()
+            assert not httpx_log.isEnabledFor(logging.INFO) and httpx_log.isEnabledFor(logging.WARNING)
     finally:
         httpx_log.setLevel(before)

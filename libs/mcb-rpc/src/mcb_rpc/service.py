@@ -37,6 +37,9 @@ def configure_logging(service: str) -> None:
         level=logging.INFO,
         format=f"%(asctime)s {service} %(levelname)s %(name)s: %(message)s",
     )
+    # httpx logs every request at INFO: a line per call to the world host or another service (the
+    # journal's observer polls 4 times a second while idle). Its warnings and errors still show.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def health_app(service: str, health: Callable[[], Awaitable[dict[str, Any]]]) -> FastAPI:

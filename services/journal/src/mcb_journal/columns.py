@@ -9,6 +9,7 @@ blobs (plans.py, ``mcb.plan.v2``); each keeps its own header (JSON) before the c
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 import numpy as np
@@ -41,15 +42,16 @@ def delta_column(vals: Any) -> tuple[str, bytes]:
     return dt, d.astype(dt).tobytes()
 
 
-def read_delta_columns(body: bytes, cols: list[list[str]], n: int) -> dict[str, np.ndarray]:
-    """``[[name, dtype], ...]`` of ``n`` values each, read from ``body`` in order and summed back
-    (int64). ValueError when ``body`` holds fewer or more bytes than they take."""
+def read_columns(body: bytes, cols: list[list[str]], n: int, summed: Container[str]) -> dict[str, np.ndarray]:
+    """``[[name, dtype], ...]`` of ``n`` values each, read from ``body`` in order as int64: the
+    columns named in ``summed`` summed back from their deltas, the others as they are (a packed
+    record's palette indices). ValueError when ``body`` holds fewer or more bytes than they take."""
     out: dict[str, np.ndarray] = {}
     off = 0
     for c, dt in cols:
         arr = np.frombuffer(body, dtype=dt, count=n, offset=off)
         off += arr.nbytes
-        out[c] = np.cumsum(arr, dtype=np.int64)
+        out[c] = np.cumsum(arr, dtype=np.int64) if c in summed else arr.astype(np.int64)
     if off != len(body):
         raise ValueError(f"{len(body) - off} bytes left over")
     return out

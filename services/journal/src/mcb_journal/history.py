@@ -43,7 +43,7 @@ from mcb_common.errors import ErrorCode, McbError
 from mcb_common.eventrun import EventRun
 from mcb_common.geometry import Box, Vec3
 
-from .columns import delta_column
+from .columns import delta_column, read_columns
 from .db import AUTO_VACUUM_INCREMENTAL, Database, is_disk_full, now_ms
 from .states import TERMINAL
 
@@ -301,13 +301,7 @@ def unpack_arrays(
         n, pal = int(doc["n"]), doc["palette"]
         out: dict[str, np.ndarray] = {}
         if fmt == PACK_FORMAT:
-            off = 0
-            for c, dt in doc["cols"]:
-                arr = np.frombuffer(body, dtype=dt, count=n, offset=off)
-                off += arr.nbytes
-                out[c] = np.cumsum(arr, dtype=np.int64) if c in ints else arr.astype(np.int64)
-            if off != len(body):
-                raise ValueError(f"{len(body) - off} bytes left over")
+            out = read_columns(body, doc["cols"], n, ints)
         elif fmt == PACK_FORMAT_V1:
             cols = doc["cols"]
             for c in ints:

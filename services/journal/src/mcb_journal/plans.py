@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from mcb_common.geometry import Box, Vec3
 
-from .columns import delta_column, read_delta_columns
+from .columns import delta_column, read_columns
 
 PLAN_FORMAT = "mcb.plan.v2"
 PLAN_FORMAT_V1 = "mcb.plan.v1"  # one JSON document: read, never written (plans stored before v2)
@@ -118,10 +118,10 @@ class Plan:
         doc: dict[str, Any] = json.loads(head_raw)
         fmt = doc.get("format")
         if fmt == PLAN_FORMAT and nl:
-            n = int(doc["n"])
-            cols = read_delta_columns(body, doc["cols"], n)
             if [c for c, _ in doc["cols"]] != list(_COLUMNS):
                 raise ValueError(f"plan columns {[c for c, _ in doc['cols']]}, not {list(_COLUMNS)}")
+            n = int(doc["n"])
+            cols = read_columns(body, doc["cols"], n, _COLUMNS)
             xyz = np.empty((n, 3), dtype=np.int64)
             xyz[:, 0], xyz[:, 1], xyz[:, 2] = cols["x"], cols["y"], cols["z"]
             xyz_list, desired, base = xyz.ravel().tolist(), cols["desired"].tolist(), cols["base"].tolist()
